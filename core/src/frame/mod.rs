@@ -1,0 +1,1 @@
+//! Framing: turning a byte stream into messages.
