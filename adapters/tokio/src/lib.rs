@@ -1,0 +1,1 @@
+//! Runs mcp-sansio endpoints on tokio.
