@@ -1,0 +1,53 @@
+//! Serving a connection on the process's standard input and output.
+
+use std::io;
+use std::os::fd::AsFd;
+
+use mcp_sansio::connection::Connection;
+
+use crate::completion::Completions;
+use crate::driver::drive;
+use crate::fd::{FdReader, FdWriter};
+
+/// Serves `conn` on standard input (fd 0) and standard output (fd 1) until it is finished.
+///
+/// Call once per process, from a tokio runtime with IO and time enabled; a `current_thread` runtime
+/// is the intended one (see the crate docs). Both descriptors go through [`FdReader`] /
+/// [`FdWriter`]: pipes, sockets and terminals are made non-blocking and read or written on
+/// readiness, one syscall per transfer, on this thread; regular files and `/dev/null` (for example
+/// `server < requests.jsonl > out.jsonl`) use plain blocking calls. The original descriptor flags
+/// are restored when this returns, including on error.
+///
+/// Only protocol bytes go to stdout: the application must log to stderr, and must not read stdin
+/// or write stdout through `std` meanwhile (their buffers would steal or interleave bytes). If
+/// stderr shares its open file description with stdout (the same terminal, or `2>&1`), it is
+/// non-blocking too while this runs, and a log write may fail with `WouldBlock`.
+///
+/// Returns `Ok` once the connection reports it is finished (after stdin ended and every answer was
+/// written), or the first IO error: a closed stdout gives `BrokenPipe`.
+pub async fn serve_stdio<C: Connection>(conn: &mut C) -> io::Result<()> {
+    serve(conn, None).await
+}
+
+/// [`serve_stdio`], also running the jobs sent through the [`Completer`](crate::Completer)s of
+/// `completions` (see [`run_with_completions`](crate::run_with_completions)).
+///
+/// Spawn the tasks that hold the completers on the same runtime (`tokio::task::spawn_local` or
+/// `spawn` on a `current_thread` runtime), or send from other threads: [`Completer::complete`]
+/// never blocks.
+///
+/// [`Completer::complete`]: crate::Completer::complete
+pub async fn serve_stdio_with_completions<C: Connection>(
+    conn: &mut C,
+    completions: Completions<C>,
+) -> io::Result<()> {
+    serve(conn, Some(completions)).await
+}
+
+async fn serve<C: Connection>(conn: &mut C, completions: Option<Completions<C>>) -> io::Result<()> {
+    let stdin = io::stdin();
+    let stdout = io::stdout();
+    let reader = FdReader::new(stdin.as_fd())?;
+    let writer = FdWriter::new(stdout.as_fd())?;
+    drive(conn, reader, writer, completions).await
+}
