@@ -1,5 +1,98 @@
 #![no_std]
-//! mcp-sansio: a sans-IO Model Context Protocol engine (crate docs are written with the engine).
+#![warn(missing_docs)]
+//! # mcp-sansio
+//!
+//! A [Model Context Protocol](https://modelcontextprotocol.io) engine that does no IO, reads no clock,
+//! spawns nothing and allocates nothing. The caller feeds it received bytes and the current time, and
+//! drains bytes to transmit and the next deadline. The same engine serves a microcontroller over a
+//! UART and a tokio process over stdio; the adapters that bind it to a runtime hold no protocol logic.
+//!
+//! It speaks both protocol eras at once: the legacy era (2024-11-05, 2025-03-26, 2025-06-18,
+//! 2025-11-25), where a session opens with `initialize`, and the modern era (2026-07-28), where every
+//! request carries its version in `params._meta`. The era is chosen per request.
+//!
+//! ## Layers
+//! - [`time`]: [`Instant`](time::Instant) and [`Duration`](time::Duration), given by the caller.
+//! - [`frame`]: newline-delimited framing with a hard length limit and resynchronisation.
+//! - [`json`]: a strict, iterative JSON scanner with a depth limit, and a writer into fixed buffers.
+//! - [`jsonrpc`]: JSON-RPC 2.0 envelopes.
+//! - [`server`]: the server engine and the [`Handler`](server::Handler) trait the application implements.
+//! - [`connection`]: the byte-stream contract adapters drive.
+//!
+//! ## The run loop
+//!
+//! After **every** call that feeds the engine (received bytes, end of input, a timeout, transmitted
+//! bytes, a deferred answer), drain its output before waiting again:
+//!
+//! 1. Read received bytes into [`Connection::rx_spare`] and report them with
+//!    [`Connection::rx_commit`]. The engine processes every complete message it has transmit room for;
+//!    the [`Handler`](server::Handler) runs inside this call and events reach it synchronously.
+//! 2. While [`Connection::poll_transmit`] returns bytes, write them and report the count with
+//!    [`Connection::transmit_done`] (which may process input that was held back).
+//! 3. Wait for input, for the output to become writable if bytes are pending, or until
+//!    [`Connection::poll_timeout`]; then call [`Connection::handle_timeout`] if it passed.
+//! 4. At end of input call [`Connection::handle_eof`]; stop once [`Connection::is_finished`].
+//!
+//! ```
+//! use mcp_sansio::connection::Connection;
+//! use mcp_sansio::server::{Buffers, Config, Handler, Server, Tool, ToolCall, ToolReply};
+//! use mcp_sansio::time::Instant;
+//!
+//! static TOOLS: [Tool<'static>; 1] =
+//!     [Tool::new("echo", "Echoes its input", r#"{"type":"object","properties":{"text":{"type":"string"}}}"#)];
+//!
+//! struct Echo;
+//! impl Handler for Echo {
+//!     fn tool(&self, index: usize) -> Option<Tool<'_>> {
+//!         TOOLS.get(index).copied()
+//!     }
+//!     fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
+//!         match call.argument("text").and_then(|v| v.as_str()) {
+//!             Some(text) => reply.text_json(text).finish(),
+//!             None => reply.finish_error_text("missing \"text\""),
+//!         }
+//!     }
+//! }
+//!
+//! let (mut rx, mut tx) = ([0u8; 1024], [0u8; 1024]);
+//! let mut server: Server<'_, Echo> =
+//!     Server::new(Echo, Config::new("echo", "1.0.0"), Buffers { rx: &mut rx, tx: &mut tx });
+//! let request = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+//!
+//! let now = Instant::from_millis(0);
+//! let spare = server.rx_spare();
+//! spare[..request.len()].copy_from_slice(request);
+//! spare[request.len()] = b'\n';
+//! server.rx_commit(now, request.len() + 1);
+//! let mut out = Vec::new();
+//! while let Some(bytes) = server.poll_transmit() {
+//!     out.extend_from_slice(bytes);
+//!     let n = bytes.len();
+//!     server.transmit_done(now, n);
+//! }
+//! assert!(out.starts_with(br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]"#));
+//! ```
+//!
+//! ## Guarantees
+//! - No panics on any input, and bounded work per call: at most the messages held in the receive buffer.
+//! - Memory is the caller's buffers plus a fixed-size engine struct; nothing grows.
+//! - A message that does not fit its transmit window is replaced by a JSON-RPC error; the output never
+//!   contains a partial message, and every request is answered exactly once.
+//!
+//! ## Limits
+//! Every limit is explicit: the longest message is the receive buffer's length; JSON nesting, the
+//! largest answer and the list page size are [`server::Limits`]; deferred requests are the `IN_FLIGHT`
+//! parameter of [`server::Server`]; string ids kept for deferred answers are at most
+//! [`jsonrpc::MAX_ID_LEN`] bytes; batches (2025-03-26) hold at most [`server::MAX_BATCH_LEN`] messages.
+//!
+//! [`Connection::rx_spare`]: connection::Connection::rx_spare
+//! [`Connection::rx_commit`]: connection::Connection::rx_commit
+//! [`Connection::poll_transmit`]: connection::Connection::poll_transmit
+//! [`Connection::transmit_done`]: connection::Connection::transmit_done
+//! [`Connection::poll_timeout`]: connection::Connection::poll_timeout
+//! [`Connection::handle_timeout`]: connection::Connection::handle_timeout
+//! [`Connection::handle_eof`]: connection::Connection::handle_eof
+//! [`Connection::is_finished`]: connection::Connection::is_finished
 
 #[cfg(feature = "alloc")]
 extern crate alloc;
@@ -9,4 +102,7 @@ extern crate std;
 pub mod connection;
 pub mod frame;
 pub mod json;
+pub mod jsonrpc;
+pub mod server;
 pub mod time;
+pub mod version;

@@ -1,0 +1,304 @@
+//! JSON-RPC 2.0 envelopes: classifying a received message and writing responses.
+//!
+//! Classification works on a validated [`Value`]: `params`, `result` and `error` stay raw spans until a
+//! handler decodes them. Writing goes through [`JsonWriter`], so a message that does not fit leaves the
+//! transmit buffer unchanged.
+
+use core::fmt;
+
+use crate::json::{JsonStr, JsonWriter, Kind, Value};
+
+/// Error codes used on the wire.
+pub mod code {
+    /// Invalid JSON was received.
+    pub const PARSE_ERROR: i32 = -32700;
+    /// The JSON is not a valid request object.
+    pub const INVALID_REQUEST: i32 = -32600;
+    /// The method does not exist or is not available in the request's protocol version.
+    pub const METHOD_NOT_FOUND: i32 = -32601;
+    /// Invalid method parameters (also: missing modern `_meta`, unknown tool or prompt, modern not-found).
+    pub const INVALID_PARAMS: i32 = -32602;
+    /// Internal error.
+    pub const INTERNAL_ERROR: i32 = -32603;
+    /// Resource not found (legacy era only; 2026-07-28 uses `INVALID_PARAMS` with `data.uri`).
+    pub const RESOURCE_NOT_FOUND: i32 = -32002;
+    /// HTTP headers disagree with the body (2026-07-28).
+    pub const HEADER_MISMATCH: i32 = -32020;
+    /// The request needs a client capability it did not declare (2026-07-28).
+    pub const MISSING_CLIENT_CAPABILITY: i32 = -32021;
+    /// The request's protocol version is not supported (2026-07-28).
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
+}
+
+/// Longest string request id, in bytes after unescaping, that can be kept past the frame it arrived in
+/// (deferred answers, cancellation). Longer ids are still echoed in immediate answers.
+pub const MAX_ID_LEN: usize = 64;
+
+/// A request id as received: an integer or a string (never null).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Id<'a> {
+    /// An integer id.
+    Number(i64),
+    /// A string id, as it appears on the wire (still escaped).
+    String(JsonStr<'a>),
+}
+
+impl<'a> Id<'a> {
+    /// Reads an id value: an integer or a string. `None` for null, fractions and other kinds.
+    pub fn from_value(value: Value<'a>) -> Option<Self> {
+        match value.kind() {
+            Kind::Number => value.as_i64().map(Id::Number),
+            Kind::String => value.as_str().map(Id::String),
+            _ => None,
+        }
+    }
+
+    /// Writes the id as JSON.
+    pub fn write(&self, w: &mut JsonWriter<'_>) {
+        match self {
+            Id::Number(n) => w.i64(*n),
+            Id::String(s) => w.json_str(*s),
+        }
+    }
+}
+
+/// A request id kept beyond the frame it arrived in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OwnedId {
+    /// An integer id.
+    Number(i64),
+    /// A string id, unescaped.
+    String(heapless::String<MAX_ID_LEN>),
+}
+
+impl OwnedId {
+    /// Copies an id; `None` if a string id is longer than [`MAX_ID_LEN`] bytes.
+    pub fn from_id(id: Id<'_>) -> Option<Self> {
+        match id {
+            Id::Number(n) => Some(OwnedId::Number(n)),
+            Id::String(s) => {
+                let mut out = heapless::String::new();
+                for c in s.chars() {
+                    out.push(c).ok()?;
+                }
+                Some(OwnedId::String(out))
+            }
+        }
+    }
+
+    /// Whether this is the same id as `id` (string ids compare unescaped).
+    pub fn matches(&self, id: Id<'_>) -> bool {
+        match (self, id) {
+            (OwnedId::Number(a), Id::Number(b)) => *a == b,
+            (OwnedId::String(a), Id::String(b)) => b.eq_str(a),
+            _ => false,
+        }
+    }
+
+    /// Writes the id as JSON.
+    pub fn write(&self, w: &mut JsonWriter<'_>) {
+        match self {
+            OwnedId::Number(n) => w.i64(*n),
+            OwnedId::String(s) => w.string(s),
+        }
+    }
+}
+
+impl fmt::Display for OwnedId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OwnedId::Number(n) => write!(f, "{n}"),
+            OwnedId::String(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+/// A classified JSON-RPC message. Spans borrow the received frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Message<'a> {
+    /// A request: has `method` and `id`.
+    Request {
+        /// The request id.
+        id: Id<'a>,
+        /// The method name (still escaped).
+        method: JsonStr<'a>,
+        /// `params`, if present (any JSON value; checked by the method's handler).
+        params: Option<Value<'a>>,
+    },
+    /// A notification: has `method`, no `id`.
+    Notification {
+        /// The method name (still escaped).
+        method: JsonStr<'a>,
+        /// `params`, if present.
+        params: Option<Value<'a>>,
+    },
+    /// A successful response.
+    Response {
+        /// The id of the request it answers.
+        id: Id<'a>,
+        /// The `result` value.
+        result: Value<'a>,
+    },
+    /// An error response.
+    Error {
+        /// The id of the request it answers, absent when the peer could not tell.
+        id: Option<Id<'a>>,
+        /// The `error` object.
+        error: Value<'a>,
+    },
+}
+
+/// Why a JSON value is not a JSON-RPC message, with the id when it could be recovered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EnvelopeError<'a> {
+    /// The id, if the message had a valid one (answer with it).
+    pub id: Option<Id<'a>>,
+    /// What is wrong, for the error message.
+    pub reason: &'static str,
+}
+
+/// Classifies one JSON-RPC message (not a batch). Unknown members are ignored.
+pub fn classify(value: Value<'_>) -> Result<Message<'_>, EnvelopeError<'_>> {
+    if value.kind() != Kind::Object {
+        return Err(EnvelopeError { id: None, reason: "a JSON-RPC message must be an object" });
+    }
+    let id_value = value.get("id");
+    let id = id_value.and_then(Id::from_value);
+    let fail = |reason| Err(EnvelopeError { id, reason });
+    match value.get("jsonrpc").and_then(|v| v.as_str()) {
+        Some(version) if version.eq_str("2.0") => {}
+        _ => return fail("\"jsonrpc\" must be \"2.0\""),
+    }
+    if id_value.is_some() && id.is_none() {
+        return fail("\"id\" must be a string or an integer");
+    }
+    if let Some(method) = value.get("method") {
+        let Some(method) = method.as_str() else {
+            return fail("\"method\" must be a string");
+        };
+        let params = value.get("params");
+        return Ok(match id {
+            Some(id) => Message::Request { id, method, params },
+            None => Message::Notification { method, params },
+        });
+    }
+    match (value.get("result"), value.get("error"), id) {
+        (Some(result), None, Some(id)) => Ok(Message::Response { id, result }),
+        (None, Some(error), id) if error.kind() == Kind::Object => Ok(Message::Error { id, error }),
+        _ => fail("a message needs \"method\", or \"id\" with exactly one of \"result\" and \"error\""),
+    }
+}
+
+/// Writes `{"jsonrpc":"2.0","id":<id>,"result":` (the caller writes the result and the closing `}`).
+pub(crate) fn write_result_head(w: &mut JsonWriter<'_>, id: &dyn WriteId) {
+    w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    id.write_id(w);
+    w.raw(b",\"result\":");
+}
+
+/// Writes `{"jsonrpc":"2.0",["id":<id>,]"error":{"code":<code>,"message":<message>` and leaves the error
+/// object open so the caller may add `,"data":…`; close it with `}}`.
+pub(crate) fn write_error_head(
+    w: &mut JsonWriter<'_>,
+    id: Option<&dyn WriteId>,
+    code: i32,
+    message: fmt::Arguments<'_>,
+) {
+    w.raw(b"{\"jsonrpc\":\"2.0\",");
+    if let Some(id) = id {
+        w.raw(b"\"id\":");
+        id.write_id(w);
+        w.raw(b",");
+    }
+    w.raw(b"\"error\":{\"code\":");
+    w.i64(i64::from(code));
+    w.raw(b",\"message\":");
+    w.string_fmt(message);
+}
+
+/// Anything that can be written as a request id.
+pub(crate) trait WriteId {
+    fn write_id(&self, w: &mut JsonWriter<'_>);
+}
+
+impl WriteId for Id<'_> {
+    fn write_id(&self, w: &mut JsonWriter<'_>) {
+        self.write(w)
+    }
+}
+
+impl WriteId for OwnedId {
+    fn write_id(&self, w: &mut JsonWriter<'_>) {
+        self.write(w)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parse;
+
+    fn classify_str(text: &str) -> Result<Message<'_>, EnvelopeError<'_>> {
+        classify(parse(text.as_bytes(), 64).expect("valid JSON"))
+    }
+
+    #[test]
+    fn requests_notifications_and_responses_are_told_apart() {
+        match classify_str(r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#) {
+            Ok(Message::Request { id: Id::Number(7), method, params: None }) => assert!(method.eq_str("ping")),
+            other => panic!("{other:?}"),
+        }
+        match classify_str(r#"{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}"#) {
+            Ok(Message::Notification { method, params: Some(_) }) => {
+                assert!(method.eq_str("notifications/initialized"))
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            classify_str(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#),
+            Ok(Message::Response { id: Id::String(_), .. })
+        ));
+        assert!(matches!(
+            classify_str(r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"x"}}"#),
+            Ok(Message::Error { id: None, .. })
+        ));
+    }
+
+    #[test]
+    fn invalid_envelopes_keep_a_recoverable_id() {
+        let err = classify_str(r#"{"jsonrpc":"1.0","id":3,"method":"ping"}"#).unwrap_err();
+        assert_eq!(err.id, Some(Id::Number(3)));
+        let err = classify_str(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#).unwrap_err();
+        assert_eq!(err.id, None);
+        let err = classify_str(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#).unwrap_err();
+        assert_eq!(err.id, None);
+        let err = classify_str(r#"{"jsonrpc":"2.0","id":"x","method":5}"#).unwrap_err();
+        assert!(matches!(err.id, Some(Id::String(_))));
+        assert!(classify_str(r#"[1]"#).is_err());
+        assert!(classify_str(r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{}}"#).is_err());
+        assert!(classify_str(r#"{"jsonrpc":"2.0","id":1}"#).is_err());
+    }
+
+    #[test]
+    fn owned_ids_match_escaped_and_plain_spellings() {
+        let v = parse(br#""a\u0062c""#, 4).unwrap();
+        let id = Id::from_value(v).unwrap();
+        let owned = OwnedId::from_id(id).unwrap();
+        assert_eq!(owned, OwnedId::String(heapless::String::try_from("abc").unwrap()));
+        let plain = Id::from_value(parse(br#""abc""#, 4).unwrap()).unwrap();
+        assert!(owned.matches(plain));
+        assert!(!owned.matches(Id::Number(1)));
+        let long = std::format!("\"{}\"", "x".repeat(MAX_ID_LEN + 1));
+        let id = Id::from_value(parse(long.as_bytes(), 4).unwrap()).unwrap();
+        assert_eq!(OwnedId::from_id(id), None);
+    }
+
+    #[test]
+    fn error_heads_omit_unknown_ids() {
+        let mut buf = [0u8; 128];
+        let mut w = JsonWriter::new(&mut buf);
+        write_error_head(&mut w, None, code::PARSE_ERROR, format_args!("Parse error"));
+        w.raw(b"}}");
+        assert_eq!(w.written(), br#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#);
+    }
+}

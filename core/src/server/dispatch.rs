@@ -1,0 +1,544 @@
+//! Routing received messages: era selection, protocol methods, and hand-off to the handler.
+//!
+//! The era is chosen per request, as a dual-era server must: a request whose `params._meta` carries
+//! `io.modelcontextprotocol/…` fields is served statelessly in 2026-07-28; `initialize` opens a legacy
+//! session; any other request is served in the legacy session, or refused before one exists.
+
+use core::fmt;
+
+use crate::frame::{Frame, FrameError, LineBuffer};
+use crate::json::{self, JsonStr, JsonWriter, Kind, ScanError, ScanErrorKind, Value};
+use crate::jsonrpc::{EnvelopeError, Id, Message, WriteId, classify, code, write_error_head};
+use crate::server::handler::{PromptGet, RequestContext, ResourceRead, ToolCall};
+use crate::server::reply::{DeferSlots, InFlight, Outgoing, PromptReply, ReplyId, ResourceReply, ToolReply};
+use crate::server::tx::TxBuffer;
+use crate::server::{BatchCursor, Config, Event, Handler, MAX_ESCAPED_NAME_LEN, Server, Session};
+use crate::time::Instant;
+use crate::version::{Era, ProtocolVersion};
+
+/// Most elements a JSON-RPC batch (2025-03-26 only) may have; larger batches are refused with `-32600`.
+pub const MAX_BATCH_LEN: usize = 64;
+
+const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+
+/// The engine's state, split so that a frame of the receive buffer can be read while answering.
+pub(crate) struct Parts<'s, 'a, H> {
+    pub(crate) handler: &'s mut H,
+    pub(crate) config: &'s Config<'a>,
+    pub(crate) tx: &'s mut TxBuffer<'a>,
+    pub(crate) session: &'s mut Session,
+    pub(crate) slots: &'s mut [Option<InFlight>],
+    pub(crate) next_generation: &'s mut u32,
+    pub(crate) now: Instant,
+    pub(crate) window: usize,
+}
+
+impl<'a, H: Handler, const IN_FLIGHT: usize> Server<'a, H, IN_FLIGHT> {
+    fn split(&mut self, now: Instant, window: usize) -> (&LineBuffer<'a>, Parts<'_, 'a, H>) {
+        let parts = Parts {
+            handler: &mut self.handler,
+            config: &self.config,
+            tx: &mut self.tx,
+            session: &mut self.session,
+            slots: &mut self.in_flight,
+            next_generation: &mut self.next_generation,
+            now,
+            window,
+        };
+        (&self.rx, parts)
+    }
+
+    /// Answers one received line.
+    pub(super) fn handle_frame(&mut self, now: Instant, frame: Frame, window: usize) {
+        let (rx, mut parts) = self.split(now, window);
+        let value = match json::parse(rx.frame(frame), parts.config.limits.max_depth) {
+            Ok(value) => value,
+            Err(error) => return parts.reject_unparsable(error),
+        };
+        if value.kind() != Kind::Array {
+            return parts.handle_message(value, false);
+        }
+        let accepts_batches = matches!(*parts.session, Session::Legacy { version, .. } if version.accepts_batches());
+        let len = value.elements().take(MAX_BATCH_LEN + 1).count();
+        if !accepts_batches {
+            parts.reject(
+                None,
+                code::INVALID_REQUEST,
+                format_args!("Invalid Request: JSON-RPC batches are only accepted in protocol version 2025-03-26"),
+                "batch outside 2025-03-26",
+            );
+        } else if len == 0 {
+            parts.reject(None, code::INVALID_REQUEST, format_args!("Invalid Request: empty batch"), "empty batch");
+        } else if len > MAX_BATCH_LEN {
+            parts.reject(
+                None,
+                code::INVALID_REQUEST,
+                format_args!("Invalid Request: batches may hold at most {MAX_BATCH_LEN} messages"),
+                "batch too large",
+            );
+        } else {
+            self.batch = Some(BatchCursor { frame, next: 0 });
+        }
+    }
+
+    /// Answers the next element of the batch being served. Each answer is a message of its own (JSON-RPC
+    /// says a batch "should" be answered with an array; separate messages let the engine pause between
+    /// elements when the transmit buffer fills, and every client matches answers by id).
+    pub(super) fn resume_batch(&mut self, now: Instant, cursor: BatchCursor, window: usize) {
+        let (rx, mut parts) = self.split(now, window);
+        let element = json::parse(rx.frame(cursor.frame), parts.config.limits.max_depth)
+            .ok()
+            .and_then(|batch| batch.elements().nth(cursor.next));
+        match element {
+            Some(element) => {
+                parts.handle_message(element, true);
+                self.batch = Some(BatchCursor { frame: cursor.frame, next: cursor.next + 1 });
+            }
+            None => self.batch = None,
+        }
+    }
+
+    /// Answers a frame the framing layer dropped.
+    pub(super) fn reject_frame(&mut self, now: Instant, error: FrameError, window: usize) {
+        let (_, mut parts) = self.split(now, window);
+        match error {
+            FrameError::TooLong { limit } => parts.reject(
+                None,
+                code::INVALID_REQUEST,
+                format_args!("Invalid Request: message longer than the {limit}-byte limit; skipped"),
+                "message too long",
+            ),
+            FrameError::Truncated { .. } => {}
+        }
+        parts.handler.on_event(now, Event::FrameDropped(error));
+    }
+}
+
+/// A method name, unescaped into a small buffer when it has escapes.
+fn plain_or_unescaped<'b>(s: JsonStr<'b>, buf: &'b mut [u8]) -> Option<&'b str> {
+    match s.as_plain() {
+        Some(plain) => Some(plain),
+        None => s.unescape_into(buf),
+    }
+}
+
+impl<'s, 'a, H: Handler> Parts<'s, 'a, H> {
+    /// Writes an error response and reports it.
+    pub(crate) fn reject(
+        &mut self,
+        id: Option<&dyn WriteId>,
+        code: i32,
+        message: fmt::Arguments<'_>,
+        reason: &'static str,
+    ) {
+        self.reject_with_data(id, code, message, None, reason)
+    }
+
+    pub(crate) fn reject_with_data(
+        &mut self,
+        id: Option<&dyn WriteId>,
+        code: i32,
+        message: fmt::Arguments<'_>,
+        data: Option<&dyn Fn(&mut JsonWriter<'_>)>,
+        reason: &'static str,
+    ) {
+        let (window, committed) = self.tx.window(self.window);
+        let mut w = JsonWriter::new(window);
+        write_error_head(&mut w, id, code, message);
+        if let Some(data) = data {
+            w.raw(b",\"data\":");
+            data(&mut w);
+        }
+        w.raw(b"}}\n");
+        if w.is_overflowed() {
+            w.truncate(0);
+            write_error_head(&mut w, None, code, format_args!("error response too large"));
+            w.raw(b"}}\n");
+        }
+        if !w.is_overflowed() {
+            *committed += w.len();
+        }
+        self.handler.on_event(self.now, Event::Rejected { code, reason });
+    }
+
+    fn reject_unparsable(&mut self, error: ScanError) {
+        let offset = error.offset;
+        match error.kind {
+            ScanErrorKind::TooDeep => {
+                let depth = self.config.limits.max_depth;
+                self.reject(
+                    None,
+                    code::INVALID_REQUEST,
+                    format_args!("Invalid Request: JSON nested deeper than {depth} levels"),
+                    "too deep",
+                )
+            }
+            _ => self.reject(
+                None,
+                code::PARSE_ERROR,
+                format_args!("Parse error: {error} (byte {offset})"),
+                "parse error",
+            ),
+        }
+    }
+
+    /// Opens a result for `id` in the transmit window.
+    pub(crate) fn open<'x>(&'x mut self, id: Id<'x>, version: ProtocolVersion) -> Outgoing<'x> {
+        let (window, committed) = self.tx.window(self.window);
+        Outgoing::open(window, committed, ReplyId::Borrowed(id), version, &self.config.server_info, None)
+    }
+
+    /// Answers one message (a whole frame, or one element of a batch).
+    pub(crate) fn handle_message(&mut self, value: Value<'_>, in_batch: bool) {
+        match classify(value) {
+            Ok(Message::Request { id, method, params }) => self.handle_request(id, method, params, in_batch),
+            Ok(Message::Notification { method, params }) => self.handle_notification(method, params),
+            Ok(Message::Response { .. } | Message::Error { .. }) => {
+                self.handler.on_event(self.now, Event::UnexpectedResponse)
+            }
+            Err(EnvelopeError { id, reason }) => match id {
+                Some(id) => {
+                    self.reject(Some(&id), code::INVALID_REQUEST, format_args!("Invalid Request: {reason}"), reason)
+                }
+                None => self.reject(None, code::INVALID_REQUEST, format_args!("Invalid Request: {reason}"), reason),
+            },
+        }
+    }
+
+    fn handle_notification(&mut self, method: JsonStr<'_>, params: Option<Value<'_>>) {
+        if method.eq_str("notifications/initialized") {
+            if let Session::Legacy { ready, .. } = self.session
+                && !*ready
+            {
+                *ready = true;
+                self.handler.on_event(self.now, Event::SessionReady);
+            }
+        } else if method.eq_str("notifications/cancelled") {
+            let Some(request_id) = params.and_then(|p| p.get("requestId")).and_then(Id::from_value) else {
+                return;
+            };
+            for (slot, entry) in self.slots.iter_mut().enumerate() {
+                let Some(entry) = entry.as_mut().filter(|e| !e.cancelled && e.id.matches(request_id)) else {
+                    continue;
+                };
+                entry.cancelled = true;
+                let request = crate::server::reply::Deferred {
+                    slot: u16::try_from(slot).unwrap_or(u16::MAX),
+                    generation: entry.generation,
+                    kind: entry.kind,
+                }
+                .key();
+                self.handler.on_event(self.now, Event::Cancelled { request });
+                return;
+            }
+        }
+        // Other notifications (progress, roots changes, unknown ones) need nothing from this server.
+    }
+
+    fn handle_request(&mut self, id: Id<'_>, method: JsonStr<'_>, params: Option<Value<'_>>, in_batch: bool) {
+        let mut method_buf = [0u8; 64];
+        let method = plain_or_unescaped(method, &mut method_buf).unwrap_or("");
+        if let Some(params) = params.filter(|p| p.kind() != Kind::Object) {
+            let _ = params;
+            return self.reject(
+                Some(&id),
+                code::INVALID_PARAMS,
+                format_args!("Invalid params: \"params\" must be an object"),
+                "params not an object",
+            );
+        }
+        let meta = params.and_then(|p| p.get("_meta"));
+        if meta.is_some_and(|m| m.kind() != Kind::Object) {
+            return self.reject(
+                Some(&id),
+                code::INVALID_PARAMS,
+                format_args!("Invalid params: \"_meta\" must be an object"),
+                "_meta not an object",
+            );
+        }
+        let is_modern = meta.is_some_and(|m| {
+            m.get(META_PROTOCOL_VERSION).is_some()
+                || m.get(META_CLIENT_CAPABILITIES).is_some()
+                || m.get(META_CLIENT_INFO).is_some()
+        });
+        let version = if is_modern {
+            match self.modern_version(id, meta) {
+                Some(version) if in_batch => {
+                    let _ = version;
+                    return self.reject(
+                        Some(&id),
+                        code::INVALID_REQUEST,
+                        format_args!("Invalid Request: batches are not allowed in 2026-07-28"),
+                        "modern request in batch",
+                    );
+                }
+                Some(version) => version,
+                None => return,
+            }
+        } else if method == "initialize" {
+            if in_batch {
+                return self.reject(
+                    Some(&id),
+                    code::INVALID_REQUEST,
+                    format_args!("Invalid Request: initialize must not be part of a batch"),
+                    "initialize in batch",
+                );
+            }
+            return self.initialize(id, params);
+        } else {
+            match *self.session {
+                Session::Legacy { version, .. } => version,
+                Session::None if method == "ping" => ProtocolVersion::LATEST_LEGACY,
+                Session::None => {
+                    return self.reject(
+                        Some(&id),
+                        code::INVALID_PARAMS,
+                        format_args!(
+                            "Invalid params: missing _meta \"{META_PROTOCOL_VERSION}\". Send initialize first (protocol 2025-11-25 and earlier), or add per-request _meta (2026-07-28)"
+                        ),
+                        "request before initialize",
+                    );
+                }
+            }
+        };
+        let context = RequestContext { now: self.now, version, meta };
+        self.dispatch(id, method, params, context);
+    }
+
+    /// Validates modern `_meta`; answers and returns `None` when it is invalid or unsupported.
+    fn modern_version(&mut self, id: Id<'_>, meta: Option<Value<'_>>) -> Option<ProtocolVersion> {
+        let requested = meta.and_then(|m| m.get(META_PROTOCOL_VERSION)).and_then(|v| v.as_str());
+        let Some(requested) = requested else {
+            self.reject(
+                Some(&id),
+                code::INVALID_PARAMS,
+                format_args!("Invalid params: _meta \"{META_PROTOCOL_VERSION}\" must be a string"),
+                "missing protocolVersion",
+            );
+            return None;
+        };
+        let capabilities = meta.and_then(|m| m.get(META_CLIENT_CAPABILITIES));
+        if capabilities.is_none_or(|c| c.kind() != Kind::Object) {
+            self.reject(
+                Some(&id),
+                code::INVALID_PARAMS,
+                format_args!("Invalid params: _meta \"{META_CLIENT_CAPABILITIES}\" must be an object"),
+                "missing clientCapabilities",
+            );
+            return None;
+        }
+        let mut buf = [0u8; 32];
+        let version = plain_or_unescaped(requested, &mut buf).and_then(ProtocolVersion::from_wire);
+        match version.filter(|v| v.era() == Era::Modern) {
+            Some(version) => Some(version),
+            None => {
+                let data = |w: &mut JsonWriter<'_>| {
+                    w.raw(b"{\"supported\":[");
+                    for (i, v) in ProtocolVersion::ALL.iter().rev().enumerate() {
+                        if i > 0 {
+                            w.raw(b",");
+                        }
+                        w.string(v.as_str());
+                    }
+                    w.raw(b"],\"requested\":");
+                    w.json_str(requested);
+                    w.raw(b"}");
+                };
+                self.reject_with_data(
+                    Some(&id),
+                    code::UNSUPPORTED_PROTOCOL_VERSION,
+                    format_args!("Unsupported protocol version"),
+                    Some(&data),
+                    "unsupported protocol version",
+                );
+                None
+            }
+        }
+    }
+
+    fn method_not_found(&mut self, id: Id<'_>, method: &str, version: ProtocolVersion) {
+        self.reject(
+            Some(&id),
+            code::METHOD_NOT_FOUND,
+            format_args!("Method not found: {method} (protocol version {version})"),
+            "method not found",
+        );
+    }
+
+    fn dispatch(&mut self, id: Id<'_>, method: &str, params: Option<Value<'_>>, context: RequestContext<'_>) {
+        let version = context.version;
+        let modern = version.era() == Era::Modern;
+        let has_tools = self.handler.tool(0).is_some();
+        let has_resources = self.handler.resource(0).is_some();
+        let has_prompts = self.handler.prompt(0).is_some();
+        match method {
+            "server/discover" if modern => self.discover(id),
+            "ping" if !modern => {
+                let mut out = self.open(id, version);
+                out.finish(None);
+            }
+            "tools/list" if has_tools => self.list_tools(id, params, version),
+            "tools/call" if has_tools => self.call_tool(id, params, context),
+            "resources/list" if has_resources => self.list_resources(id, params, version),
+            "resources/templates/list" if has_resources => self.list_resource_templates(id, params, version),
+            "resources/read" if has_resources => self.read_resource(id, params, context),
+            "prompts/list" if has_prompts => self.list_prompts(id, params, version),
+            "prompts/get" if has_prompts => self.get_prompt(id, params, context),
+            _ => self.method_not_found(id, method, version),
+        }
+    }
+
+    /// A string parameter, unescaped into `buf` when needed; answers `-32602` and returns `None` if it
+    /// is missing or not a string.
+    fn string_param<'b>(
+        &mut self,
+        id: Id<'_>,
+        params: Option<Value<'b>>,
+        key: &'static str,
+        buf: &'b mut [u8],
+    ) -> Option<(JsonStr<'b>, &'b str)> {
+        let raw = params.and_then(|p| p.get(key)).and_then(|v| v.as_str());
+        let Some(raw) = raw else {
+            self.reject(
+                Some(&id),
+                code::INVALID_PARAMS,
+                format_args!("Invalid params: \"{key}\" must be a string"),
+                "missing string parameter",
+            );
+            return None;
+        };
+        match plain_or_unescaped(raw, buf) {
+            Some(text) => Some((raw, text)),
+            None => {
+                self.reject(
+                    Some(&id),
+                    code::INVALID_PARAMS,
+                    format_args!("Invalid params: escaped \"{key}\" longer than {MAX_ESCAPED_NAME_LEN} bytes"),
+                    "escaped parameter too long",
+                );
+                None
+            }
+        }
+    }
+
+    /// `arguments`, which must be an object when present (`null` counts as absent).
+    fn object_param<'b>(
+        &mut self,
+        id: Id<'_>,
+        params: Option<Value<'b>>,
+        key: &'static str,
+    ) -> Result<Option<Value<'b>>, ()> {
+        match params.and_then(|p| p.get(key)).filter(|v| !v.is_null()) {
+            Some(v) if v.kind() != Kind::Object => {
+                self.reject(
+                    Some(&id),
+                    code::INVALID_PARAMS,
+                    format_args!("Invalid params: \"{key}\" must be an object"),
+                    "arguments not an object",
+                );
+                Err(())
+            }
+            other => Ok(other),
+        }
+    }
+
+    fn call_tool(&mut self, id: Id<'_>, params: Option<Value<'_>>, context: RequestContext<'_>) {
+        let mut buf = [0u8; MAX_ESCAPED_NAME_LEN];
+        let Some((raw_name, name)) = self.string_param(id, params, "name", &mut buf) else { return };
+        let index = (0..).map_while(|i| self.handler.tool(i).map(|t| (i, t.name == name))).find(|(_, hit)| *hit);
+        let Some((index, _)) = index else {
+            return self.reject(
+                Some(&id),
+                code::INVALID_PARAMS,
+                format_args!("Unknown tool: {raw_name}"),
+                "unknown tool",
+            );
+        };
+        let Ok(arguments) = self.object_param(id, params, "arguments") else { return };
+        let call = ToolCall { index, name, arguments, context };
+        let Parts { handler, config, tx, slots, next_generation, window, .. } = self;
+        let (buf, committed) = tx.window(*window);
+        let out = Outgoing::open(
+            buf,
+            committed,
+            ReplyId::Borrowed(id),
+            context.version,
+            &config.server_info,
+            Some(DeferSlots { slots, next_generation }),
+        );
+        handler.call_tool(call, ToolReply::new(out));
+    }
+
+    fn read_resource(&mut self, id: Id<'_>, params: Option<Value<'_>>, context: RequestContext<'_>) {
+        let mut buf = [0u8; MAX_ESCAPED_NAME_LEN];
+        let Some((_, uri)) = self.string_param(id, params, "uri", &mut buf) else { return };
+        let read = ResourceRead { uri, context };
+        let Parts { handler, config, tx, slots, next_generation, window, .. } = self;
+        let (buf, committed) = tx.window(*window);
+        let out = Outgoing::open(
+            buf,
+            committed,
+            ReplyId::Borrowed(id),
+            context.version,
+            &config.server_info,
+            Some(DeferSlots { slots, next_generation }),
+        );
+        handler.read_resource(read, ResourceReply::new(out, config.resource_cache));
+    }
+
+    fn get_prompt(&mut self, id: Id<'_>, params: Option<Value<'_>>, context: RequestContext<'_>) {
+        let mut buf = [0u8; MAX_ESCAPED_NAME_LEN];
+        let Some((raw_name, name)) = self.string_param(id, params, "name", &mut buf) else { return };
+        let index = (0..).map_while(|i| self.handler.prompt(i).map(|p| (i, p.name == name))).find(|(_, hit)| *hit);
+        let Some((index, _)) = index else {
+            return self.reject(
+                Some(&id),
+                code::INVALID_PARAMS,
+                format_args!("Unknown prompt: {raw_name}"),
+                "unknown prompt",
+            );
+        };
+        let Ok(arguments) = self.object_param(id, params, "arguments") else { return };
+        if let Some((key, _)) = arguments.into_iter().flat_map(|a| a.members()).find(|(_, v)| v.kind() != Kind::String)
+        {
+            return self.reject(
+                Some(&id),
+                code::INVALID_PARAMS,
+                format_args!("Invalid params: prompt argument \"{key}\" must be a string"),
+                "prompt argument not a string",
+            );
+        }
+        let missing = self.handler.prompt(index).and_then(|prompt| {
+            prompt
+                .arguments
+                .iter()
+                .find(|arg| arg.required && arguments.and_then(|a| a.get(arg.name)).is_none())
+                .map(|arg| arg.name)
+        });
+        if let Some(missing) = missing {
+            // Copy the name out of the handler's table before writing (the handler is borrowed).
+            let mut name_buf = heapless::String::<64>::new();
+            let _ = name_buf.push_str(missing.get(..missing.len().min(64)).unwrap_or(""));
+            return self.reject(
+                Some(&id),
+                code::INVALID_PARAMS,
+                format_args!("Invalid params: missing required argument \"{name_buf}\""),
+                "missing prompt argument",
+            );
+        }
+        let get = PromptGet { index, name, arguments, context };
+        let Parts { handler, config, tx, slots, next_generation, window, .. } = self;
+        let (buf, committed) = tx.window(*window);
+        let out = Outgoing::open(
+            buf,
+            committed,
+            ReplyId::Borrowed(id),
+            context.version,
+            &config.server_info,
+            Some(DeferSlots { slots, next_generation }),
+        );
+        handler.get_prompt(get, PromptReply::new(out));
+    }
+}

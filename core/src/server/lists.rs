@@ -1,0 +1,379 @@
+//! Protocol methods the engine answers from the handler's tables: `initialize`, `server/discover` and
+//! the paginated list methods.
+
+use crate::json::{self, JsonWriter, Value};
+use crate::jsonrpc::{Id, code};
+use crate::server::dispatch::Parts;
+use crate::server::handler::{Prompt, Resource, Tool};
+use crate::server::reply::{Outgoing, write_implementation};
+use crate::server::{Event, Handler, Session};
+use crate::version::{Era, ProtocolVersion};
+
+/// Room kept free at the end of a list page for `nextCursor`, cache hints and `_meta`.
+const PAGE_TAIL_RESERVE: usize = 160;
+
+/// Writes `{"tools":{},…}` for what the handler offers.
+fn write_capabilities<H: Handler>(w: &mut JsonWriter<'_>, handler: &H) {
+    w.raw(b"{");
+    let mut first = true;
+    for (present, name) in [
+        (handler.tool(0).is_some(), "tools"),
+        (handler.resource(0).is_some(), "resources"),
+        (handler.prompt(0).is_some(), "prompts"),
+    ] {
+        if present {
+            if !first {
+                w.raw(b",");
+            }
+            first = false;
+            w.string(name);
+            w.raw(b":{}");
+        }
+    }
+    w.raw(b"}");
+}
+
+/// Which kind of list is being written.
+#[derive(Clone, Copy)]
+enum ListKind {
+    Tools,
+    Resources,
+    Prompts,
+}
+
+impl ListKind {
+    fn field(self) -> &'static str {
+        match self {
+            ListKind::Tools => "tools",
+            ListKind::Resources => "resources",
+            ListKind::Prompts => "prompts",
+        }
+    }
+}
+
+/// Why an item could not be written.
+enum ItemError<'n> {
+    InvalidSchema(&'n str),
+}
+
+impl<'s, 'a, H: Handler> Parts<'s, 'a, H> {
+    /// `initialize`: negotiates a legacy version and opens the session.
+    pub(crate) fn initialize(&mut self, id: Id<'_>, params: Option<Value<'_>>) {
+        let requested = params.and_then(|p| p.get("protocolVersion")).and_then(|v| v.as_str());
+        let Some(requested) = requested else {
+            return self.reject(
+                Some(&id),
+                code::INVALID_PARAMS,
+                format_args!("Invalid params: \"protocolVersion\" must be a string"),
+                "initialize without protocolVersion",
+            );
+        };
+        let version = requested
+            .as_plain()
+            .and_then(ProtocolVersion::from_wire)
+            .filter(|v| v.era() == Era::Legacy)
+            .unwrap_or(ProtocolVersion::LATEST_LEGACY);
+        let client_name =
+            params.and_then(|p| p.get("clientInfo")).and_then(|info| info.get("name")).and_then(|name| name.as_str());
+        let Parts { handler, config, tx, window, .. } = self;
+        let (buf, committed) = tx.window(*window);
+        let mut out = Outgoing::open(
+            buf,
+            committed,
+            crate::server::reply::ReplyId::Borrowed(id),
+            version,
+            &config.server_info,
+            None,
+        );
+        out.field("protocolVersion");
+        out.writer().string(version.as_str());
+        out.field("capabilities");
+        write_capabilities(out.writer(), &**handler);
+        out.field("serverInfo");
+        write_implementation(out.writer(), &config.server_info, version.has_titles());
+        if let Some(instructions) = config.instructions {
+            out.field("instructions");
+            out.writer().string(instructions);
+        }
+        out.finish(None);
+        drop(out);
+        *self.session = Session::Legacy { version, ready: false };
+        self.handler.on_event(self.now, Event::SessionStarted { version, client_name });
+    }
+
+    /// `server/discover` (2026-07-28).
+    pub(crate) fn discover(&mut self, id: Id<'_>) {
+        let Parts { handler, config, tx, window, .. } = self;
+        let (buf, committed) = tx.window(*window);
+        let mut out = Outgoing::open(
+            buf,
+            committed,
+            crate::server::reply::ReplyId::Borrowed(id),
+            ProtocolVersion::LATEST,
+            &config.server_info,
+            None,
+        );
+        out.field("supportedVersions");
+        out.writer().raw(b"[");
+        let mut first = true;
+        for version in ProtocolVersion::ALL.iter().rev().filter(|v| v.era() == Era::Modern) {
+            if !first {
+                out.writer().raw(b",");
+            }
+            first = false;
+            out.writer().string(version.as_str());
+        }
+        out.writer().raw(b"]");
+        out.field("capabilities");
+        write_capabilities(out.writer(), &**handler);
+        if let Some(instructions) = config.instructions {
+            out.field("instructions");
+            out.writer().string(instructions);
+        }
+        out.finish(Some(config.list_cache));
+    }
+
+    /// Reads `params.cursor`: a decimal item index this server handed out. Answers `-32602` and returns
+    /// `None` when it is not one.
+    fn cursor(&mut self, id: Id<'_>, params: Option<Value<'_>>) -> Option<usize> {
+        let Some(cursor) = params.and_then(|p| p.get("cursor")).filter(|c| !c.is_null()) else {
+            return Some(0);
+        };
+        let parsed = cursor
+            .as_str()
+            .and_then(|s| s.as_plain())
+            .filter(|s| !s.is_empty() && s.len() <= 19 && s.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|s| s.parse::<usize>().ok());
+        if parsed.is_none() {
+            self.reject(
+                Some(&id),
+                code::INVALID_PARAMS,
+                format_args!("Invalid params: invalid cursor"),
+                "invalid cursor",
+            );
+        }
+        parsed
+    }
+
+    pub(crate) fn list_tools(&mut self, id: Id<'_>, params: Option<Value<'_>>, version: ProtocolVersion) {
+        self.list(id, params, version, ListKind::Tools)
+    }
+
+    pub(crate) fn list_resources(&mut self, id: Id<'_>, params: Option<Value<'_>>, version: ProtocolVersion) {
+        self.list(id, params, version, ListKind::Resources)
+    }
+
+    pub(crate) fn list_prompts(&mut self, id: Id<'_>, params: Option<Value<'_>>, version: ProtocolVersion) {
+        self.list(id, params, version, ListKind::Prompts)
+    }
+
+    /// `resources/templates/list`: this engine has no templates yet, so the list is empty.
+    pub(crate) fn list_resource_templates(&mut self, id: Id<'_>, params: Option<Value<'_>>, version: ProtocolVersion) {
+        if self.cursor(id, params).is_none() {
+            return;
+        }
+        let cache = self.config.list_cache;
+        let mut out = self.open(id, version);
+        out.field("resourceTemplates");
+        out.writer().raw(b"[]");
+        out.finish(Some(cache));
+    }
+
+    /// Writes one page of a list. The page ends at `page_size` items, or earlier when the next item
+    /// would not leave room for the end of the message; `nextCursor` then points at that item.
+    fn list(&mut self, id: Id<'_>, params: Option<Value<'_>>, version: ProtocolVersion, kind: ListKind) {
+        let Some(start) = self.cursor(id, params) else { return };
+        let Parts { handler, config, tx, window, .. } = self;
+        let page_size = config.limits.page_size.max(1);
+        let (buf, committed) = tx.window(*window);
+        let mut out = Outgoing::open(
+            buf,
+            committed,
+            crate::server::reply::ReplyId::Borrowed(id),
+            version,
+            &config.server_info,
+            None,
+        );
+        let reserve = PAGE_TAIL_RESERVE
+            + config.server_info.name.len()
+            + config.server_info.version.len()
+            + config.server_info.title.map_or(0, str::len);
+        out.field(kind.field());
+        out.writer().raw(b"[");
+        if start > 0 && !has_item(&**handler, kind, start) {
+            // Cursors point at existing items; this one was not handed out by this server.
+            return out.fail(code::INVALID_PARAMS, format_args!("Invalid params: invalid cursor"), None);
+        }
+        let mut next = start;
+        let mut next_cursor = None;
+        loop {
+            let mark = out.writer().len();
+            let Some(result) = write_item(out.writer(), &**handler, kind, next, version, next > start) else {
+                break;
+            };
+            if let Err(ItemError::InvalidSchema(name)) = result {
+                return out.fail(
+                    code::INTERNAL_ERROR,
+                    format_args!("Internal error: tool {name} has an invalid JSON schema"),
+                    None,
+                );
+            }
+            if out.writer().is_overflowed() || out.writer().remaining() < reserve {
+                if next == start {
+                    return out.fail(
+                        code::INTERNAL_ERROR,
+                        format_args!("Internal error: list item {next} does not fit the transmit window"),
+                        None,
+                    );
+                }
+                out.writer().truncate(mark);
+                next_cursor = Some(next);
+                break;
+            }
+            next += 1;
+            if next - start >= page_size {
+                if has_item(&**handler, kind, next) {
+                    next_cursor = Some(next);
+                }
+                break;
+            }
+        }
+        out.writer().raw(b"]");
+        if let Some(cursor) = next_cursor {
+            out.field("nextCursor");
+            out.writer().string_fmt(format_args!("{cursor}"));
+        }
+        out.finish(Some(config.list_cache));
+    }
+}
+
+fn has_item<H: Handler>(handler: &H, kind: ListKind, index: usize) -> bool {
+    match kind {
+        ListKind::Tools => handler.tool(index).is_some(),
+        ListKind::Resources => handler.resource(index).is_some(),
+        ListKind::Prompts => handler.prompt(index).is_some(),
+    }
+}
+
+/// Writes item `index` (preceded by a comma if `comma`); `None` past the end.
+fn write_item<'h, H: Handler>(
+    w: &mut JsonWriter<'_>,
+    handler: &'h H,
+    kind: ListKind,
+    index: usize,
+    version: ProtocolVersion,
+    comma: bool,
+) -> Option<Result<(), ItemError<'h>>> {
+    let result = match kind {
+        ListKind::Tools => {
+            let tool = handler.tool(index)?;
+            if comma {
+                w.raw(b",");
+            }
+            write_tool(w, &tool, version)
+        }
+        ListKind::Resources => {
+            let resource = handler.resource(index)?;
+            if comma {
+                w.raw(b",");
+            }
+            write_resource(w, &resource, version);
+            Ok(())
+        }
+        ListKind::Prompts => {
+            let prompt = handler.prompt(index)?;
+            if comma {
+                w.raw(b",");
+            }
+            write_prompt(w, &prompt, version);
+            Ok(())
+        }
+    };
+    Some(result)
+}
+
+fn optional_string(w: &mut JsonWriter<'_>, key: &[u8], value: Option<&str>) {
+    if let Some(value) = value {
+        w.raw(key);
+        w.string(value);
+    }
+}
+
+fn write_tool<'t>(w: &mut JsonWriter<'_>, tool: &Tool<'t>, version: ProtocolVersion) -> Result<(), ItemError<'t>> {
+    let input_schema = json::parse(tool.input_schema.as_bytes(), json::MAX_DEPTH_LIMIT)
+        .map_err(|_| ItemError::InvalidSchema(tool.name))?;
+    w.raw(b"{\"name\":");
+    w.string(tool.name);
+    if version.has_titles() {
+        optional_string(w, b",\"title\":", tool.title);
+    }
+    optional_string(w, b",\"description\":", tool.description);
+    w.raw(b",\"inputSchema\":");
+    w.value(input_schema);
+    if let (Some(schema), true) = (tool.output_schema, version.has_structured_content()) {
+        let schema =
+            json::parse(schema.as_bytes(), json::MAX_DEPTH_LIMIT).map_err(|_| ItemError::InvalidSchema(tool.name))?;
+        w.raw(b",\"outputSchema\":");
+        w.value(schema);
+    }
+    let a = tool.annotations;
+    let hints = [
+        ("readOnlyHint", a.read_only),
+        ("destructiveHint", a.destructive),
+        ("idempotentHint", a.idempotent),
+        ("openWorldHint", a.open_world),
+    ];
+    if version.has_tool_annotations() && hints.iter().any(|(_, v)| v.is_some()) {
+        w.raw(b",\"annotations\":{");
+        let mut first = true;
+        for (key, value) in hints {
+            if let Some(value) = value {
+                if !first {
+                    w.raw(b",");
+                }
+                first = false;
+                w.string(key);
+                w.raw(b":");
+                w.bool(value);
+            }
+        }
+        w.raw(b"}");
+    }
+    w.raw(b"}");
+    Ok(())
+}
+
+fn write_resource(w: &mut JsonWriter<'_>, resource: &Resource<'_>, version: ProtocolVersion) {
+    w.raw(b"{\"uri\":");
+    w.string(resource.uri);
+    w.raw(b",\"name\":");
+    w.string(resource.name);
+    if version.has_titles() {
+        optional_string(w, b",\"title\":", resource.title);
+    }
+    optional_string(w, b",\"description\":", resource.description);
+    optional_string(w, b",\"mimeType\":", resource.mime_type);
+    w.raw(b"}");
+}
+
+fn write_prompt(w: &mut JsonWriter<'_>, prompt: &Prompt<'_>, version: ProtocolVersion) {
+    w.raw(b"{\"name\":");
+    w.string(prompt.name);
+    if version.has_titles() {
+        optional_string(w, b",\"title\":", prompt.title);
+    }
+    optional_string(w, b",\"description\":", prompt.description);
+    w.raw(b",\"arguments\":[");
+    for (i, arg) in prompt.arguments.iter().enumerate() {
+        if i > 0 {
+            w.raw(b",");
+        }
+        w.raw(b"{\"name\":");
+        w.string(arg.name);
+        optional_string(w, b",\"description\":", arg.description);
+        w.raw(b",\"required\":");
+        w.bool(arg.required);
+        w.raw(b"}");
+    }
+    w.raw(b"]}");
+}
