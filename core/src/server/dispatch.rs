@@ -164,7 +164,6 @@ impl<'s, 'a, H: Handler> Parts<'s, 'a, H> {
     }
 
     fn reject_unparsable(&mut self, error: ScanError) {
-        let offset = error.offset;
         match error.kind {
             ScanErrorKind::TooDeep => {
                 let depth = self.config.limits.max_depth;
@@ -175,12 +174,7 @@ impl<'s, 'a, H: Handler> Parts<'s, 'a, H> {
                     "too deep",
                 )
             }
-            _ => self.reject(
-                None,
-                code::PARSE_ERROR,
-                format_args!("Parse error: {error} (byte {offset})"),
-                "parse error",
-            ),
+            _ => self.reject(None, code::PARSE_ERROR, format_args!("Parse error: {error}"), "parse error"),
         }
     }
 

@@ -1,0 +1,301 @@
+#![no_std]
+//! The example "device": an MCP server for a small board, written once without `std` or an allocator.
+//!
+//! It offers four tools (`echo`, `read_temperature`, `set_led`, `get_uptime`), two resources
+//! (`device://status` as JSON text, `device://calibration` as a binary blob) and one prompt (`diagnose`).
+//! The hardware is behind the [`Board`] trait: the host binary `mcp-device` simulates it, firmware drives
+//! real pins and sensors. Uptime is the engine's injected time, so the caller's clock epoch is "boot".
+
+use mcp_sansio::json::JsonStr;
+use mcp_sansio::server::{
+    Handler, Prompt, PromptArgument, PromptGet, PromptReply, Resource, ResourceRead, ResourceReply, Role, Tool,
+    ToolAnnotations, ToolCall, ToolReply,
+};
+use mcp_sansio::time::Instant;
+use serde::Serialize;
+
+/// The server's name in `serverInfo`.
+pub const SERVER_NAME: &str = "mcp-device";
+
+/// Guidance for the model, sent in `initialize` and `server/discover`.
+pub const INSTRUCTIONS: &str =
+    "A small board with a temperature sensor and an LED. Read `device://status` for an overview.";
+
+/// A temperature sensor on the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sensor {
+    /// The board's ambient sensor.
+    Board,
+    /// The microcontroller's internal sensor.
+    Cpu,
+}
+
+impl Sensor {
+    fn name(self) -> &'static str {
+        match self {
+            Sensor::Board => "board",
+            Sensor::Cpu => "cpu",
+        }
+    }
+
+    fn from_name(name: JsonStr<'_>) -> Option<Self> {
+        [Sensor::Board, Sensor::Cpu].into_iter().find(|s| name.eq_str(s.name()))
+    }
+}
+
+/// The hardware the device logic needs.
+pub trait Board {
+    /// Reads a temperature in degrees Celsius; `None` if the sensor did not answer.
+    fn temperature_celsius(&mut self, sensor: Sensor, now: Instant) -> Option<f32>;
+    /// Switches the LED.
+    fn set_led(&mut self, on: bool);
+    /// The LED's state.
+    fn led(&self) -> bool;
+    /// Factory calibration data.
+    fn calibration(&self) -> &[u8];
+}
+
+const ECHO_SCHEMA: &str = r#"{"type":"object","properties":{"message":{"type":"string","description":"Text to send back"}},"required":["message"]}"#;
+const TEMPERATURE_SCHEMA: &str = r#"{"type":"object","properties":{"sensor":{"type":"string","enum":["board","cpu"],"description":"Which sensor (default: board)"}}}"#;
+const TEMPERATURE_OUTPUT: &str = r#"{"type":"object","properties":{"sensor":{"type":"string"},"celsius":{"type":"number"}},"required":["sensor","celsius"]}"#;
+const LED_SCHEMA: &str = r#"{"type":"object","properties":{"on":{"type":"boolean","description":"true to light the LED"}},"required":["on"]}"#;
+const LED_OUTPUT: &str = r#"{"type":"object","properties":{"on":{"type":"boolean"}},"required":["on"]}"#;
+const UPTIME_OUTPUT: &str = r#"{"type":"object","properties":{"uptimeMs":{"type":"integer"}},"required":["uptimeMs"]}"#;
+const NO_ARGUMENTS: &str = r#"{"type":"object","properties":{}}"#;
+
+const READ_ONLY: ToolAnnotations = ToolAnnotations {
+    read_only: Some(true),
+    destructive: Some(false),
+    idempotent: Some(true),
+    open_world: Some(false),
+};
+
+/// The device's tools, in listing order.
+pub static TOOLS: [Tool<'static>; 4] = [
+    Tool {
+        name: "echo",
+        title: Some("Echo"),
+        description: Some("Sends the message back unchanged; checks the link to the board."),
+        input_schema: ECHO_SCHEMA,
+        output_schema: None,
+        annotations: READ_ONLY,
+    },
+    Tool {
+        name: "read_temperature",
+        title: Some("Read temperature"),
+        description: Some("Reads a temperature sensor, in degrees Celsius."),
+        input_schema: TEMPERATURE_SCHEMA,
+        output_schema: Some(TEMPERATURE_OUTPUT),
+        annotations: READ_ONLY,
+    },
+    Tool {
+        name: "set_led",
+        title: Some("Set LED"),
+        description: Some("Switches the status LED on or off."),
+        input_schema: LED_SCHEMA,
+        output_schema: Some(LED_OUTPUT),
+        annotations: ToolAnnotations {
+            read_only: Some(false),
+            destructive: Some(false),
+            idempotent: Some(true),
+            open_world: Some(false),
+        },
+    },
+    Tool {
+        name: "get_uptime",
+        title: Some("Uptime"),
+        description: Some("Time since the board started, in milliseconds."),
+        input_schema: NO_ARGUMENTS,
+        output_schema: Some(UPTIME_OUTPUT),
+        annotations: READ_ONLY,
+    },
+];
+
+const STATUS_URI: &str = "device://status";
+const CALIBRATION_URI: &str = "device://calibration";
+
+/// The device's resources.
+pub static RESOURCES: [Resource<'static>; 2] = [
+    Resource {
+        uri: STATUS_URI,
+        name: "status",
+        title: Some("Board status"),
+        description: Some("LED state, uptime and board temperature, as JSON."),
+        mime_type: Some("application/json"),
+    },
+    Resource {
+        uri: CALIBRATION_URI,
+        name: "calibration",
+        title: Some("Calibration data"),
+        description: Some("The sensor calibration table, as raw bytes."),
+        mime_type: Some("application/octet-stream"),
+    },
+];
+
+static DIAGNOSE_ARGUMENTS: [PromptArgument<'static>; 1] =
+    [PromptArgument { name: "symptom", description: Some("What looks wrong with the board"), required: true }];
+
+/// The device's prompts.
+pub static PROMPTS: [Prompt<'static>; 1] = [Prompt {
+    name: "diagnose",
+    title: Some("Diagnose the board"),
+    description: Some("Asks the model to troubleshoot the board from a symptom and its live status."),
+    arguments: &DIAGNOSE_ARGUMENTS,
+}];
+
+#[derive(Serialize)]
+struct Temperature {
+    sensor: &'static str,
+    celsius: f32,
+}
+
+#[derive(Serialize)]
+struct Led {
+    on: bool,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Uptime {
+    uptime_ms: u64,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Status {
+    led: bool,
+    uptime_ms: u64,
+    board_celsius: Option<f32>,
+}
+
+/// The device: its MCP handler over a [`Board`].
+pub struct Device<B> {
+    board: B,
+}
+
+impl<B: Board> Device<B> {
+    /// The device logic driving `board`.
+    pub const fn new(board: B) -> Self {
+        Device { board }
+    }
+
+    /// The board.
+    pub fn board(&self) -> &B {
+        &self.board
+    }
+
+    fn read_temperature(&mut self, call: &ToolCall<'_>, reply: ToolReply<'_>) {
+        let sensor = match call.argument("sensor") {
+            None => Sensor::Board,
+            Some(value) => match value.as_str().and_then(Sensor::from_name) {
+                Some(sensor) => sensor,
+                None => return reply.finish_error_text("\"sensor\" must be \"board\" or \"cpu\""),
+            },
+        };
+        match self.board.temperature_celsius(sensor, call.context.now) {
+            Some(celsius) => reply
+                .structured(&Temperature { sensor: sensor.name(), celsius })
+                .text_fmt(format_args!("{}: {:.2} °C", sensor.name(), celsius))
+                .finish(),
+            None => reply.finish_error_text("the sensor did not answer"),
+        }
+    }
+
+    fn set_led(&mut self, call: &ToolCall<'_>, reply: ToolReply<'_>) {
+        match call.argument("on").and_then(|v| v.as_bool()) {
+            Some(on) => {
+                self.board.set_led(on);
+                reply.structured(&Led { on }).text(if on { "LED on" } else { "LED off" }).finish()
+            }
+            None => reply.finish_error_text("\"on\" must be a boolean"),
+        }
+    }
+}
+
+impl<B: Board> Handler for Device<B> {
+    fn tool(&self, index: usize) -> Option<Tool<'_>> {
+        TOOLS.get(index).copied()
+    }
+
+    fn resource(&self, index: usize) -> Option<Resource<'_>> {
+        RESOURCES.get(index).copied()
+    }
+
+    fn prompt(&self, index: usize) -> Option<Prompt<'_>> {
+        PROMPTS.get(index).copied()
+    }
+
+    fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
+        match call.name {
+            "echo" => match call.argument("message").and_then(|v| v.as_str()) {
+                Some(message) => reply.text_json(message).finish(),
+                None => reply.finish_error_text("\"message\" must be a string"),
+            },
+            "read_temperature" => self.read_temperature(&call, reply),
+            "set_led" => self.set_led(&call, reply),
+            "get_uptime" => {
+                let uptime_ms = call.context.now.as_millis();
+                reply
+                    .structured(&Uptime { uptime_ms })
+                    .text_fmt(format_args!("uptime {}.{:03} s", uptime_ms / 1000, uptime_ms % 1000))
+                    .finish()
+            }
+            // The engine only calls with names from `TOOLS`.
+            _ => reply.finish_error_text("unknown tool"),
+        }
+    }
+
+    fn read_resource(&mut self, read: ResourceRead<'_>, reply: ResourceReply<'_>) {
+        match read.uri {
+            STATUS_URI => {
+                let status = Status {
+                    led: self.board.led(),
+                    uptime_ms: read.context.now.as_millis(),
+                    board_celsius: self.board.temperature_celsius(Sensor::Board, read.context.now),
+                };
+                reply.json(STATUS_URI, &status).finish()
+            }
+            CALIBRATION_URI => {
+                reply.blob(CALIBRATION_URI, Some("application/octet-stream"), self.board.calibration()).finish()
+            }
+            uri => reply.not_found(uri),
+        }
+    }
+
+    fn get_prompt(&mut self, get: PromptGet<'_>, reply: PromptReply<'_>) {
+        // The engine checked that `symptom` is present.
+        let symptom = get.argument("symptom");
+        let led = if self.board.led() { "on" } else { "off" };
+        let uptime_ms = get.context.now.as_millis();
+        let reply = reply.description("Troubleshoot the board");
+        match symptom {
+            Some(symptom) => reply.text_fmt(
+                Role::User,
+                format_args!(
+                    "My board shows this symptom: {symptom}. Its LED is {led} and it has been up for {uptime_ms} ms. \
+                     Use the read_temperature, set_led and get_uptime tools to find the cause, then suggest a fix."
+                ),
+            ),
+            None => reply.text(Role::User, "Check the board."),
+        }
+        .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use mcp_sansio::json::parse;
+
+    #[test]
+    fn every_schema_is_valid_json() {
+        for tool in &TOOLS {
+            assert!(parse(tool.input_schema.as_bytes(), 32).is_ok(), "{}", tool.name);
+            if let Some(schema) = tool.output_schema {
+                assert!(parse(schema.as_bytes(), 32).is_ok(), "{}", tool.name);
+            }
+        }
+    }
+}
