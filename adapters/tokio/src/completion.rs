@@ -54,17 +54,13 @@ impl<C> Completer<C> {
 
 impl<C> Clone for Completer<C> {
     fn clone(&self) -> Self {
-        Completer {
-            sender: self.sender.clone(),
-        }
+        Completer { sender: self.sender.clone() }
     }
 }
 
 impl<C> fmt::Debug for Completer<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Completer")
-            .field("stopped", &self.is_stopped())
-            .finish()
+        f.debug_struct("Completer").field("stopped", &self.is_stopped()).finish()
     }
 }
 
@@ -84,9 +80,7 @@ impl<C> Completions<C> {
 
 impl<C> fmt::Debug for Completions<C> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Completions")
-            .field("queued", &self.receiver.len())
-            .finish()
+        f.debug_struct("Completions").field("queued", &self.receiver.len()).finish()
     }
 }
 
@@ -121,9 +115,6 @@ mod tests {
         completer.complete(|value, _| *value += 1).unwrap();
         drop(completions);
         assert!(completer.is_stopped());
-        assert_eq!(
-            completer.complete(|value, _| *value += 1),
-            Err(DriverStopped)
-        );
+        assert_eq!(completer.complete(|value, _| *value += 1), Err(DriverStopped));
     }
 }

@@ -51,23 +51,17 @@ pub(crate) struct Clock {
 impl Clock {
     /// A clock whose epoch is now.
     pub(crate) fn start() -> Self {
-        Clock {
-            epoch: tokio::time::Instant::now(),
-        }
+        Clock { epoch: tokio::time::Instant::now() }
     }
 
     /// The current time for the core.
     pub(crate) fn now(&self) -> Instant {
-        Instant::from_std(
-            self.epoch.into_std(),
-            tokio::time::Instant::now().into_std(),
-        )
+        Instant::from_std(self.epoch.into_std(), tokio::time::Instant::now().into_std())
     }
 
     /// The tokio instant of the core's `at`, or `None` if it is too far away to represent (never).
     pub(crate) fn to_tokio(self, at: Instant) -> Option<tokio::time::Instant> {
-        self.epoch
-            .checked_add(std::time::Duration::from_millis(at.as_millis()))
+        self.epoch.checked_add(std::time::Duration::from_millis(at.as_millis()))
     }
 }
 
@@ -223,11 +217,7 @@ impl<C: Connection> Driver<C> {
     }
 
     /// Flushes the writer if anything was written since the last flush.
-    fn poll_flush<W: AsyncWrite + Unpin>(
-        &mut self,
-        cx: &mut Context<'_>,
-        writer: &mut W,
-    ) -> Poll<io::Result<()>> {
+    fn poll_flush<W: AsyncWrite + Unpin>(&mut self, cx: &mut Context<'_>, writer: &mut W) -> Poll<io::Result<()>> {
         if !self.unflushed {
             return Poll::Ready(Ok(()));
         }
@@ -254,9 +244,7 @@ impl<C: Connection> Driver<C> {
                 }
                 timer
             }
-            None => self
-                .timer
-                .insert(Box::pin(tokio::time::sleep_until(wake_at))),
+            None => self.timer.insert(Box::pin(tokio::time::sleep_until(wake_at))),
         };
         self.armed_for = Some(deadline);
         if timer.as_mut().poll(cx).is_pending() {
@@ -323,9 +311,6 @@ mod tests {
         tokio::time::advance(std::time::Duration::from_millis(1234)).await;
         assert_eq!(clock.now(), Instant::from_millis(1234));
         let wake_at = clock.to_tokio(Instant::from_millis(1500)).unwrap();
-        assert_eq!(
-            wake_at - clock.epoch,
-            std::time::Duration::from_millis(1500)
-        );
+        assert_eq!(wake_at - clock.epoch, std::time::Duration::from_millis(1500));
     }
 }

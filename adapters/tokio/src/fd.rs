@@ -55,9 +55,7 @@ impl<'fd> FdReader<'fd> {
     /// Call from inside a runtime with IO enabled (`enable_io` or `enable_all`): registering panics
     /// otherwise. Fails if `fd` is not open or its flags cannot be changed.
     pub fn new(fd: BorrowedFd<'fd>) -> io::Result<Self> {
-        Ok(FdReader {
-            io: FdIo::new(fd, Interest::READABLE)?,
-        })
+        Ok(FdReader { io: FdIo::new(fd, Interest::READABLE)? })
     }
 
     /// Whether reads wait for readiness or block.
@@ -71,9 +69,7 @@ impl<'fd> FdWriter<'fd> {
     ///
     /// Same requirements as [`FdReader::new`].
     pub fn new(fd: BorrowedFd<'fd>) -> io::Result<Self> {
-        Ok(FdWriter {
-            io: FdIo::new(fd, Interest::WRITABLE)?,
-        })
+        Ok(FdWriter { io: FdIo::new(fd, Interest::WRITABLE)? })
     }
 
     /// Whether writes wait for readiness or block.
@@ -83,27 +79,16 @@ impl<'fd> FdWriter<'fd> {
 }
 
 impl AsyncRead for FdReader<'_> {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let read = ready!(self.io.poll_io(cx, Interest::READABLE, |fd| {
-            read_fd(fd, buf.initialize_unfilled())
-        }))?;
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        let read = ready!(self.io.poll_io(cx, Interest::READABLE, |fd| { read_fd(fd, buf.initialize_unfilled()) }))?;
         buf.advance(read);
         Poll::Ready(Ok(()))
     }
 }
 
 impl AsyncWrite for FdWriter<'_> {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        self.io
-            .poll_io(cx, Interest::WRITABLE, |fd| write_fd(fd, buf))
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        self.io.poll_io(cx, Interest::WRITABLE, |fd| write_fd(fd, buf))
     }
 
     fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -145,11 +130,7 @@ impl<'fd> FdIo<'fd> {
             Err(refused) => {
                 let (_, error) = refused.into_parts();
                 // epoll refuses descriptors without readiness semantics: regular files, /dev/null.
-                if error.raw_os_error() == Some(libc::EPERM) {
-                    Ok(FdIo::Blocking(fd))
-                } else {
-                    Err(error)
-                }
+                if error.raw_os_error() == Some(libc::EPERM) { Ok(FdIo::Blocking(fd)) } else { Err(error) }
             }
         }
     }
@@ -172,11 +153,7 @@ impl<'fd> FdIo<'fd> {
     ) -> Poll<io::Result<usize>> {
         let (registered, short_transfer_drains) = match self {
             FdIo::Blocking(fd) => return Poll::Ready(transfer(*fd).map(|done| done.count)),
-            FdIo::Readiness {
-                registered,
-                short_transfer_drains,
-                ..
-            } => (registered, *short_transfer_drains),
+            FdIo::Readiness { registered, short_transfer_drains, .. } => (registered, *short_transfer_drains),
         };
         loop {
             let mut guard = if interest.is_readable() {
@@ -293,11 +270,7 @@ impl Drop for NonBlocking<'_> {
 fn get_status_flags(fd: BorrowedFd<'_>) -> io::Result<libc::c_int> {
     // SAFETY: F_GETFL takes no argument and only reads the descriptor's flags.
     let flags = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETFL) };
-    if flags == -1 {
-        Err(io::Error::last_os_error())
-    } else {
-        Ok(flags)
-    }
+    if flags == -1 { Err(io::Error::last_os_error()) } else { Ok(flags) }
 }
 
 fn set_status_flags(fd: BorrowedFd<'_>, flags: libc::c_int) -> io::Result<()> {
@@ -362,10 +335,7 @@ mod tests {
         let (reader, writer) = std::io::pipe().unwrap();
         let fd_reader = FdReader::new(reader.as_fd()).unwrap();
         let fd_writer = FdWriter::new(writer.as_fd()).unwrap();
-        assert_eq!(
-            (fd_reader.mode(), fd_writer.mode()),
-            (FdMode::Readiness, FdMode::Readiness)
-        );
+        assert_eq!((fd_reader.mode(), fd_writer.mode()), (FdMode::Readiness, FdMode::Readiness));
         assert!(is_nonblocking(reader.as_fd()) && is_nonblocking(writer.as_fd()));
         drop((fd_reader, fd_writer));
         assert!(!is_nonblocking(reader.as_fd()) && !is_nonblocking(writer.as_fd()));

@@ -37,10 +37,7 @@ pub async fn serve_stdio<C: Connection>(conn: &mut C) -> io::Result<()> {
 /// never blocks.
 ///
 /// [`Completer::complete`]: crate::Completer::complete
-pub async fn serve_stdio_with_completions<C: Connection>(
-    conn: &mut C,
-    completions: Completions<C>,
-) -> io::Result<()> {
+pub async fn serve_stdio_with_completions<C: Connection>(conn: &mut C, completions: Completions<C>) -> io::Result<()> {
     serve(conn, Some(completions)).await
 }
 
