@@ -1,1 +1,14 @@
 //! JSON without an allocator: a validating scanner and a writer into caller-owned buffers.
+//!
+//! - [`scan`]: [`parse`] validates one untrusted document (strict RFC 8259, iterative, depth-limited) and
+//!   returns a zero-copy [`Value`] to walk.
+//! - [`mod@write`]: [`JsonWriter`] writes JSON into a caller-owned buffer, all-or-nothing per call, with no raw
+//!   newline in its output.
+
+pub mod scan;
+pub mod write;
+
+pub use scan::{
+    Elements, JsonStr, Kind, MAX_DEPTH_LIMIT, Members, ScanError, ScanErrorKind, UnescapedChars, Value, parse,
+};
+pub use write::JsonWriter;
