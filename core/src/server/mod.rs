@@ -8,6 +8,8 @@
 mod dispatch;
 pub mod handler;
 mod lists;
+#[cfg(feature = "alloc")]
+pub mod registry;
 pub mod reply;
 mod tx;
 
@@ -22,6 +24,8 @@ pub use handler::{
     Handler, Implementation, Prompt, PromptArgument, PromptGet, RequestContext, Resource, ResourceRead, Tool,
     ToolAnnotations, ToolCall,
 };
+#[cfg(feature = "alloc")]
+pub use registry::{PromptInfo, Registry, ResourceInfo, ToolInfo};
 pub use reply::{
     CacheHints, CacheScope, DeferError, Deferred, DeferredKey, PromptReply, ReplyError, ReplyKind, ResourceReply, Role,
     ToolReply,

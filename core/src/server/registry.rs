@@ -1,0 +1,293 @@
+//! A dynamic registry of tools, resources and prompts, for servers with an allocator.
+//!
+//! [`Registry`] implements [`Handler`]: register closures at start-up or while serving, and hand the
+//! registry to [`Server::new`](crate::server::Server::new). The order of registration is the listing
+//! order. A firmware build uses a `&'static` table instead (see the crate docs); both go through the
+//! same [`Handler`] trait.
+
+use alloc::boxed::Box;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::server::handler::{
+    Handler, Prompt, PromptArgument, PromptGet, Resource, ResourceRead, Tool, ToolAnnotations, ToolCall,
+};
+use crate::server::reply::{PromptReply, ResourceReply, ToolReply};
+
+type ToolFn = Box<dyn FnMut(ToolCall<'_>, ToolReply<'_>)>;
+type ResourceFn = Box<dyn FnMut(ResourceRead<'_>, ResourceReply<'_>)>;
+type PromptFn = Box<dyn FnMut(PromptGet<'_>, PromptReply<'_>)>;
+
+/// An owned tool description.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ToolInfo {
+    /// Unique name.
+    pub name: String,
+    /// Human-readable name.
+    pub title: Option<String>,
+    /// What the tool does.
+    pub description: Option<String>,
+    /// JSON Schema of the arguments, as JSON text.
+    pub input_schema: String,
+    /// JSON Schema of the structured result, as JSON text.
+    pub output_schema: Option<String>,
+    /// Behaviour hints.
+    pub annotations: ToolAnnotations,
+}
+
+impl ToolInfo {
+    /// A tool with a name, a description and an input schema (JSON text).
+    pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: impl Into<String>) -> Self {
+        ToolInfo {
+            name: name.into(),
+            description: Some(description.into()),
+            input_schema: input_schema.into(),
+            ..ToolInfo::default()
+        }
+    }
+
+    fn borrow(&self) -> Tool<'_> {
+        Tool {
+            name: &self.name,
+            title: self.title.as_deref(),
+            description: self.description.as_deref(),
+            input_schema: &self.input_schema,
+            output_schema: self.output_schema.as_deref(),
+            annotations: self.annotations,
+        }
+    }
+}
+
+/// An owned resource description.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ResourceInfo {
+    /// The resource's URI; reads of exactly this URI go to its closure.
+    pub uri: String,
+    /// Programmatic name.
+    pub name: String,
+    /// Human-readable name.
+    pub title: Option<String>,
+    /// What it contains.
+    pub description: Option<String>,
+    /// MIME type.
+    pub mime_type: Option<String>,
+}
+
+impl ResourceInfo {
+    /// A resource with a URI and a name.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        ResourceInfo { uri: uri.into(), name: name.into(), ..ResourceInfo::default() }
+    }
+
+    fn borrow(&self) -> Resource<'_> {
+        Resource {
+            uri: &self.uri,
+            name: &self.name,
+            title: self.title.as_deref(),
+            description: self.description.as_deref(),
+            mime_type: self.mime_type.as_deref(),
+        }
+    }
+}
+
+/// An owned prompt description. Argument names and descriptions are `&'static str` (they are almost
+/// always literals, and the engine borrows them as a slice).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PromptInfo {
+    /// Unique name.
+    pub name: String,
+    /// Human-readable name.
+    pub title: Option<String>,
+    /// What the prompt is for.
+    pub description: Option<String>,
+    /// Its arguments.
+    pub arguments: Vec<PromptArgument<'static>>,
+}
+
+impl PromptInfo {
+    /// A prompt with a name and a description.
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        PromptInfo { name: name.into(), description: Some(description.into()), ..PromptInfo::default() }
+    }
+
+    /// Adds an argument.
+    pub fn argument(mut self, name: &'static str, description: &'static str, required: bool) -> Self {
+        self.arguments.push(PromptArgument { name, description: Some(description), required });
+        self
+    }
+
+    fn borrow(&self) -> Prompt<'_> {
+        Prompt {
+            name: &self.name,
+            title: self.title.as_deref(),
+            description: self.description.as_deref(),
+            arguments: &self.arguments,
+        }
+    }
+}
+
+/// Tools, resources and prompts registered at run time, each answered by a closure.
+#[derive(Default)]
+pub struct Registry {
+    tools: Vec<(ToolInfo, ToolFn)>,
+    resources: Vec<(ResourceInfo, ResourceFn)>,
+    prompts: Vec<(PromptInfo, PromptFn)>,
+}
+
+impl Registry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Registry::default()
+    }
+
+    /// Registers (or replaces, by name) a tool.
+    pub fn add_tool(&mut self, info: ToolInfo, run: impl FnMut(ToolCall<'_>, ToolReply<'_>) + 'static) -> &mut Self {
+        let run: ToolFn = Box::new(run);
+        match self.tools.iter_mut().find(|(t, _)| t.name == info.name) {
+            Some(slot) => *slot = (info, run),
+            None => self.tools.push((info, run)),
+        }
+        self
+    }
+
+    /// Removes a tool; `false` if there was none by that name.
+    pub fn remove_tool(&mut self, name: &str) -> bool {
+        let before = self.tools.len();
+        self.tools.retain(|(t, _)| t.name != name);
+        self.tools.len() != before
+    }
+
+    /// Registers (or replaces, by URI) a resource.
+    pub fn add_resource(
+        &mut self,
+        info: ResourceInfo,
+        read: impl FnMut(ResourceRead<'_>, ResourceReply<'_>) + 'static,
+    ) -> &mut Self {
+        let read: ResourceFn = Box::new(read);
+        match self.resources.iter_mut().find(|(r, _)| r.uri == info.uri) {
+            Some(slot) => *slot = (info, read),
+            None => self.resources.push((info, read)),
+        }
+        self
+    }
+
+    /// Registers (or replaces, by name) a prompt.
+    pub fn add_prompt(
+        &mut self,
+        info: PromptInfo,
+        get: impl FnMut(PromptGet<'_>, PromptReply<'_>) + 'static,
+    ) -> &mut Self {
+        let get: PromptFn = Box::new(get);
+        match self.prompts.iter_mut().find(|(p, _)| p.name == info.name) {
+            Some(slot) => *slot = (info, get),
+            None => self.prompts.push((info, get)),
+        }
+        self
+    }
+
+    /// Removes a prompt; `false` if there was none by that name.
+    pub fn remove_prompt(&mut self, name: &str) -> bool {
+        let before = self.prompts.len();
+        self.prompts.retain(|(p, _)| p.name != name);
+        self.prompts.len() != before
+    }
+}
+
+impl Handler for Registry {
+    fn tool(&self, index: usize) -> Option<Tool<'_>> {
+        self.tools.get(index).map(|(info, _)| info.borrow())
+    }
+
+    fn resource(&self, index: usize) -> Option<Resource<'_>> {
+        self.resources.get(index).map(|(info, _)| info.borrow())
+    }
+
+    fn prompt(&self, index: usize) -> Option<Prompt<'_>> {
+        self.prompts.get(index).map(|(info, _)| info.borrow())
+    }
+
+    fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
+        match self.tools.get_mut(call.index) {
+            Some((_, run)) => run(call, reply),
+            None => reply.finish_error_text("tool removed"),
+        }
+    }
+
+    fn read_resource(&mut self, read: ResourceRead<'_>, reply: ResourceReply<'_>) {
+        match self.resources.iter_mut().find(|(info, _)| info.uri == read.uri) {
+            Some((_, run)) => run(read, reply),
+            None => reply.not_found(read.uri),
+        }
+    }
+
+    fn get_prompt(&mut self, get: PromptGet<'_>, reply: PromptReply<'_>) {
+        match self.prompts.get_mut(get.index) {
+            Some((_, run)) => run(get, reply),
+            None => reply.fail(crate::jsonrpc::code::INVALID_PARAMS, "prompt removed"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::string::ToString;
+    use std::vec::Vec;
+
+    use super::*;
+    use crate::connection::Connection;
+    use crate::server::{Buffers, Config, Role, Server};
+    use crate::time::Instant;
+
+    fn exchange(server: &mut Server<'_, Registry>, line: &str) -> serde_json::Value {
+        let input = std::format!("{line}\n");
+        assert_eq!(server.handle_input(Instant::ZERO, input.as_bytes()), input.len());
+        let mut out = Vec::new();
+        while let Some(bytes) = server.poll_transmit() {
+            out.extend_from_slice(bytes);
+            let n = bytes.len();
+            server.transmit_done(Instant::ZERO, n);
+        }
+        serde_json::from_slice(&out).unwrap()
+    }
+
+    #[test]
+    fn registered_closures_serve_and_can_be_replaced_or_removed() {
+        let mut registry = Registry::new();
+        let mut calls = 0u32;
+        registry.add_tool(ToolInfo::new("count", "Counts calls", r#"{"type":"object"}"#), move |_, reply| {
+            calls += 1;
+            reply.text_fmt(format_args!("call {calls}")).finish()
+        });
+        registry
+            .add_resource(ResourceInfo::new("mem://a", "a"), |read, reply| reply.text(read.uri, None, "A").finish());
+        registry.add_prompt(PromptInfo::new("p", "A prompt").argument("x", "An x", true), |get, reply| {
+            let x = get.argument("x").map(|x| x.to_string()).unwrap_or_default();
+            reply.text(Role::User, &x).finish()
+        });
+        let (mut rx, mut tx) = ([0u8; 2048], [0u8; 2048]);
+        let mut server: Server<'_, Registry> =
+            Server::new(registry, Config::new("dyn", "1"), Buffers { rx: &mut rx, tx: &mut tx });
+        let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+        let call =
+            std::format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"count",{meta}}}}}"#);
+        assert_eq!(exchange(&mut server, &call)["result"]["content"][0]["text"], "call 1");
+        assert_eq!(exchange(&mut server, &call)["result"]["content"][0]["text"], "call 2");
+        let read =
+            std::format!(r#"{{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{{"uri":"mem://a",{meta}}}}}"#);
+        assert_eq!(exchange(&mut server, &read)["result"]["contents"][0]["text"], "A");
+        let list = std::format!(r#"{{"jsonrpc":"2.0","id":3,"method":"prompts/list","params":{{{meta}}}}}"#);
+        assert_eq!(exchange(&mut server, &list)["result"]["prompts"][0]["arguments"][0]["name"], "x");
+        let get = std::format!(
+            r#"{{"jsonrpc":"2.0","id":4,"method":"prompts/get","params":{{"name":"p","arguments":{{"x":"hi"}},{meta}}}}}"#
+        );
+        assert_eq!(exchange(&mut server, &get)["result"]["messages"][0]["content"]["text"], "hi");
+
+        server.handler_mut().add_tool(ToolInfo::new("count", "Replaced", r#"{"type":"object"}"#), |_, reply| {
+            reply.text("replaced").finish()
+        });
+        assert_eq!(exchange(&mut server, &call)["result"]["content"][0]["text"], "replaced");
+        assert!(server.handler_mut().remove_tool("count"));
+        assert!(!server.handler_mut().remove_tool("count"));
+        assert_eq!(exchange(&mut server, &call)["error"]["code"], -32601, "no tools left: tools/call is gone");
+    }
+}
