@@ -255,9 +255,7 @@ impl<'a> LineBuffer<'a> {
         if self.overflows_to_report > 0 {
             // The overflowing line came before everything now buffered.
             self.overflows_to_report -= 1;
-            return Some(Err(FrameError::TooLong {
-                limit: self.capacity(),
-            }));
+            return Some(Err(FrameError::TooLong { limit: self.capacity() }));
         }
         while let Some(line_end) = self.find_line_end() {
             let line_start = self.start;
@@ -275,11 +273,8 @@ impl<'a> LineBuffer<'a> {
                 continue;
             }
             self.generation = self.generation.wrapping_add(1);
-            let frame = Frame {
-                start: line_start,
-                end: line_start.saturating_add(content.len()),
-                generation: self.generation,
-            };
+            let frame =
+                Frame { start: line_start, end: line_start.saturating_add(content.len()), generation: self.generation };
             self.last_frame = Some(frame);
             self.debug_check_invariants();
             return Some(Ok(frame));
@@ -309,12 +304,8 @@ impl<'a> LineBuffer<'a> {
     #[must_use = "a truncated last message should be reported"]
     pub fn finish(&mut self) -> Option<FrameError> {
         let leftover = self.buf.get(self.start..self.end).unwrap_or_default();
-        let blank = leftover
-            .iter()
-            .all(|&byte| byte == b'\n' || is_json_whitespace(byte));
-        let report = (!self.discarding && !blank).then_some(FrameError::Truncated {
-            len: leftover.len(),
-        });
+        let blank = leftover.iter().all(|&byte| byte == b'\n' || is_json_whitespace(byte));
+        let report = (!self.discarding && !blank).then_some(FrameError::Truncated { len: leftover.len() });
         self.start = 0;
         self.scan = 0;
         self.end = 0;
@@ -529,11 +520,7 @@ mod tests {
         let expected = vec![line("12345678"), too_long(8), line("ok")];
         assert_eq!(decode(8, input), expected);
         for read_size in [1, 2, 3, 8, 100] {
-            assert_eq!(
-                decode_by_reads(8, input, read_size),
-                expected,
-                "reads of {read_size}"
-            );
+            assert_eq!(decode_by_reads(8, input, read_size), expected, "reads of {read_size}");
         }
     }
 
@@ -560,10 +547,7 @@ mod tests {
         assert!(lines.is_discarding());
         assert_eq!(lines.buffered(), 0);
         assert_eq!(lines.push(b"\nxy\n"), 4);
-        assert_eq!(
-            lines.next_frame(),
-            Some(Err(FrameError::TooLong { limit: 4 }))
-        );
+        assert_eq!(lines.next_frame(), Some(Err(FrameError::TooLong { limit: 4 })));
         let frame = lines.next_frame().unwrap().unwrap();
         assert_eq!(lines.frame(frame), b"xy");
         assert!(!lines.is_discarding());
@@ -679,10 +663,7 @@ mod tests {
         lines.spare()[0] = b'x';
         lines.commit(1);
         assert!(lines.is_discarding());
-        assert_eq!(
-            lines.next_frame(),
-            Some(Err(FrameError::TooLong { limit: 0 }))
-        );
+        assert_eq!(lines.next_frame(), Some(Err(FrameError::TooLong { limit: 0 })));
         assert_eq!(lines.finish(), None);
         assert!(!lines.is_discarding());
     }
@@ -729,16 +710,10 @@ mod tests {
         assert_eq!(lines.frame(frame), b"x");
 
         assert_eq!(decode(8, b"{}\n \t\r"), vec![line("{}")]);
-        assert_eq!(
-            decode(8, b"12345678"),
-            vec![Event::Error(FrameError::Truncated { len: 8 })]
-        );
+        assert_eq!(decode(8, b"12345678"), vec![Event::Error(FrameError::Truncated { len: 8 })]);
         // The rest of an over-long line was already reported.
         assert_eq!(decode(8, b"123456789"), vec![too_long(8)]);
-        assert_eq!(
-            decode(8, b"123456789\nab"),
-            vec![too_long(8), Event::Error(FrameError::Truncated { len: 2 })]
-        );
+        assert_eq!(decode(8, b"123456789\nab"), vec![too_long(8), Event::Error(FrameError::Truncated { len: 2 })]);
     }
 
     #[test]
@@ -795,14 +770,8 @@ mod tests {
 
     #[test]
     fn errors_display_their_cause() {
-        assert_eq!(
-            FrameError::TooLong { limit: 1024 }.to_string(),
-            "line longer than the 1024-byte limit"
-        );
-        assert_eq!(
-            FrameError::Truncated { len: 3 }.to_string(),
-            "stream ended inside a line (3 bytes dropped)"
-        );
+        assert_eq!(FrameError::TooLong { limit: 1024 }.to_string(), "line longer than the 1024-byte limit");
+        assert_eq!(FrameError::Truncated { len: 3 }.to_string(), "stream ended inside a line (3 bytes dropped)");
     }
 
     /// xorshift64: a tiny deterministic generator for the fragmentation test.
@@ -826,9 +795,7 @@ mod tests {
         }
 
         fn bytes_from(&mut self, alphabet: &[u8], len: usize) -> Vec<u8> {
-            (0..len)
-                .map(|_| alphabet[self.below(alphabet.len())])
-                .collect()
+            (0..len).map(|_| alphabet[self.below(alphabet.len())]).collect()
         }
     }
 
@@ -855,9 +822,7 @@ mod tests {
     }
 
     fn is_blank(bytes: &[u8]) -> bool {
-        bytes
-            .iter()
-            .all(|&byte| matches!(byte, b' ' | b'\t' | b'\r'))
+        bytes.iter().all(|&byte| matches!(byte, b' ' | b'\t' | b'\r'))
     }
 
     /// A random stream and the events it must decode to, computed line by line.
@@ -944,9 +909,7 @@ mod tests {
                 continue;
             }
             let spare_len = spare.len();
-            let n = spare_len
-                .min(rest.len())
-                .min(1 + rng.below(2 * capacity + 8));
+            let n = spare_len.min(rest.len()).min(1 + rng.below(2 * capacity + 8));
             spare[..n].copy_from_slice(&rest[..n]);
             rest = &rest[n..];
             let committed = if n == spare_len { n + rng.below(10) } else { n };
