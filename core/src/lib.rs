@@ -106,3 +106,8 @@ pub mod jsonrpc;
 pub mod server;
 pub mod time;
 pub mod version;
+
+/// The README's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
