@@ -1,0 +1,73 @@
+"""Shared pass/fail bookkeeping for the Python interop scripts (stdlib only)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import sys
+import traceback
+from typing import Any
+
+# The mcp-device contract, checked by every client. Keep in sync with ts_client.mjs.
+TOOL_NAMES = ["echo", "read_temperature", "set_led", "get_uptime"]
+RESOURCES = {
+    "device://status": "application/json",
+    "device://calibration": "application/octet-stream",
+}
+SERVER_NAME = "mcp-device"
+ECHO_MESSAGE = "hello from interop \u2713 \"quoted\" \\ back"
+SYMPTOM = "LED blinks red twice"
+# Resource-not-found: -32002 in the legacy era, -32602 in the modern era (SEP-2164).
+MISSING_RESOURCE_CODE = {"legacy": -32002, "modern": -32602}
+
+
+def is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def b64_decode(s: str) -> bytes | None:
+    try:
+        return base64.b64decode(s, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+class Checks:
+    """Records named checks; prints one line per check and `N passed, M failed` at the end."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, name: str, ok: bool, detail: Any = "") -> bool:
+        if ok:
+            self.passed += 1
+            print(f"  ok   {name}", flush=True)
+        else:
+            self.failed += 1
+            msg = detail if isinstance(detail, str) else json.dumps(detail, default=str)
+            if len(msg) > 600:
+                msg = msg[:600] + "..."
+            print(f"  FAIL {name}: {msg}", flush=True)
+        return ok
+
+    def equal(self, name: str, got: Any, want: Any) -> bool:
+        return self.check(name, got == want, f"expected {want!r}, got {got!r}")
+
+    def crash(self, name: str, exc: BaseException) -> None:
+        """A step raised where it should not have: count it as one failure and keep going."""
+        self.failed += 1
+        print(f"  FAIL {name}: unexpected {type(exc).__name__}: {exc}", flush=True)
+        traceback.print_exception(exc, file=sys.stdout, limit=6)
+
+    def finish(self) -> int:
+        status = "OK" if self.failed == 0 and self.passed > 0 else "FAILED"
+        print(f"[{self.label}] {status}", flush=True)
+        print(f"{self.passed} passed, {self.failed} failed", flush=True)
+        return 0 if self.failed == 0 and self.passed > 0 else 1

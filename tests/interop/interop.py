@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+"""Runs every interop suite (real MCP clients we did not write) against one MCP stdio server.
+
+Usage: python3 tests/interop/interop.py [--only SUITE[,SUITE...]] [--list] -- SERVER_COMMAND [ARGS...]
+
+Suites (each a separate script, runnable on its own; see its header):
+  python-legacy, python-modern      python_client.py  (official Python SDK, mcp 2.x)
+  ts-v1-legacy                      ts_client.mjs     (@modelcontextprotocol/sdk 1.x)
+  ts-v2-legacy, ts-v2-modern        ts_client.mjs     (@modelcontextprotocol/client 2.x)
+  inspector-legacy, inspector-modern inspector_cli.py (@modelcontextprotocol/inspector 2.x CLI)
+
+The server is started through wiretap.py, which logs every stdio line to
+.cache/interop/<suite>.wire.jsonl. After each suite the log is checked for what clients do not
+show: that the requested era was really used, the JSON-RPC error codes on the wire, resultType /
+ttlMs / cacheScope in modern results, one response per request, a clean stdout, and no crashed
+server process. Peers come from .cache/peers (scripts/install-peers). Stdlib only.
+Prints a table and `interop: N passed, M failed` last; exits non-zero on any failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+PEERS = os.path.join(ROOT, ".cache", "peers")
+VENV_PY = os.path.join(PEERS, "venv", "bin", "python")
+NPM_BIN = os.path.join(PEERS, "npm", "node_modules", ".bin")
+NODE = os.path.join(NPM_BIN, "node")
+LOG_DIR = os.path.join(ROOT, ".cache", "interop")
+SUITE_TIMEOUT_S = 300
+
+MODERN = "2026-07-28"
+META_VERSION = "io.modelcontextprotocol/protocolVersion"
+CACHEABLE = {"server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list",
+             "resources/read"}
+MISSING_RESOURCE_CODE = {"legacy": -32002, "modern": -32602}
+CRASH_SIGNALS = {signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGFPE}
+
+
+@dataclass
+class Suite:
+    name: str
+    era: str
+    argv: list[str]  # client command; the (tapped) server command is appended after `--`
+    passed: int = 0
+    failed: int = 0
+    wire_passed: int = 0
+    wire_failed: int = 0
+    rc: int | None = None
+    secs: float = 0.0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.rc == 0 and self.failed == 0 and self.wire_failed == 0 and self.passed > 0
+
+
+def suites() -> list[Suite]:
+    py, ts, insp = (os.path.join(HERE, f) for f in ("python_client.py", "ts_client.mjs", "inspector_cli.py"))
+    return [
+        Suite("python-legacy", "legacy", [VENV_PY, py, "--era", "legacy"]),
+        Suite("python-modern", "modern", [VENV_PY, py, "--era", "modern"]),
+        Suite("ts-v1-legacy", "legacy", [NODE, ts, "--sdk", "v1", "--era", "legacy"]),
+        Suite("ts-v2-legacy", "legacy", [NODE, ts, "--sdk", "v2", "--era", "legacy"]),
+        Suite("ts-v2-modern", "modern", [NODE, ts, "--sdk", "v2", "--era", "modern"]),
+        Suite("inspector-legacy", "legacy", [sys.executable, insp, "--era", "legacy"]),
+        Suite("inspector-modern", "modern", [sys.executable, insp, "--era", "modern"]),
+    ]
+
+
+def parse_counts(line: str) -> tuple[int, int] | None:
+    parts = line.strip().split()
+    if len(parts) == 4 and parts[1] == "passed," and parts[3] == "failed" and parts[0].isdigit() and parts[2].isdigit():
+        return int(parts[0]), int(parts[2])
+    return None
+
+
+def run_suite(s: Suite, server: list[str]) -> None:
+    log = os.path.join(LOG_DIR, f"{s.name}.wire.jsonl")
+    if os.path.exists(log):
+        os.remove(log)
+    argv = [*s.argv, "--", sys.executable, os.path.join(HERE, "wiretap.py"), log, *server]
+    env = dict(os.environ)
+    env["PATH"] = NPM_BIN + os.pathsep + env.get("PATH", "")  # Node 22 first
+    env["PYTHONUNBUFFERED"] = "1"
+    print(f"\n---- {s.name} " + "-" * max(0, 70 - len(s.name)), flush=True)
+    t0 = time.monotonic()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            env=env, start_new_session=True, text=True, errors="replace")
+    counts = None
+    timed_out = False
+    deadline = t0 + SUITE_TIMEOUT_S
+
+    def watchdog() -> None:
+        nonlocal timed_out
+        while proc.poll() is None:
+            if time.monotonic() > deadline:
+                timed_out = True
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                return
+            time.sleep(0.5)
+
+    threading.Thread(target=watchdog, daemon=True).start()
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        print(line, end="", flush=True)
+        c = parse_counts(line)
+        if c is not None:
+            counts = c
+    s.rc = proc.wait()
+    s.secs = time.monotonic() - t0
+    if timed_out:
+        s.notes.append(f"killed after {SUITE_TIMEOUT_S}s")
+        print(f"  FAIL {s.name}: did not finish within {SUITE_TIMEOUT_S}s", flush=True)
+    if counts is None:
+        s.failed += 1
+        print(f"  FAIL {s.name}: the client printed no 'N passed, M failed' line (exit {s.rc})", flush=True)
+    else:
+        s.passed, s.failed = counts
+    check_wire(s, log)
+
+
+def check_wire(s: Suite, log: str) -> None:
+    def check(name: str, ok: bool, detail: object = "") -> None:
+        if ok:
+            s.wire_passed += 1
+            print(f"  ok   wire: {name}", flush=True)
+        else:
+            s.wire_failed += 1
+            d = detail if isinstance(detail, str) else json.dumps(detail, default=str)
+            print(f"  FAIL wire: {name}: {d[:600]}", flush=True)
+
+    conns: dict[int, list[tuple[str, object]]] = {}
+    exits: dict[int, int] = {}
+    bad_lines: list[str] = []
+    try:
+        with open(log, encoding="utf-8") as f:
+            for raw in f:
+                rec = json.loads(raw)
+                if rec["dir"] == "exit":
+                    exits[rec["pid"]] = rec["rc"]
+                    continue
+                try:
+                    msg = json.loads(rec["line"])
+                except ValueError:
+                    msg = None
+                if rec["dir"] == "s2c" and not (isinstance(msg, dict) and msg.get("jsonrpc") == "2.0"):
+                    bad_lines.append(rec["line"])
+                conns.setdefault(rec["pid"], []).append((rec["dir"], msg))
+    except FileNotFoundError:
+        check("server was started through the wiretap", False, f"no log at {log}")
+        return
+    if not conns:
+        check("server was started through the wiretap", False, "the log is empty")
+        return
+
+    n_s2c = sum(1 for m in conns.values() for d, _ in m if d == "s2c")
+    check(f"server stdout is only JSON-RPC 2.0 lines ({n_s2c} lines, {len(conns)} server processes)",
+          not bad_lines, bad_lines[:3])
+
+    crashed = {pid: rc for pid, rc in exits.items()
+               if rc == 101 or (rc < 0 and -rc in {int(x) for x in CRASH_SIGNALS})}
+    check("no server process crashed (panic exit 101, SIGABRT, SIGSEGV, ...)", not crashed, crashed)
+
+    unanswered, duplicate, stray = [], [], []
+    requests: list[tuple[dict, dict | None]] = []  # (request, response)
+    for msgs in conns.values():
+        pending: dict[str, dict] = {}
+        answered: dict[str, dict] = {}
+        for d, m in msgs:
+            if not isinstance(m, dict):
+                continue
+            key = json.dumps(m.get("id"))
+            if d == "c2s" and "method" in m and "id" in m:
+                pending[key] = m
+            elif d == "s2c" and "id" in m and "method" not in m:
+                if key in answered:
+                    duplicate.append(m)
+                elif key in pending:
+                    answered[key] = m
+                    requests.append((pending.pop(key), m))
+                else:
+                    stray.append(m)
+        unanswered.extend(pending.values())
+    check(f"every request answered exactly once ({len(requests)} requests)",
+          not unanswered and not duplicate and not stray,
+          {"unanswered": unanswered[:3], "duplicate": duplicate[:3], "no such request": stray[:3]})
+
+    def method(req: dict) -> str:
+        return req.get("method", "")
+
+    firsts = [next((m for d, m in msgs if d == "c2s" and isinstance(m, dict)), None) for msgs in conns.values()]
+    if s.era == "legacy":
+        check("legacy: every connection starts with initialize",
+              all(isinstance(f, dict) and f.get("method") == "initialize" for f in firsts),
+              [f.get("method") if isinstance(f, dict) else f for f in firsts])
+        check("legacy: no server/discover sent", not any(method(r) == "server/discover" for r, _ in requests))
+        inits = [resp for req, resp in requests if method(req) == "initialize"]
+        check("legacy: initialize answered with protocolVersion 2025-11-25",
+              bool(inits) and all((r.get("result") or {}).get("protocolVersion") == "2025-11-25" for r in inits),
+              [r.get("result", r.get("error")) for r in inits][:2])
+    else:
+        check("modern: no initialize sent", not any(method(r) == "initialize" for r, _ in requests))
+        no_meta = [r for r, _ in requests if ((r.get("params") or {}).get("_meta") or {}).get(META_VERSION) != MODERN]
+        check(f"modern: every request carries _meta {META_VERSION}={MODERN}", not no_meta, no_meta[:2])
+        discovers = [resp for req, resp in requests if method(req) == "server/discover"]
+        check("modern: server/discover answered with supportedVersions containing 2026-07-28",
+              bool(discovers) and all(MODERN in ((r.get("result") or {}).get("supportedVersions") or [])
+                                      for r in discovers), [r.get("result", r.get("error")) for r in discovers][:2])
+        no_type = [(method(q), r) for q, r in requests if "result" in r
+                   and (r["result"] or {}).get("resultType") != "complete"]
+        check("modern: every result has resultType \"complete\"", not no_type, no_type[:2])
+        no_cache = []
+        for q, r in requests:
+            res = r.get("result")
+            if method(q) in CACHEABLE and isinstance(res, dict):
+                ttl = res.get("ttlMs")
+                if not (isinstance(ttl, int) and not isinstance(ttl, bool) and ttl >= 0
+                        and res.get("cacheScope") in ("public", "private")):
+                    no_cache.append((method(q), {k: res.get(k) for k in ("ttlMs", "cacheScope")}))
+        check("modern: cacheable results carry ttlMs >= 0 and cacheScope", not no_cache, no_cache[:3])
+
+    missing = [r for q, r in requests if method(q) == "resources/read"
+               and (q.get("params") or {}).get("uri") == "device://missing"]
+    want = MISSING_RESOURCE_CODE[s.era]
+    check(f"resources/read device://missing -> error {want}",
+          bool(missing) and all((r.get("error") or {}).get("code") == want for r in missing),
+          [r.get("error", r.get("result")) for r in missing][:2] or "no such request was sent")
+    unknown = [r for q, r in requests if method(q) == "tools/call"
+               and (q.get("params") or {}).get("name") == "no_such_tool"]
+    if unknown:
+        check("tools/call no_such_tool -> error -32602",
+              all((r.get("error") or {}).get("code") == -32602 for r in unknown),
+              [r.get("error", r.get("result")) for r in unknown][:2])
+    else:
+        print("  note wire: the client sent no tools/call for an unknown tool (it checks tools/list first)")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", help="comma-separated suite names")
+    ap.add_argument("--list", action="store_true", help="list the suites and exit")
+    ap.add_argument("command", nargs="*", help="server command (after --)")
+    a = ap.parse_args()
+
+    all_suites = suites()
+    if a.list:
+        print("\n".join(s.name for s in all_suites))
+        return 0
+    if not a.command:
+        ap.error("missing server command")
+    if a.only:
+        wanted = set(a.only.split(","))
+        unknown = wanted - {s.name for s in all_suites}
+        if unknown:
+            ap.error(f"unknown suite(s): {', '.join(sorted(unknown))}")
+        all_suites = [s for s in all_suites if s.name in wanted]
+
+    server = list(a.command)
+    exe = shutil.which(server[0]) if os.sep not in server[0] else server[0]
+    if not exe or not os.access(exe, os.X_OK):
+        print(f"interop: server command not found or not executable: {server[0]}", flush=True)
+        print("interop: 0 passed, 1 failed")
+        return 1
+    server[0] = os.path.abspath(exe)
+
+    missing = [p for p in (VENV_PY, NODE, os.path.join(NPM_BIN, "mcp-inspector")) if not os.path.exists(p)]
+    if missing:
+        print(f"interop: peers not installed ({', '.join(missing)}): run scripts/install-peers", flush=True)
+        print("interop: 0 passed, 1 failed")
+        return 1
+
+    os.makedirs(LOG_DIR, exist_ok=True)
+    print(f"interop: server {' '.join(server)}; wire logs in {os.path.relpath(LOG_DIR, ROOT)}/", flush=True)
+    for s in all_suites:
+        run_suite(s, server)
+
+    print("\n==== interop summary " + "=" * 58)
+    print(f"{'suite':<18} {'era':<7} {'client':>13} {'wire':>11} {'time':>7}  result")
+    for s in all_suites:
+        print(f"{s.name:<18} {s.era:<7} {f'{s.passed}/{s.passed + s.failed}':>13} "
+              f"{f'{s.wire_passed}/{s.wire_passed + s.wire_failed}':>11} {s.secs:>6.1f}s  "
+              f"{'ok' if s.ok else 'FAILED' + (f' (exit {s.rc})' if s.rc else '')}{'; ' + '; '.join(s.notes) if s.notes else ''}")
+    passed = sum(s.passed + s.wire_passed for s in all_suites)
+    failed = sum(s.failed + s.wire_failed + (0 if s.rc == 0 or s.failed else 1) for s in all_suites)
+    print(f"interop: {passed} passed, {failed} failed", flush=True)
+    return 0 if failed == 0 and all(s.ok for s in all_suites) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

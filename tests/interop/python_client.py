@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""Interop test: the official Python MCP SDK (mcp 2.x) as a client of an MCP stdio server.
+
+Usage: python_client.py --era legacy|modern -- SERVER_COMMAND [ARGS...]
+
+Run with the interpreter of .cache/peers/venv (scripts/install-peers creates it).
+Era selection, forced per run (both on one `ClientSession` over `stdio_client`):
+  legacy: `ClientSession.initialize()`: the initialize handshake, offering 2025-11-25.
+  modern: `ClientSession.discover()`: `server/discover` at 2026-07-28; every later request
+          then carries the per-request `_meta` envelope. No fallback to initialize.
+Prints one line per check and `N passed, M failed` last; exits non-zero on any failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import anyio  # noqa: E402
+from checks import (  # noqa: E402
+    ECHO_MESSAGE,
+    MISSING_RESOURCE_CODE,
+    RESOURCES,
+    SERVER_NAME,
+    SYMPTOM,
+    TOOL_NAMES,
+    Checks,
+    b64_decode,
+    is_int,
+    is_number,
+)
+from mcp.client.session import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from mcp.shared.exceptions import MCPError  # noqa: E402
+
+import mcp_types as types  # noqa: E402
+
+REQUEST_TIMEOUT_S = 20
+RUN_TIMEOUT_S = 120
+
+
+def text_blocks(result: types.CallToolResult) -> list[str]:
+    return [c.text for c in result.content if isinstance(c, types.TextContent)]
+
+
+async def expect_error(c: Checks, name: str, want_code: int, coro) -> None:
+    try:
+        got = await coro
+    except MCPError as e:
+        c.equal(f"{name}: JSON-RPC error code", e.code, want_code)
+        return
+    c.check(f"{name}: JSON-RPC error code", False, f"expected error {want_code}, got result {got!r}")
+
+
+async def exercise(c: Checks, session: ClientSession, era: str) -> None:
+    # --- connection -----------------------------------------------------------------------
+    if era == "legacy":
+        init = await session.initialize()
+        c.equal("initialize: protocolVersion", init.protocol_version, "2025-11-25")
+        c.equal("initialize: serverInfo.name", init.server_info.name, SERVER_NAME)
+        caps = init.capabilities
+    else:
+        disc = await session.discover()
+        c.check("discover: supportedVersions has 2026-07-28", "2026-07-28" in disc.supported_versions,
+                disc.supported_versions)
+        c.equal("discover: negotiated version", session.protocol_version, "2026-07-28")
+        info = session.server_info
+        c.equal("discover: serverInfo.name", info.name if info else None, SERVER_NAME)
+        caps = disc.capabilities
+    c.check("capabilities: tools, resources, prompts",
+            caps.tools is not None and caps.resources is not None and caps.prompts is not None,
+            caps.model_dump(exclude_none=True))
+
+    # --- tools ----------------------------------------------------------------------------
+    tools = (await session.list_tools()).tools
+    c.equal("tools/list: names in order", [t.name for t in tools], TOOL_NAMES)
+    for t in tools:
+        c.equal(f"tools/list: {t.name}.inputSchema.type", (t.input_schema or {}).get("type"), "object")
+
+    r = await session.call_tool("echo", {"message": ECHO_MESSAGE})
+    c.check("echo: not isError", not r.is_error, r.model_dump(exclude_none=True))
+    c.equal("echo: one text content equal to the message", text_blocks(r), [ECHO_MESSAGE])
+    c.equal("echo: content length", len(r.content), 1)
+
+    r = await session.call_tool("read_temperature", {})
+    sc = r.structured_content
+    c.check("read_temperature: not isError", not r.is_error, r.model_dump(exclude_none=True))
+    c.check("read_temperature: has text content", len(text_blocks(r)) >= 1, r.model_dump(exclude_none=True))
+    c.check("read_temperature: structuredContent {sensor: board, celsius: number}",
+            isinstance(sc, dict) and sc.get("sensor") == "board" and is_number(sc.get("celsius")), sc)
+
+    r = await session.call_tool("read_temperature", {"sensor": "cpu"})
+    sc = r.structured_content
+    c.check("read_temperature(cpu): structuredContent {sensor: cpu, celsius: number}",
+            isinstance(sc, dict) and sc.get("sensor") == "cpu" and is_number(sc.get("celsius")), sc)
+
+    for on in (True, False):
+        r = await session.call_tool("set_led", {"on": on})
+        c.check(f"set_led({on}): not isError", not r.is_error, r.model_dump(exclude_none=True))
+        c.equal(f"set_led({on}): structuredContent", r.structured_content, {"on": on})
+
+    r1 = await session.call_tool("get_uptime", {})
+    r2 = await session.call_tool("get_uptime", {})
+    u1 = (r1.structured_content or {}).get("uptimeMs") if isinstance(r1.structured_content, dict) else None
+    u2 = (r2.structured_content or {}).get("uptimeMs") if isinstance(r2.structured_content, dict) else None
+    c.check("get_uptime: structuredContent {uptimeMs: integer >= 0}", is_int(u1) and u1 >= 0,
+            r1.structured_content)
+    c.check("get_uptime: keys exactly [uptimeMs]", isinstance(r1.structured_content, dict)
+            and list(r1.structured_content) == ["uptimeMs"], r1.structured_content)
+    c.check("get_uptime: does not go backwards", is_int(u1) and is_int(u2) and u2 >= u1, [u1, u2])
+
+    await expect_error(c, "tools/call unknown tool", -32602, session.call_tool("no_such_tool", {}))
+
+    r = await session.call_tool("echo", {})
+    c.check("echo without message: isError true", r.is_error is True, r.model_dump(exclude_none=True))
+
+    # --- resources ------------------------------------------------------------------------
+    res = (await session.list_resources()).resources
+    by_uri = {str(x.uri): x for x in res}
+    for uri, mime in RESOURCES.items():
+        c.check(f"resources/list: has {uri}", uri in by_uri, sorted(by_uri))
+        if uri in by_uri:
+            c.equal(f"resources/list: {uri} mimeType", by_uri[uri].mime_type, mime)
+
+    rr = await session.read_resource("device://status")
+    c.equal("read device://status: one content", len(rr.contents), 1)
+    st = rr.contents[0] if rr.contents else None
+    c.check("read device://status: text contents", isinstance(st, types.TextResourceContents), st)
+    if isinstance(st, types.TextResourceContents):
+        c.equal("read device://status: uri", str(st.uri), "device://status")
+        c.equal("read device://status: mimeType", st.mime_type, "application/json")
+        try:
+            doc = json.loads(st.text)
+        except ValueError as e:
+            doc = None
+            c.check("read device://status: text is JSON", False, f"{e}: {st.text!r}")
+        if doc is not None:
+            c.check("read device://status: {led: bool, uptimeMs: int}",
+                    isinstance(doc, dict) and isinstance(doc.get("led"), bool) and is_int(doc.get("uptimeMs")), doc)
+            c.equal("read device://status: led reflects set_led(false)", doc.get("led"), False)
+
+    rr = await session.read_resource("device://calibration")
+    cal = rr.contents[0] if rr.contents else None
+    c.check("read device://calibration: blob contents", isinstance(cal, types.BlobResourceContents), cal)
+    if isinstance(cal, types.BlobResourceContents):
+        c.equal("read device://calibration: mimeType", cal.mime_type, "application/octet-stream")
+        data = b64_decode(cal.blob)
+        c.check("read device://calibration: valid non-empty base64", bool(data), cal.blob[:80])
+
+    await expect_error(c, f"read device://missing ({era})", MISSING_RESOURCE_CODE[era],
+                       session.read_resource("device://missing"))
+
+    # --- prompts --------------------------------------------------------------------------
+    prompts = (await session.list_prompts()).prompts
+    diag = next((p for p in prompts if p.name == "diagnose"), None)
+    c.check("prompts/list: has diagnose", diag is not None, [p.name for p in prompts])
+    if diag is not None:
+        arg = next((a for a in (diag.arguments or []) if a.name == "symptom"), None)
+        c.check("prompts/list: diagnose has required argument symptom", arg is not None and arg.required is True,
+                diag.model_dump(exclude_none=True))
+
+    gp = await session.get_prompt("diagnose", {"symptom": SYMPTOM})
+    m0 = gp.messages[0] if gp.messages else None
+    c.check("prompts/get diagnose: messages[0] is a user text message",
+            m0 is not None and m0.role == "user" and isinstance(m0.content, types.TextContent),
+            gp.model_dump(exclude_none=True))
+    if m0 is not None and isinstance(m0.content, types.TextContent):
+        c.check("prompts/get diagnose: text contains the symptom", SYMPTOM in m0.content.text, m0.content.text)
+
+
+async def run(era: str, command: list[str]) -> int:
+    c = Checks(f"python-sdk {era}")
+    import importlib.metadata as md
+
+    print(f"== python SDK mcp {md.version('mcp')} client, {era} era, server: {' '.join(command)}", flush=True)
+    params = StdioServerParameters(command=command[0], args=command[1:])
+    try:
+        with anyio.fail_after(RUN_TIMEOUT_S):
+            async with stdio_client(params) as (read, write):
+                async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT_S) as session:
+                    await exercise(c, session, era)
+    except Exception as e:  # noqa: BLE001 - any crash is a test failure with a clear message
+        c.crash("client run", e)
+    return c.finish()
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--era", choices=["legacy", "modern"], required=True)
+    ap.add_argument("command", nargs="+", help="server command (after --)")
+    a = ap.parse_args()
+    return anyio.run(run, a.era, a.command)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,257 @@
+#!/usr/bin/env node
+// Interop test: the official TypeScript MCP SDK as a client of an MCP stdio server.
+//
+// Usage: node ts_client.mjs --sdk v1|v2 --era legacy|modern -- SERVER_COMMAND [ARGS...]
+//
+//   --sdk v1  @modelcontextprotocol/sdk (1.x): `Client` + `StdioClientTransport`, legacy era only
+//             (its newest protocol version is 2025-11-25).
+//   --sdk v2  @modelcontextprotocol/client (2.x): `Client` + `StdioClientTransport`.
+//             legacy: default `versionNegotiation` (mode 'legacy': plain initialize handshake).
+//             modern: `versionNegotiation: { mode: { pin: '2026-07-28' } }`: server/discover, no fallback.
+//
+// The packages are loaded from the npm tree that scripts/install-peers puts in
+// .cache/peers/npm/node_modules (override with INTEROP_NODE_MODULES). Prints one line per check
+// and `N passed, M failed` last; exits non-zero on any failure.
+
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const NODE_MODULES = resolve(process.env.INTEROP_NODE_MODULES ?? join(HERE, '..', '..', '.cache', 'peers', 'npm', 'node_modules'));
+const requirePeer = createRequire(join(NODE_MODULES, 'noop.js'));
+
+// The mcp-device contract (keep in sync with checks.py).
+const TOOL_NAMES = ['echo', 'read_temperature', 'set_led', 'get_uptime'];
+const RESOURCES = { 'device://status': 'application/json', 'device://calibration': 'application/octet-stream' };
+const SERVER_NAME = 'mcp-device';
+const ECHO_MESSAGE = 'hello from interop \u2713 "quoted" \\ back';
+const SYMPTOM = 'LED blinks red twice';
+const MISSING_RESOURCE_CODE = { legacy: -32002, modern: -32602 };
+const REQUEST_TIMEOUT_MS = 20_000;
+const RUN_TIMEOUT_MS = 120_000;
+
+function usage(msg) {
+    console.error(`ts_client.mjs: ${msg}\nusage: node ts_client.mjs --sdk v1|v2 --era legacy|modern -- SERVER_COMMAND [ARGS...]`);
+    process.exit(2);
+}
+
+function parseArgs(argv) {
+    const out = { sdk: undefined, era: undefined, command: [] };
+    for (let i = 0; i < argv.length; i++) {
+        const a = argv[i];
+        if (a === '--sdk') out.sdk = argv[++i];
+        else if (a === '--era') out.era = argv[++i];
+        else if (a === '--') { out.command = argv.slice(i + 1); break; }
+        else usage(`unknown argument ${a}`);
+    }
+    if (!['v1', 'v2'].includes(out.sdk)) usage('--sdk must be v1 or v2');
+    if (!['legacy', 'modern'].includes(out.era)) usage('--era must be legacy or modern');
+    if (out.sdk === 'v1' && out.era === 'modern') usage('SDK v1 has no modern era (its newest version is 2025-11-25)');
+    if (out.command.length === 0) usage('missing server command');
+    return out;
+}
+
+class Checks {
+    constructor(label) { this.label = label; this.passed = 0; this.failed = 0; }
+    check(name, ok, detail = '') {
+        if (ok) { this.passed++; console.log(`  ok   ${name}`); return true; }
+        this.failed++;
+        let msg = typeof detail === 'string' ? detail : JSON.stringify(detail);
+        if (msg && msg.length > 600) msg = msg.slice(0, 600) + '...';
+        console.log(`  FAIL ${name}: ${msg}`);
+        return false;
+    }
+    equal(name, got, want) {
+        return this.check(name, JSON.stringify(got) === JSON.stringify(want), `expected ${JSON.stringify(want)}, got ${JSON.stringify(got)}`);
+    }
+    crash(name, err) {
+        this.failed++;
+        console.log(`  FAIL ${name}: unexpected ${err?.name ?? 'error'}: ${err?.message ?? err}`);
+        if (err?.stack) console.log(err.stack.split('\n').slice(0, 8).join('\n'));
+    }
+    finish() {
+        const ok = this.failed === 0 && this.passed > 0;
+        console.log(`[${this.label}] ${ok ? 'OK' : 'FAILED'}`);
+        console.log(`${this.passed} passed, ${this.failed} failed`);
+        return ok ? 0 : 1;
+    }
+}
+
+const isInt = (v) => Number.isInteger(v);
+const isNumber = (v) => typeof v === 'number' && Number.isFinite(v);
+const texts = (r) => (r?.content ?? []).filter((c) => c.type === 'text').map((c) => c.text);
+const isPlainObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+const versionOf = (name) => JSON.parse(readFileSync(join(NODE_MODULES, name, 'package.json'), 'utf8')).version;
+
+function loadSdk(sdk) {
+    if (sdk === 'v1') {
+        const { Client } = requirePeer('@modelcontextprotocol/sdk/client/index.js');
+        const { StdioClientTransport } = requirePeer('@modelcontextprotocol/sdk/client/stdio.js');
+        return { Client, StdioClientTransport, pkg: `@modelcontextprotocol/sdk@${versionOf('@modelcontextprotocol/sdk')}` };
+    }
+    const { Client, ResourceNotFoundError } = requirePeer('@modelcontextprotocol/client');
+    const { StdioClientTransport } = requirePeer('@modelcontextprotocol/client/stdio');
+    return { Client, StdioClientTransport, ResourceNotFoundError, pkg: `@modelcontextprotocol/client@${versionOf('@modelcontextprotocol/client')}` };
+}
+
+async function expectError(c, name, wantCode, promise) {
+    let got;
+    try {
+        got = await promise;
+    } catch (e) {
+        if (typeof e?.code === 'number') return c.equal(`${name}: JSON-RPC error code`, e.code, wantCode);
+        return c.check(`${name}: JSON-RPC error code`, false, `expected error ${wantCode}, got ${e?.name}: ${e?.message}`);
+    }
+    return c.check(`${name}: JSON-RPC error code`, false, `expected error ${wantCode}, got result ${JSON.stringify(got)}`);
+}
+
+async function exercise(c, client, opts) {
+    const { sdk, era } = opts;
+    const ro = { timeout: REQUEST_TIMEOUT_MS };
+
+    // --- connection ---------------------------------------------------------------------
+    c.equal('connect: serverInfo.name', client.getServerVersion()?.name, SERVER_NAME);
+    if (sdk === 'v2') {
+        c.equal('connect: protocol era', client.getProtocolEra(), era);
+        c.equal('connect: negotiated version', client.getNegotiatedProtocolVersion(), era === 'modern' ? '2026-07-28' : '2025-11-25');
+    }
+    const caps = client.getServerCapabilities() ?? {};
+    c.check('capabilities: tools, resources, prompts', !!(caps.tools && caps.resources && caps.prompts), caps);
+
+    // --- tools --------------------------------------------------------------------------
+    const tools = (await client.listTools({}, ro)).tools;
+    c.equal('tools/list: names in order', tools.map((t) => t.name), TOOL_NAMES);
+    for (const t of tools) c.equal(`tools/list: ${t.name}.inputSchema.type`, t.inputSchema?.type, 'object');
+
+    let r = await client.callTool({ name: 'echo', arguments: { message: ECHO_MESSAGE } }, undefined, ro);
+    c.check('echo: not isError', !r.isError, r);
+    c.equal('echo: one text content equal to the message', texts(r), [ECHO_MESSAGE]);
+    c.equal('echo: content length', r.content?.length, 1);
+
+    r = await client.callTool({ name: 'read_temperature', arguments: {} }, undefined, ro);
+    let sc = r.structuredContent;
+    c.check('read_temperature: not isError', !r.isError, r);
+    c.check('read_temperature: has text content', texts(r).length >= 1, r);
+    c.check('read_temperature: structuredContent {sensor: board, celsius: number}',
+        isPlainObject(sc) && sc.sensor === 'board' && isNumber(sc.celsius), sc);
+
+    r = await client.callTool({ name: 'read_temperature', arguments: { sensor: 'cpu' } }, undefined, ro);
+    sc = r.structuredContent;
+    c.check('read_temperature(cpu): structuredContent {sensor: cpu, celsius: number}',
+        isPlainObject(sc) && sc.sensor === 'cpu' && isNumber(sc.celsius), sc);
+
+    for (const on of [true, false]) {
+        r = await client.callTool({ name: 'set_led', arguments: { on } }, undefined, ro);
+        c.check(`set_led(${on}): not isError`, !r.isError, r);
+        c.equal(`set_led(${on}): structuredContent`, r.structuredContent, { on });
+    }
+
+    const r1 = await client.callTool({ name: 'get_uptime', arguments: {} }, undefined, ro);
+    const r2 = await client.callTool({ name: 'get_uptime', arguments: {} }, undefined, ro);
+    const u1 = r1.structuredContent?.uptimeMs;
+    const u2 = r2.structuredContent?.uptimeMs;
+    c.check('get_uptime: structuredContent {uptimeMs: integer >= 0}', isInt(u1) && u1 >= 0, r1.structuredContent);
+    c.equal('get_uptime: keys exactly [uptimeMs]', Object.keys(r1.structuredContent ?? {}), ['uptimeMs']);
+    c.check('get_uptime: does not go backwards', isInt(u1) && isInt(u2) && u2 >= u1, [u1, u2]);
+
+    await expectError(c, 'tools/call unknown tool', -32602, client.callTool({ name: 'no_such_tool', arguments: {} }, undefined, ro));
+
+    r = await client.callTool({ name: 'echo', arguments: {} }, undefined, ro);
+    c.check('echo without message: isError true', r.isError === true, r);
+
+    // --- resources ----------------------------------------------------------------------
+    const resources = (await client.listResources({}, ro)).resources;
+    const byUri = Object.fromEntries(resources.map((x) => [x.uri, x]));
+    for (const [uri, mime] of Object.entries(RESOURCES)) {
+        if (c.check(`resources/list: has ${uri}`, uri in byUri, Object.keys(byUri))) {
+            c.equal(`resources/list: ${uri} mimeType`, byUri[uri].mimeType, mime);
+        }
+    }
+
+    let rr = await client.readResource({ uri: 'device://status' }, ro);
+    c.equal('read device://status: one content', rr.contents?.length, 1);
+    const st = rr.contents?.[0];
+    if (c.check('read device://status: text contents', typeof st?.text === 'string', st)) {
+        c.equal('read device://status: uri', st.uri, 'device://status');
+        c.equal('read device://status: mimeType', st.mimeType, 'application/json');
+        let doc;
+        try { doc = JSON.parse(st.text); } catch (e) { c.check('read device://status: text is JSON', false, `${e.message}: ${st.text}`); }
+        if (doc !== undefined) {
+            c.check('read device://status: {led: bool, uptimeMs: int}',
+                isPlainObject(doc) && typeof doc.led === 'boolean' && isInt(doc.uptimeMs), doc);
+            c.equal('read device://status: led reflects set_led(false)', doc.led, false);
+        }
+    }
+
+    rr = await client.readResource({ uri: 'device://calibration' }, ro);
+    const cal = rr.contents?.[0];
+    if (c.check('read device://calibration: blob contents', typeof cal?.blob === 'string', cal)) {
+        c.equal('read device://calibration: mimeType', cal.mimeType, 'application/octet-stream');
+        const valid = /^[A-Za-z0-9+/]*={0,2}$/.test(cal.blob) && cal.blob.length % 4 === 0;
+        c.check('read device://calibration: valid non-empty base64', valid && Buffer.from(cal.blob, 'base64').length > 0, cal.blob.slice(0, 80));
+    }
+
+    if (sdk === 'v1') {
+        await expectError(c, `read device://missing (${era})`, MISSING_RESOURCE_CODE[era], client.readResource({ uri: 'device://missing' }, ro));
+    } else {
+        // SDK v2 folds -32002 and -32602-with-data.uri into ResourceNotFoundError (whose .code is
+        // always -32602), so the wire code is checked from the wiretap log instead (interop.py).
+        let got;
+        try { got = await client.readResource({ uri: 'device://missing' }, ro); } catch (e) { got = e; }
+        c.check(`read device://missing (${era}): ResourceNotFoundError with uri`,
+            opts.ResourceNotFoundError.isInstance(got) && got.uri === 'device://missing',
+            got instanceof Error ? `${got.name} code=${got.code} data=${JSON.stringify(got.data)}: ${got.message}` : got);
+    }
+
+    // --- prompts ------------------------------------------------------------------------
+    const prompts = (await client.listPrompts({}, ro)).prompts;
+    const diag = prompts.find((p) => p.name === 'diagnose');
+    if (c.check('prompts/list: has diagnose', !!diag, prompts.map((p) => p.name))) {
+        const arg = (diag.arguments ?? []).find((a) => a.name === 'symptom');
+        c.check('prompts/list: diagnose has required argument symptom', arg?.required === true, diag);
+    }
+    const gp = await client.getPrompt({ name: 'diagnose', arguments: { symptom: SYMPTOM } }, ro);
+    const m0 = gp.messages?.[0];
+    if (c.check('prompts/get diagnose: messages[0] is a user text message', m0?.role === 'user' && m0?.content?.type === 'text', gp)) {
+        c.check('prompts/get diagnose: text contains the symptom', m0.content.text.includes(SYMPTOM), m0.content.text);
+    }
+}
+
+async function main() {
+    const opts = parseArgs(process.argv.slice(2));
+    const { Client, StdioClientTransport, ResourceNotFoundError, pkg } = loadSdk(opts.sdk);
+    opts.ResourceNotFoundError = ResourceNotFoundError;
+    const c = new Checks(`ts-sdk-${opts.sdk} ${opts.era}`);
+    console.log(`== TypeScript SDK ${pkg} client on node ${process.version}, ${opts.era} era, server: ${opts.command.join(' ')}`);
+
+    const clientOptions = { capabilities: {} };
+    if (opts.era === 'modern') clientOptions.versionNegotiation = { mode: { pin: '2026-07-28' } };
+    else if (opts.sdk === 'v2') clientOptions.versionNegotiation = { mode: 'legacy' };
+    const client = new Client({ name: `interop-ts-${opts.sdk}`, version: '0.0.0' }, clientOptions);
+    const transport = new StdioClientTransport({ command: opts.command[0], args: opts.command.slice(1), stderr: 'inherit' });
+
+    let timer;
+    const deadline = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`run did not finish within ${RUN_TIMEOUT_MS} ms`)), RUN_TIMEOUT_MS);
+    });
+    try {
+        await Promise.race([
+            (async () => {
+                await client.connect(transport, { timeout: REQUEST_TIMEOUT_MS });
+                await exercise(c, client, opts);
+            })(),
+            deadline,
+        ]);
+    } catch (e) {
+        c.crash('client run', e);
+    } finally {
+        clearTimeout(timer);
+        try { await client.close(); } catch { /* already gone */ }
+    }
+    process.exitCode = c.finish();
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });
