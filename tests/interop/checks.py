@@ -37,6 +37,15 @@ def b64_decode(s: str) -> bytes | None:
         return None
 
 
+def _leaf_exceptions(exc: BaseException):
+    """The real errors inside (nested) exception groups, as raised by anyio task groups."""
+    if isinstance(exc, BaseExceptionGroup):
+        for e in exc.exceptions:
+            yield from _leaf_exceptions(e)
+    else:
+        yield exc
+
+
 class Checks:
     """Records named checks; prints one line per check and `N passed, M failed` at the end."""
 
@@ -63,8 +72,11 @@ class Checks:
     def crash(self, name: str, exc: BaseException) -> None:
         """A step raised where it should not have: count it as one failure and keep going."""
         self.failed += 1
-        print(f"  FAIL {name}: unexpected {type(exc).__name__}: {exc}", flush=True)
-        traceback.print_exception(exc, file=sys.stdout, limit=6)
+        leaves = list(_leaf_exceptions(exc))
+        why = "; ".join(f"{type(e).__name__}: {e}" for e in leaves)
+        print(f"  FAIL {name}: unexpected {why}", flush=True)
+        for e in leaves:
+            traceback.print_exception(e, file=sys.stdout, limit=6)
 
     def finish(self) -> int:
         status = "OK" if self.failed == 0 and self.passed > 0 else "FAILED"

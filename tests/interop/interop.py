@@ -4,10 +4,11 @@
 Usage: python3 tests/interop/interop.py [--only SUITE[,SUITE...]] [--list] -- SERVER_COMMAND [ARGS...]
 
 Suites (each a separate script, runnable on its own; see its header):
-  python-legacy, python-modern      python_client.py  (official Python SDK, mcp 2.x)
-  ts-v1-legacy                      ts_client.mjs     (@modelcontextprotocol/sdk 1.x)
-  ts-v2-legacy, ts-v2-modern        ts_client.mjs     (@modelcontextprotocol/client 2.x)
-  inspector-legacy, inspector-modern inspector_cli.py (@modelcontextprotocol/inspector 2.x CLI)
+  python-legacy, python-modern, python-auto   python_client.py  (official Python SDK, mcp 2.x)
+  ts-v1-legacy                                ts_client.mjs     (@modelcontextprotocol/sdk 1.x)
+  ts-v2-legacy, ts-v2-modern, ts-v2-auto      ts_client.mjs     (@modelcontextprotocol/client 2.x)
+  inspector-legacy, inspector-modern          inspector_cli.py  (@modelcontextprotocol/inspector 2.x CLI)
+The *-auto suites use the client's era auto-detection; against a dual-era server it must pick modern.
 
 The server is started through wiretap.py, which logs every stdio line to
 .cache/interop/<suite>.wire.jsonl. After each suite the log is checked for what clients do not
@@ -50,7 +51,7 @@ CRASH_SIGNALS = {signal.SIGABRT, signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, s
 @dataclass
 class Suite:
     name: str
-    era: str
+    era: str  # the era expected on the wire
     argv: list[str]  # client command; the (tapped) server command is appended after `--`
     passed: int = 0
     failed: int = 0
@@ -70,9 +71,11 @@ def suites() -> list[Suite]:
     return [
         Suite("python-legacy", "legacy", [VENV_PY, py, "--era", "legacy"]),
         Suite("python-modern", "modern", [VENV_PY, py, "--era", "modern"]),
+        Suite("python-auto", "modern", [VENV_PY, py, "--era", "auto"]),
         Suite("ts-v1-legacy", "legacy", [NODE, ts, "--sdk", "v1", "--era", "legacy"]),
         Suite("ts-v2-legacy", "legacy", [NODE, ts, "--sdk", "v2", "--era", "legacy"]),
         Suite("ts-v2-modern", "modern", [NODE, ts, "--sdk", "v2", "--era", "modern"]),
+        Suite("ts-v2-auto", "modern", [NODE, ts, "--sdk", "v2", "--era", "auto"]),
         Suite("inspector-legacy", "legacy", [sys.executable, insp, "--era", "legacy"]),
         Suite("inspector-modern", "modern", [sys.executable, insp, "--era", "modern"]),
     ]

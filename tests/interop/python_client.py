@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """Interop test: the official Python MCP SDK (mcp 2.x) as a client of an MCP stdio server.
 
-Usage: python_client.py --era legacy|modern -- SERVER_COMMAND [ARGS...]
+Usage: python_client.py --era legacy|modern|auto -- SERVER_COMMAND [ARGS...]
 
 Run with the interpreter of .cache/peers/venv (scripts/install-peers creates it).
-Era selection, forced per run (both on one `ClientSession` over `stdio_client`):
-  legacy: `ClientSession.initialize()`: the initialize handshake, offering 2025-11-25.
-  modern: `ClientSession.discover()`: `server/discover` at 2026-07-28; every later request
-          then carries the per-request `_meta` envelope. No fallback to initialize.
+Era selection:
+  legacy: `ClientSession` over `stdio_client`, `ClientSession.initialize()`: the initialize
+          handshake, offering 2025-11-25.
+  modern: `ClientSession` over `stdio_client`, `ClientSession.discover()`: `server/discover` at
+          2026-07-28; every later request carries the per-request `_meta` envelope. No fallback.
+  auto:   the high-level `mcp.client.Client(StdioServerParameters(...))` with its default
+          mode="auto" (probe server/discover, fall back to initialize). A dual-era server must
+          come out modern.
 Prints one line per check and `N passed, M failed` last; exits non-zero on any failure.
 """
 
@@ -33,6 +37,7 @@ from checks import (  # noqa: E402
     is_int,
     is_number,
 )
+from mcp.client.client import Client  # noqa: E402
 from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
@@ -56,13 +61,19 @@ async def expect_error(c: Checks, name: str, want_code: int, coro) -> None:
     c.check(f"{name}: JSON-RPC error code", False, f"expected error {want_code}, got result {got!r}")
 
 
-async def exercise(c: Checks, session: ClientSession, era: str) -> None:
+async def exercise(c: Checks, session: ClientSession | Client, era: str) -> None:
     # --- connection -----------------------------------------------------------------------
     if era == "legacy":
         init = await session.initialize()
         c.equal("initialize: protocolVersion", init.protocol_version, "2025-11-25")
         c.equal("initialize: serverInfo.name", init.server_info.name, SERVER_NAME)
         caps = init.capabilities
+    elif era == "auto":  # `session` is an entered mcp.client.Client: negotiation already ran
+        c.equal("auto: negotiated the modern era", session.protocol_version, "2026-07-28")
+        info = session.server_info
+        c.equal("auto: serverInfo.name", info.name if info else None, SERVER_NAME)
+        caps = session.server_capabilities
+        era = "modern"
     else:
         disc = await session.discover()
         c.check("discover: supportedVersions has 2026-07-28", "2026-07-28" in disc.supported_versions,
@@ -178,11 +189,17 @@ async def run(era: str, command: list[str]) -> int:
 
     print(f"== python SDK mcp {md.version('mcp')} client, {era} era, server: {' '.join(command)}", flush=True)
     params = StdioServerParameters(command=command[0], args=command[1:])
+    info = types.Implementation(name=f"interop-python-{era}", version="0.0.0")
     try:
         with anyio.fail_after(RUN_TIMEOUT_S):
-            async with stdio_client(params) as (read, write):
-                async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT_S) as session:
-                    await exercise(c, session, era)
+            if era == "auto":
+                async with Client(params, client_info=info, read_timeout_seconds=REQUEST_TIMEOUT_S) as client:
+                    await exercise(c, client, era)
+            else:
+                async with stdio_client(params) as (read, write):
+                    async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT_S,
+                                             client_info=info) as session:
+                        await exercise(c, session, era)
     except Exception as e:  # noqa: BLE001 - any crash is a test failure with a clear message
         c.crash("client run", e)
     return c.finish()
@@ -190,7 +207,7 @@ async def run(era: str, command: list[str]) -> int:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--era", choices=["legacy", "modern"], required=True)
+    ap.add_argument("--era", choices=["legacy", "modern", "auto"], required=True)
     ap.add_argument("command", nargs="+", help="server command (after --)")
     a = ap.parse_args()
     return anyio.run(run, a.era, a.command)

@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 // Interop test: the official TypeScript MCP SDK as a client of an MCP stdio server.
 //
-// Usage: node ts_client.mjs --sdk v1|v2 --era legacy|modern -- SERVER_COMMAND [ARGS...]
+// Usage: node ts_client.mjs --sdk v1|v2 --era legacy|modern|auto -- SERVER_COMMAND [ARGS...]
 //
 //   --sdk v1  @modelcontextprotocol/sdk (1.x): `Client` + `StdioClientTransport`, legacy era only
 //             (its newest protocol version is 2025-11-25).
 //   --sdk v2  @modelcontextprotocol/client (2.x): `Client` + `StdioClientTransport`.
 //             legacy: default `versionNegotiation` (mode 'legacy': plain initialize handshake).
 //             modern: `versionNegotiation: { mode: { pin: '2026-07-28' } }`: server/discover, no fallback.
+//             auto:   `versionNegotiation: { mode: 'auto' }`: probe server/discover, fall back to initialize;
+//                     a dual-era server must come out modern.
 //
 // The packages are loaded from the npm tree that scripts/install-peers puts in
 // .cache/peers/npm/node_modules (override with INTEROP_NODE_MODULES). Prints one line per check
@@ -33,7 +35,7 @@ const REQUEST_TIMEOUT_MS = 20_000;
 const RUN_TIMEOUT_MS = 120_000;
 
 function usage(msg) {
-    console.error(`ts_client.mjs: ${msg}\nusage: node ts_client.mjs --sdk v1|v2 --era legacy|modern -- SERVER_COMMAND [ARGS...]`);
+    console.error(`ts_client.mjs: ${msg}\nusage: node ts_client.mjs --sdk v1|v2 --era legacy|modern|auto -- SERVER_COMMAND [ARGS...]`);
     process.exit(2);
 }
 
@@ -47,8 +49,8 @@ function parseArgs(argv) {
         else usage(`unknown argument ${a}`);
     }
     if (!['v1', 'v2'].includes(out.sdk)) usage('--sdk must be v1 or v2');
-    if (!['legacy', 'modern'].includes(out.era)) usage('--era must be legacy or modern');
-    if (out.sdk === 'v1' && out.era === 'modern') usage('SDK v1 has no modern era (its newest version is 2025-11-25)');
+    if (!['legacy', 'modern', 'auto'].includes(out.era)) usage('--era must be legacy, modern or auto');
+    if (out.sdk === 'v1' && out.era !== 'legacy') usage('SDK v1 has only the legacy era (its newest version is 2025-11-25)');
     if (out.command.length === 0) usage('missing server command');
     return out;
 }
@@ -109,8 +111,11 @@ async function expectError(c, name, wantCode, promise) {
 }
 
 async function exercise(c, client, opts) {
-    const { sdk, era } = opts;
+    const { sdk } = opts;
+    const era = opts.era === 'auto' ? 'modern' : opts.era; // a dual-era server must come out modern
     const ro = { timeout: REQUEST_TIMEOUT_MS };
+    // v1: callTool(params, resultSchema?, options?); v2: callTool(params, options?)
+    const callTool = (params) => (sdk === 'v1' ? client.callTool(params, undefined, ro) : client.callTool(params, ro));
 
     // --- connection ---------------------------------------------------------------------
     c.equal('connect: serverInfo.name', client.getServerVersion()?.name, SERVER_NAME);
@@ -126,40 +131,40 @@ async function exercise(c, client, opts) {
     c.equal('tools/list: names in order', tools.map((t) => t.name), TOOL_NAMES);
     for (const t of tools) c.equal(`tools/list: ${t.name}.inputSchema.type`, t.inputSchema?.type, 'object');
 
-    let r = await client.callTool({ name: 'echo', arguments: { message: ECHO_MESSAGE } }, undefined, ro);
+    let r = await callTool({ name: 'echo', arguments: { message: ECHO_MESSAGE } });
     c.check('echo: not isError', !r.isError, r);
     c.equal('echo: one text content equal to the message', texts(r), [ECHO_MESSAGE]);
     c.equal('echo: content length', r.content?.length, 1);
 
-    r = await client.callTool({ name: 'read_temperature', arguments: {} }, undefined, ro);
+    r = await callTool({ name: 'read_temperature', arguments: {} });
     let sc = r.structuredContent;
     c.check('read_temperature: not isError', !r.isError, r);
     c.check('read_temperature: has text content', texts(r).length >= 1, r);
     c.check('read_temperature: structuredContent {sensor: board, celsius: number}',
         isPlainObject(sc) && sc.sensor === 'board' && isNumber(sc.celsius), sc);
 
-    r = await client.callTool({ name: 'read_temperature', arguments: { sensor: 'cpu' } }, undefined, ro);
+    r = await callTool({ name: 'read_temperature', arguments: { sensor: 'cpu' } });
     sc = r.structuredContent;
     c.check('read_temperature(cpu): structuredContent {sensor: cpu, celsius: number}',
         isPlainObject(sc) && sc.sensor === 'cpu' && isNumber(sc.celsius), sc);
 
     for (const on of [true, false]) {
-        r = await client.callTool({ name: 'set_led', arguments: { on } }, undefined, ro);
+        r = await callTool({ name: 'set_led', arguments: { on } });
         c.check(`set_led(${on}): not isError`, !r.isError, r);
         c.equal(`set_led(${on}): structuredContent`, r.structuredContent, { on });
     }
 
-    const r1 = await client.callTool({ name: 'get_uptime', arguments: {} }, undefined, ro);
-    const r2 = await client.callTool({ name: 'get_uptime', arguments: {} }, undefined, ro);
+    const r1 = await callTool({ name: 'get_uptime', arguments: {} });
+    const r2 = await callTool({ name: 'get_uptime', arguments: {} });
     const u1 = r1.structuredContent?.uptimeMs;
     const u2 = r2.structuredContent?.uptimeMs;
     c.check('get_uptime: structuredContent {uptimeMs: integer >= 0}', isInt(u1) && u1 >= 0, r1.structuredContent);
     c.equal('get_uptime: keys exactly [uptimeMs]', Object.keys(r1.structuredContent ?? {}), ['uptimeMs']);
     c.check('get_uptime: does not go backwards', isInt(u1) && isInt(u2) && u2 >= u1, [u1, u2]);
 
-    await expectError(c, 'tools/call unknown tool', -32602, client.callTool({ name: 'no_such_tool', arguments: {} }, undefined, ro));
+    await expectError(c, 'tools/call unknown tool', -32602, callTool({ name: 'no_such_tool', arguments: {} }));
 
-    r = await client.callTool({ name: 'echo', arguments: {} }, undefined, ro);
+    r = await callTool({ name: 'echo', arguments: {} });
     c.check('echo without message: isError true', r.isError === true, r);
 
     // --- resources ----------------------------------------------------------------------
@@ -229,6 +234,7 @@ async function main() {
 
     const clientOptions = { capabilities: {} };
     if (opts.era === 'modern') clientOptions.versionNegotiation = { mode: { pin: '2026-07-28' } };
+    else if (opts.era === 'auto') clientOptions.versionNegotiation = { mode: 'auto' };
     else if (opts.sdk === 'v2') clientOptions.versionNegotiation = { mode: 'legacy' };
     const client = new Client({ name: `interop-ts-${opts.sdk}`, version: '0.0.0' }, clientOptions);
     const transport = new StdioClientTransport({ command: opts.command[0], args: opts.command.slice(1), stderr: 'inherit' });
