@@ -152,10 +152,14 @@ impl<'s, 'a, H: Handler> Parts<'s, 'a, H> {
             data(&mut w);
         }
         w.raw(b"}}\n");
-        if w.is_overflowed() {
-            w.truncate(0);
-            write_error_head(&mut w, None, code, format_args!("error response too large"));
-            w.raw(b"}}\n");
+        // Shorten an error that does not fit, keeping the id if at all possible: an answer without its
+        // id answers no request.
+        for fallback_id in [id, None] {
+            if w.is_overflowed() {
+                w.truncate(0);
+                write_error_head(&mut w, fallback_id, code, format_args!("error response too large"));
+                w.raw(b"}}\n");
+            }
         }
         if !w.is_overflowed() {
             *committed += w.len();

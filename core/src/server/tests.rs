@@ -529,3 +529,25 @@ fn end_of_input_finishes_after_output_drains() {
 fn format_line(line: &str) -> String {
     std::format!("{line}\n")
 }
+
+#[test]
+fn errors_too_large_for_the_window_keep_the_request_id() {
+    // Found by the `engine` fuzz target: an error whose message or data did not fit the transmit
+    // window was replaced by an error without the id, so the request was never answered.
+    let mut h = Harness::with(4096, 256, Limits::default());
+    let name = "x".repeat(300);
+    let unknown = h.request(&modern(1, "tools/call", &std::format!(r#""name":"{name}""#)));
+    assert_eq!(error_code(&unknown), code::INVALID_PARAMS as i64);
+    assert_eq!(unknown["id"], 1);
+    assert_eq!(unknown["error"]["message"], "error response too large");
+    let unsupported = h.request(&std::format!(
+        r#"{{"jsonrpc":"2.0","id":"v","method":"tools/list","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"{name}","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+    ));
+    assert_eq!(error_code(&unsupported), code::UNSUPPORTED_PROTOCOL_VERSION as i64);
+    assert_eq!(unsupported["id"], "v");
+    // An id too long for even the short error is still dropped rather than overflowing.
+    let long_id = "i".repeat(300);
+    let answer = h.request(&std::format!(r#"{{"jsonrpc":"2.0","id":"{long_id}","method":"no/such"}}"#));
+    assert_eq!(error_code(&answer), code::INVALID_PARAMS as i64);
+    assert!(answer.get("id").is_none());
+}
