@@ -213,7 +213,8 @@ impl<'a> Outgoing<'a> {
             write_implementation(&mut self.w, self.server_info, true);
             self.w.raw(b"}");
         }
-        self.w.raw(b"}}");
+        // The newline is part of the message: a result that fits only without it does not fit.
+        self.w.raw(b"}}\n");
         if self.w.is_overflowed() {
             let capacity = self.w.capacity();
             self.fail(
@@ -234,23 +235,27 @@ impl<'a> Outgoing<'a> {
             self.w.raw(b",\"data\":");
             data(&mut self.w);
         }
-        self.w.raw(b"}}");
-        if self.w.is_overflowed() {
-            // Not even the error fits (a huge id in a tiny window): answer without the id.
-            self.w.truncate(0);
-            write_error_head(
-                &mut self.w,
-                None,
-                code::INTERNAL_ERROR,
-                format_args!("Internal error: response too large"),
-            );
-            self.w.raw(b"}}");
+        self.w.raw(b"}}\n");
+        // The error does not fit: a short one with the id, or, if not even that fits (a huge id in a
+        // tiny window), without the id.
+        let id: &dyn WriteId = &self.id;
+        for fallback_id in [Some(id), None] {
+            if self.w.is_overflowed() {
+                self.w.truncate(0);
+                write_error_head(
+                    &mut self.w,
+                    fallback_id,
+                    code::INTERNAL_ERROR,
+                    format_args!("Internal error: response too large"),
+                );
+                self.w.raw(b"}}\n");
+            }
         }
         self.commit();
     }
 
+    /// Commits the message written, which ends with its newline.
     fn commit(&mut self) {
-        self.w.raw(b"\n");
         if !self.w.is_overflowed() {
             *self.committed += self.w.len();
         }

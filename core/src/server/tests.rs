@@ -551,3 +551,27 @@ fn errors_too_large_for_the_window_keep_the_request_id() {
     assert_eq!(error_code(&answer), code::INVALID_PARAMS as i64);
     assert!(answer.get("id").is_none());
 }
+
+#[test]
+fn a_result_that_fills_the_window_but_its_newline_is_still_answered() {
+    // Found by the `engine` fuzz target: a result (or error) that fit its window exactly, leaving no
+    // room for the newline, was dropped without any answer. Try every length around the window size.
+    for window in [256, 300, 301] {
+        let mut h = Harness::with(8192, window, Limits::default());
+        for (id, len) in (0..window as u32).enumerate() {
+            let text = "t".repeat(len as usize);
+            let answer = h.request(&modern(
+                id as u32,
+                "tools/call",
+                &std::format!(r#""name":"echo","arguments":{{"text":"{text}"}}"#),
+            ));
+            assert_eq!(answer["id"], id, "window {window}, text {len}: {answer}");
+        }
+    }
+    // Errors with a long message keep their id too (here `data.uri` and the message hold the URI).
+    let mut h = Harness::with(8192, 256, Limits::default());
+    let uri = "u".repeat(300);
+    let missing = h.request(&modern(1, "resources/read", &std::format!(r#""uri":"{uri}""#)));
+    assert_eq!(missing["id"], 1);
+    assert_eq!(error_code(&missing), code::INTERNAL_ERROR as i64);
+}
