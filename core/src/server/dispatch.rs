@@ -184,8 +184,23 @@ impl<'s, 'a, H: Handler> Parts<'s, 'a, H> {
 
     /// Opens a result for `id` in the transmit window.
     pub(crate) fn open<'x>(&'x mut self, id: Id<'x>, version: ProtocolVersion) -> Outgoing<'x> {
-        let (window, committed) = self.tx.window(self.window);
-        Outgoing::open(window, committed, ReplyId::Borrowed(id), version, &self.config.server_info, None)
+        self.reply_parts(id, version, false).2
+    }
+
+    /// Opens a result for `id` and hands back the handler and the configuration beside it, for a
+    /// method whose answer the handler (or a table it owns) writes. A `deferrable` result may be kept
+    /// open past this frame.
+    pub(crate) fn reply_parts<'x>(
+        &'x mut self,
+        id: Id<'x>,
+        version: ProtocolVersion,
+        deferrable: bool,
+    ) -> (&'x mut H, &'x Config<'a>, Outgoing<'x>) {
+        let Parts { handler, config, tx, slots, next_generation, window, .. } = self;
+        let (buf, committed) = tx.window(*window);
+        let defer_slots = deferrable.then_some(DeferSlots { slots, next_generation });
+        let out = Outgoing::open(buf, committed, ReplyId::Borrowed(id), version, &config.server_info, defer_slots);
+        (handler, config, out)
     }
 
     /// Answers one message (a whole frame, or one element of a batch).
@@ -456,16 +471,7 @@ impl<'s, 'a, H: Handler> Parts<'s, 'a, H> {
         };
         let Ok(arguments) = self.object_param(id, params, "arguments") else { return };
         let call = ToolCall { index, name, arguments, context };
-        let Parts { handler, config, tx, slots, next_generation, window, .. } = self;
-        let (buf, committed) = tx.window(*window);
-        let out = Outgoing::open(
-            buf,
-            committed,
-            ReplyId::Borrowed(id),
-            context.version,
-            &config.server_info,
-            Some(DeferSlots { slots, next_generation }),
-        );
+        let (handler, _, out) = self.reply_parts(id, context.version, true);
         handler.call_tool(call, ToolReply::new(out));
     }
 
@@ -473,16 +479,7 @@ impl<'s, 'a, H: Handler> Parts<'s, 'a, H> {
         let mut buf = [0u8; MAX_ESCAPED_NAME_LEN];
         let Some((_, uri)) = self.string_param(id, params, "uri", &mut buf) else { return };
         let read = ResourceRead { uri, context };
-        let Parts { handler, config, tx, slots, next_generation, window, .. } = self;
-        let (buf, committed) = tx.window(*window);
-        let out = Outgoing::open(
-            buf,
-            committed,
-            ReplyId::Borrowed(id),
-            context.version,
-            &config.server_info,
-            Some(DeferSlots { slots, next_generation }),
-        );
+        let (handler, config, out) = self.reply_parts(id, context.version, true);
         handler.read_resource(read, ResourceReply::new(out, config.resource_cache));
     }
 
@@ -527,16 +524,7 @@ impl<'s, 'a, H: Handler> Parts<'s, 'a, H> {
             );
         }
         let get = PromptGet { index, name, arguments, context };
-        let Parts { handler, config, tx, slots, next_generation, window, .. } = self;
-        let (buf, committed) = tx.window(*window);
-        let out = Outgoing::open(
-            buf,
-            committed,
-            ReplyId::Borrowed(id),
-            context.version,
-            &config.server_info,
-            Some(DeferSlots { slots, next_generation }),
-        );
+        let (handler, _, out) = self.reply_parts(id, context.version, true);
         handler.get_prompt(get, PromptReply::new(out));
     }
 }

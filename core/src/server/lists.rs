@@ -5,7 +5,7 @@ use crate::json::{self, JsonWriter, Value};
 use crate::jsonrpc::{Id, code};
 use crate::server::dispatch::Parts;
 use crate::server::handler::{Prompt, Resource, Tool};
-use crate::server::reply::{Outgoing, write_implementation};
+use crate::server::reply::write_implementation;
 use crate::server::{Event, Handler, Session};
 use crate::version::{Era, ProtocolVersion};
 
@@ -75,20 +75,11 @@ impl<'s, 'a, H: Handler> Parts<'s, 'a, H> {
             .unwrap_or(ProtocolVersion::LATEST_LEGACY);
         let client_name =
             params.and_then(|p| p.get("clientInfo")).and_then(|info| info.get("name")).and_then(|name| name.as_str());
-        let Parts { handler, config, tx, window, .. } = self;
-        let (buf, committed) = tx.window(*window);
-        let mut out = Outgoing::open(
-            buf,
-            committed,
-            crate::server::reply::ReplyId::Borrowed(id),
-            version,
-            &config.server_info,
-            None,
-        );
+        let (handler, config, mut out) = self.reply_parts(id, version, false);
         out.field("protocolVersion");
         out.writer().string(version.as_str());
         out.field("capabilities");
-        write_capabilities(out.writer(), &**handler);
+        write_capabilities(out.writer(), &*handler);
         out.field("serverInfo");
         write_implementation(out.writer(), &config.server_info, version.has_titles());
         if let Some(instructions) = config.instructions {
@@ -103,16 +94,7 @@ impl<'s, 'a, H: Handler> Parts<'s, 'a, H> {
 
     /// `server/discover` (2026-07-28).
     pub(crate) fn discover(&mut self, id: Id<'_>) {
-        let Parts { handler, config, tx, window, .. } = self;
-        let (buf, committed) = tx.window(*window);
-        let mut out = Outgoing::open(
-            buf,
-            committed,
-            crate::server::reply::ReplyId::Borrowed(id),
-            ProtocolVersion::LATEST,
-            &config.server_info,
-            None,
-        );
+        let (handler, config, mut out) = self.reply_parts(id, ProtocolVersion::LATEST, false);
         out.field("supportedVersions");
         out.writer().raw(b"[");
         let mut first = true;
@@ -125,7 +107,7 @@ impl<'s, 'a, H: Handler> Parts<'s, 'a, H> {
         }
         out.writer().raw(b"]");
         out.field("capabilities");
-        write_capabilities(out.writer(), &**handler);
+        write_capabilities(out.writer(), &*handler);
         if let Some(instructions) = config.instructions {
             out.field("instructions");
             out.writer().string(instructions);
@@ -183,24 +165,15 @@ impl<'s, 'a, H: Handler> Parts<'s, 'a, H> {
     /// would not leave room for the end of the message; `nextCursor` then points at that item.
     fn list(&mut self, id: Id<'_>, params: Option<Value<'_>>, version: ProtocolVersion, kind: ListKind) {
         let Some(start) = self.cursor(id, params) else { return };
-        let Parts { handler, config, tx, window, .. } = self;
+        let (handler, config, mut out) = self.reply_parts(id, version, false);
         let page_size = config.limits.page_size.max(1);
-        let (buf, committed) = tx.window(*window);
-        let mut out = Outgoing::open(
-            buf,
-            committed,
-            crate::server::reply::ReplyId::Borrowed(id),
-            version,
-            &config.server_info,
-            None,
-        );
         let reserve = PAGE_TAIL_RESERVE
             + config.server_info.name.len()
             + config.server_info.version.len()
             + config.server_info.title.map_or(0, str::len);
         out.field(kind.field());
         out.writer().raw(b"[");
-        if start > 0 && !has_item(&**handler, kind, start) {
+        if start > 0 && !has_item(&*handler, kind, start) {
             // Cursors point at existing items; this one was not handed out by this server.
             return out.fail(code::INVALID_PARAMS, format_args!("Invalid params: invalid cursor"), None);
         }
@@ -208,7 +181,7 @@ impl<'s, 'a, H: Handler> Parts<'s, 'a, H> {
         let mut next_cursor = None;
         loop {
             let mark = out.writer().len();
-            let Some(result) = write_item(out.writer(), &**handler, kind, next, version, next > start) else {
+            let Some(result) = write_item(out.writer(), &*handler, kind, next, version, next > start) else {
                 break;
             };
             if let Err(ItemError::InvalidSchema(name)) = result {
@@ -232,7 +205,7 @@ impl<'s, 'a, H: Handler> Parts<'s, 'a, H> {
             }
             next += 1;
             if next - start >= page_size {
-                if has_item(&**handler, kind, next) {
+                if has_item(&*handler, kind, next) {
                     next_cursor = Some(next);
                 }
                 break;
