@@ -1,0 +1,883 @@
+//! Target `engine`: the server engine driven by a sequence of operations, in both protocol eras.
+//!
+//! Input: four configuration bytes (receive and transmit buffer sizes, response and page limits,
+//! depth limit), then operations until the input ends: queue a generated message (legacy or modern
+//! request, notification, cancellation, batch, corrupted line) or raw bytes; deliver queued bytes
+//! through `handle_input`, `rx_spare`/`rx_commit` or one byte at a time; transmit part of the output;
+//! let time pass; answer, fail or drop a deferred request; end the input. Then the run is finished:
+//! everything delivered, every deferred request answered, the output drained.
+//!
+//! Checked after every operation:
+//! - the output is a sequence of complete lines, each valid JSON (for the scanner and serde_json) and a
+//!   JSON-RPC response or error, without a raw carriage return;
+//! - no id is answered more often than it was received (every request is answered at most once);
+//! - the bytes handed out for reading and writing lie inside the caller's buffers (or the decoder's
+//!   one-byte slot), so memory never grows beyond them;
+//! - the engine never stalls: input it refuses means output is waiting;
+//! - the deferred requests it counts are exactly the handles the application holds.
+//!
+//! At the end: the engine is finished, and every request that arrived exactly once on a complete line
+//! within the limits (and was never named by a cancellation) was answered exactly once; an `echo`
+//! answered with a result returns the text it was sent.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::ops::Range;
+
+use mcp_sansio::connection::Connection;
+use mcp_sansio::json::{Kind, MAX_DEPTH_LIMIT, Value, parse};
+use mcp_sansio::jsonrpc::{EnvelopeError, Id, Message, classify};
+use mcp_sansio::server::{
+    Buffers, CacheHints, CacheScope, Config, Deferred, Event, Handler, Limits, Prompt, PromptArgument, PromptGet,
+    PromptReply, ReplyError, ReplyKind, Resource, ResourceRead, ResourceReply, Role, Server, Tool, ToolCall, ToolReply,
+};
+use mcp_sansio::time::Instant;
+
+use crate::input::{Encoder, Input};
+
+/// Deferred requests the engine keeps at once (small, so the limit is reached).
+const IN_FLIGHT: usize = 2;
+/// Operations per run; the rest of a longer input is ignored.
+const MAX_OPS: usize = 400;
+/// Ids longer than this (as JSON text) are exempt from the exactly-once check: an error that does not
+/// fit the transmit window even with the id is answered without it.
+const MAX_CHECKED_ID_LEN: usize = 64;
+
+const SCHEMA: &str = r#"{"type":"object","properties":{"text":{"type":"string"},"n":{"type":"integer"}}}"#;
+
+/// The application's tools, by name; see [`FuzzHandler::call_tool`].
+static TOOLS: [Tool<'static>; 10] = [
+    Tool::new("echo", "Returns `text` zero-copy", SCHEMA),
+    Tool::new("echo_fmt", "Returns `text` formatted", SCHEMA),
+    Tool::new("defer", "Answered later", SCHEMA),
+    Tool::new("big", "Returns `n` bytes of text", SCHEMA),
+    Tool {
+        name: "structured",
+        title: Some("Structured"),
+        description: None,
+        input_schema: SCHEMA,
+        output_schema: Some(r#"{"type":"array"}"#),
+        annotations: mcp_sansio::server::ToolAnnotations {
+            read_only: Some(true),
+            destructive: None,
+            idempotent: Some(false),
+            open_world: None,
+        },
+    },
+    Tool::new("misorder", "Structured content after text (an application bug)", SCHEMA),
+    Tool::new("image", "Returns `text` as image bytes", SCHEMA),
+    Tool::new("drop", "Drops its reply (an application bug)", SCHEMA),
+    Tool::new("fail", "A JSON-RPC error with code `n`", SCHEMA),
+    Tool::new("error", "An isError result", SCHEMA),
+];
+
+/// Listed only when the configuration asks for it: `tools/list` must fail cleanly.
+const BAD_SCHEMA_TOOL: Tool<'static> = Tool::new("bad_schema", "Its schema is not JSON", "{\"type\":");
+
+static RESOURCES: [Resource<'static>; 3] = [
+    Resource { uri: "fz://text", name: "text", title: Some("Text"), description: None, mime_type: Some("text/plain") },
+    Resource { uri: "fz://blob", name: "blob", title: None, description: Some("Bytes"), mime_type: None },
+    Resource { uri: "fz://defer", name: "defer", title: None, description: None, mime_type: None },
+];
+
+static PROMPT_ARGUMENTS: [PromptArgument<'static>; 1] =
+    [PromptArgument { name: "name", description: Some("Who"), required: true }];
+static PROMPTS: [Prompt<'static>; 3] = [
+    Prompt { name: "hello", title: Some("Hello"), description: Some("Greets"), arguments: &PROMPT_ARGUMENTS },
+    Prompt { name: "later", title: None, description: None, arguments: &[] },
+    Prompt { name: "fail", title: None, description: None, arguments: &[] },
+];
+
+/// `n` repetitions of a character, formatted without a buffer.
+struct Repeat(usize, char);
+
+impl fmt::Display for Repeat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for _ in 0..self.0 {
+            fmt::Write::write_char(f, self.1)?;
+        }
+        Ok(())
+    }
+}
+
+/// The application under test. It holds the handles of deferred requests.
+#[derive(Default)]
+struct FuzzHandler {
+    bad_schema: bool,
+    deferred: Vec<Deferred>,
+    events: usize,
+}
+
+fn argument_text(call: &ToolCall<'_>) -> Option<String> {
+    call.argument("text").and_then(|v| v.as_str()).map(|s| s.chars().collect())
+}
+
+impl FuzzHandler {
+    fn keep(&mut self, deferred: Result<Deferred, mcp_sansio::server::DeferError>) {
+        // On error the engine has answered already.
+        if let Ok(deferred) = deferred {
+            self.deferred.push(deferred);
+        }
+    }
+}
+
+impl Handler for FuzzHandler {
+    fn tool(&self, index: usize) -> Option<Tool<'_>> {
+        TOOLS.get(index).copied().or((self.bad_schema && index == TOOLS.len()).then_some(BAD_SCHEMA_TOOL))
+    }
+
+    fn resource(&self, index: usize) -> Option<Resource<'_>> {
+        RESOURCES.get(index).copied()
+    }
+
+    fn prompt(&self, index: usize) -> Option<Prompt<'_>> {
+        PROMPTS.get(index).copied()
+    }
+
+    fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
+        let n = call.argument("n").and_then(|v| v.as_u64()).unwrap_or(0);
+        match call.name {
+            "echo" => match call.argument("text").and_then(|v| v.as_str()) {
+                Some(text) => reply.text_json(text).finish(),
+                None => reply.finish_error_text("\"text\" must be a string"),
+            },
+            "echo_fmt" => match call.argument("text").and_then(|v| v.as_str()) {
+                Some(text) => reply.text_fmt(format_args!("{text}")).finish(),
+                None => reply.finish_error(),
+            },
+            "defer" => self.keep(reply.defer()),
+            "big" => reply.text_fmt(format_args!("{}", Repeat(n.min(1 << 13) as usize, 'é'))).finish(),
+            "structured" => {
+                let text = argument_text(&call).unwrap_or_default();
+                reply.structured(&(n, text.as_str(), true)).text("done").finish()
+            }
+            "misorder" => reply.text("first").structured(&[1u8, 2]).finish(),
+            "image" => reply.image("image/png", argument_text(&call).unwrap_or_default().as_bytes()).finish(),
+            "fail" => reply.fail(n as i32, "the tool failed"),
+            "error" => reply.finish_error_text(&argument_text(&call).unwrap_or_default()),
+            _ => drop(reply),
+        }
+    }
+
+    fn read_resource(&mut self, read: ResourceRead<'_>, reply: ResourceReply<'_>) {
+        match read.uri {
+            "fz://text" => reply.text(read.uri, Some("text/plain"), "line one\nline two\u{0}").finish(),
+            "fz://blob" => reply
+                .blob(read.uri, None, &[0, 1, 2, 0xff])
+                .cache(CacheHints { ttl_ms: u64::MAX, scope: CacheScope::Public })
+                .finish(),
+            "fz://json" => reply.json(read.uri, &(1u8, "two", [3.5f32])).finish(),
+            "fz://defer" => self.keep(reply.defer()),
+            "fz://empty" => reply.finish(),
+            "fz://fail" => reply.fail(-1, "unreadable"),
+            uri => reply.not_found(uri),
+        }
+    }
+
+    fn get_prompt(&mut self, get: PromptGet<'_>, reply: PromptReply<'_>) {
+        match get.name {
+            "hello" => {
+                let name = get.argument("name");
+                reply
+                    .description("A greeting")
+                    .text_fmt(
+                        Role::User,
+                        format_args!("Say hello to {}", name.map(|n| n.to_string()).unwrap_or_default()),
+                    )
+                    .text(Role::Assistant, "Hello!")
+                    .finish()
+            }
+            "later" => self.keep(reply.defer()),
+            _ => reply.fail(-32000, "no prompt today"),
+        }
+    }
+
+    fn on_event(&mut self, _now: Instant, event: Event<'_>) {
+        self.events += 1;
+        if let Event::Rejected { code, reason } = event {
+            assert!((-32800..=-32000).contains(&code), "unexpected error code {code}");
+            assert!(!reason.is_empty());
+        }
+    }
+}
+
+/// An id as the check compares them: string ids unescaped.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum IdKey {
+    Number(i64),
+    String(String),
+}
+
+impl IdKey {
+    fn of(id: Id<'_>) -> Self {
+        match id {
+            Id::Number(n) => IdKey::Number(n),
+            Id::String(s) => IdKey::String(s.chars().collect()),
+        }
+    }
+}
+
+/// Methods the generator picks from.
+const METHODS: [&str; 16] = [
+    "initialize",
+    "ping",
+    "server/discover",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "prompts/list",
+    "prompts/get",
+    "notifications/initialized",
+    "notifications/cancelled",
+    "logging/setLevel",
+    "no/such/method",
+    "notifications/progress",
+    "tools/call",
+];
+
+const VERSIONS: [&str; 7] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "1999-01-01", ""];
+
+const TOOL_NAMES: [&str; 14] = [
+    "echo",
+    "echo_fmt",
+    "defer",
+    "big",
+    "structured",
+    "misorder",
+    "image",
+    "drop",
+    "fail",
+    "error",
+    "bad_schema",
+    "nope",
+    "\\u0065cho",
+    "de\\u0066er",
+];
+
+const URIS: [&str; 8] =
+    ["fz://text", "fz://blob", "fz://json", "fz://defer", "fz://empty", "fz://fail", "fz://missing", "fz:\\/\\/text"];
+
+const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"fuzz","version":"1"}}"#;
+
+/// Generates JSON-RPC messages from the input.
+#[derive(Default)]
+struct Generator {
+    next_id: u64,
+    /// Ids generated so far (as JSON text), for cancellations and duplicates.
+    ids: Vec<String>,
+}
+
+fn json_text(input: &mut Input<'_>) -> String {
+    serde_json::to_string(&String::from_utf8_lossy(input.chunk())).expect("strings serialize")
+}
+
+impl Generator {
+    fn id(&mut self, input: &mut Input<'_>) -> Option<String> {
+        self.next_id += 1;
+        let n = self.next_id;
+        let id = match input.byte() % 12 {
+            0..=3 => format!("{}", 1_000_000 + n),
+            4 => format!("-{n}"),
+            5 | 6 => format!("\"r{n}\""),
+            7 => format!("\"\\u0072{n}\\n\""),
+            8 => format!("\"{}{n}\"", "L".repeat(80)),
+            9 => self.ids.get(input.below(self.ids.len())).cloned().unwrap_or_else(|| "0".into()),
+            10 => ["1.5", "null", "true", "{}", "[1]", "1e2"][input.below(6)].to_string(),
+            _ => return None,
+        };
+        self.ids.push(id.clone());
+        Some(id)
+    }
+
+    fn params(&mut self, input: &mut Input<'_>, method: &str) -> String {
+        let text = |input: &mut Input<'_>| json_text(input);
+        match method {
+            "initialize" => {
+                let version = match input.below(VERSIONS.len() + 2) {
+                    i if i < VERSIONS.len() => format!("\"{}\"", VERSIONS[i]),
+                    i if i == VERSIONS.len() => text(input),
+                    _ => "5".to_string(),
+                };
+                let name = text(input);
+                format!(
+                    r#""protocolVersion":{version},"capabilities":{{}},"clientInfo":{{"name":{name},"version":"1"}}"#
+                )
+            }
+            "tools/list" | "resources/list" | "prompts/list" | "resources/templates/list" => match input.below(8) {
+                0 => String::new(),
+                1 => format!(r#""cursor":"{}""#, input.below(12)),
+                2 => r#""cursor":"x""#.to_string(),
+                3 => r#""cursor":7"#.to_string(),
+                4 => r#""cursor":null"#.to_string(),
+                5 => r#""cursor":"99999999999999999999""#.to_string(),
+                6 => format!(r#""cursor":{}"#, text(input)),
+                _ => r#""cursor":"1""#.to_string(),
+            },
+            "tools/call" => {
+                let name = match input.below(TOOL_NAMES.len() + 2) {
+                    i if i < TOOL_NAMES.len() => format!("\"{}\"", TOOL_NAMES[i]),
+                    i if i == TOOL_NAMES.len() => text(input),
+                    _ => format!("\"{}\"", "x".repeat(300)),
+                };
+                let arguments = match input.below(6) {
+                    0 => String::new(),
+                    1 => r#","arguments":[1]"#.to_string(),
+                    2 => r#","arguments":null"#.to_string(),
+                    3 => format!(r#","arguments":{{"n":{}}}"#, input.u16()),
+                    _ => format!(r#","arguments":{{"text":{},"n":{}}}"#, text(input), input.u16() % 512),
+                };
+                format!(r#""name":{name}{arguments}"#)
+            }
+            "resources/read" => match input.below(URIS.len() + 2) {
+                i if i < URIS.len() => format!(r#""uri":"{}""#, URIS[i]),
+                i if i == URIS.len() => format!(r#""uri":{}"#, text(input)),
+                _ => r#""uri":5"#.to_string(),
+            },
+            "prompts/get" => {
+                let name = ["\"hello\"", "\"later\"", "\"fail\"", "\"missing\"", "5"][input.below(5)];
+                let arguments = match input.below(5) {
+                    0 => String::new(),
+                    1 => r#","arguments":{}"#.to_string(),
+                    2 => r#","arguments":{"name":5}"#.to_string(),
+                    _ => format!(r#","arguments":{{"name":{}}}"#, text(input)),
+                };
+                format!(r#""name":{name}{arguments}"#)
+            }
+            "notifications/cancelled" => {
+                let target = self.ids.get(input.below(self.ids.len().max(1))).cloned().unwrap_or_else(|| "1".into());
+                format!(r#""requestId":{target},"reason":{}"#, text(input))
+            }
+            "logging/setLevel" => r#""level":"debug""#.to_string(),
+            _ => String::new(),
+        }
+    }
+
+    /// One JSON-RPC message, without a newline.
+    fn message(&mut self, input: &mut Input<'_>) -> String {
+        let method = METHODS[input.below(METHODS.len())];
+        let is_notification = method.starts_with("notifications/");
+        let id = if is_notification && !input.byte().is_multiple_of(4) { None } else { self.id(input) };
+        let params = self.params(input, method);
+        let sep = if params.is_empty() { "" } else { "," };
+        let params = match input.byte() % 12 {
+            0..=4 => format!(r#","params":{{{params}{sep}{MODERN_META}}}"#),
+            5..=8 => format!(r#","params":{{{params}}}"#),
+            9 => format!(
+                r#","params":{{{params}{sep}"_meta":{{"io.modelcontextprotocol/protocolVersion":{},"io.modelcontextprotocol/clientCapabilities":{{}}}}}}"#,
+                ["\"2025-11-25\"".to_string(), "5".into(), json_text(input)][input.below(3)]
+            ),
+            10 => [
+                r#","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#,
+                r#","params":{"_meta":[]}"#,
+                r#","params":[1]"#,
+                r#","params":{"_meta":{"io.modelcontextprotocol/clientInfo":{}}}"#,
+            ][input.below(4)]
+            .to_string(),
+            _ => String::new(),
+        };
+        let id = id.map(|id| format!(r#","id":{id}"#)).unwrap_or_default();
+        match input.byte() % 16 {
+            // A response or error from the client: this server sent no request.
+            0 => format!(r#"{{"jsonrpc":"2.0"{id},"result":{{}}}}"#),
+            1 => format!(r#"{{"jsonrpc":"2.0"{id},"error":{{"code":1,"message":"x"}}}}"#),
+            2 => format!(r#"{{"jsonrpc":"1.0"{id},"method":"{method}"{params}}}"#),
+            3 => format!(r#"{{"method":"{method}"{id},"jsonrpc":"2.0"{params},"jsonrpc":"2.0"}}"#),
+            _ => format!(r#"{{"jsonrpc":"2.0"{id},"method":"{method}"{params}}}"#),
+        }
+    }
+}
+
+/// Whether to print every line in and out on stderr (`MCP_FUZZ_TRACE=1`), to triage a crash.
+fn tracing() -> bool {
+    static TRACE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *TRACE.get_or_init(|| std::env::var_os("MCP_FUZZ_TRACE").is_some())
+}
+
+/// Where a slice lies in memory.
+fn address_range(bytes: &[u8]) -> Range<usize> {
+    let start = bytes.as_ptr() as usize;
+    start..start + bytes.len()
+}
+
+fn contains_range(outer: &Range<usize>, inner: &Range<usize>) -> bool {
+    inner.is_empty() || (outer.start <= inner.start && inner.end <= outer.end)
+}
+
+/// The buffer sizes, limits and handler options of one run.
+struct Setup {
+    rx: usize,
+    tx: usize,
+    limits: Limits,
+    bad_schema: bool,
+    instructions: bool,
+}
+
+impl Setup {
+    fn read(input: &mut Input<'_>) -> Self {
+        const RX: [usize; 16] = [0, 1, 2, 16, 64, 100, 200, 256, 300, 512, 700, 1024, 2048, 4096, 150, 8192];
+        const TX: [usize; 16] =
+            [256, 257, 300, 400, 512, 600, 800, 1024, 1500, 2048, 4096, 8192, 320, 768, 3000, 16384];
+        let rx = RX[usize::from(input.byte() & 15)];
+        let tx = TX[usize::from(input.byte() & 15)];
+        let limits_byte = input.byte();
+        let max_response = [usize::MAX, 0, 256, 300, 400, 512, 1024, tx / 4][usize::from(limits_byte & 7)];
+        let page_size = [100, 0, 1, 2, 3, 5, 8, usize::MAX][usize::from(limits_byte >> 3 & 7)];
+        let depth_byte = input.byte();
+        let max_depth = [64, 0, 1, 2, 3, 4, 8, 300][usize::from(depth_byte & 7)];
+        Setup {
+            rx,
+            tx,
+            limits: Limits { max_depth, max_response, page_size },
+            bad_schema: depth_byte & 8 != 0,
+            instructions: depth_byte & 16 != 0,
+        }
+    }
+}
+
+/// One run: the engine, what was sent and received, and the bookkeeping for the checks.
+struct Run<'a> {
+    server: Server<'a, FuzzHandler, IN_FLIGHT>,
+    rx_range: Range<usize>,
+    tx_range: Range<usize>,
+    rx_capacity: usize,
+    max_depth: usize,
+    now: u64,
+    eof: bool,
+    /// Generated bytes not yet taken by the engine.
+    queued: Vec<u8>,
+    /// Taken bytes after the last newline.
+    line_tail: Vec<u8>,
+    /// Transmitted bytes after the last newline.
+    out_tail: Vec<u8>,
+    /// How often each id arrived in a complete line (requests, batch elements, invalid envelopes).
+    received: BTreeMap<IdKey, usize>,
+    /// Ids named by a cancellation.
+    cancel_targets: BTreeSet<IdKey>,
+    /// Requests alone on a complete line within the limits: they must be answered exactly once.
+    must_answer: Vec<IdKey>,
+    /// Texts sent to `echo` by those requests.
+    echoes: BTreeMap<IdKey, String>,
+    answers: BTreeMap<IdKey, usize>,
+    lines_out: usize,
+}
+
+impl Run<'_> {
+    fn now(&self) -> Instant {
+        Instant::from_millis(self.now)
+    }
+
+    /// Checks that hold after every operation.
+    fn check(&mut self) {
+        if let Some(pending) = self.server.poll_transmit() {
+            assert!(!pending.is_empty(), "poll_transmit returned an empty slice");
+            assert!(contains_range(&self.tx_range, &address_range(pending)), "output outside the transmit buffer");
+            assert_eq!(pending.last(), Some(&b'\n'), "the transmit buffer holds a partial message");
+        }
+        assert_eq!(self.server.in_flight(), self.server.handler().deferred.len(), "in-flight count disagrees");
+        if self.server.is_finished() {
+            assert!(self.eof && self.server.poll_transmit().is_none() && self.server.in_flight() == 0);
+        }
+    }
+
+    /// Accounts for a complete input line taken by the engine.
+    fn received_line(&mut self, line: &[u8]) {
+        if tracing() {
+            eprintln!("-> {}", String::from_utf8_lossy(line));
+        }
+        let Ok(value) = parse(line, MAX_DEPTH_LIMIT) else { return };
+        if value.kind() == Kind::Array {
+            for element in value.elements() {
+                self.received_message(element);
+            }
+            return;
+        }
+        let Some(id) = self.received_message(value) else { return };
+        let id_len = value.get("id").map_or(usize::MAX, |v| v.as_bytes().len());
+        let within_limits = line.len() <= self.rx_capacity && parse(line, self.max_depth).is_ok();
+        if within_limits && id_len <= MAX_CHECKED_ID_LEN {
+            if let Ok(Message::Request { method, params, .. }) = classify(value)
+                && method.eq_str("tools/call")
+                && params.and_then(|p| p.get("name")).and_then(|n| n.as_str()).is_some_and(|n| n.eq_str("echo"))
+                && let Some(text) = params.and_then(|p| p.get("arguments")).and_then(|a| a.get("text"))
+                && let Some(text) = text.as_str()
+            {
+                self.echoes.insert(id.clone(), text.chars().collect());
+            }
+            self.must_answer.push(id);
+        }
+    }
+
+    /// Counts the id of one received message; returns it if the engine answers it with that id.
+    fn received_message(&mut self, value: Value<'_>) -> Option<IdKey> {
+        let id = match classify(value) {
+            Ok(Message::Request { id, .. }) => id,
+            Err(EnvelopeError { id: Some(id), .. }) => id,
+            Ok(Message::Notification { method, params }) => {
+                if method.eq_str("notifications/cancelled")
+                    && let Some(target) = params.and_then(|p| p.get("requestId")).and_then(Id::from_value)
+                {
+                    self.cancel_targets.insert(IdKey::of(target));
+                }
+                return None;
+            }
+            _ => return None,
+        };
+        let key = IdKey::of(id);
+        *self.received.entry(key.clone()).or_default() += 1;
+        Some(key)
+    }
+
+    fn took(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            if byte == b'\n' {
+                let line = std::mem::take(&mut self.line_tail);
+                self.received_line(&line);
+            } else {
+                self.line_tail.push(byte);
+            }
+        }
+    }
+
+    /// Checks one complete output line.
+    fn sent_line(&mut self, line: &[u8]) {
+        if tracing() {
+            eprintln!("<- {}", String::from_utf8_lossy(line));
+        }
+        self.lines_out += 1;
+        assert!(!line.contains(&b'\r'), "a raw carriage return in the output");
+        let value = match parse(line, MAX_DEPTH_LIMIT) {
+            Ok(value) => value,
+            Err(error) => panic!("invalid output line {:?}: {error}", String::from_utf8_lossy(line)),
+        };
+        let theirs: serde_json::Value = match serde_json::from_slice(line) {
+            Ok(theirs) => theirs,
+            Err(error) => panic!("serde_json rejects output {:?}: {error}", String::from_utf8_lossy(line)),
+        };
+        let id = match classify(value) {
+            Ok(Message::Response { id, result }) => {
+                assert_eq!(result.kind(), Kind::Object, "a result that is not an object");
+                Some(id)
+            }
+            Ok(Message::Error { id, error }) => {
+                assert!(error.get("code").and_then(|c| c.as_i64()).is_some(), "an error without an integer code");
+                assert!(error.get("message").and_then(|m| m.as_str()).is_some(), "an error without a message");
+                id
+            }
+            other => panic!("the server sent something other than a response: {other:?}"),
+        };
+        let Some(id) = id else { return };
+        let key = IdKey::of(id);
+        let answers = self.answers.entry(key.clone()).or_default();
+        *answers += 1;
+        let received = self.received.get(&key).copied().unwrap_or(0);
+        assert!(*answers <= received, "id {key:?} answered {answers} times but received {received} times");
+        if received == 1
+            && let Some(expected) = self.echoes.get(&key)
+            && let Some(result) = theirs.get("result")
+            && result.get("isError").is_none()
+        {
+            assert_eq!(result["content"][0]["text"].as_str(), Some(expected.as_str()), "echo changed the text");
+        }
+    }
+
+    /// One `poll_transmit`/`transmit_done` round reporting `n` bytes written.
+    fn transmit(&mut self, n: usize) -> bool {
+        let Some(pending) = self.server.poll_transmit() else { return false };
+        let written = pending[..n.min(pending.len())].to_vec();
+        let now = self.now();
+        self.server.transmit_done(now, n);
+        for byte in written {
+            if byte == b'\n' {
+                let line = std::mem::take(&mut self.out_tail);
+                self.sent_line(&line);
+            } else {
+                self.out_tail.push(byte);
+            }
+        }
+        true
+    }
+
+    fn flush(&mut self) {
+        while self.transmit(usize::MAX) {
+            self.check();
+        }
+    }
+
+    /// The engine took nothing although input is waiting: output must be pending (back-pressure).
+    fn assert_not_stalled(&self) {
+        assert!(self.server.poll_transmit().is_some(), "the engine refuses input with nothing to transmit");
+    }
+
+    fn deliver_with_handle_input(&mut self, limit: usize) {
+        if self.eof || self.queued.is_empty() {
+            return;
+        }
+        let n = limit.min(self.queued.len());
+        if n == 0 {
+            return;
+        }
+        let now = self.now();
+        let taken = self.server.handle_input(now, &self.queued[..n]);
+        assert!(taken <= n);
+        if taken == 0 {
+            self.assert_not_stalled();
+        }
+        let bytes: Vec<u8> = self.queued.drain(..taken).collect();
+        self.took(&bytes);
+    }
+
+    fn deliver_with_spare(&mut self, limit: usize, overcommit: usize) {
+        if self.eof {
+            assert!(self.server.rx_spare().is_empty(), "rx_spare offers room after the end of input");
+            return;
+        }
+        if self.queued.is_empty() {
+            return;
+        }
+        let server_range = {
+            let start = &self.server as *const _ as usize;
+            start..start + size_of_val(&self.server)
+        };
+        let spare_range = address_range(self.server.rx_spare());
+        assert!(
+            contains_range(&self.rx_range, &spare_range)
+                || (spare_range.len() == 1 && contains_range(&server_range, &spare_range)),
+            "rx_spare outside the receive buffer"
+        );
+        if spare_range.is_empty() {
+            self.assert_not_stalled();
+            return;
+        }
+        // Asking twice must offer the same room.
+        let spare = self.server.rx_spare();
+        assert_eq!(address_range(spare), spare_range, "a second rx_spare call changed the room");
+        let room = spare.len();
+        let n = room.min(limit.max(1)).min(self.queued.len());
+        spare[..n].copy_from_slice(&self.queued[..n]);
+        let committed = if n == room { n + overcommit } else { n };
+        let now = self.now();
+        self.server.rx_commit(now, committed);
+        let bytes: Vec<u8> = self.queued.drain(..n).collect();
+        self.took(&bytes);
+    }
+
+    /// Answers (or fails, or drops) the deferred request at `index` in the application's list.
+    fn answer(&mut self, index: usize, how: u8, text: &str) {
+        let handler = self.server.handler_mut();
+        if handler.deferred.is_empty() {
+            return;
+        }
+        let deferred = handler.deferred.swap_remove(index % handler.deferred.len());
+        let was_cancelled = self.server.is_cancelled(&deferred);
+        let result = match (deferred.kind(), how % 8) {
+            (ReplyKind::Tool, 7) => {
+                // The wrong kind of reply is refused and leaves the request pending.
+                assert!(matches!(self.server.reply_prompt(&deferred), Err(ReplyError::Unknown)));
+                self.server.handler_mut().deferred.push(deferred);
+                return;
+            }
+            (ReplyKind::Tool, how) => self.server.reply_tool(&deferred).map(|reply| match how {
+                0 => reply.text(text).finish(),
+                1 => reply.text_fmt(format_args!("{}", Repeat((text.len() * 40).min(20_000), 'z'))).finish(),
+                2 => reply.structured(&(text, 1.5f64)).finish(),
+                3 => reply.fail(-32001, text),
+                4 => drop(reply),
+                5 => reply.image("image/gif", text.as_bytes()).finish_error(),
+                _ => reply.finish_error_text(text),
+            }),
+            (ReplyKind::Resource, how) => self.server.reply_resource(&deferred).map(|reply| match how {
+                0 => reply.text("fz://defer", None, text).finish(),
+                1 => reply.blob("fz://defer", Some("application/octet-stream"), text.as_bytes()).finish(),
+                2 => reply.not_found(text),
+                3 => drop(reply),
+                4 => reply.finish(),
+                _ => reply.json("fz://defer", &[text]).finish(),
+            }),
+            (ReplyKind::Prompt, how) => self.server.reply_prompt(&deferred).map(|reply| match how {
+                0 => reply.text(Role::User, text).finish(),
+                1 => reply.fail(-32002, text),
+                2 => drop(reply),
+                _ => reply.description(text).finish(),
+            }),
+        };
+        match result {
+            Ok(()) => assert!(!was_cancelled, "a cancelled request was answered"),
+            Err(ReplyError::Busy) => self.server.handler_mut().deferred.push(deferred),
+            Err(ReplyError::Cancelled) => assert!(was_cancelled, "refused as cancelled but not cancelled"),
+            Err(ReplyError::Unknown) => panic!("a pending deferred request is unknown"),
+        }
+    }
+
+    fn end_of_input(&mut self) {
+        let now = self.now();
+        self.server.handle_eof(now);
+        self.eof = true;
+        self.queued.clear();
+    }
+
+    /// Delivers everything, ends the input, answers every deferred request and drains the output.
+    fn finish(&mut self) {
+        let mut rounds = 0usize;
+        while !self.server.is_finished() {
+            rounds += 1;
+            assert!(rounds < 100_000, "the engine does not finish");
+            self.flush();
+            if !self.eof {
+                if self.queued.is_empty() {
+                    self.end_of_input();
+                } else {
+                    self.deliver_with_handle_input(usize::MAX);
+                }
+            }
+            while !self.server.handler().deferred.is_empty() {
+                let before = self.server.in_flight();
+                self.answer(0, 0, "late");
+                self.check();
+                if self.server.in_flight() == before {
+                    break; // busy: transmit first
+                }
+            }
+            self.check();
+        }
+        self.check();
+        assert!(self.out_tail.is_empty(), "the output ends inside a line");
+        assert!(self.server.rx_spare().is_empty(), "rx_spare offers room after the end of input");
+        for id in &self.must_answer {
+            if self.received.get(id) == Some(&1) && !self.cancel_targets.contains(id) {
+                let answers = self.answers.get(id).copied().unwrap_or(0);
+                assert_eq!(answers, 1, "request {id:?} was answered {answers} times");
+            }
+        }
+    }
+}
+
+/// A seed: the configuration bytes (see [`Setup`]), then each of `lines` queued as raw bytes,
+/// delivered with `handle_input` in pieces of at most `chunk` bytes and transmitted; then the
+/// deferred requests answered and the input ended.
+pub fn encode(config: [u8; 4], lines: &[Vec<u8>], chunk: u16) -> Vec<u8> {
+    let mut out = Encoder::new();
+    for byte in config {
+        out.byte(byte);
+    }
+    for line in lines {
+        out.byte(1).chunk(line); // queue raw bytes
+        out.byte(2).u16(chunk); // deliver with `handle_input`
+        out.byte(4).u16(u16::MAX); // transmit everything pending
+    }
+    for how in [0, 2] {
+        out.byte(6).byte(0).byte(how).chunk(b"answered later"); // answer a deferred request
+        out.byte(4).u16(u16::MAX);
+    }
+    out.byte(7).byte(0); // end of input
+    out.finish()
+}
+
+/// Runs one input. Panics on any violated invariant.
+pub fn run(data: &[u8]) {
+    let mut input = Input::new(data);
+    let setup = Setup::read(&mut input);
+    let mut rx = vec![0u8; setup.rx];
+    let mut tx = vec![0u8; setup.tx];
+    let (rx_range, tx_range) = (address_range(&rx), address_range(&tx));
+    let mut config = Config::new("fuzz-server", "0.0.1");
+    config.limits = setup.limits;
+    if setup.instructions {
+        config.instructions = Some("Instructions with \"quotes\"\nand a newline");
+        config.server_info.title = Some("Fuzz\tServer");
+    }
+    let handler = FuzzHandler { bad_schema: setup.bad_schema, ..FuzzHandler::default() };
+    let server = Server::new(handler, config, Buffers { rx: &mut rx, tx: &mut tx });
+    let mut run = Run {
+        server,
+        rx_range,
+        tx_range,
+        rx_capacity: setup.rx,
+        max_depth: setup.limits.max_depth,
+        now: 0,
+        eof: false,
+        queued: Vec::new(),
+        line_tail: Vec::new(),
+        out_tail: Vec::new(),
+        received: BTreeMap::new(),
+        cancel_targets: BTreeSet::new(),
+        must_answer: Vec::new(),
+        echoes: BTreeMap::new(),
+        answers: BTreeMap::new(),
+        lines_out: 0,
+    };
+    let mut generator = Generator::default();
+
+    for _ in 0..MAX_OPS {
+        if input.is_empty() {
+            break;
+        }
+        match input.byte() % 12 {
+            0 | 11 => {
+                let message = generator.message(&mut input);
+                run.queued.extend_from_slice(message.as_bytes());
+                run.queued.extend_from_slice(if input.byte() & 1 == 0 { b"\n" } else { b"\r\n" });
+            }
+            1 => {
+                let raw = input.chunk();
+                run.queued.extend_from_slice(raw);
+            }
+            2 => {
+                let limit = usize::from(input.u16());
+                run.deliver_with_handle_input(limit);
+            }
+            3 => {
+                let limit = usize::from(input.byte()) * 8;
+                let overcommit = usize::from(input.byte() & 3);
+                run.deliver_with_spare(limit, overcommit);
+            }
+            4 => {
+                let n = usize::from(input.u16());
+                run.transmit(n);
+            }
+            5 => {
+                let step = input.u16();
+                // Mostly forward; sometimes the clock steps back, which must not matter.
+                run.now = if step == u16::MAX { run.now / 2 } else { run.now.saturating_add(u64::from(step)) };
+                let _ = run.server.poll_timeout();
+                let now = run.now();
+                run.server.handle_timeout(now);
+            }
+            6 => {
+                let (index, how) = (input.below(IN_FLIGHT + 1), input.byte());
+                let text = String::from_utf8_lossy(input.chunk()).into_owned();
+                run.answer(index, how, &text);
+            }
+            7 => {
+                if input.byte().is_multiple_of(4) {
+                    run.end_of_input();
+                }
+            }
+            8 => {
+                let count = input.below(5);
+                let elements: Vec<String> = (0..count).map(|_| generator.message(&mut input)).collect();
+                run.queued.extend_from_slice(format!("[{}]\n", elements.join(",")).as_bytes());
+            }
+            9 => {
+                let mut message = generator.message(&mut input).into_bytes();
+                let at = input.below(message.len().max(1));
+                match input.byte() % 3 {
+                    0 => message.truncate(at),
+                    1 => message[at] = input.byte(),
+                    _ => message.insert(at, input.byte()),
+                }
+                run.queued.extend_from_slice(&message);
+                run.queued.push(b'\n');
+            }
+            _ => {
+                for _ in 0..input.below(64) {
+                    run.deliver_with_handle_input(1);
+                    run.check();
+                }
+            }
+        }
+        run.check();
+    }
+    run.finish();
+}

@@ -1,0 +1,16 @@
+//! Fuzz targets for mcp-sansio. Each module holds one target's body, shared by the cargo-fuzz binaries
+//! in `fuzz_targets/` and by the stable replay test (`core/tests/fuzz_replay.rs`), which runs every
+//! seed, corpus entry and past crash through the same code.
+//!
+//! | target   | module       | what it checks                                                        |
+//! |----------|--------------|-----------------------------------------------------------------------|
+//! | `line`   | [`line`]     | line decoder under arbitrary bytes and chunking, against a model      |
+//! | `json`   | [`json`]     | JSON scanner, differential against serde_json                         |
+//! | `writer` | [`writer`]   | envelope writer: what it writes, the scanner reads back identically    |
+//! | `engine` | [`engine`]   | server engine under operation sequences, invariants after every step  |
+
+pub mod engine;
+pub mod input;
+pub mod json;
+pub mod line;
+pub mod writer;
