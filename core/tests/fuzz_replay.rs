@@ -152,10 +152,13 @@ fn generated_seeds() -> Vec<(&'static str, String, Vec<u8>)> {
     // Session transcripts: NDJSON streams a client could send.
     let mut transcripts: Vec<(String, Vec<u8>)> = Vec::new();
     for path in files_under(&fuzz.join("seeds/transcripts")) {
+        if path.extension().and_then(|e| e.to_str()) != Some("jsonl") {
+            continue;
+        }
         let name = path.file_stem().unwrap().to_str().unwrap().to_string();
         transcripts.push((name, fs::read(&path).unwrap()));
     }
-    assert!(transcripts.len() >= 4, "the transcripts are missing from fuzz/seeds/transcripts");
+    assert!(transcripts.len() >= 9, "the transcripts are missing from fuzz/seeds/transcripts");
     let lines_of =
         |stream: &[u8]| -> Vec<Vec<u8>> { stream.split_inclusive(|&b| b == b'\n').map(<[u8]>::to_vec).collect() };
 
