@@ -162,31 +162,58 @@ pub fn classify(value: Value<'_>) -> Result<Message<'_>, EnvelopeError<'_>> {
     if value.kind() != Kind::Object {
         return Err(EnvelopeError { id: None, reason: "a JSON-RPC message must be an object" });
     }
-    let id_value = value.get("id");
+    // One pass over the members (a large `params` is skipped once, not once per lookup); the first
+    // occurrence of a key wins, as with `Value::get`.
+    let mut envelope = Envelope::default();
+    const NAMES: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
+    for (key, member) in value.members() {
+        let name = key.as_plain().or_else(|| NAMES.into_iter().find(|name| key.eq_str(name)));
+        let slot = match name {
+            Some("jsonrpc") => &mut envelope.jsonrpc,
+            Some("id") => &mut envelope.id,
+            Some("method") => &mut envelope.method,
+            Some("params") => &mut envelope.params,
+            Some("result") => &mut envelope.result,
+            Some("error") => &mut envelope.error,
+            _ => continue,
+        };
+        slot.get_or_insert(member);
+    }
+    let Envelope { jsonrpc, id: id_value, method, params, result, error } = envelope;
     let id = id_value.and_then(Id::from_value);
     let fail = |reason| Err(EnvelopeError { id, reason });
-    match value.get("jsonrpc").and_then(|v| v.as_str()) {
+    match jsonrpc.and_then(|v| v.as_str()) {
         Some(version) if version.eq_str("2.0") => {}
         _ => return fail("\"jsonrpc\" must be \"2.0\""),
     }
     if id_value.is_some() && id.is_none() {
         return fail("\"id\" must be a string or an integer");
     }
-    if let Some(method) = value.get("method") {
+    if let Some(method) = method {
         let Some(method) = method.as_str() else {
             return fail("\"method\" must be a string");
         };
-        let params = value.get("params");
         return Ok(match id {
             Some(id) => Message::Request { id, method, params },
             None => Message::Notification { method, params },
         });
     }
-    match (value.get("result"), value.get("error"), id) {
+    match (result, error, id) {
         (Some(result), None, Some(id)) => Ok(Message::Response { id, result }),
         (None, Some(error), id) if error.kind() == Kind::Object => Ok(Message::Error { id, error }),
         _ => fail("a message needs \"method\", or \"id\" with exactly one of \"result\" and \"error\""),
     }
+}
+
+/// The envelope members of a message, each the first of its name.
+#[derive(Default)]
+struct Envelope<'a> {
+    jsonrpc: Option<Value<'a>>,
+    id: Option<Value<'a>>,
+    method: Option<Value<'a>>,
+    params: Option<Value<'a>>,
+    result: Option<Value<'a>>,
+    error: Option<Value<'a>>,
 }
 
 /// Writes `{"jsonrpc":"2.0","id":<id>,"result":` (the caller writes the result and the closing `}`).
@@ -277,6 +304,11 @@ mod tests {
         assert!(classify_str(r#"[1]"#).is_err());
         assert!(classify_str(r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{}}"#).is_err());
         assert!(classify_str(r#"{"jsonrpc":"2.0","id":1}"#).is_err());
+        // The first of duplicate keys wins; escaped key names count.
+        assert!(matches!(
+            classify_str(r#"{"jsonrpc":"2.0","\u0069d":4,"id":5,"method":"ping"}"#),
+            Ok(Message::Request { id: Id::Number(4), .. })
+        ));
     }
 
     #[test]
