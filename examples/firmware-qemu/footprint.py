@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Footprint of the firmware ELF, checked against a budget. Stdlib only (reads the ELF itself).
+
+Usage: footprint.py FIRMWARE_ELF [--stack-summary FILE] [--max-flash BYTES] [--max-ram BYTES]
+                    [--markdown FILE]
+
+- flash: every allocated section stored in the image: vector table, code, read-only data, and
+  the initial values of `.data` (copied to RAM at reset).
+- static RAM: every allocated section in RAM: `.data`, `.bss`, `.uninit`.
+- stack peak: measured at run time by the firmware (stack painting), read from the JSON summary
+  that tests/serial_exchange.py writes.
+
+Prints a Markdown table (also written to --markdown) and exits 1 if flash or static RAM exceeds
+its budget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import struct
+import sys
+
+SHF_ALLOC = 0x2
+SHT_NOBITS = 8
+RAM_START = 0x2000_0000  # Cortex-M SRAM region
+
+
+def sections(path: str) -> list[tuple[str, int, int, int, int]]:
+    """(name, type, flags, address, size) of every section of a 32-bit little-endian ELF."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] != b"\x7fELF" or data[4] != 1 or data[5] != 1:
+        raise SystemExit(f"{path}: not a 32-bit little-endian ELF")
+    shoff, = struct.unpack_from("<I", data, 0x20)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x2E)
+    headers = [struct.unpack_from("<IIIIIIIIII", data, shoff + i * shentsize) for i in range(shnum)]
+    names_at = headers[shstrndx][4]
+
+    def name(offset: int) -> str:
+        end = data.index(b"\0", names_at + offset)
+        return data[names_at + offset:end].decode()
+
+    return [(name(h[0]), h[1], h[2], h[3], h[5]) for h in headers]
+
+
+def measure(path: str) -> dict:
+    flash = ram = 0
+    parts: dict[str, int] = {}
+    for name, kind, flags, addr, size in sections(path):
+        if not flags & SHF_ALLOC or size == 0:
+            continue
+        parts[name] = size
+        in_ram = addr >= RAM_START
+        if in_ram:
+            ram += size
+        if kind != SHT_NOBITS:
+            flash += size  # code and constants, or the initial values of RAM data
+    return {"flash": flash, "ram": ram, "sections": parts}
+
+
+def kib(n: int) -> str:
+    return f"{n:,} B ({n / 1024:.1f} KiB)"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("elf")
+    ap.add_argument("--stack-summary")
+    ap.add_argument("--max-flash", type=int, default=64 * 1024)
+    ap.add_argument("--max-ram", type=int, default=16 * 1024)
+    ap.add_argument("--markdown")
+    ap.add_argument("--buffers", default="", help="buffer sizes, for the table's caption")
+    a = ap.parse_args()
+
+    m = measure(a.elf)
+    stack = None
+    if a.stack_summary:
+        with open(a.stack_summary) as f:
+            stack = json.load(f).get("stack_peak_bytes")
+    s = m["sections"]
+    rows = [
+        ("Flash (vector table + text + rodata + data image)", kib(m["flash"]), kib(a.max_flash),
+         " + ".join(f"{k} {v:,}" for k, v in s.items() if k in (".vector_table", ".text", ".rodata", ".data"))),
+        ("Static RAM (data + bss)", kib(m["ram"]), kib(a.max_ram),
+         " + ".join(f"{k} {v:,}" for k, v in s.items() if k in (".data", ".bss", ".uninit"))),
+        ("Peak stack (measured at run time)", kib(stack) if stack else "not measured", "-",
+         "stack painting; deepest use over the serial test sessions"),
+    ]
+    table = ["| | Measured | Budget | Detail |", "|---|---|---|---|"]
+    table += [f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} |" for r in rows]
+    text = "\n".join(table) + "\n"
+    if a.buffers:
+        text += f"\n{a.buffers}\n"
+    print(text)
+    if a.markdown:
+        with open(a.markdown, "w") as f:
+            f.write(text)
+    failures = []
+    if m["flash"] > a.max_flash:
+        failures.append(f"flash {m['flash']} B exceeds the budget of {a.max_flash} B")
+    if m["ram"] > a.max_ram:
+        failures.append(f"static RAM {m['ram']} B exceeds the budget of {a.max_ram} B")
+    for failure in failures:
+        print(f"footprint: FAIL {failure}", file=sys.stderr)
+    if not failures:
+        print(f"footprint: within budget (flash {m['flash']} <= {a.max_flash}, static RAM {m['ram']} <= {a.max_ram})")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

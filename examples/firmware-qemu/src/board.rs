@@ -1,0 +1,62 @@
+//! The example device's [`Board`] on the lm3s6965evb: the status LED on GPIO port F pin 0, a
+//! simulated temperature (QEMU models no sensor), and calibration data in flash.
+
+use core::ptr::{read_volatile, write_volatile};
+
+use mcp_example_device::{Board, Sensor};
+use mcp_sansio::time::Instant;
+
+const SYSCTL_RCGC2: usize = 0x400F_E108;
+const GPIOF: usize = 0x4002_5000;
+/// Data register, with address bits [9:2] masking pin 0 only.
+const GPIOF_DATA_PIN0: usize = GPIOF + (1 << 2);
+const GPIO_DIR: usize = 0x400;
+const GPIO_DEN: usize = 0x51C;
+
+static CALIBRATION: [u8; 10] = [0x4d, 0x43, 0x50, 0x01, 0x00, 0x10, 0xff, 0x7f, 0x02, 0x9a];
+
+pub struct QemuBoard {
+    led: bool,
+}
+
+impl QemuBoard {
+    /// Enables port F and makes PF0 a digital output, LED off.
+    pub fn new() -> Self {
+        // SAFETY: System Control clock gating and GPIO port F registers, owned by this board.
+        unsafe {
+            write_volatile(SYSCTL_RCGC2 as *mut u32, read_volatile(SYSCTL_RCGC2 as *const u32) | 1 << 5);
+            let dir = (GPIOF + GPIO_DIR) as *mut u32;
+            write_volatile(dir, read_volatile(dir) | 1);
+            let den = (GPIOF + GPIO_DEN) as *mut u32;
+            write_volatile(den, read_volatile(den) | 1);
+        }
+        let mut board = QemuBoard { led: true };
+        board.set_led(false);
+        board
+    }
+}
+
+impl Board for QemuBoard {
+    fn temperature_celsius(&mut self, sensor: Sensor, now: Instant) -> Option<f32> {
+        // A slow, bounded drift, so that successive readings differ.
+        let drift = (now.as_millis() / 1000 % 20) as f32 * 0.05;
+        Some(match sensor {
+            Sensor::Board => 23.5 + drift,
+            Sensor::Cpu => 41.0 + drift,
+        })
+    }
+
+    fn set_led(&mut self, on: bool) {
+        // SAFETY: the masked data register of PF0.
+        unsafe { write_volatile(GPIOF_DATA_PIN0 as *mut u32, u32::from(on)) };
+        self.led = on;
+    }
+
+    fn led(&self) -> bool {
+        self.led
+    }
+
+    fn calibration(&self) -> &[u8] {
+        &CALIBRATION
+    }
+}

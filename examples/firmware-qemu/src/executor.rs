@@ -1,0 +1,55 @@
+//! A minimal executor for one future: poll it, and sleep (`wfi`) until an interrupt wakes it.
+//!
+//! The firmware has exactly one task, the MCP server, so nothing more is needed: the waker only
+//! sets a flag, and interrupts (UART, SysTick) are what end the sleep.
+
+use core::future::Future;
+use core::pin::pin;
+use core::sync::atomic::{AtomicBool, Ordering};
+use core::task::{Context, Poll, RawWaker, RawWakerVTable, Waker};
+
+static WOKEN: AtomicBool = AtomicBool::new(true);
+
+static VTABLE: RawWakerVTable = RawWakerVTable::new(clone, wake, wake, drop);
+
+fn clone(_: *const ()) -> RawWaker {
+    RawWaker::new(core::ptr::null(), &VTABLE)
+}
+
+fn wake(_: *const ()) {
+    WOKEN.store(true, Ordering::Release);
+}
+
+fn drop(_: *const ()) {}
+
+/// Runs `future` to completion on this core; `idle` runs each time before the core sleeps.
+pub fn block_on<F: Future>(future: F, mut idle: impl FnMut()) -> F::Output {
+    // SAFETY: the vtable functions ignore the data pointer and are thread-safe (one atomic store).
+    let waker = unsafe { Waker::from_raw(RawWaker::new(core::ptr::null(), &VTABLE)) };
+    let mut cx = Context::from_waker(&waker);
+    let mut future = pin!(future);
+    let mut polled_since_idle = false;
+    loop {
+        if WOKEN.swap(false, Ordering::Acquire) {
+            if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+                return output;
+            }
+            polled_since_idle = true;
+            continue;
+        }
+        if polled_since_idle {
+            // Once per wait, not on every tick that ends a `wfi` without waking the task.
+            polled_since_idle = false;
+            idle();
+            continue;
+        }
+        // Sleep with interrupts masked, so that a wake-up between the check and `wfi` is not
+        // lost: a pending interrupt still ends `wfi`, and its handler runs once they are unmasked.
+        cortex_m::interrupt::disable();
+        if !WOKEN.load(Ordering::Acquire) {
+            cortex_m::asm::wfi();
+        }
+        // SAFETY: interrupts were enabled before `disable` above (nothing here runs in a critical section).
+        unsafe { cortex_m::interrupt::enable() };
+    }
+}

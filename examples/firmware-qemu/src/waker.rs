@@ -1,0 +1,33 @@
+//! A single-slot waker shared between a task and an interrupt handler.
+
+use core::cell::RefCell;
+use core::task::Waker;
+
+use cortex_m::interrupt::{self, Mutex};
+
+/// Holds the waker of the one task waiting on an event; the interrupt handler wakes it.
+pub struct WakerSlot(Mutex<RefCell<Option<Waker>>>);
+
+impl WakerSlot {
+    pub const fn new() -> Self {
+        WakerSlot(Mutex::new(RefCell::new(None)))
+    }
+
+    /// Remembers `waker` (replacing the previous one unless it would wake the same task).
+    pub fn register(&self, waker: &Waker) {
+        interrupt::free(|cs| {
+            let mut slot = self.0.borrow(cs).borrow_mut();
+            match slot.as_ref() {
+                Some(current) if current.will_wake(waker) => {}
+                _ => *slot = Some(waker.clone()),
+            }
+        });
+    }
+
+    /// Wakes the registered task, if any.
+    pub fn wake(&self) {
+        if let Some(waker) = interrupt::free(|cs| self.0.borrow(cs).borrow_mut().take()) {
+            waker.wake();
+        }
+    }
+}
