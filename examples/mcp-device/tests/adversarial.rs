@@ -373,9 +373,10 @@ fn a_peer_that_stops_reading_holds_the_server_back_without_growth_or_deadlock() 
     }
     assert!(!writer.is_finished(), "the server kept reading although nobody reads its answers");
     assert!(matches!(device.child.try_wait(), Ok(None)), "the server exited");
-    if let (Some(first), Some(last)) = (samples.first(), samples.last()) {
-        eprintln!("stalled peer: resident memory {first} KiB → {last} KiB over 2 s");
-        assert!(last.saturating_sub(*first) < 1024, "memory grows while the peer does not read: {samples:?}");
+    // Over the second half (the buffers are warm by then), resident memory stays flat.
+    if let (Some(middle), Some(last)) = (samples.get(samples.len() / 2), samples.last()) {
+        eprintln!("stalled peer: resident memory {samples:?} KiB, sampled every 100 ms");
+        assert!(last.saturating_sub(*middle) < 512, "memory grows while the peer does not read: {samples:?}");
     }
     device.check_peak_memory("a peer that stops reading");
     // The peer reads again: everything is answered, nothing was lost or duplicated.
