@@ -1,12 +1,12 @@
 //! UART0 of the LM3S6965: a PL011 at `0x4000_C000` (IRQ 5), as `embedded_io_async` `Read` and `Write`.
 //!
 //! Receiving is interrupt-driven into a ring buffer, like a HAL's `BufferedUart`: the interrupt
-//! handler moves bytes from the 16-byte hardware FIFO into the ring; `read` copies out of the ring.
-//! When the ring is full the receive interrupt is masked and bytes wait in the FIFO (under QEMU,
+//! handler moves bytes from the receive register into the ring; `read` copies out of the ring.
+//! When the ring is full the receive interrupt is masked and bytes wait in the UART (under QEMU,
 //! on the host side of the serial line): nothing is dropped. `read` is cancel-safe: bytes leave the
 //! ring only in the poll that returns them.
 //!
-//! Transmitting fills the hardware FIFO directly; when it is full, `write` sleeps until the
+//! Transmitting fills the transmit register directly; when it is full, `write` sleeps until the
 //! transmit interrupt says there is room.
 
 use core::cell::UnsafeCell;
@@ -29,7 +29,6 @@ const IBRD: usize = 0x024;
 const FBRD: usize = 0x028;
 const LCRH: usize = 0x02C;
 const CR: usize = 0x030;
-const IFLS: usize = 0x034;
 const IMSC: usize = 0x038;
 const ICR: usize = 0x044;
 
@@ -114,8 +113,8 @@ static TAKEN: AtomicBool = AtomicBool::new(false);
 /// Bytes received with a framing, parity, break or overrun error (dropped).
 pub static LINE_ERRORS: AtomicU32 = AtomicU32::new(0);
 
-/// Moves bytes from the hardware FIFO into the ring while it has room, then masks the receive
-/// interrupts if bytes had to stay in the FIFO (the ring is full) and unmasks them otherwise.
+/// Moves received bytes from the UART into the ring while it has room, then masks the receive
+/// interrupts if bytes had to stay in the UART (the ring is full) and unmasks them otherwise.
 /// Call with interrupts disabled (or from the handler).
 fn pump_rx() -> bool {
     let mut moved = false;
@@ -164,7 +163,7 @@ pub struct UartRx(());
 /// The transmit half.
 pub struct UartTx(());
 
-/// Sets up UART0 (115200 8N1 at the 12 MHz core clock, FIFOs on) and its interrupt. `None` if
+/// Sets up UART0 (115200 8N1 at the 12 MHz core clock) and its interrupt. `None` if
 /// called twice.
 pub fn take() -> Option<(UartRx, UartTx)> {
     if TAKEN.swap(true, Ordering::AcqRel) {
@@ -183,11 +182,14 @@ pub fn take() -> Option<(UartRx, UartTx)> {
     // 12 MHz / (16 * 115200) = 6.51: IBRD 6, FBRD round(0.51 * 64) = 33.
     write_reg(IBRD, 6);
     write_reg(FBRD, 33);
-    write_reg(LCRH, 0b11 << 5 | 1 << 4); // 8 bits, FIFOs enabled
-    write_reg(IFLS, 0); // interrupt at 1/8 full; the receive timeout covers the rest
+    // 8 bits, no parity, one stop bit, FIFOs left disabled (one-byte holding registers). Enabling
+    // them would discard what the host sent before this point (QEMU resets the FIFO when FEN
+    // changes): a client that writes as soon as the device starts would lose its first byte. The
+    // interrupt handler empties the holding register into the ring within a character time.
+    write_reg(LCRH, 0b11 << 5);
     write_reg(ICR, 0x7FF);
-    write_reg(IMSC, INT_RX | INT_RT);
     write_reg(CR, 1 | 1 << 8 | 1 << 9); // UARTEN, TXE, RXE
+    interrupt::free(|_| pump_rx()); // whatever arrived before now; unmasks the receive interrupts
     // SAFETY: the handler only touches this module's statics, which are interrupt-safe.
     unsafe { NVIC::unmask(Irq(IRQ)) };
     Some((UartRx(()), UartTx(())))
@@ -204,7 +206,7 @@ impl Read for UartRx {
         }
         poll_fn(|cx| {
             let n = RX.pop_into(buf);
-            // Room was made (or the ring is empty): refill from the FIFO and unmask.
+            // Room was made (or the ring is empty): refill from the UART and unmask.
             interrupt::free(|_| pump_rx());
             if n > 0 {
                 return Poll::Ready(Ok(n));
@@ -245,7 +247,7 @@ impl Write for UartTx {
     }
 
     async fn flush(&mut self) -> Result<(), Infallible> {
-        // At most a FIFO's worth of bytes (under 2 ms at 115200 baud): not worth an interrupt.
+        // At most one character in flight (87 µs at 115200 baud): not worth an interrupt.
         while read_reg(FR) & FR_BUSY != 0 {}
         Ok(())
     }

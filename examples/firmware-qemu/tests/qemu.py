@@ -13,7 +13,9 @@ import os
 import queue
 import re
 import shutil
+import socket
 import subprocess
+import tempfile
 import threading
 import time
 
@@ -31,9 +33,18 @@ def require_qemu() -> None:
 
 
 class Firmware:
-    def __init__(self, elf: str, tcp_port: int | None = None):
+    def __init__(self, elf: str, tcp_port: int | None = None, paused: bool = False):
+        """`paused`: QEMU starts with the CPU stopped (`-S`) until `resume()`; the board's devices,
+        the UART included, already exist and receive."""
         serial = "stdio" if tcp_port is None else f"tcp:127.0.0.1:{tcp_port},server=on,wait=off"
-        self.proc = subprocess.Popen(qemu_command(elf, serial), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        command = qemu_command(elf, serial)
+        self._monitor: str | None = None
+        if paused:
+            self._monitor = os.path.join(tempfile.mkdtemp(prefix="fw-qemu-"), "monitor.sock")
+            at = command.index("-monitor")
+            command[at + 1] = f"unix:{self._monitor},server=on,wait=off"
+            command.append("-S")
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, bufsize=0)
         self.stderr_lines: list[str] = []
         self._lines: queue.Queue[bytes | None] = queue.Queue()
@@ -60,6 +71,22 @@ class Firmware:
             while b"\n" in pending:
                 line, pending = pending.split(b"\n", 1)
                 self._lines.put(line)
+
+    def resume(self, timeout: float = 10.0) -> None:
+        """Starts the CPU of a `paused` QEMU (the monitor's `cont`)."""
+        assert self._monitor is not None, "not started paused"
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with socket.socket(socket.AF_UNIX) as s:
+                    s.connect(self._monitor)
+                    s.sendall(b"cont\n")
+                    time.sleep(0.1)
+                return
+            except (FileNotFoundError, ConnectionRefusedError):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.02)
 
     def wait_ready(self, timeout: float = 10.0) -> None:
         """Waits for the firmware's start-up line on the diagnostic channel."""

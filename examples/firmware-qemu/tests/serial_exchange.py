@@ -139,6 +139,18 @@ def main() -> int:
     data = b"".join(line(m) for m in session)
     requests = sum(1 for m in session if "id" in m)
 
+    # 0. A client that writes at once, before the firmware has even set up its UART (SDK clients
+    #    do): nothing of it may be lost (the UART set-up must not discard what it holds). QEMU starts
+    #    with the CPU stopped, the request is written, then the CPU boots.
+    print("== a request that arrives before the firmware boots", flush=True)
+    fw = Firmware(args.elf, paused=True)
+    fw.send(line(session[0]))
+    time.sleep(0.3)
+    fw.resume()
+    first = fw.recv()
+    c.check("the first request, sent before boot, is answered whole", first.get("id") == 1 and "result" in first, first)
+    done(fw)
+
     # 1. One request at a time, waiting for each answer (the way SDK clients talk).
     print("== legacy era, request by request", flush=True)
     with Firmware(args.elf) as fw:
