@@ -168,6 +168,26 @@ struct Status {
     board_celsius: Option<f32>,
 }
 
+/// A value shown with two decimals, formatted with integers: `{:.2}` on a float would pull about 10 KiB
+/// of float formatting into firmware.
+struct Centi(i32);
+
+impl Centi {
+    fn of(value: f32) -> Self {
+        let rounding = if value < 0.0 { -0.5 } else { 0.5 };
+        // `as` saturates (and maps NaN to 0): no panic on any reading.
+        Centi((value * 100.0 + rounding) as i32)
+    }
+}
+
+impl core::fmt::Display for Centi {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let sign = if self.0 < 0 { "-" } else { "" };
+        let abs = self.0.unsigned_abs();
+        write!(f, "{sign}{}.{:02}", abs / 100, abs % 100)
+    }
+}
+
 /// The device: its MCP handler over a [`Board`].
 pub struct Device<B> {
     board: B,
@@ -195,7 +215,7 @@ impl<B: Board> Device<B> {
         match self.board.temperature_celsius(sensor, call.context.now) {
             Some(celsius) => reply
                 .structured(&Temperature { sensor: sensor.name(), celsius })
-                .text_fmt(format_args!("{}: {:.2} °C", sensor.name(), celsius))
+                .text_fmt(format_args!("{}: {} °C", sensor.name(), Centi::of(celsius)))
                 .finish(),
             None => reply.finish_error_text("the sensor did not answer"),
         }
@@ -288,6 +308,17 @@ mod tests {
 
     use super::*;
     use mcp_sansio::json::parse;
+
+    #[test]
+    fn temperatures_show_two_decimals_without_float_formatting() {
+        use std::string::ToString;
+        assert_eq!(Centi::of(23.5).to_string(), "23.50");
+        assert_eq!(Centi::of(21.456).to_string(), "21.46");
+        assert_eq!(Centi::of(-0.004).to_string(), "0.00");
+        assert_eq!(Centi::of(-3.257).to_string(), "-3.26");
+        assert_eq!(Centi::of(f32::NAN).to_string(), "0.00");
+        assert_eq!(Centi::of(f32::MIN).to_string(), "-21474836.48");
+    }
 
     #[test]
     fn every_schema_is_valid_json() {
