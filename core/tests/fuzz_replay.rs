@@ -3,7 +3,8 @@
 //! The bodies of the cargo-fuzz targets (`fuzz/src/*.rs`, built with nightly by `cargo fuzz`) are
 //! compiled here as plain modules and run on every file of:
 //! - `fuzz/seeds/<target>/`: the committed seed corpus (spec example messages, session transcripts,
-//!   hand-made edge cases; see [`generated_seeds`]);
+//!   hand-made edge cases; see [`generated_seeds`]), and in `fuzz/seeds/<target>/corpus/` the corpus
+//!   of the 10-million-execution runs, minimized (`cargo fuzz cmin`);
 //! - `fuzz/regressions/<target>/`: every crash the fuzzers ever found, kept once fixed;
 //! - `fuzz/corpus/<target>/`: the local working corpus of `cargo fuzz`, when there is one.
 //!
