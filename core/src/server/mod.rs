@@ -222,8 +222,12 @@ impl<'a, H: Handler, const IN_FLIGHT: usize> Server<'a, H, IN_FLIGHT> {
 
     /// Copies `data` into the receive buffer and processes what it completes. Returns how many bytes
     /// were taken: fewer than `data.len()` when the engine holds back input until bytes are
-    /// transmitted (then transmit, and offer the rest again).
+    /// transmitted (then transmit, and offer the rest again), and none after [`Connection::handle_eof`].
     pub fn handle_input(&mut self, now: Instant, data: &[u8]) -> usize {
+        if self.eof != Eof::Open {
+            // Input after `handle_eof` is not part of the stream.
+            return 0;
+        }
         let mut taken = 0;
         while let Some(rest) = data.get(taken..).filter(|rest| !rest.is_empty()) {
             if self.batch.is_some() {

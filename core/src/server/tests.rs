@@ -524,6 +524,8 @@ fn end_of_input_finishes_after_output_drains() {
     assert!(h.server.is_finished());
     assert!(h.server.handler().events.iter().any(|e| e.contains("Truncated")));
     assert!(h.server.rx_spare().is_empty());
+    assert_eq!(h.server.handle_input(h.now, b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n"), 0);
+    assert!(h.server.poll_transmit().is_none(), "input after the end is ignored");
 }
 
 fn format_line(line: &str) -> String {
