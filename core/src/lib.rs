@@ -43,9 +43,7 @@
 //!
 //! struct Echo;
 //! impl Handler for Echo {
-//!     fn tool(&self, index: usize) -> Option<Tool<'_>> {
-//!         TOOLS.get(index).copied()
-//!     }
+//!     const TOOLS: &'static [Tool<'static>] = &TOOLS;
 //!     fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
 //!         match call.argument("text").and_then(|v| v.as_str()) {
 //!             Some(text) => reply.text_json(text).finish(),

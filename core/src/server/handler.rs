@@ -177,22 +177,27 @@ impl<'a> PromptGet<'a> {
 /// later through [`Server::reply_tool`](crate::server::Server::reply_tool) and friends. A reply dropped
 /// without either is answered with an internal error, so every request gets exactly one answer.
 pub trait Handler {
-    /// The tool at `index`, or `None` past the end.
+    /// A fixed table of tools. A handler whose tools never change sets this and leaves
+    /// [`Handler::tool`] to its default; a dynamic handler overrides [`Handler::tool`] instead.
+    const TOOLS: &'static [Tool<'static>] = &[];
+    /// A fixed table of resources; see [`Handler::TOOLS`].
+    const RESOURCES: &'static [Resource<'static>] = &[];
+    /// A fixed table of prompts; see [`Handler::TOOLS`].
+    const PROMPTS: &'static [Prompt<'static>] = &[];
+
+    /// The tool at `index`, or `None` past the end. Defaults to [`Handler::TOOLS`].
     fn tool(&self, index: usize) -> Option<Tool<'_>> {
-        let _ = index;
-        None
+        Self::TOOLS.get(index).copied()
     }
 
-    /// The resource at `index`, or `None` past the end.
+    /// The resource at `index`, or `None` past the end. Defaults to [`Handler::RESOURCES`].
     fn resource(&self, index: usize) -> Option<Resource<'_>> {
-        let _ = index;
-        None
+        Self::RESOURCES.get(index).copied()
     }
 
-    /// The prompt at `index`, or `None` past the end.
+    /// The prompt at `index`, or `None` past the end. Defaults to [`Handler::PROMPTS`].
     fn prompt(&self, index: usize) -> Option<Prompt<'_>> {
-        let _ = index;
-        None
+        Self::PROMPTS.get(index).copied()
     }
 
     /// Runs a tool. Report tool failures with [`ToolReply::finish_error`] (an `isError` result the

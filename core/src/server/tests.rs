@@ -43,15 +43,10 @@ struct TestHandler {
 }
 
 impl Handler for TestHandler {
-    fn tool(&self, index: usize) -> Option<Tool<'_>> {
-        TOOLS.get(index).copied()
-    }
-    fn resource(&self, index: usize) -> Option<Resource<'_>> {
-        RESOURCES.get(index).copied()
-    }
-    fn prompt(&self, index: usize) -> Option<Prompt<'_>> {
-        PROMPTS.get(index).copied()
-    }
+    const TOOLS: &'static [Tool<'static>] = &TOOLS;
+    const RESOURCES: &'static [Resource<'static>] = &RESOURCES;
+    const PROMPTS: &'static [Prompt<'static>] = &PROMPTS;
+
     fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
         match call.name {
             "echo" => match call.argument("text").and_then(|v| v.as_str()) {

@@ -168,6 +168,19 @@ struct Status {
     board_celsius: Option<f32>,
 }
 
+/// Calibration bytes of the simulated boards (host binary, QEMU firmware).
+pub const SAMPLE_CALIBRATION: [u8; 10] = [0x4d, 0x43, 0x50, 0x01, 0x00, 0x10, 0xff, 0x7f, 0x02, 0x9a];
+
+/// The temperature a simulated board reports: a fixed base per sensor with a slow, bounded drift over
+/// time, so that successive readings differ.
+pub fn simulated_temperature(sensor: Sensor, now: Instant) -> f32 {
+    let drift = (now.as_millis() / 1000 % 20) as f32 * 0.05;
+    match sensor {
+        Sensor::Board => 23.5 + drift,
+        Sensor::Cpu => 41.0 + drift,
+    }
+}
+
 /// A value shown with two decimals, formatted with integers: `{:.2}` on a float would pull about 10 KiB
 /// of float formatting into firmware.
 struct Centi(i32);
@@ -233,17 +246,9 @@ impl<B: Board> Device<B> {
 }
 
 impl<B: Board> Handler for Device<B> {
-    fn tool(&self, index: usize) -> Option<Tool<'_>> {
-        TOOLS.get(index).copied()
-    }
-
-    fn resource(&self, index: usize) -> Option<Resource<'_>> {
-        RESOURCES.get(index).copied()
-    }
-
-    fn prompt(&self, index: usize) -> Option<Prompt<'_>> {
-        PROMPTS.get(index).copied()
-    }
+    const TOOLS: &'static [Tool<'static>] = &TOOLS;
+    const RESOURCES: &'static [Resource<'static>] = &RESOURCES;
+    const PROMPTS: &'static [Prompt<'static>] = &PROMPTS;
 
     fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
         match call.name {

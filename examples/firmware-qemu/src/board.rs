@@ -3,7 +3,7 @@
 
 use core::ptr::{read_volatile, write_volatile};
 
-use mcp_example_device::{Board, Sensor};
+use mcp_example_device::{Board, SAMPLE_CALIBRATION, Sensor, simulated_temperature};
 use mcp_sansio::time::Instant;
 
 const SYSCTL_RCGC2: usize = 0x400F_E108;
@@ -13,7 +13,6 @@ const GPIOF_DATA_PIN0: usize = GPIOF + (1 << 2);
 const GPIO_DIR: usize = 0x400;
 const GPIO_DEN: usize = 0x51C;
 
-static CALIBRATION: [u8; 10] = [0x4d, 0x43, 0x50, 0x01, 0x00, 0x10, 0xff, 0x7f, 0x02, 0x9a];
 
 pub struct QemuBoard {
     led: bool,
@@ -38,12 +37,8 @@ impl QemuBoard {
 
 impl Board for QemuBoard {
     fn temperature_celsius(&mut self, sensor: Sensor, now: Instant) -> Option<f32> {
-        // A slow, bounded drift, so that successive readings differ.
-        let drift = (now.as_millis() / 1000 % 20) as f32 * 0.05;
-        Some(match sensor {
-            Sensor::Board => 23.5 + drift,
-            Sensor::Cpu => 41.0 + drift,
-        })
+        // QEMU's board has no sensor: the shared simulation.
+        Some(simulated_temperature(sensor, now))
     }
 
     fn set_led(&mut self, on: bool) {
@@ -57,6 +52,6 @@ impl Board for QemuBoard {
     }
 
     fn calibration(&self) -> &[u8] {
-        &CALIBRATION
+        &SAMPLE_CALIBRATION
     }
 }

@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use mcp_example_device::{Board, Device, INSTRUCTIONS, SERVER_NAME, Sensor};
+use mcp_example_device::{Board, Device, INSTRUCTIONS, SAMPLE_CALIBRATION, SERVER_NAME, Sensor, simulated_temperature};
 use mcp_sansio::server::{
     Buffers, CacheHints, CacheScope, Config, Event, Handler, Limits, Prompt, PromptGet, PromptReply, Resource,
     ResourceRead, ResourceReply, Server, Tool, ToolCall, ToolReply,
@@ -35,11 +35,7 @@ struct SimulatedBoard {
 
 impl Board for SimulatedBoard {
     fn temperature_celsius(&mut self, sensor: Sensor, now: Instant) -> Option<f32> {
-        let drift = (now.as_millis() / 1000 % 20) as f32 * 0.05;
-        Some(match sensor {
-            Sensor::Board => 23.5 + drift,
-            Sensor::Cpu => 41.0 + drift,
-        })
+        Some(simulated_temperature(sensor, now))
     }
 
     fn set_led(&mut self, on: bool) {
@@ -51,7 +47,7 @@ impl Board for SimulatedBoard {
     }
 
     fn calibration(&self) -> &[u8] {
-        &[0x4d, 0x43, 0x50, 0x01, 0x00, 0x10, 0xff, 0x7f, 0x02, 0x9a]
+        &SAMPLE_CALIBRATION
     }
 }
 
