@@ -188,29 +188,22 @@ const MAX_TRANSFER: usize = isize::MAX as usize;
 /// One `read(2)` into `buf`, retried on `EINTR`.
 fn read_fd(fd: BorrowedFd<'_>, buf: &mut [u8]) -> io::Result<Transfer> {
     let asked = buf.len().min(MAX_TRANSFER);
-    loop {
-        // SAFETY: `buf` is valid for writes of `asked` bytes and `fd` is open.
-        let count = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), asked) };
-        match usize::try_from(count) {
-            Ok(count) => return Ok(Transfer { count, asked }),
-            Err(_) => {
-                let error = io::Error::last_os_error();
-                if error.kind() != io::ErrorKind::Interrupted {
-                    return Err(error);
-                }
-            }
-        }
-    }
+    // SAFETY: `buf` is valid for writes of `asked` bytes and `fd` is open.
+    retry_on_eintr(asked, || unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), asked) })
 }
 
 /// One `write(2)` of `buf`, retried on `EINTR`. A closed peer gives `BrokenPipe` (Rust programs
 /// ignore `SIGPIPE` by default, so the process is not killed).
 fn write_fd(fd: BorrowedFd<'_>, buf: &[u8]) -> io::Result<Transfer> {
     let asked = buf.len().min(MAX_TRANSFER);
+    // SAFETY: `buf` is valid for reads of `asked` bytes and `fd` is open.
+    retry_on_eintr(asked, || unsafe { libc::write(fd.as_raw_fd(), buf.as_ptr().cast(), asked) })
+}
+
+/// Runs a `read`/`write` system call of `asked` bytes until it is not interrupted by a signal.
+fn retry_on_eintr(asked: usize, mut syscall: impl FnMut() -> isize) -> io::Result<Transfer> {
     loop {
-        // SAFETY: `buf` is valid for reads of `asked` bytes and `fd` is open.
-        let count = unsafe { libc::write(fd.as_raw_fd(), buf.as_ptr().cast(), asked) };
-        match usize::try_from(count) {
+        match usize::try_from(syscall()) {
             Ok(count) => return Ok(Transfer { count, asked }),
             Err(_) => {
                 let error = io::Error::last_os_error();
