@@ -98,9 +98,11 @@ extern crate alloc;
 extern crate std;
 
 pub mod connection;
+pub mod endpoint;
 pub mod frame;
 pub mod json;
 pub mod jsonrpc;
+pub mod mcp;
 pub mod server;
 pub mod time;
 pub mod version;

@@ -10,6 +10,7 @@ use core::fmt;
 /// A protocol revision this crate implements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum ProtocolVersion {
     /// 2024-11-05: the first release.
     V2024_11_05,
@@ -26,6 +27,7 @@ pub enum ProtocolVersion {
 /// Whether a version opens sessions with `initialize` (legacy) or is stateless (modern).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum Era {
     /// 2025-11-25 and earlier: `initialize` handshake, sessions.
     Legacy,
@@ -83,6 +85,11 @@ impl ProtocolVersion {
 
     /// Tool `annotations` (2025-03-26 and later).
     pub const fn has_tool_annotations(self) -> bool {
+        !matches!(self, ProtocolVersion::V2024_11_05)
+    }
+
+    /// `completion/complete` and the `completions` capability (2025-03-26 and later).
+    pub const fn has_completions(self) -> bool {
         !matches!(self, ProtocolVersion::V2024_11_05)
     }
 

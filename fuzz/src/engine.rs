@@ -701,12 +701,14 @@ impl Run<'_> {
                 2 => drop(reply),
                 _ => reply.description(text).finish(),
             }),
+            (kind, _) => panic!("a deferred request of an unknown kind: {kind:?}"),
         };
         match result {
             Ok(()) => assert!(!was_cancelled, "a cancelled request was answered"),
             Err(ReplyError::Busy) => self.server.handler_mut().deferred.push(deferred),
             Err(ReplyError::Cancelled) => assert!(was_cancelled, "refused as cancelled but not cancelled"),
             Err(ReplyError::Unknown) => panic!("a pending deferred request is unknown"),
+            Err(error) => panic!("unexpected reply error: {error:?}"),
         }
     }
 

@@ -6,13 +6,14 @@
 
 use core::fmt;
 
+use crate::endpoint::{OutboundTable, Outcome, Response, Route, TxQueue};
 use crate::frame::{Frame, FrameError, LineBuffer};
 use crate::json::{self, JsonStr, JsonWriter, Kind, ScanError, ScanErrorKind, Value};
 use crate::jsonrpc::{EnvelopeError, Id, Message, WriteId, classify, code, write_error_head};
+use crate::mcp::ServerCapabilities;
 use crate::server::handler::{PromptGet, RequestContext, ResourceRead, ToolCall};
 use crate::server::reply::{DeferSlots, InFlight, Outgoing, PromptReply, ReplyId, ResourceReply, ToolReply};
-use crate::server::tx::TxBuffer;
-use crate::server::{BatchCursor, Config, Event, Handler, MAX_ESCAPED_NAME_LEN, Server, Session};
+use crate::server::{BatchCursor, Config, Engine, Event, Handler, MAX_ESCAPED_NAME_LEN, Received, Session};
 use crate::time::Instant;
 use crate::version::{Era, ProtocolVersion};
 
@@ -23,42 +24,55 @@ const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
 const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 
-/// The engine's state, split so that a frame of the receive buffer can be read while answering.
-pub(crate) struct Parts<'s, 'a, H> {
+/// The engine's state, split so that a received message can be read while answering, with the
+/// handler of this call and the route answers go to.
+pub(crate) struct Parts<'s, 'a, H, const OUTBOUND: usize> {
     pub(crate) handler: &'s mut H,
     pub(crate) config: &'s Config<'a>,
-    pub(crate) tx: &'s mut TxBuffer<'a>,
+    pub(crate) tx: &'s mut TxQueue<'a>,
     pub(crate) session: &'s mut Session,
     pub(crate) slots: &'s mut [Option<InFlight>],
     pub(crate) next_generation: &'s mut u32,
+    pub(crate) outbound: &'s mut OutboundTable<OUTBOUND>,
     pub(crate) now: Instant,
     pub(crate) window: usize,
+    pub(crate) route: Route,
 }
 
-impl<'a, H: Handler, const IN_FLIGHT: usize> Server<'a, H, IN_FLIGHT> {
-    fn split(&mut self, now: Instant, window: usize) -> (&LineBuffer<'a>, Parts<'_, 'a, H>) {
+impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OUTBOUND> {
+    /// The receive buffer, and the state beside it for answering messages that arrived on `route`.
+    pub(crate) fn split<'s, H>(
+        &'s mut self,
+        handler: &'s mut H,
+        now: Instant,
+        window: usize,
+        route: Route,
+    ) -> (&'s LineBuffer<'a>, Parts<'s, 'a, H, OUTBOUND>) {
         let parts = Parts {
-            handler: &mut self.handler,
+            handler,
             config: &self.config,
             tx: &mut self.tx,
             session: &mut self.session,
             slots: &mut self.in_flight,
             next_generation: &mut self.next_generation,
+            outbound: &mut self.outbound,
             now,
             window,
+            route,
         };
         (&self.rx, parts)
     }
 
     /// Answers one received line.
-    pub(super) fn handle_frame(&mut self, now: Instant, frame: Frame, window: usize) {
-        let (rx, mut parts) = self.split(now, window);
+    pub(super) fn handle_frame<H: Handler>(&mut self, now: Instant, frame: Frame, window: usize, handler: &mut H) {
+        let (rx, mut parts) = self.split(handler, now, window, Route::BYTE_STREAM);
         let value = match json::parse(rx.frame(frame), parts.config.limits.max_depth) {
             Ok(value) => value,
             Err(error) => return parts.reject_unparsable(error),
         };
         if value.kind() != Kind::Array {
-            return parts.handle_message(value, false);
+            parts.handle_message(value, false);
+            return;
         }
         let accepts_batches = matches!(*parts.session, Session::Legacy { version, .. } if version.accepts_batches());
         let len = value.elements().take(MAX_BATCH_LEN + 1).count();
@@ -86,8 +100,14 @@ impl<'a, H: Handler, const IN_FLIGHT: usize> Server<'a, H, IN_FLIGHT> {
     /// Answers the next element of the batch being served. Each answer is a message of its own (JSON-RPC
     /// says a batch "should" be answered with an array; separate messages let the engine pause between
     /// elements when the transmit buffer fills, and every client matches answers by id).
-    pub(super) fn resume_batch(&mut self, now: Instant, cursor: BatchCursor, window: usize) {
-        let (rx, mut parts) = self.split(now, window);
+    pub(super) fn resume_batch<H: Handler>(
+        &mut self,
+        now: Instant,
+        cursor: BatchCursor,
+        window: usize,
+        handler: &mut H,
+    ) {
+        let (rx, mut parts) = self.split(handler, now, window, Route::BYTE_STREAM);
         let element = json::parse(rx.frame(cursor.frame), parts.config.limits.max_depth)
             .ok()
             .and_then(|batch| batch.elements().nth(cursor.next));
@@ -101,8 +121,8 @@ impl<'a, H: Handler, const IN_FLIGHT: usize> Server<'a, H, IN_FLIGHT> {
     }
 
     /// Answers a frame the framing layer dropped.
-    pub(super) fn reject_frame(&mut self, now: Instant, error: FrameError, window: usize) {
-        let (_, mut parts) = self.split(now, window);
+    pub(super) fn reject_frame<H: Handler>(&mut self, now: Instant, error: FrameError, window: usize, handler: &mut H) {
+        let (_, mut parts) = self.split(handler, now, window, Route::BYTE_STREAM);
         match error {
             FrameError::TooLong { limit } => parts.reject(
                 None,
@@ -124,7 +144,7 @@ fn plain_or_unescaped<'b>(s: JsonStr<'b>, buf: &'b mut [u8]) -> Option<&'b str> 
     }
 }
 
-impl<'s, 'a, H: Handler> Parts<'s, 'a, H> {
+impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// Writes an error response and reports it.
     pub(crate) fn reject(
         &mut self,
@@ -144,30 +164,34 @@ impl<'s, 'a, H: Handler> Parts<'s, 'a, H> {
         data: Option<&dyn Fn(&mut JsonWriter<'_>)>,
         reason: &'static str,
     ) {
-        let (window, committed) = self.tx.window(self.window);
-        let mut w = JsonWriter::new(window);
-        write_error_head(&mut w, id, code, message);
-        if let Some(data) = data {
-            w.raw(b",\"data\":");
-            data(&mut w);
-        }
-        w.raw(b"}}\n");
-        // Shorten an error that does not fit, keeping the id if at all possible: an answer without its
-        // id answers no request.
-        for fallback_id in [id, None] {
-            if w.is_overflowed() {
-                w.truncate(0);
-                write_error_head(&mut w, fallback_id, code, format_args!("error response too large"));
-                w.raw(b"}}\n");
+        if let Some((window, commit)) = self.tx.open(self.route, self.window) {
+            let suffix = commit.suffix();
+            let mut w = JsonWriter::new(window);
+            write_error_head(&mut w, id, code, message);
+            if let Some(data) = data {
+                w.raw(b",\"data\":");
+                data(&mut w);
             }
-        }
-        if !w.is_overflowed() {
-            *committed += w.len();
+            w.raw(b"}}");
+            w.raw(suffix);
+            // Shorten an error that does not fit, keeping the id if at all possible: an answer without
+            // its id answers no request.
+            for fallback_id in [id, None] {
+                if w.is_overflowed() {
+                    w.truncate(0);
+                    write_error_head(&mut w, fallback_id, code, format_args!("error response too large"));
+                    w.raw(b"}}");
+                    w.raw(suffix);
+                }
+            }
+            if !w.is_overflowed() {
+                commit.commit(w.len(), self.route.ends_with_response);
+            }
         }
         self.handler.on_event(self.now, Event::Rejected { code, reason });
     }
 
-    fn reject_unparsable(&mut self, error: ScanError) {
+    pub(crate) fn reject_unparsable(&mut self, error: ScanError) {
         match error.kind {
             ScanErrorKind::TooDeep => {
                 let depth = self.config.limits.max_depth;
@@ -196,28 +220,56 @@ impl<'s, 'a, H: Handler> Parts<'s, 'a, H> {
         version: ProtocolVersion,
         deferrable: bool,
     ) -> (&'x mut H, &'x Config<'a>, Outgoing<'x>) {
-        let Parts { handler, config, tx, slots, next_generation, window, .. } = self;
-        let (buf, committed) = tx.window(*window);
+        let Parts { handler, config, tx, slots, next_generation, window, route, .. } = self;
+        let slot = tx.open(*route, *window);
         let defer_slots = deferrable.then_some(DeferSlots { slots, next_generation });
-        let out = Outgoing::open(buf, committed, ReplyId::Borrowed(id), version, &config.server_info, defer_slots);
+        let out = Outgoing::open(slot, ReplyId::Borrowed(id), version, &config.server_info, defer_slots);
         (handler, config, out)
     }
 
     /// Answers one message (a whole frame, or one element of a batch).
-    pub(crate) fn handle_message(&mut self, value: Value<'_>, in_batch: bool) {
+    pub(crate) fn handle_message(&mut self, value: Value<'_>, in_batch: bool) -> Received {
         match classify(value) {
-            Ok(Message::Request { id, method, params }) => self.handle_request(id, method, params, in_batch),
-            Ok(Message::Notification { method, params }) => self.handle_notification(method, params),
-            Ok(Message::Response { .. } | Message::Error { .. }) => {
-                self.handler.on_event(self.now, Event::UnexpectedResponse)
+            Ok(Message::Request { id, method, params }) => {
+                self.handle_request(id, method, params, in_batch);
+                Received::Request
             }
-            Err(EnvelopeError { id, reason }) => match id {
-                Some(id) => {
-                    self.reject(Some(&id), code::INVALID_REQUEST, format_args!("Invalid Request: {reason}"), reason)
+            Ok(Message::Notification { method, params }) => {
+                self.handle_notification(method, params);
+                Received::Notification
+            }
+            Ok(Message::Response { id, result }) => {
+                self.route_response(Some(id), Outcome::Result(result));
+                Received::Response
+            }
+            Ok(Message::Error { id, error }) => {
+                self.route_response(id, Outcome::from_error(error));
+                Received::Response
+            }
+            Err(EnvelopeError { id, reason }) => {
+                match id {
+                    Some(id) => {
+                        self.reject(Some(&id), code::INVALID_REQUEST, format_args!("Invalid Request: {reason}"), reason)
+                    }
+                    None => self.reject(None, code::INVALID_REQUEST, format_args!("Invalid Request: {reason}"), reason),
                 }
-                None => self.reject(None, code::INVALID_REQUEST, format_args!("Invalid Request: {reason}"), reason),
-            },
+                Received::Invalid
+            }
         }
+    }
+
+    /// Hands an answer to the request it answers (to the handler, whichever part of the server sent
+    /// it), or reports it as unexpected.
+    fn route_response(&mut self, id: Option<Id<'_>>, outcome: Outcome<'_>) {
+        match id.and_then(|id| self.outbound.take(id)) {
+            Some(entry) => self.handler.on_response(self.now, Response { request: entry.key, outcome }),
+            None => self.handler.on_event(self.now, Event::UnexpectedResponse),
+        }
+    }
+
+    /// The capabilities served: the configured ones, or those derived from the handler's tables.
+    pub(crate) fn capabilities(&self) -> ServerCapabilities {
+        self.config.capabilities.unwrap_or_else(|| derived_capabilities(&*self.handler))
     }
 
     fn handle_notification(&mut self, method: JsonStr<'_>, params: Option<Value<'_>>) {
@@ -383,9 +435,10 @@ impl<'s, 'a, H: Handler> Parts<'s, 'a, H> {
     fn dispatch(&mut self, id: Id<'_>, method: &str, params: Option<Value<'_>>, context: RequestContext<'_>) {
         let version = context.version;
         let modern = version.era() == Era::Modern;
-        let has_tools = self.handler.tool(0).is_some();
-        let has_resources = self.handler.resource(0).is_some();
-        let has_prompts = self.handler.prompt(0).is_some();
+        let capabilities = self.capabilities();
+        let has_tools = capabilities.tools.is_some();
+        let has_resources = capabilities.resources.is_some();
+        let has_prompts = capabilities.prompts.is_some();
         match method {
             "server/discover" if modern => self.discover(id),
             "ping" if !modern => {
@@ -527,4 +580,19 @@ impl<'s, 'a, H: Handler> Parts<'s, 'a, H> {
         let (handler, _, out) = self.reply_parts(id, context.version, true);
         handler.get_prompt(get, PromptReply::new(out));
     }
+}
+
+/// The capabilities of a handler without configured ones: what its tables hold at start.
+pub(crate) fn derived_capabilities<H: Handler>(handler: &H) -> ServerCapabilities {
+    let mut capabilities = ServerCapabilities::NONE;
+    if handler.tool(0).is_some() {
+        capabilities = capabilities.with_tools(Default::default());
+    }
+    if handler.resource(0).is_some() {
+        capabilities = capabilities.with_resources(Default::default());
+    }
+    if handler.prompt(0).is_some() {
+        capabilities = capabilities.with_prompts(Default::default());
+    }
+    capabilities
 }

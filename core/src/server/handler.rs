@@ -6,106 +6,13 @@
 //! through the reply it is handed. The same trait serves a `&'static` table on a microcontroller and a
 //! dynamic registry with an allocator.
 
+use crate::endpoint::Response;
 use crate::json::{JsonStr, Value};
+pub use crate::mcp::{Implementation, Prompt, PromptArgument, Resource, Tool, ToolAnnotations};
 use crate::server::Event;
 use crate::server::reply::{PromptReply, ResourceReply, ToolReply};
 use crate::time::Instant;
 use crate::version::ProtocolVersion;
-
-/// Name and version of a program (`serverInfo`, `clientInfo`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Implementation<'a> {
-    /// Programmatic name.
-    pub name: &'a str,
-    /// Version string.
-    pub version: &'a str,
-    /// Human-readable name (2025-06-18 and later).
-    pub title: Option<&'a str>,
-}
-
-/// Behaviour hints for a tool. All fields are optional hints, untrusted by clients.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ToolAnnotations {
-    /// The tool does not modify its environment.
-    pub read_only: Option<bool>,
-    /// The tool may perform destructive updates.
-    pub destructive: Option<bool>,
-    /// Calling it twice with the same arguments has no further effect.
-    pub idempotent: Option<bool>,
-    /// The tool interacts with an open world of external entities.
-    pub open_world: Option<bool>,
-}
-
-/// A tool, as `tools/list` shows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Tool<'a> {
-    /// Unique name (1–128 characters of `[A-Za-z0-9_.-]` recommended).
-    pub name: &'a str,
-    /// Human-readable name.
-    pub title: Option<&'a str>,
-    /// What the tool does, for the model.
-    pub description: Option<&'a str>,
-    /// JSON Schema of the arguments, as JSON text (an object schema). Checked when listed: an invalid
-    /// schema makes `tools/list` fail with an internal error naming the tool.
-    pub input_schema: &'a str,
-    /// JSON Schema of `structuredContent`, as JSON text (2025-06-18 and later).
-    pub output_schema: Option<&'a str>,
-    /// Behaviour hints (2025-03-26 and later).
-    pub annotations: ToolAnnotations,
-}
-
-impl<'a> Tool<'a> {
-    /// A tool with a name, a description and an input schema; other fields empty.
-    pub const fn new(name: &'a str, description: &'a str, input_schema: &'a str) -> Self {
-        Tool {
-            name,
-            title: None,
-            description: Some(description),
-            input_schema,
-            output_schema: None,
-            annotations: ToolAnnotations { read_only: None, destructive: None, idempotent: None, open_world: None },
-        }
-    }
-}
-
-/// A resource, as `resources/list` shows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Resource<'a> {
-    /// The resource's URI.
-    pub uri: &'a str,
-    /// Programmatic name.
-    pub name: &'a str,
-    /// Human-readable name.
-    pub title: Option<&'a str>,
-    /// What it contains.
-    pub description: Option<&'a str>,
-    /// MIME type of its contents.
-    pub mime_type: Option<&'a str>,
-}
-
-/// One argument of a prompt.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PromptArgument<'a> {
-    /// Argument name.
-    pub name: &'a str,
-    /// What it means.
-    pub description: Option<&'a str>,
-    /// Whether `prompts/get` must supply it (the engine checks this).
-    pub required: bool,
-}
-
-/// A prompt, as `prompts/list` shows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Prompt<'a> {
-    /// Unique name.
-    pub name: &'a str,
-    /// Human-readable name.
-    pub title: Option<&'a str>,
-    /// What the prompt is for.
-    pub description: Option<&'a str>,
-    /// Its arguments.
-    pub arguments: &'a [PromptArgument<'a>],
-}
 
 /// What every application request carries besides its own parameters.
 #[derive(Clone, Copy, Debug)]
@@ -216,6 +123,15 @@ pub trait Handler {
     fn get_prompt(&mut self, get: PromptGet<'_>, reply: PromptReply<'_>) {
         let _ = get;
         reply.fail(crate::jsonrpc::code::INTERNAL_ERROR, "this server has no prompts");
+    }
+
+    /// The client answered a request this server sent ([`Engine::ping`], [`Engine::send_request`]),
+    /// or the request timed out. Called once per request sent.
+    ///
+    /// [`Engine::ping`]: crate::server::Engine::ping
+    /// [`Engine::send_request`]: crate::server::Engine::send_request
+    fn on_response(&mut self, now: Instant, response: Response<'_>) {
+        let _ = (now, response);
     }
 
     /// Something happened that the application may want to know or log (a legacy session opened, a

@@ -3,6 +3,7 @@
 
 use crate::json::{self, JsonWriter, Value};
 use crate::jsonrpc::{Id, code};
+use crate::mcp::ClientCapabilities;
 use crate::server::dispatch::Parts;
 use crate::server::handler::{Prompt, Resource, Tool};
 use crate::server::reply::write_implementation;
@@ -11,27 +12,6 @@ use crate::version::{Era, ProtocolVersion};
 
 /// Room kept free at the end of a list page for `nextCursor`, cache hints and `_meta`.
 const PAGE_TAIL_RESERVE: usize = 160;
-
-/// Writes `{"tools":{},…}` for what the handler offers.
-fn write_capabilities<H: Handler>(w: &mut JsonWriter<'_>, handler: &H) {
-    w.raw(b"{");
-    let mut first = true;
-    for (present, name) in [
-        (handler.tool(0).is_some(), "tools"),
-        (handler.resource(0).is_some(), "resources"),
-        (handler.prompt(0).is_some(), "prompts"),
-    ] {
-        if present {
-            if !first {
-                w.raw(b",");
-            }
-            first = false;
-            w.string(name);
-            w.raw(b":{}");
-        }
-    }
-    w.raw(b"}");
-}
 
 /// Which kind of list is being written.
 #[derive(Clone, Copy)]
@@ -56,7 +36,7 @@ enum ItemError<'n> {
     InvalidSchema(&'n str),
 }
 
-impl<'s, 'a, H: Handler> Parts<'s, 'a, H> {
+impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// `initialize`: negotiates a legacy version and opens the session.
     pub(crate) fn initialize(&mut self, id: Id<'_>, params: Option<Value<'_>>) {
         let requested = params.and_then(|p| p.get("protocolVersion")).and_then(|v| v.as_str());
@@ -75,11 +55,13 @@ impl<'s, 'a, H: Handler> Parts<'s, 'a, H> {
             .unwrap_or(ProtocolVersion::LATEST_LEGACY);
         let client_name =
             params.and_then(|p| p.get("clientInfo")).and_then(|info| info.get("name")).and_then(|name| name.as_str());
-        let (handler, config, mut out) = self.reply_parts(id, version, false);
+        let capabilities = self.capabilities();
+        let client = params.and_then(|p| p.get("capabilities")).map(ClientCapabilities::from_value).unwrap_or_default();
+        let (_, config, mut out) = self.reply_parts(id, version, false);
         out.field("protocolVersion");
         out.writer().string(version.as_str());
         out.field("capabilities");
-        write_capabilities(out.writer(), &*handler);
+        capabilities.write(out.writer(), version);
         out.field("serverInfo");
         write_implementation(out.writer(), &config.server_info, version.has_titles());
         if let Some(instructions) = config.instructions {
@@ -88,13 +70,14 @@ impl<'s, 'a, H: Handler> Parts<'s, 'a, H> {
         }
         out.finish(None);
         drop(out);
-        *self.session = Session::Legacy { version, ready: false };
+        *self.session = Session::Legacy { version, ready: false, client };
         self.handler.on_event(self.now, Event::SessionStarted { version, client_name });
     }
 
     /// `server/discover` (2026-07-28).
     pub(crate) fn discover(&mut self, id: Id<'_>) {
-        let (handler, config, mut out) = self.reply_parts(id, ProtocolVersion::LATEST, false);
+        let capabilities = self.capabilities();
+        let (_, config, mut out) = self.reply_parts(id, ProtocolVersion::LATEST, false);
         out.field("supportedVersions");
         out.writer().raw(b"[");
         let mut first = true;
@@ -107,7 +90,7 @@ impl<'s, 'a, H: Handler> Parts<'s, 'a, H> {
         }
         out.writer().raw(b"]");
         out.field("capabilities");
-        write_capabilities(out.writer(), &*handler);
+        capabilities.write(out.writer(), ProtocolVersion::LATEST);
         if let Some(instructions) = config.instructions {
             out.field("instructions");
             out.writer().string(instructions);

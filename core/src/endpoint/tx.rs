@@ -1,0 +1,285 @@
+//! The transmit queue: framed messages waiting to be written, grouped by stream.
+
+use heapless::Deque;
+
+use crate::endpoint::{Framing, Route, StreamId};
+
+/// Most runs of messages (of different streams, or ended streams) that wait in the transmit queue
+/// at once. Consecutive messages of one open stream share a run, so a byte stream needs one.
+pub const MAX_TX_RECORDS: usize = 8;
+
+/// A run of whole messages of one stream.
+#[derive(Clone, Copy, Debug)]
+struct Record {
+    stream: StreamId,
+    /// Bytes of the run not yet transmitted.
+    len: usize,
+    /// The stream ends after this run.
+    end: bool,
+}
+
+/// Bytes to write, and where: the output unit of an endpoint (see the [module docs](super)).
+///
+/// Holds whole messages of one stream (the first possibly partly written already). Write `bytes` to
+/// `stream` and report how many were written; once all were, and `end_of_stream` is set, close the
+/// stream (end the HTTP response). A transmit may hold no bytes at all: then it only ends the stream,
+/// and reporting `0` bytes written completes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use]
+pub struct Transmit<'a> {
+    /// The stream the bytes belong to.
+    pub stream: StreamId,
+    /// The bytes.
+    pub bytes: &'a [u8],
+    /// The stream ends once these bytes are written.
+    pub end_of_stream: bool,
+}
+
+/// A caller-owned byte queue. Messages are framed and written into the free space after `tail`,
+/// committed by advancing `tail`, and transmitted from `head`.
+pub(crate) struct TxQueue<'a> {
+    buf: &'a mut [u8],
+    head: usize,
+    tail: usize,
+    records: Deque<Record, MAX_TX_RECORDS>,
+    /// The id of the next SSE event.
+    next_event: u64,
+}
+
+/// Commits one message written into the window that [`TxQueue::open`] handed out.
+pub(crate) struct Commit<'q> {
+    tail: &'q mut usize,
+    records: &'q mut Deque<Record, MAX_TX_RECORDS>,
+    next_event: &'q mut u64,
+    route: Route,
+    prefix_len: usize,
+    merge: bool,
+}
+
+impl<'a> TxQueue<'a> {
+    pub(crate) fn new(buf: &'a mut [u8]) -> Self {
+        TxQueue { buf, head: 0, tail: 0, records: Deque::new(), next_event: 1 }
+    }
+
+    pub(crate) fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Free space, counting what compaction would reclaim.
+    pub(crate) fn free(&self) -> usize {
+        self.buf.len() - (self.tail - self.head)
+    }
+
+    /// Nothing waits to be transmitted.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// The next bytes to transmit.
+    pub(crate) fn pending(&self) -> Option<Transmit<'_>> {
+        let record = self.records.front()?;
+        let bytes = self.buf.get(self.head..self.head + record.len).unwrap_or(&[]);
+        Some(Transmit { stream: record.stream, bytes, end_of_stream: record.end })
+    }
+
+    /// Marks `n` bytes of [`TxQueue::pending`] as transmitted.
+    pub(crate) fn consume(&mut self, n: usize) {
+        let Some(record) = self.records.front_mut() else { return };
+        let was_empty = record.len == 0;
+        let taken = n.min(record.len);
+        record.len -= taken;
+        self.head += taken;
+        if record.len == 0 && (taken > 0 || was_empty) {
+            self.records.pop_front();
+        }
+        if self.records.is_empty() {
+            self.head = 0;
+            self.tail = 0;
+        }
+    }
+
+    /// Whether a message for `route` could be queued now (record room; byte room is the window's).
+    pub(crate) fn has_record_room(&self, stream: StreamId) -> bool {
+        self.mergeable(stream) || !self.records.is_full()
+    }
+
+    fn mergeable(&self, stream: StreamId) -> bool {
+        self.records.back().is_some_and(|last| last.stream == stream && !last.end)
+    }
+
+    /// Ends `stream` after what is queued for it.
+    pub(crate) fn end_stream(&mut self, stream: StreamId) -> bool {
+        if let Some(last) = self.records.back_mut().filter(|last| last.stream == stream && !last.end) {
+            last.end = true;
+            return true;
+        }
+        self.records.push_back(Record { stream, len: 0, end: true }).is_ok()
+    }
+
+    /// Opens a message for `route` taking at most `len` bytes framed (prefix, message, suffix): writes
+    /// the framing prefix and returns the window for the message and its suffix, with the committer.
+    /// `None` when no record is free for the stream. Nothing is queued until the commit.
+    pub(crate) fn open(&mut self, route: Route, len: usize) -> Option<(&mut [u8], Commit<'_>)> {
+        let merge = self.mergeable(route.stream);
+        if !merge && self.records.is_full() {
+            return None;
+        }
+        if self.buf.len() - self.tail < len && self.head > 0 {
+            self.buf.copy_within(self.head..self.tail, 0);
+            self.tail -= self.head;
+            self.head = 0;
+        }
+        let TxQueue { buf, tail, records, next_event, .. } = self;
+        let end = tail.saturating_add(len).min(buf.len());
+        let window = buf.get_mut(*tail..end).unwrap_or(&mut []);
+        let prefix_len = write_prefix(window, route.framing, *next_event);
+        let window = window.get_mut(prefix_len..).unwrap_or(&mut []);
+        Some((window, Commit { tail, records, next_event, route, prefix_len, merge }))
+    }
+}
+
+impl Commit<'_> {
+    /// What the message must end with (written by the message writer, inside its window).
+    pub(crate) fn suffix(&self) -> &'static [u8] {
+        self.route.framing.suffix()
+    }
+
+    /// The route the message goes to.
+    pub(crate) fn route(&self) -> Route {
+        self.route
+    }
+
+    /// Queues the message: `len` bytes written into the window, suffix included. `end_of_stream`
+    /// ends the stream after it.
+    pub(crate) fn commit(self, len: usize, end_of_stream: bool) {
+        let total = self.prefix_len + len;
+        *self.tail += total;
+        if self.route.framing == Framing::Sse {
+            *self.next_event += 1;
+        }
+        match self.records.back_mut() {
+            Some(last) if self.merge => {
+                last.len += total;
+                last.end = end_of_stream;
+            }
+            _ => {
+                // `open` checked that a record is free.
+                let _ = self.records.push_back(Record { stream: self.route.stream, len: total, end: end_of_stream });
+            }
+        }
+    }
+}
+
+/// Writes the framing prefix of a message into `out`; returns its length (0 if it does not fit,
+/// and then the message cannot fit either).
+fn write_prefix(out: &mut [u8], framing: Framing, event: u64) -> usize {
+    match framing {
+        Framing::Ndjson | Framing::Body => 0,
+        Framing::Sse => {
+            let mut digits = [0u8; 20];
+            let mut n = event;
+            let mut start = digits.len();
+            loop {
+                start -= 1;
+                digits[start] = b'0' + (n % 10) as u8;
+                n /= 10;
+                if n == 0 {
+                    break;
+                }
+            }
+            let parts: [&[u8]; 3] = [b"id: ", &digits[start..], b"\ndata: "];
+            let len: usize = parts.iter().map(|p| p.len()).sum();
+            let Some(dest) = out.get_mut(..len) else { return 0 };
+            let mut at = 0;
+            for part in parts {
+                dest[at..at + part.len()].copy_from_slice(part);
+                at += part.len();
+            }
+            len
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn queue_message(tx: &mut TxQueue<'_>, route: Route, body: &[u8], end: bool) {
+        let (window, commit) = tx.open(route, 64).unwrap();
+        let suffix = commit.suffix();
+        window[..body.len()].copy_from_slice(body);
+        window[body.len()..body.len() + suffix.len()].copy_from_slice(suffix);
+        commit.commit(body.len() + suffix.len(), end);
+    }
+
+    #[test]
+    fn consecutive_messages_of_one_stream_come_out_together_and_compact() {
+        let mut storage = [0u8; 64];
+        let mut tx = TxQueue::new(&mut storage);
+        queue_message(&mut tx, Route::BYTE_STREAM, b"{}", false);
+        queue_message(&mut tx, Route::BYTE_STREAM, b"[]", false);
+        let pending = tx.pending().unwrap();
+        assert_eq!(pending.bytes, b"{}\n[]\n");
+        assert_eq!(pending.stream, StreamId::BYTE_STREAM);
+        assert!(!pending.end_of_stream);
+        tx.consume(4);
+        assert_eq!(tx.pending().unwrap().bytes, b"]\n");
+        assert_eq!(tx.free(), 62);
+        tx.consume(2);
+        assert!(tx.pending().is_none());
+        assert!(tx.is_empty());
+        assert_eq!(tx.free(), 64);
+    }
+
+    #[test]
+    fn one_message_framed_three_ways() {
+        let mut storage = [0u8; 128];
+        let mut tx = TxQueue::new(&mut storage);
+        let sse = Route::new(StreamId(7), Framing::Sse);
+        let body = Route::new(StreamId(8), Framing::Body).ending_with_response();
+        queue_message(&mut tx, Route::BYTE_STREAM, b"{\"a\":1}", false);
+        queue_message(&mut tx, sse, b"{\"a\":1}", false);
+        queue_message(&mut tx, sse, b"{\"a\":1}", true);
+        queue_message(&mut tx, body, b"{\"a\":1}", true);
+        let expect: [(u32, &[u8], bool); 3] = [
+            (0, b"{\"a\":1}\n", false),
+            (7, b"id: 1\ndata: {\"a\":1}\n\nid: 2\ndata: {\"a\":1}\n\n", true),
+            (8, b"{\"a\":1}", true),
+        ];
+        for (stream, bytes, end) in expect {
+            let t = tx.pending().unwrap();
+            assert_eq!((t.stream, t.bytes, t.end_of_stream), (StreamId(stream), bytes, end));
+            let n = t.bytes.len();
+            tx.consume(n);
+        }
+        assert!(tx.pending().is_none());
+    }
+
+    #[test]
+    fn streams_end_with_an_empty_transmit_and_records_are_bounded() {
+        let mut storage = [0u8; 256];
+        let mut tx = TxQueue::new(&mut storage);
+        for stream in 0..MAX_TX_RECORDS as u32 {
+            assert!(tx.has_record_room(StreamId(stream + 1)));
+            queue_message(&mut tx, Route::new(StreamId(stream + 1), Framing::Sse), b"1", false);
+        }
+        assert!(!tx.has_record_room(StreamId(99)));
+        assert!(tx.open(Route::new(StreamId(99), Framing::Sse), 64).is_none());
+        // The last stream can still take messages, and be ended without one.
+        assert!(tx.has_record_room(StreamId(MAX_TX_RECORDS as u32)));
+        assert!(tx.end_stream(StreamId(MAX_TX_RECORDS as u32)));
+        for _ in 0..MAX_TX_RECORDS - 1 {
+            let n = tx.pending().unwrap().bytes.len();
+            tx.consume(n);
+        }
+        assert!(tx.end_stream(StreamId(42)));
+        let last = tx.pending().unwrap();
+        assert!(last.end_of_stream && !last.bytes.is_empty());
+        let n = last.bytes.len();
+        tx.consume(n);
+        let marker = tx.pending().unwrap();
+        assert_eq!((marker.stream, marker.bytes, marker.end_of_stream), (StreamId(42), &b""[..], true));
+        tx.consume(0);
+        assert!(tx.pending().is_none());
+    }
+}

@@ -1,0 +1,278 @@
+//! Capabilities: what a server offers and what a client supports, declared explicitly.
+
+use crate::json::{JsonWriter, Value};
+use crate::version::ProtocolVersion;
+
+/// A capability with a `listChanged` flag (`tools`, `prompts`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ListCapability {
+    /// The server sends `notifications/…/list_changed` when the list changes.
+    pub list_changed: bool,
+}
+
+/// The `resources` capability.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ResourceCapability {
+    /// The server accepts `resources/subscribe` and sends `notifications/resources/updated`.
+    pub subscribe: bool,
+    /// The server sends `notifications/resources/list_changed`.
+    pub list_changed: bool,
+}
+
+/// What a server declares in `initialize` and `server/discover` results.
+///
+/// Build it with the `const` methods, starting from [`ServerCapabilities::NONE`]; a server whose
+/// configuration sets none derives one from its handler (a tool, resource or prompt at index 0).
+/// The engine only serves the methods of a declared capability.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub struct ServerCapabilities {
+    /// `tools`.
+    pub tools: Option<ListCapability>,
+    /// `resources`.
+    pub resources: Option<ResourceCapability>,
+    /// `prompts`.
+    pub prompts: Option<ListCapability>,
+    /// `logging`.
+    pub logging: bool,
+    /// `completions` (2025-03-26 and later).
+    pub completions: bool,
+}
+
+impl ServerCapabilities {
+    /// No capabilities.
+    pub const NONE: ServerCapabilities =
+        ServerCapabilities { tools: None, resources: None, prompts: None, logging: false, completions: false };
+
+    /// With `tools`.
+    #[must_use]
+    pub const fn with_tools(mut self, tools: ListCapability) -> Self {
+        self.tools = Some(tools);
+        self
+    }
+
+    /// With `resources`.
+    #[must_use]
+    pub const fn with_resources(mut self, resources: ResourceCapability) -> Self {
+        self.resources = Some(resources);
+        self
+    }
+
+    /// With `prompts`.
+    #[must_use]
+    pub const fn with_prompts(mut self, prompts: ListCapability) -> Self {
+        self.prompts = Some(prompts);
+        self
+    }
+
+    /// With `logging`.
+    #[must_use]
+    pub const fn with_logging(mut self) -> Self {
+        self.logging = true;
+        self
+    }
+
+    /// With `completions`.
+    #[must_use]
+    pub const fn with_completions(mut self) -> Self {
+        self.completions = true;
+        self
+    }
+
+    /// Writes the capabilities object for `version` (`completions` only where it exists).
+    pub fn write(&self, w: &mut JsonWriter<'_>, version: ProtocolVersion) {
+        let mut object = ObjectWriter::open(w);
+        if let Some(tools) = self.tools {
+            object.member("tools").flags(&[("listChanged", tools.list_changed)]);
+        }
+        if let Some(resources) = self.resources {
+            object
+                .member("resources")
+                .flags(&[("subscribe", resources.subscribe), ("listChanged", resources.list_changed)]);
+        }
+        if let Some(prompts) = self.prompts {
+            object.member("prompts").flags(&[("listChanged", prompts.list_changed)]);
+        }
+        if self.logging {
+            object.member("logging").flags(&[]);
+        }
+        if self.completions && version.has_completions() {
+            object.member("completions").flags(&[]);
+        }
+        object.close();
+    }
+}
+
+/// What a client declares (`initialize` params, or 2026-07-28 `_meta`), as far as the engine acts on it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub struct ClientCapabilities {
+    /// `roots` (with `listChanged` in the legacy era).
+    pub roots: Option<ListCapability>,
+    /// `sampling`.
+    pub sampling: bool,
+    /// `sampling.tools`: tool use in sampling requests.
+    pub sampling_tools: bool,
+    /// `elicitation` in form mode (an empty `elicitation` object means form mode).
+    pub elicitation_form: bool,
+    /// `elicitation.url`.
+    pub elicitation_url: bool,
+}
+
+impl ClientCapabilities {
+    /// No capabilities.
+    pub const NONE: ClientCapabilities = ClientCapabilities {
+        roots: None,
+        sampling: false,
+        sampling_tools: false,
+        elicitation_form: false,
+        elicitation_url: false,
+    };
+
+    /// Reads a `capabilities` object. Members of the wrong kind count as absent.
+    pub fn from_value(value: Value<'_>) -> Self {
+        let object = |name: &str| value.get(name).filter(|v| v.kind() == crate::json::Kind::Object);
+        let flag =
+            |v: Option<Value<'_>>, name: &str| v.and_then(|v| v.get(name)).and_then(|f| f.as_bool()) == Some(true);
+        let roots = object("roots").map(|r| ListCapability { list_changed: flag(Some(r), "listChanged") });
+        let sampling = object("sampling");
+        let elicitation = object("elicitation");
+        let form = elicitation.and_then(|e| e.get("form")).is_some();
+        let url = elicitation.and_then(|e| e.get("url")).is_some();
+        ClientCapabilities {
+            roots,
+            sampling: sampling.is_some(),
+            sampling_tools: sampling.and_then(|s| s.get("tools")).is_some(),
+            // An `elicitation` object without modes is form mode (2025-06-18 had no modes).
+            elicitation_form: form || (elicitation.is_some() && !url),
+            elicitation_url: url,
+        }
+    }
+
+    /// Writes the capabilities object.
+    pub fn write(&self, w: &mut JsonWriter<'_>) {
+        let mut object = ObjectWriter::open(w);
+        if let Some(roots) = self.roots {
+            object.member("roots").flags(&[("listChanged", roots.list_changed)]);
+        }
+        if self.sampling {
+            let sampling = object.member("sampling");
+            if self.sampling_tools {
+                sampling.w.raw(b"{\"tools\":{}}");
+            } else {
+                sampling.flags(&[]);
+            }
+        }
+        if self.elicitation_form || self.elicitation_url {
+            let w = object.member("elicitation").w;
+            w.raw(b"{");
+            if self.elicitation_form {
+                w.raw(b"\"form\":{}");
+            }
+            if self.elicitation_url {
+                w.raw(if self.elicitation_form { b",\"url\":{}" } else { b"\"url\":{}" });
+            }
+            w.raw(b"}");
+        }
+        object.close();
+    }
+}
+
+/// Writes `{"a":…,"b":…}` member by member.
+struct ObjectWriter<'w, 'b> {
+    w: &'w mut JsonWriter<'b>,
+    first: bool,
+}
+
+/// The value position of one member.
+struct MemberWriter<'m, 'b> {
+    w: &'m mut JsonWriter<'b>,
+}
+
+impl<'w, 'b> ObjectWriter<'w, 'b> {
+    fn open(w: &'w mut JsonWriter<'b>) -> Self {
+        w.raw(b"{");
+        ObjectWriter { w, first: true }
+    }
+
+    fn member(&mut self, name: &str) -> MemberWriter<'_, 'b> {
+        if !self.first {
+            self.w.raw(b",");
+        }
+        self.first = false;
+        self.w.string(name);
+        self.w.raw(b":");
+        MemberWriter { w: self.w }
+    }
+
+    fn close(self) {
+        self.w.raw(b"}");
+    }
+}
+
+impl MemberWriter<'_, '_> {
+    /// Writes an object of the flags that are `true` (`{}` when none is).
+    fn flags(self, flags: &[(&str, bool)]) {
+        self.w.raw(b"{");
+        let mut first = true;
+        for (name, _) in flags.iter().filter(|(_, on)| *on) {
+            if !first {
+                self.w.raw(b",");
+            }
+            first = false;
+            self.w.string(name);
+            self.w.raw(b":true");
+        }
+        self.w.raw(b"}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn written(f: impl FnOnce(&mut JsonWriter<'_>)) -> std::string::String {
+        let mut buf = [0u8; 256];
+        let mut w = JsonWriter::new(&mut buf);
+        f(&mut w);
+        std::string::String::from_utf8(w.written().to_vec()).unwrap()
+    }
+
+    #[test]
+    fn server_capabilities_are_written_as_declared() {
+        let caps = ServerCapabilities::NONE
+            .with_tools(ListCapability { list_changed: true })
+            .with_resources(ResourceCapability { subscribe: true, list_changed: false })
+            .with_logging()
+            .with_completions();
+        assert_eq!(
+            written(|w| caps.write(w, ProtocolVersion::V2025_11_25)),
+            r#"{"tools":{"listChanged":true},"resources":{"subscribe":true},"logging":{},"completions":{}}"#
+        );
+        // `completions` did not exist in 2024-11-05.
+        assert_eq!(
+            written(|w| caps.write(w, ProtocolVersion::V2024_11_05)),
+            r#"{"tools":{"listChanged":true},"resources":{"subscribe":true},"logging":{}}"#
+        );
+        assert_eq!(written(|w| ServerCapabilities::NONE.write(w, ProtocolVersion::LATEST)), "{}");
+    }
+
+    #[test]
+    fn client_capabilities_round_trip() {
+        let text = br#"{"roots":{"listChanged":true},"sampling":{"tools":{}},"elicitation":{}}"#;
+        let value = crate::json::parse(text, 8).unwrap();
+        let caps = ClientCapabilities::from_value(value);
+        assert_eq!(caps.roots, Some(ListCapability { list_changed: true }));
+        assert!(caps.sampling && caps.sampling_tools && caps.elicitation_form && !caps.elicitation_url);
+        assert_eq!(
+            written(|w| caps.write(w)),
+            r#"{"roots":{"listChanged":true},"sampling":{"tools":{}},"elicitation":{"form":{}}}"#
+        );
+        let none = ClientCapabilities::from_value(crate::json::parse(br#"{"roots":3}"#, 8).unwrap());
+        assert_eq!(none, ClientCapabilities::NONE);
+    }
+}

@@ -1,0 +1,470 @@
+//! [`Engine`]: the protocol state of one connection, driven with the handler passed to each call.
+
+use core::fmt;
+
+use crate::endpoint::{OutboundKey, OutboundTable, Outcome, Response, Route, SendError, StreamId, Transmit, TxQueue};
+use crate::frame::LineBuffer;
+use crate::json::{self, JsonWriter, Kind};
+use crate::jsonrpc::code;
+use crate::server::reply::{InFlight, Outgoing, ReplyId};
+use crate::server::{
+    BatchCursor, Buffers, Config, Deferred, Eof, Event, Handler, MIN_RESPONSE_WINDOW, PromptReply, ReplyError,
+    ReplyKind, ResourceReply, Session, ToolReply,
+};
+use crate::time::Instant;
+use crate::version::ProtocolVersion;
+
+/// The protocol state of one connection: a legacy session (stdio, a serial line, one Streamable HTTP
+/// session) or the stateless 2026-07-28 requests of an HTTP endpoint. `IN_FLIGHT` requests may be
+/// deferred at once and `OUTBOUND` requests to the client may await their answers at once.
+///
+/// The application is the `handler` argument of every call that can run it, so any number of
+/// engines serve one application. Drive an engine through [`Engine::bind`] (a [`Connection`]) or the
+/// methods below; [`Server`](crate::server::Server) keeps one engine and its handler together.
+///
+/// [`Connection`]: crate::connection::Connection
+pub struct Engine<'a, const IN_FLIGHT: usize = 4, const OUTBOUND: usize = 2> {
+    pub(crate) config: Config<'a>,
+    pub(crate) rx: LineBuffer<'a>,
+    pub(crate) tx: TxQueue<'a>,
+    pub(crate) session: Session,
+    pub(crate) in_flight: [Option<InFlight>; IN_FLIGHT],
+    pub(crate) outbound: OutboundTable<OUTBOUND>,
+    pub(crate) next_generation: u32,
+    pub(crate) batch: Option<BatchCursor>,
+    pub(crate) eof: Eof,
+    notify_route: Route,
+}
+
+/// What [`Engine::handle_message`] made of a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum Received {
+    /// A request: its answer goes (now, or when a deferred reply is finished) to the message's route.
+    Request,
+    /// A notification: nothing is sent in return (Streamable HTTP answers `202 Accepted`).
+    Notification,
+    /// A response or error from the client: nothing is sent in return (`202 Accepted`).
+    Response,
+    /// Not a valid message: a JSON-RPC error was sent to the message's route.
+    Invalid,
+}
+
+/// Why [`Engine::handle_message`] did not take a message. Nothing was read or written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum InputError {
+    /// The transmit buffer lacks room for the answer: transmit, then offer the message again.
+    Busy,
+    /// The input has ended ([`Engine::handle_eof`]).
+    Closed,
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            InputError::Busy => "no transmit room for the answer: transmit, then try again",
+            InputError::Closed => "the input has ended",
+        })
+    }
+}
+
+impl core::error::Error for InputError {}
+
+impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OUTBOUND> {
+    /// An engine over `buffers` with `config`.
+    pub fn new(config: Config<'a>, buffers: Buffers<'a>) -> Self {
+        Engine {
+            config,
+            rx: LineBuffer::new(buffers.rx),
+            tx: TxQueue::new(buffers.tx),
+            session: Session::None,
+            in_flight: [const { None }; IN_FLIGHT],
+            outbound: OutboundTable::new(),
+            next_generation: 0,
+            batch: None,
+            eof: Eof::Open,
+            notify_route: Route::BYTE_STREAM,
+        }
+    }
+
+    /// This engine with `handler`, as a [`Connection`](crate::connection::Connection) an adapter
+    /// can drive.
+    pub fn bind<'e, H: Handler>(&'e mut self, handler: &'e mut H) -> Bound<'e, 'a, H, IN_FLIGHT, OUTBOUND> {
+        Bound { engine: self, handler }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &Config<'a> {
+        &self.config
+    }
+
+    /// The legacy session's negotiated version, once `initialize` was answered.
+    pub fn session_version(&self) -> Option<ProtocolVersion> {
+        match self.session {
+            Session::None => None,
+            Session::Legacy { version, .. } => Some(version),
+        }
+    }
+
+    /// How many deferred requests await an answer.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.iter().filter(|slot| slot.is_some()).count()
+    }
+
+    /// How many requests sent to the client await an answer.
+    pub fn awaiting_answers(&self) -> usize {
+        self.outbound.len()
+    }
+
+    /// Whether the client cancelled this deferred request (its answer would be suppressed).
+    pub fn is_cancelled(&self, deferred: &Deferred) -> bool {
+        self.slot(deferred).is_some_and(|entry| entry.cancelled)
+    }
+
+    /// Copies `data` into the receive buffer and processes what it completes. Returns how many bytes
+    /// were taken: fewer than `data.len()` when the engine holds back input until bytes are
+    /// transmitted (then transmit, and offer the rest again), and none after [`Engine::handle_eof`].
+    pub fn handle_input<H: Handler>(&mut self, now: Instant, data: &[u8], handler: &mut H) -> usize {
+        if self.eof != Eof::Open {
+            // Input after `handle_eof` is not part of the stream.
+            return 0;
+        }
+        let mut taken = 0;
+        while let Some(rest) = data.get(taken..).filter(|rest| !rest.is_empty()) {
+            if self.batch.is_some() {
+                break;
+            }
+            let n = self.rx.push(rest);
+            if n == 0 {
+                break;
+            }
+            taken += n;
+            self.process(now, handler);
+        }
+        taken
+    }
+
+    /// Serves one whole message (an HTTP request body) whose answer goes to `route`, without copying
+    /// it. The transmit buffer must have room for an answer, or the message is refused with
+    /// [`InputError::Busy`] untouched. Batches are not accepted here (`-32600`).
+    pub fn handle_message<H: Handler>(
+        &mut self,
+        now: Instant,
+        route: Route,
+        message: &[u8],
+        handler: &mut H,
+    ) -> Result<Received, InputError> {
+        if self.eof != Eof::Open {
+            return Err(InputError::Closed);
+        }
+        let window = self.window_len();
+        if self.tx.free() < window || window < MIN_RESPONSE_WINDOW || !self.tx.has_record_room(route.stream) {
+            return Err(InputError::Busy);
+        }
+        let (_, mut parts) = self.split(handler, now, window, route);
+        let value = match json::parse(message, parts.config.limits.max_depth) {
+            Ok(value) => value,
+            Err(error) => {
+                parts.reject_unparsable(error);
+                return Ok(Received::Invalid);
+            }
+        };
+        if value.kind() == Kind::Array {
+            parts.reject(
+                None,
+                code::INVALID_REQUEST,
+                format_args!("Invalid Request: JSON-RPC batches are not accepted on this transport"),
+                "batch in a message",
+            );
+            return Ok(Received::Invalid);
+        }
+        Ok(parts.handle_message(value, false))
+    }
+
+    /// Free space at the end of the receive buffer, to read into directly (see
+    /// [`Connection::rx_spare`](crate::connection::Connection::rx_spare)).
+    pub fn rx_spare(&mut self) -> &mut [u8] {
+        if self.batch.is_some() || self.eof != Eof::Open {
+            return &mut [];
+        }
+        self.rx.spare()
+    }
+
+    /// Reports `n` bytes read into [`Engine::rx_spare`] and processes them.
+    pub fn rx_commit<H: Handler>(&mut self, now: Instant, n: usize, handler: &mut H) {
+        if self.batch.is_none() && self.eof == Eof::Open {
+            self.rx.commit(n);
+        }
+        self.process(now, handler);
+    }
+
+    /// Reports the end of the input stream.
+    pub fn handle_eof<H: Handler>(&mut self, now: Instant, handler: &mut H) {
+        if self.eof == Eof::Open {
+            self.eof = Eof::Pending;
+        }
+        self.process(now, handler);
+    }
+
+    /// The next bytes to write, with their stream (see [`Transmit`]).
+    pub fn poll_transmit(&self) -> Option<Transmit<'_>> {
+        self.tx.pending()
+    }
+
+    /// Reports that `n` bytes of the last [`Engine::poll_transmit`] were written. May process
+    /// held-back input.
+    pub fn transmit_done<H: Handler>(&mut self, now: Instant, n: usize, handler: &mut H) {
+        self.tx.consume(n);
+        self.flush_cancellations();
+        self.process(now, handler);
+    }
+
+    /// The earliest deadline: of the requests sent to the client.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.outbound.next_deadline()
+    }
+
+    /// Expires the requests whose deadline passed: each is cancelled on the wire
+    /// (`notifications/cancelled`) and reported to the handler as timed out.
+    pub fn handle_timeout<H: Handler>(&mut self, now: Instant, handler: &mut H) {
+        while let Some(entry) = self.outbound.expire_one(now) {
+            handler.on_event(now, Event::RequestTimedOut { request: entry.key });
+            handler.on_response(now, Response { request: entry.key, outcome: Outcome::TimedOut });
+        }
+        self.flush_cancellations();
+        self.process(now, handler);
+    }
+
+    /// The input has ended and every pending byte has been transmitted.
+    pub fn is_finished(&self) -> bool {
+        self.eof == Eof::Done && self.tx.is_empty() && self.in_flight() == 0
+    }
+
+    /// Starts the answer to a deferred `tools/call`. Errors: the client cancelled it (the handle is
+    /// spent), the transmit buffer is too full (transmit, then call again: [`ReplyError::Busy`]), or
+    /// the handle is unknown.
+    pub fn reply_tool(&mut self, deferred: &Deferred) -> Result<ToolReply<'_>, ReplyError> {
+        self.reopen(deferred, ReplyKind::Tool).map(ToolReply::new)
+    }
+
+    /// Starts the answer to a deferred `resources/read`; see [`Engine::reply_tool`].
+    pub fn reply_resource(&mut self, deferred: &Deferred) -> Result<ResourceReply<'_>, ReplyError> {
+        let cache = self.config.resource_cache;
+        self.reopen(deferred, ReplyKind::Resource).map(|out| ResourceReply::new(out, cache))
+    }
+
+    /// Starts the answer to a deferred `prompts/get`; see [`Engine::reply_tool`].
+    pub fn reply_prompt(&mut self, deferred: &Deferred) -> Result<PromptReply<'_>, ReplyError> {
+        self.reopen(deferred, ReplyKind::Prompt).map(PromptReply::new)
+    }
+
+    /// Sends `ping` to the client of the legacy session. Its answer (or its timeout, after
+    /// [`Config::request_timeout`]) reaches [`Handler::on_response`] with the returned key.
+    pub fn ping(&mut self, now: Instant) -> Result<OutboundKey, SendError> {
+        self.send(now, "ping", None)
+    }
+
+    /// Sends the request `method` with `params` (written by the closure, a JSON object) to the client
+    /// of the legacy session, on the notification route. The answer reaches [`Handler::on_response`]
+    /// with the returned key; with no answer by [`Config::request_timeout`] the request is cancelled
+    /// and reported as timed out.
+    pub fn send_request(
+        &mut self,
+        now: Instant,
+        method: &str,
+        params: Option<&dyn Fn(&mut JsonWriter<'_>)>,
+    ) -> Result<OutboundKey, SendError> {
+        self.send(now, method, params)
+    }
+
+    /// Sends the notification `method` with `params` (a JSON object written by the closure) on the
+    /// notification route ([`Route::BYTE_STREAM`] unless [set](Engine::set_notification_route)).
+    pub fn notify(&mut self, method: &str, params: Option<&dyn Fn(&mut JsonWriter<'_>)>) -> Result<(), SendError> {
+        self.notify_on(self.notify_route, method, params)
+    }
+
+    /// Sends a notification to `route` (for example the stream of the request it is about).
+    pub fn notify_on(
+        &mut self,
+        route: Route,
+        method: &str,
+        params: Option<&dyn Fn(&mut JsonWriter<'_>)>,
+    ) -> Result<(), SendError> {
+        if self.eof == Eof::Done {
+            return Err(SendError::Closed);
+        }
+        if route.framing == crate::endpoint::Framing::Body {
+            // A bare HTTP body carries exactly one message: the response.
+            return Err(SendError::NotAvailable);
+        }
+        self.write(route, |w| {
+            w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":");
+            w.string(method);
+            write_params(w, params);
+        })
+    }
+
+    /// Where [`Engine::notify`] and [`Engine::send_request`] write: the byte stream by default, the
+    /// standalone GET stream of a Streamable HTTP session.
+    pub fn set_notification_route(&mut self, route: Route) {
+        self.notify_route = route;
+    }
+
+    /// Ends `stream` after what is queued for it (a [`Transmit`] with `end_of_stream` follows).
+    pub fn end_stream(&mut self, stream: StreamId) -> Result<(), SendError> {
+        if self.tx.end_stream(stream) { Ok(()) } else { Err(SendError::Full) }
+    }
+
+    fn send(
+        &mut self,
+        now: Instant,
+        method: &str,
+        params: Option<&dyn Fn(&mut JsonWriter<'_>)>,
+    ) -> Result<OutboundKey, SendError> {
+        if self.eof != Eof::Open {
+            return Err(SendError::Closed);
+        }
+        if !matches!(self.session, Session::Legacy { .. }) {
+            // 2026-07-28 has no server-to-client requests (the server returns `input_required`), and
+            // before `initialize` there is no session to send them in.
+            return Err(SendError::NotAvailable);
+        }
+        if !self.outbound.has_room() {
+            return Err(SendError::TooManyRequests);
+        }
+        let key = self.outbound.next_key();
+        let route = self.notify_route;
+        self.write(route, |w| {
+            w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
+            w.i64(key.id());
+            w.raw(b",\"method\":");
+            w.string(method);
+            write_params(w, params);
+        })?;
+        let deadline = self.config.request_timeout.map(|timeout| now + timeout);
+        self.outbound.insert(deadline, route).ok_or(SendError::TooManyRequests)
+    }
+
+    /// Writes one message (the closure writes it without its framing suffix) all or nothing.
+    fn write(&mut self, route: Route, body: impl FnOnce(&mut JsonWriter<'_>)) -> Result<(), SendError> {
+        let window = self.window_len();
+        let whole_window_free = self.tx.free() >= window;
+        let Some((buf, commit)) = self.tx.open(route, window) else { return Err(SendError::Full) };
+        let mut w = JsonWriter::new(buf);
+        body(&mut w);
+        w.raw(commit.suffix());
+        if w.is_overflowed() {
+            return Err(if whole_window_free { SendError::TooLarge } else { SendError::Full });
+        }
+        commit.commit(w.len(), false);
+        Ok(())
+    }
+
+    /// Writes the `notifications/cancelled` of timed-out requests, as far as there is room.
+    fn flush_cancellations(&mut self) {
+        while let Some(entry) = self.outbound.cancel_pending() {
+            let sent = self.eof == Eof::Done
+                || self
+                    .write(entry.route, |w| {
+                        w.raw(
+                            b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":",
+                        );
+                        w.i64(entry.key.id());
+                        w.raw(b",\"reason\":\"timed out\"}}");
+                    })
+                    .is_ok();
+            if !sent {
+                return;
+            }
+            self.outbound.remove(entry.key);
+        }
+    }
+
+    pub(crate) fn slot(&self, deferred: &Deferred) -> Option<&InFlight> {
+        self.in_flight
+            .get(usize::from(deferred.slot))?
+            .as_ref()
+            .filter(|entry| entry.generation == deferred.generation && entry.kind == deferred.kind)
+    }
+
+    fn reopen(&mut self, deferred: &Deferred, kind: ReplyKind) -> Result<Outgoing<'_>, ReplyError> {
+        let entry = self.slot(deferred).filter(|entry| entry.kind == kind).ok_or(ReplyError::Unknown)?;
+        if entry.cancelled {
+            self.in_flight[usize::from(deferred.slot)] = None;
+            return Err(ReplyError::Cancelled);
+        }
+        let window = self.window_len();
+        if self.tx.free() < window || !self.tx.has_record_room(entry.route.stream) {
+            return Err(ReplyError::Busy);
+        }
+        let entry = self.in_flight[usize::from(deferred.slot)].take().ok_or(ReplyError::Unknown)?;
+        let slot = self.tx.open(entry.route, window);
+        Ok(Outgoing::open(slot, ReplyId::Owned(entry.id), entry.version, &self.config.server_info, None))
+    }
+
+    /// Bytes one message may take in the transmit buffer.
+    pub(crate) fn window_len(&self) -> usize {
+        self.config.limits.max_response.min(self.tx.capacity()).max(MIN_RESPONSE_WINDOW.min(self.tx.capacity()))
+    }
+
+    /// Processes buffered frames while the transmit buffer has room for an answer.
+    fn process<H: Handler>(&mut self, now: Instant, handler: &mut H) {
+        let window = self.window_len();
+        loop {
+            if self.tx.free() < window
+                || window < MIN_RESPONSE_WINDOW
+                || !self.tx.has_record_room(StreamId::BYTE_STREAM)
+            {
+                return;
+            }
+            if let Some(batch) = self.batch {
+                self.resume_batch(now, batch, window, handler);
+                continue;
+            }
+            match self.rx.next_frame() {
+                Some(Ok(frame)) => self.handle_frame(now, frame, window, handler),
+                Some(Err(error)) => self.reject_frame(now, error, window, handler),
+                None => break,
+            }
+        }
+        if self.eof == Eof::Pending {
+            if let Some(error) = self.rx.finish() {
+                handler.on_event(now, Event::FrameDropped(error));
+            }
+            self.eof = Eof::Done;
+            // Nobody is left to answer requests sent to the client.
+            self.outbound.clear();
+        }
+    }
+}
+
+/// Writes `,"params":…}` (or `}`).
+fn write_params(w: &mut JsonWriter<'_>, params: Option<&dyn Fn(&mut JsonWriter<'_>)>) {
+    if let Some(params) = params {
+        w.raw(b",\"params\":");
+        params(w);
+    }
+    w.raw(b"}");
+}
+
+/// An [`Engine`] with the handler it serves, for one call or one drive by an adapter; implements
+/// [`Connection`](crate::connection::Connection).
+pub struct Bound<'e, 'a, H, const IN_FLIGHT: usize = 4, const OUTBOUND: usize = 2> {
+    pub(crate) engine: &'e mut Engine<'a, IN_FLIGHT, OUTBOUND>,
+    pub(crate) handler: &'e mut H,
+}
+
+impl<'a, H, const IN_FLIGHT: usize, const OUTBOUND: usize> Bound<'_, 'a, H, IN_FLIGHT, OUTBOUND> {
+    /// The engine.
+    pub fn engine(&mut self) -> &mut Engine<'a, IN_FLIGHT, OUTBOUND> {
+        self.engine
+    }
+
+    /// The handler.
+    pub fn handler(&mut self) -> &mut H {
+        self.handler
+    }
+}

@@ -1,0 +1,372 @@
+//! Replies: writers that put an answer straight into the transmit buffer.
+//!
+//! A reply is handed to the handler with the JSON-RPC envelope already open. Whatever the handler
+//! writes goes into a window of the transmit buffer; [`finish`](ToolReply::finish) closes the message
+//! and commits it in one step. If the message does not fit its window, nothing of it is committed and
+//! the client gets a `-32603` error instead, so the output stream never holds a partial message. A reply
+//! dropped without an answer is answered with an internal error: every request is answered exactly once.
+
+use core::fmt;
+
+use crate::endpoint::{Commit, Route};
+use crate::json::JsonWriter;
+use crate::jsonrpc::{Id, MAX_ID_LEN, OwnedId, WriteId, code, write_error_head, write_result_head};
+use crate::mcp::Implementation;
+use crate::version::{Era, ProtocolVersion};
+
+/// How long a client may cache a result, and who may share the cached copy (2026-07-28).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CacheHints {
+    /// Time to live in milliseconds (0: do not reuse).
+    pub ttl_ms: u64,
+    /// Who may share the cached result.
+    pub scope: CacheScope,
+}
+
+/// `cacheScope` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheScope {
+    /// Holds no user-specific data; shared caches may keep it.
+    Public,
+    /// Reusable only within the same authorization context.
+    Private,
+}
+
+impl CacheScope {
+    fn as_str(self) -> &'static str {
+        match self {
+            CacheScope::Public => "public",
+            CacheScope::Private => "private",
+        }
+    }
+}
+
+/// The `resultType` of a 2026-07-28 result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum ResultType {
+    /// The request is answered.
+    Complete,
+    /// The server needs input from the client first (`inputRequests`).
+    InputRequired,
+}
+
+impl ResultType {
+    /// The wire name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ResultType::Complete => "complete",
+            ResultType::InputRequired => "input_required",
+        }
+    }
+}
+
+/// What a deferred request will be answered with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum ReplyKind {
+    /// A `tools/call` result.
+    Tool,
+    /// A `resources/read` result.
+    Resource,
+    /// A `prompts/get` result.
+    Prompt,
+}
+
+/// A request kept open past its frame (see [`ToolReply::defer`]).
+#[derive(Clone, Debug)]
+pub(crate) struct InFlight {
+    pub(crate) id: OwnedId,
+    pub(crate) kind: ReplyKind,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) route: Route,
+    pub(crate) generation: u32,
+    pub(crate) cancelled: bool,
+}
+
+/// A handle to a deferred request: answer it with `Server::reply_tool`, `reply_resource` or
+/// `reply_prompt`. Not `Clone`: a request is answered once.
+#[derive(Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Deferred {
+    pub(crate) slot: u16,
+    pub(crate) generation: u32,
+    pub(crate) kind: ReplyKind,
+}
+
+impl Deferred {
+    /// What the request must be answered with.
+    pub fn kind(&self) -> ReplyKind {
+        self.kind
+    }
+
+    /// A copyable name for this request, to match it against [`crate::server::Event::Cancelled`].
+    pub fn key(&self) -> DeferredKey {
+        DeferredKey { slot: self.slot, generation: self.generation }
+    }
+}
+
+/// Identifies a deferred request in events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct DeferredKey {
+    slot: u16,
+    generation: u32,
+}
+
+/// Why a request could not be deferred. It has been answered with an internal error already.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum DeferError {
+    /// All in-flight slots are taken (see `Server`'s `IN_FLIGHT` parameter).
+    TooManyInFlight,
+    /// The request id is longer than [`MAX_ID_LEN`] bytes.
+    IdTooLong,
+    /// Deferral is not available here (a reply that was itself deferred).
+    NotDeferrable,
+}
+
+/// Why a deferred request cannot be answered now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum ReplyError {
+    /// The client cancelled it; the answer is suppressed and the handle is spent.
+    Cancelled,
+    /// The transmit buffer lacks room for a full answer: transmit, then try again (the handle is
+    /// returned unharmed inside the error's owner, see `Server::reply_tool`).
+    Busy,
+    /// The handle does not belong to a pending request of this kind (answered already, or wrong kind).
+    Unknown,
+}
+
+/// The id a reply answers: borrowed from the frame, or kept from a deferral.
+pub(crate) enum ReplyId<'a> {
+    Borrowed(Id<'a>),
+    Owned(OwnedId),
+}
+
+impl WriteId for ReplyId<'_> {
+    fn write_id(&self, w: &mut JsonWriter<'_>) {
+        match self {
+            ReplyId::Borrowed(id) => id.write(w),
+            ReplyId::Owned(id) => id.write(w),
+        }
+    }
+}
+
+/// Where deferred requests are registered.
+pub(crate) struct DeferSlots<'a> {
+    pub(crate) slots: &'a mut [Option<InFlight>],
+    pub(crate) next_generation: &'a mut u32,
+}
+
+/// The shared machinery of every reply: an open result object in a transmit window.
+pub(crate) struct Outgoing<'a> {
+    w: JsonWriter<'a>,
+    commit: Option<Commit<'a>>,
+    suffix: &'static [u8],
+    route: Route,
+    result_type: ResultType,
+    id: ReplyId<'a>,
+    version: ProtocolVersion,
+    server_info: &'a Implementation<'a>,
+    defer_slots: Option<DeferSlots<'a>>,
+    first_field: bool,
+    done: bool,
+}
+
+impl<'a> Outgoing<'a> {
+    /// Opens `{"jsonrpc":"2.0","id":…,"result":{` in a window of the transmit queue; `slot` commits
+    /// the message (framed for its stream) when it is finished. Without a slot nothing is written.
+    pub(crate) fn open(
+        slot: Option<(&'a mut [u8], Commit<'a>)>,
+        id: ReplyId<'a>,
+        version: ProtocolVersion,
+        server_info: &'a Implementation<'a>,
+        defer_slots: Option<DeferSlots<'a>>,
+    ) -> Self {
+        let (window, commit) = match slot {
+            Some((window, commit)) => (window, Some(commit)),
+            None => (&mut [][..], None),
+        };
+        let (suffix, route) = commit.as_ref().map_or((&b""[..], Route::BYTE_STREAM), |c| (c.suffix(), c.route()));
+        let mut out = Outgoing {
+            w: JsonWriter::new(window),
+            commit,
+            suffix,
+            route,
+            result_type: ResultType::Complete,
+            id,
+            version,
+            server_info,
+            defer_slots,
+            first_field: true,
+            done: false,
+        };
+        write_result_head(&mut out.w, &out.id);
+        out.w.raw(b"{");
+        out
+    }
+
+    pub(crate) fn version(&self) -> ProtocolVersion {
+        self.version
+    }
+
+    pub(crate) fn writer(&mut self) -> &mut JsonWriter<'a> {
+        &mut self.w
+    }
+
+    /// Starts the member `name` of the result object.
+    pub(crate) fn field(&mut self, name: &str) {
+        if !self.first_field {
+            self.w.raw(b",");
+        }
+        self.first_field = false;
+        self.w.string(name);
+        self.w.raw(b":");
+    }
+
+    /// Closes the result (adding the modern era's `resultType`, cache hints and `_meta.serverInfo`) and
+    /// commits it; a result that overflowed its window becomes a `-32603` error.
+    pub(crate) fn finish(&mut self, cache: Option<CacheHints>) {
+        if self.version.era() == Era::Modern {
+            self.field("resultType");
+            self.w.string(self.result_type.as_str());
+            if let Some(cache) = cache {
+                self.field("ttlMs");
+                self.w.u64(cache.ttl_ms);
+                self.field("cacheScope");
+                self.w.string(cache.scope.as_str());
+            }
+            self.field("_meta");
+            self.w.raw(b"{\"io.modelcontextprotocol/serverInfo\":");
+            write_implementation(&mut self.w, self.server_info, true);
+            self.w.raw(b"}");
+        }
+        // The framing suffix is part of the message: a result that fits only without it does not fit.
+        self.w.raw(b"}}");
+        self.w.raw(self.suffix);
+        if self.w.is_overflowed() {
+            let capacity = self.w.capacity();
+            self.fail(
+                code::INTERNAL_ERROR,
+                format_args!("Internal error: the result does not fit the {capacity}-byte transmit window"),
+                None,
+            );
+            return;
+        }
+        self.commit();
+    }
+
+    /// Replaces whatever was written by an error response and commits it.
+    pub(crate) fn fail(&mut self, code: i32, message: fmt::Arguments<'_>, data: Option<&dyn Fn(&mut JsonWriter<'_>)>) {
+        self.w.truncate(0);
+        write_error_head(&mut self.w, Some(&self.id), code, message);
+        if let Some(data) = data {
+            self.w.raw(b",\"data\":");
+            data(&mut self.w);
+        }
+        self.w.raw(b"}}");
+        self.w.raw(self.suffix);
+        // The error does not fit: a short one with the id, or, if not even that fits (a huge id in a
+        // tiny window), without the id.
+        let id: &dyn WriteId = &self.id;
+        for fallback_id in [Some(id), None] {
+            if self.w.is_overflowed() {
+                self.w.truncate(0);
+                write_error_head(
+                    &mut self.w,
+                    fallback_id,
+                    code::INTERNAL_ERROR,
+                    format_args!("Internal error: response too large"),
+                );
+                self.w.raw(b"}}");
+                self.w.raw(self.suffix);
+            }
+        }
+        self.commit();
+    }
+
+    /// Commits the message written, which ends with its framing suffix; the stream ends after it if
+    /// its route says so.
+    fn commit(&mut self) {
+        if let Some(commit) = self.commit.take().filter(|_| !self.w.is_overflowed()) {
+            commit.commit(self.w.len(), self.route.ends_with_response);
+        }
+        self.done = true;
+    }
+
+    /// Registers the request as in flight and closes this writer without output.
+    pub(crate) fn defer(&mut self, kind: ReplyKind) -> Result<Deferred, DeferError> {
+        let result = self.register(kind);
+        match result {
+            Ok(_) => {
+                self.w.truncate(0);
+                self.done = true;
+            }
+            Err(DeferError::TooManyInFlight) => {
+                self.fail(code::INTERNAL_ERROR, format_args!("Server busy: too many requests in flight"), None)
+            }
+            Err(DeferError::IdTooLong) => self.fail(
+                code::INTERNAL_ERROR,
+                format_args!("Internal error: request ids longer than {MAX_ID_LEN} bytes cannot be answered later"),
+                None,
+            ),
+            Err(DeferError::NotDeferrable) => {
+                self.fail(code::INTERNAL_ERROR, format_args!("Internal error: reply deferred twice"), None)
+            }
+        }
+        result
+    }
+
+    fn register(&mut self, kind: ReplyKind) -> Result<Deferred, DeferError> {
+        let version = self.version;
+        let Some(defer) = self.defer_slots.as_mut() else {
+            return Err(DeferError::NotDeferrable);
+        };
+        let ReplyId::Borrowed(id) = &self.id else {
+            return Err(DeferError::NotDeferrable);
+        };
+        let id = OwnedId::from_id(*id).ok_or(DeferError::IdTooLong)?;
+        let (slot, entry) =
+            defer.slots.iter_mut().enumerate().find(|(_, s)| s.is_none()).ok_or(DeferError::TooManyInFlight)?;
+        let slot = u16::try_from(slot).map_err(|_| DeferError::TooManyInFlight)?;
+        let generation = *defer.next_generation;
+        *defer.next_generation = generation.wrapping_add(1);
+        *entry = Some(InFlight { id, kind, version, route: self.route, generation, cancelled: false });
+        Ok(Deferred { slot, generation, kind })
+    }
+}
+
+impl Drop for Outgoing<'_> {
+    fn drop(&mut self) {
+        if !self.done {
+            self.fail(code::INTERNAL_ERROR, format_args!("Internal error: the handler did not answer"), None);
+        }
+    }
+}
+
+/// Writes an `Implementation` object (`title` only where the version has titles).
+pub(crate) fn write_implementation(w: &mut JsonWriter<'_>, info: &Implementation<'_>, with_title: bool) {
+    w.raw(b"{\"name\":");
+    w.string(info.name);
+    w.raw(b",\"version\":");
+    w.string(info.version);
+    if let (Some(title), true) = (info.title, with_title) {
+        w.raw(b",\"title\":");
+        w.string(title);
+    }
+    w.raw(b"}");
+}
+
+mod prompt;
+mod resource;
+mod tool;
+
+pub use prompt::{PromptReply, Role};
+pub use resource::ResourceReply;
+pub use tool::ToolReply;

@@ -1,0 +1,124 @@
+//! The answer to `resources/read`.
+
+use core::fmt;
+
+use serde::Serialize;
+
+use crate::json::JsonWriter;
+use crate::jsonrpc::code;
+use crate::server::reply::{CacheHints, DeferError, Deferred, Outgoing, ReplyKind};
+use crate::version::{Era, ProtocolVersion};
+
+/// The answer to `resources/read`: one or more contents.
+pub struct ResourceReply<'a> {
+    out: Outgoing<'a>,
+    cache: CacheHints,
+    contents_open: bool,
+}
+
+impl<'a> ResourceReply<'a> {
+    pub(crate) fn new(out: Outgoing<'a>, cache: CacheHints) -> Self {
+        ResourceReply { out, cache, contents_open: false }
+    }
+
+    /// The protocol version the answer is written for.
+    pub fn version(&self) -> ProtocolVersion {
+        self.out.version()
+    }
+
+    fn next_contents(&mut self, uri: &str, mime_type: Option<&str>) -> &mut JsonWriter<'a> {
+        if self.contents_open {
+            self.out.writer().raw(b",");
+        } else {
+            self.out.field("contents");
+            self.out.writer().raw(b"[");
+            self.contents_open = true;
+        }
+        let w = self.out.writer();
+        w.raw(b"{\"uri\":");
+        w.string(uri);
+        if let Some(mime_type) = mime_type {
+            w.raw(b",\"mimeType\":");
+            w.string(mime_type);
+        }
+        w
+    }
+
+    /// Adds text contents.
+    pub fn text(mut self, uri: &str, mime_type: Option<&str>, text: &str) -> Self {
+        let w = self.next_contents(uri, mime_type);
+        w.raw(b",\"text\":");
+        w.string(text);
+        w.raw(b"}");
+        self
+    }
+
+    /// Adds text contents formatted in place (`format_args!`).
+    pub fn text_fmt(mut self, uri: &str, mime_type: Option<&str>, text: fmt::Arguments<'_>) -> Self {
+        let w = self.next_contents(uri, mime_type);
+        w.raw(b",\"text\":");
+        w.string_fmt(text);
+        w.raw(b"}");
+        self
+    }
+
+    /// Adds text contents holding a value serialized as JSON with serde-json-core.
+    pub fn json<T: Serialize + ?Sized>(mut self, uri: &str, value: &T) -> Self {
+        let w = self.next_contents(uri, Some("application/json"));
+        w.raw(b",\"text\":");
+        w.serialize_as_string(value);
+        w.raw(b"}");
+        self
+    }
+
+    /// Adds binary contents, base64-encoded on the fly.
+    pub fn blob(mut self, uri: &str, mime_type: Option<&str>, data: &[u8]) -> Self {
+        let w = self.next_contents(uri, mime_type);
+        w.raw(b",\"blob\":");
+        w.base64_string(data);
+        w.raw(b"}");
+        self
+    }
+
+    /// Sets the cache hints of this result (2026-07-28); the server's default applies otherwise.
+    pub fn cache(mut self, cache: CacheHints) -> Self {
+        self.cache = cache;
+        self
+    }
+
+    /// Sends the result.
+    pub fn finish(mut self) {
+        if !self.contents_open {
+            self.out.fail(code::INTERNAL_ERROR, format_args!("Internal error: empty resource contents"), None);
+            return;
+        }
+        self.out.writer().raw(b"]");
+        let cache = self.cache;
+        self.out.finish(Some(cache));
+    }
+
+    /// Answers that `uri` does not exist: `-32002` in the legacy era, `-32602` with `data.uri` in
+    /// 2026-07-28.
+    pub fn not_found(mut self, uri: &str) {
+        let code = match self.out.version().era() {
+            Era::Legacy => code::RESOURCE_NOT_FOUND,
+            Era::Modern => code::INVALID_PARAMS,
+        };
+        let data = |w: &mut JsonWriter<'_>| {
+            w.raw(b"{\"uri\":");
+            w.string(uri);
+            w.raw(b"}");
+        };
+        self.out.fail(code, format_args!("Resource not found: {uri}"), Some(&data));
+    }
+
+    /// Answers with a JSON-RPC error.
+    pub fn fail(mut self, code: i32, message: &str) {
+        self.out.fail(code, format_args!("{message}"), None)
+    }
+
+    /// Keeps the request open to answer it later with `Server::reply_resource`.
+    pub fn defer(mut self) -> Result<Deferred, DeferError> {
+        self.out.defer(ReplyKind::Resource)
+    }
+}

@@ -1,0 +1,144 @@
+//! The answer to `tools/call`.
+
+use core::fmt;
+
+use serde::Serialize;
+
+use crate::json::{JsonStr, JsonWriter};
+use crate::jsonrpc::code;
+use crate::server::reply::{DeferError, Deferred, Outgoing, ReplyKind};
+use crate::version::ProtocolVersion;
+
+/// The answer to `tools/call`: content blocks, optional structured content, and the error flag.
+pub struct ToolReply<'a> {
+    out: Outgoing<'a>,
+    content_open: bool,
+    misordered: bool,
+}
+
+impl<'a> ToolReply<'a> {
+    pub(crate) fn new(out: Outgoing<'a>) -> Self {
+        ToolReply { out, content_open: false, misordered: false }
+    }
+
+    /// The protocol version the answer is written for.
+    pub fn version(&self) -> ProtocolVersion {
+        self.out.version()
+    }
+
+    fn next_block(&mut self) -> &mut JsonWriter<'a> {
+        if self.content_open {
+            self.out.writer().raw(b",");
+        } else {
+            self.out.field("content");
+            self.out.writer().raw(b"[");
+            self.content_open = true;
+        }
+        self.out.writer()
+    }
+
+    /// Adds a text content block.
+    pub fn text(mut self, text: &str) -> Self {
+        let w = self.next_block();
+        w.raw(b"{\"type\":\"text\",\"text\":");
+        w.string(text);
+        w.raw(b"}");
+        self
+    }
+
+    /// Adds a text content block formatted in place (`format_args!`), without a buffer.
+    pub fn text_fmt(mut self, text: fmt::Arguments<'_>) -> Self {
+        let w = self.next_block();
+        w.raw(b"{\"type\":\"text\",\"text\":");
+        w.string_fmt(text);
+        w.raw(b"}");
+        self
+    }
+
+    /// Adds a text content block copied from a string of the request, still escaped (zero copy).
+    pub fn text_json(mut self, text: JsonStr<'_>) -> Self {
+        let w = self.next_block();
+        w.raw(b"{\"type\":\"text\",\"text\":");
+        w.json_str(text);
+        w.raw(b"}");
+        self
+    }
+
+    /// Adds an image content block; `data` is base64-encoded on the fly.
+    pub fn image(mut self, mime_type: &str, data: &[u8]) -> Self {
+        let w = self.next_block();
+        w.raw(b"{\"type\":\"image\",\"data\":");
+        w.base64_string(data);
+        w.raw(b",\"mimeType\":");
+        w.string(mime_type);
+        w.raw(b"}");
+        self
+    }
+
+    /// Sets the structured result, serialized with serde-json-core, and adds its JSON text as a text
+    /// block (as the spec recommends, and the only form before 2025-06-18). Must come before any other
+    /// content block; otherwise the reply becomes an internal error. `structuredContent` is an object
+    /// in the legacy era: pass a struct or map there.
+    pub fn structured<T: Serialize + ?Sized>(mut self, value: &T) -> Self {
+        if self.content_open {
+            self.misordered = true;
+            return self;
+        }
+        if self.out.version().has_structured_content() {
+            self.out.field("structuredContent");
+            self.out.writer().serialize(value);
+        }
+        let w = self.next_block();
+        w.raw(b"{\"type\":\"text\",\"text\":");
+        w.serialize_as_string(value);
+        w.raw(b"}");
+        self
+    }
+
+    fn close(mut self, is_error: bool) {
+        if self.misordered {
+            self.out.fail(
+                code::INTERNAL_ERROR,
+                format_args!("Internal error: structured content must precede other content blocks"),
+                None,
+            );
+            return;
+        }
+        if !self.content_open {
+            self.next_block();
+        }
+        self.out.writer().raw(b"]");
+        if is_error {
+            self.out.field("isError");
+            self.out.writer().bool(true);
+        }
+        self.out.finish(None);
+    }
+
+    /// Sends the result.
+    pub fn finish(self) {
+        self.close(false)
+    }
+
+    /// Sends the result marked `isError: true`: the tool ran and failed (bad arguments, a device
+    /// error). The model sees it and can correct itself.
+    pub fn finish_error(self) {
+        self.close(true)
+    }
+
+    /// Sends an `isError` result with one text block.
+    pub fn finish_error_text(self, message: &str) {
+        self.text(message).close(true)
+    }
+
+    /// Answers with a JSON-RPC error instead of a result (for protocol-level failures only).
+    pub fn fail(mut self, code: i32, message: &str) {
+        self.out.fail(code, format_args!("{message}"), None)
+    }
+
+    /// Keeps the request open to answer it later with `Server::reply_tool`. On error the request has
+    /// already been answered with an internal error.
+    pub fn defer(mut self) -> Result<Deferred, DeferError> {
+        self.out.defer(ReplyKind::Tool)
+    }
+}
