@@ -4,20 +4,9 @@
 //! stdio, a UART, a USB CDC-ACM port, a TCP socket. Adapters (tokio, async-std, embedded) are written
 //! once against this trait and hold no protocol logic.
 //!
-//! # Run-loop contract
-//!
-//! 1. Read from the stream into [`Connection::rx_spare`] and report the count with
-//!    [`Connection::rx_commit`]; on end of stream call [`Connection::handle_eof`] once.
-//!    `rx_spare` may be empty: the receive buffer is full of frames the engine cannot process until
-//!    the transmit buffer drains (back-pressure). Then do not read; write first.
-//! 2. While [`Connection::poll_transmit`] returns bytes, write them and report the count written with
-//!    [`Connection::transmit_done`] (partial writes are fine). Writing may let the engine process
-//!    frames it held back, which can produce more bytes: keep draining until it returns `None`.
-//! 3. Sleep until the stream is readable, the transmit side is writable (if bytes are pending), or
-//!    [`Connection::poll_timeout`] passes; in that last case call [`Connection::handle_timeout`].
-//! 4. Stop when [`Connection::is_finished`] returns `true` (after EOF, once everything is transmitted).
-//!
-//! Every method does a bounded amount of work: at most the frames that fit in the receive buffer.
+//! The run-loop contract (what to call after feeding input, how to drain output and the next
+//! timeout, when to stop) is written once, in the [crate docs](crate#the-run-loop). Every method
+//! does a bounded amount of work: at most the frames that fit in the receive buffer.
 
 use crate::time::Instant;
 

@@ -115,6 +115,7 @@ impl fmt::Display for OwnedId {
 
 /// A classified JSON-RPC message. Spans borrow the received frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Message<'a> {
     /// A request: has `method` and `id`.
     Request {
@@ -206,6 +207,14 @@ pub fn classify(value: Value<'_>) -> Result<Message<'_>, EnvelopeError<'_>> {
 }
 
 /// The envelope members of a message, each the first of its name.
+impl fmt::Display for EnvelopeError<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.reason)
+    }
+}
+
+impl core::error::Error for EnvelopeError<'_> {}
+
 #[derive(Default)]
 struct Envelope<'a> {
     jsonrpc: Option<Value<'a>>,

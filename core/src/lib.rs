@@ -1,5 +1,7 @@
 #![no_std]
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 //! # mcp-sansio
 //!
 //! A [Model Context Protocol](https://modelcontextprotocol.io) engine that does no IO, reads no clock,
@@ -13,11 +15,59 @@
 //!
 //! ## Layers
 //! - [`time`]: [`Instant`](time::Instant) and [`Duration`](time::Duration), given by the caller.
-//! - [`frame`]: newline-delimited framing with a hard length limit and resynchronisation.
+//! - [`frame`]: input framing (newline-delimited lines with a hard length limit and
+//!   resynchronisation).
 //! - [`json`]: a strict, iterative JSON scanner with a depth limit, and a writer into fixed buffers.
 //! - [`jsonrpc`]: JSON-RPC 2.0 envelopes.
+//! - [`mcp`]: MCP types both roles use (implementation info, tools, resources, prompts, capabilities).
+//! - [`endpoint`]: the role-neutral layer: the transmit queue with its streams and framings, the
+//!   table of requests sent to the peer with their deadlines.
 //! - [`server`]: the server engine and the [`Handler`](server::Handler) trait the application implements.
 //! - [`connection`]: the byte-stream contract adapters drive.
+//!
+//! ## The model: endpoints, streams, framings
+//!
+//! An [`Engine`](server::Engine) is the protocol state of one connection: a stdio or serial session,
+//! one legacy Streamable HTTP session, or the stateless 2026-07-28 requests of an HTTP endpoint. It
+//! owns no application: the [`Handler`](server::Handler) is passed to each call, so thousands of
+//! engines share one application ([`Server`](server::Server) bundles one engine with its handler).
+//!
+//! Input is a byte stream the engine frames itself (NDJSON lines: [`Connection::rx_spare`] /
+//! [`Connection::rx_commit`]) or whole messages ([`Engine::handle_message`](server::Engine::handle_message),
+//! for HTTP bodies), each tagged with the [`Route`](endpoint::Route) its answers take. Output is one
+//! queue of [`Transmit`](endpoint::Transmit)s: bytes of one [stream](endpoint::StreamId), whole
+//! messages framed for that stream ([NDJSON line, SSE event or bare body](endpoint::Framing)), and
+//! whether the stream ends there. Requests the engine sends to the peer wait in a table with their
+//! deadlines; [`Connection::poll_timeout`] reports the earliest, and
+//! [`Connection::handle_timeout`] cancels what expired.
+//!
+//! ```
+//! use mcp_sansio::endpoint::{Framing, Route, StreamId};
+//! use mcp_sansio::server::{Buffers, Config, Engine, Handler, Received};
+//! use mcp_sansio::time::Instant;
+//!
+//! struct App; // no tools: answers protocol methods only
+//! impl Handler for App {}
+//!
+//! // One stateless engine for the 2026-07-28 POSTs of an HTTP endpoint; each legacy session would
+//! // get an engine of its own. All of them share `app`.
+//! let mut app = App;
+//! let (mut rx, mut tx) = ([0u8; 512], [0u8; 2048]);
+//! let mut engine: Engine<'_> = Engine::new(Config::new("app", "1.0.0"), Buffers { rx: &mut rx, tx: &mut tx });
+//! let post = br#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+//!
+//! // The answer is one SSE event on the POST's response stream, which then ends.
+//! let route = Route::new(StreamId(1), Framing::Sse).ending_with_response();
+//! let now = Instant::from_millis(0);
+//! assert_eq!(engine.handle_message(now, route, post, &mut app), Ok(Received::Request));
+//! let transmit = engine.poll_transmit().unwrap();
+//! assert_eq!(transmit.stream, StreamId(1));
+//! assert!(transmit.bytes.starts_with(b"id: 1\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{"));
+//! assert!(transmit.bytes.ends_with(b"\n\n") && transmit.end_of_stream);
+//! let written = transmit.bytes.len();
+//! engine.transmit_done(now, written, &mut app);
+//! assert!(engine.poll_transmit().is_none());
+//! ```
 //!
 //! ## The run loop
 //!

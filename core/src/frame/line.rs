@@ -71,6 +71,7 @@ impl Frame {
 /// Why a line was dropped instead of returned as a [`Frame`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum FrameError {
     /// A line grew past the buffer capacity (`limit` bytes) without a newline. Its bytes were dropped
     /// and the decoder skips everything up to and including the next `\n`, then resynchronises.

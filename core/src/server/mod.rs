@@ -5,7 +5,8 @@
 //! with its tables of deferred requests and of requests sent to the client. The application, a
 //! [`Handler`], is passed to each call, so any number of engines share one application. [`Server`]
 //! bundles an engine with its handler for the common one-connection case; both implement
-//! [`Connection`] (an engine through [`Engine::bind`]), so any adapter can drive them.
+//! [`Connection`](crate::connection::Connection) (an engine through [`Engine::bind`]), so any
+//! adapter can drive them.
 //!
 //! Protocol methods are answered by the engine; the handler only sees tool calls, resource reads and
 //! prompt requests, already validated, and the answers to requests it sent.

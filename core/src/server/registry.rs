@@ -14,9 +14,10 @@ use crate::server::handler::{
 };
 use crate::server::reply::{PromptReply, ResourceReply, ToolReply};
 
-type ToolFn = Box<dyn FnMut(ToolCall<'_>, ToolReply<'_>)>;
-type ResourceFn = Box<dyn FnMut(ResourceRead<'_>, ResourceReply<'_>)>;
-type PromptFn = Box<dyn FnMut(PromptGet<'_>, PromptReply<'_>)>;
+// `Send`, so a server over a registry can move between the threads of a multi-threaded runtime.
+type ToolFn = Box<dyn FnMut(ToolCall<'_>, ToolReply<'_>) + Send>;
+type ResourceFn = Box<dyn FnMut(ResourceRead<'_>, ResourceReply<'_>) + Send>;
+type PromptFn = Box<dyn FnMut(PromptGet<'_>, PromptReply<'_>) + Send>;
 
 /// An owned tool description.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -141,7 +142,11 @@ impl Registry {
     }
 
     /// Registers (or replaces, by name) a tool.
-    pub fn add_tool(&mut self, info: ToolInfo, run: impl FnMut(ToolCall<'_>, ToolReply<'_>) + 'static) -> &mut Self {
+    pub fn add_tool(
+        &mut self,
+        info: ToolInfo,
+        run: impl FnMut(ToolCall<'_>, ToolReply<'_>) + Send + 'static,
+    ) -> &mut Self {
         let run: ToolFn = Box::new(run);
         match self.tools.iter_mut().find(|(t, _)| t.name == info.name) {
             Some(slot) => *slot = (info, run),
@@ -161,7 +166,7 @@ impl Registry {
     pub fn add_resource(
         &mut self,
         info: ResourceInfo,
-        read: impl FnMut(ResourceRead<'_>, ResourceReply<'_>) + 'static,
+        read: impl FnMut(ResourceRead<'_>, ResourceReply<'_>) + Send + 'static,
     ) -> &mut Self {
         let read: ResourceFn = Box::new(read);
         match self.resources.iter_mut().find(|(r, _)| r.uri == info.uri) {
@@ -175,7 +180,7 @@ impl Registry {
     pub fn add_prompt(
         &mut self,
         info: PromptInfo,
-        get: impl FnMut(PromptGet<'_>, PromptReply<'_>) + 'static,
+        get: impl FnMut(PromptGet<'_>, PromptReply<'_>) + Send + 'static,
     ) -> &mut Self {
         let get: PromptFn = Box::new(get);
         match self.prompts.iter_mut().find(|(p, _)| p.name == info.name) {
@@ -248,6 +253,24 @@ mod tests {
             server.transmit_done(Instant::ZERO, n);
         }
         serde_json::from_slice(&out).unwrap()
+    }
+
+    #[test]
+    fn a_registry_server_can_move_between_threads() {
+        fn assert_send<T: Send>() {}
+        assert_send::<Registry>();
+        assert_send::<Server<'static, Registry>>();
+        let mut registry = Registry::new();
+        registry
+            .add_tool(ToolInfo::new("t", "T", r#"{"type":"object"}"#), |_, reply| reply.text("from a thread").finish());
+        let (rx, tx) = (std::vec![0u8; 1024].leak(), std::vec![0u8; 1024].leak());
+        let mut server = Server::new(registry, Config::new("dyn", "1"), Buffers { rx, tx });
+        let answer = std::thread::spawn(move || {
+            exchange(&mut server, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#)
+        })
+        .join()
+        .unwrap();
+        assert_eq!(answer["result"]["content"][0]["text"], "from a thread");
     }
 
     #[test]

@@ -42,8 +42,9 @@ pub const RX_BYTES: usize = 1024;
 /// Transmit buffer: the largest answer (the modern-era `tools/list` is about 1.9 KB).
 pub const TX_BYTES: usize = 2560;
 
-/// The device answers every request at once: no deferred requests, no slots for them.
-type DeviceServer = Server<'static, Logged, 0>;
+/// The device answers every request at once and sends no requests to the host: no slots for
+/// deferred requests, none for requests awaiting an answer.
+type DeviceServer = Server<'static, Logged, 0, 0>;
 
 #[entry]
 fn main() -> ! {

@@ -143,6 +143,30 @@ pub enum ReplyError {
     Unknown,
 }
 
+impl fmt::Display for DeferError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DeferError::TooManyInFlight => "too many deferred requests (the engine's IN_FLIGHT slots are taken)",
+            DeferError::IdTooLong => "the request id is too long to be kept for a deferred answer",
+            DeferError::NotDeferrable => "this reply cannot be deferred",
+        })
+    }
+}
+
+impl core::error::Error for DeferError {}
+
+impl fmt::Display for ReplyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ReplyError::Cancelled => "the client cancelled the request",
+            ReplyError::Busy => "no transmit room for the answer: transmit, then try again",
+            ReplyError::Unknown => "no pending request of this kind has this handle",
+        })
+    }
+}
+
+impl core::error::Error for ReplyError {}
+
 /// The id a reply answers: borrowed from the frame, or kept from a deferral.
 pub(crate) enum ReplyId<'a> {
     Borrowed(Id<'a>),

@@ -16,6 +16,7 @@ pub enum Role {
 }
 
 /// The answer to `prompts/get`: an optional description and the messages.
+#[must_use = "a reply is sent by finishing it (`finish`, `fail`, `defer`, …); dropped, it answers with an internal error"]
 pub struct PromptReply<'a> {
     out: Outgoing<'a>,
     messages_open: bool,

@@ -10,6 +10,7 @@ use crate::server::reply::{CacheHints, DeferError, Deferred, Outgoing, ReplyKind
 use crate::version::{Era, ProtocolVersion};
 
 /// The answer to `resources/read`: one or more contents.
+#[must_use = "a reply is sent by finishing it (`finish`, `fail`, `defer`, …); dropped, it answers with an internal error"]
 pub struct ResourceReply<'a> {
     out: Outgoing<'a>,
     cache: CacheHints,

@@ -10,6 +10,7 @@ use crate::server::reply::{DeferError, Deferred, Outgoing, ReplyKind};
 use crate::version::ProtocolVersion;
 
 /// The answer to `tools/call`: content blocks, optional structured content, and the error flag.
+#[must_use = "a reply is sent by finishing it (`finish`, `fail`, `defer`, …); dropped, it answers with an internal error"]
 pub struct ToolReply<'a> {
     out: Outgoing<'a>,
     content_open: bool,
