@@ -14,6 +14,8 @@
 //! simulated board, with a clock that moves per input line), the [`schema`] helpers, the
 //! [`golden`] transcript format, a tiny PRNG and request builders.
 
+#![forbid(unsafe_code)]
+
 pub mod driver;
 pub mod golden;
 pub mod schema;

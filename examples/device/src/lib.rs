@@ -1,4 +1,5 @@
 #![no_std]
+#![forbid(unsafe_code)]
 //! The example "device": an MCP server for a small board, written once without `std` or an allocator.
 //!
 //! It offers four tools (`echo`, `read_temperature`, `set_led`, `get_uptime`), two resources

@@ -2,6 +2,8 @@
 //!
 //! MCP messages go to stdout only; diagnostics go to stderr.
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 use clap::Parser;
