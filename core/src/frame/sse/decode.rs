@@ -996,6 +996,189 @@ mod tests {
         assert_eq!(decode_all_ways(64 + 16, &wire[..len]), expected);
     }
 
+    /// xorshift64: a tiny deterministic generator for the fragmentation test.
+    struct XorShift(u64);
+
+    impl XorShift {
+        fn new(seed: u64) -> Self {
+            XorShift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+        }
+
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn below(&mut self, bound: usize) -> usize {
+            (self.next() % bound as u64) as usize
+        }
+
+        fn bytes_from(&mut self, alphabet: &[u8], len: usize) -> Vec<u8> {
+            (0..len).map(|_| alphabet[self.below(alphabet.len())]).collect()
+        }
+    }
+
+    const VALUE: &[u8] = b"{}\":, ab01\0";
+
+    /// A random line ending; after a CR, a following line end must not start with LF.
+    fn line_end(rng: &mut XorShift, after_cr: bool) -> &'static [u8] {
+        match rng.below(3) {
+            0 if !after_cr => b"\n",
+            0 | 1 => b"\r\n",
+            _ => b"\r",
+        }
+    }
+
+    /// A random stream and the outputs it must decode to, computed event by event while generating.
+    fn random_stream(rng: &mut XorShift, capacity: usize) -> (Vec<u8>, Vec<Out>) {
+        let mut stream = Vec::new();
+        let mut expected = Vec::new();
+        let mut after_cr = false;
+        for event_index in 0..=rng.below(12) {
+            let last = event_index > 0 && rng.below(4) == 0;
+            let start = stream.len();
+            let mut counted = 0;
+            let (mut data, mut has_data, mut event_type, mut id, mut retry) =
+                (Vec::new(), false, Vec::new(), None, None);
+            for _ in 0..rng.below(6) {
+                let value_len = rng.below(capacity / 5 + 2);
+                let value = rng.bytes_from(VALUE, value_len);
+                // One leading space is stripped, so a value starting with a space needs one more.
+                let space = if rng.below(2) == 0 || value.first() == Some(&b' ') { &b" "[..] } else { b"" };
+                let line: Vec<u8> = match rng.below(8) {
+                    0 | 1 => {
+                        if has_data {
+                            data.push(b'\n');
+                        }
+                        has_data = true;
+                        data.extend_from_slice(&value);
+                        [b"data:", space, &value].concat()
+                    }
+                    2 => {
+                        if !value.contains(&0) {
+                            id = Some(value.clone());
+                        }
+                        [b"id:", space, &value].concat()
+                    }
+                    3 => {
+                        event_type = value.clone();
+                        [b"event:", space, &value].concat()
+                    }
+                    4 => {
+                        let millis = rng.below(100_000) as u64;
+                        retry = Some(millis);
+                        [b"retry:", space, millis.to_string().as_bytes()].concat()
+                    }
+                    5 => [b"retry:", space, b"1x"].concat(),
+                    6 => [b":", &value[..]].concat(),
+                    _ => match rng.below(3) {
+                        0 => {
+                            if has_data {
+                                data.push(b'\n');
+                            }
+                            has_data = true;
+                            b"data".to_vec()
+                        }
+                        1 => {
+                            id = Some(Vec::new());
+                            b"id".to_vec()
+                        }
+                        _ => [b"other:", &value[..]].concat(),
+                    },
+                };
+                stream.extend_from_slice(&line);
+                let end = line_end(rng, after_cr);
+                after_cr = end == b"\r";
+                counted = stream.len() - start + 1;
+                stream.extend_from_slice(end);
+            }
+            if last {
+                // An unfinished event at the end of the stream (its line ends are all stored).
+                // The LF of a final CRLF is not counted, and not kept if the buffer is full.
+                let len = stream.len() - start;
+                let counted = if stream[start..].ends_with(b"\r\n") { len - 1 } else { len };
+                if counted > capacity {
+                    expected.push(too_long(capacity));
+                } else if len > 0 {
+                    expected.push(Out::Error(SseError::Truncated { len: len.min(capacity) }));
+                }
+                break;
+            }
+            let blank = line_end(rng, after_cr);
+            after_cr = blank == b"\r";
+            stream.extend_from_slice(blank);
+            if counted > capacity {
+                expected.push(too_long(capacity));
+            } else if has_data || id.is_some() || retry.is_some() {
+                let event_type = if event_type.is_empty() { b"message".to_vec() } else { event_type };
+                expected.push(Out::Event { data, has_data, event_type, id, retry });
+            }
+        }
+        (stream, expected)
+    }
+
+    fn random_feed(rng: &mut XorShift, capacity: usize, stream: &[u8]) -> Vec<Out> {
+        let mut storage = vec![0u8; capacity];
+        let mut events = SseDecoder::new(&mut storage);
+        let mut out = Vec::new();
+        let mut rest = stream;
+        while !rest.is_empty() {
+            let chunk = rest.len().min(1 + rng.below(2 * capacity + 8));
+            if rng.below(2) == 0 {
+                let taken = events.push(&rest[..chunk]);
+                rest = &rest[taken..];
+                if taken < chunk {
+                    assert_eq!(events.buffered(), capacity, "push stopped with room left");
+                }
+            } else {
+                let spare = events.spare();
+                let n = spare.len().min(chunk);
+                spare[..n].copy_from_slice(&rest[..n]);
+                rest = &rest[n..];
+                let overcommit = if n == spare.len() { rng.below(3) } else { 0 };
+                events.commit(n + overcommit);
+            }
+            assert!(events.buffered() <= capacity);
+            if rng.below(3) > 0 {
+                drain(&mut events, &mut out);
+            } else if let Some(next) = events.next_event() {
+                record(next, &mut out);
+            }
+        }
+        drain(&mut events, &mut out);
+        out.extend(events.finish().map(Out::Error));
+        out
+    }
+
+    #[test]
+    fn random_fragmentation_gives_the_events_of_the_generator() {
+        let (mut events, mut too_long_events, mut truncated) = (0, 0, 0);
+        for seed in 0..400 {
+            for capacity in [0, 1, 3, 8, 16, 40, 128] {
+                let mut rng = XorShift::new(seed);
+                let (stream, expected) = random_stream(&mut rng, capacity);
+                for out in &expected {
+                    match out {
+                        Out::Event { .. } => events += 1,
+                        Out::Error(SseError::TooLong { .. }) => too_long_events += 1,
+                        Out::Error(_) => truncated += 1,
+                    }
+                }
+                assert_eq!(decode(capacity, &stream), expected, "whole, seed {seed}, capacity {capacity}");
+                for round in 0..3 {
+                    assert_eq!(
+                        random_feed(&mut rng, capacity, &stream),
+                        expected,
+                        "seed {seed}, capacity {capacity}, round {round}"
+                    );
+                }
+            }
+        }
+        assert!(events > 1_500 && too_long_events > 3_000 && truncated > 300, "{events} {too_long_events} {truncated}");
+    }
+
     #[test]
     fn errors_display_their_cause() {
         assert_eq!(SseError::TooLong { limit: 9 }.to_string(), "SSE event longer than the 9-byte limit");
