@@ -36,6 +36,7 @@
 mod decode;
 mod encode;
 mod id;
+mod parse;
 
 pub use decode::{ReceivedEvent, SseDecoder, SseError};
 pub use encode::{SUFFIX, SseEvent, SseWriteError, prefix, write_comment, write_event, write_priming};
