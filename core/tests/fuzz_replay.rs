@@ -20,6 +20,8 @@ mod input;
 mod json;
 #[path = "../../fuzz/src/line.rs"]
 mod line;
+#[path = "../../fuzz/src/sse.rs"]
+mod sse;
 #[path = "../../fuzz/src/writer.rs"]
 mod writer;
 
@@ -92,6 +94,11 @@ fn replay_writer() {
 }
 
 #[test]
+fn replay_sse() {
+    replay("sse", sse::run);
+}
+
+#[test]
 fn replay_engine() {
     replay("engine", engine::run);
 }
@@ -127,6 +134,23 @@ fn targets_reject_broken_expectations() {
     let other: serde_json::Value = serde_json::from_str(r#"{"a":[1,"y"]}"#).unwrap();
     let caught = panic::catch_unwind(AssertUnwindSafe(|| json::check_same_tree(value, &other)));
     assert!(caught.is_err(), "a differing tree went unnoticed");
+    // The SSE model joins data lines, keeps the last valid id, skips the BOM, counts it toward the
+    // limit and reports an unfinished event; a decoder that did otherwise would differ.
+    let message = |data: &[u8], id: Option<&[u8]>| sse::Event::Event {
+        data: data.to_vec(),
+        has_data: true,
+        event_type: b"message".to_vec(),
+        id: id.map(<[u8]>::to_vec),
+        retry: None,
+    };
+    assert_eq!(
+        sse::model(64, b"\xEF\xBB\xBFdata: a\r\ndata:b\nid: 1\nid: \0\r\rdata: c\n"),
+        vec![message(b"a\nb", Some(b"1")), sse::Event::Error(mcp_sansio::frame::SseError::Truncated { len: 8 })]
+    );
+    assert_eq!(
+        sse::model(9, b"\xEF\xBB\xBFdata: a\n\ndata: a\n\n"),
+        vec![sse::Event::Error(mcp_sansio::frame::SseError::TooLong { limit: 9 }), message(b"a", None)]
+    );
 }
 
 /// The seeds, as (target, file name, bytes): generated from the spec examples and the transcripts.
@@ -254,6 +278,58 @@ fn generated_seeds() -> Vec<(&'static str, String, Vec<u8>)> {
         .collect();
     let array = [vec![14, 4], strings].concat();
     seeds.push(("writer", "string-styles".into(), writer::encode(1024, 0, &array, None)));
+
+    // sse: the spec messages as an event stream (priming event, ids, keep-alives), in every line-end
+    // style, through decoders of several sizes and read patterns; the WHATWG examples; edge cases.
+    let mut events = b"id: 1-0\nretry: 3000\ndata:\n\n".to_vec();
+    for (sequence, (_, line)) in spec_lines.iter().enumerate() {
+        let json = line.strip_suffix(b"\n").unwrap_or(line);
+        events.extend_from_slice(format!("id: 1-{}\nevent: message\ndata: ", sequence + 1).as_bytes());
+        events.extend_from_slice(json);
+        events.extend_from_slice(b"\n\n");
+        if sequence % 10 == 9 {
+            events.extend_from_slice(b": keep-alive\n\n");
+        }
+    }
+    let crlf: Vec<u8> = events.iter().flat_map(|&b| if b == b'\n' { vec![b'\r', b'\n'] } else { vec![b] }).collect();
+    let cr: Vec<u8> = events.iter().map(|&b| if b == b'\n' { b'\r' } else { b }).collect();
+    let schedules: [(&str, &[u8]); 4] = [
+        ("reads", &[0x5f, 0xc0]),
+        ("bytewise", &[]),
+        ("mixed", &[0x03, 0x45, 0x80, 0xa2, 0x1f, 0xe0]),
+        ("pushes", &[0x3f | 0x10]),
+    ];
+    for (ending, stream) in [("lf", &events), ("crlf", &crlf), ("cr", &cr)] {
+        for (capacity_byte, (schedule_name, schedule)) in [0xffu8, 0x90, 0x84, 40].into_iter().zip(schedules) {
+            let seed = sse::encode(capacity_byte, schedule, stream);
+            seeds.push(("sse", format!("spec-events-{ending}-{schedule_name}"), seed));
+        }
+    }
+    for (name, stream) in [
+        ("whatwg-1", &b"data: This is the first message.\n\ndata: This is the second message, it\ndata: has two lines.\n\ndata: This is the third message.\n\n"[..]),
+        ("whatwg-2", b"event: add\ndata: 73857293\n\nevent: remove\ndata: 2153\n\nevent: add\ndata: 113411\n\n"),
+        ("whatwg-3", b": test stream\n\ndata: first event\nid: 1\n\ndata:second event\nid\n\ndata:  third event\n\n"),
+        ("whatwg-4", b"data\n\ndata\ndata\n\ndata:"),
+        ("whatwg-5", b"data:test\n\ndata: test\n\n"),
+        ("bom", b"\xEF\xBB\xBFdata: x\n\n\xEF\xBB\xBFdata: y\n\n\xEF\xBB\ndata: z\n\n"),
+        ("fields", b"id: 1\nid: a\0b\nretry: 12x\nretry: 300\nretry: 99999999999999999999999\nevent:\nfoo\n:c\ndata:  x \n\n"),
+        ("over-long", b"data: 0123456789abcdef0123456789abcdef0123456789\r\n\r\ndata: ok\r\r\ndata: 0123456789abcdef0123456789abcdef0123456789"),
+        ("crlf-at-limit", b"data: 0123456789012345678901234567890\r\n\r\ndata: 01234567890123456789012345678901\r\n\r\n"),
+    ] {
+        seeds.push(("sse", format!("edge-{name}"), sse::encode(40, &[0x20, 0x41, 0x62, 0xe3], stream)));
+    }
+    for (name, seed) in [
+        (
+            "message",
+            sse::encode_writer(4096, Some((1, 7)), Some(5000), b"message", br#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+        ),
+        ("multiline", sse::encode_writer(4096, Some((u32::MAX, u64::MAX)), None, b"", b"a\r\nb\rc\n\n d")),
+        ("tight", sse::encode_writer(20, Some((3, 42)), Some(0), b"t", b"0123456789")),
+        ("bad-type", sse::encode_writer(4096, None, None, b"a\nb", b"{}")),
+        ("empty", sse::encode_writer(4096, None, None, b"", b"")),
+    ] {
+        seeds.push(("sse", format!("writer-{name}"), seed));
+    }
     seeds
 }
 

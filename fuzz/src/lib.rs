@@ -8,9 +8,11 @@
 //! | `json`   | [`json`]     | JSON scanner, differential against serde_json                         |
 //! | `writer` | [`writer`]   | envelope writer: what it writes, the scanner reads back identically    |
 //! | `engine` | [`engine`]   | server engine under operation sequences, invariants after every step  |
+//! | `sse`    | [`sse`]      | SSE decoder under arbitrary bytes and chunking, against a model; encoder read back |
 
 pub mod engine;
 pub mod input;
 pub mod json;
 pub mod line;
+pub mod sse;
 pub mod writer;

@@ -6,6 +6,7 @@
 //!   newline in its output.
 
 pub mod scan;
+mod value;
 pub mod write;
 
 pub use scan::{

@@ -1,0 +1,631 @@
+//! Zero-copy access to JSON values that [`parse`](super::parse) validated: [`Value`], its iterators
+//! [`Members`] and [`Elements`], and [`JsonStr`] for strings, which unescapes without allocating.
+//!
+//! Everything here is re-exported by [`json`](super) and [`json::scan`](super::scan); this module is private.
+
+use core::fmt;
+use core::str;
+
+use super::scan::{UNICODE_ESCAPE_LEN, hex_code_unit, is_high_surrogate, is_low_surrogate, is_whitespace};
+
+/// The type of a JSON value, read from its first byte.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Kind {
+    /// `{ ... }`
+    Object,
+    /// `[ ... ]`
+    Array,
+    /// `"..."`
+    String,
+    /// Any number, integer or not.
+    Number,
+    /// `true`
+    True,
+    /// `false`
+    False,
+    /// `null`
+    Null,
+}
+
+/// `bytes` without leading JSON whitespace.
+fn trim_start(bytes: &[u8]) -> &[u8] {
+    let count = bytes.iter().position(|&byte| !is_whitespace(byte)).unwrap_or(bytes.len());
+    bytes.get(count..).unwrap_or(&[])
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Walking a validated value. These helpers assume validity for speed but stay panic-free and terminate on
+// any input: every failure ends the walk (`None`).
+
+/// Length of the string starting at `bytes[0] == '"'`, both quotes included.
+fn string_len(bytes: &[u8]) -> Option<usize> {
+    if bytes.first() != Some(&b'"') {
+        return None;
+    }
+    let mut index: usize = 1;
+    loop {
+        let special = bytes.get(index..)?.iter().position(|&byte| byte == b'"' || byte == b'\\')?;
+        index = index.checked_add(special)?;
+        if bytes.get(index)? == &b'"' {
+            return index.checked_add(1);
+        }
+        // Skip the backslash and the byte it escapes (`\uXXXX` digits are plain bytes).
+        index = index.checked_add(2)?;
+    }
+}
+
+/// Length of the object or array starting at `bytes[0]`, brackets included.
+fn container_len(bytes: &[u8]) -> Option<usize> {
+    let mut depth: usize = 0;
+    let mut index: usize = 0;
+    while let Some(&byte) = bytes.get(index) {
+        match byte {
+            b'"' => {
+                index = index.checked_add(string_len(bytes.get(index..)?)?)?;
+                continue;
+            }
+            b'{' | b'[' => depth = depth.checked_add(1)?,
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return index.checked_add(1);
+                }
+            }
+            _ => {}
+        }
+        index = index.checked_add(1)?;
+    }
+    None
+}
+
+/// Length of the value starting at `bytes[0]`.
+fn value_len(bytes: &[u8]) -> Option<usize> {
+    match bytes.first()? {
+        b'"' => string_len(bytes),
+        b'{' | b'[' => container_len(bytes),
+        // Numbers and literals end at a delimiter or whitespace.
+        _ => Some(
+            bytes
+                .iter()
+                .position(|&byte| matches!(byte, b',' | b']' | b'}') || is_whitespace(byte))
+                .unwrap_or(bytes.len()),
+        ),
+    }
+}
+
+/// Splits the value at the start of `bytes` from what follows it.
+fn split_value(bytes: &[u8]) -> Option<(Value<'_>, &[u8])> {
+    let (value, rest) = bytes.split_at_checked(value_len(bytes)?)?;
+    if value.is_empty() {
+        return None;
+    }
+    Some((Value { bytes: value }, rest))
+}
+
+/// Skips whitespace and one `,` after a member or element.
+fn skip_separator(bytes: &[u8]) -> &[u8] {
+    let bytes = trim_start(bytes);
+    bytes.strip_prefix(b",").unwrap_or(bytes)
+}
+
+/// A validated JSON value: the exact bytes of the value, without surrounding whitespace. Only [`parse`](super::parse) and
+/// the accessors below create one, so every `Value` is valid JSON.
+///
+/// Equality compares the bytes: `1.0` and `1`, or `"a"` and `"\u0061"`, are different values.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Value<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Value<'a> {
+    /// Wraps bytes that [`parse`](super::parse) (or a walk of a parsed value) found to be one valid value.
+    pub(super) const fn from_validated(bytes: &'a [u8]) -> Self {
+        Value { bytes }
+    }
+
+    /// The type of the value.
+    pub fn kind(&self) -> Kind {
+        match self.bytes.first() {
+            Some(b'{') => Kind::Object,
+            Some(b'[') => Kind::Array,
+            Some(b'"') => Kind::String,
+            Some(b't') => Kind::True,
+            Some(b'f') => Kind::False,
+            Some(b'n') => Kind::Null,
+            _ => Kind::Number,
+        }
+    }
+
+    /// The exact JSON text of the value, as it appears in the input (valid UTF-8; may contain `\n`, `\r`
+    /// or `\t` as insignificant whitespace inside containers).
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// First member of an object whose (unescaped) key equals `key`; `None` for non-objects.
+    ///
+    /// With duplicate keys this returns the **first** one (serde_json keeps the last). O(size of the object).
+    pub fn get(&self, key: &str) -> Option<Value<'a>> {
+        self.members().find(|(name, _)| name.eq_str(key)).map(|(_, value)| value)
+    }
+
+    /// The members of an object in document order, duplicates included; empty for non-objects.
+    pub fn members(&self) -> Members<'a> {
+        let rest = match self.kind() {
+            Kind::Object => self.bytes.get(1..).unwrap_or(&[]),
+            _ => &[],
+        };
+        Members { rest }
+    }
+
+    /// The elements of an array in order; empty for non-arrays.
+    pub fn elements(&self) -> Elements<'a> {
+        let rest = match self.kind() {
+            Kind::Array => self.bytes.get(1..).unwrap_or(&[]),
+            _ => &[],
+        };
+        Elements { rest }
+    }
+
+    /// The content of a string (still escaped); `None` for non-strings.
+    pub fn as_str(&self) -> Option<JsonStr<'a>> {
+        if self.kind() != Kind::String {
+            return None;
+        }
+        let raw = self.bytes.get(1..self.bytes.len().checked_sub(1)?)?;
+        Some(JsonStr { raw })
+    }
+
+    /// The number as an `i64` if it is written as an integer (no fraction, no exponent) within range.
+    /// `-0` gives `Some(0)`.
+    pub fn as_i64(&self) -> Option<i64> {
+        self.number_text()?.parse().ok()
+    }
+
+    /// The number as a `u64` if it is written as a non-negative integer (no fraction, no exponent, no
+    /// minus sign) within range.
+    pub fn as_u64(&self) -> Option<u64> {
+        self.number_text()?.parse().ok()
+    }
+
+    /// Any number as the nearest `f64` (correctly rounded); `None` for non-numbers and for numbers whose
+    /// magnitude is too large for `f64` (they round to infinity). Tiny numbers round to zero.
+    pub fn as_f64(&self) -> Option<f64> {
+        let value: f64 = self.number_text()?.parse().ok()?;
+        value.is_finite().then_some(value)
+    }
+
+    /// `Some(true)` / `Some(false)` for the literals, `None` otherwise.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self.bytes {
+            b"true" => Some(true),
+            b"false" => Some(false),
+            _ => None,
+        }
+    }
+
+    /// Whether the value is `null`.
+    pub fn is_null(&self) -> bool {
+        self.bytes == b"null"
+    }
+
+    fn number_text(&self) -> Option<&'a str> {
+        if self.kind() != Kind::Number {
+            return None;
+        }
+        str::from_utf8(self.bytes).ok()
+    }
+}
+
+impl fmt::Debug for Value<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match str::from_utf8(self.bytes) {
+            Ok(text) => f.debug_tuple("Value").field(&text).finish(),
+            Err(_) => f.debug_tuple("Value").field(&self.bytes).finish(),
+        }
+    }
+}
+
+/// Writes the JSON text exactly as it appears in the input.
+impl fmt::Display for Value<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(str::from_utf8(self.bytes).map_err(|_| fmt::Error)?)
+    }
+}
+
+/// The members of an object: `(key, value)` pairs in document order. Created by [`Value::members`].
+#[derive(Clone, Debug)]
+pub struct Members<'a> {
+    /// The unread part of the object, after `{` or after the last member's `,`.
+    rest: &'a [u8],
+}
+
+impl<'a> Iterator for Members<'a> {
+    type Item = (JsonStr<'a>, Value<'a>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let Some((name, value, rest)) = next_member(self.rest) else {
+            self.rest = &[];
+            return None;
+        };
+        self.rest = rest;
+        Some((name, value))
+    }
+}
+
+impl core::iter::FusedIterator for Members<'_> {}
+
+fn next_member(bytes: &[u8]) -> Option<(JsonStr<'_>, Value<'_>, &[u8])> {
+    let bytes = trim_start(bytes);
+    let name_len = string_len(bytes)?;
+    let name = JsonStr { raw: bytes.get(1..name_len.checked_sub(1)?)? };
+    let after_name = trim_start(bytes.get(name_len..)?).strip_prefix(b":")?;
+    let (value, rest) = split_value(trim_start(after_name))?;
+    Some((name, value, skip_separator(rest)))
+}
+
+/// The elements of an array in order. Created by [`Value::elements`].
+#[derive(Clone, Debug)]
+pub struct Elements<'a> {
+    /// The unread part of the array, after `[` or after the last element's `,`.
+    rest: &'a [u8],
+}
+
+impl<'a> Iterator for Elements<'a> {
+    type Item = Value<'a>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let bytes = trim_start(self.rest);
+        let next = match bytes.first() {
+            None | Some(b']') => None,
+            Some(_) => split_value(bytes),
+        };
+        let Some((value, rest)) = next else {
+            self.rest = &[];
+            return None;
+        };
+        self.rest = skip_separator(rest);
+        Some(value)
+    }
+}
+
+impl core::iter::FusedIterator for Elements<'_> {}
+
+/// A JSON string's content as it appears on the wire (still escaped, without the quotes).
+///
+/// Equality compares the escaped bytes (`a` and `\u0061` differ); use [`JsonStr::eq_str`] to compare text.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct JsonStr<'a> {
+    raw: &'a [u8],
+}
+
+impl<'a> JsonStr<'a> {
+    /// The escaped bytes without the quotes (valid UTF-8, no raw control characters).
+    pub fn raw(&self) -> &'a [u8] {
+        self.raw
+    }
+
+    /// The text without copying, when the string contains no backslash escape; `None` otherwise
+    /// (then use [`chars`](Self::chars), [`unescape_into`](Self::unescape_into) or `Display`).
+    pub fn as_plain(&self) -> Option<&'a str> {
+        if self.raw.contains(&b'\\') {
+            return None;
+        }
+        str::from_utf8(self.raw).ok()
+    }
+
+    /// Whether the unescaped text equals `s`. No allocation, O(length).
+    pub fn eq_str(&self, s: &str) -> bool {
+        let mut expected = s.as_bytes();
+        for piece in self.pieces() {
+            let mut encoded = [0u8; 4];
+            let bytes = match piece {
+                Piece::Text(text) => text.as_bytes(),
+                Piece::Char(c) => c.encode_utf8(&mut encoded).as_bytes(),
+            };
+            match expected.strip_prefix(bytes) {
+                Some(rest) => expected = rest,
+                None => return false,
+            }
+        }
+        expected.is_empty()
+    }
+
+    /// The unescaped characters; a `\uD83D\uDE00` surrogate pair yields one `char`.
+    pub fn chars(&self) -> UnescapedChars<'a> {
+        UnescapedChars { pieces: self.pieces(), text: "".chars() }
+    }
+
+    /// Length of the unescaped text in UTF-8 bytes: the buffer size [`unescape_into`](Self::unescape_into)
+    /// needs. Never more than `raw().len()`.
+    pub fn unescaped_len(&self) -> usize {
+        self.pieces().fold(0usize, |len, piece| {
+            let piece_len = match piece {
+                Piece::Text(text) => text.len(),
+                Piece::Char(c) => c.len_utf8(),
+            };
+            len.saturating_add(piece_len)
+        })
+    }
+
+    /// Writes the unescaped text to the start of `buf` and returns it; `None` (with `buf` partly
+    /// overwritten) if `buf` is shorter than [`unescaped_len`](Self::unescaped_len).
+    pub fn unescape_into<'b>(&self, buf: &'b mut [u8]) -> Option<&'b str> {
+        let mut len: usize = 0;
+        for piece in self.pieces() {
+            let mut encoded = [0u8; 4];
+            let bytes = match piece {
+                Piece::Text(text) => text.as_bytes(),
+                Piece::Char(c) => c.encode_utf8(&mut encoded).as_bytes(),
+            };
+            let end = len.checked_add(bytes.len())?;
+            buf.get_mut(len..end)?.copy_from_slice(bytes);
+            len = end;
+        }
+        let buf: &'b [u8] = buf;
+        str::from_utf8(buf.get(..len)?).ok()
+    }
+
+    fn pieces(&self) -> Pieces<'a> {
+        Pieces { rest: self.raw }
+    }
+}
+
+impl fmt::Debug for JsonStr<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match str::from_utf8(self.raw) {
+            Ok(text) => f.debug_tuple("JsonStr").field(&text).finish(),
+            Err(_) => f.debug_tuple("JsonStr").field(&self.raw).finish(),
+        }
+    }
+}
+
+/// Writes the unescaped text.
+impl fmt::Display for JsonStr<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use fmt::Write;
+        for piece in self.pieces() {
+            match piece {
+                Piece::Text(text) => f.write_str(text)?,
+                Piece::Char(c) => f.write_char(c)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The unescaped characters of a [`JsonStr`]. Created by [`JsonStr::chars`].
+#[derive(Clone, Debug)]
+pub struct UnescapedChars<'a> {
+    pieces: Pieces<'a>,
+    /// The rest of the current run of unescaped text.
+    text: str::Chars<'a>,
+}
+
+impl Iterator for UnescapedChars<'_> {
+    type Item = char;
+
+    fn next(&mut self) -> Option<char> {
+        loop {
+            if let Some(c) = self.text.next() {
+                return Some(c);
+            }
+            match self.pieces.next()? {
+                Piece::Text(text) => self.text = text.chars(),
+                Piece::Char(c) => return Some(c),
+            }
+        }
+    }
+}
+
+impl core::iter::FusedIterator for UnescapedChars<'_> {}
+
+/// A run of text without escapes, or the character of one escape.
+enum Piece<'a> {
+    Text(&'a str),
+    Char(char),
+}
+
+/// Splits escaped string content into [`Piece`]s. Each step consumes at least one byte.
+#[derive(Clone, Debug)]
+struct Pieces<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Iterator for Pieces<'a> {
+    type Item = Piece<'a>;
+
+    fn next(&mut self) -> Option<Piece<'a>> {
+        match self.rest.first()? {
+            b'\\' => {
+                let (c, used) = decode_escape(self.rest);
+                self.rest = self.rest.get(used..).unwrap_or(&[]);
+                Some(Piece::Char(c))
+            }
+            _ => {
+                let run = self.rest.iter().position(|&byte| byte == b'\\').unwrap_or(self.rest.len());
+                let (text, rest) = self.rest.split_at_checked(run)?;
+                self.rest = rest;
+                // A backslash is ASCII, so runs of valid UTF-8 split at one stay valid.
+                Some(match str::from_utf8(text) {
+                    Ok(text) => Piece::Text(text),
+                    Err(_) => Piece::Char(char::REPLACEMENT_CHARACTER),
+                })
+            }
+        }
+    }
+}
+
+/// Decodes the escape at the start of `bytes` (which starts with `\`): the character and the bytes used.
+/// A malformed escape (impossible after validation) gives U+FFFD and uses one byte.
+fn decode_escape(bytes: &[u8]) -> (char, usize) {
+    const MALFORMED: (char, usize) = (char::REPLACEMENT_CHARACTER, 1);
+    let c = match bytes.get(1) {
+        Some(b'"') => '"',
+        Some(b'\\') => '\\',
+        Some(b'/') => '/',
+        Some(b'b') => '\u{8}',
+        Some(b'f') => '\u{c}',
+        Some(b'n') => '\n',
+        Some(b'r') => '\r',
+        Some(b't') => '\t',
+        Some(b'u') => return decode_unicode_escape(bytes).unwrap_or(MALFORMED),
+        _ => return MALFORMED,
+    };
+    (c, 2)
+}
+
+/// Decodes `\uXXXX`, or `\uD8XX\uDCXX` as one character.
+fn decode_unicode_escape(bytes: &[u8]) -> Option<(char, usize)> {
+    let unit = hex_code_unit(bytes.get(2..UNICODE_ESCAPE_LEN)?)?;
+    if !is_high_surrogate(unit) {
+        // A lone low surrogate is not a `char`, so it is rejected here.
+        return Some((char::from_u32(u32::from(unit))?, UNICODE_ESCAPE_LEN));
+    }
+    let pair = bytes.get(UNICODE_ESCAPE_LEN..2 * UNICODE_ESCAPE_LEN)?;
+    if !pair.starts_with(b"\\u") {
+        return None;
+    }
+    let low = hex_code_unit(pair.get(2..)?)?;
+    if !is_low_surrogate(low) {
+        return None;
+    }
+    let scalar = 0x1_0000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
+    Some((char::from_u32(scalar)?, 2 * UNICODE_ESCAPE_LEN))
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parse;
+    use std::format;
+    use std::string::{String, ToString};
+    use std::vec;
+    use std::vec::Vec;
+
+    #[test]
+    fn get_returns_the_first_of_duplicate_keys() {
+        let value = parse(br#" {"a":1, "b" : "x", "a":2, "\u0061":3} "#, 4).expect("valid");
+        assert_eq!(value.kind(), Kind::Object);
+        assert_eq!(value.get("a").and_then(|v| v.as_i64()), Some(1));
+        assert_eq!(value.get("b").and_then(|v| v.as_str()).and_then(|s| s.as_plain()), Some("x"));
+        assert_eq!(value.get("c"), None);
+        assert_eq!(value.members().count(), 4);
+        let keys: Vec<&[u8]> = value.members().map(|(key, _)| key.raw()).collect();
+        assert_eq!(keys, [&b"a"[..], b"b", b"a", b"\\u0061"]);
+        // serde_json keeps the last duplicate instead.
+        let theirs: serde_json::Value = serde_json::from_slice(value.as_bytes()).expect("valid");
+        assert_eq!(theirs["a"], 3);
+
+        let escaped_only = parse(br#"{"\u0061\n":true}"#, 4).expect("valid");
+        assert_eq!(escaped_only.get("a\n").and_then(|v| v.as_bool()), Some(true));
+        assert_eq!(escaped_only.get("a"), None);
+    }
+
+    #[test]
+    fn members_and_elements_yield_exact_spans_and_are_empty_for_other_kinds() {
+        let array = parse(b"[ 1 ,\"two\" ,[3, [ ]] , {\"four\" : { } } , -5e1,true,null ]", 8).expect("valid");
+        let spans: Vec<&[u8]> = array.elements().map(|v| v.as_bytes()).collect();
+        assert_eq!(spans, [&b"1"[..], b"\"two\"", b"[3, [ ]]", b"{\"four\" : { } }", b"-5e1", b"true", b"null"]);
+        let kinds: Vec<Kind> = array.elements().map(|v| v.kind()).collect();
+        assert_eq!(
+            kinds,
+            [Kind::Number, Kind::String, Kind::Array, Kind::Object, Kind::Number, Kind::True, Kind::Null]
+        );
+        assert_eq!(array.members().count(), 0);
+        assert_eq!(array.get("four"), None);
+
+        let object = parse(br#"{ "k" : [ "]}\"" , "\\" ] , "e" : { } }"#, 8).expect("valid");
+        let members: Vec<(&[u8], &[u8])> = object.members().map(|(k, v)| (k.raw(), v.as_bytes())).collect();
+        assert_eq!(members, [(&b"k"[..], &br#"[ "]}\"" , "\\" ]"#[..]), (b"e", b"{ }")]);
+        assert_eq!(object.elements().count(), 0);
+
+        let empty = parse(b"[]", 1).expect("valid");
+        assert_eq!(empty.elements().next(), None);
+        let number = parse(b"5", 0).expect("valid");
+        assert_eq!((number.members().count(), number.elements().count()), (0, 0));
+    }
+
+    #[test]
+    fn number_accessors() {
+        fn number(text: &str) -> Value<'_> {
+            parse(text.as_bytes(), 0).expect("valid number")
+        }
+        assert_eq!(number("9223372036854775807").as_i64(), Some(i64::MAX));
+        assert_eq!(number("-9223372036854775808").as_i64(), Some(i64::MIN));
+        assert_eq!(number("9223372036854775808").as_i64(), None);
+        assert_eq!(number("9223372036854775808").as_u64(), Some(9_223_372_036_854_775_808));
+        assert_eq!(number("18446744073709551615").as_u64(), Some(u64::MAX));
+        assert_eq!(number("18446744073709551616").as_u64(), None);
+        assert_eq!(number("18446744073709551616").as_f64(), Some(18446744073709551616.0));
+        assert_eq!(number("-1").as_u64(), None);
+        assert_eq!(number("-0").as_i64(), Some(0));
+        assert_eq!(number("-0").as_u64(), None);
+        assert_eq!(number("1.0").as_i64(), None);
+        assert_eq!(number("1.0").as_f64(), Some(1.0));
+        assert_eq!(number("1e2").as_u64(), None);
+        assert_eq!(number("1e2").as_f64(), Some(100.0));
+        assert_eq!(number("-2.5E-3").as_f64(), Some(-0.0025));
+        assert_eq!(number("0.1").as_f64(), Some(0.1));
+        // Accepted although out of f64 range (serde_json rejects these): `as_f64` says `None`.
+        assert_eq!(number("1e400").as_f64(), None);
+        assert_eq!(number("-1e400").as_f64(), None);
+        assert!(serde_json::from_str::<serde_json::Value>("1e400").is_err());
+        assert_eq!(number("1e-400").as_f64(), Some(0.0));
+        let string = parse(b"\"1\"", 0).expect("valid");
+        assert_eq!((string.as_i64(), string.as_u64(), string.as_f64()), (None, None, None));
+    }
+
+    #[test]
+    fn scalar_accessors_check_the_kind() {
+        let t = parse(b"true", 0).expect("valid");
+        let f = parse(b"false", 0).expect("valid");
+        let n = parse(b"null", 0).expect("valid");
+        let s = parse(b"\"null\"", 0).expect("valid");
+        assert_eq!((t.kind(), t.as_bool(), t.is_null()), (Kind::True, Some(true), false));
+        assert_eq!((f.kind(), f.as_bool(), f.is_null()), (Kind::False, Some(false), false));
+        assert_eq!((n.kind(), n.as_bool(), n.is_null()), (Kind::Null, None, true));
+        assert_eq!((s.kind(), s.as_bool(), s.is_null()), (Kind::String, None, false));
+        assert_eq!(t.as_str(), None);
+        assert_eq!(s.as_str().map(|s| s.raw()), Some(&b"null"[..]));
+    }
+
+    #[test]
+    fn json_str_unescapes_without_allocating() {
+        let value = parse(br#""a\"b\\c\/d\b\f\n\r\t\u00e9\uD83D\uDE00 \u20AC""#, 0).expect("valid");
+        let s = value.as_str().expect("string");
+        let expected = "a\"b\\c/d\u{8}\u{c}\n\r\té😀 €";
+        assert_eq!(s.chars().collect::<String>(), expected);
+        assert_eq!(s.to_string(), expected);
+        assert_eq!(s.unescaped_len(), expected.len());
+        assert!(s.eq_str(expected));
+        assert!(!s.eq_str("a\"b\\c/d"));
+        assert!(!s.eq_str(&format!("{expected}!")));
+        assert_eq!(s.as_plain(), None);
+
+        let mut exact = vec![0u8; expected.len()];
+        assert_eq!(s.unescape_into(&mut exact), Some(expected));
+        let mut short = vec![0u8; expected.len() - 1];
+        assert_eq!(s.unescape_into(&mut short), None);
+
+        let plain = parse("\"plain é\"".as_bytes(), 0).expect("valid").as_str().expect("string");
+        assert_eq!(plain.as_plain(), Some("plain é"));
+        assert!(plain.eq_str("plain é"));
+        assert!(!plain.eq_str("plain e"));
+        let empty = parse(b"\"\"", 0).expect("valid").as_str().expect("string");
+        assert_eq!((empty.as_plain(), empty.unescaped_len(), empty.chars().next()), (Some(""), 0, None));
+        assert!(empty.eq_str(""));
+        assert_eq!(empty.unescape_into(&mut []), Some(""));
+    }
+
+    #[test]
+    fn debug_and_display_show_text() {
+        let value = parse(b" [\"\\n\", 1] ", 1).expect("valid");
+        assert_eq!(format!("{value}"), "[\"\\n\", 1]");
+        assert_eq!(format!("{value:?}"), r#"Value("[\"\\n\", 1]")"#);
+        let s = value.elements().next().and_then(|v| v.as_str()).expect("string");
+        assert_eq!(format!("{s:?}"), r#"JsonStr("\\n")"#);
+    }
+}
