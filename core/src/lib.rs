@@ -62,7 +62,7 @@
 //! assert_eq!(engine.handle_message(now, route, post, &mut app), Ok(Received::Request));
 //! let transmit = engine.poll_transmit().unwrap();
 //! assert_eq!(transmit.stream, StreamId(1));
-//! assert!(transmit.bytes.starts_with(b"id: 1\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{"));
+//! assert!(transmit.bytes.starts_with(b"id: 1-1\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{"));
 //! assert!(transmit.bytes.ends_with(b"\n\n") && transmit.end_of_stream);
 //! let written = transmit.bytes.len();
 //! engine.transmit_done(now, written, &mut app);

@@ -53,7 +53,7 @@ impl StreamId {
 pub enum Framing {
     /// One message per line, ended by `\n` (stdio, serial lines, custom byte streams).
     Ndjson,
-    /// One Server-Sent Event per message: `id: <n>`, `data: <message>`, a blank line (Streamable
+    /// One Server-Sent Event per message: `id: <stream>-<n>`, `data: <message>`, a blank line (Streamable
     /// HTTP response and GET streams).
     Sse,
     /// The message is the whole HTTP body (a JSON response to a POST): no delimiter.

@@ -3,6 +3,7 @@
 use heapless::Deque;
 
 use crate::endpoint::{Framing, Route, StreamId};
+use crate::frame::sse::{self, EventId, SseEvent};
 
 /// Most runs of messages (of different streams, or ended streams) that wait in the transmit queue
 /// at once. Consecutive messages of one open stream share a run, so a byte stream needs one.
@@ -132,7 +133,7 @@ impl<'a> TxQueue<'a> {
         let TxQueue { buf, tail, records, next_event, .. } = self;
         let end = tail.saturating_add(len).min(buf.len());
         let window = buf.get_mut(*tail..end).unwrap_or(&mut []);
-        let prefix_len = write_prefix(window, route.framing, *next_event);
+        let prefix_len = write_prefix(window, route, *next_event);
         let window = window.get_mut(prefix_len..).unwrap_or(&mut []);
         Some((window, Commit { tail, records, next_event, route, prefix_len, merge }))
     }
@@ -171,31 +172,14 @@ impl Commit<'_> {
 }
 
 /// Writes the framing prefix of a message into `out`; returns its length (0 if it does not fit,
-/// and then the message cannot fit either).
-fn write_prefix(out: &mut [u8], framing: Framing, event: u64) -> usize {
-    match framing {
+/// and then the message cannot fit either). An SSE event is named `<stream>-<event>`
+/// ([`EventId`]), so a `Last-Event-ID` names the stream to resume as well as the position in it.
+fn write_prefix(out: &mut [u8], route: Route, event: u64) -> usize {
+    match route.framing {
         Framing::Ndjson | Framing::Body => 0,
         Framing::Sse => {
-            let mut digits = [0u8; 20];
-            let mut n = event;
-            let mut start = digits.len();
-            loop {
-                start -= 1;
-                digits[start] = b'0' + (n % 10) as u8;
-                n /= 10;
-                if n == 0 {
-                    break;
-                }
-            }
-            let parts: [&[u8]; 3] = [b"id: ", &digits[start..], b"\ndata: "];
-            let len: usize = parts.iter().map(|p| p.len()).sum();
-            let Some(dest) = out.get_mut(..len) else { return 0 };
-            let mut at = 0;
-            for part in parts {
-                dest[at..at + part.len()].copy_from_slice(part);
-                at += part.len();
-            }
-            len
+            let event = SseEvent::new().with_id(EventId::new(route.stream.0, event));
+            sse::prefix(&event, out).unwrap_or(0)
         }
     }
 }
@@ -243,7 +227,7 @@ mod tests {
         queue_message(&mut tx, body, b"{\"a\":1}", true);
         let expect: [(u32, &[u8], bool); 3] = [
             (0, b"{\"a\":1}\n", false),
-            (7, b"id: 1\ndata: {\"a\":1}\n\nid: 2\ndata: {\"a\":1}\n\n", true),
+            (7, b"id: 7-1\ndata: {\"a\":1}\n\nid: 7-2\ndata: {\"a\":1}\n\n", true),
             (8, b"{\"a\":1}", true),
         ];
         for (stream, bytes, end) in expect {

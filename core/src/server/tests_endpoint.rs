@@ -240,8 +240,16 @@ fn one_notification_is_framed_as_an_ndjson_line_and_as_an_sse_event() {
 
     let event = engine.poll_transmit().unwrap();
     assert_eq!(event.stream, StreamId(9));
-    assert_eq!(event.bytes, [&b"id: 1\ndata: "[..], message, b"\n\n"].concat());
+    assert_eq!(event.bytes, [&b"id: 9-1\ndata: "[..], message, b"\n\n"].concat());
     assert!(!event.end_of_stream);
+    // The client's decoder reads the same message, and the event id names the stream.
+    let mut storage = [0u8; 512];
+    let mut decoder = crate::frame::SseDecoder::new(&mut storage);
+    assert_eq!(decoder.push(event.bytes), event.bytes.len());
+    let received = decoder.next_event().unwrap().unwrap();
+    assert_eq!(received.data(), &message[..]);
+    let id = crate::frame::EventId::parse(received.id().unwrap()).unwrap();
+    assert_eq!((id.stream(), id.sequence()), (9, 1));
     // A bare body carries one message, the response: no notifications there.
     let body = Route::new(StreamId(10), Framing::Body);
     assert_eq!(engine.notify_on(body, "notifications/progress", None), Err(SendError::NotAvailable));
@@ -322,7 +330,7 @@ fn handle_message_refuses_untouched_when_there_is_no_room() {
     let again = Route::new(StreamId(2), Framing::Sse).ending_with_response();
     assert_eq!(engine.handle_message(Instant::ZERO, again, request, &mut app), Err(InputError::Busy));
     let t = engine.poll_transmit().unwrap();
-    assert!(t.bytes.starts_with(b"id: 1\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{"));
+    assert!(t.bytes.starts_with(b"id: 1-1\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{"));
     assert!(t.bytes.ends_with(b"}}\n\n") && t.end_of_stream);
     let n = t.bytes.len();
     engine.transmit_done(Instant::ZERO, n, &mut app);
