@@ -20,6 +20,8 @@ pub mod registry;
 pub mod reply;
 mod serve;
 #[cfg(test)]
+mod tests;
+#[cfg(test)]
 mod tests_endpoint;
 
 use crate::frame::FrameError;

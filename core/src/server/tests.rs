@@ -6,7 +6,9 @@ use std::vec::Vec;
 use serde_json::{Value as Json, json};
 
 use super::*;
+use crate::connection::Connection;
 use crate::jsonrpc::code;
+use crate::time::Instant;
 
 static TOOLS: [Tool<'static>; 3] = [
     Tool::new("echo", "Echoes text", r#"{"type":"object","properties":{"text":{"type":"string"}}}"#),
