@@ -10,7 +10,7 @@ use embedded_io_async::ErrorKind;
 use mcp_sansio::connection::Connection;
 use mcp_sansio::server::{Buffers, Config, Deferred, Handler, Server, Tool, ToolCall, ToolReply};
 use mcp_sansio::time::Instant;
-use mcp_sansio_embedded::{Completions, Error, ROUNDS_BEFORE_YIELD, run, run_with_completions};
+use mcp_sansio_driver::{Completions, Error, Job, ROUNDS_BEFORE_YIELD, run, run_with_completions};
 use serde_json::{Value, json};
 use support::*;
 
@@ -283,10 +283,11 @@ impl<'a> Completions<Server<'a, Deferring>> for Answerer {
         .await
     }
 
-    fn run(&mut self, server: &mut Server<'a, Deferring>, _now: Instant) {
+    fn run(&mut self, server: &mut Server<'a, Deferring>, _now: Instant) -> Job {
         let deferred = self.queue.borrow_mut().pop_front().expect("ready only when queued");
         self.answered += 1;
         server.reply_tool(&deferred).expect("room to answer").text(&format!("answer {}", self.answered)).finish();
+        Job::Done
     }
 }
 
