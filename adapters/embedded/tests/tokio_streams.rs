@@ -1,6 +1,7 @@
 //! The same driver on tokio, through `embedded_io_adapters::tokio_1::FromTokio`: the tokio and
 //! async-std adapters can share this one loop.
 
+#[path = "../../driver/tests/support/mod.rs"]
 mod support;
 
 use embedded_io_adapters::tokio_1::FromTokio;

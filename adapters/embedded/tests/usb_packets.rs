@@ -1,6 +1,7 @@
 //! `PacketWriter` over a fake USB bulk IN endpoint: whole packets, zero-length packets after frames
 //! that end on a packet boundary, and a host that only delivers a transfer once a short packet ends it.
 
+#[path = "../../driver/tests/support/mod.rs"]
 mod support;
 
 use embedded_io_async::{ErrorKind, ErrorType, Write};

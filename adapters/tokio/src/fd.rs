@@ -9,7 +9,11 @@
 //! `EPERM`). They never block for long, so for them the types fall back to plain blocking calls
 //! ([`FdMode::Blocking`]). Pipes, sockets (socketpairs included) and terminals use readiness
 //! ([`FdMode::Readiness`]).
+//!
+//! Both implement tokio's `AsyncRead`/`AsyncWrite` and the driver's `embedded_io_async`
+//! `Read`/`Write`, which [`serve_stdio`](crate::serve_stdio) uses directly.
 
+use std::future::poll_fn;
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 use std::pin::Pin;
@@ -28,7 +32,8 @@ pub enum FdMode {
     Blocking,
 }
 
-/// Reads a borrowed file descriptor (e.g. standard input) as a tokio [`AsyncRead`].
+/// Reads a borrowed file descriptor (e.g. standard input) as a tokio [`AsyncRead`] and an
+/// [`embedded_io_async::Read`].
 ///
 /// In [`FdMode::Readiness`] the descriptor is switched to non-blocking mode for the lifetime of the
 /// reader, and switched back on drop if it was blocking before. `O_NONBLOCK` belongs to the open
@@ -40,7 +45,8 @@ pub struct FdReader<'fd> {
     io: FdIo<'fd>,
 }
 
-/// Writes a borrowed file descriptor (e.g. standard output) as a tokio [`AsyncWrite`].
+/// Writes a borrowed file descriptor (e.g. standard output) as a tokio [`AsyncWrite`] and an
+/// [`embedded_io_async::Write`].
 ///
 /// Same mode handling as [`FdReader`]. Writes go straight to the descriptor (nothing is buffered,
 /// flush does nothing), and shutdown does not close it: the descriptor is only borrowed.
@@ -97,6 +103,33 @@ impl AsyncWrite for FdWriter<'_> {
 
     fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Poll::Ready(Ok(()))
+    }
+}
+
+impl embedded_io_async::ErrorType for FdReader<'_> {
+    type Error = io::Error;
+}
+
+/// One `read(2)` once the descriptor is readable; cancel-safe (a pending read took nothing).
+impl embedded_io_async::Read for FdReader<'_> {
+    async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        poll_fn(|cx| self.io.poll_io(cx, Interest::READABLE, |fd| read_fd(fd, buf))).await
+    }
+}
+
+impl embedded_io_async::ErrorType for FdWriter<'_> {
+    type Error = io::Error;
+}
+
+/// One `write(2)` once the descriptor is writable; cancel-safe (a pending write took nothing).
+/// Flushing does nothing: nothing is buffered.
+impl embedded_io_async::Write for FdWriter<'_> {
+    async fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        poll_fn(|cx| self.io.poll_io(cx, Interest::WRITABLE, |fd| write_fd(fd, buf))).await
+    }
+
+    async fn flush(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }
 

@@ -1,3 +1,5 @@
+#![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 //! Runs mcp-sansio endpoints on tokio.
 //!
 //! Any [`Connection`] (a server, later a client) can be driven over any tokio byte stream with
@@ -6,27 +8,21 @@
 //!
 //! # The loop
 //!
-//! Each round, on the task that called [`run`]:
+//! The loop is [`mcp_sansio_driver`]'s, the same one the embedded adapter runs: its
+//! [crate docs](mcp_sansio_driver#the-loop) describe it once (back-pressure, one flush per burst of
+//! input, fairness, [completions](mcp_sansio_driver#completions) and their retries). This crate
+//! provides the tokio side:
 //!
-//! 1. If [`Connection::poll_timeout`] has passed, call [`Connection::handle_timeout`]. Run the
-//!    queued [completions](Completer), if any.
-//! 2. Drain: write [`Connection::poll_transmit`] and report [`Connection::transmit_done`] until it
-//!    returns `None` (writing can release held-back input, which can produce more output) or the
-//!    writer is not ready.
-//! 3. Once drained, return if [`Connection::is_finished`] (after a final flush). Otherwise read what
-//!    is available straight into [`Connection::rx_spare`] and [`Connection::rx_commit`] it, or call
-//!    [`Connection::handle_eof`] at end of stream, and start the next round. No read happens while
-//!    output is pending, nor while `rx_spare` is empty (back-pressure: only writing can help).
-//! 4. When no step can progress: flush the writer (once per burst of input, not per message),
-//!    arm a timer for [`Connection::poll_timeout`] and sleep until the reader, the writer, the
-//!    timer or the completion queue wakes the task.
+//! - the streams: [`FdReader`]/[`FdWriter`] (non-blocking descriptors, one syscall per transfer)
+//!   and [`TokioIo`] around any [`AsyncRead`]/[`AsyncWrite`];
+//! - the clock: [`TokioClock`], milliseconds since [`run`] started on `tokio::time::Instant`, so
+//!   `tokio::time::pause` works in tests;
+//! - the completion queue: [`completion_channel`].
 //!
-//! Time is milliseconds since [`run`] started (`tokio::time::Instant`, so `tokio::time::pause`
-//! works in tests). IO errors end the loop and are returned; nothing panics on them. A peer that
-//! closed its end shows up as a `BrokenPipe` write error.
-//!
-//! After a few rounds without sleeping the loop yields to the runtime, so a peer that never stops
-//! sending cannot starve other tasks.
+//! Writes are [interruptible](mcp_sansio_driver::Options::interruptible_writes) (tokio writes are
+//! cancel-safe): while the peer is not reading, deadlines still fire and completions still run.
+//! IO errors end the loop and are returned; nothing panics on them. A peer that closed its end
+//! shows up as a `BrokenPipe` write error.
 //!
 //! # Runtime
 //!
@@ -48,6 +44,9 @@
 //!
 //! Application code that deferred a request finishes it from another task through a
 //! [`Completer`]: it queues a closure that the loop runs against the connection.
+//! [`Completer::complete`] takes a job that always finishes; [`Completer::submit`] one that may
+//! return [`Job::Retry`] when the transmit buffer is full (`ReplyError::Busy`), to be run again
+//! once output was written, so no answer is lost.
 //!
 //! ```no_run
 //! use mcp_sansio::connection::Connection;
@@ -56,7 +55,7 @@
 //! fn serve<C: Connection + 'static>(mut server: C) -> std::io::Result<()> {
 //!     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
 //!     let (completer, completions) = completion_channel::<C>();
-//!     // Give `completer` (it is `Clone + Send`) to whatever defers work, e.g.:
+//!     // Give `completer` (it is `Clone + Send + Sync`) to whatever defers work, e.g.:
 //!     runtime.spawn(async move {
 //!         // ... slow work ...
 //!         let _ = completer.complete(|server: &mut C, now| {
@@ -71,18 +70,21 @@
 use std::io;
 
 use mcp_sansio::connection::Connection;
+use mcp_sansio_driver::{NoCompletions, Options};
 use tokio::io::{AsyncRead, AsyncWrite};
 
 mod completion;
-mod driver;
 #[cfg(unix)]
 mod fd;
+mod io_glue;
 #[cfg(unix)]
 mod stdio;
 
 pub use completion::{Completer, Completion, Completions, DriverStopped, completion_channel};
 #[cfg(unix)]
 pub use fd::{FdMode, FdReader, FdWriter};
+pub use io_glue::{TokioClock, TokioIo};
+pub use mcp_sansio_driver::Job;
 #[cfg(unix)]
 pub use stdio::{serve_stdio, serve_stdio_with_completions};
 
@@ -99,7 +101,7 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
-    driver::drive(conn, reader, writer, None).await
+    drive(conn, TokioIo::new(reader), TokioIo::new(writer), &mut NoCompletions).await
 }
 
 /// [`run`], also running each job sent through a [`Completer`] of `completions`, in order, on this
@@ -112,12 +114,27 @@ pub async fn run_with_completions<C, R, W>(
     conn: &mut C,
     reader: R,
     writer: W,
-    completions: Completions<C>,
+    mut completions: Completions<C>,
 ) -> io::Result<()>
 where
     C: Connection,
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
-    driver::drive(conn, reader, writer, Some(completions)).await
+    drive(conn, TokioIo::new(reader), TokioIo::new(writer), &mut completions).await
+}
+
+/// The driver's loop with tokio's clock and interruptible writes. Shared body of every entry point.
+async fn drive<C, R, W, J>(conn: &mut C, mut reader: R, mut writer: W, completions: &mut J) -> io::Result<()>
+where
+    C: Connection,
+    R: embedded_io_async::Read<Error = io::Error>,
+    W: embedded_io_async::Write<Error = io::Error>,
+    J: mcp_sansio_driver::Completions<C>,
+{
+    let mut clock = TokioClock::start();
+    let options = Options::new().interruptible_writes(true);
+    mcp_sansio_driver::run_with_options(conn, &mut reader, &mut writer, &mut clock, completions, options)
+        .await
+        .map_err(io_glue::into_io_error)
 }

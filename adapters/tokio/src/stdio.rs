@@ -5,8 +5,10 @@ use std::os::fd::AsFd;
 
 use mcp_sansio::connection::Connection;
 
+use mcp_sansio_driver::NoCompletions;
+
 use crate::completion::Completions;
-use crate::driver::drive;
+use crate::drive;
 use crate::fd::{FdReader, FdWriter};
 
 /// Serves `conn` on standard input (fd 0) and standard output (fd 1) until it is finished.
@@ -26,7 +28,7 @@ use crate::fd::{FdReader, FdWriter};
 /// Returns `Ok` once the connection reports it is finished (after stdin ended and every answer was
 /// written), or the first IO error: a closed stdout gives `BrokenPipe`.
 pub async fn serve_stdio<C: Connection>(conn: &mut C) -> io::Result<()> {
-    serve(conn, None).await
+    serve(conn, &mut NoCompletions).await
 }
 
 /// [`serve_stdio`], also running the jobs sent through the [`Completer`](crate::Completer)s of
@@ -37,11 +39,18 @@ pub async fn serve_stdio<C: Connection>(conn: &mut C) -> io::Result<()> {
 /// never blocks.
 ///
 /// [`Completer::complete`]: crate::Completer::complete
-pub async fn serve_stdio_with_completions<C: Connection>(conn: &mut C, completions: Completions<C>) -> io::Result<()> {
-    serve(conn, Some(completions)).await
+pub async fn serve_stdio_with_completions<C: Connection>(
+    conn: &mut C,
+    mut completions: Completions<C>,
+) -> io::Result<()> {
+    serve(conn, &mut completions).await
 }
 
-async fn serve<C: Connection>(conn: &mut C, completions: Option<Completions<C>>) -> io::Result<()> {
+async fn serve<C, J>(conn: &mut C, completions: &mut J) -> io::Result<()>
+where
+    C: Connection,
+    J: mcp_sansio_driver::Completions<C>,
+{
     let stdin = io::stdin();
     let stdout = io::stdout();
     let reader = FdReader::new(stdin.as_fd())?;

@@ -14,7 +14,7 @@ use embedded_io_async::{ErrorKind, ErrorType, Read, Write};
 use mcp_example_device::{Board, Device, Sensor};
 use mcp_sansio::server::{Buffers, Config, Server};
 use mcp_sansio::time::Instant;
-use mcp_sansio_embedded::Clock;
+use mcp_sansio_driver::Clock;
 
 struct Flag(AtomicBool);
 

@@ -9,8 +9,11 @@ use std::rc::Rc;
 use embedded_io_async::ErrorKind;
 use mcp_sansio::connection::Connection;
 use mcp_sansio::server::{Buffers, Config, Deferred, Handler, Server, Tool, ToolCall, ToolReply};
+use mcp_sansio::server::{MIN_RESPONSE_WINDOW, ReplyError};
 use mcp_sansio::time::Instant;
-use mcp_sansio_embedded::{Completions, Error, ROUNDS_BEFORE_YIELD, run, run_with_completions};
+use mcp_sansio_driver::{
+    Completions, Error, Job, Options, ROUNDS_BEFORE_YIELD, run, run_with_completions, run_with_options,
+};
 use serde_json::{Value, json};
 use support::*;
 
@@ -283,10 +286,11 @@ impl<'a> Completions<Server<'a, Deferring>> for Answerer {
         .await
     }
 
-    fn run(&mut self, server: &mut Server<'a, Deferring>, _now: Instant) {
+    fn run(&mut self, server: &mut Server<'a, Deferring>, _now: Instant) -> Job {
         let deferred = self.queue.borrow_mut().pop_front().expect("ready only when queued");
         self.answered += 1;
         server.reply_tool(&deferred).expect("room to answer").text(&format!("answer {}", self.answered)).finish();
+        Job::Done
     }
 }
 
@@ -329,4 +333,90 @@ fn a_flood_of_ready_input_still_yields_to_the_executor() {
     assert!(rounds > 1000, "{rounds} reads");
     let expected = rounds / ROUNDS_BEFORE_YIELD as usize;
     assert!(yields >= expected - 1 && yields <= expected + 1, "{yields} yields for {rounds} rounds");
+}
+
+#[test]
+fn the_writer_is_flushed_only_when_the_next_read_would_block() {
+    // Two reads back to back, then a pause, then one more read and the end of input.
+    let mut reader = ScriptedReader::new([
+        In::Bytes(lines(&[INITIALIZE, INITIALIZED])),
+        In::Bytes(lines(&[&echo(2, "same burst")])),
+        In::Later,
+        In::Bytes(lines(&[&echo(3, "next burst")])),
+    ]);
+    let mut writer = RecordingWriter::with_pattern(&[10], 0);
+    with_device(1024, 2048, |server| {
+        block_on(run(server, &mut reader, &mut writer, &mut FrozenClock)).unwrap().unwrap();
+    });
+    assert_eq!(ids(&writer.messages()), vec![json!(1), json!(2), json!(3)]);
+    assert_eq!(writer.flushed_at.len(), 2, "at the pause and at the end: {:?}", writer.flushed_at);
+    assert_eq!(ids(&support::messages(&writer.output[..writer.flushed_at[0]])), vec![json!(1), json!(2)]);
+    assert_eq!(writer.flushed_at[1], writer.output.len());
+    assert!(writer.calls > 20, "many writes, two flushes");
+}
+
+/// Answers the deferred calls in order, asking to be retried while the transmit buffer is full.
+struct RetryingAnswerer {
+    queue: Rc<RefCell<VecDeque<Deferred>>>,
+    attempts: usize,
+    busy: usize,
+}
+
+impl<'a> Completions<Server<'a, Deferring>> for RetryingAnswerer {
+    async fn ready(&mut self) {
+        std::future::poll_fn(|_| {
+            if self.queue.borrow().is_empty() { std::task::Poll::Pending } else { std::task::Poll::Ready(()) }
+        })
+        .await
+    }
+
+    fn run(&mut self, server: &mut Server<'a, Deferring>, _now: Instant) -> Job {
+        self.attempts += 1;
+        let mut queue = self.queue.borrow_mut();
+        let deferred = queue.front().expect("run only when ready or retried");
+        match server.reply_tool(deferred) {
+            Ok(reply) => {
+                reply.text(&format!("answer {}", self.attempts - self.busy)).finish();
+                queue.pop_front();
+                Job::Done
+            }
+            Err(ReplyError::Busy) => {
+                self.busy += 1;
+                Job::Retry
+            }
+            Err(error) => panic!("{error:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_completion_that_meets_a_full_transmit_buffer_is_retried_after_the_drain_in_order() {
+    let queue = Rc::new(RefCell::new(VecDeque::new()));
+    let call = |id: u32| {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"slow","arguments":{{}}}}}}"#)
+    };
+    let ping = r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#;
+    let input = lines(&[INITIALIZE, INITIALIZED, &call(2), &call(3), ping]);
+    let mut reader = ScriptedReader::new([In::Bytes(input)]);
+    // 8 bytes per write and every other write waits: the completions get in while output is
+    // pending, which fills the smallest transmit buffer there is.
+    let mut writer = RecordingWriter::with_pattern(&[8], 2);
+    let mut answerer = RetryingAnswerer { queue: queue.clone(), attempts: 0, busy: 0 };
+    let (mut rx, mut tx) = ([0u8; 1024], [0u8; MIN_RESPONSE_WINDOW]);
+    let mut server: Server<'_, Deferring> =
+        Server::new(Deferring { queue: queue.clone() }, Config::new("slow", "1"), Buffers { rx: &mut rx, tx: &mut tx });
+    let options = Options::new().interruptible_writes(true);
+    block_on(run_with_options(&mut server, &mut reader, &mut writer, &mut FrozenClock, &mut answerer, options))
+        .unwrap()
+        .unwrap();
+
+    let answers = writer.messages();
+    assert_eq!(ids(&answers), vec![json!(1), json!(4), json!(2), json!(3)], "each answer once");
+    assert_eq!(answers[2]["result"]["content"][0]["text"], "answer 1");
+    assert_eq!(answers[3]["result"]["content"][0]["text"], "answer 2");
+    assert!(answerer.busy >= 1, "a job ran while output was pending and found no room");
+    assert_eq!(answerer.attempts, 2 + answerer.busy);
+    // No spinning: a retry needs written output, and each write took at most 8 bytes.
+    assert!(answerer.busy <= writer.calls, "{} retries for {} writes", answerer.busy, writer.calls);
+    assert_eq!(server.in_flight(), 0);
 }

@@ -1,0 +1,282 @@
+//! The run loop (see the crate docs).
+
+use core::fmt;
+use core::future::Ready;
+
+use embedded_io_async::{Read, Write};
+use mcp_sansio::connection::Connection;
+
+use crate::clock::Clock;
+use crate::completion::{Completions, Job, NoCompletions};
+use crate::select::{IoOrder, Raced, Woken, race, yield_now};
+
+/// Rounds (a read, a deadline or a completion, each followed by a full drain) that the loop goes
+/// through without waiting before it yields to the executor once.
+pub const ROUNDS_BEFORE_YIELD: u32 = 32;
+
+/// Why the loop stopped before the connection finished. The connection is left consistent: calling
+/// [`run`] again resumes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Error<R, W> {
+    /// Reading failed (a UART framing or overrun error, a USB disconnect, a reset socket).
+    Read(R),
+    /// Writing or flushing failed.
+    Write(W),
+    /// The writer accepted zero bytes of a non-empty buffer (it is closed).
+    WriteZero,
+}
+
+impl<R: fmt::Debug, W: fmt::Debug> fmt::Display for Error<R, W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Read(error) => write!(f, "read failed: {error:?}"),
+            Error::Write(error) => write!(f, "write failed: {error:?}"),
+            Error::WriteZero => f.write_str("the writer accepted no bytes"),
+        }
+    }
+}
+
+impl<R: fmt::Debug, W: fmt::Debug> core::error::Error for Error<R, W> {}
+
+impl<R: embedded_io_async::Error, W: embedded_io_async::Error> embedded_io_async::Error for Error<R, W> {
+    fn kind(&self) -> embedded_io_async::ErrorKind {
+        match self {
+            Error::Read(error) => error.kind(),
+            Error::Write(error) => error.kind(),
+            Error::WriteZero => embedded_io_async::ErrorKind::WriteZero,
+        }
+    }
+}
+
+/// How the loop may treat the streams; [`Options::new`] is what [`run`] uses.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Options {
+    interruptible_writes: bool,
+}
+
+impl Options {
+    /// Writes run to completion: a write the writer is not ready for holds up deadlines and
+    /// completions until it returns (the only safe choice for writers whose `write` is not
+    /// cancel-safe, such as a USB endpoint).
+    pub const fn new() -> Self {
+        Options { interruptible_writes: false }
+    }
+
+    /// With `true`, a write that waits for the writer is raced against the deadline and the
+    /// completions, and dropped when one of them comes first (see the [crate docs](crate#cancellation)).
+    /// Only for writers whose `write` is cancel-safe: a dropped write took no bytes. Poll-based
+    /// streams (tokio's `AsyncWrite`, a socket buffer, a ring buffer) are.
+    pub const fn interruptible_writes(mut self, interruptible: bool) -> Self {
+        self.interruptible_writes = interruptible;
+        self
+    }
+}
+
+/// Drives `conn` over `reader` and `writer` until [`Connection::is_finished`] (see the crate docs
+/// for the loop), with `clock` for the connection's deadlines.
+///
+/// Returns `Ok` once the input ended and everything was written and flushed, or the first read,
+/// write or flush error (call it again to carry on). A serial line has no end of input: there it
+/// runs until an error.
+pub async fn run<C, R, W, K>(
+    conn: &mut C,
+    reader: &mut R,
+    writer: &mut W,
+    clock: &mut K,
+) -> Result<(), Error<R::Error, W::Error>>
+where
+    C: Connection + ?Sized,
+    R: Read + ?Sized,
+    W: Write + ?Sized,
+    K: Clock + ?Sized,
+{
+    drive::<_, _, _, _, _, false>(conn, reader, writer, clock, &mut NoCompletions).await
+}
+
+/// [`run`], also running `completions` against the connection whenever it is ready, then writing
+/// what that produced.
+///
+/// Completions keep running after the input ended, as long as the connection is not finished (it
+/// decides whether deferred work keeps it open).
+pub async fn run_with_completions<C, R, W, K, J>(
+    conn: &mut C,
+    reader: &mut R,
+    writer: &mut W,
+    clock: &mut K,
+    completions: &mut J,
+) -> Result<(), Error<R::Error, W::Error>>
+where
+    C: Connection + ?Sized,
+    R: Read + ?Sized,
+    W: Write + ?Sized,
+    K: Clock + ?Sized,
+    J: Completions<C> + ?Sized,
+{
+    drive::<_, _, _, _, _, false>(conn, reader, writer, clock, completions).await
+}
+
+/// A job that asked to be retried.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Retry {
+    /// No job is waiting.
+    None,
+    /// A job asked to be retried and no output was written since.
+    AfterOutput,
+    /// Output was written since: run it again after the drain.
+    Due,
+}
+
+/// [`run_with_completions`] with `options`.
+pub async fn run_with_options<C, R, W, K, J>(
+    conn: &mut C,
+    reader: &mut R,
+    writer: &mut W,
+    clock: &mut K,
+    completions: &mut J,
+    options: Options,
+) -> Result<(), Error<R::Error, W::Error>>
+where
+    C: Connection + ?Sized,
+    R: Read + ?Sized,
+    W: Write + ?Sized,
+    K: Clock + ?Sized,
+    J: Completions<C> + ?Sized,
+{
+    if options.interruptible_writes {
+        drive::<_, _, _, _, _, true>(conn, reader, writer, clock, completions).await
+    } else {
+        drive::<_, _, _, _, _, false>(conn, reader, writer, clock, completions).await
+    }
+}
+
+/// The loop; `INTERRUPTIBLE_WRITES` is [`Options::interruptible_writes`], a constant so that a
+/// firmware that never sets it does not carry the code.
+async fn drive<C, R, W, K, J, const INTERRUPTIBLE_WRITES: bool>(
+    conn: &mut C,
+    reader: &mut R,
+    writer: &mut W,
+    clock: &mut K,
+    completions: &mut J,
+) -> Result<(), Error<R::Error, W::Error>>
+where
+    C: Connection + ?Sized,
+    R: Read + ?Sized,
+    W: Write + ?Sized,
+    K: Clock + ?Sized,
+    J: Completions<C> + ?Sized,
+{
+    let mut input_ended = false;
+    let mut unflushed = false;
+    let mut retry = Retry::None;
+    let mut rounds_without_waiting = 0u32;
+    loop {
+        handle_due_timeout(conn, clock);
+
+        // Drain. Each `write` may take part of what is offered; the rest is offered again.
+        while let Some(bytes) = conn.poll_transmit().filter(|bytes| !bytes.is_empty()) {
+            let offered = bytes.len();
+            let raced = if INTERRUPTIBLE_WRITES {
+                let timer = conn.poll_timeout().map(|deadline| clock.wait_until(deadline));
+                let completion = (retry == Retry::None).then(|| completions.ready());
+                let no_flush = None::<Ready<Result<(), W::Error>>>;
+                race(Some(writer.write(bytes)), IoOrder::First, timer, completion, no_flush).await
+            } else {
+                let woken = Woken::Io(writer.write(bytes).await);
+                Raced { woken, waited: true, flushed: false }
+            };
+            match raced.woken {
+                Woken::Io(Ok(0)) => return Err(Error::WriteZero),
+                Woken::Io(Ok(written)) => {
+                    unflushed = true;
+                    if retry == Retry::AfterOutput {
+                        retry = Retry::Due;
+                    }
+                    conn.transmit_done(clock.now(), written.min(offered));
+                    continue;
+                }
+                Woken::Io(Err(error)) | Woken::FlushFailed(error) => return Err(Error::Write(error)),
+                Woken::Timer => handle_due_timeout(conn, clock),
+                Woken::Completion => retry = run_job(completions, conn, clock),
+            }
+            pace(&mut rounds_without_waiting, raced.waited).await;
+        }
+        if retry == Retry::Due {
+            retry = run_job(completions, conn, clock);
+            continue;
+        }
+        if conn.is_finished() {
+            if unflushed {
+                writer.flush().await.map_err(Error::Write)?;
+            }
+            return Ok(());
+        }
+
+        // Wait for input, the deadline or a completion; flush only if none is there at once. An
+        // empty `rx_spare` after a full drain means the connection holds input back for its own
+        // reasons: only a deadline or a completion can help then.
+        let timer = conn.poll_timeout().map(|deadline| clock.wait_until(deadline));
+        let completion = (retry == Retry::None).then(|| completions.ready());
+        let flush = unflushed.then(|| writer.flush());
+        let mut spare_len = 0;
+        let read = if input_ended {
+            None
+        } else {
+            let spare = conn.rx_spare();
+            spare_len = spare.len();
+            Some(spare).filter(|spare| !spare.is_empty()).map(|spare| reader.read(spare))
+        };
+        let raced = race(read, IoOrder::Last, timer, completion, flush).await;
+        if raced.flushed {
+            unflushed = false;
+        }
+        match raced.woken {
+            Woken::Io(Ok(0)) => {
+                input_ended = true;
+                conn.handle_eof(clock.now());
+            }
+            Woken::Io(Ok(n)) => conn.rx_commit(clock.now(), n.min(spare_len)),
+            Woken::Io(Err(error)) => return Err(Error::Read(error)),
+            Woken::FlushFailed(error) => return Err(Error::Write(error)),
+            // Handled at the top of the next round.
+            Woken::Timer => {}
+            Woken::Completion => retry = run_job(completions, conn, clock),
+        }
+        pace(&mut rounds_without_waiting, raced.waited).await;
+    }
+}
+
+/// Calls [`Connection::handle_timeout`] if the connection's deadline has passed.
+fn handle_due_timeout<C: Connection + ?Sized, K: Clock + ?Sized>(conn: &mut C, clock: &K) {
+    let now = clock.now();
+    if conn.poll_timeout().is_some_and(|deadline| deadline <= now) {
+        conn.handle_timeout(now);
+    }
+}
+
+/// Runs the next job of `completions`; what to do about it next.
+fn run_job<C, J, K>(completions: &mut J, conn: &mut C, clock: &K) -> Retry
+where
+    C: Connection + ?Sized,
+    J: Completions<C> + ?Sized,
+    K: Clock + ?Sized,
+{
+    match completions.run(conn, clock.now()) {
+        Job::Done => Retry::None,
+        Job::Retry => Retry::AfterOutput,
+    }
+}
+
+/// Counts a round; yields to the executor after [`ROUNDS_BEFORE_YIELD`] rounds without waiting.
+async fn pace(rounds_without_waiting: &mut u32, waited: bool) {
+    if waited {
+        *rounds_without_waiting = 0;
+        return;
+    }
+    *rounds_without_waiting += 1;
+    if *rounds_without_waiting >= ROUNDS_BEFORE_YIELD {
+        *rounds_without_waiting = 0;
+        yield_now().await;
+    }
+}

@@ -1,0 +1,299 @@
+//! The one select the driver needs, without pulling in a futures crate.
+
+use core::future::{Future, poll_fn};
+use core::pin::pin;
+use core::task::Poll;
+
+/// Which of the raced futures completed first.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Woken<T, E> {
+    /// The timer.
+    Timer,
+    /// The completion source.
+    Completion,
+    /// The read or write, with its output.
+    Io(T),
+    /// The flush failed.
+    FlushFailed(E),
+}
+
+/// How a [`race`] ended.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Raced<T, E> {
+    /// The winner.
+    pub(crate) woken: Woken<T, E>,
+    /// The race returned `Pending` at least once rather than finding a winner at once.
+    pub(crate) waited: bool,
+    /// The flush ran to completion.
+    pub(crate) flushed: bool,
+}
+
+/// Which future a [`race`] polls first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IoOrder {
+    /// Timer, then completion, then the IO future: input cannot starve deadlines and deferred
+    /// answers (both bounded by the application).
+    Last,
+    /// The IO future first: pending output goes out before anything else gets a turn.
+    First,
+}
+
+/// Polls `timer`, `completion` and `io` (in `order`) until one completes, and drops the others. A
+/// `None` future never completes. Each time none of them is ready, `flush` (if any) is polled, until
+/// it completes: so a flush happens only when the loop is about to sleep, and is dropped (to be
+/// started again later) when something wakes the loop first.
+pub(crate) async fn race<I, T, C, F, E>(
+    io: Option<I>,
+    order: IoOrder,
+    timer: Option<T>,
+    completion: Option<C>,
+    flush: Option<F>,
+) -> Raced<I::Output, E>
+where
+    I: Future,
+    T: Future<Output = ()>,
+    C: Future<Output = ()>,
+    F: Future<Output = Result<(), E>>,
+{
+    let mut io = pin!(io);
+    let mut timer = pin!(timer);
+    let mut completion = pin!(completion);
+    let mut flush = pin!(flush);
+    let mut waited = false;
+    let mut flushed = false;
+    poll_fn(|cx| {
+        let done = |woken| Poll::Ready(Raced { woken, waited, flushed });
+        if order == IoOrder::First
+            && let Some(io) = io.as_mut().as_pin_mut()
+            && let Poll::Ready(output) = io.poll(cx)
+        {
+            return done(Woken::Io(output));
+        }
+        if let Some(timer) = timer.as_mut().as_pin_mut()
+            && timer.poll(cx).is_ready()
+        {
+            return done(Woken::Timer);
+        }
+        if let Some(completion) = completion.as_mut().as_pin_mut()
+            && completion.poll(cx).is_ready()
+        {
+            return done(Woken::Completion);
+        }
+        if order == IoOrder::Last
+            && let Some(io) = io.as_mut().as_pin_mut()
+            && let Poll::Ready(output) = io.poll(cx)
+        {
+            return done(Woken::Io(output));
+        }
+        if let Some(pending_flush) = flush.as_mut().as_pin_mut()
+            && let Poll::Ready(result) = pending_flush.poll(cx)
+        {
+            flush.set(None);
+            match result {
+                Ok(()) => flushed = true,
+                Err(error) => return Poll::Ready(Raced { woken: Woken::FlushFailed(error), waited, flushed }),
+            }
+        }
+        waited = true;
+        Poll::Pending
+    })
+    .await
+}
+
+/// Returns `Pending` once (after waking itself), so the executor can run other tasks.
+pub(crate) async fn yield_now() {
+    let mut yielded = false;
+    poll_fn(|cx| {
+        if yielded {
+            return Poll::Ready(());
+        }
+        yielded = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    })
+    .await
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use core::cell::Cell;
+    use core::future::{Future, poll_fn, ready};
+    use core::pin::pin;
+    use core::task::{Context, Poll, Waker};
+
+    use super::*;
+
+    /// A future that is `Pending` until `ready_after` polls have been made, counting its polls.
+    fn after<'a, T: Copy + 'a>(polls: &'a Cell<u32>, ready_after: u32, value: T) -> impl Future<Output = T> + 'a {
+        poll_fn(move |_| {
+            polls.set(polls.get() + 1);
+            if polls.get() > ready_after { Poll::Ready(value) } else { Poll::Pending }
+        })
+    }
+
+    /// Polls `future` up to `limit` times (a fake executor that wakes it each time).
+    fn poll_up_to<F: Future>(future: F, limit: usize) -> Option<F::Output> {
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut future = pin!(future);
+        (0..limit).find_map(|_| match future.as_mut().poll(&mut cx) {
+            Poll::Ready(output) => Some(output),
+            Poll::Pending => None,
+        })
+    }
+
+    type NoFlush = core::future::Ready<Result<(), ()>>;
+
+    #[test]
+    fn ready_input_is_taken_without_flushing_or_waiting() {
+        let (read, flush) = (Cell::new(0), Cell::new(0));
+        let raced = poll_up_to(
+            race(
+                Some(after(&read, 0, 7)),
+                IoOrder::Last,
+                None::<core::future::Ready<()>>,
+                None::<core::future::Ready<()>>,
+                Some(after(&flush, 0, Ok::<(), ()>(()))),
+            ),
+            1,
+        );
+        assert_eq!(raced, Some(Raced { woken: Woken::Io(7), waited: false, flushed: false }));
+        assert_eq!(flush.get(), 0, "the flush is not even polled while input is ready");
+    }
+
+    #[test]
+    fn the_flush_runs_once_the_read_would_block_and_the_read_still_wins_later() {
+        let (read, flush) = (Cell::new(0), Cell::new(0));
+        let no_timer = None::<core::future::Ready<()>>;
+        let no_completion = None::<core::future::Ready<()>>;
+        // The read is pending twice; the flush completes at its second poll.
+        let raced = poll_up_to(
+            race(
+                Some(after(&read, 2, 7)),
+                IoOrder::Last,
+                no_timer,
+                no_completion,
+                Some(after(&flush, 1, Ok::<(), ()>(()))),
+            ),
+            10,
+        );
+        assert_eq!(raced, Some(Raced { woken: Woken::Io(7), waited: true, flushed: true }));
+        assert_eq!((read.get(), flush.get()), (3, 2), "a finished flush is not polled again");
+    }
+
+    #[test]
+    fn input_that_arrives_during_the_flush_interrupts_it() {
+        let (read, flush) = (Cell::new(0), Cell::new(0));
+        let raced = poll_up_to(
+            race(
+                Some(after(&read, 1, 7)),
+                IoOrder::Last,
+                None::<core::future::Ready<()>>,
+                None::<core::future::Ready<()>>,
+                Some(after(&flush, 5, Ok::<(), ()>(()))),
+            ),
+            10,
+        );
+        assert_eq!(raced, Some(Raced { woken: Woken::Io(7), waited: true, flushed: false }));
+    }
+
+    #[test]
+    fn a_failed_flush_ends_the_race() {
+        let read = Cell::new(0);
+        let raced = poll_up_to(
+            race(
+                Some(after(&read, 5, 7)),
+                IoOrder::Last,
+                None::<core::future::Ready<()>>,
+                None::<core::future::Ready<()>>,
+                Some(ready(Err::<(), u8>(3))),
+            ),
+            10,
+        );
+        assert_eq!(raced, Some(Raced { woken: Woken::FlushFailed(3), waited: false, flushed: false }));
+    }
+
+    #[test]
+    fn input_is_checked_last_and_output_first() {
+        let (io, timer, completion) = (Cell::new(0), Cell::new(0), Cell::new(0));
+        let raced = poll_up_to(
+            race(
+                Some(after(&io, 0, 1)),
+                IoOrder::Last,
+                Some(after(&timer, 0, ())),
+                Some(after(&completion, 0, ())),
+                None::<NoFlush>,
+            ),
+            1,
+        );
+        assert_eq!(raced.map(|raced| raced.woken), Some(Woken::Timer));
+        assert_eq!(io.get(), 0, "a ready read is not even polled when the timer is due");
+
+        let raced = poll_up_to(
+            race(
+                Some(after(&io, 0, 1)),
+                IoOrder::Last,
+                None::<core::future::Ready<()>>,
+                Some(after(&completion, 0, ())),
+                None::<NoFlush>,
+            ),
+            1,
+        );
+        assert_eq!(raced.map(|raced| raced.woken), Some(Woken::Completion));
+
+        let (io, timer) = (Cell::new(0), Cell::new(0));
+        let raced = poll_up_to(
+            race(
+                Some(after(&io, 0, 1)),
+                IoOrder::First,
+                Some(after(&timer, 0, ())),
+                None::<core::future::Ready<()>>,
+                None::<NoFlush>,
+            ),
+            1,
+        );
+        assert_eq!(raced.map(|raced| raced.woken), Some(Woken::Io(1)));
+        assert_eq!(timer.get(), 0, "ready output goes first");
+    }
+
+    #[test]
+    fn blocked_output_lets_a_completion_in() {
+        let (io, completion) = (Cell::new(0), Cell::new(0));
+        let raced = poll_up_to(
+            race(
+                Some(after(&io, 10, 1)),
+                IoOrder::First,
+                None::<core::future::Ready<()>>,
+                Some(after(&completion, 1, ())),
+                None::<NoFlush>,
+            ),
+            10,
+        );
+        assert_eq!(raced, Some(Raced { woken: Woken::Completion, waited: true, flushed: false }));
+        assert_eq!(io.get(), 2);
+    }
+
+    #[test]
+    fn nothing_to_wait_for_never_completes() {
+        let flush = Cell::new(0);
+        let raced = poll_up_to(
+            race(
+                None::<core::future::Ready<()>>,
+                IoOrder::Last,
+                None::<core::future::Ready<()>>,
+                None::<core::future::Ready<()>>,
+                Some(after(&flush, 0, Ok::<(), ()>(()))),
+            ),
+            5,
+        );
+        assert!(raced.is_none());
+        assert_eq!(flush.get(), 1, "flushed once before sleeping");
+    }
+
+    #[test]
+    fn yield_now_is_pending_exactly_once() {
+        assert_eq!(poll_up_to(yield_now(), 1), None);
+        assert_eq!(poll_up_to(yield_now(), 2), Some(()));
+    }
+}
