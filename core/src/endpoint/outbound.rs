@@ -129,6 +129,18 @@ impl<const N: usize> OutboundTable<N> {
         Some(*entry)
     }
 
+    /// Gives up on a request still waiting: its cancellation is to be written and a late answer is
+    /// ignored. `false` if the request is not waiting (answered, timed out or unknown).
+    pub(crate) fn cancel(&mut self, key: OutboundKey) -> bool {
+        match self.entries.iter_mut().flatten().find(|e| e.key == key && !e.cancel_pending) {
+            Some(entry) => {
+                entry.cancel_pending = true;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// A timed-out request whose cancellation is still to be written.
     pub(crate) fn cancel_pending(&self) -> Option<Entry> {
         self.entries.iter().flatten().find(|e| e.cancel_pending).copied()

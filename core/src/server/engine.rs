@@ -280,6 +280,15 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         self.send(now, method, params)
     }
 
+    /// Gives up on a request sent to the client: `notifications/cancelled` goes out (now, or once the
+    /// transmit buffer has room), a late answer is ignored, and [`Handler::on_response`] is not called
+    /// for it. `false` if the request is not awaiting an answer (answered, timed out, or unknown).
+    pub fn cancel_request(&mut self, key: OutboundKey) -> bool {
+        let cancelled = self.outbound.cancel(key);
+        self.flush_cancellations();
+        cancelled
+    }
+
     /// Sends the notification `method` with `params` (a JSON object written by the closure) on the
     /// notification route ([`Route::BYTE_STREAM`] unless [set](Engine::set_notification_route)).
     pub fn notify(&mut self, method: &str, params: Option<&dyn Fn(&mut JsonWriter<'_>)>) -> Result<(), SendError> {
@@ -373,7 +382,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                             b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":",
                         );
                         w.i64(entry.key.id());
-                        w.raw(b",\"reason\":\"timed out\"}}");
+                        w.raw(b"}}");
                     })
                     .is_ok();
             if !sent {

@@ -102,6 +102,11 @@ impl<'a, H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize> Server<'a, H
         self.engine.send_request(now, method, params)
     }
 
+    /// See [`Engine::cancel_request`].
+    pub fn cancel_request(&mut self, key: OutboundKey) -> bool {
+        self.engine.cancel_request(key)
+    }
+
     /// See [`Engine::notify`].
     pub fn notify(&mut self, method: &str, params: Option<&dyn Fn(&mut JsonWriter<'_>)>) -> Result<(), SendError> {
         self.engine.notify(method, params)

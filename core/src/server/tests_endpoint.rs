@@ -188,7 +188,7 @@ fn an_unanswered_request_times_out_and_is_cancelled_on_the_wire() {
     assert_eq!(pair.now, Instant::from_millis(600));
     assert_eq!(
         pair.from_server.last().unwrap(),
-        &json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":key.id(),"reason":"timed out"}})
+        &json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":key.id()}})
     );
     assert_eq!(pair.server.handler().responses, [(key, String::from("timed out"))]);
     assert_eq!(pair.server.poll_timeout(), None);
@@ -380,4 +380,22 @@ fn explicit_capabilities_replace_the_derived_ones() {
     assert_eq!(out[0]["result"]["capabilities"], json!({"tools":{"listChanged":true},"prompts":{}}));
     // Declared prompts are served even though the table is empty.
     assert_eq!(out[1]["result"]["prompts"], json!([]));
+}
+
+#[test]
+fn the_application_cancels_a_request_and_its_late_answer_is_ignored() {
+    let mut pair = Pair::new();
+    pair.answer_pings = false;
+    pair.client_sends(&initialize("2025-11-25"));
+    let key = pair.server.send_request(pair.now, "sampling/createMessage", Some(&|w| w.raw(b"{}"))).unwrap();
+    assert!(pair.server.cancel_request(key));
+    assert!(!pair.server.cancel_request(key), "cancelled once");
+    pair.deliver();
+    let cancel = pair.from_server.last().unwrap();
+    assert_eq!(cancel, &json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":key.id()}}));
+    assert_eq!(pair.server.poll_timeout(), None);
+    assert_eq!(pair.server.engine().awaiting_answers(), 0);
+    pair.client_sends(&std::format!("{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{{}}}}\n", key.id()));
+    assert!(pair.server.handler().responses.is_empty(), "no answer is reported for a cancelled request");
+    assert!(pair.server.handler().events.iter().any(|e| e == "UnexpectedResponse"));
 }
