@@ -231,7 +231,6 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// (`notifications/cancelled`) and reported to the handler as timed out.
     pub fn handle_timeout<H: Handler>(&mut self, now: Instant, handler: &mut H) {
         while let Some(entry) = self.outbound.expire_one(now) {
-            handler.on_event(now, Event::RequestTimedOut { request: entry.key });
             handler.on_response(now, Response { request: entry.key, outcome: Outcome::TimedOut });
         }
         self.flush_cancellations();
@@ -375,17 +374,12 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// Writes the `notifications/cancelled` of timed-out requests, as far as there is room.
     fn flush_cancellations(&mut self) {
         while let Some(entry) = self.outbound.cancel_pending() {
-            let sent = self.eof == Eof::Done
-                || self
-                    .write(entry.route, |w| {
-                        w.raw(
-                            b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":",
-                        );
-                        w.i64(entry.key.id());
-                        w.raw(b"}}");
-                    })
-                    .is_ok();
-            if !sent {
+            let written = self.write(entry.route, |w| {
+                w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":");
+                w.i64(entry.key.id());
+                w.raw(b"}}");
+            });
+            if written.is_err() {
                 return;
             }
             self.outbound.remove(entry.key);

@@ -155,12 +155,6 @@ pub enum Event<'a> {
     /// The client sent a response or an error that answers no request this server is waiting for
     /// (it sent none with that id, or the request timed out already).
     UnexpectedResponse,
-    /// A request to the client got no answer in time: it was cancelled, and
-    /// [`Handler::on_response`] reports it as [timed out](crate::endpoint::Outcome::TimedOut).
-    RequestTimedOut {
-        /// Which request.
-        request: crate::endpoint::OutboundKey,
-    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -192,8 +192,6 @@ pub(crate) struct DeferSlots<'a> {
 pub(crate) struct Outgoing<'a> {
     w: JsonWriter<'a>,
     commit: Option<Commit<'a>>,
-    suffix: &'static [u8],
-    route: Route,
     result_type: ResultType,
     id: ReplyId<'a>,
     version: ProtocolVersion,
@@ -217,12 +215,9 @@ impl<'a> Outgoing<'a> {
             Some((window, commit)) => (window, Some(commit)),
             None => (&mut [][..], None),
         };
-        let (suffix, route) = commit.as_ref().map_or((&b""[..], Route::BYTE_STREAM), |c| (c.suffix(), c.route()));
         let mut out = Outgoing {
             w: JsonWriter::new(window),
             commit,
-            suffix,
-            route,
             result_type: ResultType::Complete,
             id,
             version,
@@ -273,7 +268,7 @@ impl<'a> Outgoing<'a> {
         }
         // The framing suffix is part of the message: a result that fits only without it does not fit.
         self.w.raw(b"}}");
-        self.w.raw(self.suffix);
+        self.w.raw(self.suffix());
         if self.w.is_overflowed() {
             let capacity = self.w.capacity();
             self.fail(
@@ -295,7 +290,7 @@ impl<'a> Outgoing<'a> {
             data(&mut self.w);
         }
         self.w.raw(b"}}");
-        self.w.raw(self.suffix);
+        self.w.raw(self.suffix());
         // The error does not fit: a short one with the id, or, if not even that fits (a huge id in a
         // tiny window), without the id.
         let id: &dyn WriteId = &self.id;
@@ -309,17 +304,23 @@ impl<'a> Outgoing<'a> {
                     format_args!("Internal error: response too large"),
                 );
                 self.w.raw(b"}}");
-                self.w.raw(self.suffix);
+                self.w.raw(self.suffix());
             }
         }
         self.commit();
+    }
+
+    /// What ends a message on this reply's stream (nothing when there is no room to write at all).
+    fn suffix(&self) -> &'static [u8] {
+        self.commit.as_ref().map_or(b"", Commit::suffix)
     }
 
     /// Commits the message written, which ends with its framing suffix; the stream ends after it if
     /// its route says so.
     fn commit(&mut self) {
         if let Some(commit) = self.commit.take().filter(|_| !self.w.is_overflowed()) {
-            commit.commit(self.w.len(), self.route.ends_with_response);
+            let end_of_stream = commit.route().ends_with_response;
+            commit.commit(self.w.len(), end_of_stream);
         }
         self.done = true;
     }
@@ -355,13 +356,15 @@ impl<'a> Outgoing<'a> {
         let ReplyId::Borrowed(id) = &self.id else {
             return Err(DeferError::NotDeferrable);
         };
+        // The answer goes where this reply would have gone.
+        let route = self.commit.as_ref().map(Commit::route).ok_or(DeferError::NotDeferrable)?;
         let id = OwnedId::from_id(*id).ok_or(DeferError::IdTooLong)?;
         let (slot, entry) =
             defer.slots.iter_mut().enumerate().find(|(_, s)| s.is_none()).ok_or(DeferError::TooManyInFlight)?;
         let slot = u16::try_from(slot).map_err(|_| DeferError::TooManyInFlight)?;
         let generation = *defer.next_generation;
         *defer.next_generation = generation.wrapping_add(1);
-        *entry = Some(InFlight { id, kind, version, route: self.route, generation, cancelled: false });
+        *entry = Some(InFlight { id, kind, version, route, generation, cancelled: false });
         Ok(Deferred { slot, generation, kind })
     }
 }
