@@ -45,6 +45,8 @@ pub enum Outcome<'a> {
     /// No answer came before the deadline: the request was cancelled on the wire
     /// (`notifications/cancelled`) and a late answer will be ignored.
     TimedOut,
+    /// The input ended before an answer came: nobody is left to answer.
+    Closed,
 }
 
 impl<'a> Outcome<'a> {
@@ -155,9 +157,9 @@ impl<const N: usize> OutboundTable<N> {
         }
     }
 
-    /// Forgets every request (the peer is gone).
-    pub(crate) fn clear(&mut self) {
-        self.entries = [None; N];
+    /// Takes any request out of the table (to end them all when the peer is gone).
+    pub(crate) fn take_any(&mut self) -> Option<Entry> {
+        self.entries.iter_mut().find(|slot| slot.is_some())?.take()
     }
 }
 

@@ -6,6 +6,7 @@ use crate::endpoint::{OutboundKey, OutboundTable, Outcome, Response, Route, Send
 use crate::frame::LineBuffer;
 use crate::json::{self, JsonWriter, Kind};
 use crate::jsonrpc::code;
+use crate::mcp::ClientCapabilities;
 use crate::server::reply::{InFlight, Outgoing, ReplyId};
 use crate::server::{
     BatchCursor, Buffers, Config, Deferred, Eof, Event, Handler, MIN_RESPONSE_WINDOW, PromptReply, ReplyError,
@@ -106,6 +107,15 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         match self.session {
             Session::None => None,
             Session::Legacy { version, .. } => Some(version),
+        }
+    }
+
+    /// What the legacy session's client declared in `initialize` (check before
+    /// [`Engine::send_request`]: a client is only asked what it declared).
+    pub fn client_capabilities(&self) -> Option<ClientCapabilities> {
+        match self.session {
+            Session::None => None,
+            Session::Legacy { client, .. } => Some(client),
         }
     }
 
@@ -438,8 +448,13 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                 handler.on_event(now, Event::FrameDropped(error));
             }
             self.eof = Eof::Done;
-            // Nobody is left to answer requests sent to the client.
-            self.outbound.clear();
+            // Nobody is left to answer requests sent to the client. Those that timed out or were
+            // cancelled have had their outcome already.
+            while let Some(entry) = self.outbound.take_any() {
+                if !entry.cancel_pending {
+                    handler.on_response(now, Response { request: entry.key, outcome: Outcome::Closed });
+                }
+            }
         }
     }
 }

@@ -125,11 +125,13 @@ pub trait Handler {
         reply.fail(crate::jsonrpc::code::INTERNAL_ERROR, "this server has no prompts");
     }
 
-    /// The client answered a request this server sent ([`Engine::ping`], [`Engine::send_request`]),
-    /// or the request timed out. Called once per request sent.
+    /// What came of a request this server sent ([`Engine::ping`], [`Engine::send_request`]): the
+    /// client's answer, a timeout, or the end of input. Called once per request sent, except for
+    /// requests the application cancelled itself ([`Engine::cancel_request`]).
     ///
     /// [`Engine::ping`]: crate::server::Engine::ping
     /// [`Engine::send_request`]: crate::server::Engine::send_request
+    /// [`Engine::cancel_request`]: crate::server::Engine::cancel_request
     fn on_response(&mut self, now: Instant, response: Response<'_>) {
         let _ = (now, response);
     }

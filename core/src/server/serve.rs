@@ -57,6 +57,11 @@ impl<'a, H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize> Server<'a, H
         self.engine.session_version()
     }
 
+    /// See [`Engine::client_capabilities`].
+    pub fn client_capabilities(&self) -> Option<crate::mcp::ClientCapabilities> {
+        self.engine.client_capabilities()
+    }
+
     /// How many deferred requests await an answer.
     pub fn in_flight(&self) -> usize {
         self.engine.in_flight()

@@ -48,6 +48,7 @@ impl Handler for App {
             Outcome::Result(value) => std::format!("result {}", String::from_utf8_lossy(value.as_bytes())),
             Outcome::Error { code, .. } => std::format!("error {code}"),
             Outcome::TimedOut => String::from("timed out"),
+            Outcome::Closed => String::from("closed"),
         };
         self.responses.push((response.request, outcome));
     }
@@ -398,4 +399,27 @@ fn the_application_cancels_a_request_and_its_late_answer_is_ignored() {
     pair.client_sends(&std::format!("{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{{}}}}\n", key.id()));
     assert!(pair.server.handler().responses.is_empty(), "no answer is reported for a cancelled request");
     assert!(pair.server.handler().events.iter().any(|e| e == "UnexpectedResponse"));
+}
+
+#[test]
+fn requests_awaiting_answers_end_with_the_input_and_client_capabilities_are_kept() {
+    let mut pair = Pair::new();
+    pair.answer_pings = false;
+    assert_eq!(pair.server.client_capabilities(), None);
+    pair.client_sends(
+        "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"sampling\":{},\"roots\":{\"listChanged\":true}},\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"}}}\n",
+    );
+    let caps = pair.server.client_capabilities().unwrap();
+    assert!(caps.sampling && !caps.elicitation_form);
+    assert_eq!(caps.roots, Some(crate::mcp::ListCapability { list_changed: true }));
+    let waiting = pair.server.ping(pair.now).unwrap();
+    let cancelled = pair.server.ping(pair.now).unwrap();
+    assert!(pair.server.cancel_request(cancelled));
+    pair.deliver();
+    pair.server.handle_eof(pair.now);
+    // The waiting one ends as closed; the cancelled one gets no outcome; no deadline is left.
+    assert_eq!(pair.server.handler().responses, [(waiting, String::from("closed"))]);
+    assert_eq!(pair.server.poll_timeout(), None);
+    assert_eq!(pair.server.engine().awaiting_answers(), 0);
+    assert!(pair.server.is_finished());
 }
