@@ -39,6 +39,8 @@
 
 use core::fmt;
 
+use crate::frame::intake::{self, Intake};
+
 /// A complete line inside a [`LineBuffer`]: a byte range, without its `\n` and trailing `\r`.
 ///
 /// Read its bytes with [`LineBuffer::frame`]. It stays valid until the next `&mut` call on the
@@ -224,23 +226,7 @@ impl<'a> LineBuffer<'a> {
     /// [`next_frame`](Self::next_frame), then push the rest.
     #[must_use = "bytes beyond the returned count were not taken"]
     pub fn push(&mut self, data: &[u8]) -> usize {
-        let mut taken = 0;
-        while let Some(rest) = data.get(taken..)
-            && !rest.is_empty()
-        {
-            let spare = self.spare();
-            let n = spare.len().min(rest.len());
-            let (Some(destination), Some(source)) = (spare.get_mut(..n), rest.get(..n)) else {
-                break;
-            };
-            if n == 0 {
-                break; // full of complete lines: the caller must take frames first
-            }
-            destination.copy_from_slice(source);
-            self.commit(n);
-            taken += n;
-        }
-        taken
+        intake::push(self, data)
     }
 
     /// The next complete line, with its `\n` and one trailing `\r` removed.
@@ -381,6 +367,16 @@ impl<'a> LineBuffer<'a> {
         debug_assert!(self.start <= self.scan && self.scan <= self.end);
         debug_assert!(self.end <= self.capacity());
         debug_assert!(!(self.discarding && self.newline_after_buffer));
+    }
+}
+
+impl Intake for LineBuffer<'_> {
+    fn spare(&mut self) -> &mut [u8] {
+        LineBuffer::spare(self)
+    }
+
+    fn commit(&mut self, n: usize) {
+        LineBuffer::commit(self, n)
     }
 }
 

@@ -8,6 +8,7 @@
 //! MCP's Streamable HTTP transport carries messages as server-sent events; [`sse`] writes them and
 //! decodes them ([`SseDecoder`]) with the same kind of buffer and limit.
 
+mod intake;
 pub mod line;
 pub mod sse;
 

@@ -3,6 +3,7 @@
 use core::fmt;
 
 use super::parse::parse_event;
+use crate::frame::intake::{self, Intake};
 
 const BOM: &[u8; 3] = b"\xEF\xBB\xBF";
 const DEFAULT_TYPE: &[u8] = b"message";
@@ -271,23 +272,7 @@ impl<'a> SseDecoder<'a> {
     /// then push the rest.
     #[must_use = "bytes beyond the returned count were not taken"]
     pub fn push(&mut self, data: &[u8]) -> usize {
-        let mut taken = 0;
-        while let Some(rest) = data.get(taken..)
-            && !rest.is_empty()
-        {
-            let spare = self.spare();
-            let n = spare.len().min(rest.len());
-            let (Some(destination), Some(source)) = (spare.get_mut(..n), rest.get(..n)) else {
-                break;
-            };
-            if n == 0 {
-                break;
-            }
-            destination.copy_from_slice(source);
-            self.commit(n);
-            taken += n;
-        }
-        taken
+        intake::push(self, data)
     }
 
     /// The next dispatched event, its data compacted in place in the buffer.
@@ -466,6 +451,16 @@ impl defmt::Format for SseDecoder<'_> {
             self.buffered(),
             self.discarding
         );
+    }
+}
+
+impl Intake for SseDecoder<'_> {
+    fn spare(&mut self) -> &mut [u8] {
+        SseDecoder::spare(self)
+    }
+
+    fn commit(&mut self, n: usize) {
+        SseDecoder::commit(self, n)
     }
 }
 
