@@ -1,5 +1,6 @@
-//! What the receive buffers of every input framing share: bytes come in through `spare` and
-//! `commit`, and `push` copies a slice in through them.
+//! What the receive buffers of every input framing share: a window of received bytes in a
+//! caller-owned buffer, read into through `spare` and `commit`, compacted when that pays, with a
+//! one-byte slot beyond a full buffer and the skipping of over-long input.
 
 /// A receive buffer that is read into through a spare slice and a commit.
 pub(crate) trait Intake {
@@ -30,4 +31,117 @@ pub(crate) fn push(target: &mut impl Intake, data: &[u8]) -> usize {
         taken += n;
     }
     taken
+}
+
+/// The received bytes of a decoder. Invariant: `start <= scan <= end <= buf.len()`; what `scan`
+/// means beyond that is the decoder's.
+pub(crate) struct RxWindow<'a> {
+    pub(crate) buf: &'a mut [u8],
+    /// First byte not yet returned or dropped.
+    pub(crate) start: usize,
+    /// First byte not yet scanned by the decoder.
+    pub(crate) scan: usize,
+    /// End of the received bytes.
+    pub(crate) end: usize,
+    /// Skipping the rest of over-long input: bytes are dropped as they are scanned.
+    pub(crate) discarding: bool,
+    /// `TooLong` errors detected but not yet returned.
+    pub(crate) overflows_to_report: usize,
+    /// The one-byte slot offered when the buffer is full of one unfinished unit.
+    lookahead: u8,
+    /// The last spare was the one-byte slot, so the commit reads from it.
+    lookahead_offered: bool,
+}
+
+impl<'a> RxWindow<'a> {
+    pub(crate) fn new(buf: &'a mut [u8]) -> Self {
+        RxWindow {
+            buf,
+            start: 0,
+            scan: 0,
+            end: 0,
+            discarding: false,
+            overflows_to_report: 0,
+            lookahead: 0,
+            lookahead_offered: false,
+        }
+    }
+
+    pub(crate) fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Bytes received but not yet returned or dropped.
+    pub(crate) fn buffered(&self) -> usize {
+        self.end.saturating_sub(self.start)
+    }
+
+    /// Forgets that a one-byte slot was offered (a new `spare` begins).
+    pub(crate) fn begin_spare(&mut self) {
+        self.lookahead_offered = false;
+    }
+
+    /// The free tail of the buffer (empty when the buffer is full).
+    pub(crate) fn tail(&mut self) -> &mut [u8] {
+        self.buf.get_mut(self.end..).unwrap_or_default()
+    }
+
+    /// The one-byte slot beyond a full buffer; its byte comes back from [`RxWindow::commit`].
+    pub(crate) fn lookahead_slot(&mut self) -> &mut [u8] {
+        self.lookahead_offered = true;
+        core::slice::from_mut(&mut self.lookahead)
+    }
+
+    /// Marks `n` bytes of the last spare as received: the byte read into the one-byte slot, if that
+    /// was the spare and `n > 0` (for the decoder to judge), otherwise `None` after extending the
+    /// window (clamped to the free tail).
+    pub(crate) fn commit(&mut self, n: usize) -> Option<u8> {
+        if core::mem::take(&mut self.lookahead_offered) {
+            return (n > 0).then_some(self.lookahead);
+        }
+        let room = self.capacity().saturating_sub(self.end);
+        self.end = self.end.saturating_add(n.min(room));
+        None
+    }
+
+    /// Empties the window for a new stream (pending errors are dropped).
+    pub(crate) fn reset(&mut self) {
+        self.start = 0;
+        self.scan = 0;
+        self.end = 0;
+        self.discarding = false;
+        self.overflows_to_report = 0;
+        self.lookahead_offered = false;
+    }
+
+    /// The input filling the buffer has one byte too many: drops it, skips to its end, and counts
+    /// the error to report.
+    pub(crate) fn reject_overlong(&mut self) {
+        self.start = 0;
+        self.scan = 0;
+        self.end = 0;
+        self.discarding = true;
+        self.overflows_to_report = self.overflows_to_report.saturating_add(1);
+    }
+
+    /// Moves the unconsumed bytes to the front when the freed front is larger than the free tail
+    /// (so each move at least doubles the room), or for free when nothing is buffered. Returns how
+    /// far the bytes moved down (0: not moved), for offsets the decoder keeps.
+    pub(crate) fn compact_if_useful(&mut self) -> usize {
+        let tail_room = self.capacity().saturating_sub(self.end);
+        let worth_it = self.start > 0 && (self.start == self.end || self.start > tail_room);
+        if !worth_it || self.start > self.end || self.end > self.capacity() {
+            return 0;
+        }
+        let shift = self.start;
+        self.buf.copy_within(self.start..self.end, 0);
+        self.end -= shift;
+        self.scan = self.scan.saturating_sub(shift);
+        self.start = 0;
+        shift
+    }
+
+    pub(crate) fn debug_check_invariants(&self) {
+        debug_assert!(self.start <= self.scan && self.scan <= self.end && self.end <= self.capacity());
+    }
 }

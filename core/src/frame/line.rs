@@ -39,7 +39,7 @@
 
 use core::fmt;
 
-use crate::frame::intake::{self, Intake};
+use crate::frame::intake::{self, Intake, RxWindow};
 
 /// A complete line inside a [`LineBuffer`]: a byte range, without its `\n` and trailing `\r`.
 ///
@@ -110,26 +110,12 @@ impl core::error::Error for FrameError {}
 /// call [`finish`](Self::finish). Every method does work bounded by the bytes buffered (or, for
 /// [`push`](Self::push), by the input), and no byte is searched for a newline twice.
 pub struct LineBuffer<'a> {
-    buf: &'a mut [u8],
-    // Invariant: start <= scan <= end <= buf.len().
-    /// First byte not yet returned or dropped.
-    start: usize,
-    /// First byte not yet searched for `\n`; when `scan < end` after a search, `buf[scan]` is the `\n`
-    /// that ends the line at `start`.
-    scan: usize,
-    /// End of the received bytes.
-    end: usize,
-    /// Skipping the rest of an over-long line: bytes up to its `\n` are dropped as they are scanned.
-    discarding: bool,
+    /// The received bytes. `rx.scan` is the first byte not yet searched for `\n`; when
+    /// `scan < end` after a search, `buf[scan]` is the `\n` that ends the line at `start`.
+    rx: RxWindow<'a>,
     /// The byte right after a full buffer was `\n` (seen through the one-byte slot): the line
     /// `start..end` is complete.
     newline_after_buffer: bool,
-    /// The one-byte slot `spare` offers when the buffer is full of one unfinished line.
-    lookahead: u8,
-    /// The last `spare` returned the one-byte slot, so `commit` reads from it.
-    lookahead_offered: bool,
-    /// `TooLong` errors detected but not yet returned by `next_frame`.
-    overflows_to_report: usize,
     /// The only frame `frame` will serve bytes for.
     last_frame: Option<Frame>,
     /// Generation of the last frame handed out.
@@ -140,37 +126,25 @@ impl<'a> LineBuffer<'a> {
     /// A decoder over `buf`, which it uses as its receive buffer. Lines up to `buf.len()` bytes are
     /// accepted; an empty `buf` works but rejects every non-blank line.
     pub fn new(buf: &'a mut [u8]) -> Self {
-        LineBuffer {
-            buf,
-            start: 0,
-            scan: 0,
-            end: 0,
-            discarding: false,
-            newline_after_buffer: false,
-            lookahead: 0,
-            lookahead_offered: false,
-            overflows_to_report: 0,
-            last_frame: None,
-            generation: 0,
-        }
+        LineBuffer { rx: RxWindow::new(buf), newline_after_buffer: false, last_frame: None, generation: 0 }
     }
 
     /// The size of the receive buffer, which is also the longest accepted line in bytes.
     #[must_use]
     pub fn capacity(&self) -> usize {
-        self.buf.len()
+        self.rx.capacity()
     }
 
     /// Bytes received but not yet returned as frames (including a partial line).
     #[must_use]
     pub fn buffered(&self) -> usize {
-        self.end.saturating_sub(self.start)
+        self.rx.buffered()
     }
 
     /// `true` while skipping the rest of an over-long line.
     #[must_use]
     pub fn is_discarding(&self) -> bool {
-        self.discarding
+        self.rx.discarding
     }
 
     /// Free space to read new bytes into; call it before each read and pass the count read to
@@ -184,24 +158,23 @@ impl<'a> LineBuffer<'a> {
     /// byte read into it decides whether the line ends there or is too long.
     pub fn spare(&mut self) -> &mut [u8] {
         self.last_frame = None;
-        self.lookahead_offered = false;
-        self.compact_if_useful();
-        if self.end == self.capacity() && !self.newline_after_buffer {
+        self.rx.begin_spare();
+        self.rx.compact_if_useful();
+        if self.rx.end == self.capacity() && !self.newline_after_buffer {
             // Full: only a scan can tell whether a line is complete, and it may drop bytes of a
             // discarded line, which makes room.
             let _ = self.find_line_end();
-            self.compact_if_useful();
+            self.rx.compact_if_useful();
         }
         self.debug_check_invariants();
-        if self.end < self.capacity() {
-            return self.buf.get_mut(self.end..).unwrap_or_default();
+        if self.rx.end < self.capacity() {
+            return self.rx.tail();
         }
-        if self.newline_after_buffer || self.scan < self.end {
+        if self.newline_after_buffer || self.rx.scan < self.rx.end {
             // A complete line is buffered (after a search, `scan < end` only at a found `\n`).
             return &mut [];
         }
-        self.lookahead_offered = true;
-        core::slice::from_mut(&mut self.lookahead)
+        self.rx.lookahead_slot()
     }
 
     /// Marks the first `n` bytes of [`spare`](Self::spare) as received (`n` is clamped to the spare
@@ -209,13 +182,8 @@ impl<'a> LineBuffer<'a> {
     /// `spare`, `push` or `finish` call in between.
     pub fn commit(&mut self, n: usize) {
         self.last_frame = None;
-        if core::mem::take(&mut self.lookahead_offered) {
-            if n > 0 {
-                self.take_lookahead_byte();
-            }
-        } else {
-            let room = self.capacity().saturating_sub(self.end);
-            self.end = self.end.saturating_add(n.min(room));
+        if let Some(byte) = self.rx.commit(n) {
+            self.take_lookahead_byte(byte);
         }
         self.debug_check_invariants();
     }
@@ -239,22 +207,22 @@ impl<'a> LineBuffer<'a> {
     #[must_use = "a frame or error that is not handled is lost"]
     pub fn next_frame(&mut self) -> Option<Result<Frame, FrameError>> {
         self.last_frame = None;
-        if self.overflows_to_report > 0 {
+        if self.rx.overflows_to_report > 0 {
             // The overflowing line came before everything now buffered.
-            self.overflows_to_report -= 1;
+            self.rx.overflows_to_report -= 1;
             return Some(Err(FrameError::TooLong { limit: self.capacity() }));
         }
         while let Some(line_end) = self.find_line_end() {
-            let line_start = self.start;
-            if line_end == self.end {
+            let line_start = self.rx.start;
+            if line_end == self.rx.end {
                 // The `\n` arrived through the one-byte slot, after a full buffer.
                 self.newline_after_buffer = false;
-                self.start = self.end;
+                self.rx.start = self.rx.end;
             } else {
-                self.start = line_end.saturating_add(1);
+                self.rx.start = line_end.saturating_add(1);
             }
-            self.scan = self.start;
-            let line = self.buf.get(line_start..line_end).unwrap_or_default();
+            self.rx.scan = self.rx.start;
+            let line = self.rx.buf.get(line_start..line_end).unwrap_or_default();
             let content = line.strip_suffix(b"\r").unwrap_or(line);
             if content.iter().all(|&byte| is_json_whitespace(byte)) {
                 continue;
@@ -279,7 +247,7 @@ impl<'a> LineBuffer<'a> {
         if self.last_frame != Some(frame) {
             return &[];
         }
-        self.buf.get(frame.start..frame.end).unwrap_or_default()
+        self.rx.buf.get(frame.start..frame.end).unwrap_or_default()
     }
 
     /// Call at end of stream after draining [`next_frame`](Self::next_frame): drops a partial last
@@ -290,16 +258,11 @@ impl<'a> LineBuffer<'a> {
     /// `TooLong` errors are lost.
     #[must_use = "a truncated last message should be reported"]
     pub fn finish(&mut self) -> Option<FrameError> {
-        let leftover = self.buf.get(self.start..self.end).unwrap_or_default();
+        let leftover = self.rx.buf.get(self.rx.start..self.rx.end).unwrap_or_default();
         let blank = leftover.iter().all(|&byte| byte == b'\n' || is_json_whitespace(byte));
-        let report = (!self.discarding && !blank).then_some(FrameError::Truncated { len: leftover.len() });
-        self.start = 0;
-        self.scan = 0;
-        self.end = 0;
-        self.discarding = false;
+        let report = (!self.rx.discarding && !blank).then_some(FrameError::Truncated { len: leftover.len() });
+        self.rx.reset();
         self.newline_after_buffer = false;
-        self.lookahead_offered = false;
-        self.overflows_to_report = 0;
         self.last_frame = None;
         report
     }
@@ -309,64 +272,40 @@ impl<'a> LineBuffer<'a> {
     /// line as it passes them, and ends discarding at their `\n`.
     fn find_line_end(&mut self) -> Option<usize> {
         loop {
-            let unsearched = self.buf.get(self.scan..self.end).unwrap_or_default();
+            let unsearched = self.rx.buf.get(self.rx.scan..self.rx.end).unwrap_or_default();
             let Some(offset) = unsearched.iter().position(|&byte| byte == b'\n') else {
-                self.scan = self.end;
-                if self.discarding {
-                    self.start = self.end;
+                self.rx.scan = self.rx.end;
+                if self.rx.discarding {
+                    self.rx.start = self.rx.end;
                     return None;
                 }
-                return self.newline_after_buffer.then_some(self.end);
+                return self.newline_after_buffer.then_some(self.rx.end);
             };
-            let newline = self.scan.saturating_add(offset);
-            if !self.discarding {
-                self.scan = newline;
+            let newline = self.rx.scan.saturating_add(offset);
+            if !self.rx.discarding {
+                self.rx.scan = newline;
                 return Some(newline);
             }
             // The over-long line ends here; what follows is a new line.
-            self.discarding = false;
-            self.start = newline.saturating_add(1);
-            self.scan = self.start;
+            self.rx.discarding = false;
+            self.rx.start = newline.saturating_add(1);
+            self.rx.scan = self.rx.start;
         }
     }
 
     /// Handles a byte committed through the one-byte slot (the buffer is full, with no `\n` in it).
-    fn take_lookahead_byte(&mut self) {
-        match (self.lookahead == b'\n', self.discarding) {
-            (true, true) => self.discarding = false,
+    fn take_lookahead_byte(&mut self, byte: u8) {
+        match (byte == b'\n', self.rx.discarding) {
+            (true, true) => self.rx.discarding = false,
             (true, false) => self.newline_after_buffer = true,
             (false, true) => {}
-            (false, false) => self.reject_overlong_line(),
+            (false, false) => self.rx.reject_overlong(),
         }
-    }
-
-    /// The line filling the buffer has one byte too many: drop it and skip to its `\n`.
-    fn reject_overlong_line(&mut self) {
-        self.start = 0;
-        self.scan = 0;
-        self.end = 0;
-        self.discarding = true;
-        self.overflows_to_report = self.overflows_to_report.saturating_add(1);
-    }
-
-    /// Moves the unconsumed bytes to the front when the freed front is larger than the free tail
-    /// (so each move at least doubles the room), or for free when nothing is buffered.
-    fn compact_if_useful(&mut self) {
-        let tail_room = self.capacity().saturating_sub(self.end);
-        let worth_it = self.start > 0 && (self.start == self.end || self.start > tail_room);
-        if !worth_it || self.start > self.end || self.end > self.capacity() {
-            return;
-        }
-        self.buf.copy_within(self.start..self.end, 0);
-        self.end -= self.start;
-        self.scan = self.scan.saturating_sub(self.start);
-        self.start = 0;
     }
 
     fn debug_check_invariants(&self) {
-        debug_assert!(self.start <= self.scan && self.scan <= self.end);
-        debug_assert!(self.end <= self.capacity());
-        debug_assert!(!(self.discarding && self.newline_after_buffer));
+        self.rx.debug_check_invariants();
+        debug_assert!(!(self.rx.discarding && self.newline_after_buffer));
     }
 }
 
@@ -385,7 +324,7 @@ impl fmt::Debug for LineBuffer<'_> {
         f.debug_struct("LineBuffer")
             .field("capacity", &self.capacity())
             .field("buffered", &self.buffered())
-            .field("discarding", &self.discarding)
+            .field("discarding", &self.rx.discarding)
             .finish_non_exhaustive()
     }
 }
@@ -398,7 +337,7 @@ impl defmt::Format for LineBuffer<'_> {
             "LineBuffer {{ capacity: {=usize}, buffered: {=usize}, discarding: {=bool} }}",
             self.capacity(),
             self.buffered(),
-            self.discarding
+            self.rx.discarding
         );
     }
 }
@@ -738,7 +677,7 @@ mod tests {
         for _ in 0..40 {
             assert_eq!(lines.push(b"y"), 1);
             assert_eq!(lines.next_frame(), None);
-            assert_eq!(lines.scan, lines.end);
+            assert_eq!(lines.rx.scan, lines.rx.end);
         }
         assert_eq!(lines.push(b"\n"), 1);
         let frame = lines.next_frame().unwrap().unwrap();
@@ -750,9 +689,9 @@ mod tests {
         assert_eq!(lines.push(b"abcde\nfg"), 8);
         assert!(lines.next_frame().is_some());
         assert_eq!(lines.next_frame(), None);
-        assert_eq!((lines.start, lines.scan, lines.end), (6, 8, 8));
+        assert_eq!((lines.rx.start, lines.rx.scan, lines.rx.end), (6, 8, 8));
         assert_eq!(lines.push(b"h"), 1);
-        assert_eq!((lines.start, lines.scan, lines.end), (0, 2, 3));
+        assert_eq!((lines.rx.start, lines.rx.scan, lines.rx.end), (0, 2, 3));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use core::fmt;
 
 use super::parse::parse_event;
-use crate::frame::intake::{self, Intake};
+use crate::frame::intake::{self, Intake, RxWindow};
 
 const BOM: &[u8; 3] = b"\xEF\xBB\xBF";
 const DEFAULT_TYPE: &[u8] = b"message";
@@ -159,14 +159,9 @@ enum Step {
 /// assert_eq!(events.finish(), None);
 /// ```
 pub struct SseDecoder<'a> {
-    buf: &'a mut [u8],
-    // Invariant: start <= scan <= end <= buf.len(), and ready <= scan.
-    /// First byte of the current event not yet dispatched or dropped.
-    start: usize,
-    /// First byte not yet scanned for line ends.
-    scan: usize,
-    /// End of the received bytes.
-    end: usize,
+    /// The received bytes; `rx.scan` is the first byte not yet scanned for line ends. Invariant
+    /// beyond the window's: `ready <= scan`.
+    rx: RxWindow<'a>,
     /// A blank line was found: the event is `start..ready`, and the blank line ends at `scan`.
     ready: Option<usize>,
     /// The last line ended in CR: an LF right after it belongs to that line end.
@@ -179,14 +174,6 @@ pub struct SseDecoder<'a> {
     bom_matched: u8,
     /// The first event begins with a byte order mark to drop when it is dispatched.
     strip_bom: bool,
-    /// Skipping the rest of an over-long event: bytes are dropped as they are scanned.
-    discarding: bool,
-    /// The one-byte slot `spare` offers when the buffer is full of one unfinished event.
-    lookahead: u8,
-    /// The last `spare` returned the one-byte slot, so `commit` reads from it.
-    lookahead_offered: bool,
-    /// `TooLong` errors detected but not yet returned by `next_event`.
-    overflows_to_report: usize,
 }
 
 impl<'a> SseDecoder<'a> {
@@ -194,39 +181,32 @@ impl<'a> SseDecoder<'a> {
     /// accepted. An empty `buf` works but rejects every event.
     pub fn new(buf: &'a mut [u8]) -> Self {
         SseDecoder {
-            buf,
-            start: 0,
-            scan: 0,
-            end: 0,
+            rx: RxWindow::new(buf),
             ready: None,
             after_cr: false,
             line_has_content: false,
             first_line: true,
             bom_matched: 0,
             strip_bom: false,
-            discarding: false,
-            lookahead: 0,
-            lookahead_offered: false,
-            overflows_to_report: 0,
         }
     }
 
     /// The size of the receive buffer, which is also the longest accepted event in bytes.
     #[must_use]
     pub fn capacity(&self) -> usize {
-        self.buf.len()
+        self.rx.capacity()
     }
 
     /// Bytes received but not yet dispatched or dropped (including a partial event).
     #[must_use]
     pub fn buffered(&self) -> usize {
-        self.end.saturating_sub(self.start)
+        self.rx.buffered()
     }
 
     /// `true` while skipping the rest of an over-long event.
     #[must_use]
     pub fn is_discarding(&self) -> bool {
-        self.discarding
+        self.rx.discarding
     }
 
     /// Free space to read new bytes into; pass the count read to [`commit`](Self::commit).
@@ -235,33 +215,27 @@ impl<'a> SseDecoder<'a> {
     /// complete event: take it with [`next_event`](Self::next_event) first. When the buffer is full
     /// of one unfinished event, the slice is a one-byte slot outside the buffer.
     pub fn spare(&mut self) -> &mut [u8] {
-        self.lookahead_offered = false;
+        self.rx.begin_spare();
         self.compact_if_useful();
-        if self.end == self.capacity() && self.ready.is_none() {
+        if self.rx.end == self.capacity() && self.ready.is_none() {
             let _ = self.find_event_end();
             self.compact_if_useful();
         }
         self.debug_check_invariants();
-        if self.end < self.capacity() {
-            return self.buf.get_mut(self.end..).unwrap_or_default();
+        if self.rx.end < self.capacity() {
+            return self.rx.tail();
         }
         if self.ready.is_some() {
             return &mut [];
         }
-        self.lookahead_offered = true;
-        core::slice::from_mut(&mut self.lookahead)
+        self.rx.lookahead_slot()
     }
 
     /// Marks the first `n` bytes of [`spare`](Self::spare) as received (clamped to its length). Call
     /// it after writing into the slice the last `spare` returned, with no other call in between.
     pub fn commit(&mut self, n: usize) {
-        if core::mem::take(&mut self.lookahead_offered) {
-            if n > 0 {
-                self.take_lookahead_byte();
-            }
-        } else {
-            let room = self.capacity().saturating_sub(self.end);
-            self.end = self.end.saturating_add(n.min(room));
+        if let Some(byte) = self.rx.commit(n) {
+            self.take_lookahead_byte(byte);
         }
         self.debug_check_invariants();
     }
@@ -281,25 +255,25 @@ impl<'a> SseDecoder<'a> {
     /// event is buffered: read more, or at end of stream call [`finish`](Self::finish).
     #[must_use = "an event or error that is not handled is lost"]
     pub fn next_event(&mut self) -> Option<Result<ReceivedEvent<'_>, SseError>> {
-        if self.overflows_to_report > 0 {
-            self.overflows_to_report -= 1;
+        if self.rx.overflows_to_report > 0 {
+            self.rx.overflows_to_report -= 1;
             return Some(Err(SseError::TooLong { limit: self.capacity() }));
         }
         loop {
             let event_end = self.find_event_end()?;
-            let mut event_start = self.start;
+            let mut event_start = self.rx.start;
             if core::mem::take(&mut self.strip_bom)
-                && self.buf.get(event_start..event_start.saturating_add(BOM.len())) == Some(&BOM[..])
+                && self.rx.buf.get(event_start..event_start.saturating_add(BOM.len())) == Some(&BOM[..])
             {
                 event_start += BOM.len();
             }
             self.ready = None;
-            self.start = self.scan;
+            self.rx.start = self.rx.scan;
             self.debug_check_invariants();
-            let Some(event) = self.buf.get_mut(event_start..event_end).and_then(parse_event) else {
+            let Some(event) = self.rx.buf.get_mut(event_start..event_end).and_then(parse_event) else {
                 continue;
             };
-            let bytes = self.buf.get(event_start..event_end).unwrap_or_default();
+            let bytes = self.rx.buf.get(event_start..event_end).unwrap_or_default();
             let slice = |range: (usize, usize)| bytes.get(range.0..range.1).unwrap_or_default();
             let event_type = slice(event.event_type);
             return Some(Ok(ReceivedEvent {
@@ -321,8 +295,8 @@ impl<'a> SseDecoder<'a> {
         // Scanning drops the LF of a blank line's CRLF, and the rest of a discarded event.
         let _ = self.find_event_end();
         let len = self.buffered();
-        let report = (!self.discarding && len > 0).then_some(SseError::Truncated { len });
-        let buf = core::mem::take(&mut self.buf);
+        let report = (!self.rx.discarding && len > 0).then_some(SseError::Truncated { len });
+        let buf = core::mem::take(&mut self.rx.buf);
         *self = SseDecoder::new(buf);
         report
     }
@@ -333,18 +307,18 @@ impl<'a> SseDecoder<'a> {
         if self.ready.is_some() {
             return self.ready;
         }
-        while self.scan < self.end {
-            let Some(&byte) = self.buf.get(self.scan) else { break };
-            let at = self.scan;
-            self.scan += 1;
+        while self.rx.scan < self.rx.end {
+            let Some(&byte) = self.rx.buf.get(self.rx.scan) else { break };
+            let at = self.rx.scan;
+            self.rx.scan += 1;
             match self.step(byte) {
                 Step::Content | Step::LineEnd => {}
                 // The line end of a blank line that dispatched an event: not part of the next one.
-                Step::SecondOfCrlf if self.start == at => self.start = self.scan,
+                Step::SecondOfCrlf if self.rx.start == at => self.rx.start = self.rx.scan,
                 Step::SecondOfCrlf => {}
-                Step::Blank if self.discarding => {
-                    self.discarding = false;
-                    self.start = self.scan;
+                Step::Blank if self.rx.discarding => {
+                    self.rx.discarding = false;
+                    self.rx.start = self.rx.scan;
                 }
                 Step::Blank => {
                     self.ready = Some(at);
@@ -352,8 +326,8 @@ impl<'a> SseDecoder<'a> {
                 }
             }
         }
-        if self.discarding {
-            self.start = self.scan;
+        if self.rx.discarding {
+            self.rx.start = self.rx.scan;
         }
         None
     }
@@ -368,7 +342,7 @@ impl<'a> SseDecoder<'a> {
             let bom_whole_or_absent = self.bom_matched == 0 || usize::from(self.bom_matched) == BOM.len();
             let blank = !self.line_has_content && (!self.first_line || bom_whole_or_absent);
             if core::mem::take(&mut self.first_line) {
-                self.strip_bom = !blank && !self.discarding && usize::from(self.bom_matched) == BOM.len();
+                self.strip_bom = !blank && !self.rx.discarding && usize::from(self.bom_matched) == BOM.len();
             }
             self.line_has_content = false;
             return if blank { Step::Blank } else { Step::LineEnd };
@@ -384,50 +358,37 @@ impl<'a> SseDecoder<'a> {
 
     /// Handles a byte committed through the one-byte slot: the buffer is full of one unfinished
     /// event (all scanned), or has no room at all.
-    fn take_lookahead_byte(&mut self) {
-        let step = self.step(self.lookahead);
-        if self.discarding {
-            self.discarding = step != Step::Blank;
+    fn take_lookahead_byte(&mut self, byte: u8) {
+        let step = self.step(byte);
+        if self.rx.discarding {
+            self.rx.discarding = step != Step::Blank;
             return;
         }
         match step {
             // Not stored and not counted.
             Step::SecondOfCrlf => {}
             Step::Blank => {
-                self.ready = Some(self.end);
-                self.scan = self.end;
+                self.ready = Some(self.rx.end);
+                self.rx.scan = self.rx.end;
             }
             // The event goes on past the buffer: drop it and skip to its blank line.
             Step::Content | Step::LineEnd => {
-                self.start = 0;
-                self.scan = 0;
-                self.end = 0;
                 self.strip_bom = false;
-                self.discarding = true;
-                self.overflows_to_report = self.overflows_to_report.saturating_add(1);
+                self.rx.reject_overlong();
             }
         }
     }
 
-    /// Moves the unconsumed bytes to the front when the freed front is larger than the free tail
-    /// (so each move at least doubles the room), or for free when nothing is buffered.
+    /// Compacts the window (see [`RxWindow::compact_if_useful`]), keeping `ready` in step.
     fn compact_if_useful(&mut self) {
-        let tail_room = self.capacity().saturating_sub(self.end);
-        let worth_it = self.start > 0 && (self.start == self.end || self.start > tail_room);
-        if !worth_it || self.start > self.end || self.end > self.capacity() {
-            return;
-        }
-        self.buf.copy_within(self.start..self.end, 0);
-        self.end -= self.start;
-        self.scan = self.scan.saturating_sub(self.start);
-        self.ready = self.ready.map(|ready| ready.saturating_sub(self.start));
-        self.start = 0;
+        let shift = self.rx.compact_if_useful();
+        self.ready = self.ready.map(|ready| ready.saturating_sub(shift));
     }
 
     fn debug_check_invariants(&self) {
-        debug_assert!(self.start <= self.scan && self.scan <= self.end && self.end <= self.capacity());
-        debug_assert!(self.ready.is_none_or(|ready| self.start <= ready && ready <= self.scan));
-        debug_assert!(!(self.discarding && self.ready.is_some()));
+        self.rx.debug_check_invariants();
+        debug_assert!(self.ready.is_none_or(|ready| self.rx.start <= ready && ready <= self.rx.scan));
+        debug_assert!(!(self.rx.discarding && self.ready.is_some()));
     }
 }
 
@@ -436,7 +397,7 @@ impl fmt::Debug for SseDecoder<'_> {
         f.debug_struct("SseDecoder")
             .field("capacity", &self.capacity())
             .field("buffered", &self.buffered())
-            .field("discarding", &self.discarding)
+            .field("discarding", &self.rx.discarding)
             .finish_non_exhaustive()
     }
 }
@@ -449,7 +410,7 @@ impl defmt::Format for SseDecoder<'_> {
             "SseDecoder {{ capacity: {=usize}, buffered: {=usize}, discarding: {=bool} }}",
             self.capacity(),
             self.buffered(),
-            self.discarding
+            self.rx.discarding
         );
     }
 }
