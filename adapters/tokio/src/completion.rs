@@ -57,10 +57,9 @@ impl<C> Completer<C> {
         })
     }
 
-    /// Queues `job`, which may return [`Job::Retry`] when it cannot run yet (for example
-    /// `Server::reply_tool` answered `ReplyError::Busy`: the transmit buffer is full). The loop
-    /// then keeps it first in line, runs no newer job before it, and calls it again once output was
-    /// written. Otherwise like [`Completer::complete`].
+    /// Queues `job`, which may return [`Job::Retry`] when it cannot run yet; it then runs again as
+    /// the driver's [completion contract](mcp_sansio_driver#completions) says. Otherwise like
+    /// [`Completer::complete`].
     pub fn submit<F>(&self, job: F) -> Result<(), DriverStopped>
     where
         F: FnMut(&mut C, Instant) -> Job + Send + 'static,

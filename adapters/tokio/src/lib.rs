@@ -45,8 +45,8 @@
 //! Application code that deferred a request finishes it from another task through a
 //! [`Completer`]: it queues a closure that the loop runs against the connection.
 //! [`Completer::complete`] takes a job that always finishes; [`Completer::submit`] one that may
-//! return [`Job::Retry`] when the transmit buffer is full (`ReplyError::Busy`), to be run again
-//! once output was written, so no answer is lost.
+//! return [`Job::Retry`] (the contract is the driver's: see
+//! [`mcp_sansio_driver`'s completions](mcp_sansio_driver#completions)).
 //!
 //! ```no_run
 //! use mcp_sansio::connection::Connection;
