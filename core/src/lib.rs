@@ -157,6 +157,9 @@ pub mod server;
 pub mod time;
 pub mod version;
 
+#[cfg(test)]
+mod test_rng;
+
 /// The README's Rust examples, compiled and run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]

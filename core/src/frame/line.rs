@@ -710,30 +710,7 @@ mod tests {
         assert_eq!(FrameError::Truncated { len: 3 }.to_string(), "stream ended inside a line (3 bytes dropped)");
     }
 
-    /// xorshift64: a tiny deterministic generator for the fragmentation test.
-    struct XorShift(u64);
-
-    impl XorShift {
-        fn new(seed: u64) -> Self {
-            XorShift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-        }
-
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-
-        /// A number in `0..bound` (`bound > 0`).
-        fn below(&mut self, bound: usize) -> usize {
-            (self.next() % bound as u64) as usize
-        }
-
-        fn bytes_from(&mut self, alphabet: &[u8], len: usize) -> Vec<u8> {
-            (0..len).map(|_| alphabet[self.below(alphabet.len())]).collect()
-        }
-    }
+    use crate::test_rng::XorShift;
 
     const ALPHABET: &[u8] = b"{}[]\":,ab01 \t\r";
 
