@@ -93,6 +93,22 @@ impl ProtocolVersion {
         !matches!(self, ProtocolVersion::V2024_11_05)
     }
 
+    /// Audio content blocks (2025-03-26 and later).
+    pub const fn has_audio(self) -> bool {
+        self.has_tool_annotations()
+    }
+
+    /// `resource_link` content blocks, `_meta` on listed items, elicitation (2025-06-18 and later).
+    pub const fn has_resource_links(self) -> bool {
+        self.has_structured_content()
+    }
+
+    /// Icons, `websiteUrl` and `description` on implementations, URL elicitation and tool use in
+    /// sampling (2025-11-25 and later).
+    pub const fn has_icons(self) -> bool {
+        matches!(self, ProtocolVersion::V2025_11_25 | ProtocolVersion::V2026_07_28)
+    }
+
     /// JSON-RPC batches must be accepted (2025-03-26 only).
     pub const fn accepts_batches(self) -> bool {
         matches!(self, ProtocolVersion::V2025_03_26)

@@ -63,6 +63,8 @@ static TOOLS: [Tool<'static>; 10] = [
             idempotent: Some(false),
             open_world: None,
         },
+        icons: &[],
+        meta: None,
     },
     Tool::new("misorder", "Structured content after text (an application bug)", SCHEMA),
     Tool::new("image", "Returns `text` as image bytes", SCHEMA),
@@ -75,17 +77,37 @@ static TOOLS: [Tool<'static>; 10] = [
 const BAD_SCHEMA_TOOL: Tool<'static> = Tool::new("bad_schema", "Its schema is not JSON", "{\"type\":");
 
 static RESOURCES: [Resource<'static>; 3] = [
-    Resource { uri: "fz://text", name: "text", title: Some("Text"), description: None, mime_type: Some("text/plain") },
-    Resource { uri: "fz://blob", name: "blob", title: None, description: Some("Bytes"), mime_type: None },
-    Resource { uri: "fz://defer", name: "defer", title: None, description: None, mime_type: None },
+    Resource {
+        uri: "fz://text",
+        name: "text",
+        title: Some("Text"),
+        description: None,
+        mime_type: Some("text/plain"),
+        ..Resource::EMPTY
+    },
+    Resource {
+        uri: "fz://blob",
+        name: "blob",
+        title: None,
+        description: Some("Bytes"),
+        mime_type: None,
+        ..Resource::EMPTY
+    },
+    Resource { uri: "fz://defer", name: "defer", title: None, description: None, mime_type: None, ..Resource::EMPTY },
 ];
 
 static PROMPT_ARGUMENTS: [PromptArgument<'static>; 1] =
-    [PromptArgument { name: "name", description: Some("Who"), required: true }];
+    [PromptArgument { name: "name", title: None, description: Some("Who"), required: true }];
 static PROMPTS: [Prompt<'static>; 3] = [
-    Prompt { name: "hello", title: Some("Hello"), description: Some("Greets"), arguments: &PROMPT_ARGUMENTS },
-    Prompt { name: "later", title: None, description: None, arguments: &[] },
-    Prompt { name: "fail", title: None, description: None, arguments: &[] },
+    Prompt {
+        name: "hello",
+        title: Some("Hello"),
+        description: Some("Greets"),
+        arguments: &PROMPT_ARGUMENTS,
+        icons: &[],
+    },
+    Prompt { name: "later", title: None, description: None, arguments: &[], icons: &[] },
+    Prompt { name: "fail", title: None, description: None, arguments: &[], icons: &[] },
 ];
 
 /// `n` repetitions of a character, formatted without a buffer.
@@ -564,6 +586,18 @@ impl Run<'_> {
                 assert!(error.get("code").and_then(|c| c.as_i64()).is_some(), "an error without an integer code");
                 assert!(error.get("message").and_then(|m| m.as_str()).is_some(), "an error without a message");
                 id
+            }
+            Ok(Message::Notification { method, params }) => {
+                // A listen stream's acknowledgement names the request it answers.
+                assert!(
+                    method.eq_str("notifications/subscriptions/acknowledged"),
+                    "unexpected notification {method:?}"
+                );
+                let meta = params.and_then(|p| p.get("_meta"));
+                let id = meta.and_then(|m| m.get("io.modelcontextprotocol/subscriptionId")).and_then(Id::from_value);
+                let key = IdKey::of(id.expect("an acknowledgement without a subscription id"));
+                assert!(self.received.contains_key(&key), "acknowledges {key:?}, which was never received");
+                return;
             }
             other => panic!("the server sent something other than a response: {other:?}"),
         };

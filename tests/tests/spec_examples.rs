@@ -132,8 +132,9 @@ fn expectation(request: &Value) -> Expect {
         // The examples name a tool, a prompt and a file the device does not have: -32602 (unknown
         // tool, unknown prompt, and the 2026-07-28 resource-not-found).
         "tools/call" | "prompts/get" | "resources/read" => Expect::Error(-32602),
-        // The device offers no completions and no subscriptions.
-        "completion/complete" | "subscriptions/listen" => Expect::Error(-32601),
+        // The device offers no completions; a listen stream is answered when it ends.
+        "completion/complete" => Expect::Error(-32601),
+        "subscriptions/listen" => Expect::Result,
         other => panic!("no expectation for an example {other} request"),
     }
 }
@@ -162,9 +163,23 @@ fn example_requests_are_answered_as_the_spec_says() {
         let method = request["method"].as_str().expect("a method").to_owned();
         let mut memory = Memory::new();
         let mut driver = Driver::new(&mut memory, Clock::DEFAULT);
-        let out = driver.send_line(&one_line(&text));
+        let mut out = driver.send_line(&one_line(&text));
+        if method == "subscriptions/listen" {
+            // A listen stream opens with its acknowledgement (the device declares no `listChanged`,
+            // so it honours nothing) and is answered when it ends: here, at the end of input.
+            assert_eq!(out.len(), 1, "{}: expected the acknowledgement, got {out:?}", path.display());
+            let ack = parse_json_line(&out[0]);
+            assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{}", path.display());
+            assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], request["id"]);
+            assert_eq!(ack["params"]["notifications"], serde_json::json!({}));
+            schema
+                .validate("SubscriptionsAcknowledgedNotification", &ack)
+                .unwrap_or_else(|errors| panic!("{}: {errors}", path.display()));
+            out = mcp_sansio_tests::driver::split_lines(&driver.finish());
+        } else {
+            assert!(driver.finish().is_empty());
+        }
         assert_eq!(out.len(), 1, "{}: expected one answer, got {out:?}", path.display());
-        assert!(driver.finish().is_empty());
         let answer = parse_json_line(&out[0]);
         assert_eq!(answer["jsonrpc"], "2.0", "{}: {answer}", path.display());
         assert_eq!(answer["id"], request["id"], "{}: the id is not echoed: {answer}", path.display());

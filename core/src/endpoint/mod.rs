@@ -118,6 +118,9 @@ pub enum SendError {
     NotAvailable,
     /// The input has ended; nothing more is sent.
     Closed,
+    /// A progress notification whose `progress` is not larger than the last one sent for the request
+    /// (the spec requires it to increase).
+    NotIncreasing,
 }
 
 impl fmt::Display for SendError {
@@ -128,6 +131,7 @@ impl fmt::Display for SendError {
             SendError::TooManyRequests => "too many requests to the peer are awaiting an answer",
             SendError::NotAvailable => "not available in this state or protocol version",
             SendError::Closed => "the connection is closed",
+            SendError::NotIncreasing => "progress must increase with every notification of a request",
         })
     }
 }

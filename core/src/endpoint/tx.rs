@@ -152,6 +152,27 @@ impl Commit<'_> {
 
     /// Queues the message: `len` bytes written into the window, suffix included. `end_of_stream`
     /// ends the stream after it.
+    /// Commits the first `len` bytes of the window as one message and starts the next message of the
+    /// same stream right behind it: its framing prefix is written at the start of `rest` (the window
+    /// after those bytes), and its length returned (0 when `rest` has no room for it).
+    pub(crate) fn commit_and_continue(&mut self, len: usize, rest: &mut [u8]) -> usize {
+        let total = self.prefix_len + len;
+        *self.tail += total;
+        if self.route.framing == Framing::Sse {
+            *self.next_event += 1;
+        }
+        match self.records.back_mut() {
+            Some(last) if self.merge => last.len += total,
+            _ => {
+                let _ = self.records.push_back(Record { stream: self.route.stream, len: total, end: false });
+            }
+        }
+        // The next message continues the record just written.
+        self.merge = true;
+        self.prefix_len = write_prefix(rest, self.route, *self.next_event);
+        self.prefix_len
+    }
+
     pub(crate) fn commit(self, len: usize, end_of_stream: bool) {
         let total = self.prefix_len + len;
         *self.tail += total;

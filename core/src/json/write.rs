@@ -85,6 +85,11 @@ impl<'a> JsonWriter<'a> {
         buf.get_mut(..len).unwrap_or_default()
     }
 
+    /// The whole buffer back, written or not.
+    pub(crate) fn into_buffer(self) -> &'a mut [u8] {
+        self.buf
+    }
+
     /// Rolls back to an earlier length (as returned by [`len`](Self::len)) and clears the overflow flag.
     /// A `len` beyond the current length keeps the current length.
     pub fn truncate(&mut self, len: usize) {

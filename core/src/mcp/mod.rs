@@ -2,8 +2,15 @@
 //! capabilities. A server describes itself with them; a client reads them from a server.
 
 mod capabilities;
+mod content;
+mod logging;
+pub mod uri_template;
 
 pub use capabilities::{ClientCapabilities, ListCapability, ResourceCapability, ServerCapabilities};
+pub(crate) use content::write_icons;
+pub use content::{Annotations, Icon, Role, Theme};
+pub use logging::LoggingLevel;
+pub use uri_template::{UriTemplate, Variables};
 
 /// Name and version of a program (`serverInfo`, `clientInfo`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,6 +21,19 @@ pub struct Implementation<'a> {
     pub version: &'a str,
     /// Human-readable name (2025-06-18 and later).
     pub title: Option<&'a str>,
+    /// What it is (2025-11-25 and later).
+    pub description: Option<&'a str>,
+    /// Its web site (2025-11-25 and later).
+    pub website_url: Option<&'a str>,
+    /// Its icons (2025-11-25 and later).
+    pub icons: &'a [Icon<'a>],
+}
+
+impl<'a> Implementation<'a> {
+    /// A name and a version; other fields empty.
+    pub const fn new(name: &'a str, version: &'a str) -> Self {
+        Implementation { name, version, title: None, description: None, website_url: None, icons: &[] }
+    }
 }
 
 /// Behaviour hints for a tool. All fields are optional hints, untrusted by clients.
@@ -45,6 +65,11 @@ pub struct Tool<'a> {
     pub output_schema: Option<&'a str>,
     /// Behaviour hints (2025-03-26 and later).
     pub annotations: ToolAnnotations,
+    /// Icons (2025-11-25 and later).
+    pub icons: &'a [Icon<'a>],
+    /// `_meta`, as the JSON text of an object (2025-06-18 and later); checked when listed like the
+    /// schemas.
+    pub meta: Option<&'a str>,
 }
 
 impl<'a> Tool<'a> {
@@ -57,12 +82,15 @@ impl<'a> Tool<'a> {
             input_schema,
             output_schema: None,
             annotations: ToolAnnotations { read_only: None, destructive: None, idempotent: None, open_world: None },
+            icons: &[],
+            meta: None,
         }
     }
 }
 
-/// A resource, as `resources/list` shows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A resource, as `resources/list` shows it. Build a static table with struct update syntax from
+/// [`Resource::new`] or [`Resource::EMPTY`].
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Resource<'a> {
     /// The resource's URI.
     pub uri: &'a str,
@@ -74,6 +102,67 @@ pub struct Resource<'a> {
     pub description: Option<&'a str>,
     /// MIME type of its contents.
     pub mime_type: Option<&'a str>,
+    /// Size in bytes, if known.
+    pub size: Option<u64>,
+    /// Hints for the client.
+    pub annotations: Annotations<'a>,
+    /// Icons (2025-11-25 and later).
+    pub icons: &'a [Icon<'a>],
+}
+
+impl<'a> Resource<'a> {
+    /// A resource with no fields set, for struct update syntax.
+    pub const EMPTY: Resource<'static> = Resource::new("", "");
+
+    /// A resource with a URI and a name; other fields empty.
+    pub const fn new(uri: &'a str, name: &'a str) -> Self {
+        Resource {
+            uri,
+            name,
+            title: None,
+            description: None,
+            mime_type: None,
+            size: None,
+            annotations: Annotations::NONE,
+            icons: &[],
+        }
+    }
+}
+
+/// A resource template, as `resources/templates/list` shows it: a family of resources whose URIs
+/// match [`uri_template`](ResourceTemplate::uri_template).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ResourceTemplate<'a> {
+    /// An RFC 6570 URI template, e.g. `device://sensor/{name}` (see [`UriTemplate`] for what the
+    /// engine matches).
+    pub uri_template: &'a str,
+    /// Programmatic name.
+    pub name: &'a str,
+    /// Human-readable name.
+    pub title: Option<&'a str>,
+    /// What the resources contain.
+    pub description: Option<&'a str>,
+    /// MIME type of all matching resources, if they share one.
+    pub mime_type: Option<&'a str>,
+    /// Hints for the client.
+    pub annotations: Annotations<'a>,
+    /// Icons (2025-11-25 and later).
+    pub icons: &'a [Icon<'a>],
+}
+
+impl<'a> ResourceTemplate<'a> {
+    /// A template with a URI template and a name; other fields empty.
+    pub const fn new(uri_template: &'a str, name: &'a str) -> Self {
+        ResourceTemplate {
+            uri_template,
+            name,
+            title: None,
+            description: None,
+            mime_type: None,
+            annotations: Annotations::NONE,
+            icons: &[],
+        }
+    }
 }
 
 /// One argument of a prompt.
@@ -81,6 +170,8 @@ pub struct Resource<'a> {
 pub struct PromptArgument<'a> {
     /// Argument name.
     pub name: &'a str,
+    /// Human-readable name (2025-06-18 and later).
+    pub title: Option<&'a str>,
     /// What it means.
     pub description: Option<&'a str>,
     /// Whether `prompts/get` must supply it (the engine checks this).
@@ -98,4 +189,20 @@ pub struct Prompt<'a> {
     pub description: Option<&'a str>,
     /// Its arguments.
     pub arguments: &'a [PromptArgument<'a>],
+    /// Icons (2025-11-25 and later).
+    pub icons: &'a [Icon<'a>],
+}
+
+impl<'a> PromptArgument<'a> {
+    /// An argument with a name; `required` as given, other fields empty.
+    pub const fn new(name: &'a str, required: bool) -> Self {
+        PromptArgument { name, title: None, description: None, required }
+    }
+}
+
+impl<'a> Prompt<'a> {
+    /// A prompt with a name and arguments; other fields empty.
+    pub const fn new(name: &'a str, arguments: &'a [PromptArgument<'a>]) -> Self {
+        Prompt { name, title: None, description: None, arguments, icons: &[] }
+    }
 }

@@ -12,7 +12,7 @@ use crate::json::{self, JsonStr, JsonWriter, Kind, ScanError, ScanErrorKind, Val
 use crate::jsonrpc::{EnvelopeError, Id, Message, WriteId, classify, code, write_error_head};
 use crate::mcp::ServerCapabilities;
 use crate::server::handler::{PromptGet, RequestContext, ResourceRead, ToolCall};
-use crate::server::reply::{DeferSlots, InFlight, Outgoing, PromptReply, ReplyId, ResourceReply, ToolReply};
+use crate::server::reply::{DeferSlots, InFlight, Outgoing, PromptReply, ReplyId, ReplyKind, ResourceReply, ToolReply};
 use crate::server::{BatchCursor, Config, Engine, Event, Handler, MAX_ESCAPED_NAME_LEN, Received, Session};
 use crate::time::Instant;
 use crate::version::{Era, ProtocolVersion};
@@ -137,7 +137,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
 }
 
 /// A method name, unescaped into a small buffer when it has escapes.
-fn plain_or_unescaped<'b>(s: JsonStr<'b>, buf: &'b mut [u8]) -> Option<&'b str> {
+pub(crate) fn plain_or_unescaped<'b>(s: JsonStr<'b>, buf: &'b mut [u8]) -> Option<&'b str> {
     match s.as_plain() {
         Some(plain) => Some(plain),
         None => s.unescape_into(buf),
@@ -269,7 +269,21 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
 
     /// The capabilities served: the configured ones, or those derived from the handler's tables.
     pub(crate) fn capabilities(&self) -> ServerCapabilities {
-        self.config.capabilities.unwrap_or_else(|| derived_capabilities(&*self.handler))
+        self.config.capabilities.unwrap_or_else(|| self.handler.capabilities())
+    }
+
+    /// Writes a notification (the closure writes all of it but the framing) on this message's
+    /// route; `false` if it does not fit.
+    pub(crate) fn write_notification(&mut self, body: impl FnOnce(&mut JsonWriter<'_>)) -> bool {
+        let Some((window, commit)) = self.tx.open(self.route, self.window) else { return false };
+        let mut w = JsonWriter::new(window);
+        body(&mut w);
+        w.raw(commit.suffix());
+        if w.is_overflowed() {
+            return false;
+        }
+        commit.commit(w.len(), false);
+        true
     }
 
     fn handle_notification(&mut self, method: JsonStr<'_>, params: Option<Value<'_>>) {
@@ -285,6 +299,11 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 return;
             };
             for (slot, entry) in self.slots.iter_mut().enumerate() {
+                if entry.as_ref().is_some_and(|e| e.kind == ReplyKind::Listen && e.id.matches(request_id)) {
+                    // A listen stream ends with its cancellation; nothing more is sent for it.
+                    *entry = None;
+                    return;
+                }
                 let Some(entry) = entry.as_mut().filter(|e| !e.cancelled && e.id.matches(request_id)) else {
                     continue;
                 };
@@ -339,8 +358,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                         "modern request in batch",
                     );
                 }
-                Some(version) => version,
-                None => return,
+                Some(version) if self.check_log_level(id, meta) => version,
+                _ => return,
             }
         } else if method == "initialize" {
             if in_batch {
@@ -400,16 +419,26 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             Some(version) => Some(version),
             None => {
                 let data = |w: &mut JsonWriter<'_>| {
-                    w.raw(b"{\"supported\":[");
-                    for (i, v) in ProtocolVersion::ALL.iter().rev().enumerate() {
-                        if i > 0 {
-                            w.raw(b",");
+                    // `supported` holds what this request can retry with ("choose a mutually supported
+                    // version from this list and retry"); the legacy versions need `initialize`, which
+                    // `legacy` says.
+                    let versions = |w: &mut JsonWriter<'_>, era: Era| {
+                        w.raw(b"[");
+                        for (i, v) in ProtocolVersion::ALL.iter().rev().filter(|v| v.era() == era).enumerate() {
+                            if i > 0 {
+                                w.raw(b",");
+                            }
+                            w.string(v.as_str());
                         }
-                        w.string(v.as_str());
-                    }
-                    w.raw(b"],\"requested\":");
+                        w.raw(b"]");
+                    };
+                    w.raw(b"{\"supported\":");
+                    versions(w, Era::Modern);
+                    w.raw(b",\"requested\":");
                     w.json_str(requested);
-                    w.raw(b"}");
+                    w.raw(b",\"legacy\":{\"method\":\"initialize\",\"versions\":");
+                    versions(w, Era::Legacy);
+                    w.raw(b"}}");
                 };
                 self.reject_with_data(
                     Some(&id),
@@ -439,12 +468,18 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let has_tools = capabilities.tools.is_some();
         let has_resources = capabilities.resources.is_some();
         let has_prompts = capabilities.prompts.is_some();
+        let subscribe = capabilities.resources.is_some_and(|r| r.subscribe);
         match method {
             "server/discover" if modern => self.discover(id),
             "ping" if !modern => {
                 let mut out = self.open(id, version);
                 out.finish(None);
             }
+            "completion/complete" if capabilities.completions => self.complete(id, params, context),
+            "logging/setLevel" if !modern && capabilities.logging => self.set_level(id, params, context),
+            "resources/subscribe" if !modern && subscribe => self.subscribe(id, params, context, true),
+            "resources/unsubscribe" if !modern && subscribe => self.subscribe(id, params, context, false),
+            "subscriptions/listen" if modern => self.listen(id, params, context),
             "tools/list" if has_tools => self.list_tools(id, params, version),
             "tools/call" if has_tools => self.call_tool(id, params, context),
             "resources/list" if has_resources => self.list_resources(id, params, version),
@@ -458,7 +493,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
 
     /// A string parameter, unescaped into `buf` when needed; answers `-32602` and returns `None` if it
     /// is missing or not a string.
-    fn string_param<'b>(
+    pub(crate) fn string_param<'b>(
         &mut self,
         id: Id<'_>,
         params: Option<Value<'b>>,
@@ -524,16 +559,19 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         };
         let Ok(arguments) = self.object_param(id, params, "arguments") else { return };
         let call = ToolCall { index, name, arguments, context };
+        let notes = self.notes(&context);
         let (handler, _, out) = self.reply_parts(id, context.version, true);
-        handler.call_tool(call, ToolReply::new(out));
+        handler.call_tool(call, ToolReply::new(out.with_notes(notes)));
     }
 
     fn read_resource(&mut self, id: Id<'_>, params: Option<Value<'_>>, context: RequestContext<'_>) {
         let mut buf = [0u8; MAX_ESCAPED_NAME_LEN];
         let Some((_, uri)) = self.string_param(id, params, "uri", &mut buf) else { return };
-        let read = ResourceRead { uri, context };
+        let template = crate::server::methods::matching_template(&*self.handler, uri);
+        let read = ResourceRead { uri, template, context };
+        let notes = self.notes(&context);
         let (handler, config, out) = self.reply_parts(id, context.version, true);
-        handler.read_resource(read, ResourceReply::new(out, config.resource_cache));
+        handler.read_resource(read, ResourceReply::new(out.with_notes(notes), config.resource_cache));
     }
 
     fn get_prompt(&mut self, id: Id<'_>, params: Option<Value<'_>>, context: RequestContext<'_>) {
@@ -577,18 +615,19 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             );
         }
         let get = PromptGet { index, name, arguments, context };
+        let notes = self.notes(&context);
         let (handler, _, out) = self.reply_parts(id, context.version, true);
-        handler.get_prompt(get, PromptReply::new(out));
+        handler.get_prompt(get, PromptReply::new(out.with_notes(notes)));
     }
 }
 
-/// The capabilities of a handler without configured ones: what its tables hold at start.
-pub(crate) fn derived_capabilities<H: Handler>(handler: &H) -> ServerCapabilities {
+/// The capabilities of a handler's tables: what they hold at start (see [`Handler::capabilities`]).
+pub(crate) fn table_capabilities<H: Handler + ?Sized>(handler: &H) -> ServerCapabilities {
     let mut capabilities = ServerCapabilities::NONE;
     if handler.tool(0).is_some() {
         capabilities = capabilities.with_tools(Default::default());
     }
-    if handler.resource(0).is_some() {
+    if handler.resource(0).is_some() || handler.resource_template(0).is_some() {
         capabilities = capabilities.with_resources(Default::default());
     }
     if handler.prompt(0).is_some() {

@@ -34,7 +34,7 @@ pub struct Engine<'a, const IN_FLIGHT: usize = 4, const OUTBOUND: usize = 2> {
     pub(crate) next_generation: u32,
     pub(crate) batch: Option<BatchCursor>,
     pub(crate) eof: Eof,
-    notify_route: Route,
+    pub(crate) notify_route: Route,
 }
 
 /// What [`Engine::handle_message`] made of a message.
@@ -119,9 +119,10 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         }
     }
 
-    /// How many deferred requests await an answer.
+    /// How many deferred requests await an answer (listen streams not counted: see
+    /// [`Engine::listens`]).
     pub fn in_flight(&self) -> usize {
-        self.in_flight.iter().filter(|slot| slot.is_some()).count()
+        self.in_flight.iter().flatten().filter(|entry| entry.kind != ReplyKind::Listen).count()
     }
 
     /// How many requests sent to the client await an answer.
@@ -249,7 +250,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
 
     /// The input has ended and every pending byte has been transmitted.
     pub fn is_finished(&self) -> bool {
-        self.eof == Eof::Done && self.tx.is_empty() && self.in_flight() == 0
+        self.eof == Eof::Done && self.tx.is_empty() && self.in_flight.iter().all(Option::is_none)
     }
 
     /// Starts the answer to a deferred `tools/call`. Errors: the client cancelled it (the handle is
@@ -367,7 +368,25 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     }
 
     /// Writes one message (the closure writes it without its framing suffix) all or nothing.
-    fn write(&mut self, route: Route, body: impl FnOnce(&mut JsonWriter<'_>)) -> Result<(), SendError> {
+    pub(crate) fn write(&mut self, route: Route, body: impl FnOnce(&mut JsonWriter<'_>)) -> Result<(), SendError> {
+        self.write_message(route, false, body)
+    }
+
+    /// Writes a response that ends its stream if its route says so.
+    pub(crate) fn write_ending(
+        &mut self,
+        route: Route,
+        body: impl FnOnce(&mut JsonWriter<'_>),
+    ) -> Result<(), SendError> {
+        self.write_message(route, route.ends_with_response, body)
+    }
+
+    fn write_message(
+        &mut self,
+        route: Route,
+        end_of_stream: bool,
+        body: impl FnOnce(&mut JsonWriter<'_>),
+    ) -> Result<(), SendError> {
         let window = self.window_len();
         let whole_window_free = self.tx.free() >= window;
         let Some((buf, commit)) = self.tx.open(route, window) else { return Err(SendError::Full) };
@@ -377,7 +396,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         if w.is_overflowed() {
             return Err(if whole_window_free { SendError::TooLarge } else { SendError::Full });
         }
-        commit.commit(w.len(), false);
+        commit.commit(w.len(), end_of_stream);
         Ok(())
     }
 
@@ -415,7 +434,13 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         }
         let entry = self.in_flight[usize::from(deferred.slot)].take().ok_or(ReplyError::Unknown)?;
         let slot = self.tx.open(entry.route, window);
-        Ok(Outgoing::open(slot, ReplyId::Owned(entry.id), entry.version, &self.config.server_info, None))
+        let notes = crate::server::reply::Notes {
+            progress_token: entry.notes.progress_token.map(ReplyId::Owned),
+            last_progress: entry.notes.last_progress,
+            log_level: entry.notes.log_level,
+        };
+        let out = Outgoing::open(slot, ReplyId::Owned(entry.id), entry.version, &self.config.server_info, None);
+        Ok(out.with_notes(notes))
     }
 
     /// Bytes one message may take in the transmit buffer.
@@ -423,8 +448,16 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         self.config.limits.max_response.min(self.tx.capacity()).max(MIN_RESPONSE_WINDOW.min(self.tx.capacity()))
     }
 
-    /// Processes buffered frames while the transmit buffer has room for an answer.
+    /// Processes buffered frames while the transmit buffer has room for an answer. Once the input
+    /// has ended, listen streams are ended gracefully (their result written as room allows).
     fn process<H: Handler>(&mut self, now: Instant, handler: &mut H) {
+        self.process_input(now, handler);
+        if self.eof == Eof::Done {
+            let _ = self.end_listens();
+        }
+    }
+
+    fn process_input<H: Handler>(&mut self, now: Instant, handler: &mut H) {
         let window = self.window_len();
         loop {
             if self.tx.free() < window

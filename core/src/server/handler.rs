@@ -8,9 +8,10 @@
 
 use crate::endpoint::Response;
 use crate::json::{JsonStr, Value};
-pub use crate::mcp::{Implementation, Prompt, PromptArgument, Resource, Tool, ToolAnnotations};
+pub use crate::mcp::{Implementation, Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolAnnotations};
+use crate::mcp::{ServerCapabilities, UriTemplate, Variables};
 use crate::server::Event;
-use crate::server::reply::{PromptReply, ResourceReply, ToolReply};
+use crate::server::reply::{CompletionReply, PromptReply, ResourceReply, ToolReply};
 use crate::time::Instant;
 use crate::version::ProtocolVersion;
 
@@ -45,14 +46,67 @@ impl<'a> ToolCall<'a> {
     }
 }
 
-/// A `resources/read` request. The engine does not check the URI against the list (templates and
-/// dynamic resources are the handler's business): answer unknown URIs with [`ResourceReply::not_found`].
+/// A `resources/read` request. The engine does not check the URI against the list (dynamic
+/// resources are the handler's business): answer unknown URIs with [`ResourceReply::not_found`].
 #[derive(Clone, Copy, Debug)]
 pub struct ResourceRead<'a> {
     /// The requested URI (unescaped).
     pub uri: &'a str,
+    /// The index in [`Handler::resource_template`] of the first template the URI matches, if any
+    /// (read its variables with [`ResourceRead::variables`]).
+    pub template: Option<usize>,
     /// Time, version and `_meta`.
     pub context: RequestContext<'a>,
+}
+
+impl<'a> ResourceRead<'a> {
+    /// The URI's variables under `template` (usually the one [`ResourceRead::template`] names),
+    /// still percent-encoded; `None` if it does not match.
+    pub fn variables<'t>(&self, template: &ResourceTemplate<'t>) -> Option<Variables<'t, 'a>> {
+        UriTemplate(template.uri_template).matches(self.uri)
+    }
+}
+
+/// What a `completion/complete` request asks to complete.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CompletionRef<'a> {
+    /// An argument of a prompt (`ref/prompt`).
+    Prompt {
+        /// The prompt's index in [`Handler::prompt`].
+        index: usize,
+        /// Its name.
+        name: &'a str,
+    },
+    /// A variable of a resource template (`ref/resource`).
+    ResourceTemplate {
+        /// The template's index in [`Handler::resource_template`].
+        index: usize,
+        /// Its URI template.
+        uri_template: &'a str,
+    },
+}
+
+/// A `completion/complete` request for a prompt or template the engine found.
+#[derive(Clone, Copy, Debug)]
+pub struct CompletionRequest<'a> {
+    /// What is being completed.
+    pub reference: CompletionRef<'a>,
+    /// The argument's (or template variable's) name.
+    pub argument: &'a str,
+    /// What the user typed so far (unescaped).
+    pub value: &'a str,
+    /// `context.arguments`: the values of other arguments already chosen (2025-06-18 and later).
+    pub arguments: Option<Value<'a>>,
+    /// Time, version and `_meta`.
+    pub context: RequestContext<'a>,
+}
+
+impl<'a> CompletionRequest<'a> {
+    /// The already chosen value of another argument (still escaped).
+    pub fn resolved(&self, name: &str) -> Option<JsonStr<'a>> {
+        self.arguments.and_then(|args| args.get(name)).and_then(|v| v.as_str())
+    }
 }
 
 /// A `prompts/get` request for a prompt the engine found, with every required argument present.
@@ -91,6 +145,17 @@ pub trait Handler {
     const RESOURCES: &'static [Resource<'static>] = &[];
     /// A fixed table of prompts; see [`Handler::TOOLS`].
     const PROMPTS: &'static [Prompt<'static>] = &[];
+    /// A fixed table of resource templates; see [`Handler::TOOLS`].
+    const RESOURCE_TEMPLATES: &'static [ResourceTemplate<'static>] = &[];
+
+    /// The capabilities this application offers, when [`Config::capabilities`] does not set them.
+    /// The default derives `tools`, `resources` and `prompts` from what the tables hold at index 0;
+    /// override it to add `completions`, `logging`, `listChanged` or `subscribe`.
+    ///
+    /// [`Config::capabilities`]: crate::server::Config::capabilities
+    fn capabilities(&self) -> ServerCapabilities {
+        crate::server::dispatch::table_capabilities(self)
+    }
 
     /// The tool at `index`, or `None` past the end. Defaults to [`Handler::TOOLS`].
     fn tool(&self, index: usize) -> Option<Tool<'_>> {
@@ -105,6 +170,12 @@ pub trait Handler {
     /// The prompt at `index`, or `None` past the end. Defaults to [`Handler::PROMPTS`].
     fn prompt(&self, index: usize) -> Option<Prompt<'_>> {
         Self::PROMPTS.get(index).copied()
+    }
+
+    /// The resource template at `index`, or `None` past the end. Defaults to
+    /// [`Handler::RESOURCE_TEMPLATES`].
+    fn resource_template(&self, index: usize) -> Option<ResourceTemplate<'_>> {
+        Self::RESOURCE_TEMPLATES.get(index).copied()
     }
 
     /// Runs a tool. Report tool failures with [`ToolReply::finish_error`] (an `isError` result the
@@ -123,6 +194,13 @@ pub trait Handler {
     fn get_prompt(&mut self, get: PromptGet<'_>, reply: PromptReply<'_>) {
         let _ = get;
         reply.fail(crate::jsonrpc::code::INTERNAL_ERROR, "this server has no prompts");
+    }
+
+    /// Suggests values for a prompt argument or a template variable (served when the capabilities
+    /// include `completions`). The default suggests nothing.
+    fn complete(&mut self, request: CompletionRequest<'_>, reply: CompletionReply<'_>) {
+        let _ = request;
+        reply.finish();
     }
 
     /// What came of a request this server sent ([`Engine::ping`], [`Engine::send_request`]): the

@@ -1,11 +1,11 @@
 //! Protocol methods the engine answers from the handler's tables: `initialize`, `server/discover` and
 //! the paginated list methods.
 
-use crate::json::{self, JsonWriter, Value};
+use crate::json::{JsonWriter, Value};
 use crate::jsonrpc::{Id, code};
 use crate::mcp::ClientCapabilities;
 use crate::server::dispatch::Parts;
-use crate::server::handler::{Prompt, Resource, Tool};
+use crate::server::items::{ItemError, write_prompt, write_resource, write_template, write_tool};
 use crate::server::reply::write_implementation;
 use crate::server::{Event, Handler, Session};
 use crate::version::{Era, ProtocolVersion};
@@ -18,6 +18,7 @@ const PAGE_TAIL_RESERVE: usize = 160;
 enum ListKind {
     Tools,
     Resources,
+    ResourceTemplates,
     Prompts,
 }
 
@@ -26,14 +27,10 @@ impl ListKind {
         match self {
             ListKind::Tools => "tools",
             ListKind::Resources => "resources",
+            ListKind::ResourceTemplates => "resourceTemplates",
             ListKind::Prompts => "prompts",
         }
     }
-}
-
-/// Why an item could not be written.
-enum ItemError<'n> {
-    InvalidSchema(&'n str),
 }
 
 impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
@@ -63,14 +60,20 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         out.field("capabilities");
         capabilities.write(out.writer(), version);
         out.field("serverInfo");
-        write_implementation(out.writer(), &config.server_info, version.has_titles());
+        write_implementation(out.writer(), &config.server_info, version);
         if let Some(instructions) = config.instructions {
             out.field("instructions");
             out.writer().string(instructions);
         }
         out.finish(None);
         drop(out);
-        *self.session = Session::Legacy { version, ready: false, client };
+        *self.session = Session::Legacy {
+            version,
+            ready: false,
+            client,
+            log_level: crate::mcp::LoggingLevel::Debug,
+            subscriptions: crate::server::subscriptions::UriSet::EMPTY,
+        };
         self.handler.on_event(self.now, Event::SessionStarted { version, client_name });
     }
 
@@ -132,16 +135,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         self.list(id, params, version, ListKind::Prompts)
     }
 
-    /// `resources/templates/list`: this engine has no templates yet, so the list is empty.
     pub(crate) fn list_resource_templates(&mut self, id: Id<'_>, params: Option<Value<'_>>, version: ProtocolVersion) {
-        if self.cursor(id, params).is_none() {
-            return;
-        }
-        let cache = self.config.list_cache;
-        let mut out = self.open(id, version);
-        out.field("resourceTemplates");
-        out.writer().raw(b"[]");
-        out.finish(Some(cache));
+        self.list(id, params, version, ListKind::ResourceTemplates)
     }
 
     /// Writes one page of a list. The page ends at `page_size` items, or earlier when the next item
@@ -207,6 +202,7 @@ fn has_item<H: Handler>(handler: &H, kind: ListKind, index: usize) -> bool {
     match kind {
         ListKind::Tools => handler.tool(index).is_some(),
         ListKind::Resources => handler.resource(index).is_some(),
+        ListKind::ResourceTemplates => handler.resource_template(index).is_some(),
         ListKind::Prompts => handler.prompt(index).is_some(),
     }
 }
@@ -236,6 +232,14 @@ fn write_item<'h, H: Handler>(
             write_resource(w, &resource, version);
             Ok(())
         }
+        ListKind::ResourceTemplates => {
+            let template = handler.resource_template(index)?;
+            if comma {
+                w.raw(b",");
+            }
+            write_template(w, &template, version);
+            Ok(())
+        }
         ListKind::Prompts => {
             let prompt = handler.prompt(index)?;
             if comma {
@@ -246,90 +250,4 @@ fn write_item<'h, H: Handler>(
         }
     };
     Some(result)
-}
-
-fn optional_string(w: &mut JsonWriter<'_>, key: &[u8], value: Option<&str>) {
-    if let Some(value) = value {
-        w.raw(key);
-        w.string(value);
-    }
-}
-
-fn write_tool<'t>(w: &mut JsonWriter<'_>, tool: &Tool<'t>, version: ProtocolVersion) -> Result<(), ItemError<'t>> {
-    let input_schema = json::parse(tool.input_schema.as_bytes(), json::MAX_DEPTH_LIMIT)
-        .map_err(|_| ItemError::InvalidSchema(tool.name))?;
-    w.raw(b"{\"name\":");
-    w.string(tool.name);
-    if version.has_titles() {
-        optional_string(w, b",\"title\":", tool.title);
-    }
-    optional_string(w, b",\"description\":", tool.description);
-    w.raw(b",\"inputSchema\":");
-    w.value(input_schema);
-    if let (Some(schema), true) = (tool.output_schema, version.has_structured_content()) {
-        let schema =
-            json::parse(schema.as_bytes(), json::MAX_DEPTH_LIMIT).map_err(|_| ItemError::InvalidSchema(tool.name))?;
-        w.raw(b",\"outputSchema\":");
-        w.value(schema);
-    }
-    let a = tool.annotations;
-    let hints = [
-        ("readOnlyHint", a.read_only),
-        ("destructiveHint", a.destructive),
-        ("idempotentHint", a.idempotent),
-        ("openWorldHint", a.open_world),
-    ];
-    if version.has_tool_annotations() && hints.iter().any(|(_, v)| v.is_some()) {
-        w.raw(b",\"annotations\":{");
-        let mut first = true;
-        for (key, value) in hints {
-            if let Some(value) = value {
-                if !first {
-                    w.raw(b",");
-                }
-                first = false;
-                w.string(key);
-                w.raw(b":");
-                w.bool(value);
-            }
-        }
-        w.raw(b"}");
-    }
-    w.raw(b"}");
-    Ok(())
-}
-
-fn write_resource(w: &mut JsonWriter<'_>, resource: &Resource<'_>, version: ProtocolVersion) {
-    w.raw(b"{\"uri\":");
-    w.string(resource.uri);
-    w.raw(b",\"name\":");
-    w.string(resource.name);
-    if version.has_titles() {
-        optional_string(w, b",\"title\":", resource.title);
-    }
-    optional_string(w, b",\"description\":", resource.description);
-    optional_string(w, b",\"mimeType\":", resource.mime_type);
-    w.raw(b"}");
-}
-
-fn write_prompt(w: &mut JsonWriter<'_>, prompt: &Prompt<'_>, version: ProtocolVersion) {
-    w.raw(b"{\"name\":");
-    w.string(prompt.name);
-    if version.has_titles() {
-        optional_string(w, b",\"title\":", prompt.title);
-    }
-    optional_string(w, b",\"description\":", prompt.description);
-    w.raw(b",\"arguments\":[");
-    for (i, arg) in prompt.arguments.iter().enumerate() {
-        if i > 0 {
-            w.raw(b",");
-        }
-        w.raw(b"{\"name\":");
-        w.string(arg.name);
-        optional_string(w, b",\"description\":", arg.description);
-        w.raw(b",\"required\":");
-        w.bool(arg.required);
-        w.raw(b"}");
-    }
-    w.raw(b"]}");
 }

@@ -14,11 +14,15 @@
 mod dispatch;
 mod engine;
 pub mod handler;
+mod items;
 mod lists;
+mod methods;
+mod notify;
 #[cfg(feature = "alloc")]
 pub mod registry;
 pub mod reply;
 mod serve;
+mod subscriptions;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -35,15 +39,16 @@ pub use serve::Server;
 
 pub use dispatch::MAX_BATCH_LEN;
 pub use handler::{
-    Handler, Implementation, Prompt, PromptArgument, PromptGet, RequestContext, Resource, ResourceRead, Tool,
-    ToolAnnotations, ToolCall,
+    CompletionRef, CompletionRequest, Handler, Implementation, Prompt, PromptArgument, PromptGet, RequestContext,
+    Resource, ResourceRead, ResourceTemplate, Tool, ToolAnnotations, ToolCall,
 };
 #[cfg(feature = "alloc")]
 pub use registry::{PromptInfo, Registry, ResourceInfo, ToolInfo};
 pub use reply::{
-    CacheHints, CacheScope, DeferError, Deferred, DeferredKey, PromptReply, ReplyError, ReplyKind, ResourceReply,
-    ResultType, Role, ToolReply,
+    CacheHints, CacheScope, CompletionReply, Content, DeferError, Deferred, DeferredKey, MAX_COMPLETION_VALUES,
+    PromptReply, ReplyError, ReplyKind, ResourceContents, ResourceReply, ResultType, Role, ToolReply,
 };
+pub use subscriptions::{ListChanged, MAX_SUBSCRIPTIONS};
 
 /// Default JSON nesting limit for received messages.
 pub const DEFAULT_MAX_DEPTH: usize = 64;
@@ -114,7 +119,7 @@ impl<'a> Config<'a> {
     /// A configuration with default limits and no caching (`ttlMs: 0`).
     pub const fn new(name: &'a str, version: &'a str) -> Self {
         Config {
-            server_info: Implementation { name, version, title: None },
+            server_info: Implementation::new(name, version),
             instructions: None,
             limits: Limits { max_depth: DEFAULT_MAX_DEPTH, max_response: usize::MAX, page_size: DEFAULT_PAGE_SIZE },
             list_cache: CacheHints { ttl_ms: 0, scope: CacheScope::Public },
@@ -161,8 +166,16 @@ pub enum Event<'a> {
 pub(crate) enum Session {
     /// No `initialize` yet.
     None,
-    /// `initialize` answered; `ready` after `notifications/initialized`.
-    Legacy { version: ProtocolVersion, ready: bool, client: crate::mcp::ClientCapabilities },
+    /// `initialize` answered; `ready` after `notifications/initialized`. Log messages at `log_level`
+    /// and above are sent (`logging/setLevel`; everything until then), `notifications/resources/updated`
+    /// for the URIs in `subscriptions`.
+    Legacy {
+        version: ProtocolVersion,
+        ready: bool,
+        client: crate::mcp::ClientCapabilities,
+        log_level: crate::mcp::LoggingLevel,
+        subscriptions: subscriptions::UriSet,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

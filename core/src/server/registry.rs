@@ -55,6 +55,8 @@ impl ToolInfo {
             input_schema: &self.input_schema,
             output_schema: self.output_schema.as_deref(),
             annotations: self.annotations,
+            icons: &[],
+            meta: None,
         }
     }
 }
@@ -87,6 +89,7 @@ impl ResourceInfo {
             title: self.title.as_deref(),
             description: self.description.as_deref(),
             mime_type: self.mime_type.as_deref(),
+            ..Resource::EMPTY
         }
     }
 }
@@ -113,7 +116,7 @@ impl PromptInfo {
 
     /// Adds an argument.
     pub fn argument(mut self, name: &'static str, description: &'static str, required: bool) -> Self {
-        self.arguments.push(PromptArgument { name, description: Some(description), required });
+        self.arguments.push(PromptArgument { name, title: None, description: Some(description), required });
         self
     }
 
@@ -123,6 +126,7 @@ impl PromptInfo {
             title: self.title.as_deref(),
             description: self.description.as_deref(),
             arguments: &self.arguments,
+            icons: &[],
         }
     }
 }

@@ -19,19 +19,28 @@ static TOOLS: [Tool<'static>; 3] = [
         input_schema: "{\"type\":\"object\"}",
         output_schema: Some(r#"{"type":"object","properties":{"value":{"type":"number"}}}"#),
         annotations: ToolAnnotations { read_only: Some(true), destructive: None, idempotent: None, open_world: None },
+        icons: &[],
+        meta: None,
     },
     Tool::new("forget", "Drops its reply (a handler bug)", "{\"type\":\"object\"}"),
 ];
 
 static RESOURCES: [Resource<'static>; 2] = [
-    Resource { uri: "test://text", name: "text", title: None, description: None, mime_type: Some("text/plain") },
-    Resource { uri: "test://blob", name: "blob", title: None, description: None, mime_type: None },
+    Resource {
+        uri: "test://text",
+        name: "text",
+        title: None,
+        description: None,
+        mime_type: Some("text/plain"),
+        ..Resource::EMPTY
+    },
+    Resource { uri: "test://blob", name: "blob", title: None, description: None, mime_type: None, ..Resource::EMPTY },
 ];
 
 static PROMPT_ARGS: [PromptArgument<'static>; 1] =
-    [PromptArgument { name: "topic", description: Some("What to talk about"), required: true }];
+    [PromptArgument { name: "topic", title: None, description: Some("What to talk about"), required: true }];
 static PROMPTS: [Prompt<'static>; 1] =
-    [Prompt { name: "talk", title: None, description: Some("Talk"), arguments: &PROMPT_ARGS }];
+    [Prompt { name: "talk", title: None, description: Some("Talk"), arguments: &PROMPT_ARGS, icons: &[] }];
 
 #[derive(serde::Serialize)]
 struct Measurement {
@@ -258,9 +267,9 @@ fn modern_meta_is_validated() {
         ));
         assert_eq!(error_code(&unsupported), code::UNSUPPORTED_PROTOCOL_VERSION as i64);
         assert_eq!(unsupported["error"]["data"]["requested"], version);
-        let supported = unsupported["error"]["data"]["supported"].as_array().unwrap();
-        assert_eq!(supported[0], "2026-07-28");
-        assert!(supported.iter().any(|v| v == "2025-11-25"));
+        // Only what this request can use: legacy versions need `initialize`, so a client retrying
+        // with one of `supported` succeeds.
+        assert_eq!(unsupported["error"]["data"]["supported"], serde_json::json!(["2026-07-28"]));
     }
 }
 

@@ -80,6 +80,8 @@ pub static TOOLS: [Tool<'static>; 4] = [
         input_schema: ECHO_SCHEMA,
         output_schema: None,
         annotations: READ_ONLY,
+        icons: &[],
+        meta: None,
     },
     Tool {
         name: "read_temperature",
@@ -88,6 +90,8 @@ pub static TOOLS: [Tool<'static>; 4] = [
         input_schema: TEMPERATURE_SCHEMA,
         output_schema: Some(TEMPERATURE_OUTPUT),
         annotations: READ_ONLY,
+        icons: &[],
+        meta: None,
     },
     Tool {
         name: "set_led",
@@ -101,6 +105,8 @@ pub static TOOLS: [Tool<'static>; 4] = [
             idempotent: Some(true),
             open_world: Some(false),
         },
+        icons: &[],
+        meta: None,
     },
     Tool {
         name: "get_uptime",
@@ -109,6 +115,8 @@ pub static TOOLS: [Tool<'static>; 4] = [
         input_schema: NO_ARGUMENTS,
         output_schema: Some(UPTIME_OUTPUT),
         annotations: READ_ONLY,
+        icons: &[],
+        meta: None,
     },
 ];
 
@@ -123,6 +131,9 @@ pub static RESOURCES: [Resource<'static>; 2] = [
         title: Some("Board status"),
         description: Some("LED state, uptime and board temperature, as JSON."),
         mime_type: Some("application/json"),
+        size: None,
+        annotations: mcp_sansio::mcp::Annotations::NONE,
+        icons: &[],
     },
     Resource {
         uri: CALIBRATION_URI,
@@ -130,11 +141,18 @@ pub static RESOURCES: [Resource<'static>; 2] = [
         title: Some("Calibration data"),
         description: Some("The sensor calibration table, as raw bytes."),
         mime_type: Some("application/octet-stream"),
+        size: None,
+        annotations: mcp_sansio::mcp::Annotations::NONE,
+        icons: &[],
     },
 ];
 
-static DIAGNOSE_ARGUMENTS: [PromptArgument<'static>; 1] =
-    [PromptArgument { name: "symptom", description: Some("What looks wrong with the board"), required: true }];
+static DIAGNOSE_ARGUMENTS: [PromptArgument<'static>; 1] = [PromptArgument {
+    name: "symptom",
+    title: None,
+    description: Some("What looks wrong with the board"),
+    required: true,
+}];
 
 /// The device's prompts.
 pub static PROMPTS: [Prompt<'static>; 1] = [Prompt {
@@ -142,6 +160,7 @@ pub static PROMPTS: [Prompt<'static>; 1] = [Prompt {
     title: Some("Diagnose the board"),
     description: Some("Asks the model to troubleshoot the board from a symptom and its live status."),
     arguments: &DIAGNOSE_ARGUMENTS,
+    icons: &[],
 }];
 
 #[derive(Serialize)]

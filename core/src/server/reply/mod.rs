@@ -8,10 +8,10 @@
 
 use core::fmt;
 
-use crate::endpoint::{Commit, Route};
+use crate::endpoint::{Commit, Route, SendError};
 use crate::json::JsonWriter;
 use crate::jsonrpc::{Id, MAX_ID_LEN, OwnedId, WriteId, code, write_error_head, write_result_head};
-use crate::mcp::Implementation;
+use crate::mcp::{Implementation, LoggingLevel};
 use crate::version::{Era, ProtocolVersion};
 
 /// How long a client may cache a result, and who may share the cached copy (2026-07-28).
@@ -73,6 +73,9 @@ pub enum ReplyKind {
     Resource,
     /// A `prompts/get` result.
     Prompt,
+    /// A `subscriptions/listen` stream (2026-07-28), kept open by the engine itself until the client
+    /// cancels it or the server [ends it](crate::server::Engine::end_listens).
+    Listen,
 }
 
 /// A request kept open past its frame (see [`ToolReply::defer`]).
@@ -84,6 +87,109 @@ pub(crate) struct InFlight {
     pub(crate) route: Route,
     pub(crate) generation: u32,
     pub(crate) cancelled: bool,
+    /// Progress notifications and log messages the request opted into.
+    pub(crate) notes: Notes<OwnedId>,
+    /// What a `subscriptions/listen` stream asked for.
+    pub(crate) listen: Option<crate::server::subscriptions::Listen>,
+}
+
+/// What a request opted into besides its answer: `notifications/progress` (it carried a
+/// `progressToken`) and `notifications/message` at or above a level. `T` holds the token: borrowed
+/// from the request while it is being answered, owned once it is deferred.
+#[derive(Clone, Debug)]
+pub(crate) struct Notes<T> {
+    pub(crate) progress_token: Option<T>,
+    /// The last progress sent: each must be larger.
+    pub(crate) last_progress: Option<u64>,
+    /// Messages at this level or above are sent; `None`: none are.
+    pub(crate) log_level: Option<LoggingLevel>,
+}
+
+impl<T> Notes<T> {
+    pub(crate) const NONE: Notes<T> = Notes { progress_token: None, last_progress: None, log_level: None };
+}
+
+impl<T: WriteId> Notes<T> {
+    /// Writes a `notifications/progress` (all of it but the framing) if the request asked for
+    /// progress and `progress` is larger than the last.
+    pub(crate) fn write_progress(
+        &mut self,
+        w: &mut JsonWriter<'_>,
+        progress: u64,
+        total: Option<u64>,
+        message: Option<&str>,
+    ) -> Result<(), SendError> {
+        let Some(token) = self.progress_token.as_ref() else { return Err(SendError::NotAvailable) };
+        if self.last_progress.is_some_and(|last| progress <= last) {
+            return Err(SendError::NotIncreasing);
+        }
+        w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":");
+        token.write_id(w);
+        w.raw(b",\"progress\":");
+        w.u64(progress);
+        if let Some(total) = total {
+            w.raw(b",\"total\":");
+            w.u64(total);
+        }
+        if let Some(message) = message {
+            w.raw(b",\"message\":");
+            w.string(message);
+        }
+        w.raw(b"}}");
+        Ok(())
+    }
+
+    /// Whether a message at `level` is to be sent.
+    pub(crate) fn logs(&self, level: LoggingLevel) -> bool {
+        self.log_level.is_some_and(|min| level >= min)
+    }
+
+    /// Marks a progress notification as sent.
+    pub(crate) fn sent_progress(&mut self, progress: u64) {
+        self.last_progress = Some(progress);
+    }
+
+    /// The owned form, for a deferred request (`None` if the token is too long to keep).
+    pub(crate) fn to_owned(&self) -> Option<Notes<OwnedId>>
+    where
+        T: AsOwnedId,
+    {
+        let progress_token = match &self.progress_token {
+            Some(token) => Some(token.as_owned_id()?),
+            None => None,
+        };
+        Some(Notes { progress_token, last_progress: self.last_progress, log_level: self.log_level })
+    }
+}
+
+/// Writes a `notifications/message` (all of it but the framing) with a string as its data.
+pub(crate) fn write_log(w: &mut JsonWriter<'_>, level: LoggingLevel, logger: Option<&str>, data: fmt::Arguments<'_>) {
+    w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":");
+    w.string(level.as_str());
+    if let Some(logger) = logger {
+        w.raw(b",\"logger\":");
+        w.string(logger);
+    }
+    w.raw(b",\"data\":");
+    w.string_fmt(data);
+    w.raw(b"}}");
+}
+
+/// An id-shaped value that can be kept past its frame.
+pub(crate) trait AsOwnedId {
+    fn as_owned_id(&self) -> Option<OwnedId>;
+}
+
+impl AsOwnedId for Id<'_> {
+    fn as_owned_id(&self) -> Option<OwnedId> {
+        OwnedId::from_id(*self)
+    }
+}
+
+impl AsOwnedId for OwnedId {
+    fn as_owned_id(&self) -> Option<OwnedId> {
+        Some(self.clone())
+    }
 }
 
 /// A handle to a deferred request: answer it with `Server::reply_tool`, `reply_resource` or
@@ -182,6 +288,15 @@ impl WriteId for ReplyId<'_> {
     }
 }
 
+impl AsOwnedId for ReplyId<'_> {
+    fn as_owned_id(&self) -> Option<OwnedId> {
+        match self {
+            ReplyId::Borrowed(id) => id.as_owned_id(),
+            ReplyId::Owned(id) => Some(id.clone()),
+        }
+    }
+}
+
 /// Where deferred requests are registered.
 pub(crate) struct DeferSlots<'a> {
     pub(crate) slots: &'a mut [Option<InFlight>],
@@ -197,6 +312,7 @@ pub(crate) struct Outgoing<'a> {
     version: ProtocolVersion,
     server_info: &'a Implementation<'a>,
     defer_slots: Option<DeferSlots<'a>>,
+    notes: Notes<ReplyId<'a>>,
     first_field: bool,
     done: bool,
 }
@@ -223,6 +339,7 @@ impl<'a> Outgoing<'a> {
             version,
             server_info,
             defer_slots,
+            notes: Notes::NONE,
             first_field: true,
             done: false,
         };
@@ -233,6 +350,78 @@ impl<'a> Outgoing<'a> {
 
     pub(crate) fn version(&self) -> ProtocolVersion {
         self.version
+    }
+
+    /// Sets what the request opted into (progress, logging).
+    pub(crate) fn with_notes(mut self, notes: Notes<ReplyId<'a>>) -> Self {
+        self.notes = notes;
+        self
+    }
+
+    /// Sends a progress notification before the result (see [`Outgoing::interpose`]).
+    pub(crate) fn progress(
+        &mut self,
+        progress: u64,
+        total: Option<u64>,
+        message: Option<&str>,
+    ) -> Result<(), SendError> {
+        let mut notes = core::mem::replace(&mut self.notes, Notes::NONE);
+        let result = self.interpose(|w| notes.write_progress(w, progress, total, message));
+        if result.is_ok() {
+            notes.sent_progress(progress);
+        }
+        self.notes = notes;
+        result
+    }
+
+    /// Sends a log message before the result if the request's level lets it through (see
+    /// [`Outgoing::interpose`]); `Ok(false)` when it was filtered out.
+    pub(crate) fn log(
+        &mut self,
+        level: LoggingLevel,
+        logger: Option<&str>,
+        data: fmt::Arguments<'_>,
+    ) -> Result<bool, SendError> {
+        if !self.notes.logs(level) {
+            return Ok(false);
+        }
+        self.interpose(|w| {
+            write_log(w, level, logger, data);
+            Ok(())
+        })
+        .map(|()| true)
+    }
+
+    /// Writes a notification as a message of its own on this reply's stream, ahead of the result,
+    /// in the reply's window (which shrinks by as much). Only before any part of the result is
+    /// written.
+    fn interpose(&mut self, body: impl FnOnce(&mut JsonWriter<'_>) -> Result<(), SendError>) -> Result<(), SendError> {
+        if !self.first_field || self.done || self.commit.is_none() {
+            return Err(SendError::NotAvailable);
+        }
+        let window = core::mem::replace(&mut self.w, JsonWriter::new(&mut [])).into_buffer();
+        let mut w = JsonWriter::new(window);
+        let written = body(&mut w);
+        w.raw(self.suffix());
+        let (window, result) = match written {
+            Ok(()) if !w.is_overflowed() => {
+                let len = w.len();
+                let window = w.into_buffer();
+                let (_, rest) = window.split_at_mut(len);
+                let prefix = self.commit.as_mut().map_or(0, |commit| commit.commit_and_continue(len, rest));
+                let rest = match rest.len() >= prefix {
+                    true => rest.split_at_mut(prefix).1,
+                    false => &mut [],
+                };
+                (rest, Ok(()))
+            }
+            Ok(()) => (w.into_buffer(), Err(SendError::TooLarge)),
+            Err(error) => (w.into_buffer(), Err(error)),
+        };
+        self.w = JsonWriter::new(window);
+        write_result_head(&mut self.w, &self.id);
+        self.w.raw(b"{");
+        result
     }
 
     pub(crate) fn writer(&mut self) -> &mut JsonWriter<'a> {
@@ -263,7 +452,7 @@ impl<'a> Outgoing<'a> {
             }
             self.field("_meta");
             self.w.raw(b"{\"io.modelcontextprotocol/serverInfo\":");
-            write_implementation(&mut self.w, self.server_info, true);
+            write_implementation(&mut self.w, self.server_info, self.version);
             self.w.raw(b"}");
         }
         // The framing suffix is part of the message: a result that fits only without it does not fit.
@@ -359,12 +548,13 @@ impl<'a> Outgoing<'a> {
         // The answer goes where this reply would have gone.
         let route = self.commit.as_ref().map(Commit::route).ok_or(DeferError::NotDeferrable)?;
         let id = OwnedId::from_id(*id).ok_or(DeferError::IdTooLong)?;
+        let notes = self.notes.to_owned().ok_or(DeferError::IdTooLong)?;
         let (slot, entry) =
             defer.slots.iter_mut().enumerate().find(|(_, s)| s.is_none()).ok_or(DeferError::TooManyInFlight)?;
         let slot = u16::try_from(slot).map_err(|_| DeferError::TooManyInFlight)?;
         let generation = *defer.next_generation;
         *defer.next_generation = generation.wrapping_add(1);
-        *entry = Some(InFlight { id, kind, version, route, generation, cancelled: false });
+        *entry = Some(InFlight { id, kind, version, route, generation, cancelled: false, notes, listen: None });
         Ok(Deferred { slot, generation, kind })
     }
 }
@@ -377,23 +567,70 @@ impl Drop for Outgoing<'_> {
     }
 }
 
-/// Writes an `Implementation` object (`title` only where the version has titles).
-pub(crate) fn write_implementation(w: &mut JsonWriter<'_>, info: &Implementation<'_>, with_title: bool) {
+/// The progress and logging methods every reply has.
+macro_rules! note_methods {
+    () => {
+        /// Sends `notifications/progress` for this request, ahead of its answer on the same stream,
+        /// if the request carried a `progressToken`. `progress` must be larger than the last one sent
+        /// ([`SendError::NotIncreasing`](crate::endpoint::SendError::NotIncreasing)); only before the
+        /// first part of the answer is written ([`SendError::NotAvailable`](crate::endpoint::SendError::NotAvailable)
+        /// after it, or without a token). The notification takes room from the answer's window.
+        pub fn progress(
+            &mut self,
+            progress: u64,
+            total: Option<u64>,
+            message: Option<&str>,
+        ) -> Result<(), crate::endpoint::SendError> {
+            self.out.progress(progress, total, message)
+        }
+
+        /// Sends `notifications/message` for this request, ahead of its answer on the same stream, if
+        /// the server declares `logging` and the request's level lets `level` through (the legacy
+        /// session's `logging/setLevel`, or the request's `io.modelcontextprotocol/logLevel` in
+        /// 2026-07-28, which sends nothing without it). `Ok(false)`: filtered out. Same rules as
+        /// [`progress`](Self::progress) otherwise.
+        pub fn log(
+            &mut self,
+            level: crate::mcp::LoggingLevel,
+            logger: Option<&str>,
+            data: core::fmt::Arguments<'_>,
+        ) -> Result<bool, crate::endpoint::SendError> {
+            self.out.log(level, logger, data)
+        }
+    };
+}
+
+/// Writes an `Implementation` object with the fields `version` has.
+pub(crate) fn write_implementation(w: &mut JsonWriter<'_>, info: &Implementation<'_>, version: ProtocolVersion) {
     w.raw(b"{\"name\":");
     w.string(info.name);
     w.raw(b",\"version\":");
     w.string(info.version);
-    if let (Some(title), true) = (info.title, with_title) {
+    if let (Some(title), true) = (info.title, version.has_titles()) {
         w.raw(b",\"title\":");
         w.string(title);
+    }
+    if version.has_icons() {
+        for (key, value) in [(&b",\"description\":"[..], info.description), (b",\"websiteUrl\":", info.website_url)] {
+            if let Some(value) = value {
+                w.raw(key);
+                w.string(value);
+            }
+        }
+        crate::mcp::write_icons(w, info.icons, version);
     }
     w.raw(b"}");
 }
 
+mod completion;
+mod content;
 mod prompt;
 mod resource;
 mod tool;
 
-pub use prompt::{PromptReply, Role};
+pub use crate::mcp::Role;
+pub use completion::{CompletionReply, MAX_COMPLETION_VALUES};
+pub use content::{Content, ResourceContents};
+pub use prompt::PromptReply;
 pub use resource::ResourceReply;
 pub use tool::ToolReply;

@@ -3,17 +3,10 @@
 use core::fmt;
 
 use crate::json::JsonWriter;
-use crate::server::reply::{DeferError, Deferred, Outgoing, ReplyKind};
+use crate::mcp::{Annotations, Role};
+use crate::server::reply::content::write_block;
+use crate::server::reply::{Content, DeferError, Deferred, Outgoing, ReplyKind};
 use crate::version::ProtocolVersion;
-
-/// Who speaks a prompt message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
-    /// The user.
-    User,
-    /// The assistant.
-    Assistant,
-}
 
 /// The answer to `prompts/get`: an optional description and the messages.
 #[must_use = "a reply is sent by finishing it (`finish`, `fail`, `defer`, …); dropped, it answers with an internal error"]
@@ -41,7 +34,8 @@ impl<'a> PromptReply<'a> {
         self
     }
 
-    fn open_text(&mut self, role: Role) -> &mut JsonWriter<'a> {
+    /// Opens a message: `{"role":…,"content":`.
+    fn open_message(&mut self, role: Role) -> &mut JsonWriter<'a> {
         if self.messages_open {
             self.out.writer().raw(b",");
         } else {
@@ -51,11 +45,34 @@ impl<'a> PromptReply<'a> {
         }
         let w = self.out.writer();
         w.raw(match role {
-            Role::User => b"{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":",
-            Role::Assistant => b"{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":",
+            Role::User => b"{\"role\":\"user\",\"content\":",
+            Role::Assistant => b"{\"role\":\"assistant\",\"content\":",
         });
         w
     }
+
+    fn open_text(&mut self, role: Role) -> &mut JsonWriter<'a> {
+        let w = self.open_message(role);
+        w.raw(b"{\"type\":\"text\",\"text\":");
+        w
+    }
+
+    /// Adds a message with a content block of any kind (image, audio, resource link, embedded
+    /// resource; see [`Content`] for blocks the version lacks).
+    pub fn message(self, role: Role, content: Content<'_>) -> Self {
+        self.message_annotated(role, content, &Annotations::NONE)
+    }
+
+    /// Adds a message with an annotated content block.
+    pub fn message_annotated(mut self, role: Role, content: Content<'_>, annotations: &Annotations<'_>) -> Self {
+        let version = self.out.version();
+        let w = self.open_message(role);
+        write_block(w, &content, annotations, version);
+        w.raw(b"}");
+        self
+    }
+
+    note_methods!();
 
     /// Adds a text message.
     pub fn text(mut self, role: Role, text: &str) -> Self {

@@ -81,6 +81,8 @@ impl<'a> ResourceReply<'a> {
         self
     }
 
+    note_methods!();
+
     /// Sets the cache hints of this result (2026-07-28); the server's default applies otherwise.
     pub fn cache(mut self, cache: CacheHints) -> Self {
         self.cache = cache;

@@ -6,7 +6,9 @@ use serde::Serialize;
 
 use crate::json::{JsonStr, JsonWriter};
 use crate::jsonrpc::code;
-use crate::server::reply::{DeferError, Deferred, Outgoing, ReplyKind};
+use crate::mcp::{Annotations, Resource};
+use crate::server::reply::content::{ResourceContents, write_block};
+use crate::server::reply::{Content, DeferError, Deferred, Outgoing, ReplyKind};
 use crate::version::ProtocolVersion;
 
 /// The answer to `tools/call`: content blocks, optional structured content, and the error flag.
@@ -66,15 +68,39 @@ impl<'a> ToolReply<'a> {
     }
 
     /// Adds an image content block; `data` is base64-encoded on the fly.
-    pub fn image(mut self, mime_type: &str, data: &[u8]) -> Self {
+    pub fn image(self, mime_type: &str, data: &[u8]) -> Self {
+        self.content(Content::Image { data, mime_type })
+    }
+
+    /// Adds an audio content block; `data` is base64-encoded on the fly.
+    pub fn audio(self, mime_type: &str, data: &[u8]) -> Self {
+        self.content(Content::Audio { data, mime_type })
+    }
+
+    /// Adds a link to a resource.
+    pub fn resource_link(self, resource: &Resource<'_>) -> Self {
+        self.content(Content::ResourceLink(resource))
+    }
+
+    /// Adds an embedded resource.
+    pub fn embedded(self, contents: ResourceContents<'_>) -> Self {
+        self.content(Content::Resource(contents))
+    }
+
+    /// Adds a content block of any kind (see [`Content`] for blocks the version lacks).
+    pub fn content(self, content: Content<'_>) -> Self {
+        self.annotated(content, &Annotations::NONE)
+    }
+
+    /// Adds a content block with annotations.
+    pub fn annotated(mut self, content: Content<'_>, annotations: &Annotations<'_>) -> Self {
+        let version = self.out.version();
         let w = self.next_block();
-        w.raw(b"{\"type\":\"image\",\"data\":");
-        w.base64_string(data);
-        w.raw(b",\"mimeType\":");
-        w.string(mime_type);
-        w.raw(b"}");
+        write_block(w, &content, annotations, version);
         self
     }
+
+    note_methods!();
 
     /// Sets the structured result, serialized with serde-json-core, and adds its JSON text as a text
     /// block (as the spec recommends, and the only form before 2025-06-18). Must come before any other

@@ -1,0 +1,230 @@
+//! Content metadata shared by tools, resources, prompts and content blocks: roles, annotations and
+//! icons, and how each is written for a protocol version.
+
+use crate::json::JsonWriter;
+use crate::version::ProtocolVersion;
+
+/// Who a message or a piece of content is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Role {
+    /// The user.
+    User,
+    /// The assistant (the model).
+    Assistant,
+}
+
+impl Role {
+    /// The wire name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+/// Hints on how a client should use a resource or a content block (`annotations`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Annotations<'a> {
+    /// Who the content is meant for; empty: unspecified.
+    pub audience: &'a [Role],
+    /// Importance from 0 (least) to 1 (most).
+    pub priority: Option<f32>,
+    /// ISO 8601 time of the last change (2025-06-18 and later), e.g. `"2025-01-12T15:00:58Z"`.
+    pub last_modified: Option<&'a str>,
+}
+
+impl Annotations<'_> {
+    /// No hints.
+    pub const NONE: Annotations<'static> = Annotations { audience: &[], priority: None, last_modified: None };
+
+    fn is_empty(&self, version: ProtocolVersion) -> bool {
+        self.audience.is_empty()
+            && self.priority.is_none()
+            && (self.last_modified.is_none() || !version.has_structured_content())
+    }
+
+    /// Writes `,"annotations":{…}` unless there is nothing to say in `version`.
+    pub(crate) fn write_member(&self, w: &mut JsonWriter<'_>, version: ProtocolVersion) {
+        if self.is_empty(version) {
+            return;
+        }
+        w.raw(b",\"annotations\":{");
+        let mut first = true;
+        let mut key = |w: &mut JsonWriter<'_>, name: &[u8]| {
+            if !first {
+                w.raw(b",");
+            }
+            first = false;
+            w.raw(name);
+        };
+        if !self.audience.is_empty() {
+            key(w, b"\"audience\":[");
+            for (i, role) in self.audience.iter().enumerate() {
+                if i > 0 {
+                    w.raw(b",");
+                }
+                w.string(role.as_str());
+            }
+            w.raw(b"]");
+        }
+        if let Some(priority) = self.priority {
+            key(w, b"\"priority\":");
+            write_fraction(w, priority);
+        }
+        if let (Some(at), true) = (self.last_modified, version.has_structured_content()) {
+            key(w, b"\"lastModified\":");
+            w.string(at);
+        }
+        w.raw(b"}");
+    }
+}
+
+/// Writes a number in 0..=1 with up to three decimals, without float formatting (which would cost
+/// a firmware several kilobytes of flash).
+fn write_fraction(w: &mut JsonWriter<'_>, value: f32) {
+    // `as` saturates, and NaN becomes 0.
+    let thousandths = (value.clamp(0.0, 1.0) * 1000.0 + 0.5) as u32;
+    match thousandths {
+        0 => w.raw(b"0"),
+        1000.. => w.raw(b"1"),
+        n => {
+            let digits = [b'0' + (n / 100) as u8, b'0' + (n / 10 % 10) as u8, b'0' + (n % 10) as u8];
+            let len = if digits[2] != b'0' {
+                3
+            } else if digits[1] != b'0' {
+                2
+            } else {
+                1
+            };
+            w.raw(b"0.");
+            w.raw(&digits[..len]);
+        }
+    }
+}
+
+/// The colour theme an icon is drawn for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Theme {
+    /// For a light background.
+    Light,
+    /// For a dark background.
+    Dark,
+}
+
+/// An icon for an implementation, tool, resource, template or prompt (2025-11-25 and later; left
+/// out for older versions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Icon<'a> {
+    /// An `https:` or `data:` URI of the image.
+    pub src: &'a str,
+    /// Its MIME type, e.g. `image/png`.
+    pub mime_type: Option<&'a str>,
+    /// Sizes it is drawn for, e.g. `["48x48"]` or `["any"]`.
+    pub sizes: &'a [&'a str],
+    /// The theme it is drawn for.
+    pub theme: Option<Theme>,
+}
+
+impl<'a> Icon<'a> {
+    /// An icon with only its source.
+    pub const fn new(src: &'a str) -> Self {
+        Icon { src, mime_type: None, sizes: &[], theme: None }
+    }
+}
+
+/// Writes `,"icons":[…]` when there are icons and `version` has them.
+pub(crate) fn write_icons(w: &mut JsonWriter<'_>, icons: &[Icon<'_>], version: ProtocolVersion) {
+    if icons.is_empty() || !version.has_icons() {
+        return;
+    }
+    w.raw(b",\"icons\":[");
+    for (i, icon) in icons.iter().enumerate() {
+        if i > 0 {
+            w.raw(b",");
+        }
+        w.raw(b"{\"src\":");
+        w.string(icon.src);
+        if let Some(mime_type) = icon.mime_type {
+            w.raw(b",\"mimeType\":");
+            w.string(mime_type);
+        }
+        if !icon.sizes.is_empty() {
+            w.raw(b",\"sizes\":[");
+            for (j, size) in icon.sizes.iter().enumerate() {
+                if j > 0 {
+                    w.raw(b",");
+                }
+                w.string(size);
+            }
+            w.raw(b"]");
+        }
+        if let Some(theme) = icon.theme {
+            w.raw(match theme {
+                Theme::Light => b",\"theme\":\"light\"",
+                Theme::Dark => b",\"theme\":\"dark\"",
+            });
+        }
+        w.raw(b"}");
+    }
+    w.raw(b"]");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn written(f: impl FnOnce(&mut JsonWriter<'_>)) -> std::string::String {
+        let mut buf = [0u8; 256];
+        let mut w = JsonWriter::new(&mut buf);
+        f(&mut w);
+        std::string::String::from_utf8(w.written().to_vec()).unwrap()
+    }
+
+    #[test]
+    fn annotations_are_written_for_the_version() {
+        let a = Annotations { audience: &[Role::User, Role::Assistant], priority: Some(0.5), last_modified: Some("t") };
+        assert_eq!(
+            written(|w| a.write_member(w, ProtocolVersion::V2025_11_25)),
+            r#","annotations":{"audience":["user","assistant"],"priority":0.5,"lastModified":"t"}"#
+        );
+        assert_eq!(
+            written(|w| a.write_member(w, ProtocolVersion::V2024_11_05)),
+            r#","annotations":{"audience":["user","assistant"],"priority":0.5}"#
+        );
+        let only_time = Annotations { last_modified: Some("t"), ..Annotations::NONE };
+        assert_eq!(written(|w| only_time.write_member(w, ProtocolVersion::V2025_03_26)), "");
+        assert_eq!(written(|w| Annotations::NONE.write_member(w, ProtocolVersion::LATEST)), "");
+    }
+
+    #[test]
+    fn priorities_are_written_as_short_decimals() {
+        for (value, text) in [
+            (0.0, "0"),
+            (1.0, "1"),
+            (0.5, "0.5"),
+            (0.25, "0.25"),
+            (0.125, "0.125"),
+            (0.0004, "0"),
+            (2.0, "1"),
+            (-1.0, "0"),
+            (f32::NAN, "0"),
+            (0.9996, "1"),
+            (0.05, "0.05"),
+        ] {
+            assert_eq!(written(|w| write_fraction(w, value)), text, "{value}");
+        }
+    }
+
+    #[test]
+    fn icons_only_from_2025_11_25() {
+        let icons = [Icon { src: "data:,x", mime_type: Some("image/png"), sizes: &["any"], theme: Some(Theme::Dark) }];
+        assert_eq!(
+            written(|w| write_icons(w, &icons, ProtocolVersion::V2025_11_25)),
+            r#","icons":[{"src":"data:,x","mimeType":"image/png","sizes":["any"],"theme":"dark"}]"#
+        );
+        assert_eq!(written(|w| write_icons(w, &icons, ProtocolVersion::V2025_06_18)), "");
+    }
+}

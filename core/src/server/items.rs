@@ -1,0 +1,139 @@
+//! How tools, resources, resource templates and prompts are written in list results (and resource
+//! links), with the fields each protocol version has.
+
+use crate::json::{self, JsonWriter};
+use crate::mcp::{Prompt, Resource, ResourceTemplate, Tool, write_icons};
+use crate::version::ProtocolVersion;
+
+/// Why an item could not be written.
+pub(crate) enum ItemError<'n> {
+    /// A tool's schema or `_meta` is not JSON.
+    InvalidSchema(&'n str),
+}
+
+fn optional_string(w: &mut JsonWriter<'_>, key: &[u8], value: Option<&str>) {
+    if let Some(value) = value {
+        w.raw(key);
+        w.string(value);
+    }
+}
+
+/// `,"title":…` where the version has titles, then `,"description":…`.
+fn title_and_description(w: &mut JsonWriter<'_>, title: Option<&str>, description: Option<&str>, v: ProtocolVersion) {
+    if v.has_titles() {
+        optional_string(w, b",\"title\":", title);
+    }
+    optional_string(w, b",\"description\":", description);
+}
+
+pub(crate) fn write_tool<'t>(
+    w: &mut JsonWriter<'_>,
+    tool: &Tool<'t>,
+    version: ProtocolVersion,
+) -> Result<(), ItemError<'t>> {
+    fn parse<'j, 'n>(text: &'j str, name: &'n str) -> Result<json::Value<'j>, ItemError<'n>> {
+        json::parse(text.as_bytes(), json::MAX_DEPTH_LIMIT).map_err(|_| ItemError::InvalidSchema(name))
+    }
+    let input_schema = parse(tool.input_schema, tool.name)?;
+    w.raw(b"{\"name\":");
+    w.string(tool.name);
+    title_and_description(w, tool.title, tool.description, version);
+    w.raw(b",\"inputSchema\":");
+    w.value(input_schema);
+    if let (Some(schema), true) = (tool.output_schema, version.has_structured_content()) {
+        let schema = parse(schema, tool.name)?;
+        w.raw(b",\"outputSchema\":");
+        w.value(schema);
+    }
+    let a = tool.annotations;
+    let hints = [
+        ("readOnlyHint", a.read_only),
+        ("destructiveHint", a.destructive),
+        ("idempotentHint", a.idempotent),
+        ("openWorldHint", a.open_world),
+    ];
+    if version.has_tool_annotations() && hints.iter().any(|(_, v)| v.is_some()) {
+        w.raw(b",\"annotations\":{");
+        let mut first = true;
+        for (key, value) in hints {
+            if let Some(value) = value {
+                if !first {
+                    w.raw(b",");
+                }
+                first = false;
+                w.string(key);
+                w.raw(b":");
+                w.bool(value);
+            }
+        }
+        w.raw(b"}");
+    }
+    write_icons(w, tool.icons, version);
+    if let (Some(meta), true) = (tool.meta, version.has_resource_links()) {
+        let meta = parse(meta, tool.name)?;
+        w.raw(b",\"_meta\":");
+        w.value(meta);
+    }
+    w.raw(b"}");
+    Ok(())
+}
+
+/// The members of a resource after an opening `{` (`first`) or `{…` (then with a leading comma).
+pub(crate) fn write_resource_fields(
+    w: &mut JsonWriter<'_>,
+    resource: &Resource<'_>,
+    version: ProtocolVersion,
+    first: bool,
+) {
+    w.raw(if first { b"\"uri\":" } else { b",\"uri\":" });
+    w.string(resource.uri);
+    w.raw(b",\"name\":");
+    w.string(resource.name);
+    title_and_description(w, resource.title, resource.description, version);
+    optional_string(w, b",\"mimeType\":", resource.mime_type);
+    if let Some(size) = resource.size {
+        w.raw(b",\"size\":");
+        w.u64(size);
+    }
+    resource.annotations.write_member(w, version);
+    write_icons(w, resource.icons, version);
+}
+
+pub(crate) fn write_resource(w: &mut JsonWriter<'_>, resource: &Resource<'_>, version: ProtocolVersion) {
+    w.raw(b"{");
+    write_resource_fields(w, resource, version, true);
+    w.raw(b"}");
+}
+
+pub(crate) fn write_template(w: &mut JsonWriter<'_>, template: &ResourceTemplate<'_>, version: ProtocolVersion) {
+    w.raw(b"{\"uriTemplate\":");
+    w.string(template.uri_template);
+    w.raw(b",\"name\":");
+    w.string(template.name);
+    title_and_description(w, template.title, template.description, version);
+    optional_string(w, b",\"mimeType\":", template.mime_type);
+    template.annotations.write_member(w, version);
+    write_icons(w, template.icons, version);
+    w.raw(b"}");
+}
+
+pub(crate) fn write_prompt(w: &mut JsonWriter<'_>, prompt: &Prompt<'_>, version: ProtocolVersion) {
+    w.raw(b"{\"name\":");
+    w.string(prompt.name);
+    title_and_description(w, prompt.title, prompt.description, version);
+    w.raw(b",\"arguments\":[");
+    for (i, arg) in prompt.arguments.iter().enumerate() {
+        if i > 0 {
+            w.raw(b",");
+        }
+        w.raw(b"{\"name\":");
+        w.string(arg.name);
+        title_and_description(w, arg.title, arg.description, version);
+        w.raw(b",\"required\":");
+        w.bool(arg.required);
+        w.raw(b"}");
+    }
+    w.raw(b"]");
+    write_icons(w, prompt.icons, version);
+    w.raw(b"}");
+}

@@ -1,0 +1,265 @@
+//! The protocol methods beyond listing and calling: `completion/complete`, `logging/setLevel`,
+//! `resources/subscribe`/`unsubscribe` and `subscriptions/listen`, and what a request opts into
+//! (progress, log level).
+
+use crate::json::{JsonWriter, Kind, Value};
+use crate::jsonrpc::{Id, OwnedId, code};
+use crate::mcp::{LoggingLevel, UriTemplate};
+use crate::server::dispatch::{Parts, plain_or_unescaped};
+use crate::server::handler::{CompletionRef, CompletionRequest, RequestContext};
+use crate::server::reply::{CompletionReply, InFlight, Notes, ReplyId, ReplyKind};
+use crate::server::subscriptions::{Filter, Listen, write_subscription_meta};
+use crate::server::{Handler, MAX_ESCAPED_NAME_LEN, Session};
+use crate::version::Era;
+
+/// `_meta` key of a 2026-07-28 request's log level.
+pub(crate) const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+
+impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
+    /// What a request opted into: progress (a `progressToken` in `_meta`) and log messages (the
+    /// server declares `logging`, and the legacy session's level or the request's `logLevel` lets
+    /// them through).
+    pub(crate) fn notes<'x>(&self, context: &RequestContext<'x>) -> Notes<ReplyId<'x>> {
+        let progress_token = context.meta.and_then(|m| m.get("progressToken")).and_then(Id::from_value);
+        let log_level = match (self.capabilities().logging, context.version.era()) {
+            (false, _) => None,
+            (true, Era::Modern) => context.meta.and_then(|m| m.get(META_LOG_LEVEL)).and_then(level_of),
+            (true, _) => match *self.session {
+                Session::Legacy { log_level, .. } => Some(log_level),
+                Session::None => None,
+            },
+        };
+        Notes { progress_token: progress_token.map(ReplyId::Borrowed), last_progress: None, log_level }
+    }
+
+    /// Checks a modern request's `logLevel`: `false` (answered `-32602`) when it is not a level.
+    pub(crate) fn check_log_level(&mut self, id: Id<'_>, meta: Option<Value<'_>>) -> bool {
+        match meta.and_then(|m| m.get(META_LOG_LEVEL)) {
+            Some(level) if level_of(level).is_none() => {
+                self.reject(
+                    Some(&id),
+                    code::INVALID_PARAMS,
+                    format_args!("Invalid params: _meta \"{META_LOG_LEVEL}\" is not a log level"),
+                    "invalid log level",
+                );
+                false
+            }
+            _ => true,
+        }
+    }
+
+    /// `logging/setLevel` (legacy).
+    pub(crate) fn set_level(&mut self, id: Id<'_>, params: Option<Value<'_>>, context: RequestContext<'_>) {
+        let Some(level) = params.and_then(|p| p.get("level")).and_then(level_of) else {
+            return self.reject(
+                Some(&id),
+                code::INVALID_PARAMS,
+                format_args!("Invalid params: \"level\" must be one of debug, info, notice, warning, error, critical, alert, emergency"),
+                "invalid log level",
+            );
+        };
+        if let Session::Legacy { log_level, .. } = self.session {
+            *log_level = level;
+        }
+        let mut out = self.open(id, context.version);
+        out.finish(None);
+    }
+
+    /// `resources/subscribe` and `resources/unsubscribe` (legacy).
+    pub(crate) fn subscribe(
+        &mut self,
+        id: Id<'_>,
+        params: Option<Value<'_>>,
+        context: RequestContext<'_>,
+        subscribe: bool,
+    ) {
+        let mut buf = [0u8; MAX_ESCAPED_NAME_LEN];
+        let Some((_, uri)) = self.string_param(id, params, "uri", &mut buf) else { return };
+        let Session::Legacy { subscriptions, .. } = self.session else { return };
+        if subscribe && !subscriptions.insert(uri) {
+            return self.reject(
+                Some(&id),
+                code::INTERNAL_ERROR,
+                format_args!(
+                    "Internal error: at most {} resource subscriptions per session",
+                    crate::server::MAX_SUBSCRIPTIONS
+                ),
+                "too many subscriptions",
+            );
+        }
+        if !subscribe {
+            subscriptions.remove(uri);
+        }
+        let mut out = self.open(id, context.version);
+        out.finish(None);
+    }
+
+    /// `completion/complete`.
+    pub(crate) fn complete(&mut self, id: Id<'_>, params: Option<Value<'_>>, context: RequestContext<'_>) {
+        let reference = params.and_then(|p| p.get("ref")).filter(|r| r.kind() == Kind::Object);
+        let kind = reference.and_then(|r| r.get("type")).and_then(|t| t.as_str());
+        let mut name_buf = [0u8; MAX_ESCAPED_NAME_LEN];
+        let found = match kind {
+            Some(kind) if kind.eq_str("ref/prompt") => {
+                let Some((raw, name)) = self.string_param(id, reference, "name", &mut name_buf) else { return };
+                let index =
+                    (0..).map_while(|i| self.handler.prompt(i).map(|p| (i, p.name == name))).find(|(_, hit)| *hit);
+                index.map(|(index, _)| CompletionRef::Prompt { index, name }).ok_or(raw)
+            }
+            Some(kind) if kind.eq_str("ref/resource") => {
+                let Some((raw, uri)) = self.string_param(id, reference, "uri", &mut name_buf) else { return };
+                let index = (0..)
+                    .map_while(|i| self.handler.resource_template(i).map(|t| (i, t.uri_template == uri)))
+                    .find(|(_, hit)| *hit);
+                index.map(|(index, _)| CompletionRef::ResourceTemplate { index, uri_template: uri }).ok_or(raw)
+            }
+            _ => {
+                return self.reject(
+                    Some(&id),
+                    code::INVALID_PARAMS,
+                    format_args!("Invalid params: \"ref\" must be a ref/prompt or ref/resource object"),
+                    "invalid completion ref",
+                );
+            }
+        };
+        let reference = match found {
+            Ok(reference) => reference,
+            Err(raw) => {
+                return self.reject(
+                    Some(&id),
+                    code::INVALID_PARAMS,
+                    format_args!("Invalid params: no prompt or resource template {raw}"),
+                    "unknown completion ref",
+                );
+            }
+        };
+        let argument = params.and_then(|p| p.get("argument")).filter(|a| a.kind() == Kind::Object);
+        let mut arg_buf = [0u8; 64];
+        let Some((_, argument_name)) = self.string_param(id, argument, "name", &mut arg_buf) else { return };
+        let mut value_buf = [0u8; MAX_ESCAPED_NAME_LEN];
+        let Some((_, value)) = self.string_param(id, argument, "value", &mut value_buf) else { return };
+        let arguments =
+            params.and_then(|p| p.get("context")).and_then(|c| c.get("arguments")).filter(|a| a.kind() == Kind::Object);
+        let request = CompletionRequest { reference, argument: argument_name, value, arguments, context };
+        let (handler, _, out) = self.reply_parts(id, context.version, false);
+        handler.complete(request, CompletionReply::new(out));
+    }
+
+    /// `subscriptions/listen` (2026-07-28): acknowledges what the server honours, then keeps the
+    /// request open in an in-flight slot.
+    pub(crate) fn listen(&mut self, id: Id<'_>, params: Option<Value<'_>>, context: RequestContext<'_>) {
+        let Some(notifications) = params.and_then(|p| p.get("notifications")).filter(|n| n.kind() == Kind::Object)
+        else {
+            return self.reject(
+                Some(&id),
+                code::INVALID_PARAMS,
+                format_args!("Invalid params: \"notifications\" must be an object"),
+                "listen without notifications",
+            );
+        };
+        let Some(owned) = OwnedId::from_id(id) else {
+            return self.reject(
+                Some(&id),
+                code::INTERNAL_ERROR,
+                format_args!(
+                    "Internal error: request ids longer than {} bytes cannot be kept",
+                    crate::jsonrpc::MAX_ID_LEN
+                ),
+                "listen id too long",
+            );
+        };
+        let capabilities = self.capabilities();
+        let filter = Filter::read(notifications);
+        let tools = capabilities.tools.is_some_and(|t| t.list_changed);
+        let prompts = capabilities.prompts.is_some_and(|p| p.list_changed);
+        let resources = capabilities.resources.is_some_and(|r| r.list_changed);
+        let subscribe = capabilities.resources.is_some_and(|r| r.subscribe);
+        let mut listen = Listen {
+            tools: filter.tools && tools,
+            prompts: filter.prompts && prompts,
+            resources: filter.resources && resources,
+            uris: Default::default(),
+        };
+        let Some(slot) = self.slots.iter().position(Option::is_none) else {
+            return self.reject(
+                Some(&id),
+                code::INTERNAL_ERROR,
+                format_args!("Server busy: too many requests in flight"),
+                "too many listens",
+            );
+        };
+        let route = self.route;
+        // The acknowledgement: the honoured subset of the filter.
+        let mut uri_buf = [0u8; MAX_ESCAPED_NAME_LEN];
+        let written = self.write_notification(|w: &mut JsonWriter<'_>| {
+            w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{");
+            write_subscription_meta(w, &owned);
+            w.raw(b",\"notifications\":{");
+            let mut first = true;
+            for (name, on) in [
+                ("toolsListChanged", listen.tools),
+                ("promptsListChanged", listen.prompts),
+                ("resourcesListChanged", listen.resources),
+            ] {
+                if on {
+                    if !first {
+                        w.raw(b",");
+                    }
+                    first = false;
+                    w.string(name);
+                    w.raw(b":true");
+                }
+            }
+            if subscribe && filter.uris.is_some() {
+                w.raw(if first { b"\"resourceSubscriptions\":[" } else { b",\"resourceSubscriptions\":[" });
+                let mut first_uri = true;
+                filter.for_each_uri(&mut uri_buf, |text, raw| {
+                    if listen.uris.insert(text) {
+                        if !first_uri {
+                            w.raw(b",");
+                        }
+                        first_uri = false;
+                        w.json_str(raw);
+                    }
+                });
+                w.raw(b"]");
+            }
+            w.raw(b"}}}");
+        });
+        if !written {
+            return self.reject(
+                Some(&id),
+                code::INTERNAL_ERROR,
+                format_args!("Internal error: the acknowledgement does not fit the transmit window"),
+                "listen acknowledgement too large",
+            );
+        }
+        let generation = *self.next_generation;
+        *self.next_generation = generation.wrapping_add(1);
+        self.slots[slot] = Some(InFlight {
+            id: owned,
+            kind: ReplyKind::Listen,
+            version: context.version,
+            route,
+            generation,
+            cancelled: false,
+            notes: Notes::NONE,
+            listen: Some(listen),
+        });
+    }
+}
+
+/// A log level value, if it is one.
+fn level_of(value: Value<'_>) -> Option<LoggingLevel> {
+    let text = value.as_str()?;
+    let mut buf = [0u8; 16];
+    plain_or_unescaped(text, &mut buf).and_then(LoggingLevel::from_wire)
+}
+
+/// The index of the first template `uri` matches.
+pub(crate) fn matching_template<H: Handler>(handler: &H, uri: &str) -> Option<usize> {
+    (0..)
+        .map_while(|i| handler.resource_template(i).map(|t| (i, UriTemplate(t.uri_template).matches(uri).is_some())))
+        .find(|(_, hit)| *hit)
+        .map(|(i, _)| i)
+}

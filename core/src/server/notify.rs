@@ -1,0 +1,197 @@
+//! What the server says unasked: progress and log messages for deferred requests, session log
+//! messages, list changes, resource updates, and the end of listen streams.
+
+use core::fmt;
+
+use crate::endpoint::SendError;
+use crate::json::JsonWriter;
+use crate::mcp::LoggingLevel;
+use crate::server::reply::{ReplyKind, write_log};
+use crate::server::subscriptions::{ListChanged, write_subscription_meta};
+use crate::server::{Deferred, Engine, Session};
+use crate::version::Era;
+
+impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OUTBOUND> {
+    /// Sends `notifications/progress` for a deferred request, on its stream, if it carried a
+    /// `progressToken` ([`SendError::NotAvailable`] otherwise). `progress` must be larger than the
+    /// last one sent for it ([`SendError::NotIncreasing`]); none can be sent once it is answered.
+    pub fn progress(
+        &mut self,
+        deferred: &Deferred,
+        progress: u64,
+        total: Option<u64>,
+        message: Option<&str>,
+    ) -> Result<(), SendError> {
+        let slot = self.live_slot(deferred)?;
+        let Some(entry) = self.in_flight[slot].as_mut() else { return Err(SendError::NotAvailable) };
+        let route = entry.route;
+        let mut notes = entry.notes.clone();
+        let mut refused = None;
+        let written = self.write(route, |w| {
+            if let Err(error) = notes.write_progress(w, progress, total, message) {
+                refused = Some(error);
+            }
+        });
+        if let Some(error) = refused {
+            return Err(error);
+        }
+        written?;
+        if let Some(entry) = self.in_flight[slot].as_mut() {
+            entry.notes.sent_progress(progress);
+        }
+        Ok(())
+    }
+
+    /// Sends `notifications/message` about a deferred request, on its stream, if the server declares
+    /// `logging` and the request's level lets `level` through (the legacy session's
+    /// `logging/setLevel`, or the request's own `io.modelcontextprotocol/logLevel` in 2026-07-28).
+    /// `Ok(false)`: filtered out.
+    pub fn log_for(
+        &mut self,
+        deferred: &Deferred,
+        level: LoggingLevel,
+        logger: Option<&str>,
+        data: fmt::Arguments<'_>,
+    ) -> Result<bool, SendError> {
+        let slot = self.live_slot(deferred)?;
+        let Some(entry) = self.in_flight[slot].as_ref() else { return Err(SendError::NotAvailable) };
+        if !entry.notes.logs(level) {
+            return Ok(false);
+        }
+        let route = entry.route;
+        self.write(route, |w| write_log(w, level, logger, data)).map(|()| true)
+    }
+
+    /// Sends `notifications/message` to the legacy session (on the notification route) if the server
+    /// declares `logging` (in [`Config::capabilities`](crate::server::Config::capabilities)) and
+    /// the session's level lets `level` through. `Ok(false)`: filtered out. 2026-07-28 has no session
+    /// log: log about a request with [`Engine::log_for`].
+    pub fn log(
+        &mut self,
+        level: LoggingLevel,
+        logger: Option<&str>,
+        data: fmt::Arguments<'_>,
+    ) -> Result<bool, SendError> {
+        let Session::Legacy { log_level, .. } = self.session else { return Err(SendError::NotAvailable) };
+        if !self.config.capabilities.is_some_and(|c| c.logging) {
+            return Err(SendError::NotAvailable);
+        }
+        if level < log_level {
+            return Ok(false);
+        }
+        let route = self.notify_route;
+        self.write(route, |w| write_log(w, level, logger, data)).map(|()| true)
+    }
+
+    /// Tells clients that a list changed: the legacy session gets `notifications/…/list_changed` if
+    /// the capabilities declare `listChanged` for it, and every 2026-07-28 listen stream that asked
+    /// for it gets the same, tagged with its subscription id. Returns how many were sent; on
+    /// [`SendError::Full`] none of those not yet sent was (transmit, then call again).
+    pub fn list_changed(&mut self, list: ListChanged) -> Result<usize, SendError> {
+        let capabilities = self.config.capabilities.unwrap_or_default();
+        let declared = match list {
+            ListChanged::Tools => capabilities.tools.is_some_and(|t| t.list_changed),
+            ListChanged::Prompts => capabilities.prompts.is_some_and(|p| p.list_changed),
+            ListChanged::Resources => capabilities.resources.is_some_and(|r| r.list_changed),
+        };
+        let mut sent = 0;
+        if declared && matches!(self.session, Session::Legacy { .. }) {
+            self.notify(list.method(), None)?;
+            sent += 1;
+        }
+        sent += self.send_to_listens(
+            |listen, _| listen.wants(list),
+            |w, id| {
+                w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":");
+                w.string(list.method());
+                w.raw(b",\"params\":{");
+                write_subscription_meta(w, id);
+                w.raw(b"}}");
+            },
+        )?;
+        Ok(sent)
+    }
+
+    /// Tells clients that the resource `uri` changed: `notifications/resources/updated` to the
+    /// legacy session if it subscribed to it, and to every listen stream that did. Returns how many
+    /// were sent (see [`Engine::list_changed`]).
+    pub fn resource_updated(&mut self, uri: &str) -> Result<usize, SendError> {
+        let mut sent = 0;
+        if let Session::Legacy { subscriptions, .. } = &self.session
+            && subscriptions.contains(uri)
+        {
+            self.notify(
+                "notifications/resources/updated",
+                Some(&|w: &mut JsonWriter<'_>| {
+                    w.raw(b"{\"uri\":");
+                    w.string(uri);
+                    w.raw(b"}");
+                }),
+            )?;
+            sent += 1;
+        }
+        sent += self.send_to_listens(
+            |listen, _| listen.uris.contains(uri),
+            |w, id| {
+                w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/resources/updated\",\"params\":{");
+                write_subscription_meta(w, id);
+                w.raw(b",\"uri\":");
+                w.string(uri);
+                w.raw(b"}}");
+            },
+        )?;
+        Ok(sent)
+    }
+
+    /// Ends every open listen stream gracefully (server shutdown): each gets its
+    /// `SubscriptionsListenResult`, after which its stream ends if its route says so. Returns how
+    /// many were ended; on [`SendError::Full`] the rest stay open (transmit, then call again).
+    pub fn end_listens(&mut self) -> Result<usize, SendError> {
+        let mut ended = 0;
+        for slot in 0..IN_FLIGHT {
+            let Some(entry) = self.in_flight[slot].as_ref().filter(|e| e.kind == ReplyKind::Listen) else { continue };
+            let (route, id) = (entry.route, entry.id.clone());
+            self.write_ending(route, |w| {
+                w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
+                id.write(w);
+                w.raw(b",\"result\":{\"resultType\":\"complete\",");
+                write_subscription_meta(w, &id);
+                w.raw(b"}}");
+            })?;
+            self.in_flight[slot] = None;
+            ended += 1;
+        }
+        Ok(ended)
+    }
+
+    /// How many listen streams are open.
+    pub fn listens(&self) -> usize {
+        self.in_flight.iter().flatten().filter(|e| e.kind == ReplyKind::Listen).count()
+    }
+
+    /// Writes one notification to each listen stream `wants`, on its route.
+    fn send_to_listens(
+        &mut self,
+        wants: impl Fn(&crate::server::subscriptions::Listen, Era) -> bool,
+        body: impl Fn(&mut JsonWriter<'_>, &crate::jsonrpc::OwnedId),
+    ) -> Result<usize, SendError> {
+        let mut sent = 0;
+        for slot in 0..IN_FLIGHT {
+            let Some(entry) = self.in_flight[slot].as_ref() else { continue };
+            let Some(listen) = entry.listen.filter(|l| wants(l, entry.version.era())) else { continue };
+            let _ = listen;
+            let (route, id) = (entry.route, entry.id.clone());
+            self.write(route, |w| body(w, &id))?;
+            sent += 1;
+        }
+        Ok(sent)
+    }
+
+    /// The slot of a deferred request still awaiting its answer.
+    fn live_slot(&self, deferred: &Deferred) -> Result<usize, SendError> {
+        match self.slot(deferred) {
+            Some(entry) if !entry.cancelled => Ok(usize::from(deferred.slot)),
+            _ => Err(SendError::NotAvailable),
+        }
+    }
+}
