@@ -79,11 +79,12 @@ pub fn legacy_request(id: i64, method: &str, params: Option<serde_json::Value>) 
 /// A 2026-07-28 request line: `params` (an object, or none) with the full per-request `_meta`.
 pub fn modern_request(id: i64, method: &str, params: Option<serde_json::Value>) -> String {
     let mut params = params.unwrap_or_else(|| serde_json::json!({}));
-    params["_meta"] = serde_json::json!({
-        META_VERSION: schema::MODERN,
-        META_CAPABILITIES: {},
-        META_CLIENT_INFO: {"name": "conformance-tests", "version": "1.0.0"},
-    });
+    // The era's fields join whatever `_meta` the caller gave (a `progressToken`, say).
+    let mut meta = params.get("_meta").cloned().unwrap_or_else(|| serde_json::json!({}));
+    meta[META_VERSION] = serde_json::json!(schema::MODERN);
+    meta[META_CAPABILITIES] = serde_json::json!({});
+    meta[META_CLIENT_INFO] = serde_json::json!({"name": "conformance-tests", "version": "1.0.0"});
+    params["_meta"] = meta;
     legacy_request(id, method, Some(params))
 }
 

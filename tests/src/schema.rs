@@ -36,7 +36,23 @@ pub fn result_definition_name(method: &str) -> Option<&'static str> {
         "prompts/list" => "ListPromptsResult",
         "prompts/get" => "GetPromptResult",
         "completion/complete" => "CompleteResult",
+        "logging/setLevel" => "EmptyResult",
         "subscriptions/listen" => "SubscriptionsListenResult",
+        _ => return None,
+    })
+}
+
+/// The definition of a notification the server sends, by method.
+pub fn notification_definition_name(method: &str) -> Option<&'static str> {
+    Some(match method {
+        "notifications/message" => "LoggingMessageNotification",
+        "notifications/progress" => "ProgressNotification",
+        "notifications/cancelled" => "CancelledNotification",
+        "notifications/tools/list_changed" => "ToolListChangedNotification",
+        "notifications/prompts/list_changed" => "PromptListChangedNotification",
+        "notifications/resources/list_changed" => "ResourceListChangedNotification",
+        "notifications/resources/updated" => "ResourceUpdatedNotification",
+        "notifications/subscriptions/acknowledged" => "SubscriptionsAcknowledgedNotification",
         _ => return None,
     })
 }
@@ -200,6 +216,12 @@ impl Schema {
         } else if let Some(code) = message.pointer("/error/code").and_then(Value::as_i64) {
             checks.push(Checked { definition: self.generic_error_response().to_owned(), pointer: "" });
             checks.extend(self.specific_error_definitions(code));
+        } else if let (Some(method), None) = (message.get("method").and_then(Value::as_str), message.get("id")) {
+            let definition = notification_definition_name(method)
+                .filter(|name| self.definition(name).is_some())
+                .ok_or_else(|| format!("{}: the server sent {method}, which this version lacks", self.version))?;
+            checks.push(Checked { definition: definition.to_owned(), pointer: "" });
+            checks.push(Checked { definition: "ServerNotification".to_owned(), pointer: "" });
         } else {
             return Err(format!("{}: neither a result nor an error: {message}", self.version));
         }

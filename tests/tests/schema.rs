@@ -72,6 +72,31 @@ impl Session {
         self.request("tools/list", Some(json!({"cursor": "not-a-cursor"})));
         self.request("no/such/method", None);
     }
+
+    /// The rest of the server surface: templates, completion, progress, list changes.
+    fn surface(&mut self) {
+        self.request("resources/read", Some(json!({"uri": "device://sensor/cpu"})));
+        self.request("resources/read", Some(json!({"uri": "device://sensor/gpu"})));
+        self.request(
+            "completion/complete",
+            Some(json!({"ref": {"type": "ref/resource", "uri": "device://sensor/{name}"}, "argument": {"name": "name", "value": "c"}})),
+        );
+        self.request(
+            "completion/complete",
+            Some(json!({"ref": {"type": "ref/prompt", "name": "diagnose"}, "argument": {"name": "symptom", "value": ""}})),
+        );
+        self.request(
+            "completion/complete",
+            Some(json!({"ref": {"type": "ref/prompt", "name": "nope"}, "argument": {"name": "x", "value": ""}})),
+        );
+        self.request(
+            "tools/call",
+            Some(json!({"name": "calibrate", "arguments": {}, "_meta": {"progressToken": "cal-1"}})),
+        );
+        self.tool("enable_blink", json!({"enabled": true}));
+        self.tool("blink_led", json!({"times": 2}));
+        self.tool("enable_blink", json!({"enabled": false}));
+    }
 }
 
 fn legacy_session(version: &str) -> Session {
@@ -80,6 +105,11 @@ fn legacy_session(version: &str) -> Session {
     session.notification(INITIALIZED);
     session.request("ping", None);
     session.features();
+    session.request("logging/setLevel", Some(json!({"level": "warning"})));
+    // Filtered out now: no log message.
+    session.tool("read_temperature", json!({}));
+    session.request("logging/setLevel", Some(json!({"level": "loud"})));
+    session.surface();
     if version == "2025-03-26" {
         // A batch of two requests and a notification: each request is answered.
         let (a, b) = (session.next_id, session.next_id + 1);
@@ -99,6 +129,20 @@ fn modern_session() -> Session {
     let mut session = Session::new(true);
     session.request("server/discover", None);
     session.features();
+    session.surface();
+    // A request that opts into log messages gets them, on its own stream.
+    let line = json!({"jsonrpc": "2.0", "id": 800, "method": "tools/call", "params": {"name": "read_temperature",
+        "arguments": {}, "_meta": {META_VERSION: MODERN, META_CAPABILITIES: {}, "io.modelcontextprotocol/logLevel": "info"}}});
+    session.raw_request(800, "tools/call", line.to_string());
+    let line = json!({"jsonrpc": "2.0", "id": 801, "method": "tools/call", "params": {"name": "read_temperature",
+        "arguments": {}, "_meta": {META_VERSION: MODERN, META_CAPABILITIES: {}, "io.modelcontextprotocol/logLevel": "loud"}}});
+    session.raw_request(801, "tools/call", line.to_string());
+    // A listen stream, acknowledged, told of the tool list change, answered when input ends.
+    let line = json!({"jsonrpc": "2.0", "id": 802, "method": "subscriptions/listen", "params": {
+        "_meta": {META_VERSION: MODERN, META_CAPABILITIES: {}},
+        "notifications": {"toolsListChanged": true, "promptsListChanged": true}}});
+    session.raw_request(802, "subscriptions/listen", line.to_string());
+    session.tool("enable_blink", json!({"enabled": true}));
     // Legacy-only methods do not exist in 2026-07-28.
     session.request("ping", None);
     // -32022: versions the server does not serve statelessly.
@@ -115,8 +159,16 @@ fn modern_session() -> Session {
     session
 }
 
-/// Runs `session`, validates every answer, and returns the definitions checked and the answers by id.
-fn run_and_validate(schema: &Schema, session: &Session) -> (BTreeSet<String>, BTreeMap<i64, Value>) {
+/// What a session produced: the definitions checked, the answers by id, and the notifications in
+/// order, each with the line that caused it.
+struct Outcome {
+    checked: BTreeSet<String>,
+    answers: BTreeMap<i64, Value>,
+    notifications: Vec<(String, Value)>,
+}
+
+/// Runs `session` and validates every message the server wrote.
+fn run_and_validate(schema: &Schema, session: &Session) -> Outcome {
     let mut memory = Memory::new();
     let mut driver = Driver::new(&mut memory, Clock::DEFAULT);
     let mut methods: BTreeMap<i64, String> = BTreeMap::new();
@@ -131,7 +183,10 @@ fn run_and_validate(schema: &Schema, session: &Session) -> (BTreeSet<String>, BT
             messages.push((line.clone(), parse_json_line(&out)));
         }
     }
-    assert!(driver.finish().is_empty(), "output at end of input");
+    for out in mcp_sansio_tests::driver::split_lines(&driver.finish()) {
+        messages.push(("(end of input)".to_owned(), parse_json_line(&out)));
+    }
+    let mut notifications = Vec::new();
     for (sent, message) in &messages {
         let id = message.get("id").and_then(Value::as_i64);
         let method = id.and_then(|id| methods.get(&id)).map(String::as_str);
@@ -139,12 +194,31 @@ fn run_and_validate(schema: &Schema, session: &Session) -> (BTreeSet<String>, BT
             Ok(checks) => checked.extend(checks.into_iter().map(|Checked { definition, .. }| definition)),
             Err(report) => panic!("{report}\n  in answer to: {sent}"),
         }
+        if message.get("method").is_some() {
+            notifications.push((sent.clone(), message.clone()));
+            continue;
+        }
         let id = id.unwrap_or_else(|| panic!("{}: an answer without an id: {message}", schema.version()));
         assert!(answers.insert(id, message.clone()).is_none(), "request {id} answered twice");
     }
     let unanswered: Vec<_> = methods.keys().filter(|id| !answers.contains_key(id)).collect();
     assert!(unanswered.is_empty(), "{}: requests never answered: {unanswered:?}", schema.version());
-    (checked, answers)
+    Outcome { checked, answers, notifications }
+}
+
+/// The notifications `sent` caused, by method.
+fn caused<'o>(outcome: &'o Outcome, sent: &str) -> Vec<&'o Value> {
+    outcome.notifications.iter().filter(|(line, _)| line.contains(sent)).map(|(_, n)| n).collect()
+}
+
+/// The notifications every era gets: progress of the calibration, strictly increasing and ahead of
+/// its answer.
+fn check_surface(version: &str, outcome: &Outcome) {
+    let progress: Vec<_> =
+        caused(outcome, "cal-1").into_iter().filter(|n| n["method"] == "notifications/progress").collect();
+    let steps: Vec<_> = progress.iter().map(|n| n["params"]["progress"].as_u64().unwrap()).collect();
+    assert_eq!(steps, [1, 2, 3, 4], "{version}: calibration progress");
+    assert!(progress.iter().all(|n| n["params"]["progressToken"] == "cal-1" && n["params"]["total"] == 4));
 }
 
 /// `structuredContent` of every successful tool call matches the tool's `outputSchema`, as the spec
@@ -182,8 +256,20 @@ fn legacy_sessions_match_their_schemas() {
     for version in &VERSIONS[..4] {
         let schema = Schema::load(version);
         let session = legacy_session(version);
-        let (checked, answers) = run_and_validate(&schema, &session);
+        let outcome = run_and_validate(&schema, &session);
+        let (checked, answers) = (&outcome.checked, &outcome.answers);
         assert_eq!(answers[&0]["result"]["protocolVersion"], *version, "initialize echoes a supported version");
+        check_surface(version, &outcome);
+        // Log messages until `logging/setLevel` raised the level past `info`; -32602 for a bad level.
+        let logs: Vec<_> =
+            outcome.notifications.iter().filter(|(_, n)| n["method"] == "notifications/message").collect();
+        assert_eq!(logs.len(), 2, "{version}: {logs:?}");
+        assert!(logs.iter().all(|(line, _)| !line.contains("logging/setLevel")));
+        let bad_level = answers.values().find(|a| a["error"]["message"].as_str().is_some_and(|m| m.contains("level")));
+        assert_eq!(bad_level.map(|a| a["error"]["code"].clone()), Some(json!(-32602)), "{version}");
+        // The tool list changed twice (blink_led offered, then withdrawn).
+        let changes = outcome.notifications.iter().filter(|(_, n)| n["method"] == "notifications/tools/list_changed");
+        assert_eq!(changes.count(), 2, "{version}");
         for definition in [
             "InitializeResult",
             "EmptyResult",
@@ -199,8 +285,14 @@ fn legacy_sessions_match_their_schemas() {
         ] {
             assert!(checked.contains(definition), "{version}: nothing was checked against {definition}");
         }
+        for definition in ["LoggingMessageNotification", "ProgressNotification", "ToolListChangedNotification"] {
+            assert!(checked.contains(definition), "{version}: nothing was checked against {definition}");
+        }
+        if *version != "2024-11-05" {
+            assert!(checked.contains("CompleteResult"), "{version}");
+        }
         if *version >= "2025-06-18" {
-            check_structured_content(&schema, &session, &answers);
+            check_structured_content(&schema, &session, answers);
         }
     }
 }
@@ -209,8 +301,32 @@ fn legacy_sessions_match_their_schemas() {
 fn modern_exchanges_match_the_2026_schema() {
     let schema = Schema::load(MODERN);
     let session = modern_session();
-    let (checked, answers) = run_and_validate(&schema, &session);
+    let outcome = run_and_validate(&schema, &session);
+    let (checked, answers) = (&outcome.checked, &outcome.answers);
+    check_surface(MODERN, &outcome);
+    // Log messages only for the request that asked for them; -32602 for a bad level.
+    let logs: Vec<_> = outcome.notifications.iter().filter(|(_, n)| n["method"] == "notifications/message").collect();
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    assert!(logs[0].0.contains("\"id\":800"));
+    assert_eq!(answers[&801]["error"]["code"], -32602);
+    // The listen stream: acknowledged with what the device honours (tools), told of the change,
+    // answered at the end of input with its subscription id.
+    let listen = caused(&outcome, "\"id\":802");
+    assert_eq!(listen.len(), 1);
+    assert_eq!(listen[0]["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(listen[0]["params"]["notifications"], json!({"toolsListChanged": true}));
+    let changed = caused(&outcome, "\"enabled\":true");
+    let tagged: Vec<_> = changed.iter().filter(|n| n["method"] == "notifications/tools/list_changed").collect();
+    assert_eq!(tagged.len(), 1, "{changed:?}");
+    assert_eq!(tagged[0]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 802);
+    assert_eq!(answers[&802]["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 802);
     for definition in [
+        "SubscriptionsAcknowledgedNotification",
+        "SubscriptionsListenResult",
+        "CompleteResult",
+        "LoggingMessageNotification",
+        "ProgressNotification",
+        "ToolListChangedNotification",
         "DiscoverResult",
         "DiscoverResultResponse",
         "ListToolsResult",
@@ -235,7 +351,7 @@ fn modern_exchanges_match_the_2026_schema() {
     for id in [902, 903] {
         assert_eq!(answers[&id]["error"]["code"], -32602, "{}", answers[&id]);
     }
-    check_structured_content(&schema, &session, &answers);
+    check_structured_content(&schema, &session, answers);
 }
 
 /// The validators reject real answers with one defect each, so the tests above can fail.

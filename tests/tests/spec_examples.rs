@@ -132,8 +132,9 @@ fn expectation(request: &Value) -> Expect {
         // The examples name a tool, a prompt and a file the device does not have: -32602 (unknown
         // tool, unknown prompt, and the 2026-07-28 resource-not-found).
         "tools/call" | "prompts/get" | "resources/read" => Expect::Error(-32602),
-        // The device offers no completions; a listen stream is answered when it ends.
-        "completion/complete" => Expect::Error(-32601),
+        // The example completes a prompt the device does not have; a listen stream is answered when
+        // it ends.
+        "completion/complete" => Expect::Error(-32602),
         "subscriptions/listen" => Expect::Result,
         other => panic!("no expectation for an example {other} request"),
     }
@@ -165,13 +166,14 @@ fn example_requests_are_answered_as_the_spec_says() {
         let mut driver = Driver::new(&mut memory, Clock::DEFAULT);
         let mut out = driver.send_line(&one_line(&text));
         if method == "subscriptions/listen" {
-            // A listen stream opens with its acknowledgement (the device declares no `listChanged`,
-            // so it honours nothing) and is answered when it ends: here, at the end of input.
+            // A listen stream opens with its acknowledgement (of what the device honours: tool list
+            // changes, not resource subscriptions) and is answered when it ends: here, at the end of
+            // input.
             assert_eq!(out.len(), 1, "{}: expected the acknowledgement, got {out:?}", path.display());
             let ack = parse_json_line(&out[0]);
             assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{}", path.display());
             assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], request["id"]);
-            assert_eq!(ack["params"]["notifications"], serde_json::json!({}));
+            assert_eq!(ack["params"]["notifications"], serde_json::json!({"toolsListChanged": true}));
             schema
                 .validate("SubscriptionsAcknowledgedNotification", &ack)
                 .unwrap_or_else(|errors| panic!("{}: {errors}", path.display()));

@@ -35,6 +35,8 @@ pub struct Engine<'a, const IN_FLIGHT: usize = 4, const OUTBOUND: usize = 2> {
     pub(crate) batch: Option<BatchCursor>,
     pub(crate) eof: Eof,
     pub(crate) notify_route: Route,
+    /// List changes not yet announced for lack of room.
+    pub(crate) pending_changes: crate::server::ListChanges,
 }
 
 /// What [`Engine::handle_message`] made of a message.
@@ -88,6 +90,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             batch: None,
             eof: Eof::Open,
             notify_route: Route::BYTE_STREAM,
+            pending_changes: crate::server::ListChanges::NONE,
         }
     }
 
@@ -192,7 +195,9 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             );
             return Ok(Received::Invalid);
         }
-        Ok(parts.handle_message(value, false))
+        let received = parts.handle_message(value, false);
+        self.announce_changes(handler);
+        Ok(received)
     }
 
     /// Free space at the end of the receive buffer, to read into directly (see
@@ -451,6 +456,9 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// Processes buffered frames while the transmit buffer has room for an answer. Once the input
     /// has ended, listen streams are ended gracefully (their result written as room allows).
     fn process<H: Handler>(&mut self, now: Instant, handler: &mut H) {
+        if self.pending_changes != crate::server::ListChanges::NONE {
+            self.flush_changes(&*handler);
+        }
         self.process_input(now, handler);
         if self.eof == Eof::Done {
             let _ = self.end_listens();
@@ -468,10 +476,14 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             }
             if let Some(batch) = self.batch {
                 self.resume_batch(now, batch, window, handler);
+                self.announce_changes(handler);
                 continue;
             }
             match self.rx.next_frame() {
-                Some(Ok(frame)) => self.handle_frame(now, frame, window, handler),
+                Some(Ok(frame)) => {
+                    self.handle_frame(now, frame, window, handler);
+                    self.announce_changes(handler);
+                }
                 Some(Err(error)) => self.reject_frame(now, error, window, handler),
                 None => break,
             }

@@ -203,6 +203,15 @@ pub trait Handler {
         reply.finish();
     }
 
+    /// Which lists changed while the handler served the last request (a tool appeared, a prompt
+    /// went away). Called by the engine after each request the handler served; the engine then sends
+    /// `notifications/…/list_changed` to the legacy session and to the listen streams that asked for
+    /// them, where the capabilities declare `listChanged`. Changes made outside a request are
+    /// announced with [`Engine::list_changed`](crate::server::Engine::list_changed).
+    fn take_list_changes(&mut self) -> crate::server::ListChanges {
+        crate::server::ListChanges::NONE
+    }
+
     /// What came of a request this server sent ([`Engine::ping`], [`Engine::send_request`]): the
     /// client's answer, a timeout, or the end of input. Called once per request sent, except for
     /// requests the application cancelled itself ([`Engine::cancel_request`]).

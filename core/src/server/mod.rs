@@ -48,7 +48,7 @@ pub use reply::{
     CacheHints, CacheScope, CompletionReply, Content, DeferError, Deferred, DeferredKey, MAX_COMPLETION_VALUES,
     PromptReply, ReplyError, ReplyKind, ResourceContents, ResourceReply, ResultType, Role, ToolReply,
 };
-pub use subscriptions::{ListChanged, MAX_SUBSCRIPTIONS};
+pub use subscriptions::{ListChanged, ListChanges, MAX_SUBSCRIPTIONS};
 
 /// Default JSON nesting limit for received messages.
 pub const DEFAULT_MAX_DEPTH: usize = 64;

@@ -8,7 +8,7 @@ use crate::json::JsonWriter;
 use crate::mcp::LoggingLevel;
 use crate::server::reply::{ReplyKind, write_log};
 use crate::server::subscriptions::{ListChanged, write_subscription_meta};
-use crate::server::{Deferred, Engine, Session};
+use crate::server::{Deferred, Engine, Handler, Session};
 use crate::version::Era;
 
 impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OUTBOUND> {
@@ -63,17 +63,17 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     }
 
     /// Sends `notifications/message` to the legacy session (on the notification route) if the server
-    /// declares `logging` (in [`Config::capabilities`](crate::server::Config::capabilities)) and
-    /// the session's level lets `level` through. `Ok(false)`: filtered out. 2026-07-28 has no session
-    /// log: log about a request with [`Engine::log_for`].
-    pub fn log(
+    /// declares `logging` and the session's level lets `level` through. `Ok(false)`: filtered out.
+    /// 2026-07-28 has no session log: log about a request with [`Engine::log_for`].
+    pub fn log<H: Handler>(
         &mut self,
         level: LoggingLevel,
         logger: Option<&str>,
         data: fmt::Arguments<'_>,
+        handler: &H,
     ) -> Result<bool, SendError> {
         let Session::Legacy { log_level, .. } = self.session else { return Err(SendError::NotAvailable) };
-        if !self.config.capabilities.is_some_and(|c| c.logging) {
+        if !self.config.capabilities.unwrap_or_else(|| handler.capabilities()).logging {
             return Err(SendError::NotAvailable);
         }
         if level < log_level {
@@ -87,8 +87,8 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// the capabilities declare `listChanged` for it, and every 2026-07-28 listen stream that asked
     /// for it gets the same, tagged with its subscription id. Returns how many were sent; on
     /// [`SendError::Full`] none of those not yet sent was (transmit, then call again).
-    pub fn list_changed(&mut self, list: ListChanged) -> Result<usize, SendError> {
-        let capabilities = self.config.capabilities.unwrap_or_default();
+    pub fn list_changed<H: Handler>(&mut self, list: ListChanged, handler: &H) -> Result<usize, SendError> {
+        let capabilities = self.config.capabilities.unwrap_or_else(|| handler.capabilities());
         let declared = match list {
             ListChanged::Tools => capabilities.tools.is_some_and(|t| t.list_changed),
             ListChanged::Prompts => capabilities.prompts.is_some_and(|p| p.list_changed),
@@ -162,6 +162,36 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             ended += 1;
         }
         Ok(ended)
+    }
+
+    /// Announces what the handler reports changed ([`Handler::take_list_changes`]) after it served
+    /// a request. A notification that finds the transmit buffer full stays pending and is sent by a
+    /// later call, once output has drained.
+    pub(crate) fn announce_changes<H: Handler>(&mut self, handler: &mut H) {
+        let changes = handler.take_list_changes();
+        self.pending_changes.tools |= changes.tools;
+        self.pending_changes.prompts |= changes.prompts;
+        self.pending_changes.resources |= changes.resources;
+        self.flush_changes(&*handler);
+    }
+
+    /// Sends pending list changes as far as there is room.
+    pub(crate) fn flush_changes<H: Handler>(&mut self, handler: &H) {
+        let pending = self.pending_changes;
+        for (changed, list) in [
+            (pending.tools, ListChanged::Tools),
+            (pending.prompts, ListChanged::Prompts),
+            (pending.resources, ListChanged::Resources),
+        ] {
+            if !changed || self.list_changed(list, handler) == Err(SendError::Full) {
+                continue;
+            }
+            match list {
+                ListChanged::Tools => self.pending_changes.tools = false,
+                ListChanged::Prompts => self.pending_changes.prompts = false,
+                ListChanged::Resources => self.pending_changes.resources = false,
+            }
+        }
     }
 
     /// How many listen streams are open.

@@ -2,9 +2,12 @@
 
 use crate::connection::Connection;
 use crate::endpoint::{OutboundKey, SendError};
+use core::fmt;
+
 use crate::json::JsonWriter;
+use crate::mcp::LoggingLevel;
 use crate::server::{
-    Bound, Buffers, Config, Deferred, Engine, Handler, PromptReply, ReplyError, ResourceReply, ToolReply,
+    Bound, Buffers, Config, Deferred, Engine, Handler, ListChanged, PromptReply, ReplyError, ResourceReply, ToolReply,
 };
 use crate::time::Instant;
 use crate::version::ProtocolVersion;
@@ -115,6 +118,53 @@ impl<'a, H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize> Server<'a, H
     /// See [`Engine::notify`].
     pub fn notify(&mut self, method: &str, params: Option<&dyn Fn(&mut JsonWriter<'_>)>) -> Result<(), SendError> {
         self.engine.notify(method, params)
+    }
+
+    /// See [`Engine::progress`].
+    pub fn progress(
+        &mut self,
+        deferred: &Deferred,
+        progress: u64,
+        total: Option<u64>,
+        message: Option<&str>,
+    ) -> Result<(), SendError> {
+        self.engine.progress(deferred, progress, total, message)
+    }
+
+    /// See [`Engine::log_for`].
+    pub fn log_for(
+        &mut self,
+        deferred: &Deferred,
+        level: LoggingLevel,
+        logger: Option<&str>,
+        data: fmt::Arguments<'_>,
+    ) -> Result<bool, SendError> {
+        self.engine.log_for(deferred, level, logger, data)
+    }
+
+    /// See [`Engine::log`].
+    pub fn log(
+        &mut self,
+        level: LoggingLevel,
+        logger: Option<&str>,
+        data: fmt::Arguments<'_>,
+    ) -> Result<bool, SendError> {
+        self.engine.log(level, logger, data, &self.handler)
+    }
+
+    /// See [`Engine::list_changed`].
+    pub fn list_changed(&mut self, list: ListChanged) -> Result<usize, SendError> {
+        self.engine.list_changed(list, &self.handler)
+    }
+
+    /// See [`Engine::resource_updated`].
+    pub fn resource_updated(&mut self, uri: &str) -> Result<usize, SendError> {
+        self.engine.resource_updated(uri)
+    }
+
+    /// See [`Engine::end_listens`].
+    pub fn end_listens(&mut self) -> Result<usize, SendError> {
+        self.engine.end_listens()
     }
 }
 

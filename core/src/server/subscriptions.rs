@@ -35,6 +35,24 @@ impl ListChanged {
     }
 }
 
+/// Which lists a handler changed while serving a request (see
+/// [`Handler::take_list_changes`](crate::server::Handler::take_list_changes)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ListChanges {
+    /// The tools changed.
+    pub tools: bool,
+    /// The prompts changed.
+    pub prompts: bool,
+    /// The resources or resource templates changed.
+    pub resources: bool,
+}
+
+impl ListChanges {
+    /// Nothing changed.
+    pub const NONE: ListChanges = ListChanges { tools: false, prompts: false, resources: false };
+}
+
 /// A set of resource URIs, kept as 32-bit FNV-1a hashes (a collision costs at worst one
 /// notification the client did not ask for).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

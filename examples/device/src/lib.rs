@@ -2,15 +2,20 @@
 #![forbid(unsafe_code)]
 //! The example "device": an MCP server for a small board, written once without `std` or an allocator.
 //!
-//! It offers four tools (`echo`, `read_temperature`, `set_led`, `get_uptime`), two resources
-//! (`device://status` as JSON text, `device://calibration` as a binary blob) and one prompt (`diagnose`).
-//! The hardware is behind the [`Board`] trait: the host binary `mcp-device` simulates it, firmware drives
-//! real pins and sensors. Uptime is the engine's injected time, so the caller's clock epoch is "boot".
+//! It offers six tools (`echo`, `read_temperature`, `set_led`, `get_uptime`, `calibrate`,
+//! `enable_blink`, and `blink_led` while blinking is enabled), two resources (`device://status` as
+//! JSON text, `device://calibration` as a binary blob), a resource template (`device://sensor/{name}`)
+//! and one prompt (`diagnose`), with completion of sensor names and symptoms, log messages of sensor
+//! reads, progress of the calibration, and `listChanged` when the LED tools change. The hardware is
+//! behind the [`Board`] trait: the host binary `mcp-device` simulates it, firmware drives real pins
+//! and sensors. Uptime is the engine's injected time, so the caller's clock epoch is "boot".
 
 use mcp_sansio::json::JsonStr;
+use mcp_sansio::mcp::{ListCapability, LoggingLevel, ResourceCapability, ServerCapabilities};
 use mcp_sansio::server::{
-    Handler, Prompt, PromptArgument, PromptGet, PromptReply, Resource, ResourceRead, ResourceReply, Role, Tool,
-    ToolAnnotations, ToolCall, ToolReply,
+    CompletionRef, CompletionReply, CompletionRequest, Handler, ListChanges, Prompt, PromptArgument, PromptGet,
+    PromptReply, Resource, ResourceRead, ResourceReply, ResourceTemplate, Role, Tool, ToolAnnotations, ToolCall,
+    ToolReply,
 };
 use mcp_sansio::time::Instant;
 use serde::Serialize;
@@ -40,8 +45,10 @@ impl Sensor {
     }
 
     fn from_name(name: JsonStr<'_>) -> Option<Self> {
-        [Sensor::Board, Sensor::Cpu].into_iter().find(|s| name.eq_str(s.name()))
+        Sensor::ALL.into_iter().find(|s| name.eq_str(s.name()))
     }
+
+    const ALL: [Sensor; 2] = [Sensor::Board, Sensor::Cpu];
 }
 
 /// The hardware the device logic needs.
@@ -63,6 +70,12 @@ const LED_SCHEMA: &str = r#"{"type":"object","properties":{"on":{"type":"boolean
 const LED_OUTPUT: &str = r#"{"type":"object","properties":{"on":{"type":"boolean"}},"required":["on"]}"#;
 const UPTIME_OUTPUT: &str = r#"{"type":"object","properties":{"uptimeMs":{"type":"integer"}},"required":["uptimeMs"]}"#;
 const NO_ARGUMENTS: &str = r#"{"type":"object","properties":{}}"#;
+const CALIBRATE_OUTPUT: &str = r#"{"type":"object","properties":{"steps":{"type":"integer"}},"required":["steps"]}"#;
+const ENABLE_BLINK_SCHEMA: &str = r#"{"type":"object","properties":{"enabled":{"type":"boolean","description":"true to offer the blink_led tool"}},"required":["enabled"]}"#;
+const BLINK_SCHEMA: &str = r#"{"type":"object","properties":{"times":{"type":"integer","minimum":1,"maximum":10,"description":"How often to blink"}},"required":["times"]}"#;
+
+/// Steps of the simulated calibration, one progress notification each.
+pub const CALIBRATION_STEPS: u64 = 4;
 
 const READ_ONLY: ToolAnnotations = ToolAnnotations {
     read_only: Some(true),
@@ -71,8 +84,8 @@ const READ_ONLY: ToolAnnotations = ToolAnnotations {
     open_world: Some(false),
 };
 
-/// The device's tools, in listing order.
-pub static TOOLS: [Tool<'static>; 4] = [
+/// The device's tools, in listing order; [`BLINK_TOOL`] follows them while blinking is enabled.
+pub static TOOLS: [Tool<'static>; 6] = [
     Tool {
         name: "echo",
         title: Some("Echo"),
@@ -118,7 +131,75 @@ pub static TOOLS: [Tool<'static>; 4] = [
         icons: &[],
         meta: None,
     },
+    Tool {
+        name: "calibrate",
+        title: Some("Calibrate sensors"),
+        description: Some("Runs the sensor calibration (reports progress for each of its steps)."),
+        input_schema: NO_ARGUMENTS,
+        output_schema: Some(CALIBRATE_OUTPUT),
+        annotations: ToolAnnotations {
+            read_only: Some(false),
+            destructive: Some(false),
+            idempotent: Some(true),
+            open_world: Some(false),
+        },
+        icons: &[],
+        meta: None,
+    },
+    Tool {
+        name: "enable_blink",
+        title: Some("Enable blinking"),
+        description: Some("Offers or withdraws the blink_led tool (the tool list changes)."),
+        input_schema: ENABLE_BLINK_SCHEMA,
+        output_schema: None,
+        annotations: ToolAnnotations {
+            read_only: Some(false),
+            destructive: Some(false),
+            idempotent: Some(true),
+            open_world: Some(false),
+        },
+        icons: &[],
+        meta: None,
+    },
 ];
+
+/// The tool offered while blinking is enabled.
+pub static BLINK_TOOL: Tool<'static> = Tool {
+    name: "blink_led",
+    title: Some("Blink LED"),
+    description: Some("Blinks the status LED a number of times, leaving it as it was."),
+    input_schema: BLINK_SCHEMA,
+    output_schema: None,
+    annotations: ToolAnnotations {
+        read_only: Some(false),
+        destructive: Some(false),
+        idempotent: Some(false),
+        open_world: Some(false),
+    },
+    icons: &[],
+    meta: None,
+};
+
+const SENSOR_TEMPLATE: &str = "device://sensor/{name}";
+
+/// The device's resource templates.
+pub static RESOURCE_TEMPLATES: [ResourceTemplate<'static>; 1] = [ResourceTemplate {
+    title: Some("Sensor reading"),
+    description: Some("One temperature sensor (board or cpu), read now, as JSON."),
+    mime_type: Some("application/json"),
+    ..ResourceTemplate::new(SENSOR_TEMPLATE, "sensor")
+}];
+
+/// Symptoms offered when completing the `diagnose` prompt's argument.
+const SYMPTOMS: [&str; 4] = ["LED does not light", "no answer from the sensor", "overheating", "resets by itself"];
+
+/// What the device declares: its tables, `listChanged` for tools, logging and completions.
+pub const CAPABILITIES: ServerCapabilities = ServerCapabilities::NONE
+    .with_tools(ListCapability { list_changed: true })
+    .with_resources(ResourceCapability { subscribe: false, list_changed: false })
+    .with_prompts(ListCapability { list_changed: false })
+    .with_logging()
+    .with_completions();
 
 const STATUS_URI: &str = "device://status";
 const CALIBRATION_URI: &str = "device://calibration";
@@ -224,12 +305,14 @@ impl core::fmt::Display for Centi {
 /// The device: its MCP handler over a [`Board`].
 pub struct Device<B> {
     board: B,
+    blink: bool,
+    changes: ListChanges,
 }
 
 impl<B: Board> Device<B> {
     /// The device logic driving `board`.
     pub const fn new(board: B) -> Self {
-        Device { board }
+        Device { board, blink: false, changes: ListChanges::NONE }
     }
 
     /// The board.
@@ -245,7 +328,20 @@ impl<B: Board> Device<B> {
                 None => return reply.finish_error_text("\"sensor\" must be \"board\" or \"cpu\""),
             },
         };
-        match self.board.temperature_celsius(sensor, call.context.now) {
+        let mut reply = reply;
+        let reading = self.board.temperature_celsius(sensor, call.context.now);
+        // Sent if the client asked for log messages; a full window only costs the message.
+        let _ = match reading {
+            Some(celsius) => reply.log(
+                LoggingLevel::Info,
+                Some("sensors"),
+                format_args!("{} sensor read: {} °C", sensor.name(), Centi::of(celsius)),
+            ),
+            None => {
+                reply.log(LoggingLevel::Warning, Some("sensors"), format_args!("{} sensor: no answer", sensor.name()))
+            }
+        };
+        match reading {
             Some(celsius) => reply
                 .structured(&Temperature { sensor: sensor.name(), celsius })
                 .text_fmt(format_args!("{}: {} °C", sensor.name(), Centi::of(celsius)))
@@ -265,10 +361,88 @@ impl<B: Board> Device<B> {
     }
 }
 
+impl<B: Board> Device<B> {
+    /// `calibrate`: one progress notification per step (if the client sent a `progressToken`).
+    fn calibrate(&mut self, reply: ToolReply<'_>) {
+        let mut reply = reply;
+        for step in 1..=CALIBRATION_STEPS {
+            let _ = reply.progress(step, Some(CALIBRATION_STEPS), Some("calibrating"));
+        }
+        #[derive(Serialize)]
+        struct Calibrated {
+            steps: u64,
+        }
+        reply.structured(&Calibrated { steps: CALIBRATION_STEPS }).text("calibration done").finish()
+    }
+
+    fn enable_blink(&mut self, call: &ToolCall<'_>, reply: ToolReply<'_>) {
+        match call.argument("enabled").and_then(|v| v.as_bool()) {
+            Some(enabled) => {
+                if enabled != self.blink {
+                    self.blink = enabled;
+                    self.changes.tools = true;
+                }
+                reply.text(if enabled { "blink_led is offered" } else { "blink_led is withdrawn" }).finish()
+            }
+            None => reply.finish_error_text("\"enabled\" must be a boolean"),
+        }
+    }
+
+    fn blink(&mut self, call: &ToolCall<'_>, reply: ToolReply<'_>) {
+        match call.argument("times").and_then(|v| v.as_u64()).filter(|n| (1..=10).contains(n)) {
+            Some(times) => {
+                let was = self.board.led();
+                for _ in 0..times {
+                    self.board.set_led(!was);
+                    self.board.set_led(was);
+                }
+                reply.text_fmt(format_args!("blinked {times} times")).finish()
+            }
+            None => reply.finish_error_text("\"times\" must be an integer from 1 to 10"),
+        }
+    }
+
+    fn read_sensor(&mut self, read: &ResourceRead<'_>, reply: ResourceReply<'_>) {
+        let sensor = read
+            .variables(&RESOURCE_TEMPLATES[0])
+            .and_then(|vars| vars.get("name"))
+            .and_then(|name| Sensor::ALL.into_iter().find(|s| s.name() == name));
+        let Some(sensor) = sensor else { return reply.not_found(read.uri) };
+        match self.board.temperature_celsius(sensor, read.context.now) {
+            Some(celsius) => reply.json(read.uri, &Temperature { sensor: sensor.name(), celsius }).finish(),
+            None => reply.fail(mcp_sansio::jsonrpc::code::INTERNAL_ERROR, "the sensor did not answer"),
+        }
+    }
+}
+
 impl<B: Board> Handler for Device<B> {
-    const TOOLS: &'static [Tool<'static>] = &TOOLS;
     const RESOURCES: &'static [Resource<'static>] = &RESOURCES;
     const PROMPTS: &'static [Prompt<'static>] = &PROMPTS;
+    const RESOURCE_TEMPLATES: &'static [ResourceTemplate<'static>] = &RESOURCE_TEMPLATES;
+
+    fn capabilities(&self) -> ServerCapabilities {
+        CAPABILITIES
+    }
+
+    fn tool(&self, index: usize) -> Option<Tool<'_>> {
+        match TOOLS.get(index) {
+            Some(tool) => Some(*tool),
+            None => (self.blink && index == TOOLS.len()).then_some(BLINK_TOOL),
+        }
+    }
+
+    fn take_list_changes(&mut self) -> ListChanges {
+        core::mem::take(&mut self.changes)
+    }
+
+    fn complete(&mut self, request: CompletionRequest<'_>, reply: CompletionReply<'_>) {
+        let candidates: &[&str] = match (request.reference, request.argument) {
+            (CompletionRef::ResourceTemplate { .. }, "name") => &["board", "cpu"],
+            (CompletionRef::Prompt { .. }, "symptom") => &SYMPTOMS,
+            _ => &[],
+        };
+        reply.values(candidates.iter().copied().filter(|c| c.starts_with(request.value))).finish()
+    }
 
     fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
         match call.name {
@@ -278,6 +452,9 @@ impl<B: Board> Handler for Device<B> {
             },
             "read_temperature" => self.read_temperature(&call, reply),
             "set_led" => self.set_led(&call, reply),
+            "calibrate" => self.calibrate(reply),
+            "enable_blink" => self.enable_blink(&call, reply),
+            "blink_led" => self.blink(&call, reply),
             "get_uptime" => {
                 let uptime_ms = call.context.now.as_millis();
                 reply
@@ -303,6 +480,7 @@ impl<B: Board> Handler for Device<B> {
             CALIBRATION_URI => {
                 reply.blob(CALIBRATION_URI, Some("application/octet-stream"), self.board.calibration()).finish()
             }
+            _ if read.template.is_some() => self.read_sensor(&read, reply),
             uri => reply.not_found(uri),
         }
     }
@@ -347,7 +525,7 @@ mod tests {
 
     #[test]
     fn every_schema_is_valid_json() {
-        for tool in &TOOLS {
+        for tool in TOOLS.iter().chain([&BLINK_TOOL]) {
             assert!(parse(tool.input_schema.as_bytes(), 32).is_ok(), "{}", tool.name);
             if let Some(schema) = tool.output_schema {
                 assert!(parse(schema.as_bytes(), 32).is_ok(), "{}", tool.name);
