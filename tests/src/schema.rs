@@ -36,7 +36,6 @@ pub fn result_definition_name(method: &str) -> Option<&'static str> {
         "prompts/list" => "ListPromptsResult",
         "prompts/get" => "GetPromptResult",
         "completion/complete" => "CompleteResult",
-        "logging/setLevel" => "EmptyResult",
         "subscriptions/listen" => "SubscriptionsListenResult",
         _ => return None,
     })
