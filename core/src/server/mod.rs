@@ -27,6 +27,8 @@ mod subscriptions;
 mod tests;
 #[cfg(test)]
 mod tests_endpoint;
+#[cfg(test)]
+mod tests_surface;
 
 use crate::frame::FrameError;
 use crate::json::JsonStr;
