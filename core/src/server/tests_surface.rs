@@ -101,7 +101,6 @@ impl Handler for Surface {
                 let picked = request.resolved("table").map(|t| t.to_string()).unwrap_or_default();
                 reply.value(uri_template).value(&picked).total(7).has_more(true).finish()
             }
-            _ => reply.finish(),
         }
     }
 }
