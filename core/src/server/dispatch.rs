@@ -10,9 +10,11 @@ use crate::endpoint::{OutboundTable, Outcome, Response, Route, TxQueue};
 use crate::frame::{Frame, FrameError, LineBuffer};
 use crate::json::{self, JsonStr, JsonWriter, Kind, ScanError, ScanErrorKind, Value};
 use crate::jsonrpc::{EnvelopeError, Id, Message, WriteId, classify, code, write_error_head};
-use crate::mcp::ServerCapabilities;
+use crate::mcp::{ClientCapabilities, ServerCapabilities};
 use crate::server::handler::{PromptGet, RequestContext, ResourceRead, ToolCall};
+use crate::server::input::InputScope;
 use crate::server::reply::{DeferSlots, InFlight, Outgoing, PromptReply, ReplyId, ReplyKind, ResourceReply, ToolReply};
+use crate::server::seal::{MAX_REQUEST_STATE, MAX_SEALED_STATE, SealError, StateBinding};
 use crate::server::{BatchCursor, Config, Engine, Event, Handler, MAX_ESCAPED_NAME_LEN, Received, Session};
 use crate::time::Instant;
 use crate::version::{Era, ProtocolVersion};
@@ -387,7 +389,19 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 }
             }
         };
-        let context = RequestContext { now: self.now, version, meta };
+        let client = match (is_modern, *self.session) {
+            (true, _) => meta.and_then(|m| m.get(META_CLIENT_CAPABILITIES)).map(ClientCapabilities::from_value),
+            (false, Session::Legacy { client, .. }) => Some(client),
+            (false, Session::None) => None,
+        };
+        let context = RequestContext {
+            now: self.now,
+            version,
+            meta,
+            client: client.unwrap_or_default(),
+            input_responses: None,
+            request_state: None,
+        };
         self.dispatch(id, method, params, context);
     }
 
@@ -558,20 +572,29 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             );
         };
         let Ok(arguments) = self.object_param(id, params, "arguments") else { return };
+        let mut state = [0u8; MAX_REQUEST_STATE];
+        let binding = StateBinding { method: "tools/call", name, now: self.now };
+        let Some(context) = self.with_input(id, params, context, &binding, &mut state) else { return };
         let call = ToolCall { index, name, arguments, context };
         let notes = self.notes(&context);
+        let scope = self.input_scope(binding, &context);
         let (handler, _, out) = self.reply_parts(id, context.version, true);
-        handler.call_tool(call, ToolReply::new(out.with_notes(notes)));
+        handler.call_tool(call, ToolReply::new(out.with_notes(notes).with_input(scope)));
     }
 
     fn read_resource(&mut self, id: Id<'_>, params: Option<Value<'_>>, context: RequestContext<'_>) {
         let mut buf = [0u8; MAX_ESCAPED_NAME_LEN];
         let Some((_, uri)) = self.string_param(id, params, "uri", &mut buf) else { return };
+        let mut state = [0u8; MAX_REQUEST_STATE];
+        let binding = StateBinding { method: "resources/read", name: uri, now: self.now };
+        let Some(context) = self.with_input(id, params, context, &binding, &mut state) else { return };
         let template = crate::server::methods::matching_template(&*self.handler, uri);
         let read = ResourceRead { uri, template, context };
         let notes = self.notes(&context);
+        let scope = self.input_scope(binding, &context);
         let (handler, config, out) = self.reply_parts(id, context.version, true);
-        handler.read_resource(read, ResourceReply::new(out.with_notes(notes), config.resource_cache));
+        let out = out.with_notes(notes).with_input(scope);
+        handler.read_resource(read, ResourceReply::new(out, config.resource_cache));
     }
 
     fn get_prompt(&mut self, id: Id<'_>, params: Option<Value<'_>>, context: RequestContext<'_>) {
@@ -614,10 +637,82 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 "missing prompt argument",
             );
         }
+        let mut state = [0u8; MAX_REQUEST_STATE];
+        let binding = StateBinding { method: "prompts/get", name, now: self.now };
+        let Some(context) = self.with_input(id, params, context, &binding, &mut state) else { return };
         let get = PromptGet { index, name, arguments, context };
         let notes = self.notes(&context);
+        let scope = self.input_scope(binding, &context);
         let (handler, _, out) = self.reply_parts(id, context.version, true);
-        handler.get_prompt(get, PromptReply::new(out.with_notes(notes)));
+        handler.get_prompt(get, PromptReply::new(out.with_notes(notes).with_input(scope)));
+    }
+}
+
+impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
+    /// Reads a retry's `inputResponses` and opens its `requestState` (into `state`). Answers `-32602`
+    /// and returns `None` when either is malformed, or the state fails verification.
+    fn with_input<'x>(
+        &mut self,
+        id: Id<'_>,
+        params: Option<Value<'x>>,
+        mut context: RequestContext<'x>,
+        binding: &StateBinding<'_>,
+        state: &'x mut [u8; MAX_REQUEST_STATE],
+    ) -> Option<RequestContext<'x>> {
+        let responses = params.and_then(|p| p.get("inputResponses")).filter(|v| !v.is_null());
+        if responses.is_some_and(|r| r.kind() != Kind::Object) {
+            self.reject(
+                Some(&id),
+                code::INVALID_PARAMS,
+                format_args!("Invalid params: \"inputResponses\" must be an object"),
+                "inputResponses not an object",
+            );
+            return None;
+        }
+        context.input_responses = responses;
+        let Some(sealed) = params.and_then(|p| p.get("requestState")).filter(|v| !v.is_null()) else {
+            return Some(context);
+        };
+        let mut decoded = [0u8; MAX_SEALED_STATE];
+        let opened = match sealed.as_str().and_then(|s| s.as_plain()) {
+            Some(text) => match crate::server::seal::decode_base64(text.as_bytes(), &mut decoded) {
+                Some(bytes) => match self.config.state_sealer {
+                    Some(sealer) => sealer.open(binding, bytes, state).map(|s| s.len()),
+                    None => match state.get_mut(..bytes.len()) {
+                        Some(out) => {
+                            out.copy_from_slice(bytes);
+                            Ok(bytes.len())
+                        }
+                        None => Err(SealError::TooLong),
+                    },
+                },
+                None => Err(SealError::Invalid),
+            },
+            None => Err(SealError::Invalid),
+        };
+        match opened {
+            Ok(len) => {
+                context.request_state = Some(&state[..len]);
+                Some(context)
+            }
+            Err(error) => {
+                self.reject(
+                    Some(&id),
+                    code::INVALID_PARAMS,
+                    format_args!("Invalid params: {error}"),
+                    "bad requestState",
+                );
+                None
+            }
+        }
+    }
+
+    /// What a reply needs to ask for input.
+    fn input_scope<'x>(&self, binding: StateBinding<'x>, context: &RequestContext<'_>) -> InputScope<'x>
+    where
+        'a: 'x,
+    {
+        InputScope { binding, client: context.client, sealer: self.config.state_sealer }
     }
 }
 

@@ -8,8 +8,8 @@
 
 use crate::endpoint::Response;
 use crate::json::{JsonStr, Value};
+use crate::mcp::{ClientCapabilities, ServerCapabilities, UriTemplate, Variables};
 pub use crate::mcp::{Implementation, Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolAnnotations};
-use crate::mcp::{ServerCapabilities, UriTemplate, Variables};
 use crate::server::Event;
 use crate::server::reply::{CompletionReply, PromptReply, ResourceReply, ToolReply};
 use crate::time::Instant;
@@ -17,6 +17,7 @@ use crate::version::ProtocolVersion;
 
 /// What every application request carries besides its own parameters.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct RequestContext<'a> {
     /// The time the engine was given with the input that carried this request.
     pub now: Instant,
@@ -24,6 +25,26 @@ pub struct RequestContext<'a> {
     pub version: ProtocolVersion,
     /// The request's `params._meta`, if any.
     pub meta: Option<Value<'a>>,
+    /// What the client declared: in `initialize` (legacy) or in the request's `_meta` (2026-07-28).
+    /// Ask only for input it supports ([`InputRequest::is_supported_by`]).
+    ///
+    /// [`InputRequest::is_supported_by`]: crate::server::InputRequest::is_supported_by
+    pub client: ClientCapabilities,
+    /// `inputResponses`: the client's answers to the input requests of the previous round, by key
+    /// (see [`input`](crate::server::input)).
+    pub input_responses: Option<Value<'a>>,
+    /// The state the handler kept for this round ([`InputReply::state`]), verified by the
+    /// configured sealer.
+    ///
+    /// [`InputReply::state`]: crate::server::InputReply::state
+    pub request_state: Option<&'a [u8]>,
+}
+
+impl<'a> RequestContext<'a> {
+    /// The client's answer to the input request `key` of the previous round.
+    pub fn input(&self, key: &str) -> Option<Value<'a>> {
+        self.input_responses.and_then(|responses| responses.get(key))
+    }
 }
 
 /// A `tools/call` request for a tool the engine found in the table.

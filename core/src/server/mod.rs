@@ -14,6 +14,7 @@
 mod dispatch;
 mod engine;
 pub mod handler;
+pub mod input;
 mod items;
 mod lists;
 mod methods;
@@ -21,12 +22,15 @@ mod notify;
 #[cfg(feature = "alloc")]
 pub mod registry;
 pub mod reply;
+mod seal;
 mod serve;
 mod subscriptions;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_endpoint;
+#[cfg(all(test, feature = "hmac"))]
+mod tests_input;
 #[cfg(test)]
 mod tests_surface;
 
@@ -44,12 +48,16 @@ pub use handler::{
     CompletionRef, CompletionRequest, Handler, Implementation, Prompt, PromptArgument, PromptGet, RequestContext,
     Resource, ResourceRead, ResourceTemplate, Tool, ToolAnnotations, ToolCall,
 };
+pub use input::{InputReply, InputRequest, MAX_INPUT_REQUESTS};
 #[cfg(feature = "alloc")]
 pub use registry::{PromptInfo, Registry, ResourceInfo, ToolInfo};
 pub use reply::{
     CacheHints, CacheScope, CompletionReply, Content, DeferError, Deferred, DeferredKey, MAX_COMPLETION_VALUES,
     PromptReply, ReplyError, ReplyKind, ResourceContents, ResourceReply, ResultType, Role, ToolReply,
 };
+#[cfg(feature = "hmac")]
+pub use seal::HmacSealer;
+pub use seal::{MAX_REQUEST_STATE, MAX_SEALED_STATE, SealError, StateBinding, StateSealer};
 pub use subscriptions::{ListChanged, ListChanges, MAX_SUBSCRIPTIONS};
 
 /// Default JSON nesting limit for received messages.
@@ -115,6 +123,9 @@ pub struct Config<'a> {
     /// answer before it is cancelled and reported as [timed out](crate::endpoint::Outcome::TimedOut);
     /// `None` waits for ever.
     pub request_timeout: Option<Duration>,
+    /// Seals the state handlers keep across input rounds (`requestState`); `None` sends it as plain
+    /// base64, which the client can read and forge (see [`StateSealer`]).
+    pub state_sealer: Option<&'a dyn StateSealer>,
 }
 
 impl<'a> Config<'a> {
@@ -128,6 +139,7 @@ impl<'a> Config<'a> {
             resource_cache: CacheHints { ttl_ms: 0, scope: CacheScope::Private },
             capabilities: None,
             request_timeout: Some(DEFAULT_REQUEST_TIMEOUT),
+            state_sealer: None,
         }
     }
 }

@@ -39,8 +39,8 @@ use crate::log::log;
 /// Receive buffer: the longest message accepted (longer lines are answered with an error and
 /// skipped). The official SDK clients' largest requests are under 500 bytes.
 pub const RX_BYTES: usize = 1024;
-/// Transmit buffer: the largest answer (the modern-era `tools/list` is about 1.9 KB).
-pub const TX_BYTES: usize = 2560;
+/// Transmit buffer: the largest answer (the modern-era `tools/list` is about 2.6 KB).
+pub const TX_BYTES: usize = 3072;
 
 /// The device answers every request at once and sends no requests to the host: no slots for
 /// deferred requests, none for requests awaiting an answer.

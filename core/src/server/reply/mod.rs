@@ -313,6 +313,7 @@ pub(crate) struct Outgoing<'a> {
     server_info: &'a Implementation<'a>,
     defer_slots: Option<DeferSlots<'a>>,
     notes: Notes<ReplyId<'a>>,
+    input: Option<crate::server::input::InputScope<'a>>,
     first_field: bool,
     done: bool,
 }
@@ -340,6 +341,7 @@ impl<'a> Outgoing<'a> {
             server_info,
             defer_slots,
             notes: Notes::NONE,
+            input: None,
             first_field: true,
             done: false,
         };
@@ -350,6 +352,23 @@ impl<'a> Outgoing<'a> {
 
     pub(crate) fn version(&self) -> ProtocolVersion {
         self.version
+    }
+
+    /// Sets the `resultType` (2026-07-28).
+    pub(crate) fn set_result_type(&mut self, result_type: ResultType) {
+        self.result_type = result_type;
+    }
+
+    /// Lets the handler ask for input (what the engine knows of the request for that).
+    pub(crate) fn with_input(mut self, input: crate::server::input::InputScope<'a>) -> Self {
+        self.input = Some(input);
+        self
+    }
+
+    /// Turns this reply into an input-required answer.
+    pub(crate) fn into_input(mut self) -> crate::server::input::InputReply<'a> {
+        let scope = self.input.take();
+        crate::server::input::InputReply::new(self, scope)
     }
 
     /// Sets what the request opted into (progress, logging).
@@ -567,9 +586,15 @@ impl Drop for Outgoing<'_> {
     }
 }
 
-/// The progress and logging methods every reply has.
+/// The progress, logging and input methods every reply of tools, prompts and resources has.
 macro_rules! note_methods {
     () => {
+        /// Answers that the client must provide input first (elicitation, sampling, roots); see
+        /// [`InputReply`](crate::server::InputReply) and the [input model](crate::server::input).
+        pub fn input_required(self) -> crate::server::InputReply<'a> {
+            self.out.into_input()
+        }
+
         /// Sends `notifications/progress` for this request, ahead of its answer on the same stream,
         /// if the request carried a `progressToken`. `progress` must be larger than the last one sent
         /// ([`SendError::NotIncreasing`](crate::endpoint::SendError::NotIncreasing)); only before the

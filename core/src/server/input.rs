@@ -1,0 +1,277 @@
+//! Asking the client for input: elicitation, sampling and roots, one API for both eras.
+//!
+//! A handler that needs input answers with [`ToolReply::input_required`] (or the same on a prompt or
+//! resource reply), names each [`InputRequest`] under a key, and may keep state for the next round.
+//! In 2026-07-28 the engine answers with an `InputRequiredResult` (`inputRequests` and a sealed
+//! `requestState`, see [`StateSealer`](crate::server::StateSealer)); the client retries the request
+//! with `inputResponses`, and the handler is called again with the answers in
+//! [`RequestContext::input`](crate::server::RequestContext::input) and its state in
+//! [`RequestContext::request_state`](crate::server::RequestContext::request_state).
+//!
+//! [`ToolReply::input_required`]: crate::server::ToolReply::input_required
+
+use crate::json::{self, JsonWriter};
+use crate::jsonrpc::code;
+use crate::mcp::ClientCapabilities;
+use crate::server::reply::{Outgoing, ResultType};
+use crate::server::seal::{MAX_REQUEST_STATE, MAX_SEALED_STATE, StateBinding};
+use crate::version::{Era, ProtocolVersion};
+
+/// Most input requests one answer may carry.
+pub const MAX_INPUT_REQUESTS: usize = 4;
+
+/// One thing to ask the client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InputRequest<'a> {
+    /// `elicitation/create` in form mode: ask the user to fill in a form (client capability
+    /// `elicitation`, form mode).
+    ElicitForm {
+        /// What to tell the user.
+        message: &'a str,
+        /// The form: a JSON Schema object of primitive properties, as JSON text.
+        requested_schema: &'a str,
+    },
+    /// `elicitation/create` in URL mode: send the user to a web page (client capability
+    /// `elicitation.url`; 2025-11-25 and later).
+    ElicitUrl {
+        /// What to tell the user.
+        message: &'a str,
+        /// The page.
+        url: &'a str,
+        /// An id for the elicitation (2025-11-25 requires one; 2026-07-28 has none).
+        elicitation_id: &'a str,
+    },
+    /// `sampling/createMessage`: ask the client's model (client capability `sampling`, and
+    /// `sampling.tools` when the params offer tools).
+    Sample {
+        /// The request's params as JSON text: `messages`, `maxTokens`, and so on.
+        params: &'a str,
+    },
+    /// `roots/list`: ask for the client's roots (client capability `roots`).
+    ListRoots,
+}
+
+impl InputRequest<'_> {
+    /// The method of the request.
+    pub const fn method(&self) -> &'static str {
+        match self {
+            InputRequest::ElicitForm { .. } | InputRequest::ElicitUrl { .. } => "elicitation/create",
+            InputRequest::Sample { .. } => "sampling/createMessage",
+            InputRequest::ListRoots => "roots/list",
+        }
+    }
+
+    /// Whether `client` declared what this request needs.
+    pub fn is_supported_by(&self, client: &ClientCapabilities) -> bool {
+        match self {
+            InputRequest::ElicitForm { .. } => client.elicitation_form,
+            InputRequest::ElicitUrl { .. } => client.elicitation_url,
+            InputRequest::Sample { params } => {
+                client.sampling && (client.sampling_tools || !params.contains("\"tools\""))
+            }
+            InputRequest::ListRoots => client.roots.is_some(),
+        }
+    }
+
+    /// Adds what this request needs to `needs`.
+    fn add_needs(&self, needs: &mut ClientCapabilities) {
+        match self {
+            InputRequest::ElicitForm { .. } => needs.elicitation_form = true,
+            InputRequest::ElicitUrl { .. } => needs.elicitation_url = true,
+            InputRequest::Sample { params } => {
+                needs.sampling = true;
+                needs.sampling_tools |= params.contains("\"tools\"");
+            }
+            InputRequest::ListRoots => needs.roots = Some(Default::default()),
+        }
+    }
+
+    /// Writes `{"method":…,"params":{…}}` for `version`; `false` if the params are not JSON.
+    pub(crate) fn write(&self, w: &mut JsonWriter<'_>, version: ProtocolVersion) -> bool {
+        w.raw(b"{\"method\":");
+        w.string(self.method());
+        w.raw(b",\"params\":");
+        let ok = match *self {
+            InputRequest::ElicitForm { message, requested_schema } => {
+                let Ok(schema) = json::parse(requested_schema.as_bytes(), json::MAX_DEPTH_LIMIT) else { return false };
+                w.raw(if version.has_icons() { b"{\"mode\":\"form\",\"message\":" } else { b"{\"message\":" });
+                w.string(message);
+                w.raw(b",\"requestedSchema\":");
+                w.value(schema);
+                w.raw(b"}");
+                true
+            }
+            InputRequest::ElicitUrl { message, url, elicitation_id } => {
+                w.raw(b"{\"mode\":\"url\",\"message\":");
+                w.string(message);
+                w.raw(b",\"url\":");
+                w.string(url);
+                if version.era() == Era::Legacy {
+                    w.raw(b",\"elicitationId\":");
+                    w.string(elicitation_id);
+                }
+                w.raw(b"}");
+                true
+            }
+            InputRequest::Sample { params } => match json::parse(params.as_bytes(), json::MAX_DEPTH_LIMIT) {
+                Ok(params) if params.kind() == json::Kind::Object => {
+                    w.value(params);
+                    true
+                }
+                _ => false,
+            },
+            InputRequest::ListRoots => {
+                w.raw(b"{}");
+                true
+            }
+        };
+        w.raw(b"}");
+        ok
+    }
+}
+
+/// What the engine knows about a request when its handler asks for input.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct InputScope<'a> {
+    pub(crate) binding: StateBinding<'a>,
+    pub(crate) client: ClientCapabilities,
+    pub(crate) sealer: Option<&'a dyn crate::server::StateSealer>,
+}
+
+/// The answer "input required": the requests for the client, and state for the next round. Add the
+/// requests first, then the state, then [`finish`](InputReply::finish).
+#[must_use = "a reply is sent by finishing it; dropped, it answers with an internal error"]
+pub struct InputReply<'a> {
+    out: Outgoing<'a>,
+    scope: Option<InputScope<'a>>,
+    requests: usize,
+    needs: ClientCapabilities,
+    missing: bool,
+    requests_closed: bool,
+    state_written: bool,
+    invalid: Option<&'static str>,
+}
+
+impl<'a> InputReply<'a> {
+    pub(crate) fn new(mut out: Outgoing<'a>, scope: Option<InputScope<'a>>) -> Self {
+        out.set_result_type(ResultType::InputRequired);
+        InputReply {
+            out,
+            scope,
+            requests: 0,
+            needs: ClientCapabilities::NONE,
+            missing: false,
+            requests_closed: false,
+            state_written: false,
+            invalid: None,
+        }
+    }
+
+    /// Asks the client for `request`, its answer to come back under `key`.
+    pub fn request(mut self, key: &str, request: InputRequest<'_>) -> Self {
+        let version = self.out.version();
+        let client = self.scope.map(|s| s.client).unwrap_or_default();
+        if !request.is_supported_by(&client) {
+            request.add_needs(&mut self.needs);
+            self.missing = true;
+            return self;
+        }
+        if self.requests_closed {
+            self.invalid = Some("input requests must precede the request state");
+            return self;
+        }
+        if self.requests == MAX_INPUT_REQUESTS {
+            self.invalid = Some("too many input requests in one answer");
+            return self;
+        }
+        if self.requests == 0 {
+            self.out.field("inputRequests");
+            self.out.writer().raw(b"{");
+        } else {
+            self.out.writer().raw(b",");
+        }
+        let w = self.out.writer();
+        w.string(key);
+        w.raw(b":");
+        if !request.write(w, version) {
+            self.invalid = Some("an input request's params are not a JSON object");
+        }
+        self.requests += 1;
+        self
+    }
+
+    /// Keeps `state` (at most [`MAX_REQUEST_STATE`] bytes) for the next round, sealed by the
+    /// configured [`StateSealer`](crate::server::StateSealer).
+    pub fn state(mut self, state: &[u8]) -> Self {
+        if self.state_written || state.len() > MAX_REQUEST_STATE {
+            self.invalid = Some("the request state is written twice or longer than MAX_REQUEST_STATE");
+            return self;
+        }
+        self.close_requests();
+        let Some(scope) = self.scope else {
+            self.invalid = Some("input is not available for this request");
+            return self;
+        };
+        let mut sealed = [0u8; MAX_SEALED_STATE];
+        let len = match scope.sealer {
+            Some(sealer) => sealer.seal(&scope.binding, state, &mut sealed),
+            None => sealed.get_mut(..state.len()).map(|out| {
+                out.copy_from_slice(state);
+                state.len()
+            }),
+        };
+        let Some(len) = len else {
+            self.invalid = Some("the sealed request state does not fit");
+            return self;
+        };
+        self.out.field("requestState");
+        self.out.writer().base64_string(&sealed[..len]);
+        self.state_written = true;
+        self
+    }
+
+    /// Closes the `inputRequests` object (once; later requests are refused).
+    fn close_requests(&mut self) {
+        if self.requests > 0 && !self.requests_closed {
+            self.out.writer().raw(b"}");
+        }
+        self.requests_closed = true;
+    }
+
+    /// Sends the answer. The client gets `-32021` (2026-07-28) or `-32603` (legacy) instead if a
+    /// request needs a capability it did not declare, and `-32603` if the reply is malformed.
+    pub fn finish(mut self) {
+        if self.missing {
+            let needs = self.needs;
+            let data = |w: &mut JsonWriter<'_>| {
+                w.raw(b"{\"requiredCapabilities\":");
+                needs.write(w);
+                w.raw(b"}");
+            };
+            return match self.out.version().era() {
+                Era::Modern => self.out.fail(
+                    code::MISSING_CLIENT_CAPABILITY,
+                    format_args!("The client did not declare a capability this request needs"),
+                    Some(&data),
+                ),
+                _ => self.out.fail(
+                    code::INTERNAL_ERROR,
+                    format_args!("Internal error: the client did not declare a capability this request needs"),
+                    Some(&data),
+                ),
+            };
+        }
+        if self.requests == 0 && !self.state_written {
+            self.invalid = Some("an input-required answer needs input requests or state");
+        }
+        if self.out.version().era() == Era::Legacy {
+            self.invalid = Some("asking for input in a legacy session is not supported yet");
+        }
+        if let Some(reason) = self.invalid {
+            return self.out.fail(code::INTERNAL_ERROR, format_args!("Internal error: {reason}"), None);
+        }
+        self.close_requests();
+        self.out.finish(None);
+    }
+}

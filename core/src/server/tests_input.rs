@@ -1,0 +1,225 @@
+//! Multi-round-trip requests (2026-07-28): input requests, sealed request state, capability checks.
+
+use std::borrow::ToOwned;
+use std::string::{String, ToString};
+use std::vec::Vec;
+
+use serde_json::{Value as Json, json};
+
+use super::*;
+use crate::connection::Connection;
+use crate::time::{Duration, Instant};
+
+static TOOLS: [Tool<'static>; 4] = [
+    Tool::new("confirm", "Asks the user", "{}"),
+    Tool::new("sample", "Asks the model, with tools", "{}"),
+    Tool::new("rounds", "Three rounds", "{}"),
+    Tool::new("roots", "Lists roots", "{}"),
+];
+static PROMPTS: [Prompt<'static>; 1] = [Prompt::new("ask", &[])];
+static RESOURCES: [Resource<'static>; 1] = [Resource::new("test://ask", "ask")];
+
+const FORM: &str = r#"{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}"#;
+
+#[derive(Default)]
+struct Asker;
+
+fn text_of(value: Option<crate::json::Value<'_>>) -> String {
+    value.map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned()).unwrap_or_default()
+}
+
+impl Handler for Asker {
+    const TOOLS: &'static [Tool<'static>] = &TOOLS;
+    const PROMPTS: &'static [Prompt<'static>] = &PROMPTS;
+    const RESOURCES: &'static [Resource<'static>] = &RESOURCES;
+
+    fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
+        let ctx = call.context;
+        match call.name {
+            "confirm" => match ctx.input("ok") {
+                Some(answer) => {
+                    let state = String::from_utf8_lossy(ctx.request_state.unwrap_or_default()).into_owned();
+                    reply.text(&std::format!("{} {state}", text_of(Some(answer)))).finish()
+                }
+                None => reply
+                    .input_required()
+                    .request("ok", InputRequest::ElicitForm { message: "Sure?", requested_schema: FORM })
+                    .state(b"round-1")
+                    .finish(),
+            },
+            "sample" => reply
+                .input_required()
+                .request("s", InputRequest::Sample { params: r#"{"messages":[],"maxTokens":5,"tools":[]}"# })
+                .finish(),
+            "roots" => match ctx.input("r") {
+                Some(roots) => reply.text(&text_of(roots.get("roots"))).finish(),
+                None => reply.input_required().request("r", InputRequest::ListRoots).finish(),
+            },
+            _ => {
+                // Round 1 asks `a`; round 2 (state "1") asks `b`; round 3 (state "2") answers.
+                match ctx.request_state {
+                    None => reply.input_required().request("a", InputRequest::ListRoots).state(b"1").finish(),
+                    Some(b"1") if ctx.input("a").is_some() => {
+                        reply.input_required().request("b", InputRequest::ListRoots).state(b"2").finish()
+                    }
+                    Some(b"2") if ctx.input("b").is_some() => reply.text("three rounds").finish(),
+                    // Missing input: ask again, as the spec advises.
+                    Some(state) => {
+                        let key = if state == b"1" { "a" } else { "b" };
+                        reply.input_required().request(key, InputRequest::ListRoots).state(state).finish()
+                    }
+                }
+            }
+        }
+    }
+
+    fn get_prompt(&mut self, get: PromptGet<'_>, reply: PromptReply<'_>) {
+        match get.context.input("x") {
+            Some(_) => reply.text(Role::User, "answered").finish(),
+            None => reply.input_required().request("x", InputRequest::ListRoots).finish(),
+        }
+    }
+
+    fn read_resource(&mut self, read: ResourceRead<'_>, reply: ResourceReply<'_>) {
+        match read.context.input("x") {
+            Some(_) => reply.text(read.uri, None, "answered").finish(),
+            None => reply.input_required().request("x", InputRequest::ListRoots).finish(),
+        }
+    }
+}
+
+static SEALER: HmacSealer = HmacSealer::new([42; 32], Duration::from_secs(60));
+
+struct Harness {
+    server: Server<'static, Asker>,
+    now: Instant,
+}
+
+const ALL_CAPS: &str = r#"{"elicitation":{},"sampling":{"tools":{}},"roots":{}}"#;
+
+impl Harness {
+    fn new(sealed: bool) -> Self {
+        let mut config = Config::new("asker", "1");
+        if sealed {
+            config.state_sealer = Some(&SEALER);
+        }
+        let buffers = Buffers { rx: std::vec![0u8; 4096].leak(), tx: std::vec![0u8; 4096].leak() };
+        Harness { server: Server::new(Asker, config, buffers), now: Instant::from_millis(1_000) }
+    }
+
+    fn call(&mut self, method: &str, params: Json, caps: &str) -> Json {
+        let mut params = params;
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": serde_json::from_str::<Json>(caps).unwrap(),
+        });
+        let line = json!({"jsonrpc":"2.0","id":1,"method":method,"params":params}).to_string() + "\n";
+        assert_eq!(self.server.handle_input(self.now, line.as_bytes()), line.len());
+        let mut out = Vec::new();
+        while let Some(bytes) = self.server.poll_transmit() {
+            out.extend_from_slice(bytes);
+            let n = bytes.len();
+            self.server.transmit_done(self.now, n);
+        }
+        let mut lines: Vec<Json> =
+            out.split(|&b| b == b'\n').filter(|l| !l.is_empty()).map(|l| serde_json::from_slice(l).unwrap()).collect();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        lines.remove(0)
+    }
+}
+
+#[test]
+fn a_sealed_round_trip_asks_then_completes_with_the_state() {
+    let mut h = Harness::new(true);
+    let first = h.call("tools/call", json!({"name":"confirm"}), ALL_CAPS);
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required");
+    assert_eq!(
+        result["inputRequests"],
+        json!({"ok":{"method":"elicitation/create","params":{"mode":"form","message":"Sure?","requestedSchema":serde_json::from_str::<Json>(FORM).unwrap()}}})
+    );
+    let state = result["requestState"].as_str().unwrap().to_owned();
+    let retry = json!({"name":"confirm","inputResponses":{"ok":{"action":"accept","content":{"ok":true}}},"requestState":state});
+    let done = h.call("tools/call", retry.clone(), ALL_CAPS);
+    assert_eq!(done["result"]["resultType"], "complete");
+    assert_eq!(done["result"]["content"][0]["text"], r#"{"action":"accept","content":{"ok":true}} round-1"#);
+
+    // Tampered, made for another tool, or expired: -32602.
+    let mut tampered = retry.clone();
+    tampered["requestState"] = json!(std::format!("{state}-TAMPERED"));
+    assert_eq!(h.call("tools/call", tampered, ALL_CAPS)["error"]["code"], -32602);
+    let mut flipped = retry.clone();
+    let mut bytes = state.clone().into_bytes();
+    bytes[3] = if bytes[3] == b'A' { b'B' } else { b'A' };
+    flipped["requestState"] = json!(String::from_utf8(bytes).unwrap());
+    assert_eq!(h.call("tools/call", flipped, ALL_CAPS)["error"]["code"], -32602);
+    let mut elsewhere = retry.clone();
+    elsewhere["name"] = json!("roots");
+    assert_eq!(h.call("tools/call", elsewhere, ALL_CAPS)["error"]["code"], -32602);
+    h.now = h.now + Duration::from_secs(61);
+    let expired = h.call("tools/call", retry, ALL_CAPS);
+    assert_eq!(expired["error"]["code"], -32602);
+    assert!(expired["error"]["message"].as_str().unwrap().contains("expired"));
+}
+
+#[test]
+fn undeclared_capabilities_are_never_used() {
+    let mut h = Harness::new(true);
+    let refused = h.call("tools/call", json!({"name":"confirm"}), "{}");
+    assert_eq!(refused["error"]["code"], -32021);
+    assert_eq!(refused["error"]["data"]["requiredCapabilities"], json!({"elicitation":{"form":{}}}));
+    // Tools in a sampling request need `sampling.tools`.
+    let refused = h.call("tools/call", json!({"name":"sample"}), r#"{"sampling":{}}"#);
+    assert_eq!(refused["error"]["data"]["requiredCapabilities"], json!({"sampling":{"tools":{}}}));
+    let asked = h.call("tools/call", json!({"name":"sample"}), ALL_CAPS);
+    assert_eq!(asked["result"]["inputRequests"]["s"]["method"], "sampling/createMessage");
+    assert!(asked["result"].get("requestState").is_none());
+}
+
+#[test]
+fn several_rounds_and_missing_input_ask_again() {
+    let mut h = Harness::new(true);
+    let r1 = h.call("tools/call", json!({"name":"rounds"}), ALL_CAPS);
+    let s1 = r1["result"]["requestState"].clone();
+    assert!(r1["result"]["inputRequests"].get("a").is_some());
+    // The retry lacks the answer: asked again, with the same state.
+    let again = h.call("tools/call", json!({"name":"rounds","requestState":s1}), ALL_CAPS);
+    assert!(again["result"]["inputRequests"].get("a").is_some());
+    let roots = json!({"roots":[]});
+    let r2 = h.call("tools/call", json!({"name":"rounds","requestState":s1,"inputResponses":{"a":roots}}), ALL_CAPS);
+    assert!(r2["result"]["inputRequests"].get("b").is_some());
+    let s2 = r2["result"]["requestState"].clone();
+    let r3 = h.call(
+        "tools/call",
+        json!({"name":"rounds","requestState":s2,"inputResponses":{"b":roots,"extra":1}}),
+        ALL_CAPS,
+    );
+    assert_eq!(r3["result"]["content"][0]["text"], "three rounds");
+    assert_eq!(r3["result"]["resultType"], "complete");
+}
+
+#[test]
+fn prompts_and_resources_ask_too_and_bad_input_fields_are_refused() {
+    let mut h = Harness::new(false);
+    let asked = h.call("prompts/get", json!({"name":"ask"}), ALL_CAPS);
+    assert_eq!(asked["result"]["resultType"], "input_required");
+    let done = h.call("prompts/get", json!({"name":"ask","inputResponses":{"x":{"roots":[]}}}), ALL_CAPS);
+    assert_eq!(done["result"]["messages"][0]["content"]["text"], "answered");
+    let asked = h.call("resources/read", json!({"uri":"test://ask"}), ALL_CAPS);
+    assert_eq!(asked["result"]["inputRequests"]["x"]["method"], "roots/list");
+    let done = h.call("resources/read", json!({"uri":"test://ask","inputResponses":{"x":{"roots":[]}}}), ALL_CAPS);
+    assert_eq!(done["result"]["contents"][0]["text"], "answered");
+    for bad in [
+        json!({"name":"ask","inputResponses":[1]}),
+        json!({"name":"ask","requestState":7}),
+        json!({"name":"ask","requestState":"!!"}),
+    ] {
+        assert_eq!(h.call("prompts/get", bad.clone(), ALL_CAPS)["error"]["code"], -32602, "{bad}");
+    }
+    // Without a sealer the state is plain base64: what the client sends back is taken as is.
+    let r1 = h.call("tools/call", json!({"name":"rounds"}), ALL_CAPS);
+    assert_eq!(r1["result"]["requestState"], "MQ==");
+    let forged =
+        h.call("tools/call", json!({"name":"rounds","requestState":"Mg==","inputResponses":{"b":{}}}), ALL_CAPS);
+    assert_eq!(forged["result"]["content"][0]["text"], "three rounds");
+}
