@@ -161,7 +161,11 @@ where
 
 /// [`serve_tcp`], also running the jobs sent through the [`Completer`]s of `completions` (see
 /// [`run_with_completions`]).
-pub async fn serve_tcp_with_completions<C, S>(conn: &mut C, stream: S, mut completions: Completions<C>) -> io::Result<()>
+pub async fn serve_tcp_with_completions<C, S>(
+    conn: &mut C,
+    stream: S,
+    mut completions: Completions<C>,
+) -> io::Result<()>
 where
     C: Connection,
     S: AsyncRead + AsyncWrite + Unpin,

@@ -59,9 +59,11 @@ async fn a_request_to_the_client_times_out_on_the_driver_clock(runtime: Runtime)
         client.send(&format!("{INITIALIZE}\n{INITIALIZED}\n")).await;
         assert_eq!(client.next().await.unwrap()["id"], 1);
         // The server pings the client, which never answers.
-        completer.complete(|server: &mut support::DeviceServer, now| {
-            server.ping(now).unwrap();
-        }).unwrap();
+        completer
+            .complete(|server: &mut support::DeviceServer, now| {
+                server.ping(now).unwrap();
+            })
+            .unwrap();
         let ping = client.next().await.unwrap();
         let pinged = Instant::now();
         assert_eq!(ping["method"], "ping", "{ping}");

@@ -11,6 +11,8 @@ use mcp_sansio::server::{Buffers, Config, Server};
 use mcp_sansio::time::Instant;
 use smol::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
+pub mod slow;
+
 /// Generates `mod on_async_std { #[test] fn NAME() }` and `mod on_smol { ... }` for each
 /// `async fn NAME(runtime: Runtime)` given.
 macro_rules! on_both_runtimes {
