@@ -1,6 +1,6 @@
 //! Runs each test under async-std and under smol, with each runtime's own TCP streams, timers and
 //! spawn; and the example device as a real server.
-#![allow(dead_code)] // Each test file uses a different part.
+#![allow(dead_code, unused_macros)] // Each test file uses a different part.
 
 use std::future::Future;
 use std::time::Duration;
