@@ -24,6 +24,9 @@ const CHILD_ENV: &str = "MCP_SANSIO_FUTURES_STDIO_CHILD";
 const EXIT_BROKEN_PIPE: i32 = 3;
 /// Child exit code when fd 0 or 1 is still non-blocking after `serve_stdio` returned.
 const EXIT_FLAGS_NOT_RESTORED: i32 = 4;
+/// One test case, run with the child on the named runtime.
+type Case = fn(&str);
+
 /// Pings per exchange: enough to fill pipe and socket buffers several times over.
 const PINGS: usize = 20_000;
 
@@ -31,7 +34,7 @@ fn main() {
     if let Some(runtime) = std::env::var_os(CHILD_ENV) {
         serve_as_child(runtime.to_str().unwrap());
     }
-    let cases: [(&str, fn(&str)); 5] = [
+    let cases: [(&str, Case); 5] = [
         ("pipes", pipes),
         ("socketpairs", socketpairs),
         ("one socket for stdin and stdout", one_shared_socket),
