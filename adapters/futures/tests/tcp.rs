@@ -82,3 +82,16 @@ async fn a_request_to_the_client_times_out_on_the_driver_clock(runtime: Runtime)
     assert!(waited >= TIMEOUT - Duration::from_millis(20), "cancelled after {waited:?}, before the timeout");
     assert!(waited < TIMEOUT * 10, "cancelled only after {waited:?}");
 }
+
+/// Compiles only if the serving futures are `Send`, so they can be spawned on multi-threaded
+/// executors (`smol::spawn`, `async_std::task::spawn`) as well as run by `block_on`.
+#[allow(dead_code)]
+fn serving_futures_are_send(
+    server: &mut support::DeviceServer,
+    stream: smol::net::TcpStream,
+    completions: mcp_sansio_futures::Completions<support::DeviceServer>,
+) {
+    fn send<T: Send>(_: T) {}
+    send(serve_tcp(&mut *server, stream));
+    send(mcp_sansio_futures::serve_stdio_with_completions(server, completions));
+}
