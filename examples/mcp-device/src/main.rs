@@ -6,7 +6,7 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{Parser, ValueEnum};
 use mcp_example_device::{Board, Device, INSTRUCTIONS, SAMPLE_CALIBRATION, SERVER_NAME, Sensor, simulated_temperature};
 use mcp_sansio::server::{
     Buffers, CacheHints, CacheScope, Config, Event, Handler, Limits, Prompt, PromptGet, PromptReply, Resource,
@@ -28,6 +28,20 @@ struct Args {
     /// Print every protocol event (sessions, rejected input) on stderr.
     #[arg(long)]
     verbose: bool,
+    /// The async runtime that serves stdio.
+    #[arg(long, value_enum, default_value_t = Runtime::Tokio)]
+    runtime: Runtime,
+}
+
+/// The runtimes `mcp-device` can run on; each drives the same server with the same loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Runtime {
+    /// A `current_thread` tokio runtime (`mcp-sansio-tokio`).
+    Tokio,
+    /// async-std's `block_on` (`mcp-sansio-futures`).
+    AsyncStd,
+    /// smol's `block_on` (`mcp-sansio-futures`).
+    Smol,
 }
 
 /// A board simulated in the host process: a temperature that drifts slowly with time.
@@ -100,14 +114,18 @@ fn main() -> ExitCode {
     let handler = Logged { inner: Device::new(SimulatedBoard { led: false }), verbose: args.verbose };
     let mut server: Server<'_, _> = Server::new(handler, config, Buffers { rx: &mut rx, tx: &mut tx });
 
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_time().enable_io().build() {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("mcp-device: cannot start the runtime: {error}");
-            return ExitCode::FAILURE;
-        }
+    let served = match args.runtime {
+        Runtime::Tokio => match tokio::runtime::Builder::new_current_thread().enable_time().enable_io().build() {
+            Ok(runtime) => runtime.block_on(mcp_sansio_tokio::serve_stdio(&mut server)),
+            Err(error) => {
+                eprintln!("mcp-device: cannot start the runtime: {error}");
+                return ExitCode::FAILURE;
+            }
+        },
+        Runtime::AsyncStd => async_std::task::block_on(mcp_sansio_futures::serve_stdio(&mut server)),
+        Runtime::Smol => smol::block_on(mcp_sansio_futures::serve_stdio(&mut server)),
     };
-    match runtime.block_on(mcp_sansio_tokio::serve_stdio(&mut server)) {
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(error) => {

@@ -3,6 +3,9 @@
 //! binary with piped stdin/stdout/stderr, bounds every wait with a deadline (a hang fails the test
 //! instead of blocking CI), and checks that the process neither panics nor grows: its peak resident
 //! memory (Linux `VmHWM`) stays within a fixed bound and is printed (`--nocapture` shows it).
+//!
+//! Every test runs against each `--runtime` (tokio, async-std, smol): `on_every_runtime!` at the end
+//! turns each `fn test(runtime: &str)` into `tokio::test`, `async_std::test` and `smol::test`.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
@@ -51,9 +54,10 @@ struct Device {
 }
 
 impl Device {
-    /// Starts the server; stdout is read by a background thread unless `read_later`.
-    fn spawn(read_later: bool) -> Self {
+    /// Starts the server on `runtime`; stdout is read by a background thread unless `read_later`.
+    fn spawn(runtime: &str, read_later: bool) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-device"))
+            .args(["--runtime", runtime])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -235,9 +239,8 @@ fn error_code(answer: &Value) -> i64 {
     answer["error"]["code"].as_i64().unwrap_or_else(|| panic!("not an error: {answer}"))
 }
 
-#[test]
-fn a_16_mib_line_is_rejected_without_buffering_it() {
-    let mut device = Device::spawn(false);
+fn a_16_mib_line_is_rejected_without_buffering_it(runtime: &str) {
+    let mut device = Device::spawn(runtime, false);
     device.send_line(&ping(1));
     assert_eq!(device.answer(), json!({"jsonrpc":"2.0","id":1,"result":{}}));
     let mut flood = vec![b'x'; 16 << 20];
@@ -260,9 +263,8 @@ fn a_16_mib_line_is_rejected_without_buffering_it() {
     assert!(device.finish().is_empty());
 }
 
-#[test]
-fn json_nested_100000_levels_deep_is_rejected_and_the_stream_goes_on() {
-    let mut device = Device::spawn(false);
+fn json_nested_100000_levels_deep_is_rejected_and_the_stream_goes_on(runtime: &str) {
+    let mut device = Device::spawn(runtime, false);
     let depth = 100_000;
     let arrays = ["[".repeat(depth), "]".repeat(depth)].concat();
     device.send_line(&arrays);
@@ -281,9 +283,8 @@ fn json_nested_100000_levels_deep_is_rejected_and_the_stream_goes_on() {
     assert!(device.finish().is_empty());
 }
 
-#[test]
-fn invalid_utf8_and_nul_bytes_are_parse_errors() {
-    let mut device = Device::spawn(false);
+fn invalid_utf8_and_nul_bytes_are_parse_errors(runtime: &str) {
+    let mut device = Device::spawn(runtime, false);
     let hostile: [&[u8]; 7] = [
         b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"p\xffng\"}\n",
         b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\",\"params\":{\"x\":\"\xc3\x28\"}}\n",
@@ -310,10 +311,9 @@ fn invalid_utf8_and_nul_bytes_are_parse_errors() {
     assert!(device.finish().is_empty());
 }
 
-#[test]
-fn a_flood_of_100000_requests_is_answered_exactly_once_each() {
+fn a_flood_of_100000_requests_is_answered_exactly_once_each(runtime: &str) {
     const REQUESTS: u64 = 100_000;
-    let mut device = Device::spawn(false);
+    let mut device = Device::spawn(runtime, false);
     device.send_line(INITIALIZE);
     device.send_line(INITIALIZED);
     assert_eq!(device.answer()["id"], "init");
@@ -354,10 +354,9 @@ fn a_flood_of_100000_requests_is_answered_exactly_once_each() {
     assert!(device.finish().is_empty(), "answers beyond one per request");
 }
 
-#[test]
-fn a_peer_that_stops_reading_holds_the_server_back_without_growth_or_deadlock() {
+fn a_peer_that_stops_reading_holds_the_server_back_without_growth_or_deadlock(runtime: &str) {
     const REQUESTS: u64 = 20_000;
-    let mut device = Device::spawn(true);
+    let mut device = Device::spawn(runtime, true);
     let message = "m".repeat(1000);
     let mut input = Vec::new();
     input.extend_from_slice(format!("{INITIALIZE}\n{INITIALIZED}\n").as_bytes());
@@ -391,9 +390,8 @@ fn a_peer_that_stops_reading_holds_the_server_back_without_growth_or_deadlock() 
     assert!(device.finish().is_empty());
 }
 
-#[test]
-fn a_peer_that_closes_its_end_without_reading_stops_the_server() {
-    let mut device = Device::spawn(true);
+fn a_peer_that_closes_its_end_without_reading_stops_the_server(runtime: &str) {
+    let mut device = Device::spawn(runtime, true);
     let mut input = Vec::new();
     for id in 0..20_000 {
         input.extend_from_slice(format!("{}\n", echo(id, &"c".repeat(500))).as_bytes());
@@ -407,9 +405,8 @@ fn a_peer_that_closes_its_end_without_reading_stops_the_server() {
     assert!(writer.join().unwrap().is_none(), "all input was taken although the server stopped");
 }
 
-#[test]
-fn byte_at_a_time_input_gives_the_same_answers() {
-    let mut device = Device::spawn(false);
+fn byte_at_a_time_input_gives_the_same_answers(runtime: &str) {
+    let mut device = Device::spawn(runtime, false);
     let requests = [
         INITIALIZE.to_string(),
         INITIALIZED.to_string(),
@@ -442,23 +439,22 @@ fn byte_at_a_time_input_gives_the_same_answers() {
     assert!(device.finish().is_empty());
 }
 
-#[test]
-fn disconnecting_mid_frame_ends_the_session_cleanly() {
+fn disconnecting_mid_frame_ends_the_session_cleanly(runtime: &str) {
     // Input ends in the middle of a request: complete ones are answered, the partial one is
     // reported on stderr and dropped, and the server exits successfully.
-    let mut device = Device::spawn(false);
+    let mut device = Device::spawn(runtime, false);
     device.send(format!("{}\n{}", ping(1), &ping(2)[..20]).as_bytes());
     assert_eq!(device.answer()["id"], 1);
     assert!(device.finish().is_empty(), "the partial request was answered");
     assert!(device.stderr().contains("Truncated"), "stderr: {}", device.stderr());
 
     // The same in the middle of a 100 KiB line and of a multi-byte character.
-    let mut device = Device::spawn(false);
+    let mut device = Device::spawn(runtime, false);
     let mut partial = echo(3, &"z".repeat(100 << 10)).into_bytes();
     partial.truncate(60 << 10);
     device.send(&partial);
     assert!(device.finish().is_empty());
-    let mut device = Device::spawn(false);
+    let mut device = Device::spawn(runtime, false);
     let request = echo(4, "é");
     let inside_the_character = request.find('é').unwrap() + 1;
     device.send(&request.as_bytes()[..inside_the_character]);
@@ -466,7 +462,7 @@ fn disconnecting_mid_frame_ends_the_session_cleanly() {
 
     // Both pipes closed at once mid-frame, with answers pending: the server neither hangs nor panics.
     // (Small enough to fit in the pipes, so the writes do not wait for the server.)
-    let mut device = Device::spawn(true);
+    let mut device = Device::spawn(runtime, true);
     let mut input = Vec::new();
     for id in 0..100 {
         input.extend_from_slice(format!("{}\n", echo(id, "bye")).as_bytes());
@@ -477,3 +473,38 @@ fn disconnecting_mid_frame_ends_the_session_cleanly() {
     device.close_stdin();
     device.wait();
 }
+
+/// Runs each test against every runtime `mcp-device --runtime` offers, as `RUNTIME::TEST`.
+macro_rules! on_every_runtime {
+    ($($test:ident),* $(,)?) => {
+        mod tokio {
+            $(#[test]
+            fn $test() {
+                super::$test("tokio");
+            })*
+        }
+        mod async_std {
+            $(#[test]
+            fn $test() {
+                super::$test("async-std");
+            })*
+        }
+        mod smol {
+            $(#[test]
+            fn $test() {
+                super::$test("smol");
+            })*
+        }
+    };
+}
+
+on_every_runtime!(
+    a_16_mib_line_is_rejected_without_buffering_it,
+    json_nested_100000_levels_deep_is_rejected_and_the_stream_goes_on,
+    invalid_utf8_and_nul_bytes_are_parse_errors,
+    a_flood_of_100000_requests_is_answered_exactly_once_each,
+    a_peer_that_stops_reading_holds_the_server_back_without_growth_or_deadlock,
+    a_peer_that_closes_its_end_without_reading_stops_the_server,
+    byte_at_a_time_input_gives_the_same_answers,
+    disconnecting_mid_frame_ends_the_session_cleanly,
+);
