@@ -45,6 +45,8 @@ pub(crate) struct TxQueue<'a> {
     records: Deque<Record, MAX_TX_RECORDS>,
     /// The id of the next SSE event.
     next_event: u64,
+    /// The framing prefix written by the last [`TxQueue::open`].
+    opened_prefix: usize,
 }
 
 /// Commits one message written into the window that [`TxQueue::open`] handed out.
@@ -59,7 +61,7 @@ pub(crate) struct Commit<'q> {
 
 impl<'a> TxQueue<'a> {
     pub(crate) fn new(buf: &'a mut [u8]) -> Self {
-        TxQueue { buf, head: 0, tail: 0, records: Deque::new(), next_event: 1 }
+        TxQueue { buf, head: 0, tail: 0, records: Deque::new(), next_event: 1, opened_prefix: 0 }
     }
 
     pub(crate) fn capacity(&self) -> usize {
@@ -120,6 +122,13 @@ impl<'a> TxQueue<'a> {
     /// Opens a message for `route` taking at most `len` bytes framed (prefix, message, suffix): writes
     /// the framing prefix and returns the window for the message and its suffix, with the committer.
     /// `None` when no record is free for the stream. Nothing is queued until the commit.
+    /// The first `len` bytes written into the window of the last [`TxQueue::open`] that was not
+    /// committed (still there until the next write).
+    pub(crate) fn uncommitted(&self, len: usize) -> &[u8] {
+        let start = self.tail + self.opened_prefix;
+        self.buf.get(start..start.saturating_add(len)).unwrap_or(&[])
+    }
+
     pub(crate) fn open(&mut self, route: Route, len: usize) -> Option<(&mut [u8], Commit<'_>)> {
         let merge = self.mergeable(route.stream);
         if !merge && self.records.is_full() {
@@ -130,10 +139,11 @@ impl<'a> TxQueue<'a> {
             self.tail -= self.head;
             self.head = 0;
         }
-        let TxQueue { buf, tail, records, next_event, .. } = self;
+        let TxQueue { buf, tail, records, next_event, opened_prefix, .. } = self;
         let end = tail.saturating_add(len).min(buf.len());
         let window = buf.get_mut(*tail..end).unwrap_or(&mut []);
         let prefix_len = write_prefix(window, route, *next_event);
+        *opened_prefix = prefix_len;
         let window = window.get_mut(prefix_len..).unwrap_or(&mut []);
         Some((window, Commit { tail, records, next_event, route, prefix_len, merge }))
     }

@@ -36,6 +36,7 @@ pub(crate) struct Parts<'s, 'a, H, const OUTBOUND: usize> {
     pub(crate) slots: &'s mut [Option<InFlight>],
     pub(crate) next_generation: &'s mut u32,
     pub(crate) outbound: &'s mut OutboundTable<OUTBOUND>,
+    pub(crate) input: &'s mut crate::server::legacy_input::InputArea<'a>,
     pub(crate) now: Instant,
     pub(crate) window: usize,
     pub(crate) route: Route,
@@ -58,6 +59,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             slots: &mut self.in_flight,
             next_generation: &mut self.next_generation,
             outbound: &mut self.outbound,
+            input: &mut self.input,
             now,
             window,
             route,
@@ -222,9 +224,10 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         version: ProtocolVersion,
         deferrable: bool,
     ) -> (&'x mut H, &'x Config<'a>, Outgoing<'x>) {
-        let Parts { handler, config, tx, slots, next_generation, window, route, .. } = self;
+        let Parts { handler, config, tx, slots, next_generation, window, route, input, .. } = self;
         let slot = tx.open(*route, *window);
-        let defer_slots = deferrable.then_some(DeferSlots { slots, next_generation });
+        let input_signal = &mut input.signal;
+        let defer_slots = deferrable.then_some(DeferSlots { slots, next_generation, input_signal });
         let out = Outgoing::open(slot, ReplyId::Borrowed(id), version, &config.server_info, defer_slots);
         (handler, config, out)
     }
@@ -241,11 +244,15 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 Received::Notification
             }
             Ok(Message::Response { id, result }) => {
-                self.route_response(Some(id), Outcome::Result(result));
+                if !self.legacy_input_answer(Some(id), Ok(result)) {
+                    self.route_response(Some(id), Outcome::Result(result));
+                }
                 Received::Response
             }
             Ok(Message::Error { id, error }) => {
-                self.route_response(id, Outcome::from_error(error));
+                if !self.legacy_input_answer(id, Err(())) {
+                    self.route_response(id, Outcome::from_error(error));
+                }
                 Received::Response
             }
             Err(EnvelopeError { id, reason }) => {
@@ -300,6 +307,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             let Some(request_id) = params.and_then(|p| p.get("requestId")).and_then(Id::from_value) else {
                 return;
             };
+            if self.cancel_pending_input(request_id) {
+                return;
+            }
             for (slot, entry) in self.slots.iter_mut().enumerate() {
                 if entry.as_ref().is_some_and(|e| e.kind == ReplyKind::Listen && e.id.matches(request_id)) {
                     // A listen stream ends with its cancellation; nothing more is sent for it.
@@ -580,6 +590,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let scope = self.input_scope(binding, &context);
         let (handler, _, out) = self.reply_parts(id, context.version, true);
         handler.call_tool(call, ToolReply::new(out.with_notes(notes).with_input(scope)));
+        self.after_reply(id, "tools/call", params);
     }
 
     fn read_resource(&mut self, id: Id<'_>, params: Option<Value<'_>>, context: RequestContext<'_>) {
@@ -595,6 +606,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let (handler, config, out) = self.reply_parts(id, context.version, true);
         let out = out.with_notes(notes).with_input(scope);
         handler.read_resource(read, ResourceReply::new(out, config.resource_cache));
+        self.after_reply(id, "resources/read", params);
     }
 
     fn get_prompt(&mut self, id: Id<'_>, params: Option<Value<'_>>, context: RequestContext<'_>) {
@@ -645,6 +657,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let scope = self.input_scope(binding, &context);
         let (handler, _, out) = self.reply_parts(id, context.version, true);
         handler.get_prompt(get, PromptReply::new(out.with_notes(notes).with_input(scope)));
+        self.after_reply(id, "prompts/get", params);
     }
 }
 
@@ -704,6 +717,13 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 );
                 None
             }
+        }
+    }
+
+    /// After the handler answered: a legacy input-required answer becomes requests to the client.
+    fn after_reply(&mut self, id: Id<'_>, method: &'static str, params: Option<Value<'_>>) {
+        if let Some(len) = self.input.signal.take() {
+            self.begin_legacy_input(id, method, params, len);
         }
     }
 

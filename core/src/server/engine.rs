@@ -37,6 +37,8 @@ pub struct Engine<'a, const IN_FLIGHT: usize = 4, const OUTBOUND: usize = 2> {
     pub(crate) notify_route: Route,
     /// List changes not yet announced for lack of room.
     pub(crate) pending_changes: crate::server::ListChanges,
+    /// Legacy requests waiting for the client's input.
+    pub(crate) input: crate::server::legacy_input::InputArea<'a>,
 }
 
 /// What [`Engine::handle_message`] made of a message.
@@ -91,6 +93,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             eof: Eof::Open,
             notify_route: Route::BYTE_STREAM,
             pending_changes: crate::server::ListChanges::NONE,
+            input: crate::server::legacy_input::InputArea::none(),
         }
     }
 
@@ -247,7 +250,9 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// (`notifications/cancelled`) and reported to the handler as timed out.
     pub fn handle_timeout<H: Handler>(&mut self, now: Instant, handler: &mut H) {
         while let Some(entry) = self.outbound.expire_one(now) {
-            handler.on_response(now, Response { request: entry.key, outcome: Outcome::TimedOut });
+            if !self.input_timed_out(entry.key) {
+                handler.on_response(now, Response { request: entry.key, outcome: Outcome::TimedOut });
+            }
         }
         self.flush_cancellations();
         self.process(now, handler);
@@ -493,6 +498,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                 handler.on_event(now, Event::FrameDropped(error));
             }
             self.eof = Eof::Done;
+            self.drop_pending_input();
             // Nobody is left to answer requests sent to the client. Those that timed out or were
             // cancelled have had their outcome already.
             while let Some(entry) = self.outbound.take_any() {

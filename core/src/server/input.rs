@@ -265,13 +265,24 @@ impl<'a> InputReply<'a> {
         if self.requests == 0 && !self.state_written {
             self.invalid = Some("an input-required answer needs input requests or state");
         }
-        if self.out.version().era() == Era::Legacy {
-            self.invalid = Some("asking for input in a legacy session is not supported yet");
+        if self.out.version().era() == Era::Legacy && self.requests == 0 {
+            self.invalid = Some("an input-required answer in a legacy session needs input requests");
         }
         if let Some(reason) = self.invalid {
             return self.out.fail(code::INTERNAL_ERROR, format_args!("Internal error: {reason}"), None);
         }
         self.close_requests();
+        if self.out.version().era() == Era::Legacy {
+            // The engine asks the client itself (see `legacy_input`).
+            if !self.out.finish_for_legacy_input() {
+                self.out.fail(
+                    code::INTERNAL_ERROR,
+                    format_args!("Internal error: a deferred answer cannot ask for input in a legacy session"),
+                    None,
+                );
+            }
+            return;
+        }
         self.out.finish(None);
     }
 }

@@ -16,6 +16,7 @@ mod engine;
 pub mod handler;
 pub mod input;
 mod items;
+pub mod legacy_input;
 mod lists;
 mod methods;
 mod notify;

@@ -223,3 +223,127 @@ fn prompts_and_resources_ask_too_and_bad_input_fields_are_refused() {
         h.call("tools/call", json!({"name":"rounds","requestState":"Mg==","inputResponses":{"b":{}}}), ALL_CAPS);
     assert_eq!(forged["result"]["content"][0]["text"], "three rounds");
 }
+
+/// A legacy session whose client answers the server's requests as scripted.
+struct Legacy {
+    server: Server<'static, Asker, 4, 2>,
+    now: Instant,
+}
+
+impl Legacy {
+    fn new(input_buffer: usize, sealed: bool) -> Self {
+        let mut config = Config::new("asker", "1");
+        config.request_timeout = Some(Duration::from_millis(500));
+        if sealed {
+            config.state_sealer = Some(&SEALER);
+        }
+        let buffers = Buffers { rx: std::vec![0u8; 4096].leak(), tx: std::vec![0u8; 4096].leak() };
+        let mut server = Server::new(Asker, config, buffers);
+        if input_buffer > 0 {
+            server.parts_mut().0.set_input_buffer(std::vec![0u8; input_buffer].leak());
+        }
+        let mut legacy = Legacy { server, now: Instant::from_millis(1_000) };
+        let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",
+            "capabilities":serde_json::from_str::<Json>(ALL_CAPS).unwrap(),"clientInfo":{"name":"c","version":"1"}}});
+        legacy.send(&init);
+        legacy.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+        legacy
+    }
+
+    fn send(&mut self, message: &Json) -> Vec<Json> {
+        let line = message.to_string() + "\n";
+        assert_eq!(self.server.handle_input(self.now, line.as_bytes()), line.len());
+        self.drain()
+    }
+
+    fn drain(&mut self) -> Vec<Json> {
+        let mut out = Vec::new();
+        while let Some(bytes) = self.server.poll_transmit() {
+            out.extend_from_slice(bytes);
+            let n = bytes.len();
+            self.server.transmit_done(self.now, n);
+        }
+        out.split(|&b| b == b'\n').filter(|l| !l.is_empty()).map(|l| serde_json::from_slice(l).unwrap()).collect()
+    }
+}
+
+fn call(id: i64, name: &str) -> Json {
+    json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":name,"arguments":{"a":[1,2]}}})
+}
+
+#[test]
+fn a_legacy_session_is_asked_by_the_engine_and_the_handler_resumed() {
+    for sealed in [false, true] {
+        let mut s = Legacy::new(2048, sealed);
+        let out = s.send(&call(7, "confirm"));
+        assert_eq!(out.len(), 1, "{out:?}");
+        let ask = &out[0];
+        assert_eq!(ask["method"], "elicitation/create");
+        assert_eq!(
+            ask["params"],
+            json!({"mode":"form","message":"Sure?","requestedSchema":serde_json::from_str::<Json>(FORM).unwrap()})
+        );
+        assert!(s.server.engine().awaiting_input());
+        let answer = json!({"jsonrpc":"2.0","id":ask["id"],"result":{"action":"accept","content":{"ok":true}}});
+        let out = s.send(&answer);
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert_eq!(out[0]["id"], 7);
+        assert_eq!(out[0]["result"]["content"][0]["text"], r#"{"action":"accept","content":{"ok":true}} round-1"#);
+        assert!(out[0]["result"].get("resultType").is_none(), "a legacy result");
+        assert!(!s.server.engine().awaiting_input());
+        assert_eq!(s.server.engine().awaiting_answers(), 0);
+    }
+}
+
+#[test]
+fn legacy_input_runs_several_rounds_and_fails_cleanly() {
+    let mut s = Legacy::new(2048, true);
+    let first = s.send(&call(1, "rounds"));
+    assert_eq!(first[0]["method"], "roots/list");
+    let second = s.send(&json!({"jsonrpc":"2.0","id":first[0]["id"],"result":{"roots":[]}}));
+    assert_eq!(second[0]["method"], "roots/list", "round two asks again: {second:?}");
+    let done = s.send(&json!({"jsonrpc":"2.0","id":second[0]["id"],"result":{"roots":[]}}));
+    assert_eq!(done[0]["result"]["content"][0]["text"], "three rounds");
+
+    // A client error answers the request with -32603.
+    let ask = s.send(&call(2, "roots"));
+    let failed = s.send(&json!({"jsonrpc":"2.0","id":ask[0]["id"],"error":{"code":-1,"message":"no"}}));
+    assert_eq!((failed[0]["id"].clone(), failed[0]["error"]["code"].clone()), (json!(2), json!(-32603)));
+    // No answer in time: -32603 as well, and the client is told the input request is cancelled.
+    s.send(&call(3, "roots"));
+    s.now = s.now + Duration::from_millis(501);
+    s.server.handle_timeout(s.now);
+    let out = s.drain();
+    assert!(out.iter().any(|m| m["id"] == 3 && m["error"]["code"] == -32603), "{out:?}");
+    assert!(out.iter().any(|m| m["method"] == "notifications/cancelled"), "{out:?}");
+    // One request waits at a time; a cancelled one is forgotten and its input request cancelled.
+    let ask = s.send(&call(4, "roots"));
+    let busy = s.send(&call(5, "confirm"));
+    assert_eq!((busy[0]["id"].clone(), busy[0]["error"]["code"].clone()), (json!(5), json!(-32603)));
+    let out = s.send(&json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}));
+    assert!(!s.server.engine().awaiting_input());
+    let _ = out;
+    s.server.handle_timeout(s.now);
+    let late = s.send(&json!({"jsonrpc":"2.0","id":ask[0]["id"],"result":{"roots":[]}}));
+    assert!(late.is_empty(), "{late:?}");
+}
+
+#[test]
+fn legacy_input_needs_a_buffer_and_declared_capabilities() {
+    let mut s = Legacy::new(0, false);
+    let out = s.send(&call(1, "confirm"));
+    assert_eq!(out[0]["error"]["code"], -32603);
+    assert!(out[0]["error"]["message"].as_str().unwrap().contains("set_input_buffer"));
+    // A request bigger than half the buffer does not fit.
+    let mut s = Legacy::new(64, false);
+    assert_eq!(s.send(&call(1, "confirm"))[0]["error"]["code"], -32603);
+    // A client that declared no sampling is not asked: the handler's request fails with -32603.
+    let mut s = Legacy::new(2048, false);
+    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18",
+        "capabilities":{},"clientInfo":{"name":"c","version":"1"}}});
+    s.send(&init);
+    let out = s.send(&call(2, "sample"));
+    assert_eq!(out.len(), 1, "nothing is sent to the client: {out:?}");
+    assert_eq!(out[0]["error"]["code"], -32603);
+    assert_eq!(out[0]["error"]["data"]["requiredCapabilities"], json!({"sampling":{"tools":{}}}));
+}

@@ -301,6 +301,8 @@ impl AsOwnedId for ReplyId<'_> {
 pub(crate) struct DeferSlots<'a> {
     pub(crate) slots: &'a mut [Option<InFlight>],
     pub(crate) next_generation: &'a mut u32,
+    /// Where a legacy input-required answer reports its length (see `legacy_input`).
+    pub(crate) input_signal: &'a mut Option<usize>,
 }
 
 /// The shared machinery of every reply: an open result object in a transmit window.
@@ -487,6 +489,20 @@ impl<'a> Outgoing<'a> {
             return;
         }
         self.commit();
+    }
+
+    /// Closes an input-required result in a legacy session without committing it: the engine reads
+    /// it back and asks the client itself. `false` (and nothing done) where that is not possible (a
+    /// deferred answer).
+    pub(crate) fn finish_for_legacy_input(&mut self) -> bool {
+        let Some(defer) = self.defer_slots.as_mut() else { return false };
+        self.w.raw(b"}}");
+        if self.w.is_overflowed() {
+            return false;
+        }
+        *defer.input_signal = Some(self.w.len());
+        self.done = true;
+        true
     }
 
     /// Replaces whatever was written by an error response and commits it.

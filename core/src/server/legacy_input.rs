@@ -1,0 +1,306 @@
+//! Input requests in a legacy session: the engine asks the client itself.
+//!
+//! A handler answers "input required" the same way in every era (see [`input`](crate::server::input)).
+//! In a legacy session the engine turns that answer into server-to-client requests
+//! (`elicitation/create`, `sampling/createMessage`, `roots/list`, through the outbound-request
+//! table), keeps the original request, and once every answer is in, serves the request again as a
+//! 2026-07-28 client would retry it: the same params with `inputResponses` and `requestState`. The
+//! handler cannot tell the eras apart.
+//!
+//! Memory: the buffer given to [`Engine::set_input_buffer`]; its first half keeps the waiting
+//! request (its params, state and the answers so far), the second half builds the retry. One request
+//! waits for input at a time; another gets `-32603` until it is done. A client error or a timeout
+//! on an input request answers the original request with `-32603`.
+
+use crate::endpoint::{OutboundKey, Route};
+use crate::json::{self, JsonWriter, Kind, Value};
+use crate::jsonrpc::{Id, OwnedId, code};
+use crate::server::dispatch::Parts;
+use crate::server::input::MAX_INPUT_REQUESTS;
+use crate::server::{Engine, Handler};
+
+/// Longest key of an input request kept for a legacy session.
+const MAX_KEY_LEN: usize = 32;
+
+const UNREADABLE: &str = "unreadable input-required answer";
+
+/// The caller's buffer for legacy input, and the request waiting in it.
+pub(crate) struct InputArea<'a> {
+    record: &'a mut [u8],
+    retry: Option<&'a mut [u8]>,
+    has_buffer: bool,
+    pending: Option<Pending>,
+    /// Set by a legacy input-required reply: the length of its uncommitted answer.
+    pub(crate) signal: Option<usize>,
+}
+
+/// A request waiting for the client's answers.
+struct Pending {
+    id: OwnedId,
+    method: &'static str,
+    route: Route,
+    /// `record[..state]`: `{`, the params' members (without `inputResponses`/`requestState`) each
+    /// followed by a comma, and `"requestState":"…",` if there is state.
+    state: usize,
+    /// `record[state..answers]`: `"key":answer,` for each answer so far.
+    answers: usize,
+    keys: heapless::Vec<(heapless::String<MAX_KEY_LEN>, OutboundKey, bool), MAX_INPUT_REQUESTS>,
+}
+
+impl<'a> InputArea<'a> {
+    pub(crate) const fn none() -> Self {
+        InputArea { record: &mut [], retry: None, has_buffer: false, pending: None, signal: None }
+    }
+}
+
+impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OUTBOUND> {
+    /// Gives legacy sessions room to ask the client for input (see the
+    /// [module docs](crate::server::legacy_input)): requests up to half of `buffer` long, with their
+    /// answers, can wait for input. Without it a legacy request that needs input is answered
+    /// `-32603`. 2026-07-28 requests need no buffer (the client keeps the state).
+    pub fn set_input_buffer(&mut self, buffer: &'a mut [u8]) {
+        let half = buffer.len() / 2;
+        let (record, retry) = buffer.split_at_mut(half);
+        self.input = InputArea { record, retry: Some(retry), has_buffer: true, pending: None, signal: None };
+    }
+
+    /// Whether a legacy request is waiting for the client's input.
+    pub fn awaiting_input(&self) -> bool {
+        self.input.pending.is_some()
+    }
+
+    /// An input request timed out: the waiting request is answered `-32603`. `false` if `key` is not
+    /// an input request.
+    pub(crate) fn input_timed_out(&mut self, key: OutboundKey) -> bool {
+        if !self.input.pending.as_ref().is_some_and(|p| p.keys.iter().any(|(_, k, _)| *k == key)) {
+            return false;
+        }
+        let Some(pending) = self.input.pending.take() else { return false };
+        for (_, other, answered) in &pending.keys {
+            if !answered && *other != key {
+                self.outbound.cancel(*other);
+            }
+        }
+        // Written now, or lost if the transmit buffer is full: the client is not answering anyway.
+        let _ = self.write_ending(pending.route, |w| {
+            crate::jsonrpc::write_error_head(
+                w,
+                Some(&pending.id),
+                code::INTERNAL_ERROR,
+                format_args!("Internal error: the client did not answer an input request in time"),
+            );
+            w.raw(b"}}");
+        });
+        true
+    }
+
+    /// The input has ended: nobody is left to answer.
+    pub(crate) fn drop_pending_input(&mut self) {
+        self.input.pending = None;
+    }
+}
+
+impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
+    /// After a handler answered "input required" in a legacy session (`len` bytes, uncommitted, in
+    /// the transmit window): keeps the request and sends the input requests to the client.
+    pub(crate) fn begin_legacy_input(
+        &mut self,
+        id: Id<'_>,
+        method: &'static str,
+        params: Option<Value<'_>>,
+        len: usize,
+    ) {
+        match self.try_begin(id, method, params, len) {
+            Ok(()) => {}
+            Err(reason) => {
+                self.input.pending = None;
+                self.reject(Some(&id), code::INTERNAL_ERROR, format_args!("Internal error: {reason}"), reason);
+            }
+        }
+    }
+
+    fn try_begin(
+        &mut self,
+        id: Id<'_>,
+        method: &'static str,
+        params: Option<Value<'_>>,
+        len: usize,
+    ) -> Result<(), &'static str> {
+        if self.input.pending.is_some() {
+            return Err("another request is waiting for the client's input");
+        }
+        if !self.input.has_buffer {
+            return Err("no input buffer to wait for the client's input (Engine::set_input_buffer)");
+        }
+        let owned = OwnedId::from_id(id).ok_or("the request id is too long to be kept")?;
+        // Keep the params (without the previous round's input), the state, and for now the input
+        // requests, from the answer the handler wrote (uncommitted in the transmit window):
+        // {"jsonrpc":"2.0","id":…,"result":{"inputRequests":{…},"requestState":"…"}}
+        let answer = json::parse(self.tx.uncommitted(len), json::MAX_DEPTH_LIMIT).map_err(|_| UNREADABLE)?;
+        let result = answer.get("result").ok_or(UNREADABLE)?;
+        let requests = result.get("inputRequests").filter(|r| r.kind() == Kind::Object).ok_or(UNREADABLE)?;
+        let mut w = JsonWriter::new(&mut *self.input.record);
+        w.raw(b"{");
+        for (key, value) in params.into_iter().flat_map(|p| p.members()) {
+            if key.eq_str("inputResponses") || key.eq_str("requestState") {
+                continue;
+            }
+            w.json_str(key);
+            w.raw(b":");
+            w.value(value);
+            w.raw(b",");
+        }
+        if let Some(state) = result.get("requestState") {
+            w.raw(b"\"requestState\":");
+            w.value(state);
+            w.raw(b",");
+        }
+        let state_len = w.len();
+        w.value(requests);
+        let requests_end = w.len();
+        if w.is_overflowed() {
+            return Err("the request does not fit the input buffer");
+        }
+        let requests = self.input.record.get(state_len..requests_end).unwrap_or_default();
+        let requests = json::parse(requests, json::MAX_DEPTH_LIMIT).map_err(|_| UNREADABLE)?;
+        // Each input request becomes a request to the client, all in one window.
+        let deadline = self.config.request_timeout.map(|t| self.now + t);
+        let route = self.route;
+        let mut keys = heapless::Vec::new();
+        let Some((mut window, mut commit)) = self.tx.open(route, self.window) else {
+            return Err("the transmit buffer is full");
+        };
+        for (key, request) in requests.members() {
+            let mut name = heapless::String::<MAX_KEY_LEN>::new();
+            for c in key.chars() {
+                name.push(c).map_err(|_| "an input request key is too long")?;
+            }
+            if !self.outbound.has_room() || keys.is_full() {
+                return Err("too many requests to the client await answers");
+            }
+            let outbound = self.outbound.next_key();
+            let mut w = JsonWriter::new(&mut *window);
+            w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
+            w.i64(outbound.id());
+            w.raw(b",\"method\":");
+            w.value(request.get("method").ok_or(UNREADABLE)?);
+            if let Some(params) = request.get("params") {
+                w.raw(b",\"params\":");
+                w.value(params);
+            }
+            w.raw(b"}");
+            w.raw(commit.suffix());
+            if w.is_overflowed() {
+                // Nothing of this round was committed yet unless an earlier request was: those are
+                // answered into the void and their answers ignored once this request fails.
+                return Err("the input requests do not fit the transmit window");
+            }
+            let written = w.len();
+            let key = self.outbound.insert(deadline, route).ok_or("too many requests to the client await answers")?;
+            let _ = keys.push((name, key, false));
+            let (_, rest) = core::mem::take(&mut window).split_at_mut(written);
+            let prefix = commit.commit_and_continue(written, rest);
+            window = rest.get_mut(prefix..).unwrap_or_default();
+        }
+        if keys.is_empty() {
+            return Err("an input-required answer without input requests");
+        }
+        self.input.pending = Some(Pending { id: owned, method, route, state: state_len, answers: state_len, keys });
+        Ok(())
+    }
+
+    /// Takes the client's answer to an input request, if it is one; serves the waiting request
+    /// again once every answer is in. `false` if `id` is not an input request.
+    pub(crate) fn legacy_input_answer(&mut self, id: Option<Id<'_>>, result: Result<Value<'_>, ()>) -> bool {
+        let Some(Id::Number(number)) = id else { return false };
+        let Some(pending) = self.input.pending.as_ref() else { return false };
+        let Some(index) = pending.keys.iter().position(|(_, key, answered)| key.id() == number && !answered) else {
+            return false;
+        };
+        let _ = self.outbound.take(Id::Number(number));
+        let Ok(answer) = result else {
+            self.fail_pending("the client refused an input request");
+            return true;
+        };
+        let InputArea { record, pending, .. } = &mut *self.input;
+        let Some(pending) = pending.as_mut() else { return true };
+        let mut w = JsonWriter::new(record.get_mut(pending.answers..).unwrap_or_default());
+        w.string(&pending.keys[index].0);
+        w.raw(b":");
+        w.value(answer);
+        w.raw(b",");
+        if w.is_overflowed() {
+            self.fail_pending("the client's answers do not fit the input buffer");
+            return true;
+        }
+        pending.answers += w.len();
+        pending.keys[index].2 = true;
+        if pending.keys.iter().all(|(_, _, answered)| *answered) {
+            self.retry_pending();
+        }
+        true
+    }
+
+    /// Answers the waiting request with `-32603` and forgets it.
+    pub(crate) fn fail_pending(&mut self, reason: &'static str) {
+        let Some(pending) = self.input.pending.take() else { return };
+        for (_, key, answered) in &pending.keys {
+            if !answered {
+                self.outbound.cancel(*key);
+            }
+        }
+        let route = core::mem::replace(&mut self.route, pending.route);
+        self.reject(Some(&pending.id), code::INTERNAL_ERROR, format_args!("Internal error: {reason}"), reason);
+        self.route = route;
+    }
+
+    /// Forgets the waiting request if it is `id` (the client cancelled it).
+    pub(crate) fn cancel_pending_input(&mut self, id: Id<'_>) -> bool {
+        if !self.input.pending.as_ref().is_some_and(|p| p.id.matches(id)) {
+            return false;
+        }
+        if let Some(pending) = self.input.pending.take() {
+            for (_, key, answered) in &pending.keys {
+                if !answered {
+                    self.outbound.cancel(*key);
+                }
+            }
+        }
+        true
+    }
+
+    /// Builds the retry of the waiting request and serves it on the request's route.
+    fn retry_pending(&mut self) {
+        let Some(pending) = self.input.pending.take() else { return };
+        let Some(retry) = self.input.retry.take() else { return };
+        let record = &*self.input.record;
+        let mut w = JsonWriter::new(&mut *retry);
+        w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        pending.id.write(&mut w);
+        w.raw(b",\"method\":");
+        w.string(pending.method);
+        w.raw(b",\"params\":");
+        w.raw(record.get(..pending.state).unwrap_or_default());
+        w.raw(b"\"inputResponses\":{");
+        let answers = record.get(pending.state..pending.answers).unwrap_or_default();
+        w.raw(answers.strip_suffix(b",").unwrap_or(answers));
+        w.raw(b"}}}");
+        let len = w.len();
+        let overflowed = w.is_overflowed();
+        let message = retry.get(..len).unwrap_or_default();
+        let route = core::mem::replace(&mut self.route, pending.route);
+        match json::parse(message, self.config.limits.max_depth).ok().filter(|_| !overflowed) {
+            Some(value) => {
+                self.handle_message(value, false);
+            }
+            None => self.reject(
+                Some(&pending.id),
+                code::INTERNAL_ERROR,
+                format_args!("Internal error: the retried request does not fit the input buffer"),
+                "retry too large",
+            ),
+        }
+        self.route = route;
+        self.input.retry = Some(retry);
+    }
+}
