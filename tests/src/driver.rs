@@ -20,7 +20,7 @@ pub const RX_BYTES: usize = 1024;
 /// Transmit buffer. The largest answer is a quarter of it, as in the `mcp-device` binary.
 pub const TX_BYTES: usize = 16 * 1024;
 /// `ttlMs` of `server/discover` and list results (2026-07-28).
-pub const LIST_TTL_MS: u64 = 3_600_000;
+pub const LIST_TTL_MS: u64 = 60_000;
 /// The clock at the first input line, in milliseconds since "boot".
 pub const CLOCK_START_MS: u64 = 1_000;
 /// How far the clock moves for each further input line.
@@ -73,16 +73,18 @@ pub fn config() -> Config<'static> {
     config
 }
 
-/// The memory a [`Driver`] borrows: the server's receive and transmit buffers.
+/// The memory a [`Driver`] borrows: the server's receive and transmit buffers, and the buffer
+/// for legacy requests waiting for the client's input.
 pub struct Memory {
     rx: Vec<u8>,
     tx: Vec<u8>,
+    input: Vec<u8>,
 }
 
 impl Memory {
-    /// Buffers of [`RX_BYTES`] and [`TX_BYTES`].
+    /// Buffers of [`RX_BYTES`] and [`TX_BYTES`], and an input buffer as large as the receive buffer.
     pub fn new() -> Self {
-        Memory { rx: vec![0; RX_BYTES], tx: vec![0; TX_BYTES] }
+        Memory { rx: vec![0; RX_BYTES], tx: vec![0; TX_BYTES], input: vec![0; RX_BYTES] }
     }
 }
 
@@ -127,8 +129,9 @@ pub struct Driver<'a> {
 impl<'a> Driver<'a> {
     /// A fresh server (no session, LED off) over `memory`.
     pub fn new(memory: &'a mut Memory, clock: Clock) -> Self {
-        let server =
+        let mut server =
             Server::new(Device::new(SimBoard::default()), config(), Buffers { rx: &mut memory.rx, tx: &mut memory.tx });
+        server.parts_mut().0.set_input_buffer(&mut memory.input);
         Driver { server, clock, lines: 0 }
     }
 

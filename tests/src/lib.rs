@@ -82,7 +82,7 @@ pub fn modern_request(id: i64, method: &str, params: Option<serde_json::Value>) 
     // The era's fields join whatever `_meta` the caller gave (a `progressToken`, say).
     let mut meta = params.get("_meta").cloned().unwrap_or_else(|| serde_json::json!({}));
     meta[META_VERSION] = serde_json::json!(schema::MODERN);
-    meta[META_CAPABILITIES] = serde_json::json!({});
+    meta[META_CAPABILITIES] = serde_json::json!({"elicitation": {}});
     meta[META_CLIENT_INFO] = serde_json::json!({"name": "conformance-tests", "version": "1.0.0"});
     params["_meta"] = meta;
     legacy_request(id, method, Some(params))
@@ -95,7 +95,8 @@ pub fn initialize_request(id: i64, version: &str) -> String {
         "initialize",
         Some(serde_json::json!({
             "protocolVersion": version,
-            "capabilities": {},
+            // What the device may ask for (the factory reset's confirmation).
+            "capabilities": {"elicitation": {}},
             "clientInfo": {"name": "conformance-tests", "version": "1.0.0"},
         })),
     )

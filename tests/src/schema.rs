@@ -41,6 +41,17 @@ pub fn result_definition_name(method: &str) -> Option<&'static str> {
     })
 }
 
+/// The definition of a request the server sends to the client, by method.
+pub fn request_definition_name(method: &str) -> Option<&'static str> {
+    Some(match method {
+        "ping" => "PingRequest",
+        "elicitation/create" => "ElicitRequest",
+        "sampling/createMessage" => "CreateMessageRequest",
+        "roots/list" => "ListRootsRequest",
+        _ => return None,
+    })
+}
+
 /// The definition of a notification the server sends, by method.
 pub fn notification_definition_name(method: &str) -> Option<&'static str> {
     Some(match method {
@@ -202,7 +213,11 @@ impl Schema {
     /// violations.
     pub fn check_message(&self, method: Option<&str>, message: &Value) -> Result<Vec<Checked>, String> {
         let mut checks = vec![Checked { definition: "JSONRPCMessage".to_owned(), pointer: "" }];
-        if message.get("result").is_some() {
+        if message.pointer("/result/resultType").and_then(Value::as_str) == Some("input_required") {
+            // An InputRequiredResult answers tools/call, prompts/get and resources/read alike.
+            checks.push(Checked { definition: self.generic_result_response().to_owned(), pointer: "" });
+            checks.push(Checked { definition: "InputRequiredResult".to_owned(), pointer: "/result" });
+        } else if message.get("result").is_some() {
             checks.push(Checked { definition: self.generic_result_response().to_owned(), pointer: "" });
             let method = method.ok_or_else(|| format!("a result to an unknown request: {message}"))?;
             let result = self
@@ -215,6 +230,14 @@ impl Schema {
         } else if let Some(code) = message.pointer("/error/code").and_then(Value::as_i64) {
             checks.push(Checked { definition: self.generic_error_response().to_owned(), pointer: "" });
             checks.extend(self.specific_error_definitions(code));
+        } else if let (Some(method), Some(_)) = (message.get("method").and_then(Value::as_str), message.get("id")) {
+            // A request to the client (legacy sessions).
+            let definition =
+                request_definition_name(method).filter(|name| self.definition(name).is_some()).ok_or_else(|| {
+                    format!("{}: the server sent a {method} request, which this version lacks", self.version)
+                })?;
+            checks.push(Checked { definition: definition.to_owned(), pointer: "" });
+            checks.push(Checked { definition: "ServerRequest".to_owned(), pointer: "" });
         } else if let (Some(method), None) = (message.get("method").and_then(Value::as_str), message.get("id")) {
             let definition = notification_definition_name(method)
                 .filter(|name| self.definition(name).is_some())

@@ -110,6 +110,12 @@ fn legacy_session(version: &str) -> Session {
     session.tool("read_temperature", json!({}));
     session.request("logging/setLevel", Some(json!({"level": "loud"})));
     session.surface();
+    if version >= "2025-06-18" {
+        // The factory reset asks for confirmation: the engine sends `elicitation/create` (the first
+        // request to the client: id 1), the client accepts, and the tool is answered.
+        session.tool("factory_reset", json!({}));
+        session.notification(r#"{"jsonrpc":"2.0","id":1,"result":{"action":"accept","content":{"confirm":true}}}"#);
+    }
     if version == "2025-03-26" {
         // A batch of two requests and a notification: each request is answered.
         let (a, b) = (session.next_id, session.next_id + 1);
@@ -143,6 +149,13 @@ fn modern_session() -> Session {
         "notifications": {"toolsListChanged": true, "promptsListChanged": true}}});
     session.raw_request(802, "subscriptions/listen", line.to_string());
     session.tool("enable_blink", json!({"enabled": true}));
+    // The factory reset asks for confirmation (InputRequiredResult), then the retry carries it.
+    session.tool("factory_reset", json!({}));
+    session.request(
+        "tools/call",
+        Some(json!({"name": "factory_reset", "arguments": {},
+            "inputResponses": {"confirm": {"action": "accept", "content": {"confirm": true}}}})),
+    );
     // Legacy-only methods do not exist in 2026-07-28.
     session.request("ping", None);
     // -32022: versions the server does not serve statelessly.
@@ -292,6 +305,16 @@ fn legacy_sessions_match_their_schemas() {
             assert!(checked.contains("CompleteResult"), "{version}");
         }
         if *version >= "2025-06-18" {
+            // The engine asked for the confirmation itself, and the tool was answered after it.
+            let asks: Vec<_> =
+                outcome.notifications.iter().filter(|(_, n)| n["method"] == "elicitation/create").collect();
+            assert_eq!(asks.len(), 1, "{version}");
+            assert_eq!(asks[0].1["id"], 1);
+            assert!(checked.contains("ElicitRequest"), "{version}");
+            let reset = answers.values().filter(|a| a["result"]["content"][0]["text"] == "factory settings restored");
+            assert_eq!(reset.count(), 1, "{version}");
+        }
+        if *version >= "2025-06-18" {
             check_structured_content(&schema, &session, answers);
         }
     }
@@ -320,7 +343,18 @@ fn modern_exchanges_match_the_2026_schema() {
     assert_eq!(tagged.len(), 1, "{changed:?}");
     assert_eq!(tagged[0]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 802);
     assert_eq!(answers[&802]["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 802);
+    // The factory reset: input required first, done on the retry with the confirmation.
+    let resets: Vec<_> = answers
+        .values()
+        .filter(|a| {
+            a["result"]["resultType"] == "input_required"
+                || a["result"]["content"][0]["text"] == "factory settings restored"
+        })
+        .collect();
+    assert_eq!(resets.len(), 2, "{resets:?}");
+    assert_eq!(resets[0]["result"]["inputRequests"]["confirm"]["method"], "elicitation/create");
     for definition in [
+        "InputRequiredResult",
         "SubscriptionsAcknowledgedNotification",
         "SubscriptionsListenResult",
         "CompleteResult",

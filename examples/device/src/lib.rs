@@ -2,20 +2,21 @@
 #![forbid(unsafe_code)]
 //! The example "device": an MCP server for a small board, written once without `std` or an allocator.
 //!
-//! It offers six tools (`echo`, `read_temperature`, `set_led`, `get_uptime`, `calibrate`,
-//! `enable_blink`, and `blink_led` while blinking is enabled), two resources (`device://status` as
+//! It offers seven tools (`echo`, `read_temperature`, `set_led`, `get_uptime`, `calibrate`,
+//! `enable_blink`, `factory_reset`, and `blink_led` while blinking is enabled), two resources (`device://status` as
 //! JSON text, `device://calibration` as a binary blob), a resource template (`device://sensor/{name}`)
 //! and one prompt (`diagnose`), with completion of sensor names and symptoms, log messages of sensor
-//! reads, progress of the calibration, and `listChanged` when the LED tools change. The hardware is
+//! reads, progress of the calibration, `listChanged` when the LED tools change, and a factory reset
+//! the user confirms through elicitation. The hardware is
 //! behind the [`Board`] trait: the host binary `mcp-device` simulates it, firmware drives real pins
 //! and sensors. Uptime is the engine's injected time, so the caller's clock epoch is "boot".
 
 use mcp_sansio::json::JsonStr;
 use mcp_sansio::mcp::{ListCapability, LoggingLevel, ResourceCapability, ServerCapabilities};
 use mcp_sansio::server::{
-    CompletionRef, CompletionReply, CompletionRequest, Handler, ListChanges, Prompt, PromptArgument, PromptGet,
-    PromptReply, Resource, ResourceRead, ResourceReply, ResourceTemplate, Role, Tool, ToolAnnotations, ToolCall,
-    ToolReply,
+    CompletionRef, CompletionReply, CompletionRequest, Handler, InputRequest, ListChanges, Prompt, PromptArgument,
+    PromptGet, PromptReply, Resource, ResourceRead, ResourceReply, ResourceTemplate, Role, Tool, ToolAnnotations,
+    ToolCall, ToolReply,
 };
 use mcp_sansio::time::Instant;
 use serde::Serialize;
@@ -61,6 +62,10 @@ pub trait Board {
     fn led(&self) -> bool;
     /// Factory calibration data.
     fn calibration(&self) -> &[u8];
+    /// Restores the factory state (the LED off; a real board would also clear its settings).
+    fn factory_reset(&mut self) {
+        self.set_led(false);
+    }
 }
 
 const ECHO_SCHEMA: &str = r#"{"type":"object","properties":{"message":{"type":"string","description":"Text to send back"}},"required":["message"]}"#;
@@ -84,8 +89,10 @@ const READ_ONLY: ToolAnnotations = ToolAnnotations {
     open_world: Some(false),
 };
 
+const CONFIRM_FORM: &str = r#"{"type":"object","properties":{"confirm":{"type":"boolean","title":"Erase all settings?","description":"The board restarts with factory settings"}},"required":["confirm"]}"#;
+
 /// The device's tools, in listing order; [`BLINK_TOOL`] follows them while blinking is enabled.
-pub static TOOLS: [Tool<'static>; 6] = [
+pub static TOOLS: [Tool<'static>; 7] = [
     Tool {
         name: "echo",
         title: Some("Echo"),
@@ -155,6 +162,21 @@ pub static TOOLS: [Tool<'static>; 6] = [
         annotations: ToolAnnotations {
             read_only: Some(false),
             destructive: Some(false),
+            idempotent: Some(true),
+            open_world: Some(false),
+        },
+        icons: &[],
+        meta: None,
+    },
+    Tool {
+        name: "factory_reset",
+        title: Some("Factory reset"),
+        description: Some("Restores the factory settings, after the user confirms (elicitation)."),
+        input_schema: NO_ARGUMENTS,
+        output_schema: None,
+        annotations: ToolAnnotations {
+            read_only: Some(false),
+            destructive: Some(true),
             idempotent: Some(true),
             open_world: Some(false),
         },
@@ -402,6 +424,33 @@ impl<B: Board> Device<B> {
         }
     }
 
+    /// `factory_reset`: asks the user first (an elicitation form), then resets on "accept" with
+    /// `confirm: true`.
+    fn factory_reset(&mut self, call: &ToolCall<'_>, reply: ToolReply<'_>) {
+        let Some(answer) = call.context.input("confirm") else {
+            if !call.context.client.elicitation_form {
+                return reply.finish_error_text("this client cannot ask the user to confirm a factory reset");
+            }
+            let ask = InputRequest::ElicitForm {
+                message: "Reset the board to its factory settings?",
+                requested_schema: CONFIRM_FORM,
+            };
+            return reply.input_required().request("confirm", ask).finish();
+        };
+        let accepted = answer.get("action").and_then(|a| a.as_str()).is_some_and(|a| a.eq_str("accept"));
+        let confirmed = answer.get("content").and_then(|c| c.get("confirm")).and_then(|c| c.as_bool());
+        if accepted && confirmed == Some(true) {
+            self.board.factory_reset();
+            if self.blink {
+                self.blink = false;
+                self.changes.tools = true;
+            }
+            reply.text("factory settings restored").finish()
+        } else {
+            reply.text("factory reset cancelled; nothing changed").finish()
+        }
+    }
+
     fn read_sensor(&mut self, read: &ResourceRead<'_>, reply: ResourceReply<'_>) {
         let sensor = read
             .variables(&RESOURCE_TEMPLATES[0])
@@ -455,6 +504,7 @@ impl<B: Board> Handler for Device<B> {
             "calibrate" => self.calibrate(reply),
             "enable_blink" => self.enable_blink(&call, reply),
             "blink_led" => self.blink(&call, reply),
+            "factory_reset" => self.factory_reset(&call, reply),
             "get_uptime" => {
                 let uptime_ms = call.context.now.as_millis();
                 reply

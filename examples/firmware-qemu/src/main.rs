@@ -27,9 +27,11 @@ use core::panic::PanicInfo;
 
 use cortex_m_rt::{ExceptionFrame, entry, exception};
 use mcp_example_device::{Device, INSTRUCTIONS, SERVER_NAME};
+use mcp_sansio::endpoint::Response;
+use mcp_sansio::mcp::ServerCapabilities;
 use mcp_sansio::server::{
-    Buffers, CacheHints, CacheScope, Config, Event, Handler, Prompt, PromptGet, PromptReply, Resource, ResourceRead,
-    ResourceReply, Server, Tool, ToolCall, ToolReply,
+    Buffers, CacheHints, CacheScope, CompletionReply, CompletionRequest, Config, Event, Handler, ListChanges, Prompt,
+    PromptGet, PromptReply, Resource, ResourceRead, ResourceReply, ResourceTemplate, Server, Tool, ToolCall, ToolReply,
 };
 use mcp_sansio::time::Instant;
 
@@ -42,14 +44,19 @@ pub const RX_BYTES: usize = 1024;
 /// Transmit buffer: the largest answer (the modern-era `tools/list` is about 2.6 KB).
 pub const TX_BYTES: usize = 3072;
 
-/// The device answers every request at once and sends no requests to the host: no slots for
-/// deferred requests, none for requests awaiting an answer.
-type DeviceServer = Server<'static, Logged, 0, 0>;
+/// Input the device waits for in a legacy session (the factory reset's confirmation): its request
+/// and the answer are kept in half of this, the retry built in the other half.
+pub const INPUT_BYTES: usize = 1024;
+
+/// The device answers every request at once; it keeps one slot for a listen stream and sends one
+/// request at a time to the host (the legacy factory-reset confirmation).
+type DeviceServer = Server<'static, Logged, 1, 1>;
 
 #[entry]
 fn main() -> ! {
     static mut RX: [u8; RX_BYTES] = [0; RX_BYTES];
     static mut TX: [u8; TX_BYTES] = [0; TX_BYTES];
+    static mut INPUT: [u8; INPUT_BYTES] = [0; INPUT_BYTES];
 
     let Some(core) = cortex_m::Peripherals::take() else { log::exit(false) };
     clock::start(core.SYST);
@@ -58,10 +65,11 @@ fn main() -> ! {
     let mut config = Config::new(SERVER_NAME, env!("CARGO_PKG_VERSION"));
     config.server_info.title = Some("Example MCP device");
     config.instructions = Some(INSTRUCTIONS);
-    // The tool and prompt lists never change while the firmware runs.
-    config.list_cache = CacheHints { ttl_ms: 3_600_000, scope: CacheScope::Public };
+    // The tool list changes (blink_led), announced with listChanged; other clients re-read it soon.
+    config.list_cache = CacheHints { ttl_ms: 60_000, scope: CacheScope::Public };
     let device = Logged(Device::new(QemuBoard::new()));
     let mut server: DeviceServer = Server::new(device, config, Buffers { rx: RX, tx: TX });
+    server.parts_mut().0.set_input_buffer(INPUT);
     log!(
         "serving MCP on UART0 (receive buffer {} B, transmit buffer {} B, stack region {} B)",
         RX_BYTES,
@@ -113,6 +121,21 @@ impl Handler for Logged {
     }
     fn get_prompt(&mut self, get: PromptGet<'_>, reply: PromptReply<'_>) {
         self.0.get_prompt(get, reply)
+    }
+    fn capabilities(&self) -> ServerCapabilities {
+        self.0.capabilities()
+    }
+    fn resource_template(&self, index: usize) -> Option<ResourceTemplate<'_>> {
+        self.0.resource_template(index)
+    }
+    fn complete(&mut self, request: CompletionRequest<'_>, reply: CompletionReply<'_>) {
+        self.0.complete(request, reply)
+    }
+    fn take_list_changes(&mut self) -> ListChanges {
+        self.0.take_list_changes()
+    }
+    fn on_response(&mut self, now: Instant, response: Response<'_>) {
+        self.0.on_response(now, response)
     }
     fn on_event(&mut self, now: Instant, event: Event<'_>) {
         match event {

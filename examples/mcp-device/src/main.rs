@@ -8,9 +8,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
 use mcp_example_device::{Board, Device, INSTRUCTIONS, SAMPLE_CALIBRATION, SERVER_NAME, Sensor, simulated_temperature};
+use mcp_sansio::endpoint::Response;
+use mcp_sansio::mcp::ServerCapabilities;
 use mcp_sansio::server::{
-    Buffers, CacheHints, CacheScope, Config, Event, Handler, Limits, Prompt, PromptGet, PromptReply, Resource,
-    ResourceRead, ResourceReply, Server, Tool, ToolCall, ToolReply,
+    Buffers, CacheHints, CacheScope, CompletionReply, CompletionRequest, Config, Event, Handler, Limits, ListChanges,
+    Prompt, PromptGet, PromptReply, Resource, ResourceRead, ResourceReply, ResourceTemplate, Server, Tool, ToolCall,
+    ToolReply,
 };
 use mcp_sansio::time::Instant;
 
@@ -92,6 +95,21 @@ impl<H: Handler> Handler for Logged<H> {
     fn get_prompt(&mut self, get: PromptGet<'_>, reply: PromptReply<'_>) {
         self.inner.get_prompt(get, reply)
     }
+    fn capabilities(&self) -> ServerCapabilities {
+        self.inner.capabilities()
+    }
+    fn resource_template(&self, index: usize) -> Option<ResourceTemplate<'_>> {
+        self.inner.resource_template(index)
+    }
+    fn complete(&mut self, request: CompletionRequest<'_>, reply: CompletionReply<'_>) {
+        self.inner.complete(request, reply)
+    }
+    fn take_list_changes(&mut self) -> ListChanges {
+        self.inner.take_list_changes()
+    }
+    fn on_response(&mut self, now: Instant, response: Response<'_>) {
+        self.inner.on_response(now, response)
+    }
     fn on_event(&mut self, now: Instant, event: Event<'_>) {
         let important = matches!(event, Event::Rejected { .. } | Event::FrameDropped(_));
         if self.verbose || important {
@@ -109,10 +127,13 @@ fn main() -> ExitCode {
     config.server_info.title = Some("Example MCP device");
     config.instructions = Some(INSTRUCTIONS);
     config.limits = Limits { max_response: tx.len() / 4, ..Limits::default() };
-    // The tool and prompt lists never change while the process runs.
-    config.list_cache = CacheHints { ttl_ms: 3_600_000, scope: CacheScope::Public };
+    // The tool list changes (blink_led), announced with listChanged; other clients re-read it soon.
+    config.list_cache = CacheHints { ttl_ms: 60_000, scope: CacheScope::Public };
     let handler = Logged { inner: Device::new(SimulatedBoard { led: false }), verbose: args.verbose };
+    let mut input = vec![0u8; 16 * 1024];
     let mut server: Server<'_, _> = Server::new(handler, config, Buffers { rx: &mut rx, tx: &mut tx });
+    // Room for a legacy request to wait for the client's input (the factory reset's confirmation).
+    server.parts_mut().0.set_input_buffer(&mut input);
 
     let served = match args.runtime {
         Runtime::Tokio => match tokio::runtime::Builder::new_current_thread().enable_time().enable_io().build() {
