@@ -67,7 +67,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("elf")
     ap.add_argument("--stack-summary")
-    ap.add_argument("--max-flash", type=int, default=64 * 1024)
+    ap.add_argument("--max-flash", type=int, default=96 * 1024)
     ap.add_argument("--max-ram", type=int, default=16 * 1024)
     ap.add_argument("--markdown")
     ap.add_argument("--buffers", default="", help="buffer sizes, for the table's caption")

@@ -69,11 +69,13 @@ impl<'t> Iterator for Parts<'t> {
         if self.rest.is_empty() {
             return None;
         }
-        match self.rest.find('{') {
+        // Braces are ASCII, so every index below is a character boundary; `get` keeps even that
+        // from needing a proof (no panic path).
+        match self.rest.bytes().position(|b| b == b'{') {
             Some(0) => {
-                let Some(end) = self.rest.find('}') else { return Some(Err(())) };
-                let body = &self.rest[1..end];
-                self.rest = &self.rest[end + 1..];
+                let Some(end) = self.rest.bytes().position(|b| b == b'}') else { return Some(Err(())) };
+                let body = self.rest.get(1..end).unwrap_or("");
+                self.rest = self.rest.get(end + 1..).unwrap_or("");
                 let (names, reserved) = match body.strip_prefix('+') {
                     Some(names) => (names, true),
                     None => (body, false),
@@ -81,8 +83,8 @@ impl<'t> Iterator for Parts<'t> {
                 Some(self.variable(names, reserved))
             }
             Some(start) => {
-                let literal = &self.rest[..start];
-                self.rest = &self.rest[start..];
+                let literal = self.rest.get(..start).unwrap_or("");
+                self.rest = self.rest.get(start..).unwrap_or("");
                 Some(literal_part(literal))
             }
             None => {
@@ -95,7 +97,7 @@ impl<'t> Iterator for Parts<'t> {
 }
 
 fn literal_part(literal: &str) -> Result<Part<'_>, ()> {
-    if literal.contains('}') { Err(()) } else { Ok(Part::Literal(literal)) }
+    if literal.bytes().any(|b| b == b'}') { Err(()) } else { Ok(Part::Literal(literal)) }
 }
 
 impl<'t> Parts<'t> {
@@ -160,22 +162,29 @@ impl<'t> UriTemplate<'t> {
                 Part::Variable { name, reserved } => {
                     let value = match parts.peek() {
                         None => rest,
-                        Some(Part::Literal(next)) if reserved => &rest[..rest.rfind(next)?],
-                        Some(Part::Literal(next)) => &rest[..rest.find(next)?],
+                        Some(Part::Literal(next)) => rest.get(..find(rest, next, reserved)?)?,
                         Some(Part::Variable { .. }) => return None,
                     };
-                    if value.is_empty() || (!reserved && value.contains(['/', '?', '#'])) {
+                    if value.is_empty() || (!reserved && value.bytes().any(|b| matches!(b, b'/' | b'?' | b'#'))) {
                         return None;
                     }
                     let slot = vars.pairs.get_mut(vars.len)?;
                     *slot = (name, value);
                     vars.len += 1;
-                    rest = &rest[value.len()..];
+                    rest = rest.get(value.len()..)?;
                 }
             }
         }
         rest.is_empty().then_some(vars)
     }
+}
+
+/// The first (or with `last`, the last) position of `needle` in `haystack`: a plain byte search,
+/// as templates and URIs are short.
+fn find(haystack: &str, needle: &str, last: bool) -> Option<usize> {
+    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
+    let mut hits = (0..=h.len().checked_sub(n.len())?).filter(|&i| h.get(i..i + n.len()) == Some(n));
+    if last { hits.last() } else { hits.next() }
 }
 
 #[cfg(test)]

@@ -67,9 +67,7 @@ impl InputRequest<'_> {
         match self {
             InputRequest::ElicitForm { .. } => client.elicitation_form,
             InputRequest::ElicitUrl { .. } => client.elicitation_url,
-            InputRequest::Sample { params } => {
-                client.sampling && (client.sampling_tools || !params.contains("\"tools\""))
-            }
+            InputRequest::Sample { params } => client.sampling && (client.sampling_tools || !offers_tools(params)),
             InputRequest::ListRoots => client.roots.is_some(),
         }
     }
@@ -81,7 +79,7 @@ impl InputRequest<'_> {
             InputRequest::ElicitUrl { .. } => needs.elicitation_url = true,
             InputRequest::Sample { params } => {
                 needs.sampling = true;
-                needs.sampling_tools |= params.contains("\"tools\"");
+                needs.sampling_tools |= offers_tools(params);
             }
             InputRequest::ListRoots => needs.roots = Some(Default::default()),
         }
@@ -129,6 +127,11 @@ impl InputRequest<'_> {
         w.raw(b"}");
         ok
     }
+}
+
+/// Whether sampling params offer the model tools (a `tools` member).
+fn offers_tools(params: &str) -> bool {
+    json::parse(params.as_bytes(), json::MAX_DEPTH_LIMIT).ok().and_then(|p| p.get("tools")).is_some()
 }
 
 /// What the engine knows about a request when its handler asks for input.

@@ -94,9 +94,19 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         true
     }
 
-    /// The input has ended: nobody is left to answer.
+    /// The input has ended: nobody is left to answer the input requests, so the waiting request is
+    /// answered `-32603` (written if there is room: the client may still read).
     pub(crate) fn drop_pending_input(&mut self) {
-        self.input.pending = None;
+        let Some(pending) = self.input.pending.take() else { return };
+        let _ = self.write_ending(pending.route, |w| {
+            crate::jsonrpc::write_error_head(
+                w,
+                Some(&pending.id),
+                code::INTERNAL_ERROR,
+                format_args!("Internal error: the input ended while waiting for the client's input"),
+            );
+            w.raw(b"}}");
+        });
     }
 }
 

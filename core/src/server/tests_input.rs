@@ -326,6 +326,12 @@ fn legacy_input_runs_several_rounds_and_fails_cleanly() {
     s.server.handle_timeout(s.now);
     let late = s.send(&json!({"jsonrpc":"2.0","id":ask[0]["id"],"result":{"roots":[]}}));
     assert!(late.is_empty(), "{late:?}");
+    // The input ends while a request waits: it is answered, and the engine finishes.
+    s.send(&call(6, "roots"));
+    s.server.handle_eof(s.now);
+    let out = s.drain();
+    assert!(out.iter().any(|m| m["id"] == 6 && m["error"]["code"] == -32603), "{out:?}");
+    assert!(s.server.is_finished());
 }
 
 #[test]

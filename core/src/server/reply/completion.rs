@@ -15,14 +15,14 @@ pub struct CompletionReply<'a> {
     out: Outgoing<'a>,
     values: usize,
     total: Option<u64>,
-    has_more: bool,
+    has_more: Option<bool>,
 }
 
 impl<'a> CompletionReply<'a> {
     pub(crate) fn new(mut out: Outgoing<'a>) -> Self {
         out.field("completion");
         out.writer().raw(b"{\"values\":[");
-        CompletionReply { out, values: 0, total: None, has_more: false }
+        CompletionReply { out, values: 0, total: None, has_more: None }
     }
 
     /// The protocol version the answer is written for.
@@ -54,9 +54,10 @@ impl<'a> CompletionReply<'a> {
         self
     }
 
-    /// Says that more values exist than were offered.
+    /// Says whether more values exist than were offered (sent as `hasMore`; without it, `hasMore`
+    /// is sent only when values beyond the limit were left out).
     pub fn has_more(mut self, has_more: bool) -> Self {
-        self.has_more = has_more;
+        self.has_more = Some(has_more);
         self
     }
 
@@ -74,8 +75,10 @@ impl<'a> CompletionReply<'a> {
             w.raw(b",\"total\":");
             w.u64(total);
         }
-        if self.has_more || overflow {
-            w.raw(b",\"hasMore\":true");
+        match (self.has_more, overflow) {
+            (Some(true), _) | (None, true) | (Some(false), true) => w.raw(b",\"hasMore\":true"),
+            (Some(false), false) => w.raw(b",\"hasMore\":false"),
+            (None, false) => {}
         }
         w.raw(b"}");
         self.out.finish(None);

@@ -164,6 +164,13 @@ impl<T: WriteId> Notes<T> {
 
 /// Writes a `notifications/message` (all of it but the framing) with a string as its data.
 pub(crate) fn write_log(w: &mut JsonWriter<'_>, level: LoggingLevel, logger: Option<&str>, data: fmt::Arguments<'_>) {
+    write_log_head(w, level, logger);
+    w.string_fmt(data);
+    w.raw(b"}}");
+}
+
+/// Writes a `notifications/message` up to its data.
+fn write_log_head(w: &mut JsonWriter<'_>, level: LoggingLevel, logger: Option<&str>) {
     w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":");
     w.string(level.as_str());
     if let Some(logger) = logger {
@@ -171,8 +178,6 @@ pub(crate) fn write_log(w: &mut JsonWriter<'_>, level: LoggingLevel, logger: Opt
         w.string(logger);
     }
     w.raw(b",\"data\":");
-    w.string_fmt(data);
-    w.raw(b"}}");
 }
 
 /// An id-shaped value that can be kept past its frame.
@@ -413,6 +418,25 @@ impl<'a> Outgoing<'a> {
         .map(|()| true)
     }
 
+    /// Like [`Outgoing::log`], with any serializable value as the data.
+    pub(crate) fn log_value<T: serde::Serialize + ?Sized>(
+        &mut self,
+        level: LoggingLevel,
+        logger: Option<&str>,
+        data: &T,
+    ) -> Result<bool, SendError> {
+        if !self.notes.logs(level) {
+            return Ok(false);
+        }
+        self.interpose(|w| {
+            write_log_head(w, level, logger);
+            w.serialize(data);
+            w.raw(b"}}");
+            Ok(())
+        })
+        .map(|()| true)
+    }
+
     /// Writes a notification as a message of its own on this reply's stream, ahead of the result,
     /// in the reply's window (which shrinks by as much). Only before any part of the result is
     /// written.
@@ -637,6 +661,17 @@ macro_rules! note_methods {
             data: core::fmt::Arguments<'_>,
         ) -> Result<bool, crate::endpoint::SendError> {
             self.out.log(level, logger, data)
+        }
+
+        /// Like [`log`](Self::log), with any value serde can serialize as the data (an object with
+        /// details, say).
+        pub fn log_value<T: serde::Serialize + ?Sized>(
+            &mut self,
+            level: crate::mcp::LoggingLevel,
+            logger: Option<&str>,
+            data: &T,
+        ) -> Result<bool, crate::endpoint::SendError> {
+            self.out.log_value(level, logger, data)
         }
     };
 }
