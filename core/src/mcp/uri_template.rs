@@ -184,7 +184,7 @@ impl<'t> UriTemplate<'t> {
 fn find(haystack: &str, needle: &str, last: bool) -> Option<usize> {
     let (h, n) = (haystack.as_bytes(), needle.as_bytes());
     let mut hits = (0..=h.len().checked_sub(n.len())?).filter(|&i| h.get(i..i + n.len()) == Some(n));
-    if last { hits.last() } else { hits.next() }
+    if last { hits.next_back() } else { hits.next() }
 }
 
 #[cfg(test)]
