@@ -25,7 +25,7 @@ const NODE_MODULES = resolve(process.env.INTEROP_NODE_MODULES ?? join(HERE, '..'
 const requirePeer = createRequire(join(NODE_MODULES, 'noop.js'));
 
 // The mcp-device contract (keep in sync with checks.py).
-const TOOL_NAMES = ['echo', 'read_temperature', 'set_led', 'get_uptime', 'calibrate', 'enable_blink'];
+const TOOL_NAMES = ['echo', 'read_temperature', 'set_led', 'get_uptime', 'calibrate', 'enable_blink', 'factory_reset'];
 const RESOURCES = { 'device://status': 'application/json', 'device://calibration': 'application/octet-stream' };
 const SERVER_NAME = 'mcp-device';
 const ECHO_MESSAGE = 'hello from interop \u2713 "quoted" \\ back';

@@ -39,6 +39,7 @@ class Firmware:
         serial = "stdio" if tcp_port is None else f"tcp:127.0.0.1:{tcp_port},server=on,wait=off"
         command = qemu_command(elf, serial)
         self._monitor: str | None = None
+        self.notifications: list[dict] = []
         if paused:
             self._monitor = os.path.join(tempfile.mkdtemp(prefix="fw-qemu-"), "monitor.sock")
             at = command.index("-monitor")
@@ -125,8 +126,14 @@ class Firmware:
         return line
 
     def recv(self, timeout: float = 10.0) -> dict:
-        line = self.recv_line(timeout)
-        return json.loads(line)
+        """The next answer; notifications the device sends on the way (log messages of sensor
+        reads, progress) are kept in `notifications`."""
+        while True:
+            message = json.loads(self.recv_line(timeout))
+            if isinstance(message, dict) and "method" in message and "id" not in message:
+                self.notifications.append(message)
+                continue
+            return message
 
     def no_more_output(self, wait: float = 0.3) -> bool:
         try:

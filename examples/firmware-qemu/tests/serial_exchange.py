@@ -26,7 +26,7 @@ from qemu import Firmware, require_qemu  # noqa: E402
 MODERN = "2026-07-28"
 META = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {},
         "io.modelcontextprotocol/clientInfo": {"name": "serial-exchange", "version": "0"}}
-TOOLS = ["echo", "read_temperature", "set_led", "get_uptime", "calibrate", "enable_blink"]
+TOOLS = ["echo", "read_temperature", "set_led", "get_uptime", "calibrate", "enable_blink", "factory_reset"]
 RX_BYTES = 1024  # keep in sync with RX_BYTES in src/main.rs
 
 
@@ -161,7 +161,12 @@ def main() -> int:
             if "id" in m:
                 answers.append(fw.recv())
         check_legacy_answers(c, "legacy", answers)
-        c.check("legacy: nothing but answers on the serial line", fw.no_more_output(), fw.stdout_bytes[-200:])
+        c.check("legacy: nothing but answers and notifications on the serial line", fw.no_more_output(),
+                fw.stdout_bytes[-200:])
+        logs = [n for n in fw.notifications if n.get("method") == "notifications/message"]
+        c.check("legacy: the sensor read was logged to the client (notifications/message, level info)",
+                len(logs) >= 1 and all(n["params"]["level"] == "info" and n["params"]["logger"] == "sensors"
+                                       for n in logs), fw.notifications)
         c.check("legacy: the firmware logged the session on stderr",
                 any("session started: 2025-06-18" in l for l in fw.stderr_lines), fw.stderr_lines)
         done(fw)
@@ -207,7 +212,7 @@ def main() -> int:
         tl = by_id.get(2, {}).get("result", {})
         c.equal("modern: tools/list names", [t.get("name") for t in tl.get("tools", [])], TOOLS)
         c.equal("modern: tools/list resultType and cache hints", (tl.get("resultType"), tl.get("ttlMs"), tl.get("cacheScope")),
-                ("complete", 3600000, "public"))
+                ("complete", 60000, "public"))
         c.check("modern: get_uptime integer", isinstance(by_id.get(3, {}).get("result", {}).get("structuredContent", {}).get("uptimeMs"), int),
                 by_id.get(3))
         c.check("modern: device://status", "contents" in by_id.get(4, {}).get("result", {}), by_id.get(4))
