@@ -508,6 +508,19 @@ impl Run<'_> {
         if tracing() {
             eprintln!("-> {}", String::from_utf8_lossy(line));
         }
+        // Nested deeper than the engine's limit: the engine answers only that, with the request's id
+        // if it can read one (the same scanner meets the same first error).
+        if line.len() <= self.rx_capacity
+            && parse(line, self.max_depth).is_err_and(|e| e.kind == mcp_sansio::json::ScanErrorKind::TooDeep)
+        {
+            if mcp_sansio::json::peek_member(line, "method").is_some()
+                && let Some(id) =
+                    mcp_sansio::json::peek_member(line, "id").and_then(|v| parse(v, 0).ok()).and_then(Id::from_value)
+            {
+                *self.received.entry(IdKey::of(id)).or_default() += 1;
+            }
+            return;
+        }
         let Ok(value) = parse(line, MAX_DEPTH_LIMIT) else { return };
         if value.kind() == Kind::Array {
             for element in value.elements() {

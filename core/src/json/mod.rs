@@ -5,10 +5,12 @@
 //! - [`mod@write`]: [`JsonWriter`] writes JSON into a caller-owned buffer, all-or-nothing per call, with no raw
 //!   newline in its output.
 
+mod peek;
 pub mod scan;
 mod value;
 pub mod write;
 
+pub use peek::peek_member;
 pub use scan::{
     Elements, JsonStr, Kind, MAX_DEPTH_LIMIT, Members, ScanError, ScanErrorKind, UnescapedChars, Value, parse,
 };

@@ -72,7 +72,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         let (rx, mut parts) = self.split(handler, now, window, Route::BYTE_STREAM);
         let value = match json::parse(rx.frame(frame), parts.config.limits.max_depth) {
             Ok(value) => value,
-            Err(error) => return parts.reject_unparsable(error),
+            Err(error) => return parts.reject_unparsable(error, rx.frame(frame)),
         };
         if value.kind() != Kind::Array {
             parts.handle_message(value, false);
@@ -195,12 +195,19 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         self.handler.on_event(self.now, Event::Rejected { code, reason });
     }
 
-    pub(crate) fn reject_unparsable(&mut self, error: ScanError) {
+    /// Answers a message that could not be parsed. A message nested too deep is still an object
+    /// whose `id` can be read (skipping the deep member), and its error carries that id.
+    pub(crate) fn reject_unparsable(&mut self, error: ScanError, text: &[u8]) {
         match error.kind {
             ScanErrorKind::TooDeep => {
                 let depth = self.config.limits.max_depth;
+                // Only a request's id: a response is never answered with its own id.
+                let id = json::peek_member(text, "method")
+                    .and_then(|_| json::peek_member(text, "id"))
+                    .and_then(|v| json::parse(v, 0).ok())
+                    .and_then(Id::from_value);
                 self.reject(
-                    None,
+                    id.as_ref().map(|id| id as &dyn WriteId),
                     code::INVALID_REQUEST,
                     format_args!("Invalid Request: JSON nested deeper than {depth} levels"),
                     "too deep",

@@ -185,7 +185,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         let value = match json::parse(message, parts.config.limits.max_depth) {
             Ok(value) => value,
             Err(error) => {
-                parts.reject_unparsable(error);
+                parts.reject_unparsable(error, message);
                 return Ok(Received::Invalid);
             }
         };

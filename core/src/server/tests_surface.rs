@@ -380,3 +380,28 @@ fn listens_share_the_in_flight_slots_and_end_with_the_input() {
     assert_eq!(ends.iter().map(|m| m["id"].as_i64().unwrap()).collect::<Vec<_>>(), [1, 2, 3]);
     assert!(h.server.is_finished());
 }
+
+#[test]
+fn a_request_nested_too_deep_is_refused_with_its_id() {
+    let mut h = Harness::new();
+    h.initialize();
+    let deep = std::format!(
+        r#"{{"jsonrpc":"2.0","id":"deep-1","method":"tools/call","params":{{"name":"notes","arguments":{{"x":{}1{}}}}}}}"#,
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    // Longer than the harness's receive buffer: make it fit by using a server with a larger one.
+    let mut config = Config::new("surface", "1");
+    config.limits.max_response = 1024;
+    let buffers = Buffers { rx: std::vec![0u8; 32 * 1024].leak(), tx: std::vec![0u8; 8192].leak() };
+    h.server = Server::new(Surface::default(), config, buffers);
+    let out = h.send(&deep);
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!((out[0]["id"].clone(), out[0]["error"]["code"].clone()), (json!("deep-1"), json!(-32600)));
+    // The id after the deep member is found too; without an id the error has none.
+    let after =
+        std::format!(r#"{{"jsonrpc":"2.0","params":{}{},"id":7,"method":"ping"}}"#, "[".repeat(100), "]".repeat(100));
+    assert_eq!(h.send(&after)[0]["id"], 7);
+    let none = std::format!(r#"{{"jsonrpc":"2.0","params":{}{},"method":"ping"}}"#, "[".repeat(100), "]".repeat(100));
+    assert_eq!(h.send(&none)[0]["id"], Json::Null);
+}
