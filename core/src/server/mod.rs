@@ -51,7 +51,7 @@ pub use handler::{
 };
 pub use input::{InputReply, InputRequest, MAX_INPUT_REQUESTS};
 #[cfg(feature = "alloc")]
-pub use registry::{PromptInfo, Registry, ResourceInfo, ToolInfo};
+pub use registry::{PromptInfo, Registry, ResourceInfo, TemplateInfo, ToolInfo};
 pub use reply::{
     CacheHints, CacheScope, CompletionReply, Content, DeferError, Deferred, DeferredKey, MAX_COMPLETION_VALUES,
     PromptReply, ReplyError, ReplyKind, ResourceContents, ResourceReply, ResultType, Role, ToolReply,

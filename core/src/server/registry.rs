@@ -9,15 +9,50 @@ use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::mcp::{ListCapability, ResourceCapability, ServerCapabilities};
 use crate::server::handler::{
-    Handler, Prompt, PromptArgument, PromptGet, Resource, ResourceRead, Tool, ToolAnnotations, ToolCall,
+    CompletionRequest, Handler, Prompt, PromptArgument, PromptGet, Resource, ResourceRead, ResourceTemplate, Tool,
+    ToolAnnotations, ToolCall,
 };
-use crate::server::reply::{PromptReply, ResourceReply, ToolReply};
+use crate::server::reply::{CompletionReply, PromptReply, ResourceReply, ToolReply};
+use crate::server::subscriptions::ListChanges;
 
 // `Send`, so a server over a registry can move between the threads of a multi-threaded runtime.
 type ToolFn = Box<dyn FnMut(ToolCall<'_>, ToolReply<'_>) + Send>;
 type ResourceFn = Box<dyn FnMut(ResourceRead<'_>, ResourceReply<'_>) + Send>;
 type PromptFn = Box<dyn FnMut(PromptGet<'_>, PromptReply<'_>) + Send>;
+type CompleteFn = Box<dyn FnMut(CompletionRequest<'_>, CompletionReply<'_>) + Send>;
+
+/// An owned resource template description.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TemplateInfo {
+    /// The RFC 6570 URI template (see [`UriTemplate`](crate::mcp::UriTemplate)).
+    pub uri_template: String,
+    /// Programmatic name.
+    pub name: String,
+    /// Human-readable name.
+    pub title: Option<String>,
+    /// What the resources contain.
+    pub description: Option<String>,
+    /// MIME type of the resources.
+    pub mime_type: Option<String>,
+}
+
+impl TemplateInfo {
+    /// A template with a URI template and a name.
+    pub fn new(uri_template: impl Into<String>, name: impl Into<String>) -> Self {
+        TemplateInfo { uri_template: uri_template.into(), name: name.into(), ..TemplateInfo::default() }
+    }
+
+    fn borrow(&self) -> ResourceTemplate<'_> {
+        ResourceTemplate {
+            title: self.title.as_deref(),
+            description: self.description.as_deref(),
+            mime_type: self.mime_type.as_deref(),
+            ..ResourceTemplate::new(&self.uri_template, &self.name)
+        }
+    }
+}
 
 /// An owned tool description.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -131,12 +166,19 @@ impl PromptInfo {
     }
 }
 
-/// Tools, resources and prompts registered at run time, each answered by a closure.
+/// Tools, resources, resource templates and prompts registered at run time, each answered by a
+/// closure, and an optional completion closure. It declares `listChanged` for its lists (they may
+/// change) and `completions` once a completion closure is set; changes made while serving a request
+/// are announced after it ([`Handler::take_list_changes`]), others with
+/// [`Server::list_changed`](crate::server::Server::list_changed).
 #[derive(Default)]
 pub struct Registry {
     tools: Vec<(ToolInfo, ToolFn)>,
     resources: Vec<(ResourceInfo, ResourceFn)>,
+    templates: Vec<(TemplateInfo, ResourceFn)>,
     prompts: Vec<(PromptInfo, PromptFn)>,
+    complete: Option<CompleteFn>,
+    changes: ListChanges,
 }
 
 impl Registry {
@@ -156,6 +198,7 @@ impl Registry {
             Some(slot) => *slot = (info, run),
             None => self.tools.push((info, run)),
         }
+        self.changes.tools = true;
         self
     }
 
@@ -163,7 +206,9 @@ impl Registry {
     pub fn remove_tool(&mut self, name: &str) -> bool {
         let before = self.tools.len();
         self.tools.retain(|(t, _)| t.name != name);
-        self.tools.len() != before
+        let removed = self.tools.len() != before;
+        self.changes.tools |= removed;
+        removed
     }
 
     /// Registers (or replaces, by URI) a resource.
@@ -177,6 +222,43 @@ impl Registry {
             Some(slot) => *slot = (info, read),
             None => self.resources.push((info, read)),
         }
+        self.changes.resources = true;
+        self
+    }
+
+    /// Registers (or replaces, by URI template) a resource template; reads of URIs that match it
+    /// (and are not registered resources) go to its closure, with the variables in
+    /// [`ResourceRead::variables`].
+    pub fn add_template(
+        &mut self,
+        info: TemplateInfo,
+        read: impl FnMut(ResourceRead<'_>, ResourceReply<'_>) + Send + 'static,
+    ) -> &mut Self {
+        let read: ResourceFn = Box::new(read);
+        match self.templates.iter_mut().find(|(t, _)| t.uri_template == info.uri_template) {
+            Some(slot) => *slot = (info, read),
+            None => self.templates.push((info, read)),
+        }
+        self.changes.resources = true;
+        self
+    }
+
+    /// Removes a resource (by URI) or a template (by URI template); `false` if there was none.
+    pub fn remove_resource(&mut self, uri: &str) -> bool {
+        let before = self.resources.len() + self.templates.len();
+        self.resources.retain(|(r, _)| r.uri != uri);
+        self.templates.retain(|(t, _)| t.uri_template != uri);
+        let removed = self.resources.len() + self.templates.len() != before;
+        self.changes.resources |= removed;
+        removed
+    }
+
+    /// Answers `completion/complete` with `complete` (and declares `completions`).
+    pub fn set_completion(
+        &mut self,
+        complete: impl FnMut(CompletionRequest<'_>, CompletionReply<'_>) + Send + 'static,
+    ) -> &mut Self {
+        self.complete = Some(Box::new(complete));
         self
     }
 
@@ -191,6 +273,7 @@ impl Registry {
             Some(slot) => *slot = (info, get),
             None => self.prompts.push((info, get)),
         }
+        self.changes.prompts = true;
         self
     }
 
@@ -198,11 +281,46 @@ impl Registry {
     pub fn remove_prompt(&mut self, name: &str) -> bool {
         let before = self.prompts.len();
         self.prompts.retain(|(p, _)| p.name != name);
-        self.prompts.len() != before
+        let removed = self.prompts.len() != before;
+        self.changes.prompts |= removed;
+        removed
     }
 }
 
 impl Handler for Registry {
+    fn capabilities(&self) -> ServerCapabilities {
+        let list = ListCapability { list_changed: true };
+        let mut capabilities = ServerCapabilities::NONE;
+        if !self.tools.is_empty() {
+            capabilities = capabilities.with_tools(list);
+        }
+        if !self.resources.is_empty() || !self.templates.is_empty() {
+            capabilities = capabilities.with_resources(ResourceCapability { subscribe: false, list_changed: true });
+        }
+        if !self.prompts.is_empty() {
+            capabilities = capabilities.with_prompts(list);
+        }
+        if self.complete.is_some() {
+            capabilities = capabilities.with_completions();
+        }
+        capabilities
+    }
+
+    fn take_list_changes(&mut self) -> ListChanges {
+        core::mem::take(&mut self.changes)
+    }
+
+    fn resource_template(&self, index: usize) -> Option<ResourceTemplate<'_>> {
+        self.templates.get(index).map(|(info, _)| info.borrow())
+    }
+
+    fn complete(&mut self, request: CompletionRequest<'_>, reply: CompletionReply<'_>) {
+        match self.complete.as_mut() {
+            Some(complete) => complete(request, reply),
+            None => reply.finish(),
+        }
+    }
+
     fn tool(&self, index: usize) -> Option<Tool<'_>> {
         self.tools.get(index).map(|(info, _)| info.borrow())
     }
@@ -223,7 +341,10 @@ impl Handler for Registry {
     }
 
     fn read_resource(&mut self, read: ResourceRead<'_>, reply: ResourceReply<'_>) {
-        match self.resources.iter_mut().find(|(info, _)| info.uri == read.uri) {
+        if let Some((_, run)) = self.resources.iter_mut().find(|(info, _)| info.uri == read.uri) {
+            return run(read, reply);
+        }
+        match read.template.and_then(|index| self.templates.get_mut(index)) {
             Some((_, run)) => run(read, reply),
             None => reply.not_found(read.uri),
         }
@@ -316,5 +437,35 @@ mod tests {
         assert!(server.handler_mut().remove_tool("count"));
         assert!(!server.handler_mut().remove_tool("count"));
         assert_eq!(exchange(&mut server, &call)["error"]["code"], -32601, "no tools left: tools/call is gone");
+    }
+
+    #[test]
+    fn templates_and_completion_are_registered_too() {
+        let mut registry = Registry::new();
+        registry.add_template(TemplateInfo::new("mem://{key}", "memory"), |read, reply| {
+            let key = read.variables(&ResourceTemplate::new("mem://{key}", "")).and_then(|v| v.get("key"));
+            reply.text(read.uri, None, key.unwrap_or("?")).finish()
+        });
+        registry.set_completion(|request, reply| reply.value(request.value).value("zeta").finish());
+        let (mut rx, mut tx) = ([0u8; 2048], [0u8; 2048]);
+        let mut server: Server<'_, Registry> =
+            Server::new(registry, Config::new("dyn", "1"), Buffers { rx: &mut rx, tx: &mut tx });
+        let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+        let discover = std::format!(r#"{{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{{{meta}}}}}"#);
+        let caps = exchange(&mut server, &discover)["result"]["capabilities"].clone();
+        assert_eq!(caps, serde_json::json!({"resources":{"listChanged":true},"completions":{}}));
+        let read = std::format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{{"uri":"mem://k1",{meta}}}}}"#
+        );
+        assert_eq!(exchange(&mut server, &read)["result"]["contents"][0]["text"], "k1");
+        let complete = std::format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"completion/complete","params":{{"ref":{{"type":"ref/resource","uri":"mem://{{key}}"}},"argument":{{"name":"key","value":"k"}},{meta}}}}}"#
+        );
+        assert_eq!(
+            exchange(&mut server, &complete)["result"]["completion"]["values"],
+            serde_json::json!(["k", "zeta"])
+        );
+        assert!(server.handler_mut().remove_resource("mem://{key}"));
+        assert_eq!(server.handler_mut().take_list_changes().resources, true);
     }
 }
