@@ -466,6 +466,6 @@ mod tests {
             serde_json::json!(["k", "zeta"])
         );
         assert!(server.handler_mut().remove_resource("mem://{key}"));
-        assert_eq!(server.handler_mut().take_list_changes().resources, true);
+        assert!(server.handler_mut().take_list_changes().resources);
     }
 }
