@@ -24,6 +24,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import warnings  # noqa: E402
+
 import anyio  # noqa: E402
 from checks import (  # noqa: E402
     ECHO_MESSAGE,
@@ -183,6 +185,102 @@ async def exercise(c: Checks, session: ClientSession | Client, era: str) -> None
         c.check("prompts/get diagnose: text contains the symptom", SYMPTOM in m0.content.text, m0.content.text)
 
 
+class Events:
+    """What the server sent unasked, through the session's callbacks."""
+
+    def __init__(self) -> None:
+        self.logs: list[types.LoggingMessageNotificationParams] = []
+        self.notifications: list[object] = []
+        self.elicitations: list[object] = []
+
+    async def on_log(self, params: types.LoggingMessageNotificationParams) -> None:
+        self.logs.append(params)
+
+    async def on_message(self, message: object) -> None:
+        self.notifications.append(message)
+
+    async def on_elicit(self, context: object, params: object) -> types.ElicitResult:
+        self.elicitations.append(params)
+        return types.ElicitResult(action="accept", content={"confirm": True})
+
+    def callbacks(self) -> dict:
+        return {"logging_callback": self.on_log, "message_handler": self.on_message,
+                "elicitation_callback": self.on_elicit}
+
+
+async def exercise_surface(c: Checks, session: ClientSession | Client, era: str, events: Events) -> None:
+    """Templates, completion, logging, progress, list changes and elicitation."""
+    modern = era != "legacy"
+    templates = (await session.list_resource_templates()).resource_templates
+    c.equal("resources/templates/list: the sensor template", [t.uri_template for t in templates],
+            ["device://sensor/{name}"])
+    rr = await session.read_resource("device://sensor/cpu")
+    doc = json.loads(rr.contents[0].text) if rr.contents and isinstance(rr.contents[0], types.TextResourceContents) else None
+    c.check("read device://sensor/cpu (template): {sensor: cpu, celsius: number}",
+            isinstance(doc, dict) and doc.get("sensor") == "cpu" and is_number(doc.get("celsius")), doc)
+    done = await session.complete(types.ResourceTemplateReference(uri="device://sensor/{name}"),
+                                  {"name": "name", "value": "c"})
+    c.equal("completion/complete template variable: values", done.completion.values, ["cpu"])
+    done = await session.complete(types.PromptReference(name="diagnose"), {"name": "symptom", "value": "over"})
+    c.equal("completion/complete prompt argument: values", done.completion.values, ["overheating"])
+
+    # Logging: legacy through logging/setLevel, 2026-07-28 through the session's per-request log level.
+    if not modern:
+        with warnings.catch_warnings():  # deprecated in 2026-07-28, current in the legacy era
+            warnings.simplefilter("ignore")
+            await session.set_logging_level("info")
+    before = len(events.logs)
+    await session.call_tool("read_temperature", {})
+    logs = events.logs[before:]
+    c.check("read_temperature: logged through notifications/message (logger sensors, level info)",
+            len(logs) == 1 and logs[0].logger == "sensors" and logs[0].level == "info"
+            and "board sensor read" in str(logs[0].data), [l.model_dump() for l in logs])
+    if not modern:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            await session.set_logging_level("error")
+        before = len(events.logs)
+        await session.call_tool("read_temperature", {})
+        c.equal("read_temperature after setLevel(error): no log message", len(events.logs) - before, 0)
+
+    progress: list[tuple] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append((value, total, message))
+
+    r = await session.call_tool("calibrate", {}, progress_callback=on_progress)
+    c.equal("calibrate: progress 1..4 of 4, in order", [p[:2] for p in progress], [(1, 4), (2, 4), (3, 4), (4, 4)])
+    c.equal("calibrate: structuredContent", r.structured_content, {"steps": 4})
+
+    if not modern:
+        # The tool list changes: legacy sessions hear it.
+        r = await session.call_tool("enable_blink", {"enabled": True})
+        await anyio.sleep(0.1)
+        changed = [n for n in events.notifications if isinstance(n, types.ToolListChangedNotification)]
+        c.equal("enable_blink: notifications/tools/list_changed", len(changed), 1)
+        names = [t.name for t in (await session.list_tools()).tools]
+        c.check("tools/list after enable_blink: has blink_led", "blink_led" in names, names)
+        r = await session.call_tool("blink_led", {"times": 2})
+        c.equal("blink_led: text", text_blocks(r), ["blinked 2 times"])
+        await session.call_tool("enable_blink", {"enabled": False})
+
+    # The factory reset asks the user first (elicitation).
+    if era == "modern":
+        # `ClientSession` hands the InputRequiredResult back; answer it and retry.
+        first = await session.call_tool("factory_reset", {}, allow_input_required=True)
+        c.check("factory_reset: InputRequiredResult with an elicitation/create request",
+                isinstance(first, types.InputRequiredResult)
+                and first.input_requests is not None and "confirm" in first.input_requests, first)
+        answer = {"confirm": types.ElicitResult(action="accept", content={"confirm": True})}
+        r = await session.call_tool("factory_reset", {}, input_responses=answer,
+                                    request_state=getattr(first, "request_state", None))
+    else:
+        # Legacy: the server asks through elicitation/create; auto: the client's MRTR driver does.
+        r = await session.call_tool("factory_reset", {})
+        c.equal("factory_reset: the user was asked once", len(events.elicitations), 1)
+    c.equal("factory_reset: done after the confirmation", text_blocks(r), ["factory settings restored"])
+
+
 async def run(era: str, command: list[str]) -> int:
     c = Checks(f"python-sdk {era}")
     import importlib.metadata as md
@@ -190,16 +288,21 @@ async def run(era: str, command: list[str]) -> int:
     print(f"== python SDK mcp {md.version('mcp')} client, {era} era, server: {' '.join(command)}", flush=True)
     params = StdioServerParameters(command=command[0], args=command[1:])
     info = types.Implementation(name=f"interop-python-{era}", version="0.0.0")
+    events = Events()
     try:
         with anyio.fail_after(RUN_TIMEOUT_S):
             if era == "auto":
-                async with Client(params, client_info=info, read_timeout_seconds=REQUEST_TIMEOUT_S) as client:
+                async with Client(params, client_info=info, read_timeout_seconds=REQUEST_TIMEOUT_S,
+                                  log_level="info", **events.callbacks()) as client:
                     await exercise(c, client, era)
+                    await exercise_surface(c, client, era, events)
             else:
                 async with stdio_client(params) as (read, write):
-                    async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT_S,
-                                             client_info=info) as session:
+                    log_level = "info" if era == "modern" else None
+                    async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT_S, client_info=info,
+                                             log_level=log_level, **events.callbacks()) as session:
                         await exercise(c, session, era)
+                        await exercise_surface(c, session, era, events)
     except Exception as e:  # noqa: BLE001 - any crash is a test failure with a clear message
         c.crash("client run", e)
     return c.finish()
