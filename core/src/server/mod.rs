@@ -23,6 +23,8 @@ mod serve;
 mod tests;
 #[cfg(test)]
 mod tests_endpoint;
+#[cfg(test)]
+mod tests_limits;
 
 use crate::frame::FrameError;
 use crate::json::JsonStr;
