@@ -13,7 +13,7 @@ use crate::time::Instant;
 
 #[test]
 fn invalid_json_and_invalid_utf8_are_parse_errors_without_an_id() {
-    let mut h: Harness = Harness::new();
+    let mut h = Harness::new();
     for line in [
         &b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\""[..],
         b"not json",
@@ -30,7 +30,7 @@ fn invalid_json_and_invalid_utf8_are_parse_errors_without_an_id() {
 
 #[test]
 fn valid_json_that_is_not_json_rpc_is_an_invalid_request_with_its_id_when_readable() {
-    let mut h: Harness = Harness::new();
+    let mut h = Harness::new();
     for (line, id) in [
         (r#"{"jsonrpc":"1.0","id":5,"method":"ping"}"#, json!(5)),
         (r#"{"id":"s","method":"ping"}"#, json!("s")),
@@ -50,7 +50,7 @@ fn valid_json_that_is_not_json_rpc_is_an_invalid_request_with_its_id_when_readab
 fn batches_outside_2025_03_26_are_invalid_requests() {
     let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]"#;
     for version in [None, Some("2024-11-05"), Some("2025-06-18"), Some("2025-11-25")] {
-        let mut h: Harness = Harness::new();
+        let mut h = Harness::new();
         if let Some(version) = version {
             h.initialize(version);
         }
@@ -62,7 +62,7 @@ fn batches_outside_2025_03_26_are_invalid_requests() {
 
 #[test]
 fn a_2025_03_26_batch_answers_each_element_as_its_own_message() {
-    let mut h: Harness = Harness::new();
+    let mut h = Harness::new();
     h.initialize("2025-03-26");
     let batch = std::format!(
         "[{},{},{},{},{}]\n",
@@ -114,12 +114,13 @@ fn a_batch_given_to_handle_message_is_an_invalid_request() {
     assert_eq!(out.len(), 3);
     assert_eq!(error_code(&out[1]), i64::from(code::INVALID_REQUEST));
     assert!(out[1].get("id").is_none());
+    assert!(out[1]["error"]["message"].as_str().unwrap().contains("batches are not accepted"), "{}", out[1]);
     assert_eq!(out[2], json!({"jsonrpc":"2.0","id":2,"result":{}}), "still serving");
 }
 
 #[test]
 fn unknown_methods_and_methods_absent_from_the_version_are_not_found() {
-    let mut h: Harness = Harness::new();
+    let mut h = Harness::new();
     for method in ["no/such/method", "ping", "initialize", "logging/setLevel", "resources/subscribe"] {
         h.expect_error(&modern(1, method, ""), code::METHOD_NOT_FOUND, json!(1));
         h.assert_serving();
@@ -134,7 +135,7 @@ fn unknown_methods_and_methods_absent_from_the_version_are_not_found() {
 
 #[test]
 fn a_request_without_initialize_and_without_meta_names_both_ways_in() {
-    let mut h: Harness = Harness::new();
+    let mut h = Harness::new();
     for method in ["tools/list", "tools/call", "no/such/method"] {
         let answer = h.expect_error(&legacy(3, method, ""), code::INVALID_PARAMS, json!(3));
         let message = answer["error"]["message"].as_str().unwrap();
@@ -145,7 +146,7 @@ fn a_request_without_initialize_and_without_meta_names_both_ways_in() {
 
 #[test]
 fn modern_meta_without_protocol_version_or_client_capabilities_is_invalid_params() {
-    let mut h: Harness = Harness::new();
+    let mut h = Harness::new();
     for meta in [
         r#"{"io.modelcontextprotocol/clientCapabilities":{}}"#,
         r#"{"io.modelcontextprotocol/protocolVersion":5,"io.modelcontextprotocol/clientCapabilities":{}}"#,
@@ -161,7 +162,7 @@ fn modern_meta_without_protocol_version_or_client_capabilities_is_invalid_params
 
 #[test]
 fn an_unsupported_version_in_meta_is_32022_with_supported_and_requested() {
-    let mut h: Harness = Harness::new();
+    let mut h = Harness::new();
     for version in ["2025-11-25", "1999-01-01", "x"] {
         let line = std::format!(
             r#"{{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"{version}","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
@@ -192,7 +193,7 @@ fn unknown_tool_or_prompt_missing_prompt_argument_and_bad_cursor_are_invalid_par
         ("resources/list", r#""cursor":"""#),
         ("resources/templates/list", r#""cursor":"-1""#),
     ];
-    let mut h: Harness = Harness::new();
+    let mut h = Harness::new();
     for (method, params) in cases {
         h.expect_error(&modern(6, method, params), code::INVALID_PARAMS, json!(6));
         h.assert_serving();
@@ -206,7 +207,7 @@ fn unknown_tool_or_prompt_missing_prompt_argument_and_bad_cursor_are_invalid_par
 
 #[test]
 fn a_missing_resource_is_32002_in_legacy_and_32602_with_data_uri_in_2026() {
-    let mut h: Harness = Harness::new();
+    let mut h = Harness::new();
     let modern_answer =
         h.expect_error(&modern(8, "resources/read", r#""uri":"test://missing""#), code::INVALID_PARAMS, json!(8));
     assert_eq!(modern_answer["error"]["data"]["uri"], "test://missing");
@@ -221,7 +222,7 @@ fn a_missing_resource_is_32002_in_legacy_and_32602_with_data_uri_in_2026() {
 
 #[test]
 fn a_tool_failure_is_a_result_with_is_error() {
-    let mut h: Harness = Harness::new();
+    let mut h = Harness::new();
     let failed = h.request(&modern(10, "tools/call", r#""name":"fail""#));
     assert!(failed.get("error").is_none(), "{failed}");
     assert_eq!(failed["result"]["isError"], true);

@@ -27,7 +27,7 @@ fn ping_of_len(id: u32, len: usize) -> String {
 
 #[test]
 fn message_length_is_the_receive_buffer_and_the_stream_resynchronises() {
-    let mut h: Harness = Harness::with(256, 4096, Limits::default(), App::default());
+    let mut h = Harness::with(256, 4096, Limits::default(), App::default());
     // Exactly the buffer length (the newline not counted) is served.
     let pong = h.request(&ping_of_len(1, 256));
     assert_eq!(pong, json!({"jsonrpc":"2.0","id":1,"result":{}}));
@@ -61,7 +61,7 @@ fn json_nesting_is_limited_by_max_depth() {
     assert_eq!(Limits::default().max_depth, DEFAULT_MAX_DEPTH);
     assert_eq!(DEFAULT_MAX_DEPTH, 64);
     for max_depth in [8, DEFAULT_MAX_DEPTH] {
-        let mut h: Harness = Harness::with(8192, 4096, Limits { max_depth, ..Limits::default() }, App::default());
+        let mut h = Harness::with(8192, 4096, Limits { max_depth, ..Limits::default() }, App::default());
         let ok = h.request(&nested_ping(1, max_depth));
         assert_eq!(ok, json!({"jsonrpc":"2.0","id":1,"result":{}}), "depth {max_depth} is within the limit");
         let answer = h.expect_error(&nested_ping(2, max_depth + 1), code::INVALID_REQUEST, json!(null));
@@ -71,7 +71,7 @@ fn json_nesting_is_limited_by_max_depth() {
     }
     // The limit is clamped to 256 (`json::MAX_DEPTH_LIMIT`).
     assert_eq!(crate::json::MAX_DEPTH_LIMIT, 256);
-    let mut h: Harness = Harness::with(8192, 4096, Limits { max_depth: 10_000, ..Limits::default() }, App::default());
+    let mut h = Harness::with(8192, 4096, Limits { max_depth: 10_000, ..Limits::default() }, App::default());
     assert_eq!(h.request(&nested_ping(1, 256))["result"], json!({}));
     h.expect_error(&nested_ping(2, 257), code::INVALID_REQUEST, json!(null));
     h.assert_serving();
@@ -85,22 +85,21 @@ fn echo(id: u32, len: usize) -> String {
 fn max_response_below_the_transmit_buffer_limits_each_answer() {
     // A transmit buffer with room for 4096 bytes, answers limited to 400.
     let limits = Limits { max_response: 400, ..Limits::default() };
-    let mut h: Harness = Harness::with(8192, 4096, limits, App::default());
+    let mut h = Harness::with(8192, 4096, limits, App::default());
     let fits = h.request(&echo(1, 200));
     assert_eq!(fits["result"]["content"][0]["text"].as_str().map(str::len), Some(200));
     let answer = h.expect_error(&echo(2, 500), code::INTERNAL_ERROR, json!(2));
     assert!(answer["error"]["message"].as_str().unwrap().contains("400-byte"), "{answer}");
     h.assert_serving();
     // The same request without the limit is answered: the limit, not the buffer, refused it.
-    let mut unlimited: Harness = Harness::with(8192, 4096, Limits::default(), App::default());
+    let mut unlimited = Harness::with(8192, 4096, Limits::default(), App::default());
     assert_eq!(unlimited.request(&echo(2, 500))["result"]["content"][0]["text"].as_str().map(str::len), Some(500));
 }
 
 #[test]
 fn max_response_is_clamped_to_the_transmit_buffer_and_to_the_minimum_window() {
     // Above the transmit buffer: the whole buffer.
-    let mut h: Harness =
-        Harness::with(8192, 600, Limits { max_response: 100_000, ..Limits::default() }, App::default());
+    let mut h = Harness::with(8192, 600, Limits { max_response: 100_000, ..Limits::default() }, App::default());
     let answer = h.request(&echo(1, 400));
     assert!(answer.get("result").is_some(), "{answer}");
     let answer = h.expect_error(&echo(2, 700), code::INTERNAL_ERROR, json!(2));
@@ -108,7 +107,7 @@ fn max_response_is_clamped_to_the_transmit_buffer_and_to_the_minimum_window() {
     h.assert_serving();
     // Below `MIN_RESPONSE_WINDOW`: the minimum.
     assert_eq!(MIN_RESPONSE_WINDOW, 256);
-    let mut h: Harness = Harness::with(8192, 4096, Limits { max_response: 10, ..Limits::default() }, App::default());
+    let mut h = Harness::with(8192, 4096, Limits { max_response: 10, ..Limits::default() }, App::default());
     let answer = h.request(&echo(1, 50));
     assert!(answer.get("result").is_some(), "a 10-byte limit still allows 256 bytes: {answer}");
     let answer = h.expect_error(&echo(2, 300), code::INTERNAL_ERROR, json!(2));
@@ -117,7 +116,7 @@ fn max_response_is_clamped_to_the_transmit_buffer_and_to_the_minimum_window() {
 }
 
 /// Walks `tools/list` to its end; returns the page lengths and every name.
-fn walk_tools<const N: usize, const O: usize>(h: &mut Harness<N, O>) -> (Vec<usize>, Vec<String>) {
+fn walk_tools(h: &mut Harness) -> (Vec<usize>, Vec<String>) {
     let (mut pages, mut names, mut cursor) = (Vec::new(), Vec::new(), None::<String>);
     for id in 1.. {
         assert!(id < 1000, "pagination does not end");
@@ -139,7 +138,7 @@ fn list_pages_end_early_at_max_response_with_a_cursor() {
     let mut app = App::default();
     app.tools.extend((0..20).map(|i| &*std::format!("tool-{i:02}-{}", "x".repeat(40)).leak()));
     let all: Vec<String> = app.tools.iter().map(|s| s.to_string()).collect();
-    let mut h: Harness = Harness::with(8192, 8192, Limits { max_response: 700, ..Limits::default() }, app);
+    let mut h = Harness::with(8192, 8192, Limits { max_response: 700, ..Limits::default() }, app);
     let (pages, names) = walk_tools(&mut h);
     assert_eq!(names, all, "every tool once, in order");
     assert!(pages.len() > 2 && pages.iter().all(|&n| n > 0 && n < all.len()), "{pages:?}");
@@ -153,10 +152,10 @@ fn page_size_limits_list_pages() {
     let mut app = App::default();
     app.tools.extend((0..98).map(|i| &*std::format!("t{i}").leak()));
     assert_eq!(app.tools.len(), 101);
-    let mut h: Harness = Harness::with(8192, 65536, Limits::default(), app);
+    let mut h = Harness::with(8192, 65536, Limits::default(), app);
     let (pages, _) = walk_tools(&mut h);
     assert_eq!(pages, [100, 1]);
-    let mut h: Harness = Harness::with(8192, 8192, Limits { page_size: 2, ..Limits::default() }, App::default());
+    let mut h = Harness::with(8192, 8192, Limits { page_size: 2, ..Limits::default() }, App::default());
     let first = h.request(&modern(1, "tools/list", ""));
     assert_eq!(first["result"]["tools"].as_array().unwrap().len(), 2);
     assert_eq!(first["result"]["nextCursor"], "2");
@@ -171,7 +170,7 @@ fn defer(id: &str) -> String {
 
 #[test]
 fn deferred_requests_are_limited_by_in_flight_default_four() {
-    let mut h: Harness = Harness::new();
+    let mut h = Harness::new();
     for id in 1..=4u32 {
         assert!(h.feed(std::format!("{}\n", defer(&id.to_string())).as_bytes()).is_empty());
     }
@@ -191,7 +190,7 @@ fn deferred_requests_are_limited_by_in_flight_default_four() {
 #[test]
 fn string_ids_longer_than_max_id_len_cannot_be_deferred() {
     assert_eq!(MAX_ID_LEN, 64);
-    let mut h: Harness = Harness::new();
+    let mut h = Harness::new();
     // 64 bytes, unescaped: kept (here written with an escape, so 69 bytes on the wire).
     let at_limit = std::format!("\"{}\"", escape_first(&"i".repeat(MAX_ID_LEN)));
     assert!(h.feed(std::format!("{}\n", defer(&at_limit)).as_bytes()).is_empty());
@@ -219,7 +218,7 @@ fn escaped_names_and_uris_are_limited_to_max_escaped_name_len() {
     let mut app = App::default();
     app.tools.extend([at, over]);
     app.prompts.extend([at, over]);
-    let mut h: Harness = Harness::with(8192, 8192, Limits::default(), app);
+    let mut h = Harness::with(8192, 8192, Limits::default(), app);
     let call = |name: &str| modern(1, "tools/call", &std::format!(r#""name":"{name}""#));
     let get = |name: &str| modern(2, "prompts/get", &std::format!(r#""name":"{name}","arguments":{{"topic":"t"}}"#));
     let read = |uri: &str| modern(3, "resources/read", &std::format!(r#""uri":"{uri}""#));
@@ -252,7 +251,7 @@ fn batch_of_pings(n: usize) -> String {
 #[test]
 fn batches_hold_at_most_max_batch_len_messages() {
     assert_eq!(MAX_BATCH_LEN, 64);
-    let mut h: Harness = Harness::with(16384, 4096, Limits::default(), App::default());
+    let mut h = Harness::with(16384, 4096, Limits::default(), App::default());
     h.initialize("2025-03-26");
     let out = h.feed(batch_of_pings(MAX_BATCH_LEN).as_bytes());
     let ids: Vec<i64> = out.iter().map(|a| a["id"].as_i64().unwrap()).collect();
@@ -269,7 +268,7 @@ fn batches_hold_at_most_max_batch_len_messages() {
 
 #[test]
 fn requests_to_the_client_are_limited_by_outbound_default_two() {
-    let mut h: Harness = Harness::new();
+    let mut h = Harness::new();
     h.initialize("2025-11-25");
     let first = h.server.ping(h.now).unwrap();
     let second = h.server.send_request(h.now, "roots/list", None).unwrap();
@@ -291,7 +290,7 @@ fn requests_to_the_client_are_limited_by_outbound_default_two() {
 fn an_unanswered_request_is_cancelled_after_the_default_30_s() {
     assert_eq!(DEFAULT_REQUEST_TIMEOUT, Duration::from_secs(30));
     assert_eq!(Config::new("a", "1").request_timeout, Some(DEFAULT_REQUEST_TIMEOUT));
-    let mut h: Harness = Harness::new();
+    let mut h = Harness::new();
     h.initialize("2025-11-25");
     h.now = Instant::from_millis(1_000);
     let key = h.server.ping(h.now).unwrap();

@@ -102,15 +102,15 @@ impl Handler for App {
     }
 }
 
-/// A server over heap buffers with `IN_FLIGHT` deferred slots and `OUTBOUND` requests to the client
-/// (the defaults are those of [`Server`]).
-pub(super) struct Harness<const IN_FLIGHT: usize = 4, const OUTBOUND: usize = 2> {
-    pub(super) server: Server<'static, App, IN_FLIGHT, OUTBOUND>,
+/// A server over heap buffers, with [`Server`]'s default numbers of deferred slots and of requests to
+/// the client (the limits tests check those defaults).
+pub(super) struct Harness {
+    pub(super) server: Server<'static, App>,
     pub(super) now: Instant,
     alive: u32,
 }
 
-impl<const IN_FLIGHT: usize, const OUTBOUND: usize> Harness<IN_FLIGHT, OUTBOUND> {
+impl Harness {
     pub(super) fn new() -> Self {
         Self::with(8192, 8192, Limits::default(), App::default())
     }
@@ -189,7 +189,7 @@ impl<const IN_FLIGHT: usize, const OUTBOUND: usize> Harness<IN_FLIGHT, OUTBOUND>
     }
 }
 
-impl<const IN_FLIGHT: usize, const OUTBOUND: usize> Harness<IN_FLIGHT, OUTBOUND> {
+impl Harness {
     /// The engine still answers a `ping` (for windows too small for a `tools/list` page); returns its id.
     pub(super) fn assert_ping_served(&mut self) -> String {
         self.alive += 1;
