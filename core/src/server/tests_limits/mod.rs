@@ -3,4 +3,5 @@
 
 mod behaviour;
 mod limits;
+mod mutants;
 mod support;
