@@ -6,6 +6,7 @@ use std::string::{String, ToString};
 use serde_json::json;
 
 use super::support::*;
+use crate::connection::Connection;
 use crate::endpoint::SendError;
 use crate::server::InputError;
 
@@ -51,4 +52,18 @@ fn requests_to_the_client_have_distinct_wire_ids_and_answers_reach_the_right_one
     assert_eq!(h.server.handler().responses[1], (first, String::from("error -1")));
     assert_eq!(h.server.engine().awaiting_answers(), 0);
     h.assert_serving();
+}
+
+#[test]
+fn the_engine_is_finished_only_once_queued_output_is_written() {
+    // Room for several answers: the end of input is processed while an answer still waits.
+    let limits = crate::server::Limits { max_response: 512, ..crate::server::Limits::default() };
+    let mut h = Harness::with(4096, 4096, limits, App::default());
+    let taken = h.server.handle_input(h.now, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n");
+    assert_eq!(taken, 41);
+    h.server.handle_eof(h.now);
+    assert!(h.server.poll_transmit().is_some());
+    assert!(!h.server.is_finished(), "the answer is not written yet");
+    assert_eq!(h.flush(), [json!({"jsonrpc":"2.0","id":1,"result":{}})]);
+    assert!(h.server.is_finished());
 }
