@@ -20,6 +20,8 @@ mod input;
 mod json;
 #[path = "../../fuzz/src/line.rs"]
 mod line;
+#[path = "../../fuzz/src/oracle.rs"]
+mod oracle;
 #[path = "../../fuzz/src/sse.rs"]
 mod sse;
 #[path = "../../fuzz/src/writer.rs"]

@@ -71,6 +71,7 @@ def main() -> int:
     ap.add_argument("--max-ram", type=int, default=16 * 1024)
     ap.add_argument("--markdown")
     ap.add_argument("--buffers", default="", help="buffer sizes, for the table's caption")
+    ap.add_argument("--measured-at", default="", help="the commit measured, for the table's caption")
     a = ap.parse_args()
 
     m = measure(a.elf)
@@ -92,6 +93,8 @@ def main() -> int:
     text = "\n".join(table) + "\n"
     if a.buffers:
         text += f"\n{a.buffers}\n"
+    if a.measured_at:
+        text += f"\nMeasured at commit {a.measured_at}.\n"
     print(text)
     if a.markdown:
         with open(a.markdown, "w") as f:

@@ -16,6 +16,9 @@
 //! - the engine never stalls: input it refuses means output is waiting;
 //! - the deferred requests it counts are exactly the handles the application holds.
 //!
+//! - a request whose error code the message alone determines (see [`crate::oracle`]) is answered with
+//!   exactly that code.
+//!
 //! At the end: the engine is finished, and every request that arrived exactly once on a complete line
 //! within the limits (and was never named by a cancellation) was answered exactly once; an `echo`
 //! answered with a result returns the text it was sent.
@@ -34,6 +37,7 @@ use mcp_sansio::server::{
 use mcp_sansio::time::Instant;
 
 use crate::input::{Encoder, Input};
+use crate::oracle;
 
 /// Deferred requests the engine keeps at once (small, so the limit is reached).
 const IN_FLIGHT: usize = 2;
@@ -483,6 +487,11 @@ struct Run<'a> {
     echoes: BTreeMap<IdKey, String>,
     answers: BTreeMap<IdKey, usize>,
     lines_out: usize,
+    /// The error code [`crate::oracle`] expects for a request, by id (requests alone on a line).
+    expected: BTreeMap<IdKey, i32>,
+    /// Whether a line taken so far may have opened a legacy session (it names `initialize`, or has an
+    /// escape that might spell it).
+    session_possible: bool,
 }
 
 impl Run<'_> {
@@ -505,6 +514,13 @@ impl Run<'_> {
 
     /// Accounts for a complete input line taken by the engine.
     fn received_line(&mut self, line: &[u8]) {
+        self.account_line(line);
+        if line.windows(b"initialize".len()).any(|w| w == b"initialize") || line.contains(&b'\\') {
+            self.session_possible = true;
+        }
+    }
+
+    fn account_line(&mut self, line: &[u8]) {
         if tracing() {
             eprintln!("-> {}", String::from_utf8_lossy(line));
         }
@@ -540,6 +556,11 @@ impl Run<'_> {
             {
                 self.echoes.insert(id.clone(), text.chars().collect());
             }
+            let context = oracle::Context { session_possible: self.session_possible };
+            match oracle::expected_code(value, self.server.handler(), context) {
+                Some(code) => self.expected.insert(id.clone(), code),
+                None => self.expected.remove(&id),
+            };
             self.must_answer.push(id);
         }
     }
@@ -620,6 +641,12 @@ impl Run<'_> {
         *answers += 1;
         let received = self.received.get(&key).copied().unwrap_or(0);
         assert!(*answers <= received, "id {key:?} answered {answers} times but received {received} times");
+        if received == 1
+            && let Some(&expected) = self.expected.get(&key)
+        {
+            let code = theirs.get("error").and_then(|e| e.get("code")).and_then(|c| c.as_i64());
+            assert_eq!(code, Some(i64::from(expected)), "request {key:?} answered {theirs}, expected code {expected}");
+        }
         if received == 1
             && let Some(expected) = self.echoes.get(&key)
             && let Some(result) = theirs.get("result")
@@ -855,6 +882,8 @@ pub fn run(data: &[u8]) {
         echoes: BTreeMap::new(),
         answers: BTreeMap::new(),
         lines_out: 0,
+        expected: BTreeMap::new(),
+        session_possible: false,
     };
     let mut generator = Generator::default();
 

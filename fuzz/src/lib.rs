@@ -7,12 +7,13 @@
 //! | `line`   | [`line`]     | line decoder under arbitrary bytes and chunking, against a model      |
 //! | `json`   | [`json`]     | JSON scanner, differential against serde_json                         |
 //! | `writer` | [`writer`]   | envelope writer: what it writes, the scanner reads back identically    |
-//! | `engine` | [`engine`]   | server engine under operation sequences, invariants after every step  |
+//! | `engine` | [`engine`]   | server engine under operation sequences, invariants after every step, and the exact error code where the message determines it ([`oracle`]) |
 //! | `sse`    | [`sse`]      | SSE decoder under arbitrary bytes and chunking, against a model; encoder read back |
 
 pub mod engine;
 pub mod input;
 pub mod json;
 pub mod line;
+pub mod oracle;
 pub mod sse;
 pub mod writer;

@@ -47,12 +47,19 @@ def _leaf_exceptions(exc: BaseException):
 
 
 class Checks:
-    """Records named checks; prints one line per check and `N passed, M failed` at the end."""
+    """Records named checks; prints one line per check and `N passed, M failed` at the end.
+
+    `check` is a check of the server (what it answered, as the client shows it or as the wire shows
+    it); `client_check` is a check of what the client itself did, reported apart: its failures count
+    as failures, its passes are not counted as passed checks of the server.
+    """
 
     def __init__(self, label: str) -> None:
         self.label = label
         self.passed = 0
         self.failed = 0
+        self.client_passed = 0
+        self.client_failed = 0
 
     def check(self, name: str, ok: bool, detail: Any = "") -> bool:
         if ok:
@@ -64,6 +71,16 @@ class Checks:
             if len(msg) > 600:
                 msg = msg[:600] + "..."
             print(f"  FAIL {name}: {msg}", flush=True)
+        return ok
+
+    def client_check(self, name: str, ok: bool, detail: Any = "") -> bool:
+        if ok:
+            self.client_passed += 1
+            print(f"  ok   client: {name}", flush=True)
+        else:
+            self.client_failed += 1
+            msg = detail if isinstance(detail, str) else json.dumps(detail, default=str)
+            print(f"  FAIL client: {name}: {msg[:600]}", flush=True)
         return ok
 
     def equal(self, name: str, got: Any, want: Any) -> bool:
@@ -79,7 +96,11 @@ class Checks:
             traceback.print_exception(e, file=sys.stdout, limit=6)
 
     def finish(self) -> int:
-        status = "OK" if self.failed == 0 and self.passed > 0 else "FAILED"
-        print(f"[{self.label}] {status}", flush=True)
-        print(f"{self.passed} passed, {self.failed} failed", flush=True)
-        return 0 if self.failed == 0 and self.passed > 0 else 1
+        failed = self.failed + self.client_failed
+        ok = failed == 0 and self.passed > 0
+        print(f"[{self.label}] {'OK' if ok else 'FAILED'}", flush=True)
+        if self.client_passed or self.client_failed:
+            print(f"  (checks of the client itself, not counted as passed: {self.client_passed} passed, "
+                  f"{self.client_failed} failed)", flush=True)
+        print(f"{self.passed} passed, {failed} failed", flush=True)
+        return 0 if ok else 1

@@ -5,7 +5,10 @@ Usage: inspector_cli.py --era legacy|modern [--inspector PATH] [--jobs N] -- SER
 
 Each check is one `mcp-inspector --cli --protocol-era ERA --method M ... --format json -- SERVER...`
 run (so each starts its own server process). The Inspector reports only a result or a one-line
-error envelope, not the JSON-RPC error code: interop.py checks codes on the wire (wiretap.py).
+error envelope, not the JSON-RPC error code, so the error paths run the server through wiretap.py
+and check the server's answer on the wire (the code), not the Inspector's wording. The Inspector
+refuses a tool it did not see in tools/list without asking the server; that is reported as a check
+of the client, not of the server.
 Stdlib only. The default Inspector is .cache/peers/npm/node_modules/.bin/mcp-inspector, run with
 the Node 22 found next to it. Prints one line per check and `N passed, M failed` last.
 """
@@ -27,6 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from checks import (  # noqa: E402
     ECHO_MESSAGE,
+    MISSING_RESOURCE_CODE,
     RESOURCES,
     SERVER_NAME,
     SYMPTOM,
@@ -85,9 +89,16 @@ def main() -> int:
                              timeout=CALL_TIMEOUT_S).stdout.strip()
     print(f"== Inspector CLI {version or '?'}, --protocol-era {a.era}, server: {' '.join(a.command)}", flush=True)
 
-    def inspect(method: str, *extra: str) -> Run:
+    taps: dict[str, str] = {}  # call name -> wire log of its server
+
+    def inspect(method: str, *extra: str, tap: str | None = None) -> Run:
+        server = list(a.command)
+        if tap is not None:
+            taps[tap] = os.path.join(state, f"{tap.replace(' ', '_')}.wire.jsonl")
+            server = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "wiretap.py"),
+                      taps[tap], *server]
         argv = [inspector, "--cli", "--protocol-era", a.era, "--method", method, *extra, "--format", "json",
-                "--", *a.command]
+                "--", *server]
         t0 = time.monotonic()
         try:
             p = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=CALL_TIMEOUT_S,
@@ -119,9 +130,32 @@ def main() -> int:
         "prompts/list": ("prompts/list",),
         "prompts/get": ("prompts/get", "--prompt-name", "diagnose", "--prompt-args", f"symptom={SYMPTOM}"),
     }
+    tapped = {"unknown tool", "read missing"}
     with ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-        futures = {k: pool.submit(inspect, *v) for k, v in calls.items()}
+        futures = {k: pool.submit(inspect, *v, tap=k if k in tapped else None) for k, v in calls.items()}
         runs = {k: f.result() for k, f in futures.items()}
+
+    def wire_answers(call: str, method: str) -> tuple[list[dict], list[dict]]:
+        """The requests for `method` the Inspector sent in `call`'s run, and the server's answers to them."""
+        sent, answers = {}, {}
+        try:
+            with open(taps[call], encoding="utf-8") as f:
+                for raw in f:
+                    rec = json.loads(raw)
+                    try:
+                        msg = json.loads(rec.get("line", ""))
+                    except ValueError:
+                        continue
+                    if not isinstance(msg, dict) or "id" not in msg:
+                        continue
+                    key = (rec["pid"], json.dumps(msg["id"]))
+                    if rec["dir"] == "c2s" and msg.get("method") == method:
+                        sent[key] = msg
+                    elif rec["dir"] == "s2c" and "method" not in msg and key in sent:
+                        answers[key] = msg
+        except FileNotFoundError:
+            pass
+        return list(sent.values()), list(answers.values())
 
     def ok_result(name: str) -> Any:
         r = runs[name]
@@ -156,7 +190,14 @@ def main() -> int:
             isinstance(sc, dict) and list(sc) == ["uptimeMs"] and is_int(sc["uptimeMs"]) and sc["uptimeMs"] >= 0, sc)
 
     r = runs["unknown tool"]
-    c.check("unknown tool: exit 5 (tool not found)", r.rc == EXIT_TOOL_ERROR, r.describe())
+    sent, answers = wire_answers("unknown tool", "tools/call")
+    if sent:
+        codes = [(x.get("error") or {}).get("code") for x in answers]
+        c.check("unknown tool: the server answers tools/call no_such_tool with -32602 (wire)",
+                len(answers) == len(sent) and all(code == -32602 for code in codes), codes or "no answer")
+    else:
+        c.client_check("unknown tool: the Inspector refuses it itself (exit 5), nothing sent to the server",
+                       r.rc == EXIT_TOOL_ERROR, r.describe())
     r = runs["echo without message"]
     c.check("echo without message: exit 5 and isError true",
             r.rc == EXIT_TOOL_ERROR and (r.result() or {}).get("isError") is True, r.describe())
@@ -181,8 +222,14 @@ def main() -> int:
             isinstance(cal.get("blob"), str) and bool(b64_decode(cal["blob"])), cal)
 
     r = runs["read missing"]
-    c.check("read device://missing: fails with an error envelope",
-            r.rc not in (0, -1) and r.result() is None and "error" in r.stderr + r.stdout, r.describe())
+    want = MISSING_RESOURCE_CODE[a.era]
+    sent, answers = wire_answers("read missing", "resources/read")
+    codes = [(x.get("error") or {}).get("code") for x in answers]
+    c.check(f"read device://missing: the server answers with error {want} (wire)",
+            bool(sent) and len(answers) == len(sent) and all(code == want for code in codes),
+            f"sent {len(sent)}, answers {answers[:2]}")
+    c.check("read device://missing: the Inspector fails without a result",
+            bool(answers) and r.rc not in (0, -1) and r.result() is None, r.describe())
 
     prompts = ok_result("prompts/list").get("prompts") or []
     diag = next((p for p in prompts if p.get("name") == "diagnose"), None)

@@ -12,10 +12,14 @@ The *-auto suites use the client's era auto-detection; against a dual-era server
 
 The server is started through wiretap.py, which logs every stdio line to
 .cache/interop/<suite>.wire.jsonl. After each suite the log is checked for what clients do not
-show: that the requested era was really used, the JSON-RPC error codes on the wire, resultType /
-ttlMs / cacheScope in modern results, one response per request, a clean stdout, and no crashed
-server process. Peers come from .cache/peers (scripts/install-peers). Stdlib only.
-Prints a table and `interop: N passed, M failed` last; exits non-zero on any failure.
+show: the JSON-RPC error codes on the wire, resultType / ttlMs / cacheScope in modern results, one
+response per request, a clean stdout, and no crashed server process. A check over "every" message of
+a kind needs at least one such message: over none it fails, so a server that answers nothing passes
+nothing. What the *client* sent (that it used the requested era) is checked too, but reported apart,
+as `client` checks: they make a suite fail when the client did not test what it claims, and they are
+not counted as checks of our server. Peers come from .cache/peers (scripts/install-peers). Stdlib only.
+Prints a table and `interop: N passed, M failed` last (N: checks of the server, by the client and on
+the wire; M: every failure, client checks included); exits non-zero on any failure.
 """
 
 from __future__ import annotations
@@ -57,13 +61,16 @@ class Suite:
     failed: int = 0
     wire_passed: int = 0
     wire_failed: int = 0
+    client_passed: int = 0  # checks of what the client sent, not of the server
+    client_failed: int = 0
     rc: int | None = None
     secs: float = 0.0
     notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
-        return self.rc == 0 and self.failed == 0 and self.wire_failed == 0 and self.passed > 0
+        return (self.rc == 0 and self.failed == 0 and self.wire_failed == 0 and self.client_failed == 0
+                and self.passed > 0 and self.wire_passed > 0)
 
 
 def suites() -> list[Suite]:
@@ -138,6 +145,7 @@ def run_suite(s: Suite, server: list[str]) -> None:
 
 def check_wire(s: Suite, log: str) -> None:
     def check(name: str, ok: bool, detail: object = "") -> None:
+        """A check of the server's behaviour on the wire."""
         if ok:
             s.wire_passed += 1
             print(f"  ok   wire: {name}", flush=True)
@@ -145,6 +153,21 @@ def check_wire(s: Suite, log: str) -> None:
             s.wire_failed += 1
             d = detail if isinstance(detail, str) else json.dumps(detail, default=str)
             print(f"  FAIL wire: {name}: {d[:600]}", flush=True)
+
+    def client_check(name: str, ok: bool, detail: object = "") -> None:
+        """A check of what the client sent: reported apart, never counted as a check of the server."""
+        if ok:
+            s.client_passed += 1
+            print(f"  ok   client: {name}", flush=True)
+        else:
+            s.client_failed += 1
+            d = detail if isinstance(detail, str) else json.dumps(detail, default=str)
+            print(f"  FAIL client: {name}: {d[:600]}", flush=True)
+
+    def all_of(name: str, items: list, bad: list) -> None:
+        """`name` holds for every one of `items` (`bad`: those it fails for); over no items it fails."""
+        check(f"{name} ({len(items)} checked)", bool(items) and not bad,
+              bad[:3] if bad else "nothing to check: no such message on the wire")
 
     conns: dict[int, list[tuple[str, object]]] = {}
     exits: dict[int, int] = {}
@@ -172,11 +195,7 @@ def check_wire(s: Suite, log: str) -> None:
 
     n_s2c = sum(1 for m in conns.values() for d, _ in m if d == "s2c")
     check(f"server stdout is only JSON-RPC 2.0 lines ({n_s2c} lines, {len(conns)} server processes)",
-          not bad_lines, bad_lines[:3])
-
-    crashed = {pid: rc for pid, rc in exits.items()
-               if rc == 101 or (rc < 0 and -rc in {int(x) for x in CRASH_SIGNALS})}
-    check("no server process crashed (panic exit 101, SIGABRT, SIGSEGV, ...)", not crashed, crashed)
+          n_s2c > 0 and not bad_lines, bad_lines[:3] or "the server wrote nothing")
 
     unanswered, duplicate, stray = [], [], []
     requests: list[tuple[dict, dict | None]] = []  # (request, response)
@@ -199,42 +218,56 @@ def check_wire(s: Suite, log: str) -> None:
                     stray.append(m)
         unanswered.extend(pending.values())
     check(f"every request answered exactly once ({len(requests)} requests)",
-          not unanswered and not duplicate and not stray,
+          bool(requests) and not unanswered and not duplicate and not stray,
           {"unanswered": unanswered[:3], "duplicate": duplicate[:3], "no such request": stray[:3]})
+
+    # Only meaningful once the server served: a server that never started also never crashed.
+    crashed = {pid: rc for pid, rc in exits.items()
+               if rc == 101 or (rc < 0 and -rc in {int(x) for x in CRASH_SIGNALS})}
+    check(f"no server process crashed (panic exit 101, SIGABRT, SIGSEGV, ...; {len(exits)} exits)",
+          bool(requests) and not crashed, crashed or "no request was answered")
 
     def method(req: dict) -> str:
         return req.get("method", "")
 
     firsts = [next((m for d, m in msgs if d == "c2s" and isinstance(m, dict)), None) for msgs in conns.values()]
+    sent = [m for msgs in conns.values() for d, m in msgs if d == "c2s" and isinstance(m, dict) and "method" in m]
     if s.era == "legacy":
-        check("legacy: every connection starts with initialize",
-              all(isinstance(f, dict) and f.get("method") == "initialize" for f in firsts),
-              [f.get("method") if isinstance(f, dict) else f for f in firsts])
-        check("legacy: no server/discover sent", not any(method(r) == "server/discover" for r, _ in requests))
+        client_check("legacy: every connection starts with initialize",
+                     bool(sent) and all(isinstance(f, dict) and f.get("method") == "initialize" for f in firsts),
+                     [f.get("method") if isinstance(f, dict) else f for f in firsts])
+        client_check("legacy: no server/discover sent",
+                     bool(sent) and not any(m.get("method") == "server/discover" for m in sent),
+                     "nothing was sent" if not sent else "server/discover was sent")
         inits = [resp for req, resp in requests if method(req) == "initialize"]
         check("legacy: initialize answered with protocolVersion 2025-11-25",
               bool(inits) and all((r.get("result") or {}).get("protocolVersion") == "2025-11-25" for r in inits),
               [r.get("result", r.get("error")) for r in inits][:2])
     else:
-        check("modern: no initialize sent", not any(method(r) == "initialize" for r, _ in requests))
-        no_meta = [r for r, _ in requests if ((r.get("params") or {}).get("_meta") or {}).get(META_VERSION) != MODERN]
-        check(f"modern: every request carries _meta {META_VERSION}={MODERN}", not no_meta, no_meta[:2])
+        client_check("modern: no initialize sent",
+                     bool(sent) and not any(m.get("method") == "initialize" for m in sent),
+                     "nothing was sent" if not sent else "initialize was sent")
+        sent_requests = [m for m in sent if "id" in m]
+        no_meta = [r for r in sent_requests
+                   if ((r.get("params") or {}).get("_meta") or {}).get(META_VERSION) != MODERN]
+        client_check(f"modern: every request carries _meta {META_VERSION}={MODERN}",
+                     bool(sent_requests) and not no_meta, no_meta[:2] or "no request was sent")
         discovers = [resp for req, resp in requests if method(req) == "server/discover"]
         check("modern: server/discover answered with supportedVersions containing 2026-07-28",
               bool(discovers) and all(MODERN in ((r.get("result") or {}).get("supportedVersions") or [])
                                       for r in discovers), [r.get("result", r.get("error")) for r in discovers][:2])
-        no_type = [(method(q), r) for q, r in requests if "result" in r
-                   and (r["result"] or {}).get("resultType") != "complete"]
-        check("modern: every result has resultType \"complete\"", not no_type, no_type[:2])
+        results = [(method(q), r) for q, r in requests if "result" in r]
+        no_type = [(m, r) for m, r in results if (r["result"] or {}).get("resultType") != "complete"]
+        all_of("modern: every result has resultType \"complete\"", results, no_type)
+        cacheable = [(method(q), r["result"]) for q, r in requests
+                     if method(q) in CACHEABLE and isinstance(r.get("result"), dict)]
         no_cache = []
-        for q, r in requests:
-            res = r.get("result")
-            if method(q) in CACHEABLE and isinstance(res, dict):
-                ttl = res.get("ttlMs")
-                if not (isinstance(ttl, int) and not isinstance(ttl, bool) and ttl >= 0
-                        and res.get("cacheScope") in ("public", "private")):
-                    no_cache.append((method(q), {k: res.get(k) for k in ("ttlMs", "cacheScope")}))
-        check("modern: cacheable results carry ttlMs >= 0 and cacheScope", not no_cache, no_cache[:3])
+        for m, res in cacheable:
+            ttl = res.get("ttlMs")
+            if not (isinstance(ttl, int) and not isinstance(ttl, bool) and ttl >= 0
+                    and res.get("cacheScope") in ("public", "private")):
+                no_cache.append((m, {k: res.get(k) for k in ("ttlMs", "cacheScope")}))
+        all_of("modern: cacheable results carry ttlMs >= 0 and cacheScope", cacheable, no_cache)
 
     missing = [r for q, r in requests if method(q) == "resources/read"
                and (q.get("params") or {}).get("uri") == "device://missing"]
@@ -292,13 +325,21 @@ def main() -> int:
         run_suite(s, server)
 
     print("\n==== interop summary " + "=" * 58)
-    print(f"{'suite':<18} {'era':<7} {'client':>13} {'wire':>11} {'time':>7}  result")
+    print("(client: the client's own checks of our server; wire: our checks of the server on the wire;")
+    print(" sent: checks of what the client sent, not counted as passed checks of the server)")
+    print(f"{'suite':<18} {'era':<7} {'client':>9} {'wire':>7} {'sent':>6} {'time':>7}  result")
     for s in all_suites:
-        print(f"{s.name:<18} {s.era:<7} {f'{s.passed}/{s.passed + s.failed}':>13} "
-              f"{f'{s.wire_passed}/{s.wire_passed + s.wire_failed}':>11} {s.secs:>6.1f}s  "
+        print(f"{s.name:<18} {s.era:<7} {f'{s.passed}/{s.passed + s.failed}':>9} "
+              f"{f'{s.wire_passed}/{s.wire_passed + s.wire_failed}':>7} "
+              f"{f'{s.client_passed}/{s.client_passed + s.client_failed}':>6} {s.secs:>6.1f}s  "
               f"{'ok' if s.ok else 'FAILED' + (f' (exit {s.rc})' if s.rc else '')}{'; ' + '; '.join(s.notes) if s.notes else ''}")
     passed = sum(s.passed + s.wire_passed for s in all_suites)
-    failed = sum(s.failed + s.wire_failed + (0 if s.rc == 0 or s.failed else 1) for s in all_suites)
+    failed = sum(s.failed + s.wire_failed + s.client_failed + (0 if s.rc == 0 or s.failed else 1)
+                 for s in all_suites)
+    for s in all_suites:
+        print(f"interop {s.name}: {s.passed} client, {s.wire_passed} wire checks passed; "
+              f"{s.failed + s.wire_failed} failed; {s.client_passed}/{s.client_passed + s.client_failed} "
+              "checks of what the client sent", flush=True)
     print(f"interop: {passed} passed, {failed} failed", flush=True)
     return 0 if failed == 0 and all(s.ok for s in all_suites) else 1
 

@@ -33,6 +33,8 @@ mod tests_endpoint;
 #[cfg(all(test, feature = "hmac"))]
 mod tests_input;
 #[cfg(test)]
+mod tests_limits;
+#[cfg(test)]
 mod tests_surface;
 
 use crate::frame::FrameError;

@@ -1,0 +1,139 @@
+//! Tests added for mutants `cargo mutants` found surviving (see README, "Mutation testing"): each
+//! asserts a behaviour no other test pinned down.
+
+use std::string::{String, ToString};
+use std::vec::Vec;
+
+use serde_json::json;
+
+use super::support::*;
+use crate::connection::Connection;
+use crate::endpoint::SendError;
+use crate::server::InputError;
+
+#[test]
+fn send_and_input_errors_say_what_went_wrong() {
+    for (error, text) in [
+        (SendError::Full, "the transmit buffer is full: transmit, then try again"),
+        (SendError::TooLarge, "the message is larger than the largest message the engine writes"),
+        (SendError::TooManyRequests, "too many requests to the peer are awaiting an answer"),
+        (SendError::NotAvailable, "not available in this state or protocol version"),
+        (SendError::Closed, "the connection is closed"),
+    ] {
+        assert_eq!(error.to_string(), text);
+    }
+    assert_eq!(InputError::Busy.to_string(), "no transmit room for the answer: transmit, then try again");
+    assert_eq!(InputError::Closed.to_string(), "the input has ended");
+}
+
+#[test]
+fn requests_to_the_client_have_distinct_wire_ids_and_answers_reach_the_right_one() {
+    let mut h = Harness::new();
+    h.initialize("2025-11-25");
+    let first = h.server.ping(h.now).unwrap();
+    let second = h.server.send_request(h.now, "roots/list", None).unwrap();
+    assert_eq!(h.server.engine().awaiting_answers(), 2);
+    let sent = h.flush();
+    assert_eq!(
+        sent,
+        [
+            json!({"jsonrpc":"2.0","id":first.id(),"method":"ping"}),
+            json!({"jsonrpc":"2.0","id":second.id(),"method":"roots/list"}),
+        ]
+    );
+    assert_ne!(first.id(), second.id());
+    // The second is answered first: its outcome is reported for its key, and one stays waiting.
+    let answer = std::format!("{{\"jsonrpc\":\"2.0\",\"id\":{},\"result\":{{\"roots\":[]}}}}\n", second.id());
+    assert!(h.feed(answer.as_bytes()).is_empty());
+    assert_eq!(h.server.handler().responses, [(second, String::from("result"))]);
+    assert_eq!(h.server.engine().awaiting_answers(), 1);
+    let error =
+        std::format!("{{\"jsonrpc\":\"2.0\",\"id\":{},\"error\":{{\"code\":-1,\"message\":\"no\"}}}}\n", first.id());
+    assert!(h.feed(error.as_bytes()).is_empty());
+    assert_eq!(h.server.handler().responses[1], (first, String::from("error -1")));
+    assert_eq!(h.server.engine().awaiting_answers(), 0);
+    h.assert_serving();
+}
+
+#[test]
+fn the_engine_is_finished_only_once_queued_output_is_written() {
+    // Room for several answers: the end of input is processed while an answer still waits.
+    let limits = crate::server::Limits { max_response: 512, ..crate::server::Limits::default() };
+    let mut h = Harness::with(4096, 4096, limits, App::default());
+    let taken = h.server.handle_input(h.now, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n");
+    assert_eq!(taken, 41);
+    h.server.handle_eof(h.now);
+    assert!(h.server.poll_transmit().is_some());
+    assert!(!h.server.is_finished(), "the answer is not written yet");
+    assert_eq!(h.flush(), [json!({"jsonrpc":"2.0","id":1,"result":{}})]);
+    assert!(h.server.is_finished());
+}
+
+#[test]
+fn answers_stay_whole_when_the_transmit_buffer_compacts_under_partial_writes() {
+    // Answers of about 250 bytes in a 1000-byte buffer with 300-byte windows, written 97 bytes at a
+    // time: the queue's tail keeps reaching the end while its head is not at the start, so every few
+    // answers the queue must move what is pending to the front to open a whole window.
+    let limits = crate::server::Limits { max_response: 300, ..crate::server::Limits::default() };
+    let mut h = Harness::with(8192, 1000, limits, App::default());
+    let text = |id: u32| std::format!("{id:03}{}", "t".repeat(90));
+    let mut input = String::new();
+    for id in 0..40 {
+        input.push_str(&modern(
+            id,
+            "tools/call",
+            &std::format!(r#""name":"echo","arguments":{{"text":"{}"}}"#, text(id)),
+        ));
+        input.push('\n');
+    }
+    let mut rest = input.as_bytes();
+    let mut out = Vec::new();
+    for _ in 0..100_000 {
+        let taken = h.server.handle_input(h.now, rest);
+        rest = &rest[taken..];
+        match h.server.poll_transmit() {
+            Some(pending) => {
+                let n = pending.len().min(97);
+                out.extend_from_slice(&pending[..n]);
+                h.server.transmit_done(h.now, n);
+            }
+            None if rest.is_empty() => break,
+            None => {}
+        }
+    }
+    let answers = lines(&out);
+    assert_eq!(answers.len(), 40);
+    for (id, answer) in answers.iter().enumerate() {
+        assert_eq!(answer["id"], id, "{answer}");
+        assert_eq!(answer["result"]["content"][0]["text"], text(id as u32), "{answer}");
+    }
+}
+
+#[test]
+fn ending_a_stream_does_not_end_the_one_queued_before_it() {
+    use crate::endpoint::{Framing, Route, StreamId};
+    let mut app = App::default();
+    let mut config = crate::server::Config::new("s", "1");
+    config.limits.max_response = 512;
+    let mut engine: crate::server::Engine<'static> = crate::server::Engine::new(
+        config,
+        crate::server::Buffers { rx: std::vec![0u8; 1024].leak(), tx: std::vec![0u8; 4096].leak() },
+    );
+    let one = Route::new(StreamId(1), Framing::Sse);
+    engine.notify_on(one, "notifications/message", None).unwrap();
+    engine.end_stream(StreamId(2)).unwrap();
+    let first = engine.poll_transmit().unwrap();
+    assert_eq!((first.stream, first.end_of_stream), (StreamId(1), false));
+    let n = first.bytes.len();
+    engine.transmit_done(crate::time::Instant::ZERO, n, &mut app);
+    let second = engine.poll_transmit().unwrap();
+    assert_eq!((second.stream, second.end_of_stream, second.bytes.len()), (StreamId(2), true, 0));
+    engine.transmit_done(crate::time::Instant::ZERO, 0, &mut app);
+    assert!(engine.poll_transmit().is_none());
+    // Ending the stream queued last marks its last run instead.
+    engine.notify_on(one, "notifications/message", None).unwrap();
+    engine.end_stream(StreamId(1)).unwrap();
+    let last = engine.poll_transmit().unwrap();
+    assert_eq!((last.stream, last.end_of_stream), (StreamId(1), true));
+    assert!(!last.bytes.is_empty());
+}
