@@ -22,8 +22,10 @@ const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabiliti
 const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 /// The one modern version.
 const MODERN: &str = "2026-07-28";
-/// Methods a 2026-07-28 server has (tools, resources and prompts are all served by the fuzz handler).
-const MODERN_METHODS: [&str; 8] = [
+/// Methods a 2026-07-28 server has (tools, resources and prompts are all served by the fuzz handler;
+/// it declares no completions).
+const MODERN_METHODS: [&str; 9] = [
+    "subscriptions/listen",
     "server/discover",
     "tools/list",
     "tools/call",
@@ -165,6 +167,10 @@ fn modern<H: Handler>(method: &str, params: Option<Value<'_>>, handler: &H) -> O
         // A URI that is not a string, or too long with escapes; what a readable one gets is the
         // handler's answer.
         "resources/read" => name("uri").is_err().then_some(code::INVALID_PARAMS),
+        // A listen stream needs its filter (whether a slot is free is the engine's state).
+        "subscriptions/listen" => {
+            param("notifications").is_none_or(|n| n.kind() != Kind::Object).then_some(code::INVALID_PARAMS)
+        }
         _ => None,
     }
 }

@@ -170,9 +170,11 @@ fn an_unsupported_version_in_meta_is_32022_with_supported_and_requested() {
         let answer = h.expect_error(&line, code::UNSUPPORTED_PROTOCOL_VERSION, json!(5));
         assert_eq!(code::UNSUPPORTED_PROTOCOL_VERSION, -32022);
         assert_eq!(answer["error"]["data"]["requested"], version);
+        // What this request can retry with; the legacy versions need `initialize`.
+        assert_eq!(answer["error"]["data"]["supported"], json!(["2026-07-28"]));
         assert_eq!(
-            answer["error"]["data"]["supported"],
-            json!(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"])
+            answer["error"]["data"]["legacy"],
+            json!({"method":"initialize","versions":["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]})
         );
         h.assert_serving();
     }

@@ -64,7 +64,8 @@ fn json_nesting_is_limited_by_max_depth() {
         let mut h = Harness::with(8192, 4096, Limits { max_depth, ..Limits::default() }, App::default());
         let ok = h.request(&nested_ping(1, max_depth));
         assert_eq!(ok, json!({"jsonrpc":"2.0","id":1,"result":{}}), "depth {max_depth} is within the limit");
-        let answer = h.expect_error(&nested_ping(2, max_depth + 1), code::INVALID_REQUEST, json!(null));
+        // The request's id is read past the deep member.
+        let answer = h.expect_error(&nested_ping(2, max_depth + 1), code::INVALID_REQUEST, json!(2));
         let message = answer["error"]["message"].as_str().unwrap();
         assert!(message.contains(&std::format!("deeper than {max_depth}")), "{message}");
         h.assert_serving();
@@ -73,7 +74,7 @@ fn json_nesting_is_limited_by_max_depth() {
     assert_eq!(crate::json::MAX_DEPTH_LIMIT, 256);
     let mut h = Harness::with(8192, 4096, Limits { max_depth: 10_000, ..Limits::default() }, App::default());
     assert_eq!(h.request(&nested_ping(1, 256))["result"], json!({}));
-    h.expect_error(&nested_ping(2, 257), code::INVALID_REQUEST, json!(null));
+    h.expect_error(&nested_ping(2, 257), code::INVALID_REQUEST, json!(2));
     h.assert_serving();
 }
 

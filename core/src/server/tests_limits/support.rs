@@ -16,7 +16,7 @@ use crate::time::Instant;
 
 pub(super) const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}"#;
 
-static TOPIC: [PromptArgument<'static>; 1] = [PromptArgument { name: "topic", description: None, required: true }];
+static TOPIC: [PromptArgument<'static>; 1] = [PromptArgument::new("topic", true)];
 
 /// Tools `echo`, `defer` (answered later) and `fail` (an `isError` result), one resource `test://r`,
 /// one prompt `talk` (required argument `topic`), plus whatever names a test adds.
@@ -52,11 +52,12 @@ impl Handler for App {
             title: None,
             description: None,
             mime_type: Some("text/plain"),
+            ..Resource::EMPTY
         })
     }
 
     fn prompt(&self, index: usize) -> Option<Prompt<'_>> {
-        self.prompts.get(index).map(|name| Prompt { name, title: None, description: None, arguments: &TOPIC })
+        self.prompts.get(index).map(|name| Prompt::new(name, &TOPIC))
     }
 
     fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
