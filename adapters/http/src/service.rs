@@ -341,12 +341,14 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                     streams: Streams::new(Era::Legacy, GET_STREAM.0 + 1, config.sse_buffer_messages),
                     last_used: StdInstant::now(),
                 };
+                let span = tracing::debug_span!("mcp", era = "legacy", session = ?id, new = true);
+                let _entered = span.enter();
                 let (route, rx) = session.streams.open(plan.framing);
                 let received = session.engine.get().handle_message(now, route, body, &mut state.handler);
                 let version = session.version();
                 session.streams.drain(session.engine.get(), &mut state.handler, now, Some((state.events.as_mut(), id)));
                 let keep = version.is_some();
-                let sink_status = session.streams.sink(route.stream).and_then(|s| s.first_status);
+                let sink_status = session.streams.take_status(route.stream);
                 if keep {
                     tracing::debug!(session = ?id, ?version, "session started");
                     state.sessions.insert(id, session);
@@ -358,6 +360,8 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                     return Err(Box::new(rejection_response(&Rejection::unknown_session())));
                 };
                 session.last_used = StdInstant::now();
+                let span = tracing::debug_span!("mcp", era = "legacy", session = ?id);
+                let _entered = span.enter();
                 let (route, rx) = session.streams.open(plan.framing);
                 let received = session.engine.get().handle_message(now, route, body, &mut state.handler);
                 session.streams.drain(session.engine.get(), &mut state.handler, now, Some((state.events.as_mut(), id)));
@@ -366,9 +370,9 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             }
             (Serve::Session, None) | (_, _) => return Err(Box::new(rejection_response(&Rejection::unknown_session()))),
         };
-        let sink_status = match session_id.and_then(|id| state.sessions.get(&id)) {
-            Some(session) => session.streams.sink(route.stream).and_then(|s| s.first_status),
-            None => state.stateless_streams.sink(route.stream).and_then(|s| s.first_status),
+        let sink_status = match session_id.and_then(|id| state.sessions.get_mut(&id)) {
+            Some(session) => session.streams.take_status(route.stream),
+            None => state.stateless_streams.take_status(route.stream),
         };
         if !matches!(received, Ok(Received::Request) | Ok(Received::Invalid)) {
             match session_id.and_then(|id| state.sessions.get_mut(&id)) {

@@ -24,7 +24,9 @@ pub(crate) const GET_STREAM: StreamId = StreamId(1);
 pub(crate) struct Sink {
     tx: mpsc::Sender<Bytes>,
     /// The status the first output decided (SSE streams; see `first_transmit_status`).
-    pub(crate) first_status: Option<u16>,
+    first_status: Option<u16>,
+    /// The response head is not sent yet.
+    head_pending: bool,
 }
 
 /// The streams of one engine: their framings while open, and who reads them.
@@ -33,12 +35,22 @@ pub(crate) struct Streams {
     next: u32,
     framing: HashMap<StreamId, Framing>,
     sinks: HashMap<StreamId, Sink>,
+    /// Statuses of streams that ended in the drain that opened them, before their response head
+    /// was sent (taken right after by [`Streams::take_status`]).
+    ended_statuses: HashMap<StreamId, u16>,
     sse_buffer: usize,
 }
 
 impl Streams {
     pub(crate) fn new(era: Era, first: u32, sse_buffer: usize) -> Self {
-        Streams { era, next: first, framing: HashMap::new(), sinks: HashMap::new(), sse_buffer }
+        Streams {
+            era,
+            next: first,
+            framing: HashMap::new(),
+            sinks: HashMap::new(),
+            ended_statuses: HashMap::new(),
+            sse_buffer,
+        }
     }
 
     /// A new stream with a reader; returns its route (ending with the response) and the receiver.
@@ -53,7 +65,7 @@ impl Streams {
     pub(crate) fn attach(&mut self, stream: StreamId, framing: Framing) -> mpsc::Receiver<Bytes> {
         let (tx, rx) = mpsc::channel(self.sse_buffer.max(1));
         self.framing.insert(stream, framing);
-        self.sinks.insert(stream, Sink { tx, first_status: None });
+        self.sinks.insert(stream, Sink { tx, first_status: None, head_pending: true });
         rx
     }
 
@@ -61,14 +73,23 @@ impl Streams {
         self.sinks.get(&stream).is_some_and(|s| !s.tx.is_closed())
     }
 
-    pub(crate) fn sink(&self, stream: StreamId) -> Option<&Sink> {
-        self.sinks.get(&stream)
+    /// The status the stream's first output decided, if it had output; call once, right after the
+    /// drain that followed the request, before sending the response head.
+    pub(crate) fn take_status(&mut self, stream: StreamId) -> Option<u16> {
+        match self.sinks.get_mut(&stream) {
+            Some(sink) => {
+                sink.head_pending = false;
+                sink.first_status
+            }
+            None => self.ended_statuses.remove(&stream),
+        }
     }
 
     /// Forgets a stream whose answer needs no body (a notification's, 202).
     pub(crate) fn close(&mut self, stream: StreamId) {
         self.sinks.remove(&stream);
         self.framing.remove(&stream);
+        self.ended_statuses.remove(&stream);
     }
 
     /// Ends every reader (shutdown): their bodies finish.
@@ -115,7 +136,12 @@ impl Streams {
                 }
             }
             if end {
-                self.sinks.remove(&stream);
+                if let Some(sink) = self.sinks.remove(&stream)
+                    && sink.head_pending
+                    && let Some(status) = sink.first_status
+                {
+                    self.ended_statuses.insert(stream, status);
+                }
                 self.framing.remove(&stream);
             }
             engine.transmit_done(now, len, handler);

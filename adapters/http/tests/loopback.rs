@@ -177,6 +177,14 @@ async fn stateless_posts_answer_as_json_or_sse_and_notifications_get_202() {
     assert_eq!(events[0]["id"], 2);
     assert_eq!(events[0]["result"]["content"][0]["text"], "there");
 
+    // An error answered on SSE keeps its status.
+    let future = modern_call(5, "x").replace("2026-07-28", "2099-01-01");
+    let mut future_headers = sse_only;
+    future_headers[2] = ("MCP-Protocol-Version", "2099-01-01");
+    let reply = send(server.addr, "POST", &future_headers, &future).await;
+    assert_eq!((reply.status, reply.header("content-type")), (400, Some("text/event-stream")));
+    assert_eq!(reply.events()[0]["error"]["code"], -32022);
+
     let cancel = json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9,
         "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}});
     let headers = [JSON, BOTH, ("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "notifications/cancelled")];
@@ -362,4 +370,33 @@ async fn a_broken_stream_resumes_from_last_event_id_losing_and_repeating_nothing
     let second =
         send(server.addr, "GET", &[("Accept", "text/event-stream"), ("Mcp-Session-Id", sid.as_str())], "").await;
     assert_eq!(second.status, 409);
+}
+
+#[tokio::test]
+async fn an_idle_kept_alive_connection_is_closed_after_the_head_timeout() {
+    let server = start(|c| c.header_read_timeout = Duration::from_millis(300)).await;
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    let body = modern_call(1, "a");
+    let mut request = format!("POST /mcp HTTP/1.1\r\nHost: {}\r\n", server.addr);
+    for (name, value) in MODERN {
+        request += &format!("{name}: {value}\r\n");
+    }
+    request += &format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut buf = [0u8; 4096];
+    let n = stream.read(&mut buf).await.unwrap();
+    assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
+    // Kept alive, then idle: closed by the server within the timeout (plus slack), not left open.
+    let started = std::time::Instant::now();
+    let closed = tokio::time::timeout(Duration::from_secs(3), async {
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+        }
+    })
+    .await;
+    assert!(closed.is_ok(), "the idle connection stayed open");
+    assert!(started.elapsed() >= Duration::from_millis(250));
 }
