@@ -315,6 +315,11 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             Err(rejection) => return Err(Box::new(rejection_response(&rejection))),
         };
         let state = &mut *guard;
+        if plan.serve == Serve::Stateless
+            && let Err(rejection) = rules::check_param_headers(&HeaderView(headers), body, &state.handler)
+        {
+            return Err(Box::new(rejection_response(&rejection)));
+        }
         let (era, route, rx, received, session_id, version) = match (plan.serve, known) {
             (Serve::Stateless, _) => {
                 let span = tracing::debug_span!("mcp", era = "2026-07-28");

@@ -133,21 +133,22 @@ fn base64_digit(b: u8) -> Option<u32> {
     }))
 }
 
-/// Standard base64 (padding optional) into `out`; returns the decoded length.
+/// Standard base64 with its padding (RFC 4648 §4; SEP-2243 refuses unpadded values) into `out`;
+/// returns the decoded length.
 fn base64_decode(input: &[u8], out: &mut [u8]) -> Result<usize, HeaderValueError> {
+    if !input.len().is_multiple_of(4) {
+        return Err(HeaderValueError::InvalidEncoding);
+    }
     let data = match input.iter().position(|&b| b == b'=') {
         Some(pad) => {
             let padding = input.get(pad..).unwrap_or(&[]);
-            if padding.len() > 2 || padding.iter().any(|&b| b != b'=') || !input.len().is_multiple_of(4) {
+            if padding.len() > 2 || padding.iter().any(|&b| b != b'=') {
                 return Err(HeaderValueError::InvalidEncoding);
             }
             input.get(..pad).unwrap_or(&[])
         }
         None => input,
     };
-    if data.len() % 4 == 1 {
-        return Err(HeaderValueError::InvalidEncoding);
-    }
     let mut written = 0;
     for chunk in data.chunks(4) {
         let mut acc = 0u32;
@@ -219,7 +220,8 @@ mod tests {
     fn base64_values_decode_to_utf8() {
         // "café" and " lead" (leading whitespace must be encoded).
         assert_eq!(decode("=?base64?Y2Fmw6k=?=").unwrap(), "caf\u{e9}");
-        assert_eq!(decode("=?BASE64?IGxlYWQ?=").unwrap(), " lead");
+        assert_eq!(decode("=?BASE64?IGxlYWQ=?=").unwrap(), " lead");
+        assert_eq!(decode("=?base64?SGVsbG8?="), Err(HeaderValueError::InvalidEncoding), "padding is required");
         assert_eq!(decode("=?base64??=").unwrap(), "");
         assert_eq!(decode("=?base64?!!!!?="), Err(HeaderValueError::InvalidEncoding));
         assert_eq!(decode("=?base64?YQ=a?="), Err(HeaderValueError::InvalidEncoding));

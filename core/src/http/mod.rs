@@ -11,7 +11,8 @@
 //!    ends a session; without a session both are 405 (2026-07-28 is POST only).
 //! 2. [`plan_post`] routes the body: a 2026-07-28 request (modern `_meta` or version header) goes to
 //!    the stateless engine after the standard-header checks (`MCP-Protocol-Version`, `Mcp-Method`,
-//!    `Mcp-Name`, values decoded from `=?base64?…?=`: -32020); `initialize` opens a legacy session;
+//!    `Mcp-Name`, values decoded from `=?base64?…?=`: -32020; then [`check_param_headers`] for the
+//!    `Mcp-Param-*` headers of `x-mcp-header` tool arguments); `initialize` opens a legacy session;
 //!    anything else needs the session it names (400 without one, 404 for an unknown one). It also
 //!    picks the answer's framing: JSON, or SSE when the request streams (progress, logs, listen) or
 //!    the client takes only SSE; legacy requests get SSE when accepted, so server-to-client requests
@@ -29,11 +30,12 @@
 //! - Decoded `Mcp-*` header values: [`MAX_HEADER_VALUE_LEN`] bytes (longer ones are a mismatch).
 //! - Session ids: exactly 32 lower-case hex digits ([`SESSION_ID_RANDOM_BYTES`] random bytes).
 //!
-//! Not yet checked: `Mcp-Param-*` headers for `x-mcp-header` tool parameters (the decoding and
-//! comparison they need are [`decode_value`] and [`matches_value`]).
+//! - `Mcp-Param-*` headers: [`check_param_headers`] checks at most [`MAX_PARAM_HEADERS`] annotated
+//!   properties per tool, with names of at most [`MAX_PARAM_HEADER_NAME_LEN`] bytes.
 
 mod header;
 mod origin;
+mod param;
 mod request;
 mod session;
 mod status;
@@ -42,6 +44,7 @@ pub use header::{
     HeaderList, HeaderValueError, Headers, MAX_HEADER_VALUE_LEN, decode_value, matches_value, name, trim_ows,
 };
 pub use origin::{HostPolicy, LOOPBACK_HOSTS};
+pub use param::{MAX_PARAM_HEADER_NAME_LEN, MAX_PARAM_HEADERS, check_param_headers};
 pub use request::{
     DEFAULT_MAX_BODY, DEFAULT_PATH, HeadPlan, HttpMethod, Policy, PostPlan, Serve, accepts, media_type_is, plan_head,
     plan_post, request_id,

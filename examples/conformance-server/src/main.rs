@@ -27,10 +27,16 @@ const PNG: [u8; 70] = [
 
 const EMPTY: &str = r#"{"type":"object","properties":{}}"#;
 
-static TOOLS: [Tool<'static>; 3] = [
+static TOOLS: [Tool<'static>; 4] = [
     Tool::new("test_simple_text", "Tests simple text content response", EMPTY),
     Tool::new("test_image_content", "Tests image content response", EMPTY),
     Tool::new("test_error_handling", "Tests error response handling", EMPTY),
+    // SEP-2243: its `region` argument is mirrored into the `Mcp-Param-Region` header.
+    Tool::new(
+        "test_header_param",
+        "Echoes a parameter that travels in the Mcp-Param-Region header too",
+        r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}"#,
+    ),
 ];
 
 static RESOURCES: [Resource<'static>; 2] = [
@@ -82,6 +88,10 @@ impl Handler for Fixtures {
             "test_simple_text" => reply.text("This is a simple text response for testing.").finish(),
             "test_image_content" => reply.image("image/png", &PNG).finish(),
             "test_error_handling" => reply.finish_error_text("This tool intentionally returns an error for testing"),
+            "test_header_param" => match call.argument("region").and_then(|v| v.as_str()) {
+                Some(region) => reply.text_json(region).finish(),
+                None => reply.finish_error_text("missing region"),
+            },
             other => reply.finish_error_text(other),
         }
     }
