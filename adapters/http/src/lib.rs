@@ -32,7 +32,7 @@
 //! - **Legacy Streamable HTTP**: `initialize` opens a session named by a random `Mcp-Session-Id`
 //!   (16 bytes from the OS CSPRNG); later requests need it (400 without, 404 when unknown or
 //!   expired); DELETE ends it; GET opens its standalone stream (notifications and requests to the
-//!   client); every SSE event is kept in an [`EventStore`] so `GET` with `Last-Event-ID` replays
+//!   client); sessions live in a [`SessionStore`], and every SSE event is kept in an [`EventStore`] so `GET` with `Last-Event-ID` replays
 //!   the rest of that stream; 2025-11-25 streams start with a priming event carrying `retry`.
 //!
 //! # Security defaults
@@ -65,4 +65,5 @@ pub use body::ResponseBody;
 pub use config::HttpConfig;
 pub use server::{serve, shutdown_signal};
 pub use service::McpHttp;
-pub use store::{EventLimits, EventStore, MemoryEventStore, StreamState};
+pub use state::LegacySession;
+pub use store::{EventLimits, EventStore, MemoryEventStore, MemorySessionStore, SessionStore, StreamState};

@@ -1,7 +1,7 @@
 //! The endpoint as a hyper/tower service: one request in, one response out, the core's HTTP rules
 //! deciding everything between.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
@@ -25,8 +25,8 @@ use tracing::Instrument;
 use crate::body::ResponseBody;
 use crate::config::HttpConfig;
 use crate::owned::OwnedEngine;
-use crate::state::{GET_STREAM, Session, Streams, replay};
-use crate::store::{EventStore, StreamState};
+use crate::state::{GET_STREAM, LegacySession, Streams, replay};
+use crate::store::{EventStore, MemorySessionStore, SessionStore, StreamState};
 
 /// A POST served by an engine, waiting for its response head.
 type Prepared = (
@@ -44,7 +44,7 @@ struct State<H> {
     handler: H,
     stateless: OwnedEngine,
     stateless_streams: Streams,
-    sessions: HashMap<SessionId, Session>,
+    sessions: Box<dyn SessionStore>,
     events: Box<dyn EventStore>,
 }
 
@@ -148,10 +148,17 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             handler,
             stateless,
             stateless_streams: Streams::new(Era::Modern, 1, config.sse_buffer_messages),
-            sessions: HashMap::new(),
+            sessions: Box::new(MemorySessionStore::new(config.max_sessions)),
             events,
         };
         McpHttp { inner: Arc::new(Inner { config, started: StdInstant::now(), state: Mutex::new(state) }) }
+    }
+
+    /// The same endpoint keeping legacy sessions in `store` instead of the bounded memory default
+    /// (which holds [`HttpConfig::max_sessions`]). Sessions already alive are dropped.
+    pub fn with_session_store(self, store: impl SessionStore) -> Self {
+        self.lock().sessions = Box::new(store);
+        self
     }
 
     /// The same endpoint keeping legacy events in `store` instead of the bounded memory default.
@@ -183,13 +190,14 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         let mut guard = self.lock();
         let State { handler, sessions, events, .. } = &mut *guard;
         let mut sent = 0;
-        for (id, session) in sessions.iter_mut() {
+        for id in sessions.ids() {
+            let Some(session) = sessions.get_mut(&id) else { continue };
             let write = |w: &mut mcp_sansio::json::JsonWriter<'_>| w.raw(params.unwrap_or("{}").as_bytes());
             let with: Option<&dyn Fn(&mut mcp_sansio::json::JsonWriter<'_>)> = params.map(|_| &write as _);
             if session.engine.get().notify(method, with).is_ok() {
                 sent += 1;
             }
-            session.streams.drain(session.engine.get(), handler, now, Some((events.as_mut(), *id)));
+            session.streams.drain(session.engine.get(), handler, now, Some((events.as_mut(), id)));
         }
         sent
     }
@@ -198,8 +206,10 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     pub fn close_streams(&self) {
         let mut state = self.lock();
         state.stateless_streams.close_all();
-        for session in state.sessions.values_mut() {
-            session.streams.close_all();
+        for id in state.sessions.ids() {
+            if let Some(session) = state.sessions.get_mut(&id) {
+                session.streams.close_all();
+            }
         }
     }
 
@@ -279,8 +289,12 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     fn expire(&self, state: &mut State<H>) {
         let now = StdInstant::now();
         let timeout = self.inner.config.session_idle_timeout;
-        let expired: Vec<SessionId> =
-            state.sessions.iter().filter(|(_, s)| s.expired(now, timeout)).map(|(id, _)| *id).collect();
+        let sessions = &mut state.sessions;
+        let expired: Vec<SessionId> = sessions
+            .ids()
+            .into_iter()
+            .filter(|id| sessions.get_mut(id).is_some_and(|s| s.expired(now, timeout)))
+            .collect();
         for id in expired {
             tracing::debug!(session = ?id, "session expired");
             state.sessions.remove(&id);
@@ -306,7 +320,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         let now = self.now();
         let mut guard = self.lock();
         self.expire(&mut guard);
-        let known = session.filter(|id| guard.sessions.contains_key(id));
+        let known = session.filter(|id| guard.sessions.get_mut(id).is_some());
         if session.is_some() && known.is_none() {
             return Err(Box::new(rejection_response(&Rejection::unknown_session())));
         }
@@ -331,7 +345,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 (Era::Modern, route, rx, received, None, None)
             }
             (Serve::NewSession, _) => {
-                if state.sessions.len() >= config.max_sessions {
+                if state.sessions.is_full() {
                     return Err(Box::new(rejection_response(&Rejection::too_many_sessions())));
                 }
                 let mut random = [0u8; rules::SESSION_ID_RANDOM_BYTES];
@@ -341,7 +355,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 let id = SessionId::from_random(random);
                 let mut engine = OwnedEngine::new(config.engine, 256, config.session_transmit_bytes);
                 engine.get().set_notification_route(Route::new(GET_STREAM, Framing::Sse));
-                let mut session = Session {
+                let mut session = LegacySession {
                     engine,
                     streams: Streams::new(Era::Legacy, GET_STREAM.0 + 1, config.sse_buffer_messages),
                     last_used: StdInstant::now(),
@@ -356,7 +370,9 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 let sink_status = session.streams.take_status(route.stream);
                 if keep {
                     tracing::debug!(session = ?id, ?version, "session started");
-                    state.sessions.insert(id, session);
+                    if state.sessions.insert(id, Box::new(session)).is_err() {
+                        return Err(Box::new(rejection_response(&Rejection::too_many_sessions())));
+                    }
                 }
                 return Ok((Era::Legacy, route, rx, received, sink_status, keep.then_some(id), version));
             }

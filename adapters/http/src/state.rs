@@ -149,20 +149,32 @@ impl Streams {
     }
 }
 
-/// One legacy Streamable HTTP session.
-pub(crate) struct Session {
+/// One legacy Streamable HTTP session: its engine and its streams, kept by a
+/// [`SessionStore`](crate::SessionStore).
+pub struct LegacySession {
     pub(crate) engine: OwnedEngine,
     pub(crate) streams: Streams,
     pub(crate) last_used: StdInstant,
 }
 
-impl Session {
-    pub(crate) fn version(&mut self) -> Option<ProtocolVersion> {
+impl LegacySession {
+    /// The negotiated protocol version.
+    pub fn version(&mut self) -> Option<ProtocolVersion> {
         self.engine.get().session_version()
     }
 
+    /// When the client last sent a request in it.
+    pub fn last_used(&self) -> StdInstant {
+        self.last_used
+    }
+
+    /// How many of its streams a client is reading.
+    pub fn open_streams(&self) -> usize {
+        self.streams.open_readers()
+    }
+
     /// Whether the session is idle past `timeout` (no request, and no reader on any stream).
-    pub(crate) fn expired(&self, now: StdInstant, timeout: Duration) -> bool {
+    pub fn expired(&self, now: StdInstant, timeout: Duration) -> bool {
         self.streams.open_readers() == 0 && now.duration_since(self.last_used) >= timeout
     }
 }

@@ -6,6 +6,67 @@ use bytes::Bytes;
 use mcp_sansio::frame::EventId;
 use mcp_sansio::http::SessionId;
 
+use crate::state::LegacySession;
+
+/// Keeps the live legacy sessions. Implementations must be bounded ([`SessionStore::is_full`]):
+/// an `initialize` that finds the store full gets 503.
+pub trait SessionStore: Send + 'static {
+    /// The session `id`, if it is alive.
+    fn get_mut(&mut self, id: &SessionId) -> Option<&mut LegacySession>;
+    /// Adds a session; gives it back if the store is full.
+    fn insert(&mut self, id: SessionId, session: Box<LegacySession>) -> Result<(), Box<LegacySession>>;
+    /// Removes (ends) a session.
+    fn remove(&mut self, id: &SessionId) -> Option<Box<LegacySession>>;
+    /// How many sessions are alive.
+    fn len(&self) -> usize;
+    /// Whether no session is alive.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Whether another session would be refused.
+    fn is_full(&self) -> bool;
+    /// The ids of the live sessions (for expiry and for notifications to every session).
+    fn ids(&self) -> Vec<SessionId>;
+}
+
+/// The default [`SessionStore`]: a map in memory holding at most `max_sessions`.
+pub struct MemorySessionStore {
+    max_sessions: usize,
+    sessions: HashMap<SessionId, Box<LegacySession>>,
+}
+
+impl MemorySessionStore {
+    /// A store for at most `max_sessions` sessions.
+    pub fn new(max_sessions: usize) -> Self {
+        MemorySessionStore { max_sessions, sessions: HashMap::new() }
+    }
+}
+
+impl SessionStore for MemorySessionStore {
+    fn get_mut(&mut self, id: &SessionId) -> Option<&mut LegacySession> {
+        self.sessions.get_mut(id).map(|s| &mut **s)
+    }
+    fn insert(&mut self, id: SessionId, session: Box<LegacySession>) -> Result<(), Box<LegacySession>> {
+        if self.is_full() {
+            return Err(session);
+        }
+        self.sessions.insert(id, session);
+        Ok(())
+    }
+    fn remove(&mut self, id: &SessionId) -> Option<Box<LegacySession>> {
+        self.sessions.remove(id)
+    }
+    fn len(&self) -> usize {
+        self.sessions.len()
+    }
+    fn is_full(&self) -> bool {
+        self.sessions.len() >= self.max_sessions
+    }
+    fn ids(&self) -> Vec<SessionId> {
+        self.sessions.keys().copied().collect()
+    }
+}
+
 /// What a resumed stream still holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]

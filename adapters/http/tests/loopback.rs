@@ -400,3 +400,12 @@ async fn an_idle_kept_alive_connection_is_closed_after_the_head_timeout() {
     assert!(closed.is_ok(), "the idle connection stayed open");
     assert!(started.elapsed() >= Duration::from_millis(250));
 }
+
+#[tokio::test]
+async fn the_session_limit_refuses_further_sessions_until_one_ends() {
+    let server = start(|c| c.max_sessions = 1).await;
+    let sid = open_session(server.addr).await;
+    assert_eq!(send(server.addr, "POST", &[JSON, BOTH], &initialize()).await.status, 503);
+    assert_eq!(send(server.addr, "DELETE", &[("Mcp-Session-Id", sid.as_str())], "").await.status, 204);
+    open_session(server.addr).await;
+}
