@@ -16,11 +16,35 @@ pub struct ResponseBody {
     front: VecDeque<Bytes>,
     rx: Option<mpsc::Receiver<Bytes>>,
     keep_alive: Option<Interval>,
+    on_abort: AbortGuard,
+}
+
+/// Runs its action when dropped armed: a response stream the client closed before its end.
+#[derive(Default)]
+pub(crate) struct AbortGuard(Option<Box<dyn FnOnce() + Send>>);
+
+impl AbortGuard {
+    pub(crate) fn new(action: impl FnOnce() + Send + 'static) -> Self {
+        AbortGuard(Some(Box::new(action)))
+    }
+
+    /// The stream ended as it should: nothing to do.
+    pub(crate) fn disarm(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for AbortGuard {
+    fn drop(&mut self) {
+        if let Some(action) = self.0.take() {
+            action();
+        }
+    }
 }
 
 impl ResponseBody {
     pub(crate) fn empty() -> Self {
-        ResponseBody { front: VecDeque::new(), rx: None, keep_alive: None }
+        ResponseBody { front: VecDeque::new(), rx: None, keep_alive: None, on_abort: AbortGuard::default() }
     }
 
     pub(crate) fn full(bytes: Bytes) -> Self {
@@ -36,7 +60,13 @@ impl ResponseBody {
         rx: Option<mpsc::Receiver<Bytes>>,
         keep_alive: Option<Interval>,
     ) -> Self {
-        ResponseBody { front, rx, keep_alive }
+        ResponseBody { front, rx, keep_alive, on_abort: AbortGuard::default() }
+    }
+
+    /// This body, running `guard`'s action if it is dropped before its end.
+    pub(crate) fn with_abort_guard(mut self, guard: AbortGuard) -> Self {
+        self.on_abort = guard;
+        self
     }
 }
 
@@ -52,11 +82,15 @@ impl Body for ResponseBody {
         if let Some(bytes) = this.front.pop_front() {
             return Poll::Ready(Some(Ok(Frame::data(bytes))));
         }
-        let Some(rx) = this.rx.as_mut() else { return Poll::Ready(None) };
+        let Some(rx) = this.rx.as_mut() else {
+            this.on_abort.disarm();
+            return Poll::Ready(None);
+        };
         match rx.poll_recv(cx) {
             Poll::Ready(Some(bytes)) => Poll::Ready(Some(Ok(Frame::data(bytes)))),
             Poll::Ready(None) => {
                 this.rx = None;
+                this.on_abort.disarm();
                 Poll::Ready(None)
             }
             Poll::Pending => match this.keep_alive.as_mut().map(|k| k.poll_tick(cx)) {

@@ -49,9 +49,15 @@
 //! `tracing` spans name each HTTP request (`http`) and the MCP request it carries (`mcp`); nothing is
 //! logged unless the application installs a subscriber.
 //!
-//! Not yet: the deprecated 2024-11-05 HTTP+SSE transport, bearer-token authorization (RFC 9728),
-//! deferred answers completed from other tasks, and cancelling a 2026-07-28 request whose stream
-//! the client closed.
+//! # Answering later
+//! A handler that [defers](mcp_sansio::server::ToolReply::defer) keeps its handle and answers through
+//! [`McpHttp::with_engine`], which also sends notifications and requests to a legacy client; the
+//! waiting response (JSON or SSE) gets the answer. In 2026-07-28 a client that closes the response
+//! stream first cancels the request ([`Engine::cancel_stream`](mcp_sansio::server::Engine::cancel_stream)):
+//! the handler sees [`Event::Cancelled`](mcp_sansio::server::Event::Cancelled) and the late answer
+//! is refused. In legacy sessions a disconnection is not a cancellation.
+//!
+//! Not yet: the deprecated 2024-11-05 HTTP+SSE transport, and bearer-token authorization (RFC 9728).
 
 mod body;
 mod config;

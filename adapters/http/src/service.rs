@@ -22,7 +22,7 @@ use mcp_sansio::time::Instant;
 use mcp_sansio::version::{Era, ProtocolVersion};
 use tracing::Instrument;
 
-use crate::body::ResponseBody;
+use crate::body::{AbortGuard, ResponseBody};
 use crate::config::HttpConfig;
 use crate::owned::OwnedEngine;
 use crate::state::{GET_STREAM, LegacySession, Streams, replay};
@@ -415,6 +415,15 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         new_session: Option<SessionId>,
         version: Option<ProtocolVersion>,
     ) -> Response<ResponseBody> {
+        // 2026-07-28: a client that closes the response stream before the answer cancels the
+        // request (in a legacy session a disconnection is not a cancellation).
+        let mut guard = match (era, &received) {
+            (Era::Modern, Ok(Received::Request)) => {
+                let this = self.clone();
+                AbortGuard::new(move || this.cancel_stateless(route.stream))
+            }
+            _ => AbortGuard::default(),
+        };
         let mut response = match received {
             Err(error) => {
                 tracing::debug!(%error, "engine refused the message");
@@ -427,12 +436,14 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 if primes && let Some(prime) = priming(route.stream.0, self.inner.config.sse_retry_ms) {
                     front.push_back(prime);
                 }
-                sse_response(sink_status.unwrap_or(200), front, Some(rx), None)
+                let guard = std::mem::take(&mut guard);
+                sse_response(sink_status.unwrap_or(200), front, Some(rx), None).map(|b| b.with_abort_guard(guard))
             }
             Ok(_) => {
                 // A bare body is one message: the answer, now or once a deferred reply is finished.
                 match rx.recv().await {
                     Some(bytes) => {
+                        guard.disarm();
                         let status = rules::response_status(era, &bytes);
                         let mut response = Response::new(ResponseBody::full(bytes));
                         *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
@@ -449,6 +460,48 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             set_session_header(&mut response, id);
         }
         response
+    }
+
+    /// Cancels what the stateless engine still owes `stream` (its client went away).
+    fn cancel_stateless(&self, stream: mcp_sansio::endpoint::StreamId) {
+        let now = self.now();
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        let engine = state.stateless.get();
+        let cancelled = engine.cancel_stream(now, stream, &mut state.handler);
+        if cancelled > 0 {
+            tracing::debug!(stream = stream.0, cancelled, "response stream closed: request cancelled");
+        }
+        state.stateless_streams.close(stream);
+        state.stateless_streams.drain(engine, &mut state.handler, now, None);
+    }
+
+    /// Runs `f` on the engine of the legacy session `session` (or, for `None`, the stateless
+    /// 2026-07-28 engine) with the application, then transmits what it wrote: finish deferred
+    /// replies ([`Engine::reply_tool`] and friends), send notifications or requests to a legacy
+    /// client ([`Engine::notify`], [`Engine::send_request`]). `None` if the session is not alive.
+    pub fn with_engine<R>(
+        &self,
+        session: Option<SessionId>,
+        f: impl FnOnce(&mut Engine<'static>, &mut H) -> R,
+    ) -> Option<R> {
+        let now = self.now();
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        match session {
+            None => {
+                let engine = state.stateless.get();
+                let result = f(engine, &mut state.handler);
+                state.stateless_streams.drain(engine, &mut state.handler, now, None);
+                Some(result)
+            }
+            Some(id) => {
+                let session = state.sessions.get_mut(&id)?;
+                let result = f(session.engine.get(), &mut state.handler);
+                session.streams.drain(session.engine.get(), &mut state.handler, now, Some((state.events.as_mut(), id)));
+                Some(result)
+            }
+        }
     }
 
     fn open_stream(&self, session: SessionId, last_event: Option<EventId>) -> Response<ResponseBody> {
@@ -517,7 +570,3 @@ where
         Box::pin(async move { Ok(this.handle(request).await) })
     }
 }
-
-/// Keeps the engine type named in one place.
-#[allow(dead_code)]
-type StatelessEngine = Engine<'static>;

@@ -4,23 +4,40 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use mcp_sansio::server::{Config, Handler, Tool, ToolCall, ToolReply};
+use mcp_sansio::server::{Config, Deferred, Event, Handler, Tool, ToolCall, ToolReply};
 use mcp_sansio_http::{HttpConfig, McpHttp, serve};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-static TOOLS: [Tool<'static>; 1] =
-    [Tool::new("echo", "Echoes text", r#"{"type":"object","properties":{"text":{"type":"string"}}}"#)];
+static TOOLS: [Tool<'static>; 2] = [
+    Tool::new("echo", "Echoes text", r#"{"type":"object","properties":{"text":{"type":"string"}}}"#),
+    Tool::new("slow", "Answered later", r#"{"type":"object"}"#),
+];
 
-struct Echo;
+#[derive(Default)]
+struct Echo {
+    deferred: Vec<Deferred>,
+    cancelled: usize,
+}
 
 impl Handler for Echo {
     const TOOLS: &'static [Tool<'static>] = &TOOLS;
     fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
+        if call.name == "slow" {
+            if let Ok(deferred) = reply.defer() {
+                self.deferred.push(deferred);
+            }
+            return;
+        }
         match call.argument("text").and_then(|v| v.as_str()) {
             Some(text) => reply.text_json(text).finish(),
             None => reply.finish_error_text("missing text"),
+        }
+    }
+    fn on_event(&mut self, _now: mcp_sansio::time::Instant, event: Event<'_>) {
+        if matches!(event, Event::Cancelled { .. }) {
+            self.cancelled += 1;
         }
     }
 }
@@ -37,7 +54,7 @@ async fn start(tune: impl FnOnce(&mut HttpConfig)) -> Server {
     let mut config = HttpConfig::new(Config::new("loopback", "1.0.0"), addr);
     config.max_body_bytes = 64 * 1024;
     tune(&mut config);
-    let endpoint = McpHttp::new(Echo, config);
+    let endpoint = McpHttp::new(Echo::default(), config);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(serve(listener, endpoint.clone(), async move {
         let _ = stopped.await;
@@ -408,4 +425,58 @@ async fn the_session_limit_refuses_further_sessions_until_one_ends() {
     assert_eq!(send(server.addr, "POST", &[JSON, BOTH], &initialize()).await.status, 503);
     assert_eq!(send(server.addr, "DELETE", &[("Mcp-Session-Id", sid.as_str())], "").await.status, 204);
     open_session(server.addr).await;
+}
+
+fn slow_call(id: u32) -> String {
+    json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"slow",
+        "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}})
+    .to_string()
+}
+
+const SLOW: [(&str, &str); 5] =
+    [JSON, BOTH, ("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call"), ("Mcp-Name", "slow")];
+
+async fn wait_for(server: &Server, what: impl Fn(&mut Echo) -> bool) {
+    for _ in 0..200 {
+        if server.endpoint.with_handler(&what) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("condition not reached in time");
+}
+
+#[tokio::test]
+async fn a_deferred_answer_is_completed_later_and_a_closed_stream_cancels_its_request() {
+    let server = start(|_| {}).await;
+    // Answered later through `with_engine`, while the client waits for its JSON body.
+    let addr = server.addr;
+    let waiting = tokio::spawn(async move { send(addr, "POST", &SLOW, &slow_call(1)).await });
+    wait_for(&server, |app| app.deferred.len() == 1).await;
+    let answered = server.endpoint.with_engine(None, |engine, app| {
+        let deferred = app.deferred.pop().unwrap();
+        engine.reply_tool(&deferred).map(|reply| reply.text("later").finish()).is_ok()
+    });
+    assert_eq!(answered, Some(true));
+    let reply = waiting.await.unwrap();
+    assert_eq!((reply.status, reply.json()["result"]["content"][0]["text"].clone()), (200, json!("later")));
+
+    // A client that gives up closes the stream: the request is cancelled.
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    let body = slow_call(2);
+    let mut request = format!("POST /mcp HTTP/1.1\r\nHost: {}\r\n", server.addr);
+    for (name, value) in SLOW {
+        request += &format!("{name}: {value}\r\n");
+    }
+    request += &format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    stream.write_all(request.as_bytes()).await.unwrap();
+    wait_for(&server, |app| app.deferred.len() == 1).await;
+    assert_eq!(server.endpoint.with_handler(|app| app.cancelled), 0);
+    drop(stream);
+    wait_for(&server, |app| app.cancelled == 1).await;
+    let late = server.endpoint.with_engine(None, |engine, app| {
+        let deferred = app.deferred.pop().unwrap();
+        engine.reply_tool(&deferred).err()
+    });
+    assert_eq!(late, Some(Some(mcp_sansio::server::ReplyError::Cancelled)));
 }

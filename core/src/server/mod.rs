@@ -19,6 +19,7 @@ mod lists;
 pub mod registry;
 pub mod reply;
 mod serve;
+mod streams;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
