@@ -3,7 +3,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use mcp_sansio::http::{DEFAULT_MAX_BODY, DEFAULT_PATH, HostPolicy, LOOPBACK_HOSTS, Policy};
+use mcp_sansio::http::{DEFAULT_MAX_BODY, DEFAULT_PATH, HostPolicy, LOOPBACK_HOSTS, Policy, SsePaths};
 use mcp_sansio::server::Config;
 
 use crate::store::EventLimits;
@@ -16,6 +16,9 @@ pub struct HttpConfig {
     pub engine: Config<'static>,
     /// The endpoint path (`/mcp`).
     pub path: &'static str,
+    /// Also serve the deprecated 2024-11-05 HTTP+SSE transport on these paths (off: `None`;
+    /// [`SsePaths::DEFAULT`] is `/sse` and `/messages`).
+    pub legacy_sse: Option<SsePaths<'static>>,
     /// Host names accepted in `Host` and `Origin` (DNS-rebinding protection). [`HttpConfig::new`]
     /// sets the loopback names when the address is a loopback one and none otherwise (then set
     /// the public names here).
@@ -58,6 +61,7 @@ impl HttpConfig {
         HttpConfig {
             engine,
             path: DEFAULT_PATH,
+            legacy_sse: None,
             allowed_hosts: if addr.ip().is_loopback() { LOOPBACK_HOSTS.to_vec() } else { Vec::new() },
             allowed_origins: Vec::new(),
             max_body_bytes: DEFAULT_MAX_BODY,
@@ -81,6 +85,7 @@ impl HttpConfig {
             path: self.path,
             hosts: HostPolicy { hosts: &self.allowed_hosts, origins: &self.allowed_origins },
             max_body: self.max_body_bytes,
+            sse: self.legacy_sse,
         }
     }
 }

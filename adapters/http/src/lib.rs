@@ -57,7 +57,11 @@
 //! the handler sees [`Event::Cancelled`](mcp_sansio::server::Event::Cancelled) and the late answer
 //! is refused. In legacy sessions a disconnection is not a cancellation.
 //!
-//! Not yet: the deprecated 2024-11-05 HTTP+SSE transport, and bearer-token authorization (RFC 9728).
+//! - **HTTP+SSE (2024-11-05, deprecated)**, when [`HttpConfig::legacy_sse`] names its paths: GET
+//!   `/sse` opens a session and names `/messages?sessionId=…` in its first event; POSTs there get 202
+//!   and their answers go on the stream; the session ends with the stream.
+//!
+//! Not yet: bearer-token authorization (RFC 9728).
 
 mod body;
 mod config;

@@ -245,7 +245,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     {
         let config = &self.inner.config;
         let policy = config.policy();
-        let path = request.uri().path().as_bytes().to_vec();
+        let path = request.uri().path_and_query().map_or("/", |p| p.as_str()).as_bytes().to_vec();
         let plan = rules::plan_head(&policy, method_of(request.method()), &path, &HeaderView(request.headers()));
         let plan = match plan {
             Ok(plan) => plan,
@@ -254,22 +254,21 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         match plan {
             HeadPlan::Post { session } => {
                 let (parts, body) = request.into_parts();
-                let limited = Limited::new(body, config.max_body_bytes);
-                let collected = tokio::time::timeout(config.body_read_timeout, limited.collect()).await;
-                let body = match collected {
-                    Err(_) => return status_only(StatusCode::REQUEST_TIMEOUT),
-                    Ok(Err(error)) if error.downcast_ref::<LengthLimitError>().is_some() => {
-                        return rejection_response(&Rejection::too_large());
-                    }
-                    Ok(Err(error)) => {
-                        tracing::debug!(%error, "body read failed");
-                        return status_only(StatusCode::BAD_REQUEST);
-                    }
-                    Ok(Ok(collected)) => collected.to_bytes(),
+                let body = match self.read_body(body).await {
+                    Ok(body) => body,
+                    Err(response) => return response,
                 };
                 self.post(&parts.headers, session, &body).await
             }
             HeadPlan::OpenStream { session, last_event } => self.open_stream(session, last_event),
+            HeadPlan::OpenSseSession => self.open_sse_session(),
+            HeadPlan::SseMessage { session } => {
+                let body = match self.read_body(request.into_body()).await {
+                    Ok(body) => body,
+                    Err(response) => return response,
+                };
+                self.sse_message(session, &body)
+            }
             HeadPlan::EndSession { session } => {
                 let mut state = self.lock();
                 match state.sessions.remove(&session) {
@@ -282,6 +281,86 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 }
             }
             _ => rejection_response(&Rejection::method_not_allowed()),
+        }
+    }
+
+    /// Reads a whole request body within the size and time limits.
+    async fn read_body<B>(&self, body: B) -> Result<Bytes, Response<ResponseBody>>
+    where
+        B: Body,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let config = &self.inner.config;
+        let limited = Limited::new(body, config.max_body_bytes);
+        match tokio::time::timeout(config.body_read_timeout, limited.collect()).await {
+            Err(_) => Err(status_only(StatusCode::REQUEST_TIMEOUT)),
+            Ok(Err(error)) if error.downcast_ref::<LengthLimitError>().is_some() => {
+                Err(rejection_response(&Rejection::too_large()))
+            }
+            Ok(Err(error)) => {
+                tracing::debug!(%error, "body read failed");
+                Err(status_only(StatusCode::BAD_REQUEST))
+            }
+            Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        }
+    }
+
+    /// The deprecated HTTP+SSE transport: a new session whose one stream this GET is.
+    fn open_sse_session(&self) -> Response<ResponseBody> {
+        let config = &self.inner.config;
+        let mut guard = self.lock();
+        self.expire(&mut guard);
+        if guard.sessions.is_full() {
+            return rejection_response(&Rejection::too_many_sessions());
+        }
+        let mut random = [0u8; rules::SESSION_ID_RANDOM_BYTES];
+        if getrandom::fill(&mut random).is_err() {
+            return status_only(StatusCode::INTERNAL_SERVER_ERROR);
+        }
+        let id = SessionId::from_random(random);
+        let mut engine = OwnedEngine::new(config.engine, 256, config.session_transmit_bytes);
+        engine.get().set_notification_route(Route::new(GET_STREAM, Framing::Sse));
+        let mut session = LegacySession {
+            sse_transport: true,
+            engine,
+            streams: Streams::new(Era::Legacy, GET_STREAM.0 + 1, config.sse_buffer_messages),
+            last_used: StdInstant::now(),
+        };
+        let rx = session.streams.attach(GET_STREAM, Framing::Sse);
+        let messages = config.legacy_sse.map_or("/messages", |paths| paths.messages);
+        let mut event = vec![0u8; messages.len() + 96];
+        let Some(len) = rules::write_endpoint_event(messages, id, &mut event) else {
+            return status_only(StatusCode::INTERNAL_SERVER_ERROR);
+        };
+        event.truncate(len);
+        if guard.sessions.insert(id, Box::new(session)).is_err() {
+            return rejection_response(&Rejection::too_many_sessions());
+        }
+        tracing::debug!(session = ?id, "HTTP+SSE session opened");
+        sse_response(200, VecDeque::from([Bytes::from(event)]), Some(rx), Some(config.sse_keep_alive))
+    }
+
+    /// A message POSTed to an HTTP+SSE session: served, answered on its stream, 202 here.
+    fn sse_message(&self, id: SessionId, body: &[u8]) -> Response<ResponseBody> {
+        let now = self.now();
+        let mut guard = self.lock();
+        self.expire(&mut guard);
+        let state = &mut *guard;
+        let Some(session) = state.sessions.get_mut(&id).filter(|s| s.sse_transport) else {
+            return rejection_response(&Rejection::unknown_session());
+        };
+        session.last_used = StdInstant::now();
+        let span = tracing::debug_span!("mcp", era = "2024-11-05 HTTP+SSE", session = ?id);
+        let _entered = span.enter();
+        let route = Route::new(GET_STREAM, Framing::Sse);
+        let received = session.engine.get().handle_message(now, route, body, &mut state.handler);
+        session.streams.drain(session.engine.get(), &mut state.handler, now, Some((state.events.as_mut(), id)));
+        match received {
+            Ok(_) => status_only(StatusCode::ACCEPTED),
+            Err(error) => {
+                tracing::debug!(%error, "engine refused the message");
+                status_only(StatusCode::SERVICE_UNAVAILABLE)
+            }
         }
     }
 
@@ -356,6 +435,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 let mut engine = OwnedEngine::new(config.engine, 256, config.session_transmit_bytes);
                 engine.get().set_notification_route(Route::new(GET_STREAM, Framing::Sse));
                 let mut session = LegacySession {
+                    sse_transport: false,
                     engine,
                     streams: Streams::new(Era::Legacy, GET_STREAM.0 + 1, config.sse_buffer_messages),
                     last_used: StdInstant::now(),

@@ -152,6 +152,9 @@ impl Streams {
 /// One legacy Streamable HTTP session: its engine and its streams, kept by a
 /// [`SessionStore`](crate::SessionStore).
 pub struct LegacySession {
+    /// Opened by the deprecated HTTP+SSE transport: everything goes on its one stream, and the
+    /// session ends with it.
+    pub(crate) sse_transport: bool,
     pub(crate) engine: OwnedEngine,
     pub(crate) streams: Streams,
     pub(crate) last_used: StdInstant,
@@ -175,7 +178,8 @@ impl LegacySession {
 
     /// Whether the session is idle past `timeout` (no request, and no reader on any stream).
     pub fn expired(&self, now: StdInstant, timeout: Duration) -> bool {
-        self.streams.open_readers() == 0 && now.duration_since(self.last_used) >= timeout
+        let unread = self.streams.open_readers() == 0;
+        unread && (self.sse_transport || now.duration_since(self.last_used) >= timeout)
     }
 }
 

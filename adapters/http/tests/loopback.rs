@@ -480,3 +480,50 @@ async fn a_deferred_answer_is_completed_later_and_a_closed_stream_cancels_its_re
     });
     assert_eq!(late, Some(Some(mcp_sansio::server::ReplyError::Cancelled)));
 }
+
+#[tokio::test]
+async fn the_deprecated_http_sse_transport_answers_on_its_stream() {
+    let server = start(|c| c.legacy_sse = Some(mcp_sansio::http::SsePaths::DEFAULT)).await;
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    let get = format!("GET /sse HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\n\r\n", server.addr);
+    stream.write_all(get.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    let body = read_events(&mut stream, &mut raw, 1).await;
+    let text = String::from_utf8_lossy(&body).into_owned();
+    let endpoint =
+        text.strip_prefix("event: endpoint\ndata: ").and_then(|t| t.strip_suffix("\n\n")).unwrap().to_owned();
+    assert!(endpoint.starts_with("/messages?sessionId="), "{endpoint}");
+
+    let post = |body: String| {
+        let endpoint = endpoint.clone();
+        let addr = server.addr;
+        async move {
+            let mut s = TcpStream::connect(addr).await.unwrap();
+            let request = format!(
+                "POST {endpoint} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            );
+            s.write_all(request.as_bytes()).await.unwrap();
+            let mut raw = Vec::new();
+            s.read_to_end(&mut raw).await.unwrap();
+            parse(&raw).status
+        }
+    };
+    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},
+        "clientInfo":{"name":"old","version":"1"}}});
+    assert_eq!(post(init.to_string()).await, 202);
+    let call =
+        json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"old"}}});
+    assert_eq!(post(call.to_string()).await, 202);
+    let body = read_events(&mut stream, &mut raw, 3).await;
+    let messages: Vec<Value> =
+        sse_data(&body).iter().filter(|d| d.starts_with('{')).map(|d| serde_json::from_str(d).unwrap()).collect();
+    assert_eq!(messages[0]["result"]["protocolVersion"], "2024-11-05");
+    assert_eq!(messages[1]["result"]["content"][0]["text"], "old");
+    assert_eq!(server.endpoint.session_count(), 1);
+    // The session ends with its stream.
+    drop(stream);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(post(call.to_string()).await, 404);
+    assert_eq!(server.endpoint.session_count(), 0);
+}

@@ -20,7 +20,10 @@
 //! 3. The engine's answer gets its status from [`first_transmit_status`] (400 for -32020/-32021/
 //!    -32022, 404 for -32601 in 2026-07-28); notifications and responses get 202. Refusals are
 //!    [`Rejection`]s with JSON-RPC bodies.
-//! 4. Legacy sessions are named by a [`SessionId`] minted from caller-provided random bytes; SSE
+//! 4. The deprecated 2024-11-05 HTTP+SSE transport, when [`Policy::sse`] names its paths: a GET of
+//!    the stream opens a session and gets [`write_endpoint_event`] first; POSTs to the message
+//!    path name the session in `?sessionId=` and are answered 202, their answers going on the stream.
+//! 5. Legacy sessions are named by a [`SessionId`] minted from caller-provided random bytes; SSE
 //!    events are named `<stream>-<sequence>` ([`EventId`](crate::frame::EventId)), so a
 //!    `Last-Event-ID` names the stream to replay and where; [`sse_events`] splits the engine's
 //!    output into events for an event store.
@@ -46,8 +49,8 @@ pub use header::{
 pub use origin::{HostPolicy, LOOPBACK_HOSTS};
 pub use param::{MAX_PARAM_HEADER_NAME_LEN, MAX_PARAM_HEADERS, check_param_headers};
 pub use request::{
-    DEFAULT_MAX_BODY, DEFAULT_PATH, HeadPlan, HttpMethod, Policy, PostPlan, Serve, accepts, media_type_is, plan_head,
-    plan_post, request_id,
+    DEFAULT_MAX_BODY, DEFAULT_PATH, HeadPlan, HttpMethod, Policy, PostPlan, Serve, SsePaths, accepts, media_type_is,
+    plan_head, plan_post, request_id, write_endpoint_event,
 };
 pub use session::{MAX_SESSION_ID_LEN, SESSION_ID_RANDOM_BYTES, SessionId};
 pub use status::{OutputEvent, Rejection, SESSION_NOT_FOUND, first_transmit_status, response_status, sse_events};

@@ -54,11 +54,28 @@ pub struct Policy<'a> {
     pub hosts: HostPolicy<'a>,
     /// Largest body accepted ([`DEFAULT_MAX_BODY`]); larger ones get 413.
     pub max_body: usize,
+    /// The deprecated 2024-11-05 HTTP+SSE transport's two endpoints, if served (off by default).
+    pub sse: Option<SsePaths<'a>>,
+}
+
+/// The paths of the deprecated HTTP+SSE transport (2024-11-05): a GET stream whose first event
+/// names the endpoint to POST messages to, with the session in the query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SsePaths<'a> {
+    /// The stream (`/sse`).
+    pub stream: &'a str,
+    /// Where messages are POSTed (`/messages`), as `<messages>?sessionId=<id>`.
+    pub messages: &'a str,
+}
+
+impl SsePaths<'static> {
+    /// `/sse` and `/messages`, as the 2024-11-05 SDKs serve them.
+    pub const DEFAULT: SsePaths<'static> = SsePaths { stream: "/sse", messages: "/messages" };
 }
 
 impl Default for Policy<'static> {
     fn default() -> Self {
-        Policy { path: DEFAULT_PATH, hosts: HostPolicy::LOOPBACK, max_body: DEFAULT_MAX_BODY }
+        Policy { path: DEFAULT_PATH, hosts: HostPolicy::LOOPBACK, max_body: DEFAULT_MAX_BODY, sse: None }
     }
 }
 
@@ -86,6 +103,63 @@ pub enum HeadPlan {
         /// The session.
         session: SessionId,
     },
+    /// A GET of the HTTP+SSE stream (2024-11-05): open a session whose every message goes on this
+    /// stream, and send the endpoint event ([`write_endpoint_event`]) first.
+    OpenSseSession,
+    /// A POST to the HTTP+SSE message endpoint: read the body and serve it in `session`, whose
+    /// answers go on its stream; the POST itself is answered 202.
+    SseMessage {
+        /// The session named by the `sessionId` query parameter.
+        session: SessionId,
+    },
+}
+
+/// Writes the first event of an HTTP+SSE stream: `event: endpoint`, the URI to POST to. Returns its
+/// length, or `None` if `out` is too small (it takes `messages.len() + 67` bytes) or `messages` holds a
+/// line break.
+pub fn write_endpoint_event(messages: &str, session: SessionId, out: &mut [u8]) -> Option<usize> {
+    let parts: [&[u8]; 5] =
+        [b"event: endpoint\ndata: ", messages.as_bytes(), b"?sessionId=", session.as_str().as_bytes(), b"\n\n"];
+    if messages.bytes().any(|b| b == b'\n' || b == b'\r') {
+        return None;
+    }
+    let mut len = 0;
+    for part in parts {
+        out.get_mut(len..len + part.len())?.copy_from_slice(part);
+        len += part.len();
+    }
+    Some(len)
+}
+
+/// The `sessionId` query parameter of a request target.
+fn query_session(target: &[u8]) -> Option<SessionId> {
+    let query = target.splitn(2, |&b| b == b'?').nth(1)?;
+    query.split(|&b| b == b'&').find_map(|pair| pair.strip_prefix(b"sessionId=")).and_then(SessionId::parse)
+}
+
+/// The POST body checks every endpoint shares: media types and declared length.
+fn check_post_head<H: Headers + ?Sized>(policy: &Policy<'_>, headers: &H) -> Result<(), Rejection<'static>> {
+    let content_type = headers.get(name::CONTENT_TYPE).unwrap_or(b"");
+    if !media_type_is(content_type, b"application/json") {
+        return Err(Rejection::error(
+            415,
+            code::INVALID_REQUEST,
+            "Unsupported Media Type: Content-Type must be application/json",
+        ));
+    }
+    let accept = headers.get(name::ACCEPT);
+    if !accepts(accept, b"application/json") && !accepts(accept, b"text/event-stream") {
+        return Err(Rejection::error(
+            406,
+            code::INVALID_REQUEST,
+            "Not Acceptable: Accept must allow application/json and text/event-stream",
+        ));
+    }
+    match headers.get(name::CONTENT_LENGTH).map(|v| parse_length(header::trim_ows(v))) {
+        Some(None) => Err(Rejection::error(400, code::INVALID_REQUEST, "Bad Request: bad Content-Length")),
+        Some(Some(len)) if len > policy.max_body as u64 => Err(Rejection::too_large()),
+        _ => Ok(()),
+    }
 }
 
 /// Checks a request's head: path, DNS rebinding, method, media types, body framing, session id.
@@ -95,8 +169,10 @@ pub fn plan_head<H: Headers + ?Sized>(
     path: &[u8],
     headers: &H,
 ) -> Result<HeadPlan, Rejection<'static>> {
+    let target = path;
     let path = path.split(|&b| b == b'?').next().unwrap_or(&[]);
-    if path != policy.path.as_bytes() {
+    let sse = policy.sse.filter(|p| path == p.stream.as_bytes() || path == p.messages.as_bytes());
+    if path != policy.path.as_bytes() && sse.is_none() {
         return Err(Rejection::status(404, "Not Found"));
     }
     if !policy.hosts.allows(headers.get(name::HOST), headers.get(name::ORIGIN)) {
@@ -104,6 +180,28 @@ pub fn plan_head<H: Headers + ?Sized>(
     }
     if headers.get(name::TRANSFER_ENCODING).is_some() && headers.get(name::CONTENT_LENGTH).is_some() {
         return Err(Rejection::error(400, code::INVALID_REQUEST, "Bad Request: Content-Length with Transfer-Encoding"));
+    }
+    if let Some(sse) = sse {
+        return if path == sse.stream.as_bytes() {
+            match method {
+                HttpMethod::Get if accepts(headers.get(name::ACCEPT), b"text/event-stream") => {
+                    Ok(HeadPlan::OpenSseSession)
+                }
+                HttpMethod::Get => {
+                    Err(Rejection::error(406, code::INVALID_REQUEST, "Not Acceptable: the stream is text/event-stream"))
+                }
+                _ => Err(Rejection::method_not_allowed()),
+            }
+        } else {
+            if method != HttpMethod::Post {
+                return Err(Rejection::method_not_allowed());
+            }
+            check_post_head(policy, headers)?;
+            match query_session(target) {
+                Some(session) => Ok(HeadPlan::SseMessage { session }),
+                None => Err(Rejection::error(400, code::INVALID_REQUEST, "Bad Request: sessionId is required")),
+            }
+        };
     }
     let session = match headers.get(name::SESSION_ID) {
         None => None,

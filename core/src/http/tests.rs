@@ -180,3 +180,32 @@ fn accept_ranges() {
     assert!(!accepts(Some(b"text/*"), b"application/json"));
     assert!(accepts(Some(b"text/html, Text/Event-Stream"), b"text/event-stream"));
 }
+
+#[test]
+fn the_deprecated_sse_transport_has_its_own_two_paths_when_enabled() {
+    let policy = Policy { sse: Some(SsePaths::DEFAULT), ..Policy::default() };
+    let plan =
+        |method, path: &str, pairs: &[(&str, &[u8])]| plan_head(&policy, method, path.as_bytes(), &HeaderList(pairs));
+    let host: (&str, &[u8]) = ("Host", b"localhost");
+    let sse: (&str, &[u8]) = ("Accept", b"text/event-stream");
+    assert_eq!(plan(HttpMethod::Get, "/sse", &[host, sse]), Ok(HeadPlan::OpenSseSession));
+    assert_eq!(plan(HttpMethod::Get, "/sse", &[host, ("Accept", b"application/json")]).unwrap_err().status, 406);
+    assert_eq!(plan(HttpMethod::Post, "/sse", &[host]).unwrap_err().status, 405);
+    assert_eq!(plan(HttpMethod::Get, "/sse", &[("Host", b"evil.example.com"), sse]).unwrap_err().status, 403);
+    let json: (&str, &[u8]) = ("Content-Type", b"application/json");
+    let sid = SessionId::parse(SID.as_bytes()).unwrap();
+    let target = std::format!("/messages?x=1&sessionId={SID}");
+    assert_eq!(plan(HttpMethod::Post, &target, &[host, json]), Ok(HeadPlan::SseMessage { session: sid }));
+    assert_eq!(plan(HttpMethod::Post, "/messages", &[host, json]).unwrap_err().status, 400);
+    assert_eq!(plan(HttpMethod::Post, "/messages?sessionId=zz", &[host, json]).unwrap_err().status, 400);
+    assert_eq!(plan(HttpMethod::Get, &target, &[host]).unwrap_err().status, 405);
+    // Off by default.
+    assert_eq!(head(HttpMethod::Get, "/sse", &[host, sse]).unwrap_err().status, 404);
+
+    let mut out = [0u8; 128];
+    let len = write_endpoint_event("/messages", sid, &mut out).unwrap();
+    assert_eq!(&out[..len], std::format!("event: endpoint\ndata: /messages?sessionId={SID}\n\n").as_bytes());
+    assert_eq!(write_endpoint_event("/a\nb", sid, &mut out), None);
+    assert_eq!(len, "/messages".len() + 67);
+    assert_eq!(write_endpoint_event("/messages", sid, &mut out[..len - 1]), None);
+}

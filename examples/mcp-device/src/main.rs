@@ -142,10 +142,12 @@ fn serve_http<H: Handler + Send + 'static>(
     let mut http = mcp_sansio_http::HttpConfig::new(config, addr);
     http.session_transmit_bytes = transmit;
     http.stateless_transmit_bytes = transmit;
+    // Clients of the deprecated 2024-11-05 HTTP+SSE transport connect to /sse.
+    http.legacy_sse = Some(mcp_sansio::http::SsePaths::DEFAULT);
     let result = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let url = format!("http://{}/mcp", listener.local_addr()?);
-        eprintln!("mcp-device: serving {url} (2026-07-28 and 2025-03-26 ... 2025-11-25)");
+        eprintln!("mcp-device: serving {url} (2026-07-28 and 2025-03-26 ... 2025-11-25; HTTP+SSE of 2024-11-05 at /sse)");
         eprintln!("mcp-device: host configuration:");
         eprintln!(r#"  {{"mcpServers": {{"{SERVER_NAME}": {{"type": "http", "url": "{url}"}}}}}}"#);
         if !addr.ip().is_loopback() {
