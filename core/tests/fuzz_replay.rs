@@ -375,6 +375,14 @@ fn generated_seeds() -> Vec<(&'static str, String, Vec<u8>)> {
     ] {
         seeds.push(("http", format!("request-{name}"), http::encode(method, b"/mcp", &headers, session, body.as_bytes())));
     }
+    let message = b"/messages?sessionId=0123456789abcdef0123456789abcdef";
+    let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{}}}"#;
+    seeds.push(("http", "sse-message".to_string(), http::encode(0, message, &[host, json], true, init)));
+    seeds.push((
+        "http",
+        "sse-open".to_string(),
+        http::encode(1, b"/sse", &[host, ("accept", b"text/event-stream")], true, b""),
+    ));
     seeds
 }
 

@@ -2,7 +2,7 @@
 //! header values and bodies.
 //!
 //! Input: a method byte, a path chunk, a header count and that many (name chunk, value chunk)
-//! pairs, a session flag byte, then the body. Checks: planning never panics; a refusal's body is a
+//! pairs, a session flag byte (which also enables the HTTP+SSE paths), then the body. Checks: planning never panics; a refusal's body is a
 //! JSON-RPC error naming its code (or absent); a decoded header value is the trimmed plain value
 //! or decodes what a standard base64 encoder makes of it; session ids and SSE output events round
 //! trip; statuses are among those the rules name.
@@ -10,8 +10,8 @@
 use mcp_sansio::endpoint::Framing;
 use mcp_sansio::frame::sse::{EventId, SseEvent, write_event};
 use mcp_sansio::http::{
-    self, HeaderList, HttpMethod, Policy, Rejection, SessionId, decode_value, first_transmit_status, plan_head,
-    plan_post, response_status, sse_events,
+    self, HeaderList, HttpMethod, Policy, Rejection, SessionId, SsePaths, decode_value, first_transmit_status,
+    plan_head, plan_post, response_status, sse_events,
 };
 use mcp_sansio::version::Era;
 
@@ -81,7 +81,8 @@ pub fn run(data: &[u8]) {
     let body = input.rest();
     let headers = HeaderList(&pairs);
 
-    let policy = Policy { max_body: 1 << 12, ..Policy::default() };
+    // The session flag also turns on the HTTP+SSE paths.
+    let policy = Policy { max_body: 1 << 12, sse: session.then_some(SsePaths::DEFAULT), ..Policy::default() };
     if let Err(rejection) = plan_head(&policy, method, path, &headers) {
         check_rejection(&rejection);
     }
