@@ -1,12 +1,46 @@
 //! The endpoint's settings and limits.
 
+use std::fmt;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_sansio::http::{DEFAULT_MAX_BODY, DEFAULT_PATH, HostPolicy, LOOPBACK_HOSTS, Policy, SsePaths};
 use mcp_sansio::server::Config;
 
 use crate::store::EventLimits;
+
+/// Why a bearer token was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TokenRejection {
+    /// Missing, malformed, expired, not issued for this server, or otherwise invalid: 401.
+    Invalid,
+    /// Valid but lacking scopes the request needs (space-separated, all of them): 403.
+    InsufficientScope(String),
+}
+
+/// Checks one bearer token (see [`BearerAuth::validate`]).
+pub type TokenValidator = Arc<dyn Fn(&str) -> Result<(), TokenRejection> + Send + Sync>;
+
+/// Bearer-token authorization of every MCP request (OAuth 2.1 resource server).
+#[derive(Clone)]
+pub struct BearerAuth {
+    /// Validates a token: signature, expiry, and audience (issued for this server, RFC 8707),
+    /// and the scopes the server requires. Runs for each request, outside the endpoint's lock.
+    pub validate: TokenValidator,
+    /// The URL of the protected resource metadata document, named in every challenge.
+    pub resource_metadata_url: String,
+    /// The document itself (RFC 9728 JSON, with `resource` and `authorization_servers`), served at
+    /// `/.well-known/oauth-protected-resource` and its form path-inserted for the endpoint.
+    pub resource_metadata: String,
+}
+
+impl fmt::Debug for BearerAuth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BearerAuth").field("resource_metadata_url", &self.resource_metadata_url).finish_non_exhaustive()
+    }
+}
 
 /// Settings of an [`McpHttp`](crate::McpHttp) endpoint and its server. Every limit is here, with
 /// its default; see the crate docs for the security defaults.
@@ -53,6 +87,8 @@ pub struct HttpConfig {
     pub event_limits: EventLimits,
     /// Time open connections get to finish on shutdown (5 s).
     pub shutdown_grace: Duration,
+    /// Bearer-token authorization of every request (none by default).
+    pub auth: Option<BearerAuth>,
 }
 
 impl HttpConfig {
@@ -77,6 +113,7 @@ impl HttpConfig {
             sse_retry_ms: Some(1000),
             event_limits: EventLimits::default(),
             shutdown_grace: Duration::from_secs(5),
+            auth: None,
         }
     }
 

@@ -61,7 +61,11 @@
 //!   `/sse` opens a session and names `/messages?sessionId=…` in its first event; POSTs there get 202
 //!   and their answers go on the stream; the session ends with the stream.
 //!
-//! Not yet: bearer-token authorization (RFC 9728).
+//! # Authorization
+//! With [`HttpConfig::auth`] every MCP request needs `Authorization: Bearer <token>`, which the
+//! application's [`BearerAuth::validate`] checks (signature, expiry, audience, scopes): 401 or 403
+//! with a `WWW-Authenticate` challenge naming the RFC 9728 metadata document otherwise, which is
+//! served at `/.well-known/oauth-protected-resource` (and `…/mcp`). The adapter issues no tokens.
 
 mod body;
 mod config;
@@ -72,7 +76,7 @@ mod state;
 mod store;
 
 pub use body::ResponseBody;
-pub use config::HttpConfig;
+pub use config::{BearerAuth, HttpConfig, TokenRejection, TokenValidator};
 pub use server::{serve, shutdown_signal};
 pub use service::McpHttp;
 pub use state::LegacySession;

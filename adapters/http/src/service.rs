@@ -118,6 +118,29 @@ fn sse_response(
     response
 }
 
+/// Checks the bearer token; the 401 or 403 with its challenge if it is refused.
+fn authorize(auth: &crate::config::BearerAuth, headers: &HeaderMap) -> Result<(), Box<Response<ResponseBody>>> {
+    let verdict = match rules::bearer_token(&HeaderView(headers)) {
+        None => Err(crate::config::TokenRejection::Invalid),
+        Some(token) => (auth.validate)(token),
+    };
+    let (status, scope) = match &verdict {
+        Ok(()) => return Ok(()),
+        Err(crate::config::TokenRejection::InsufficientScope(scope)) => (StatusCode::FORBIDDEN, Some(scope.as_str())),
+        Err(_) => (StatusCode::UNAUTHORIZED, None),
+    };
+    let mut challenge = vec![0u8; auth.resource_metadata_url.len() + scope.map_or(0, str::len) + 96];
+    let mut response = status_only(status);
+    match rules::write_challenge(&auth.resource_metadata_url, scope, &mut challenge).map(HeaderValue::from_str) {
+        Some(Ok(value)) => {
+            response.headers_mut().insert(hyper::header::WWW_AUTHENTICATE, value);
+        }
+        _ => tracing::warn!("the WWW-Authenticate challenge could not be written"),
+    }
+    tracing::debug!(status = status.as_u16(), "request not authorized");
+    Err(Box::new(response))
+}
+
 fn status_only(status: StatusCode) -> Response<ResponseBody> {
     let mut response = Response::new(ResponseBody::empty());
     *response.status_mut() = status;
@@ -246,11 +269,24 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         let config = &self.inner.config;
         let policy = config.policy();
         let path = request.uri().path_and_query().map_or("/", |p| p.as_str()).as_bytes().to_vec();
+        if let Some(auth) = &config.auth
+            && request.method() == hyper::Method::GET
+            && rules::is_resource_metadata_path(&path, config.path)
+        {
+            let mut response = Response::new(ResponseBody::full(Bytes::from(auth.resource_metadata.clone())));
+            response.headers_mut().insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            return response;
+        }
         let plan = rules::plan_head(&policy, method_of(request.method()), &path, &HeaderView(request.headers()));
         let plan = match plan {
             Ok(plan) => plan,
             Err(rejection) => return rejection_response(&rejection),
         };
+        if let Some(auth) = &config.auth
+            && let Err(response) = authorize(auth, request.headers())
+        {
+            return *response;
+        }
         match plan {
             HeadPlan::Post { session } => {
                 let (parts, body) = request.into_parts();

@@ -527,3 +527,52 @@ async fn the_deprecated_http_sse_transport_answers_on_its_stream() {
     assert_eq!(post(call.to_string()).await, 404);
     assert_eq!(server.endpoint.session_count(), 0);
 }
+
+#[tokio::test]
+async fn bearer_tokens_are_required_when_configured_and_challenges_name_the_metadata() {
+    use mcp_sansio_http::{BearerAuth, TokenRejection};
+    let metadata = r#"{"resource":"http://127.0.0.1/mcp","authorization_servers":["https://as.example"]}"#;
+    let server = start(|c| {
+        c.auth = Some(BearerAuth {
+            validate: std::sync::Arc::new(|token: &str| match token {
+                "good" => Ok(()),
+                "narrow" => Err(TokenRejection::InsufficientScope("tools:call".into())),
+                _ => Err(TokenRejection::Invalid),
+            }),
+            resource_metadata_url: "http://127.0.0.1/.well-known/oauth-protected-resource/mcp".into(),
+            resource_metadata: metadata.into(),
+        })
+    })
+    .await;
+    let call = modern_call(1, "secret");
+    let missing = send(server.addr, "POST", &MODERN, &call).await;
+    assert_eq!(missing.status, 401);
+    assert_eq!(
+        missing.header("www-authenticate"),
+        Some(r#"Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp""#)
+    );
+    let with = |token: &'static str| {
+        let mut headers = MODERN.to_vec();
+        headers.push(("Authorization", token));
+        headers
+    };
+    assert_eq!(send(server.addr, "POST", &with("Bearer bad"), &call).await.status, 401);
+    let narrow = send(server.addr, "POST", &with("Bearer narrow"), &call).await;
+    assert_eq!(narrow.status, 403);
+    assert!(narrow.header("www-authenticate").unwrap().contains(r#"error="insufficient_scope", scope="tools:call""#));
+    let good = send(server.addr, "POST", &with("Bearer good"), &call).await;
+    assert_eq!((good.status, good.json()["result"]["content"][0]["text"].clone()), (200, json!("secret")));
+    // The metadata document is public, at both paths.
+    for path in ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"] {
+        let mut stream = TcpStream::connect(server.addr).await.unwrap();
+        let request = format!("GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", server.addr);
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).await.unwrap();
+        let reply = parse(&raw);
+        assert_eq!(
+            (reply.status, reply.json()["authorization_servers"][0].clone()),
+            (200, json!("https://as.example"))
+        );
+    }
+}

@@ -23,7 +23,11 @@
 //! 4. The deprecated 2024-11-05 HTTP+SSE transport, when [`Policy::sse`] names its paths: a GET of
 //!    the stream opens a session and gets [`write_endpoint_event`] first; POSTs to the message
 //!    path name the session in `?sessionId=` and are answered 202, their answers going on the stream.
-//! 5. Legacy sessions are named by a [`SessionId`] minted from caller-provided random bytes; SSE
+//! 5. Bearer-token authorization (optional): [`bearer_token`] reads the token, [`write_challenge`]
+//!    writes the 401/403 `WWW-Authenticate` that names the RFC 9728 metadata document served at
+//!    [`RESOURCE_METADATA_PATH`] ([`is_resource_metadata_path`]). Validating the token (signature,
+//!    expiry, audience) is the application's.
+//! 6. Legacy sessions are named by a [`SessionId`] minted from caller-provided random bytes; SSE
 //!    events are named `<stream>-<sequence>` ([`EventId`](crate::frame::EventId)), so a
 //!    `Last-Event-ID` names the stream to replay and where; [`sse_events`] splits the engine's
 //!    output into events for an event store.
@@ -36,6 +40,7 @@
 //! - `Mcp-Param-*` headers: [`check_param_headers`] checks at most [`MAX_PARAM_HEADERS`] annotated
 //!   properties per tool, with names of at most [`MAX_PARAM_HEADER_NAME_LEN`] bytes.
 
+mod auth;
 mod header;
 mod origin;
 mod param;
@@ -43,6 +48,7 @@ mod request;
 mod session;
 mod status;
 
+pub use auth::{RESOURCE_METADATA_PATH, bearer_token, is_resource_metadata_path, write_challenge};
 pub use header::{
     HeaderList, HeaderValueError, Headers, MAX_HEADER_VALUE_LEN, decode_value, matches_value, name, trim_ows,
 };
