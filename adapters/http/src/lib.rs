@@ -70,8 +70,10 @@
 mod body;
 mod config;
 mod owned;
+mod response;
 mod server;
 mod service;
+mod sse_transport;
 mod state;
 mod store;
 

@@ -15,8 +15,8 @@ use hyper::body::Body;
 use hyper::header::{HeaderMap, HeaderValue};
 use hyper::{Request, Response, StatusCode};
 use mcp_sansio::endpoint::{Framing, Route};
-use mcp_sansio::frame::{EventId, sse};
-use mcp_sansio::http::{self as rules, HeadPlan, HttpMethod, Rejection, Serve, SessionId};
+use mcp_sansio::frame::EventId;
+use mcp_sansio::http::{self as rules, HeadPlan, Rejection, Serve, SessionId};
 use mcp_sansio::server::{Engine, Handler, InputError, Received};
 use mcp_sansio::time::Instant;
 use mcp_sansio::version::{Era, ProtocolVersion};
@@ -25,6 +25,9 @@ use tracing::Instrument;
 use crate::body::{AbortGuard, ResponseBody};
 use crate::config::HttpConfig;
 use crate::owned::OwnedEngine;
+use crate::response::{
+    HeaderView, authorize, method_of, priming, rejection_response, set_session_header, sse_response, status_only,
+};
 use crate::state::{GET_STREAM, LegacySession, Streams, replay};
 use crate::store::{EventStore, MemorySessionStore, SessionStore, StreamState};
 
@@ -40,125 +43,30 @@ type Prepared = (
 );
 
 /// Everything behind the endpoint's lock.
-struct State<H> {
-    handler: H,
-    stateless: OwnedEngine,
-    stateless_streams: Streams,
-    sessions: Box<dyn SessionStore>,
-    events: Box<dyn EventStore>,
+pub(crate) struct State<H> {
+    pub(crate) handler: H,
+    pub(crate) stateless: OwnedEngine,
+    pub(crate) stateless_streams: Streams,
+    pub(crate) sessions: Box<dyn SessionStore>,
+    pub(crate) events: Box<dyn EventStore>,
 }
 
-struct Inner<H> {
-    config: HttpConfig,
-    started: StdInstant,
-    state: Mutex<State<H>>,
+pub(crate) struct Inner<H> {
+    pub(crate) config: HttpConfig,
+    pub(crate) started: StdInstant,
+    pub(crate) state: Mutex<State<H>>,
 }
 
 /// The MCP endpoint of one application, for both eras: a cloneable hyper and tower service.
 /// Clones share the application, the stateless engine and the sessions.
 pub struct McpHttp<H> {
-    inner: Arc<Inner<H>>,
+    pub(crate) inner: Arc<Inner<H>>,
 }
 
 impl<H> Clone for McpHttp<H> {
     fn clone(&self) -> Self {
         McpHttp { inner: Arc::clone(&self.inner) }
     }
-}
-
-/// hyper's `HeaderMap` as the core reads headers.
-struct HeaderView<'a>(&'a HeaderMap);
-
-impl rules::Headers for HeaderView<'_> {
-    fn get(&self, name: &str) -> Option<&[u8]> {
-        self.0.get(name).map(HeaderValue::as_bytes)
-    }
-    fn count(&self, name: &str) -> usize {
-        self.0.get_all(name).iter().count()
-    }
-}
-
-fn method_of(method: &hyper::Method) -> HttpMethod {
-    HttpMethod::from_token(method.as_str().as_bytes())
-}
-
-fn rejection_response(rejection: &Rejection<'_>) -> Response<ResponseBody> {
-    let mut body = vec![0u8; 256 + rejection.message.len() + mcp_sansio::jsonrpc::MAX_ID_LEN * 6];
-    let len = rejection.write_body(&mut body);
-    body.truncate(len);
-    let status = StatusCode::from_u16(rejection.status).unwrap_or(StatusCode::BAD_REQUEST);
-    let mut response = Response::new(ResponseBody::full(Bytes::from(body)));
-    *response.status_mut() = status;
-    if len > 0 {
-        response.headers_mut().insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    }
-    if status == StatusCode::METHOD_NOT_ALLOWED {
-        response.headers_mut().insert(hyper::header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
-    }
-    response
-}
-
-fn sse_response(
-    status: u16,
-    front: VecDeque<Bytes>,
-    rx: Option<tokio::sync::mpsc::Receiver<Bytes>>,
-    keep_alive: Option<std::time::Duration>,
-) -> Response<ResponseBody> {
-    let keep_alive = keep_alive.map(|period| {
-        let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
-        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        interval
-    });
-    let mut response = Response::new(ResponseBody::stream(front, rx, keep_alive));
-    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-    let headers = response.headers_mut();
-    headers.insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
-    headers.insert(hyper::header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
-    response
-}
-
-/// Checks the bearer token; the 401 or 403 with its challenge if it is refused.
-fn authorize(auth: &crate::config::BearerAuth, headers: &HeaderMap) -> Result<(), Box<Response<ResponseBody>>> {
-    let verdict = match rules::bearer_token(&HeaderView(headers)) {
-        None => Err(crate::config::TokenRejection::Invalid),
-        Some(token) => (auth.validate)(token),
-    };
-    let (status, scope) = match &verdict {
-        Ok(()) => return Ok(()),
-        Err(crate::config::TokenRejection::InsufficientScope(scope)) => (StatusCode::FORBIDDEN, Some(scope.as_str())),
-        Err(_) => (StatusCode::UNAUTHORIZED, None),
-    };
-    let mut challenge = vec![0u8; auth.resource_metadata_url.len() + scope.map_or(0, str::len) + 96];
-    let mut response = status_only(status);
-    match rules::write_challenge(&auth.resource_metadata_url, scope, &mut challenge).map(HeaderValue::from_str) {
-        Some(Ok(value)) => {
-            response.headers_mut().insert(hyper::header::WWW_AUTHENTICATE, value);
-        }
-        _ => tracing::warn!("the WWW-Authenticate challenge could not be written"),
-    }
-    tracing::debug!(status = status.as_u16(), "request not authorized");
-    Err(Box::new(response))
-}
-
-fn status_only(status: StatusCode) -> Response<ResponseBody> {
-    let mut response = Response::new(ResponseBody::empty());
-    *response.status_mut() = status;
-    response
-}
-
-fn set_session_header(response: &mut Response<ResponseBody>, session: SessionId) {
-    if let Ok(value) = HeaderValue::from_str(session.as_str()) {
-        response.headers_mut().insert("mcp-session-id", value);
-    }
-}
-
-/// A priming event (2025-11-25): an id naming the stream before anything was sent on it, so a
-/// client can resume it even if the first message never arrives, and the reconnection delay.
-fn priming(stream: u32, retry_ms: Option<u64>) -> Option<Bytes> {
-    let mut out = [0u8; 96];
-    let len = sse::write_priming(EventId::new(stream, 0), retry_ms, &mut out).ok()?;
-    Some(Bytes::copy_from_slice(out.get(..len)?))
 }
 
 impl<H: Handler + Send + 'static> McpHttp<H> {
@@ -236,12 +144,12 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State<H>> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State<H>> {
         // A handler that panicked left the state as consistent as the engine keeps it.
         self.inner.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn now(&self) -> Instant {
+    pub(crate) fn now(&self) -> Instant {
         Instant::from_millis(u64::try_from(self.inner.started.elapsed().as_millis()).unwrap_or(u64::MAX))
     }
 
@@ -341,67 +249,8 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         }
     }
 
-    /// The deprecated HTTP+SSE transport: a new session whose one stream this GET is.
-    fn open_sse_session(&self) -> Response<ResponseBody> {
-        let config = &self.inner.config;
-        let mut guard = self.lock();
-        self.expire(&mut guard);
-        if guard.sessions.is_full() {
-            return rejection_response(&Rejection::too_many_sessions());
-        }
-        let mut random = [0u8; rules::SESSION_ID_RANDOM_BYTES];
-        if getrandom::fill(&mut random).is_err() {
-            return status_only(StatusCode::INTERNAL_SERVER_ERROR);
-        }
-        let id = SessionId::from_random(random);
-        let mut engine = OwnedEngine::new(config.engine, 256, config.session_transmit_bytes);
-        engine.get().set_notification_route(Route::new(GET_STREAM, Framing::Sse));
-        let mut session = LegacySession {
-            sse_transport: true,
-            engine,
-            streams: Streams::new(Era::Legacy, GET_STREAM.0 + 1, config.sse_buffer_messages),
-            last_used: StdInstant::now(),
-        };
-        let rx = session.streams.attach(GET_STREAM, Framing::Sse);
-        let messages = config.legacy_sse.map_or("/messages", |paths| paths.messages);
-        let mut event = vec![0u8; messages.len() + 96];
-        let Some(len) = rules::write_endpoint_event(messages, id, &mut event) else {
-            return status_only(StatusCode::INTERNAL_SERVER_ERROR);
-        };
-        event.truncate(len);
-        if guard.sessions.insert(id, Box::new(session)).is_err() {
-            return rejection_response(&Rejection::too_many_sessions());
-        }
-        tracing::debug!(session = ?id, "HTTP+SSE session opened");
-        sse_response(200, VecDeque::from([Bytes::from(event)]), Some(rx), Some(config.sse_keep_alive))
-    }
-
-    /// A message POSTed to an HTTP+SSE session: served, answered on its stream, 202 here.
-    fn sse_message(&self, id: SessionId, body: &[u8]) -> Response<ResponseBody> {
-        let now = self.now();
-        let mut guard = self.lock();
-        self.expire(&mut guard);
-        let state = &mut *guard;
-        let Some(session) = state.sessions.get_mut(&id).filter(|s| s.sse_transport) else {
-            return rejection_response(&Rejection::unknown_session());
-        };
-        session.last_used = StdInstant::now();
-        let span = tracing::debug_span!("mcp", era = "2024-11-05 HTTP+SSE", session = ?id);
-        let _entered = span.enter();
-        let route = Route::new(GET_STREAM, Framing::Sse);
-        let received = session.engine.get().handle_message(now, route, body, &mut state.handler);
-        session.streams.drain(session.engine.get(), &mut state.handler, now, Some((state.events.as_mut(), id)));
-        match received {
-            Ok(_) => status_only(StatusCode::ACCEPTED),
-            Err(error) => {
-                tracing::debug!(%error, "engine refused the message");
-                status_only(StatusCode::SERVICE_UNAVAILABLE)
-            }
-        }
-    }
-
     /// Removes sessions idle past the timeout.
-    fn expire(&self, state: &mut State<H>) {
+    pub(crate) fn expire(&self, state: &mut State<H>) {
         let now = StdInstant::now();
         let timeout = self.inner.config.session_idle_timeout;
         let sessions = &mut state.sessions;
