@@ -150,6 +150,7 @@ extern crate std;
 pub mod connection;
 pub mod endpoint;
 pub mod frame;
+pub mod http;
 pub mod json;
 pub mod jsonrpc;
 pub mod mcp;

@@ -14,6 +14,8 @@
 
 #[path = "../../fuzz/src/engine.rs"]
 mod engine;
+#[path = "../../fuzz/src/http.rs"]
+mod http;
 #[path = "../../fuzz/src/input.rs"]
 mod input;
 #[path = "../../fuzz/src/json.rs"]
@@ -98,6 +100,11 @@ fn replay_writer() {
 #[test]
 fn replay_sse() {
     replay("sse", sse::run);
+}
+
+#[test]
+fn replay_http() {
+    replay("http", http::run);
 }
 
 #[test]
@@ -332,6 +339,52 @@ fn generated_seeds() -> Vec<(&'static str, String, Vec<u8>)> {
     ] {
         seeds.push(("sse", format!("writer-{name}"), seed));
     }
+
+    // HTTP requests of both eras, and refusals.
+    let json: (&str, &[u8]) = ("content-type", b"application/json");
+    let both: (&str, &[u8]) = ("accept", b"application/json, text/event-stream");
+    let host: (&str, &[u8]) = ("host", b"127.0.0.1:3000");
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let call = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo",{meta}}}}}"#);
+    let modern = [host, json, both, ("mcp-protocol-version", b"2026-07-28"), ("mcp-method", b"tools/call")];
+    for (name, method, headers, session, body) in [
+        ("modern-call", 0, [&modern[..], &[("mcp-name", b"=?base64?ZWNobw==?=")]].concat(), false, call.clone()),
+        ("modern-mismatch", 0, [&modern[..], &[("mcp-name", b"other")]].concat(), false, call.clone()),
+        (
+            "initialize",
+            0,
+            vec![host, json, both],
+            false,
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}"#.to_string(),
+        ),
+        (
+            "session-call",
+            0,
+            vec![host, json, both, ("mcp-session-id", b"0123456789abcdef0123456789abcdef"), ("mcp-protocol-version", b"2025-06-18")],
+            true,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#.to_string(),
+        ),
+        ("rebinding", 0, vec![("host", b"evil.example.com"), ("origin", b"http://evil.example.com"), json, both], false, String::new()),
+        ("smuggling", 0, vec![host, json, ("content-length", b"5"), ("transfer-encoding", b"chunked")], false, String::new()),
+        (
+            "resume",
+            1,
+            vec![host, ("accept", b"text/event-stream"), ("mcp-session-id", b"0123456789abcdef0123456789abcdef")],
+            true,
+            "id: 1-2\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"m\"}}\n\n".to_string(),
+        ),
+        ("delete", 2, vec![host, ("mcp-session-id", b"0123456789abcdef0123456789abcdef")], true, String::new()),
+    ] {
+        seeds.push(("http", format!("request-{name}"), http::encode(method, b"/mcp", &headers, session, body.as_bytes())));
+    }
+    let message = b"/messages?sessionId=0123456789abcdef0123456789abcdef";
+    let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{}}}"#;
+    seeds.push(("http", "sse-message".to_string(), http::encode(0, message, &[host, json], true, init)));
+    seeds.push((
+        "http",
+        "sse-open".to_string(),
+        http::encode(1, b"/sse", &[host, ("accept", b"text/event-stream")], true, b""),
+    ));
     seeds
 }
 

@@ -9,8 +9,10 @@
 //! | `writer` | [`writer`]   | envelope writer: what it writes, the scanner reads back identically    |
 //! | `engine` | [`engine`]   | server engine under operation sequences, invariants after every step, and the exact error code where the message determines it ([`oracle`]) |
 //! | `sse`    | [`sse`]      | SSE decoder under arbitrary bytes and chunking, against a model; encoder read back |
+//! | `http`   | [`http`]     | Streamable HTTP rules: planning, refusals, header values, ids, statuses |
 
 pub mod engine;
+pub mod http;
 pub mod input;
 pub mod json;
 pub mod line;

@@ -25,6 +25,7 @@ pub mod registry;
 pub mod reply;
 mod seal;
 mod serve;
+mod streams;
 mod subscriptions;
 #[cfg(test)]
 mod tests;

@@ -1,9 +1,11 @@
-//! `mcp-device`: the example device as an MCP server on stdin/stdout, with a simulated board.
+//! `mcp-device`: the example device as an MCP server on stdin/stdout, with a simulated board; or,
+//! with `--http [ADDR]`, over Streamable HTTP (both protocol eras on `http://ADDR/mcp`).
 //!
-//! MCP messages go to stdout only; diagnostics go to stderr.
+//! On stdio, MCP messages go to stdout only; diagnostics go to stderr.
 
 #![forbid(unsafe_code)]
 
+use std::net::SocketAddr;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
@@ -34,6 +36,9 @@ struct Args {
     /// The async runtime that serves stdio.
     #[arg(long, value_enum, default_value_t = Runtime::Tokio)]
     runtime: Runtime,
+    /// Serve Streamable HTTP on ADDR (default 127.0.0.1:8080) instead of stdio, at `/mcp`.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8080")]
+    http: Option<SocketAddr>,
 }
 
 /// The runtimes `mcp-device` can run on; each drives the same server with the same loop.
@@ -130,6 +135,9 @@ fn main() -> ExitCode {
     // The tool list changes (blink_led), announced with listChanged; other clients re-read it soon.
     config.list_cache = CacheHints { ttl_ms: 60_000, scope: CacheScope::Public };
     let handler = Logged { inner: Device::new(SimulatedBoard { led: false }), verbose: args.verbose };
+    if let Some(addr) = args.http {
+        return serve_http(addr, handler, config, tx.len());
+    }
     let mut input = vec![0u8; 16 * 1024];
     let mut server: Server<'_, _> = Server::new(handler, config, Buffers { rx: &mut rx, tx: &mut tx });
     // Room for a legacy request to wait for the client's input (the factory reset's confirmation).
@@ -149,6 +157,46 @@ fn main() -> ExitCode {
     match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("mcp-device: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Serves the device over Streamable HTTP until SIGINT or SIGTERM.
+fn serve_http<H: Handler + Send + 'static>(
+    addr: SocketAddr,
+    handler: H,
+    config: Config<'static>,
+    transmit: usize,
+) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("mcp-device: cannot start the runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut http = mcp_sansio_http::HttpConfig::new(config, addr);
+    http.session_transmit_bytes = transmit;
+    http.stateless_transmit_bytes = transmit;
+    // Clients of the deprecated 2024-11-05 HTTP+SSE transport connect to /sse.
+    http.legacy_sse = Some(mcp_sansio::http::SsePaths::DEFAULT);
+    let result = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let url = format!("http://{}/mcp", listener.local_addr()?);
+        eprintln!("mcp-device: serving {url} (2026-07-28 and 2025-03-26 ... 2025-11-25; HTTP+SSE of 2024-11-05 at /sse)");
+        eprintln!("mcp-device: host configuration:");
+        eprintln!(r#"  {{"mcpServers": {{"{SERVER_NAME}": {{"type": "http", "url": "{url}"}}}}}}"#);
+        if !addr.ip().is_loopback() {
+            eprintln!("mcp-device: warning: not a loopback address; Host/Origin are not checked and there is no authentication");
+        }
+        let endpoint = mcp_sansio_http::McpHttp::new(handler, http);
+        mcp_sansio_http::serve(listener, endpoint, mcp_sansio_http::shutdown_signal()).await
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("mcp-device: {error}");
             ExitCode::FAILURE

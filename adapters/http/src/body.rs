@@ -1,0 +1,113 @@
+//! The response body: bytes handed over by the endpoint, as they come.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use hyper::body::{Body, Frame, SizeHint};
+use tokio::sync::mpsc;
+use tokio::time::Interval;
+
+/// The body of every response of the endpoint: a whole JSON message, nothing, or an SSE stream fed
+/// by the endpoint (ending when the endpoint ends the stream, or drops it).
+pub struct ResponseBody {
+    front: VecDeque<Bytes>,
+    rx: Option<mpsc::Receiver<Bytes>>,
+    keep_alive: Option<Interval>,
+    on_abort: AbortGuard,
+}
+
+/// Runs its action when dropped armed: a response stream the client closed before its end.
+#[derive(Default)]
+pub(crate) struct AbortGuard(Option<Box<dyn FnOnce() + Send>>);
+
+impl AbortGuard {
+    pub(crate) fn new(action: impl FnOnce() + Send + 'static) -> Self {
+        AbortGuard(Some(Box::new(action)))
+    }
+
+    /// The stream ended as it should: nothing to do.
+    pub(crate) fn disarm(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for AbortGuard {
+    fn drop(&mut self) {
+        if let Some(action) = self.0.take() {
+            action();
+        }
+    }
+}
+
+impl ResponseBody {
+    pub(crate) fn empty() -> Self {
+        ResponseBody { front: VecDeque::new(), rx: None, keep_alive: None, on_abort: AbortGuard::default() }
+    }
+
+    pub(crate) fn full(bytes: Bytes) -> Self {
+        let mut body = Self::empty();
+        if !bytes.is_empty() {
+            body.front.push_back(bytes);
+        }
+        body
+    }
+
+    pub(crate) fn stream(
+        front: VecDeque<Bytes>,
+        rx: Option<mpsc::Receiver<Bytes>>,
+        keep_alive: Option<Interval>,
+    ) -> Self {
+        ResponseBody { front, rx, keep_alive, on_abort: AbortGuard::default() }
+    }
+
+    /// This body, running `guard`'s action if it is dropped before its end.
+    pub(crate) fn with_abort_guard(mut self, guard: AbortGuard) -> Self {
+        self.on_abort = guard;
+        self
+    }
+}
+
+/// An SSE comment: clients ignore it; it keeps proxies and idle timers from closing the stream.
+const KEEP_ALIVE: &[u8] = b":\n\n";
+
+impl Body for ResponseBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        let this = &mut *self;
+        if let Some(bytes) = this.front.pop_front() {
+            return Poll::Ready(Some(Ok(Frame::data(bytes))));
+        }
+        let Some(rx) = this.rx.as_mut() else {
+            this.on_abort.disarm();
+            return Poll::Ready(None);
+        };
+        match rx.poll_recv(cx) {
+            Poll::Ready(Some(bytes)) => Poll::Ready(Some(Ok(Frame::data(bytes)))),
+            Poll::Ready(None) => {
+                this.rx = None;
+                this.on_abort.disarm();
+                Poll::Ready(None)
+            }
+            Poll::Pending => match this.keep_alive.as_mut().map(|k| k.poll_tick(cx)) {
+                Some(Poll::Ready(_)) => Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(KEEP_ALIVE))))),
+                _ => Poll::Pending,
+            },
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.front.is_empty() && self.rx.is_none()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match self.rx {
+            Some(_) => SizeHint::default(),
+            None => SizeHint::with_exact(self.front.iter().map(|b| b.len() as u64).sum()),
+        }
+    }
+}

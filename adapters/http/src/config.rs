@@ -1,0 +1,128 @@
+//! The endpoint's settings and limits.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_sansio::http::{DEFAULT_MAX_BODY, DEFAULT_PATH, HostPolicy, LOOPBACK_HOSTS, Policy, SsePaths};
+use mcp_sansio::server::Config;
+
+use crate::store::EventLimits;
+
+/// Why a bearer token was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TokenRejection {
+    /// Missing, malformed, expired, not issued for this server, or otherwise invalid: 401.
+    Invalid,
+    /// Valid but lacking scopes the request needs (space-separated, all of them): 403.
+    InsufficientScope(String),
+}
+
+/// Checks one bearer token (see [`BearerAuth::validate`]).
+pub type TokenValidator = Arc<dyn Fn(&str) -> Result<(), TokenRejection> + Send + Sync>;
+
+/// Bearer-token authorization of every MCP request (OAuth 2.1 resource server).
+#[derive(Clone)]
+pub struct BearerAuth {
+    /// Validates a token: signature, expiry, and audience (issued for this server, RFC 8707),
+    /// and the scopes the server requires. Runs for each request, outside the endpoint's lock.
+    pub validate: TokenValidator,
+    /// The URL of the protected resource metadata document, named in every challenge.
+    pub resource_metadata_url: String,
+    /// The document itself (RFC 9728 JSON, with `resource` and `authorization_servers`), served at
+    /// `/.well-known/oauth-protected-resource` and its form path-inserted for the endpoint.
+    pub resource_metadata: String,
+}
+
+impl fmt::Debug for BearerAuth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BearerAuth").field("resource_metadata_url", &self.resource_metadata_url).finish_non_exhaustive()
+    }
+}
+
+/// Settings of an [`McpHttp`](crate::McpHttp) endpoint and its server. Every limit is here, with
+/// its default; see the crate docs for the security defaults.
+#[derive(Clone, Debug)]
+pub struct HttpConfig {
+    /// The engine configuration (server info, capabilities, engine limits) of every engine.
+    pub engine: Config<'static>,
+    /// The endpoint path (`/mcp`).
+    pub path: &'static str,
+    /// Also serve the deprecated 2024-11-05 HTTP+SSE transport on these paths (off: `None`;
+    /// [`SsePaths::DEFAULT`] is `/sse` and `/messages`).
+    pub legacy_sse: Option<SsePaths<'static>>,
+    /// Host names accepted in `Host` and `Origin` (DNS-rebinding protection). [`HttpConfig::new`]
+    /// sets the loopback names when the address is a loopback one and none otherwise (then set
+    /// the public names here).
+    pub allowed_hosts: Vec<&'static str>,
+    /// Whole origins accepted besides those of `allowed_hosts` (`https://app.example`).
+    pub allowed_origins: Vec<&'static str>,
+    /// Largest request body (4 MiB): larger ones get 413.
+    pub max_body_bytes: usize,
+    /// Time to receive a whole request body (30 s): slower ones get 408.
+    pub body_read_timeout: Duration,
+    /// Time to receive a request head (10 s), also between requests on a kept-alive connection.
+    pub header_read_timeout: Duration,
+    /// Largest request head, in bytes (16 KiB; hyper's read buffer, which bounds the head).
+    pub max_header_bytes: usize,
+    /// Most legacy sessions alive at once (256): more `initialize`s get 503.
+    pub max_sessions: usize,
+    /// A legacy session with no request and no open stream for this long ends (30 min): its id
+    /// then gets 404.
+    pub session_idle_timeout: Duration,
+    /// Transmit buffer of each legacy session's engine (256 KiB): the largest answer it writes.
+    pub session_transmit_bytes: usize,
+    /// Transmit buffer of the stateless (2026-07-28) engine (1 MiB).
+    pub stateless_transmit_bytes: usize,
+    /// Messages buffered for one SSE reader (256); a reader that falls further behind is dropped
+    /// (a legacy client resumes with `Last-Event-ID`).
+    pub sse_buffer_messages: usize,
+    /// Interval of `:` keep-alive comments on standalone and resumed SSE streams (15 s).
+    pub sse_keep_alive: Duration,
+    /// `retry` of 2025-11-25 priming events, in milliseconds (1000); `None` leaves it out.
+    pub sse_retry_ms: Option<u64>,
+    /// Bounds of the in-memory event store, per session.
+    pub event_limits: EventLimits,
+    /// Time open connections get to finish on shutdown (5 s).
+    pub shutdown_grace: Duration,
+    /// Bearer-token authorization of every request (none by default).
+    pub auth: Option<BearerAuth>,
+}
+
+impl HttpConfig {
+    /// Defaults for a server bound to `addr`: loopback host validation for loopback addresses.
+    pub fn new(engine: Config<'static>, addr: SocketAddr) -> Self {
+        HttpConfig {
+            engine,
+            path: DEFAULT_PATH,
+            legacy_sse: None,
+            allowed_hosts: if addr.ip().is_loopback() { LOOPBACK_HOSTS.to_vec() } else { Vec::new() },
+            allowed_origins: Vec::new(),
+            max_body_bytes: DEFAULT_MAX_BODY,
+            body_read_timeout: Duration::from_secs(30),
+            header_read_timeout: Duration::from_secs(10),
+            max_header_bytes: 16 * 1024,
+            max_sessions: 256,
+            session_idle_timeout: Duration::from_secs(30 * 60),
+            session_transmit_bytes: 256 * 1024,
+            stateless_transmit_bytes: 1 << 20,
+            sse_buffer_messages: 256,
+            sse_keep_alive: Duration::from_secs(15),
+            sse_retry_ms: Some(1000),
+            event_limits: EventLimits::default(),
+            shutdown_grace: Duration::from_secs(5),
+            auth: None,
+        }
+    }
+
+    pub(crate) fn policy(&self) -> Policy<'_> {
+        Policy {
+            path: self.path,
+            hosts: HostPolicy { hosts: &self.allowed_hosts, origins: &self.allowed_origins },
+            max_body: self.max_body_bytes,
+            sse: self.legacy_sse,
+        }
+    }
+}

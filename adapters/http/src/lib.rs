@@ -1,0 +1,85 @@
+#![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+//! Serves an mcp-sansio application over Streamable HTTP, both protocol eras on one endpoint, with
+//! hyper 1.x on tokio.
+//!
+//! Every decision about a request (era, headers, statuses, sessions, event ids) is the core's
+//! [`mcp_sansio::http`]; this crate moves bytes between hyper and the engines: one stateless
+//! [`Engine`](mcp_sansio::server::Engine) for 2026-07-28 requests, one engine per legacy session
+//! (2025-03-26 … 2025-11-25), all sharing one [`Handler`](mcp_sansio::server::Handler).
+//!
+//! It is a crate of its own, not a feature of `mcp-sansio-tokio`, so that stdio users do not build
+//! hyper.
+//!
+//! ```no_run
+//! use mcp_sansio::server::{Config, Handler};
+//! use mcp_sansio_http::{HttpConfig, McpHttp, serve, shutdown_signal};
+//!
+//! struct App;
+//! impl Handler for App {}
+//!
+//! # async fn run() -> std::io::Result<()> {
+//! let addr: std::net::SocketAddr = "127.0.0.1:8080".parse().unwrap();
+//! let listener = tokio::net::TcpListener::bind(addr).await?;
+//! let endpoint = McpHttp::new(App, HttpConfig::new(Config::new("app", "1.0.0"), addr));
+//! serve(listener, endpoint, shutdown_signal()).await
+//! # }
+//! ```
+//!
+//! # What it serves
+//! - **2026-07-28**: stateless POSTs, answered as JSON, or SSE when the request streams or the
+//!   client takes only SSE; 202 for notifications; GET and DELETE without a session are 405.
+//! - **Legacy Streamable HTTP**: `initialize` opens a session named by a random `Mcp-Session-Id`
+//!   (16 bytes from the OS CSPRNG); later requests need it (400 without, 404 when unknown or
+//!   expired); DELETE ends it; GET opens its standalone stream (notifications and requests to the
+//!   client); sessions live in a [`SessionStore`], and every SSE event is kept in an [`EventStore`] so `GET` with `Last-Event-ID` replays
+//!   the rest of that stream; 2025-11-25 streams start with a priming event carrying `retry`.
+//!
+//! # Security defaults
+//! - `Host` and `Origin` must name a loopback host when bound to a loopback address (403
+//!   otherwise); set [`HttpConfig::allowed_hosts`] / [`HttpConfig::allowed_origins`] for others.
+//! - Bodies at most 4 MiB (413), heads at most 16 KiB, head read 10 s, body read 30 s;
+//!   `Content-Length` with `Transfer-Encoding` is refused; at most 256 sessions, idle ones end after
+//!   30 minutes; SSE readers that fall 256 messages behind are dropped. See [`HttpConfig`].
+//! - `TCP_NODELAY` on every connection; graceful shutdown on SIGINT/SIGTERM with
+//!   [`shutdown_signal`].
+//!
+//! # Service
+//! [`McpHttp`] is a hyper `Service` and a tower `Service` (for axum: `Router::route_service`).
+//! `tracing` spans name each HTTP request (`http`) and the MCP request it carries (`mcp`); nothing is
+//! logged unless the application installs a subscriber.
+//!
+//! # Answering later
+//! A handler that [defers](mcp_sansio::server::ToolReply::defer) keeps its handle and answers through
+//! [`McpHttp::with_engine`], which also sends notifications and requests to a legacy client; the
+//! waiting response (JSON or SSE) gets the answer. In 2026-07-28 a client that closes the response
+//! stream first cancels the request ([`Engine::cancel_stream`](mcp_sansio::server::Engine::cancel_stream)):
+//! the handler sees [`Event::Cancelled`](mcp_sansio::server::Event::Cancelled) and the late answer
+//! is refused. In legacy sessions a disconnection is not a cancellation.
+//!
+//! - **HTTP+SSE (2024-11-05, deprecated)**, when [`HttpConfig::legacy_sse`] names its paths: GET
+//!   `/sse` opens a session and names `/messages?sessionId=…` in its first event; POSTs there get 202
+//!   and their answers go on the stream; the session ends with the stream.
+//!
+//! # Authorization
+//! With [`HttpConfig::auth`] every MCP request needs `Authorization: Bearer <token>`, which the
+//! application's [`BearerAuth::validate`] checks (signature, expiry, audience, scopes): 401 or 403
+//! with a `WWW-Authenticate` challenge naming the RFC 9728 metadata document otherwise, which is
+//! served at `/.well-known/oauth-protected-resource` (and `…/mcp`). The adapter issues no tokens.
+
+mod body;
+mod config;
+mod owned;
+mod response;
+mod server;
+mod service;
+mod sse_transport;
+mod state;
+mod store;
+
+pub use body::ResponseBody;
+pub use config::{BearerAuth, HttpConfig, TokenRejection, TokenValidator};
+pub use server::{serve, shutdown_signal};
+pub use service::McpHttp;
+pub use state::LegacySession;
+pub use store::{EventLimits, EventStore, MemoryEventStore, MemorySessionStore, SessionStore, StreamState};

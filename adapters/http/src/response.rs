@@ -1,0 +1,109 @@
+//! Building responses: refusals, SSE heads, challenges, priming events; and reading hyper heads.
+
+use std::collections::VecDeque;
+
+use bytes::Bytes;
+use hyper::header::{HeaderMap, HeaderValue};
+use hyper::{Response, StatusCode};
+use mcp_sansio::frame::{EventId, sse};
+use mcp_sansio::http::{self as rules, HttpMethod, Rejection, SessionId};
+
+use crate::body::ResponseBody;
+
+/// hyper's `HeaderMap` as the core reads headers.
+pub(crate) struct HeaderView<'a>(pub(crate) &'a HeaderMap);
+
+impl rules::Headers for HeaderView<'_> {
+    fn get(&self, name: &str) -> Option<&[u8]> {
+        self.0.get(name).map(HeaderValue::as_bytes)
+    }
+    fn count(&self, name: &str) -> usize {
+        self.0.get_all(name).iter().count()
+    }
+}
+
+pub(crate) fn method_of(method: &hyper::Method) -> HttpMethod {
+    HttpMethod::from_token(method.as_str().as_bytes())
+}
+
+pub(crate) fn rejection_response(rejection: &Rejection<'_>) -> Response<ResponseBody> {
+    let mut body = vec![0u8; 256 + rejection.message.len() + mcp_sansio::jsonrpc::MAX_ID_LEN * 6];
+    let len = rejection.write_body(&mut body);
+    body.truncate(len);
+    let status = StatusCode::from_u16(rejection.status).unwrap_or(StatusCode::BAD_REQUEST);
+    let mut response = Response::new(ResponseBody::full(Bytes::from(body)));
+    *response.status_mut() = status;
+    if len > 0 {
+        response.headers_mut().insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    }
+    if status == StatusCode::METHOD_NOT_ALLOWED {
+        response.headers_mut().insert(hyper::header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+    }
+    response
+}
+
+pub(crate) fn sse_response(
+    status: u16,
+    front: VecDeque<Bytes>,
+    rx: Option<tokio::sync::mpsc::Receiver<Bytes>>,
+    keep_alive: Option<std::time::Duration>,
+) -> Response<ResponseBody> {
+    let keep_alive = keep_alive.map(|period| {
+        let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        interval
+    });
+    let mut response = Response::new(ResponseBody::stream(front, rx, keep_alive));
+    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+    let headers = response.headers_mut();
+    headers.insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(hyper::header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// Checks the bearer token; the 401 or 403 with its challenge if it is refused.
+pub(crate) fn authorize(
+    auth: &crate::config::BearerAuth,
+    headers: &HeaderMap,
+) -> Result<(), Box<Response<ResponseBody>>> {
+    let verdict = match rules::bearer_token(&HeaderView(headers)) {
+        None => Err(crate::config::TokenRejection::Invalid),
+        Some(token) => (auth.validate)(token),
+    };
+    let (status, scope) = match &verdict {
+        Ok(()) => return Ok(()),
+        Err(crate::config::TokenRejection::InsufficientScope(scope)) => (StatusCode::FORBIDDEN, Some(scope.as_str())),
+        Err(_) => (StatusCode::UNAUTHORIZED, None),
+    };
+    let mut challenge = vec![0u8; auth.resource_metadata_url.len() + scope.map_or(0, str::len) + 96];
+    let mut response = status_only(status);
+    match rules::write_challenge(&auth.resource_metadata_url, scope, &mut challenge).map(HeaderValue::from_str) {
+        Some(Ok(value)) => {
+            response.headers_mut().insert(hyper::header::WWW_AUTHENTICATE, value);
+        }
+        _ => tracing::warn!("the WWW-Authenticate challenge could not be written"),
+    }
+    tracing::debug!(status = status.as_u16(), "request not authorized");
+    Err(Box::new(response))
+}
+
+pub(crate) fn status_only(status: StatusCode) -> Response<ResponseBody> {
+    let mut response = Response::new(ResponseBody::empty());
+    *response.status_mut() = status;
+    response
+}
+
+pub(crate) fn set_session_header(response: &mut Response<ResponseBody>, session: SessionId) {
+    if let Ok(value) = HeaderValue::from_str(session.as_str()) {
+        response.headers_mut().insert("mcp-session-id", value);
+    }
+}
+
+/// A priming event (2025-11-25): an id naming the stream before anything was sent on it, so a
+/// client can resume it even if the first message never arrives, and the reconnection delay.
+pub(crate) fn priming(stream: u32, retry_ms: Option<u64>) -> Option<Bytes> {
+    let mut out = [0u8; 96];
+    let len = sse::write_priming(EventId::new(stream, 0), retry_ms, &mut out).ok()?;
+    Some(Bytes::copy_from_slice(out.get(..len)?))
+}

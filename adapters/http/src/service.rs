@@ -1,0 +1,537 @@
+//! The endpoint as a hyper/tower service: one request in, one response out, the core's HTTP rules
+//! deciding everything between.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll};
+use std::time::Instant as StdInstant;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use hyper::body::Body;
+use hyper::header::{HeaderMap, HeaderValue};
+use hyper::{Request, Response, StatusCode};
+use mcp_sansio::endpoint::{Framing, Route};
+use mcp_sansio::frame::EventId;
+use mcp_sansio::http::{self as rules, HeadPlan, Rejection, Serve, SessionId};
+use mcp_sansio::server::{Engine, Handler, InputError, Received};
+use mcp_sansio::time::Instant;
+use mcp_sansio::version::{Era, ProtocolVersion};
+use tracing::Instrument;
+
+use crate::body::{AbortGuard, ResponseBody};
+use crate::config::HttpConfig;
+use crate::owned::OwnedEngine;
+use crate::response::{
+    HeaderView, authorize, method_of, priming, rejection_response, set_session_header, sse_response, status_only,
+};
+use crate::state::{GET_STREAM, LegacySession, Streams, replay};
+use crate::store::{EventStore, MemorySessionStore, SessionStore, StreamState};
+
+/// A POST served by an engine, waiting for its response head.
+type Prepared = (
+    Era,
+    Route,
+    tokio::sync::mpsc::Receiver<Bytes>,
+    Result<Received, InputError>,
+    Option<u16>,
+    Option<SessionId>,
+    Option<ProtocolVersion>,
+);
+
+/// Everything behind the endpoint's lock.
+pub(crate) struct State<H> {
+    pub(crate) handler: H,
+    pub(crate) stateless: OwnedEngine,
+    pub(crate) stateless_streams: Streams,
+    pub(crate) sessions: Box<dyn SessionStore>,
+    pub(crate) events: Box<dyn EventStore>,
+}
+
+pub(crate) struct Inner<H> {
+    pub(crate) config: HttpConfig,
+    pub(crate) started: StdInstant,
+    pub(crate) state: Mutex<State<H>>,
+}
+
+/// The MCP endpoint of one application, for both eras: a cloneable hyper and tower service.
+/// Clones share the application, the stateless engine and the sessions.
+pub struct McpHttp<H> {
+    pub(crate) inner: Arc<Inner<H>>,
+}
+
+impl<H> Clone for McpHttp<H> {
+    fn clone(&self) -> Self {
+        McpHttp { inner: Arc::clone(&self.inner) }
+    }
+}
+
+impl<H: Handler + Send + 'static> McpHttp<H> {
+    /// The endpoint serving `handler` with `config` (its engine [`Config`](mcp_sansio::server::Config)
+    /// is `config.engine`).
+    pub fn new(handler: H, config: HttpConfig) -> Self {
+        let stateless = OwnedEngine::new(config.engine, 256, config.stateless_transmit_bytes);
+        let events: Box<dyn EventStore> = Box::new(crate::store::MemoryEventStore::new(config.event_limits));
+        let state = State {
+            handler,
+            stateless,
+            stateless_streams: Streams::new(Era::Modern, 1, config.sse_buffer_messages),
+            sessions: Box::new(MemorySessionStore::new(config.max_sessions)),
+            events,
+        };
+        McpHttp { inner: Arc::new(Inner { config, started: StdInstant::now(), state: Mutex::new(state) }) }
+    }
+
+    /// The same endpoint keeping legacy sessions in `store` instead of the bounded memory default
+    /// (which holds [`HttpConfig::max_sessions`]). Sessions already alive are dropped.
+    pub fn with_session_store(self, store: impl SessionStore) -> Self {
+        self.lock().sessions = Box::new(store);
+        self
+    }
+
+    /// The same endpoint keeping legacy events in `store` instead of the bounded memory default.
+    pub fn with_event_store(self, store: impl EventStore) -> Self {
+        self.lock().events = Box::new(store);
+        self
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &HttpConfig {
+        &self.inner.config
+    }
+
+    /// How many legacy sessions are alive.
+    pub fn session_count(&self) -> usize {
+        self.lock().sessions.len()
+    }
+
+    /// Runs `f` on the application (under the endpoint's lock: keep it short).
+    pub fn with_handler<R>(&self, f: impl FnOnce(&mut H) -> R) -> R {
+        f(&mut self.lock().handler)
+    }
+
+    /// Sends a notification (`params`: a JSON object, or none) to every legacy session, on its
+    /// standalone stream (stored for replay while no client reads it): e.g.
+    /// `notifications/tools/list_changed`. Returns how many sessions took it.
+    pub fn notify_sessions(&self, method: &str, params: Option<&str>) -> usize {
+        let now = self.now();
+        let mut guard = self.lock();
+        let State { handler, sessions, events, .. } = &mut *guard;
+        let mut sent = 0;
+        for id in sessions.ids() {
+            let Some(session) = sessions.get_mut(&id) else { continue };
+            let write = |w: &mut mcp_sansio::json::JsonWriter<'_>| w.raw(params.unwrap_or("{}").as_bytes());
+            let with: Option<&dyn Fn(&mut mcp_sansio::json::JsonWriter<'_>)> = params.map(|_| &write as _);
+            if session.engine.get().notify(method, with).is_ok() {
+                sent += 1;
+            }
+            session.streams.drain(session.engine.get(), handler, now, Some((events.as_mut(), id)));
+        }
+        sent
+    }
+
+    /// Ends every open stream (on shutdown), so graceful connection shutdown can complete.
+    pub fn close_streams(&self) {
+        let mut state = self.lock();
+        state.stateless_streams.close_all();
+        for id in state.sessions.ids() {
+            if let Some(session) = state.sessions.get_mut(&id) {
+                session.streams.close_all();
+            }
+        }
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State<H>> {
+        // A handler that panicked left the state as consistent as the engine keeps it.
+        self.inner.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    pub(crate) fn now(&self) -> Instant {
+        Instant::from_millis(u64::try_from(self.inner.started.elapsed().as_millis()).unwrap_or(u64::MAX))
+    }
+
+    /// Serves one request.
+    pub async fn handle<B>(&self, request: Request<B>) -> Response<ResponseBody>
+    where
+        B: Body,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let span = tracing::debug_span!("http", method = %request.method(), path = %request.uri().path());
+        async move {
+            let response = self.route(request).await;
+            tracing::debug!(status = response.status().as_u16(), "answered");
+            response
+        }
+        .instrument(span)
+        .await
+    }
+
+    async fn route<B>(&self, request: Request<B>) -> Response<ResponseBody>
+    where
+        B: Body,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let config = &self.inner.config;
+        let policy = config.policy();
+        let path = request.uri().path_and_query().map_or("/", |p| p.as_str()).as_bytes().to_vec();
+        if let Some(auth) = &config.auth
+            && request.method() == hyper::Method::GET
+            && rules::is_resource_metadata_path(&path, config.path)
+        {
+            let mut response = Response::new(ResponseBody::full(Bytes::from(auth.resource_metadata.clone())));
+            response.headers_mut().insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            return response;
+        }
+        let plan = rules::plan_head(&policy, method_of(request.method()), &path, &HeaderView(request.headers()));
+        let plan = match plan {
+            Ok(plan) => plan,
+            Err(rejection) => return rejection_response(&rejection),
+        };
+        if let Some(auth) = &config.auth
+            && let Err(response) = authorize(auth, request.headers())
+        {
+            return *response;
+        }
+        match plan {
+            HeadPlan::Post { session } => {
+                let (parts, body) = request.into_parts();
+                let body = match self.read_body(body).await {
+                    Ok(body) => body,
+                    Err(response) => return response,
+                };
+                self.post(&parts.headers, session, &body).await
+            }
+            HeadPlan::OpenStream { session, last_event } => self.open_stream(session, last_event),
+            HeadPlan::OpenSseSession => self.open_sse_session(),
+            HeadPlan::SseMessage { session } => {
+                let body = match self.read_body(request.into_body()).await {
+                    Ok(body) => body,
+                    Err(response) => return response,
+                };
+                self.sse_message(session, &body)
+            }
+            HeadPlan::EndSession { session } => {
+                let mut state = self.lock();
+                match state.sessions.remove(&session) {
+                    Some(_) => {
+                        state.events.remove_session(session);
+                        tracing::debug!(?session, "session ended by DELETE");
+                        status_only(StatusCode::NO_CONTENT)
+                    }
+                    None => rejection_response(&Rejection::unknown_session()),
+                }
+            }
+            _ => rejection_response(&Rejection::method_not_allowed()),
+        }
+    }
+
+    /// Reads a whole request body within the size and time limits.
+    async fn read_body<B>(&self, body: B) -> Result<Bytes, Response<ResponseBody>>
+    where
+        B: Body,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let config = &self.inner.config;
+        let limited = Limited::new(body, config.max_body_bytes);
+        match tokio::time::timeout(config.body_read_timeout, limited.collect()).await {
+            Err(_) => Err(status_only(StatusCode::REQUEST_TIMEOUT)),
+            Ok(Err(error)) if error.downcast_ref::<LengthLimitError>().is_some() => {
+                Err(rejection_response(&Rejection::too_large()))
+            }
+            Ok(Err(error)) => {
+                tracing::debug!(%error, "body read failed");
+                Err(status_only(StatusCode::BAD_REQUEST))
+            }
+            Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        }
+    }
+
+    /// Removes sessions idle past the timeout.
+    pub(crate) fn expire(&self, state: &mut State<H>) {
+        let now = StdInstant::now();
+        let timeout = self.inner.config.session_idle_timeout;
+        let sessions = &mut state.sessions;
+        let expired: Vec<SessionId> = sessions
+            .ids()
+            .into_iter()
+            .filter(|id| sessions.get_mut(id).is_some_and(|s| s.expired(now, timeout)))
+            .collect();
+        for id in expired {
+            tracing::debug!(session = ?id, "session expired");
+            state.sessions.remove(&id);
+            state.events.remove_session(id);
+        }
+    }
+
+    async fn post(&self, headers: &HeaderMap, session: Option<SessionId>, body: &[u8]) -> Response<ResponseBody> {
+        match self.post_now(headers, session, body) {
+            Ok(p) => self.respond(p.0, p.1, p.2, p.3, p.4, p.5, p.6).await,
+            Err(response) => *response,
+        }
+    }
+
+    /// The synchronous part of a POST: everything under the lock.
+    fn post_now(
+        &self,
+        headers: &HeaderMap,
+        session: Option<SessionId>,
+        body: &[u8],
+    ) -> Result<Prepared, Box<Response<ResponseBody>>> {
+        let config = &self.inner.config;
+        let now = self.now();
+        let mut guard = self.lock();
+        self.expire(&mut guard);
+        let known = session.filter(|id| guard.sessions.get_mut(id).is_some());
+        if session.is_some() && known.is_none() {
+            return Err(Box::new(rejection_response(&Rejection::unknown_session())));
+        }
+        let plan = match rules::plan_post(&HeaderView(headers), body, known.is_some()) {
+            Ok(plan) => plan,
+            Err(rejection) => return Err(Box::new(rejection_response(&rejection))),
+        };
+        let state = &mut *guard;
+        if plan.serve == Serve::Stateless
+            && let Err(rejection) = rules::check_param_headers(&HeaderView(headers), body, &state.handler)
+        {
+            return Err(Box::new(rejection_response(&rejection)));
+        }
+        let (era, route, rx, received, session_id, version) = match (plan.serve, known) {
+            (Serve::Stateless, _) => {
+                let span = tracing::debug_span!("mcp", era = "2026-07-28");
+                let _entered = span.enter();
+                let (route, rx) = state.stateless_streams.open(plan.framing);
+                let engine = state.stateless.get();
+                let received = engine.handle_message(now, route, body, &mut state.handler);
+                state.stateless_streams.drain(engine, &mut state.handler, now, None);
+                (Era::Modern, route, rx, received, None, None)
+            }
+            (Serve::NewSession, _) => {
+                if state.sessions.is_full() {
+                    return Err(Box::new(rejection_response(&Rejection::too_many_sessions())));
+                }
+                let mut random = [0u8; rules::SESSION_ID_RANDOM_BYTES];
+                if getrandom::fill(&mut random).is_err() {
+                    return Err(Box::new(status_only(StatusCode::INTERNAL_SERVER_ERROR)));
+                }
+                let id = SessionId::from_random(random);
+                let mut engine = OwnedEngine::new(config.engine, 256, config.session_transmit_bytes);
+                engine.get().set_notification_route(Route::new(GET_STREAM, Framing::Sse));
+                let mut session = LegacySession {
+                    sse_transport: false,
+                    engine,
+                    streams: Streams::new(Era::Legacy, GET_STREAM.0 + 1, config.sse_buffer_messages),
+                    last_used: StdInstant::now(),
+                };
+                let span = tracing::debug_span!("mcp", era = "legacy", session = ?id, new = true);
+                let _entered = span.enter();
+                let (route, rx) = session.streams.open(plan.framing);
+                let received = session.engine.get().handle_message(now, route, body, &mut state.handler);
+                let version = session.version();
+                session.streams.drain(session.engine.get(), &mut state.handler, now, Some((state.events.as_mut(), id)));
+                let keep = version.is_some();
+                let sink_status = session.streams.take_status(route.stream);
+                if keep {
+                    tracing::debug!(session = ?id, ?version, "session started");
+                    if state.sessions.insert(id, Box::new(session)).is_err() {
+                        return Err(Box::new(rejection_response(&Rejection::too_many_sessions())));
+                    }
+                }
+                return Ok((Era::Legacy, route, rx, received, sink_status, keep.then_some(id), version));
+            }
+            (Serve::Session, Some(id)) => {
+                let Some(session) = state.sessions.get_mut(&id) else {
+                    return Err(Box::new(rejection_response(&Rejection::unknown_session())));
+                };
+                session.last_used = StdInstant::now();
+                let span = tracing::debug_span!("mcp", era = "legacy", session = ?id);
+                let _entered = span.enter();
+                let (route, rx) = session.streams.open(plan.framing);
+                let received = session.engine.get().handle_message(now, route, body, &mut state.handler);
+                session.streams.drain(session.engine.get(), &mut state.handler, now, Some((state.events.as_mut(), id)));
+                let version = session.version();
+                (Era::Legacy, route, rx, received, Some(id), version)
+            }
+            (Serve::Session, None) | (_, _) => return Err(Box::new(rejection_response(&Rejection::unknown_session()))),
+        };
+        let sink_status = match session_id.and_then(|id| state.sessions.get_mut(&id)) {
+            Some(session) => session.streams.take_status(route.stream),
+            None => state.stateless_streams.take_status(route.stream),
+        };
+        if !matches!(received, Ok(Received::Request) | Ok(Received::Invalid)) {
+            match session_id.and_then(|id| state.sessions.get_mut(&id)) {
+                Some(session) => session.streams.close(route.stream),
+                None => state.stateless_streams.close(route.stream),
+            }
+        }
+        Ok((era, route, rx, received, sink_status, None, version))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn respond(
+        &self,
+        era: Era,
+        route: Route,
+        mut rx: tokio::sync::mpsc::Receiver<Bytes>,
+        received: Result<Received, InputError>,
+        sink_status: Option<u16>,
+        new_session: Option<SessionId>,
+        version: Option<ProtocolVersion>,
+    ) -> Response<ResponseBody> {
+        // 2026-07-28: a client that closes the response stream before the answer cancels the
+        // request (in a legacy session a disconnection is not a cancellation).
+        let mut guard = match (era, &received) {
+            (Era::Modern, Ok(Received::Request)) => {
+                let this = self.clone();
+                AbortGuard::new(move || this.cancel_stateless(route.stream))
+            }
+            _ => AbortGuard::default(),
+        };
+        let mut response = match received {
+            Err(error) => {
+                tracing::debug!(%error, "engine refused the message");
+                status_only(StatusCode::SERVICE_UNAVAILABLE)
+            }
+            Ok(Received::Notification | Received::Response) => status_only(StatusCode::ACCEPTED),
+            Ok(_) if route.framing == Framing::Sse => {
+                let mut front = VecDeque::new();
+                let primes = era == Era::Legacy && version.is_some_and(|v| v >= ProtocolVersion::V2025_11_25);
+                if primes && let Some(prime) = priming(route.stream.0, self.inner.config.sse_retry_ms) {
+                    front.push_back(prime);
+                }
+                let guard = std::mem::take(&mut guard);
+                sse_response(sink_status.unwrap_or(200), front, Some(rx), None).map(|b| b.with_abort_guard(guard))
+            }
+            Ok(_) => {
+                // A bare body is one message: the answer, now or once a deferred reply is finished.
+                match rx.recv().await {
+                    Some(bytes) => {
+                        guard.disarm();
+                        let status = rules::response_status(era, &bytes);
+                        let mut response = Response::new(ResponseBody::full(bytes));
+                        *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+                        response
+                            .headers_mut()
+                            .insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                        response
+                    }
+                    None => status_only(StatusCode::INTERNAL_SERVER_ERROR),
+                }
+            }
+        };
+        if let Some(id) = new_session {
+            set_session_header(&mut response, id);
+        }
+        response
+    }
+
+    /// Cancels what the stateless engine still owes `stream` (its client went away).
+    fn cancel_stateless(&self, stream: mcp_sansio::endpoint::StreamId) {
+        let now = self.now();
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        let engine = state.stateless.get();
+        let cancelled = engine.cancel_stream(now, stream, &mut state.handler);
+        if cancelled > 0 {
+            tracing::debug!(stream = stream.0, cancelled, "response stream closed: request cancelled");
+        }
+        state.stateless_streams.close(stream);
+        state.stateless_streams.drain(engine, &mut state.handler, now, None);
+    }
+
+    /// Runs `f` on the engine of the legacy session `session` (or, for `None`, the stateless
+    /// 2026-07-28 engine) with the application, then transmits what it wrote: finish deferred
+    /// replies ([`Engine::reply_tool`] and friends), send notifications or requests to a legacy
+    /// client ([`Engine::notify`], [`Engine::send_request`]). `None` if the session is not alive.
+    pub fn with_engine<R>(
+        &self,
+        session: Option<SessionId>,
+        f: impl FnOnce(&mut Engine<'static>, &mut H) -> R,
+    ) -> Option<R> {
+        let now = self.now();
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        match session {
+            None => {
+                let engine = state.stateless.get();
+                let result = f(engine, &mut state.handler);
+                state.stateless_streams.drain(engine, &mut state.handler, now, None);
+                Some(result)
+            }
+            Some(id) => {
+                let session = state.sessions.get_mut(&id)?;
+                let result = f(session.engine.get(), &mut state.handler);
+                session.streams.drain(session.engine.get(), &mut state.handler, now, Some((state.events.as_mut(), id)));
+                Some(result)
+            }
+        }
+    }
+
+    fn open_stream(&self, session: SessionId, last_event: Option<EventId>) -> Response<ResponseBody> {
+        let mut guard = self.lock();
+        self.expire(&mut guard);
+        let state = &mut *guard;
+        let Some(live) = state.sessions.get_mut(&session) else {
+            return rejection_response(&Rejection::unknown_session());
+        };
+        live.last_used = StdInstant::now();
+        let keep_alive = Some(self.inner.config.sse_keep_alive);
+        let primes = live.version().is_some_and(|v| v >= ProtocolVersion::V2025_11_25);
+        match last_event {
+            None => {
+                if live.streams.has_reader(GET_STREAM) {
+                    return status_only(StatusCode::CONFLICT);
+                }
+                let rx = live.streams.attach(GET_STREAM, Framing::Sse);
+                let mut front = VecDeque::new();
+                if primes && let Some(prime) = priming(GET_STREAM.0, self.inner.config.sse_retry_ms) {
+                    front.push_back(prime);
+                }
+                sse_response(200, front, Some(rx), keep_alive)
+            }
+            Some(after) => {
+                let stream = mcp_sansio::endpoint::StreamId(after.stream());
+                // Replay and attach under one lock: nothing is lost between them, nothing repeated.
+                let (events, state_of) = replay(state.events.as_ref(), session, after);
+                let open = state_of == StreamState::Open || stream == GET_STREAM;
+                let rx = open.then(|| live.streams.attach(stream, Framing::Sse));
+                tracing::debug!(stream = after.stream(), replayed = events.len(), open, "stream resumed");
+                sse_response(200, events, rx, keep_alive.filter(|_| open))
+            }
+        }
+    }
+}
+
+impl<H: Handler + Send + 'static> hyper::service::Service<Request<hyper::body::Incoming>> for McpHttp<H> {
+    type Response = Response<ResponseBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+    fn call(&self, request: Request<hyper::body::Incoming>) -> Self::Future {
+        let this = self.clone();
+        Box::pin(async move { Ok(this.handle(request).await) })
+    }
+}
+
+impl<H, B> tower_service::Service<Request<B>> for McpHttp<H>
+where
+    H: Handler + Send + 'static,
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    type Response = Response<ResponseBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request<B>) -> Self::Future {
+        let this = self.clone();
+        Box::pin(async move { Ok(this.handle(request).await) })
+    }
+}

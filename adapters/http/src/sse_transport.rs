@@ -1,0 +1,79 @@
+//! The deprecated 2024-11-05 HTTP+SSE transport: a GET stream that carries a whole session, and the
+//! message endpoint its POSTs go to.
+
+use std::collections::VecDeque;
+use std::time::Instant as StdInstant;
+
+use bytes::Bytes;
+use hyper::{Response, StatusCode};
+use mcp_sansio::endpoint::{Framing, Route};
+use mcp_sansio::http::{self as rules, Rejection, SessionId};
+use mcp_sansio::server::Handler;
+use mcp_sansio::version::Era;
+
+use crate::McpHttp;
+use crate::body::ResponseBody;
+use crate::owned::OwnedEngine;
+use crate::response::{rejection_response, sse_response, status_only};
+use crate::state::{GET_STREAM, LegacySession, Streams};
+
+impl<H: Handler + Send + 'static> McpHttp<H> {
+    /// The deprecated HTTP+SSE transport: a new session whose one stream this GET is.
+    pub(crate) fn open_sse_session(&self) -> Response<ResponseBody> {
+        let config = &self.inner.config;
+        let mut guard = self.lock();
+        self.expire(&mut guard);
+        if guard.sessions.is_full() {
+            return rejection_response(&Rejection::too_many_sessions());
+        }
+        let mut random = [0u8; rules::SESSION_ID_RANDOM_BYTES];
+        if getrandom::fill(&mut random).is_err() {
+            return status_only(StatusCode::INTERNAL_SERVER_ERROR);
+        }
+        let id = SessionId::from_random(random);
+        let mut engine = OwnedEngine::new(config.engine, 256, config.session_transmit_bytes);
+        engine.get().set_notification_route(Route::new(GET_STREAM, Framing::Sse));
+        let mut session = LegacySession {
+            sse_transport: true,
+            engine,
+            streams: Streams::new(Era::Legacy, GET_STREAM.0 + 1, config.sse_buffer_messages),
+            last_used: StdInstant::now(),
+        };
+        let rx = session.streams.attach(GET_STREAM, Framing::Sse);
+        let messages = config.legacy_sse.map_or("/messages", |paths| paths.messages);
+        let mut event = vec![0u8; messages.len() + 96];
+        let Some(len) = rules::write_endpoint_event(messages, id, &mut event) else {
+            return status_only(StatusCode::INTERNAL_SERVER_ERROR);
+        };
+        event.truncate(len);
+        if guard.sessions.insert(id, Box::new(session)).is_err() {
+            return rejection_response(&Rejection::too_many_sessions());
+        }
+        tracing::debug!(session = ?id, "HTTP+SSE session opened");
+        sse_response(200, VecDeque::from([Bytes::from(event)]), Some(rx), Some(config.sse_keep_alive))
+    }
+
+    /// A message POSTed to an HTTP+SSE session: served, answered on its stream, 202 here.
+    pub(crate) fn sse_message(&self, id: SessionId, body: &[u8]) -> Response<ResponseBody> {
+        let now = self.now();
+        let mut guard = self.lock();
+        self.expire(&mut guard);
+        let state = &mut *guard;
+        let Some(session) = state.sessions.get_mut(&id).filter(|s| s.sse_transport) else {
+            return rejection_response(&Rejection::unknown_session());
+        };
+        session.last_used = StdInstant::now();
+        let span = tracing::debug_span!("mcp", era = "2024-11-05 HTTP+SSE", session = ?id);
+        let _entered = span.enter();
+        let route = Route::new(GET_STREAM, Framing::Sse);
+        let received = session.engine.get().handle_message(now, route, body, &mut state.handler);
+        session.streams.drain(session.engine.get(), &mut state.handler, now, Some((state.events.as_mut(), id)));
+        match received {
+            Ok(_) => status_only(StatusCode::ACCEPTED),
+            Err(error) => {
+                tracing::debug!(%error, "engine refused the message");
+                status_only(StatusCode::SERVICE_UNAVAILABLE)
+            }
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! The endpoint's state: the handler, the stateless engine, the legacy sessions, and the streams
+//! their output goes to. Everything is behind one lock, taken for one engine call and the drain
+//! that follows; the handler runs inside it, as it runs inside the engine.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant as StdInstant};
+
+use bytes::Bytes;
+use mcp_sansio::endpoint::{Framing, Route, StreamId};
+use mcp_sansio::frame::EventId;
+use mcp_sansio::http::{SessionId, first_transmit_status, sse_events};
+use mcp_sansio::server::{Engine, Handler};
+use mcp_sansio::time::Instant;
+use mcp_sansio::version::{Era, ProtocolVersion};
+use tokio::sync::mpsc;
+
+use crate::owned::OwnedEngine;
+use crate::store::{EventStore, StreamState};
+
+/// The stream of a session's standalone GET (and of its notifications and requests to the client).
+pub(crate) const GET_STREAM: StreamId = StreamId(1);
+
+/// A client waiting for a stream's bytes.
+pub(crate) struct Sink {
+    tx: mpsc::Sender<Bytes>,
+    /// The status the first output decided (SSE streams; see `first_transmit_status`).
+    first_status: Option<u16>,
+    /// The response head is not sent yet.
+    head_pending: bool,
+}
+
+/// The streams of one engine: their framings while open, and who reads them.
+pub(crate) struct Streams {
+    era: Era,
+    next: u32,
+    framing: HashMap<StreamId, Framing>,
+    sinks: HashMap<StreamId, Sink>,
+    /// Statuses of streams that ended in the drain that opened them, before their response head
+    /// was sent (taken right after by [`Streams::take_status`]).
+    ended_statuses: HashMap<StreamId, u16>,
+    sse_buffer: usize,
+}
+
+impl Streams {
+    pub(crate) fn new(era: Era, first: u32, sse_buffer: usize) -> Self {
+        Streams {
+            era,
+            next: first,
+            framing: HashMap::new(),
+            sinks: HashMap::new(),
+            ended_statuses: HashMap::new(),
+            sse_buffer,
+        }
+    }
+
+    /// A new stream with a reader; returns its route (ending with the response) and the receiver.
+    pub(crate) fn open(&mut self, framing: Framing) -> (Route, mpsc::Receiver<Bytes>) {
+        let stream = StreamId(self.next);
+        self.next = self.next.wrapping_add(1).max(GET_STREAM.0 + 1);
+        let rx = self.attach(stream, framing);
+        (Route::new(stream, framing).ending_with_response(), rx)
+    }
+
+    /// Attaches a (new) reader to `stream`, replacing any.
+    pub(crate) fn attach(&mut self, stream: StreamId, framing: Framing) -> mpsc::Receiver<Bytes> {
+        let (tx, rx) = mpsc::channel(self.sse_buffer.max(1));
+        self.framing.insert(stream, framing);
+        self.sinks.insert(stream, Sink { tx, first_status: None, head_pending: true });
+        rx
+    }
+
+    pub(crate) fn has_reader(&self, stream: StreamId) -> bool {
+        self.sinks.get(&stream).is_some_and(|s| !s.tx.is_closed())
+    }
+
+    /// The status the stream's first output decided, if it had output; call once, right after the
+    /// drain that followed the request, before sending the response head.
+    pub(crate) fn take_status(&mut self, stream: StreamId) -> Option<u16> {
+        match self.sinks.get_mut(&stream) {
+            Some(sink) => {
+                sink.head_pending = false;
+                sink.first_status
+            }
+            None => self.ended_statuses.remove(&stream),
+        }
+    }
+
+    /// Forgets a stream whose answer needs no body (a notification's, 202).
+    pub(crate) fn close(&mut self, stream: StreamId) {
+        self.sinks.remove(&stream);
+        self.framing.remove(&stream);
+        self.ended_statuses.remove(&stream);
+    }
+
+    /// Ends every reader (shutdown): their bodies finish.
+    pub(crate) fn close_all(&mut self) {
+        self.sinks.clear();
+    }
+
+    pub(crate) fn open_readers(&self) -> usize {
+        self.sinks.values().filter(|s| !s.tx.is_closed()).count()
+    }
+
+    /// Moves everything the engine has to transmit to the readers (and, for a session, into the
+    /// event store), so its transmit buffer is empty again.
+    pub(crate) fn drain<H: Handler>(
+        &mut self,
+        engine: &mut Engine<'static>,
+        handler: &mut H,
+        now: Instant,
+        mut store: Option<(&mut dyn EventStore, SessionId)>,
+    ) {
+        // Bounded: each round consumes one transmit; the engine writes no more than it was fed.
+        while let Some(t) = engine.poll_transmit() {
+            let (stream, end, len) = (t.stream, t.end_of_stream, t.bytes.len());
+            let framing = self.framing.get(&stream).copied().unwrap_or(Framing::Sse);
+            if let (Some((store, session)), Framing::Sse) = (store.as_mut(), framing) {
+                for event in sse_events(t.bytes) {
+                    if let Some(id) = event.id {
+                        store.append(*session, id, Bytes::copy_from_slice(event.bytes));
+                    }
+                }
+                if end {
+                    store.end_stream(*session, stream.0);
+                }
+            }
+            if let Some(sink) = self.sinks.get_mut(&stream) {
+                if sink.first_status.is_none() {
+                    sink.first_status = Some(first_transmit_status(self.era, framing, t.bytes, end));
+                }
+                if !t.bytes.is_empty() && sink.tx.try_send(Bytes::copy_from_slice(t.bytes)).is_err() {
+                    // Gone, or too slow for the SSE buffer: drop the reader (a legacy client resumes
+                    // from the event store).
+                    tracing::debug!(stream = stream.0, "reader gone or over the SSE buffer; dropped");
+                    self.sinks.remove(&stream);
+                }
+            }
+            if end {
+                if let Some(sink) = self.sinks.remove(&stream)
+                    && sink.head_pending
+                    && let Some(status) = sink.first_status
+                {
+                    self.ended_statuses.insert(stream, status);
+                }
+                self.framing.remove(&stream);
+            }
+            engine.transmit_done(now, len, handler);
+        }
+    }
+}
+
+/// One legacy Streamable HTTP session: its engine and its streams, kept by a
+/// [`SessionStore`](crate::SessionStore).
+pub struct LegacySession {
+    /// Opened by the deprecated HTTP+SSE transport: everything goes on its one stream, and the
+    /// session ends with it.
+    pub(crate) sse_transport: bool,
+    pub(crate) engine: OwnedEngine,
+    pub(crate) streams: Streams,
+    pub(crate) last_used: StdInstant,
+}
+
+impl LegacySession {
+    /// The negotiated protocol version.
+    pub fn version(&mut self) -> Option<ProtocolVersion> {
+        self.engine.get().session_version()
+    }
+
+    /// When the client last sent a request in it.
+    pub fn last_used(&self) -> StdInstant {
+        self.last_used
+    }
+
+    /// How many of its streams a client is reading.
+    pub fn open_streams(&self) -> usize {
+        self.streams.open_readers()
+    }
+
+    /// Whether the session is idle past `timeout` (no request, and no reader on any stream).
+    pub fn expired(&self, now: StdInstant, timeout: Duration) -> bool {
+        let unread = self.streams.open_readers() == 0;
+        unread && (self.sse_transport || now.duration_since(self.last_used) >= timeout)
+    }
+}
+
+/// Replays the events of `after`'s stream and says whether it is still open.
+pub(crate) fn replay(store: &dyn EventStore, session: SessionId, after: EventId) -> (VecDeque<Bytes>, StreamState) {
+    let mut events = VecDeque::new();
+    let state = store.replay(session, after, &mut |event| events.push_back(event.clone()));
+    (events, state)
+}

@@ -1,0 +1,203 @@
+//! Where a legacy session's SSE events wait for a client that resumes with `Last-Event-ID`.
+
+use std::collections::{HashMap, VecDeque};
+
+use bytes::Bytes;
+use mcp_sansio::frame::EventId;
+use mcp_sansio::http::SessionId;
+
+use crate::state::LegacySession;
+
+/// Keeps the live legacy sessions. Implementations must be bounded ([`SessionStore::is_full`]):
+/// an `initialize` that finds the store full gets 503.
+pub trait SessionStore: Send + 'static {
+    /// The session `id`, if it is alive.
+    fn get_mut(&mut self, id: &SessionId) -> Option<&mut LegacySession>;
+    /// Adds a session; gives it back if the store is full.
+    fn insert(&mut self, id: SessionId, session: Box<LegacySession>) -> Result<(), Box<LegacySession>>;
+    /// Removes (ends) a session.
+    fn remove(&mut self, id: &SessionId) -> Option<Box<LegacySession>>;
+    /// How many sessions are alive.
+    fn len(&self) -> usize;
+    /// Whether no session is alive.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Whether another session would be refused.
+    fn is_full(&self) -> bool;
+    /// The ids of the live sessions (for expiry and for notifications to every session).
+    fn ids(&self) -> Vec<SessionId>;
+}
+
+/// The default [`SessionStore`]: a map in memory holding at most `max_sessions`.
+pub struct MemorySessionStore {
+    max_sessions: usize,
+    sessions: HashMap<SessionId, Box<LegacySession>>,
+}
+
+impl MemorySessionStore {
+    /// A store for at most `max_sessions` sessions.
+    pub fn new(max_sessions: usize) -> Self {
+        MemorySessionStore { max_sessions, sessions: HashMap::new() }
+    }
+}
+
+impl SessionStore for MemorySessionStore {
+    fn get_mut(&mut self, id: &SessionId) -> Option<&mut LegacySession> {
+        self.sessions.get_mut(id).map(|s| &mut **s)
+    }
+    fn insert(&mut self, id: SessionId, session: Box<LegacySession>) -> Result<(), Box<LegacySession>> {
+        if self.is_full() {
+            return Err(session);
+        }
+        self.sessions.insert(id, session);
+        Ok(())
+    }
+    fn remove(&mut self, id: &SessionId) -> Option<Box<LegacySession>> {
+        self.sessions.remove(id)
+    }
+    fn len(&self) -> usize {
+        self.sessions.len()
+    }
+    fn is_full(&self) -> bool {
+        self.sessions.len() >= self.max_sessions
+    }
+    fn ids(&self) -> Vec<SessionId> {
+        self.sessions.keys().copied().collect()
+    }
+}
+
+/// What a resumed stream still holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StreamState {
+    /// The stream is still open: more events may follow the replay.
+    Open,
+    /// The stream has ended (its response was sent): the replay is all there is.
+    Ended,
+}
+
+/// Stores the SSE events of legacy sessions for replay. Implementations must be bounded: an event
+/// evicted before the client resumes is lost to it.
+pub trait EventStore: Send + 'static {
+    /// Records `event` (whole, framing included) of `session`, named `id`.
+    fn append(&mut self, session: SessionId, id: EventId, event: Bytes);
+    /// Records that `stream` of `session` has ended.
+    fn end_stream(&mut self, session: SessionId, stream: u32);
+    /// Calls `replay` with each stored event of `after.stream()` whose sequence follows `after`,
+    /// oldest first, and says whether that stream has ended.
+    fn replay(&self, session: SessionId, after: EventId, replay: &mut dyn FnMut(&Bytes)) -> StreamState;
+    /// Forgets everything of `session` (ended or expired).
+    fn remove_session(&mut self, session: SessionId);
+}
+
+/// Bounds of [`MemoryEventStore`], per session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventLimits {
+    /// Most events kept (oldest evicted first).
+    pub max_events: usize,
+    /// Most bytes of events kept.
+    pub max_bytes: usize,
+    /// Most ended streams remembered as ended (older ones are reported ended as well, since
+    /// unknown streams are).
+    pub max_ended_streams: usize,
+}
+
+impl Default for EventLimits {
+    fn default() -> Self {
+        EventLimits { max_events: 1024, max_bytes: 1 << 20, max_ended_streams: 256 }
+    }
+}
+
+#[derive(Default)]
+struct SessionEvents {
+    events: VecDeque<(EventId, Bytes)>,
+    bytes: usize,
+    ended: VecDeque<u32>,
+    /// Streams that had an event or were ended (to tell an open stream from an unknown one).
+    open: Vec<u32>,
+}
+
+/// The default [`EventStore`]: bounded per-session queues in memory.
+#[derive(Default)]
+pub struct MemoryEventStore {
+    limits: EventLimits,
+    sessions: HashMap<SessionId, SessionEvents>,
+}
+
+impl MemoryEventStore {
+    /// A store with `limits`.
+    pub fn new(limits: EventLimits) -> Self {
+        MemoryEventStore { limits, sessions: HashMap::new() }
+    }
+}
+
+impl EventStore for MemoryEventStore {
+    fn append(&mut self, session: SessionId, id: EventId, event: Bytes) {
+        let limits = self.limits;
+        let s = self.sessions.entry(session).or_default();
+        if event.len() > limits.max_bytes {
+            return;
+        }
+        s.bytes += event.len();
+        s.events.push_back((id, event));
+        while s.events.len() > limits.max_events || s.bytes > limits.max_bytes {
+            match s.events.pop_front() {
+                Some((_, old)) => s.bytes -= old.len(),
+                None => break,
+            }
+        }
+        if !s.open.contains(&id.stream()) && !s.ended.contains(&id.stream()) {
+            s.open.push(id.stream());
+        }
+    }
+
+    fn end_stream(&mut self, session: SessionId, stream: u32) {
+        let limits = self.limits;
+        let s = self.sessions.entry(session).or_default();
+        s.open.retain(|&open| open != stream);
+        s.ended.push_back(stream);
+        while s.ended.len() > limits.max_ended_streams {
+            s.ended.pop_front();
+        }
+    }
+
+    fn replay(&self, session: SessionId, after: EventId, replay: &mut dyn FnMut(&Bytes)) -> StreamState {
+        let Some(s) = self.sessions.get(&session) else { return StreamState::Ended };
+        for (id, event) in &s.events {
+            if id.stream() == after.stream() && id.sequence() > after.sequence() {
+                replay(event);
+            }
+        }
+        if s.open.contains(&after.stream()) { StreamState::Open } else { StreamState::Ended }
+    }
+
+    fn remove_session(&mut self, session: SessionId) {
+        self.sessions.remove(&session);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replays_one_stream_after_the_given_event_within_bounds() {
+        let sid = SessionId::from_random([1; 16]);
+        let mut store = MemoryEventStore::new(EventLimits { max_events: 3, max_bytes: 100, max_ended_streams: 1 });
+        for seq in 1..=4 {
+            store.append(sid, EventId::new(1 + (seq as u32 % 2), seq), Bytes::from(format!("e{seq}")));
+        }
+        let mut got = Vec::new();
+        let state = store.replay(sid, EventId::new(1, 0), &mut |b| got.push(b.clone()));
+        // Event 1 (stream 2) was evicted; stream 1 holds 2 and 4.
+        assert_eq!(got, [Bytes::from("e2"), Bytes::from("e4")]);
+        assert_eq!(state, StreamState::Open);
+        store.end_stream(sid, 1);
+        got.clear();
+        assert_eq!(store.replay(sid, EventId::new(1, 2), &mut |b| got.push(b.clone())), StreamState::Ended);
+        assert_eq!(got, [Bytes::from("e4")]);
+        store.remove_session(sid);
+        assert_eq!(store.replay(sid, EventId::new(1, 0), &mut |_| panic!("forgotten")), StreamState::Ended);
+    }
+}

@@ -1,0 +1,578 @@
+//! The HTTP endpoint over loopback TCP, driven by a raw HTTP/1.1 client: both eras, the refusals,
+//! and a broken legacy stream resumed with `Last-Event-ID`.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use mcp_sansio::server::{Config, Deferred, Event, Handler, Tool, ToolCall, ToolReply};
+use mcp_sansio_http::{HttpConfig, McpHttp, serve};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+static TOOLS: [Tool<'static>; 2] = [
+    Tool::new("echo", "Echoes text", r#"{"type":"object","properties":{"text":{"type":"string"}}}"#),
+    Tool::new("slow", "Answered later", r#"{"type":"object"}"#),
+];
+
+#[derive(Default)]
+struct Echo {
+    deferred: Vec<Deferred>,
+    cancelled: usize,
+}
+
+impl Handler for Echo {
+    const TOOLS: &'static [Tool<'static>] = &TOOLS;
+    fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
+        if call.name == "slow" {
+            if let Ok(deferred) = reply.defer() {
+                self.deferred.push(deferred);
+            }
+            return;
+        }
+        match call.argument("text").and_then(|v| v.as_str()) {
+            Some(text) => reply.text_json(text).finish(),
+            None => reply.finish_error_text("missing text"),
+        }
+    }
+    fn on_event(&mut self, _now: mcp_sansio::time::Instant, event: Event<'_>) {
+        if matches!(event, Event::Cancelled { .. }) {
+            self.cancelled += 1;
+        }
+    }
+}
+
+struct Server {
+    addr: SocketAddr,
+    endpoint: McpHttp<Echo>,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+async fn start(tune: impl FnOnce(&mut HttpConfig)) -> Server {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut config = HttpConfig::new(Config::new("loopback", "1.0.0"), addr);
+    config.max_body_bytes = 64 * 1024;
+    tune(&mut config);
+    let endpoint = McpHttp::new(Echo::default(), config);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(serve(listener, endpoint.clone(), async move {
+        let _ = stopped.await;
+    }));
+    Server { addr, endpoint, _stop: stop }
+}
+
+/// A parsed response: status, lower-case headers, de-chunked body.
+#[derive(Debug)]
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("{e}: {:?}", String::from_utf8_lossy(&self.body)))
+    }
+    /// The `data` of each SSE event that has some.
+    fn events(&self) -> Vec<Value> {
+        sse_data(&self.body).into_iter().map(|d| serde_json::from_str(&d).unwrap()).collect()
+    }
+}
+
+fn sse_data(body: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(body)
+        .split("\n\n")
+        .filter_map(|event| event.lines().find_map(|l| l.strip_prefix("data: ")).map(str::to_owned))
+        .filter(|d| !d.is_empty())
+        .collect()
+}
+
+fn sse_ids(body: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(body)
+        .split("\n\n")
+        .filter_map(|event| event.lines().find_map(|l| l.strip_prefix("id: ")).map(str::to_owned))
+        .collect()
+}
+
+fn parse(raw: &[u8]) -> Reply {
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("a complete head");
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut lines = head.split("\r\n");
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let mut body = raw[split + 4..].to_vec();
+    if headers.iter().any(|(n, v)| n == "transfer-encoding" && v == "chunked") {
+        body = dechunk(&body);
+    }
+    Reply { status, headers, body }
+}
+
+fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(eol) = data.windows(2).position(|w| w == b"\r\n") {
+        let size = usize::from_str_radix(std::str::from_utf8(&data[..eol]).unwrap().trim(), 16).unwrap();
+        let start = eol + 2;
+        if size == 0 || data.len() < start + size {
+            out.extend_from_slice(&data[start..data.len().min(start + size)]);
+            break;
+        }
+        out.extend_from_slice(&data[start..start + size]);
+        data = &data[(start + size + 2).min(data.len())..];
+    }
+    out
+}
+
+/// Sends one request (closing the connection after it) and reads the whole response.
+async fn send(addr: SocketAddr, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let mut request = format!("{method} /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        request += &format!("{name}: {value}\r\n");
+    }
+    if !body.is_empty() || method == "POST" {
+        request += &format!("Content-Length: {}\r\n", body.len());
+    }
+    request += "\r\n";
+    request += body;
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut raw))
+        .await
+        .expect("response in time")
+        .unwrap();
+    parse(&raw)
+}
+
+const JSON: (&str, &str) = ("Content-Type", "application/json");
+const BOTH: (&str, &str) = ("Accept", "application/json, text/event-stream");
+
+fn modern_call(id: u32, text: &str) -> String {
+    json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"echo","arguments":{"text":text},
+        "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}})
+    .to_string()
+}
+
+const MODERN: [(&str, &str); 5] =
+    [JSON, BOTH, ("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call"), ("Mcp-Name", "echo")];
+
+fn initialize() -> String {
+    json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},
+        "clientInfo":{"name":"t","version":"1"}}})
+    .to_string()
+}
+
+/// Opens a legacy session; returns its id.
+async fn open_session(addr: SocketAddr) -> String {
+    let reply = send(addr, "POST", &[JSON, BOTH], &initialize()).await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.events()[0]["result"]["protocolVersion"], "2025-11-25");
+    reply.header("mcp-session-id").expect("a session id").to_owned()
+}
+
+#[tokio::test]
+async fn stateless_posts_answer_as_json_or_sse_and_notifications_get_202() {
+    let server = start(|_| {}).await;
+    let reply = send(server.addr, "POST", &MODERN, &modern_call(1, "hi")).await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.header("content-type"), Some("application/json"));
+    assert_eq!(reply.json()["result"]["content"][0]["text"], "hi");
+    assert_eq!(reply.header("mcp-session-id"), None, "2026-07-28 mints no session");
+
+    let mut sse_only = MODERN;
+    sse_only[1] = ("Accept", "text/event-stream");
+    let reply = send(server.addr, "POST", &sse_only, &modern_call(2, "there")).await;
+    assert_eq!((reply.status, reply.header("content-type")), (200, Some("text/event-stream")));
+    let events = reply.events();
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0]["id"], 2);
+    assert_eq!(events[0]["result"]["content"][0]["text"], "there");
+
+    // An error answered on SSE keeps its status.
+    let future = modern_call(5, "x").replace("2026-07-28", "2099-01-01");
+    let mut future_headers = sse_only;
+    future_headers[2] = ("MCP-Protocol-Version", "2099-01-01");
+    let reply = send(server.addr, "POST", &future_headers, &future).await;
+    assert_eq!((reply.status, reply.header("content-type")), (400, Some("text/event-stream")));
+    assert_eq!(reply.events()[0]["error"]["code"], -32022);
+
+    let cancel = json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9,
+        "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}});
+    let headers = [JSON, BOTH, ("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "notifications/cancelled")];
+    let reply = send(server.addr, "POST", &headers, &cancel.to_string()).await;
+    assert_eq!((reply.status, reply.body.len()), (202, 0));
+
+    // Header rules with their statuses.
+    let mut wrong_name = MODERN;
+    wrong_name[4] = ("Mcp-Name", "other");
+    let reply = send(server.addr, "POST", &wrong_name, &modern_call(3, "x")).await;
+    assert_eq!(
+        (reply.status, reply.json()["error"]["code"].clone(), reply.json()["id"].clone()),
+        (400, json!(-32020), json!(3))
+    );
+    let unknown = json!({"jsonrpc":"2.0","id":4,"method":"no/such","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}});
+    let headers = [JSON, BOTH, ("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "no/such")];
+    let reply = send(server.addr, "POST", &headers, &unknown.to_string()).await;
+    assert_eq!((reply.status, reply.json()["error"]["code"].clone()), (404, json!(-32601)));
+    // 2026-07-28 is POST only.
+    assert_eq!(send(server.addr, "GET", &[("Accept", "text/event-stream")], "").await.status, 405);
+    assert_eq!(send(server.addr, "DELETE", &[], "").await.status, 405);
+}
+
+#[tokio::test]
+async fn a_legacy_session_is_created_used_and_deleted() {
+    let server = start(|_| {}).await;
+    let sid = open_session(server.addr).await;
+    assert_eq!(sid.len(), 32);
+    assert!(sid.bytes().all(|b| b.is_ascii_hexdigit()));
+    let session = ("Mcp-Session-Id", sid.as_str());
+    let version = ("MCP-Protocol-Version", "2025-11-25");
+    let initialized = json!({"jsonrpc":"2.0","method":"notifications/initialized"}).to_string();
+    assert_eq!(send(server.addr, "POST", &[JSON, BOTH, session, version], &initialized).await.status, 202);
+    let call =
+        json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"legacy"}}});
+    let reply = send(server.addr, "POST", &[JSON, BOTH, session, version], &call.to_string()).await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.events()[0]["result"]["content"][0]["text"], "legacy");
+    // 2025-11-25 streams start with a priming event: an id, `retry`, empty data.
+    assert!(String::from_utf8_lossy(&reply.body).contains("retry: 1000\ndata:\n\n"));
+    assert_eq!(server.endpoint.session_count(), 1);
+
+    assert_eq!(send(server.addr, "DELETE", &[session], "").await.status, 204);
+    assert_eq!(server.endpoint.session_count(), 0);
+    assert_eq!(send(server.addr, "POST", &[JSON, BOTH, session], &call.to_string()).await.status, 404);
+}
+
+#[tokio::test]
+async fn sessions_are_required_known_and_expire() {
+    let server = start(|c| c.session_idle_timeout = Duration::from_millis(200)).await;
+    let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}).to_string();
+    let missing = send(server.addr, "POST", &[JSON, BOTH], &call).await;
+    assert_eq!((missing.status, missing.json()["id"].clone()), (400, json!(1)));
+    let unknown = ("Mcp-Session-Id", "0123456789abcdef0123456789abcdef");
+    assert_eq!(send(server.addr, "POST", &[JSON, BOTH, unknown], &call).await.status, 404);
+    assert_eq!(send(server.addr, "POST", &[JSON, BOTH, ("Mcp-Session-Id", "x")], &call).await.status, 404);
+
+    let sid = open_session(server.addr).await;
+    let session = ("Mcp-Session-Id", sid.as_str());
+    assert_eq!(send(server.addr, "POST", &[JSON, BOTH, session], &call).await.status, 200);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(send(server.addr, "POST", &[JSON, BOTH, session], &call).await.status, 404, "expired");
+    assert_eq!(server.endpoint.session_count(), 0);
+}
+
+#[tokio::test]
+async fn refusals_rebinding_size_and_framing() {
+    let server = start(|_| {}).await;
+    // DNS rebinding: a foreign Host/Origin on a loopback server.
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    let body = modern_call(1, "x");
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: evil.example.com\r\nOrigin: http://evil.example.com\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).await.unwrap();
+    assert_eq!(parse(&raw).status, 403);
+    let foreign_origin = send(server.addr, "POST", &[JSON, BOTH, ("Origin", "http://evil.example.com")], &body).await;
+    assert_eq!(foreign_origin.status, 403);
+
+    // Too large, declared or not.
+    let big = "x".repeat(64 * 1024 + 1);
+    assert_eq!(send(server.addr, "POST", &MODERN, &big).await.status, 413);
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    let chunk = format!("{:x}\r\n{big}\r\n0\r\n\r\n", big.len());
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json\r\nTransfer-Encoding: chunked\r\n\r\n{chunk}",
+        server.addr
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw).await;
+    assert_eq!(parse(&raw).status, 413);
+
+    // Content-Length with Transfer-Encoding: refused.
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{{}}\r\n0\r\n\r\n",
+        server.addr
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut raw)).await;
+    assert_eq!(parse(&raw).status, 400);
+
+    // Media types and paths.
+    assert_eq!(send(server.addr, "POST", &[("Content-Type", "text/plain"), BOTH], "{}").await.status, 415);
+    assert_eq!(send(server.addr, "POST", &[JSON, ("Accept", "text/html")], "{}").await.status, 406);
+    assert_eq!(send(server.addr, "PUT", &[JSON], "{}").await.status, 405);
+}
+
+/// Reads a chunked SSE response from `stream` until `events` message events arrived; returns the
+/// de-chunked bytes so far.
+async fn read_events(stream: &mut TcpStream, raw: &mut Vec<u8>, events: usize) -> Vec<u8> {
+    loop {
+        if let Some(split) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+            let body = dechunk(&raw[split + 4..]);
+            if sse_data(&body).len() >= events && (events > 0 || body.ends_with(b"\n\n")) {
+                return body;
+            }
+        }
+        let mut buf = [0u8; 4096];
+        let n = match tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await {
+            Ok(n) => n.unwrap(),
+            Err(_) => panic!("no events in time: {:?}", String::from_utf8_lossy(raw)),
+        };
+        assert!(n > 0, "stream ended early: {:?}", String::from_utf8_lossy(raw));
+        raw.extend_from_slice(&buf[..n]);
+    }
+}
+
+#[tokio::test]
+async fn a_broken_stream_resumes_from_last_event_id_losing_and_repeating_nothing() {
+    let server = start(|_| {}).await;
+    let sid = open_session(server.addr).await;
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\n\r\n",
+        server.addr
+    );
+    stream.write_all(get.as_bytes()).await.unwrap();
+    // Wait for the stream to be open (its priming event) before anything is sent on it.
+    let mut raw = Vec::new();
+    let body = read_events(&mut stream, &mut raw, 0).await;
+    assert_eq!(sse_ids(&body), ["1-0"]);
+    let note = |n: u32| format!(r#"{{"level":"info","data":"n{n}"}}"#);
+    for n in 1..=3 {
+        assert_eq!(server.endpoint.notify_sessions("notifications/message", Some(&note(n))), 1);
+    }
+    let body = read_events(&mut stream, &mut raw, 3).await;
+    let ids = sse_ids(&body);
+    // The priming event, then three notifications.
+    assert_eq!(ids.len(), 4, "{:?}", String::from_utf8_lossy(&body));
+    assert_eq!(ids[0], "1-0");
+    let last_seen = ids[2].clone(); // the client got n1 and n2 only, say
+    drop(stream); // the connection breaks
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    for n in 4..=5 {
+        server.endpoint.notify_sessions("notifications/message", Some(&note(n)));
+    }
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    let resume = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\nLast-Event-ID: {last_seen}\r\n\r\n",
+        server.addr
+    );
+    stream.write_all(resume.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    let body = read_events(&mut stream, &mut raw, 3).await;
+    let data: Vec<Value> = sse_data(&body).iter().map(|d| serde_json::from_str(d).unwrap()).collect();
+    let texts: Vec<&str> = data.iter().map(|m| m["params"]["data"].as_str().unwrap()).collect();
+    assert_eq!(texts, ["n3", "n4", "n5"]);
+    // Live again: the next notification arrives on the resumed stream, once.
+    server.endpoint.notify_sessions("notifications/message", Some(&note(6)));
+    let body = read_events(&mut stream, &mut raw, 4).await;
+    let texts: Vec<String> = sse_data(&body)
+        .iter()
+        .map(|d| serde_json::from_str::<Value>(d).unwrap()["params"]["data"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(texts, ["n3", "n4", "n5", "n6"]);
+    // A second standalone stream is refused while this one is open.
+    let second =
+        send(server.addr, "GET", &[("Accept", "text/event-stream"), ("Mcp-Session-Id", sid.as_str())], "").await;
+    assert_eq!(second.status, 409);
+}
+
+#[tokio::test]
+async fn an_idle_kept_alive_connection_is_closed_after_the_head_timeout() {
+    let server = start(|c| c.header_read_timeout = Duration::from_millis(300)).await;
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    let body = modern_call(1, "a");
+    let mut request = format!("POST /mcp HTTP/1.1\r\nHost: {}\r\n", server.addr);
+    for (name, value) in MODERN {
+        request += &format!("{name}: {value}\r\n");
+    }
+    request += &format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut buf = [0u8; 4096];
+    let n = stream.read(&mut buf).await.unwrap();
+    assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
+    // Kept alive, then idle: closed by the server within the timeout (plus slack), not left open.
+    let started = std::time::Instant::now();
+    let closed = tokio::time::timeout(Duration::from_secs(3), async {
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+        }
+    })
+    .await;
+    assert!(closed.is_ok(), "the idle connection stayed open");
+    assert!(started.elapsed() >= Duration::from_millis(250));
+}
+
+#[tokio::test]
+async fn the_session_limit_refuses_further_sessions_until_one_ends() {
+    let server = start(|c| c.max_sessions = 1).await;
+    let sid = open_session(server.addr).await;
+    assert_eq!(send(server.addr, "POST", &[JSON, BOTH], &initialize()).await.status, 503);
+    assert_eq!(send(server.addr, "DELETE", &[("Mcp-Session-Id", sid.as_str())], "").await.status, 204);
+    open_session(server.addr).await;
+}
+
+fn slow_call(id: u32) -> String {
+    json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"slow",
+        "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}})
+    .to_string()
+}
+
+const SLOW: [(&str, &str); 5] =
+    [JSON, BOTH, ("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call"), ("Mcp-Name", "slow")];
+
+async fn wait_for(server: &Server, what: impl Fn(&mut Echo) -> bool) {
+    for _ in 0..200 {
+        if server.endpoint.with_handler(&what) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("condition not reached in time");
+}
+
+#[tokio::test]
+async fn a_deferred_answer_is_completed_later_and_a_closed_stream_cancels_its_request() {
+    let server = start(|_| {}).await;
+    // Answered later through `with_engine`, while the client waits for its JSON body.
+    let addr = server.addr;
+    let waiting = tokio::spawn(async move { send(addr, "POST", &SLOW, &slow_call(1)).await });
+    wait_for(&server, |app| app.deferred.len() == 1).await;
+    let answered = server.endpoint.with_engine(None, |engine, app| {
+        let deferred = app.deferred.pop().unwrap();
+        engine.reply_tool(&deferred).map(|reply| reply.text("later").finish()).is_ok()
+    });
+    assert_eq!(answered, Some(true));
+    let reply = waiting.await.unwrap();
+    assert_eq!((reply.status, reply.json()["result"]["content"][0]["text"].clone()), (200, json!("later")));
+
+    // A client that gives up closes the stream: the request is cancelled.
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    let body = slow_call(2);
+    let mut request = format!("POST /mcp HTTP/1.1\r\nHost: {}\r\n", server.addr);
+    for (name, value) in SLOW {
+        request += &format!("{name}: {value}\r\n");
+    }
+    request += &format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    stream.write_all(request.as_bytes()).await.unwrap();
+    wait_for(&server, |app| app.deferred.len() == 1).await;
+    assert_eq!(server.endpoint.with_handler(|app| app.cancelled), 0);
+    drop(stream);
+    wait_for(&server, |app| app.cancelled == 1).await;
+    let late = server.endpoint.with_engine(None, |engine, app| {
+        let deferred = app.deferred.pop().unwrap();
+        engine.reply_tool(&deferred).err()
+    });
+    assert_eq!(late, Some(Some(mcp_sansio::server::ReplyError::Cancelled)));
+}
+
+#[tokio::test]
+async fn the_deprecated_http_sse_transport_answers_on_its_stream() {
+    let server = start(|c| c.legacy_sse = Some(mcp_sansio::http::SsePaths::DEFAULT)).await;
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    let get = format!("GET /sse HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\n\r\n", server.addr);
+    stream.write_all(get.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    let body = read_events(&mut stream, &mut raw, 1).await;
+    let text = String::from_utf8_lossy(&body).into_owned();
+    let endpoint =
+        text.strip_prefix("event: endpoint\ndata: ").and_then(|t| t.strip_suffix("\n\n")).unwrap().to_owned();
+    assert!(endpoint.starts_with("/messages?sessionId="), "{endpoint}");
+
+    let post = |body: String| {
+        let endpoint = endpoint.clone();
+        let addr = server.addr;
+        async move {
+            let mut s = TcpStream::connect(addr).await.unwrap();
+            let request = format!(
+                "POST {endpoint} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            );
+            s.write_all(request.as_bytes()).await.unwrap();
+            let mut raw = Vec::new();
+            s.read_to_end(&mut raw).await.unwrap();
+            parse(&raw).status
+        }
+    };
+    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},
+        "clientInfo":{"name":"old","version":"1"}}});
+    assert_eq!(post(init.to_string()).await, 202);
+    let call =
+        json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"old"}}});
+    assert_eq!(post(call.to_string()).await, 202);
+    let body = read_events(&mut stream, &mut raw, 3).await;
+    let messages: Vec<Value> =
+        sse_data(&body).iter().filter(|d| d.starts_with('{')).map(|d| serde_json::from_str(d).unwrap()).collect();
+    assert_eq!(messages[0]["result"]["protocolVersion"], "2024-11-05");
+    assert_eq!(messages[1]["result"]["content"][0]["text"], "old");
+    assert_eq!(server.endpoint.session_count(), 1);
+    // The session ends with its stream.
+    drop(stream);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(post(call.to_string()).await, 404);
+    assert_eq!(server.endpoint.session_count(), 0);
+}
+
+#[tokio::test]
+async fn bearer_tokens_are_required_when_configured_and_challenges_name_the_metadata() {
+    use mcp_sansio_http::{BearerAuth, TokenRejection};
+    let metadata = r#"{"resource":"http://127.0.0.1/mcp","authorization_servers":["https://as.example"]}"#;
+    let server = start(|c| {
+        c.auth = Some(BearerAuth {
+            validate: std::sync::Arc::new(|token: &str| match token {
+                "good" => Ok(()),
+                "narrow" => Err(TokenRejection::InsufficientScope("tools:call".into())),
+                _ => Err(TokenRejection::Invalid),
+            }),
+            resource_metadata_url: "http://127.0.0.1/.well-known/oauth-protected-resource/mcp".into(),
+            resource_metadata: metadata.into(),
+        })
+    })
+    .await;
+    let call = modern_call(1, "secret");
+    let missing = send(server.addr, "POST", &MODERN, &call).await;
+    assert_eq!(missing.status, 401);
+    assert_eq!(
+        missing.header("www-authenticate"),
+        Some(r#"Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp""#)
+    );
+    let with = |token: &'static str| {
+        let mut headers = MODERN.to_vec();
+        headers.push(("Authorization", token));
+        headers
+    };
+    assert_eq!(send(server.addr, "POST", &with("Bearer bad"), &call).await.status, 401);
+    let narrow = send(server.addr, "POST", &with("Bearer narrow"), &call).await;
+    assert_eq!(narrow.status, 403);
+    assert!(narrow.header("www-authenticate").unwrap().contains(r#"error="insufficient_scope", scope="tools:call""#));
+    let good = send(server.addr, "POST", &with("Bearer good"), &call).await;
+    assert_eq!((good.status, good.json()["result"]["content"][0]["text"].clone()), (200, json!("secret")));
+    // The metadata document is public, at both paths.
+    for path in ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"] {
+        let mut stream = TcpStream::connect(server.addr).await.unwrap();
+        let request = format!("GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n", server.addr);
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).await.unwrap();
+        let reply = parse(&raw);
+        assert_eq!(
+            (reply.status, reply.json()["authorization_servers"][0].clone()),
+            (200, json!("https://as.example"))
+        );
+    }
+}

@@ -1,0 +1,257 @@
+//! Header values: reading them from any header map, the `=?base64?…?=` form, and the comparison
+//! rules of the 2026-07-28 standard headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`).
+
+use core::fmt;
+
+use crate::json::{Kind, Value};
+
+/// Read access to a request's header fields, by name. Implement it for the header map of any HTTP
+/// server (hyper's `HeaderMap`, a parser's fixed array); [`HeaderList`] serves a slice of pairs.
+pub trait Headers {
+    /// The value of the first field named `name`, compared ASCII-case-insensitively (`name` is
+    /// given in lower case), as received (OWS not yet trimmed).
+    fn get(&self, name: &str) -> Option<&[u8]>;
+    /// How many fields are named `name` (a repeated standard header is a mismatch).
+    fn count(&self, name: &str) -> usize {
+        usize::from(self.get(name).is_some())
+    }
+}
+
+/// [`Headers`] over a slice of `(name, value)` pairs, for servers that parse into arrays.
+#[derive(Clone, Copy, Debug)]
+pub struct HeaderList<'a>(pub &'a [(&'a str, &'a [u8])]);
+
+impl Headers for HeaderList<'_> {
+    fn get(&self, name: &str) -> Option<&[u8]> {
+        self.0.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| *v)
+    }
+
+    fn count(&self, name: &str) -> usize {
+        self.0.iter().filter(|(n, _)| n.eq_ignore_ascii_case(name)).count()
+    }
+}
+
+/// Header names this module reads, in lower case.
+pub mod name {
+    /// The protocol version of the request (every POST after `initialize`, and every 2026-07-28 POST).
+    pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+    /// The JSON-RPC method (2026-07-28).
+    pub const METHOD: &str = "mcp-method";
+    /// `params.name` of `tools/call` and `prompts/get`, `params.uri` of `resources/read` (2026-07-28).
+    pub const NAME: &str = "mcp-name";
+    /// The legacy session.
+    pub const SESSION_ID: &str = "mcp-session-id";
+    /// The last SSE event a resuming client received.
+    pub const LAST_EVENT_ID: &str = "last-event-id";
+    /// The origin of a browser request.
+    pub const ORIGIN: &str = "origin";
+    /// The authority the client addressed.
+    pub const HOST: &str = "host";
+    /// Accepted media types.
+    pub const ACCEPT: &str = "accept";
+    /// The body's media type.
+    pub const CONTENT_TYPE: &str = "content-type";
+    /// The body's length.
+    pub const CONTENT_LENGTH: &str = "content-length";
+    /// The body's transfer coding.
+    pub const TRANSFER_ENCODING: &str = "transfer-encoding";
+}
+
+/// The longest decoded value of an `Mcp-*` header compared here (longer values do not match).
+pub const MAX_HEADER_VALUE_LEN: usize = 512;
+
+/// Why a header value could not be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum HeaderValueError {
+    /// A byte outside visible ASCII and space (a plain value must be encoded instead).
+    InvalidCharacter,
+    /// `=?base64?…?=` whose payload is not base64, or not UTF-8 once decoded.
+    InvalidEncoding,
+    /// Longer than the output buffer ([`MAX_HEADER_VALUE_LEN`] for the standard headers).
+    TooLong,
+}
+
+impl fmt::Display for HeaderValueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            HeaderValueError::InvalidCharacter => "header value holds a character that must be base64-encoded",
+            HeaderValueError::InvalidEncoding => "header value is not valid =?base64?...?= UTF-8",
+            HeaderValueError::TooLong => "header value too long",
+        })
+    }
+}
+
+impl core::error::Error for HeaderValueError {}
+
+/// Trims optional whitespace (spaces and tabs) around a field value.
+pub fn trim_ows(value: &[u8]) -> &[u8] {
+    let start = value.iter().position(|b| !matches!(b, b' ' | b'\t')).unwrap_or(value.len());
+    let end = value.iter().rposition(|b| !matches!(b, b' ' | b'\t')).map_or(start, |i| i + 1);
+    value.get(start..end).unwrap_or(&[])
+}
+
+/// Decodes an `Mcp-*` header value into `out`: trims OWS, then either decodes the
+/// `=?base64?<payload>?=` form (the prefix is matched case-insensitively) or checks that the plain
+/// value is visible ASCII and spaces. Returns the decoded UTF-8 text.
+pub fn decode_value<'o>(value: &[u8], out: &'o mut [u8]) -> Result<&'o str, HeaderValueError> {
+    let value = trim_ows(value);
+    let len = match encoded_payload(value) {
+        Some(payload) => base64_decode(payload, out)?,
+        None => {
+            if value.iter().any(|&b| !(b == b' ' || b.is_ascii_graphic())) {
+                return Err(HeaderValueError::InvalidCharacter);
+            }
+            let dst = out.get_mut(..value.len()).ok_or(HeaderValueError::TooLong)?;
+            dst.copy_from_slice(value);
+            value.len()
+        }
+    };
+    let decoded = out.get(..len).unwrap_or(&[]);
+    core::str::from_utf8(decoded).map_err(|_| HeaderValueError::InvalidEncoding)
+}
+
+/// The payload of `=?base64?<payload>?=`, if `value` has that form.
+fn encoded_payload(value: &[u8]) -> Option<&[u8]> {
+    const PREFIX: &[u8] = b"=?base64?";
+    let head = value.get(..PREFIX.len())?;
+    if !head.eq_ignore_ascii_case(PREFIX) || !value.ends_with(b"?=") || value.len() < PREFIX.len() + 2 {
+        return None;
+    }
+    value.get(PREFIX.len()..value.len() - 2)
+}
+
+fn base64_digit(b: u8) -> Option<u32> {
+    Some(u32::from(match b {
+        b'A'..=b'Z' => b - b'A',
+        b'a'..=b'z' => b - b'a' + 26,
+        b'0'..=b'9' => b - b'0' + 52,
+        b'+' => 62,
+        b'/' => 63,
+        _ => return None,
+    }))
+}
+
+/// Standard base64 with its padding (RFC 4648 §4; SEP-2243 refuses unpadded values) into `out`;
+/// returns the decoded length.
+fn base64_decode(input: &[u8], out: &mut [u8]) -> Result<usize, HeaderValueError> {
+    if !input.len().is_multiple_of(4) {
+        return Err(HeaderValueError::InvalidEncoding);
+    }
+    let data = match input.iter().position(|&b| b == b'=') {
+        Some(pad) => {
+            let padding = input.get(pad..).unwrap_or(&[]);
+            if padding.len() > 2 || padding.iter().any(|&b| b != b'=') {
+                return Err(HeaderValueError::InvalidEncoding);
+            }
+            input.get(..pad).unwrap_or(&[])
+        }
+        None => input,
+    };
+    let mut written = 0;
+    for chunk in data.chunks(4) {
+        let mut acc = 0u32;
+        for &b in chunk {
+            acc = (acc << 6) | base64_digit(b).ok_or(HeaderValueError::InvalidEncoding)?;
+        }
+        let bytes = chunk.len() * 6 / 8;
+        acc <<= 6 * (4 - chunk.len() as u32);
+        let all = acc.to_be_bytes();
+        let dst = out.get_mut(written..written + bytes).ok_or(HeaderValueError::TooLong)?;
+        dst.copy_from_slice(all.get(1..1 + bytes).unwrap_or(&[]));
+        written += bytes;
+    }
+    Ok(written)
+}
+
+/// Whether the decoded header text `header` stands for the JSON value `value`: strings compare
+/// exactly (case-sensitively), integers numerically (`"042"` is 42), booleans as `true`/`false`.
+/// Other kinds (null, numbers with fractions, objects, arrays) never match: the header must be
+/// omitted for them.
+pub fn matches_value(header: &str, value: Value<'_>) -> bool {
+    match value.kind() {
+        Kind::String => value.as_str().is_some_and(|s| s.eq_str(header)),
+        Kind::True | Kind::False => value.as_bool().is_some_and(|b| header == if b { "true" } else { "false" }),
+        Kind::Number => match (value.as_i64(), parse_integer(header)) {
+            (Some(expected), Some(got)) => expected == got,
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// A decimal integer with an optional sign.
+fn parse_integer(text: &str) -> Option<i64> {
+    let (negative, digits) = match text.as_bytes().first()? {
+        b'-' => (true, text.get(1..)?),
+        b'+' => (false, text.get(1..)?),
+        _ => (false, text),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let mut n: i64 = 0;
+    for b in digits.bytes() {
+        n = n.checked_mul(10)?.checked_sub(i64::from(b - b'0'))?;
+    }
+    if negative { Some(n) } else { n.checked_neg() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(value: &str) -> Result<std::string::String, HeaderValueError> {
+        let mut out = [0u8; 64];
+        decode_value(value.as_bytes(), &mut out).map(std::string::String::from)
+    }
+
+    #[test]
+    fn plain_values_are_trimmed_and_must_be_visible_ascii() {
+        assert_eq!(decode("  tools/call\t").unwrap(), "tools/call");
+        assert_eq!(decode("a b").unwrap(), "a b");
+        assert_eq!(decode("caf\u{e9}"), Err(HeaderValueError::InvalidCharacter));
+        assert_eq!(decode("a\u{7f}"), Err(HeaderValueError::InvalidCharacter));
+        assert_eq!(decode(&"x".repeat(65)), Err(HeaderValueError::TooLong));
+    }
+
+    #[test]
+    fn base64_values_decode_to_utf8() {
+        // "café" and " lead" (leading whitespace must be encoded).
+        assert_eq!(decode("=?base64?Y2Fmw6k=?=").unwrap(), "caf\u{e9}");
+        assert_eq!(decode("=?BASE64?IGxlYWQ=?=").unwrap(), " lead");
+        assert_eq!(decode("=?base64?SGVsbG8?="), Err(HeaderValueError::InvalidEncoding), "padding is required");
+        assert_eq!(decode("=?base64??=").unwrap(), "");
+        assert_eq!(decode("=?base64?!!!!?="), Err(HeaderValueError::InvalidEncoding));
+        assert_eq!(decode("=?base64?YQ=a?="), Err(HeaderValueError::InvalidEncoding));
+        assert_eq!(decode("=?base64?/w==?="), Err(HeaderValueError::InvalidEncoding), "0xff is not UTF-8");
+        assert_eq!(decode("=?base64?Y?="), Err(HeaderValueError::InvalidEncoding));
+        // Not the encoded form: taken as plain text.
+        assert_eq!(decode("=?base64?").unwrap(), "=?base64?");
+    }
+
+    #[test]
+    fn values_compare_by_their_json_kind() {
+        let parse = |s: &'static str| crate::json::parse(s.as_bytes(), 8).unwrap();
+        assert!(matches_value("Tool", parse("\"Tool\"")));
+        assert!(!matches_value("tool", parse("\"Tool\"")));
+        assert!(matches_value("042", parse("42")));
+        assert!(matches_value("-7", parse("-7")));
+        assert!(!matches_value("4.0", parse("4")));
+        assert!(!matches_value("1.5", parse("1.5")));
+        assert!(matches_value("true", parse("true")));
+        assert!(!matches_value("True", parse("true")));
+        assert!(!matches_value("null", parse("null")));
+        assert!(!matches_value("99999999999999999999", parse("1")));
+    }
+
+    #[test]
+    fn a_header_list_is_case_insensitive_and_counts_repeats() {
+        let pairs: [(&str, &[u8]); 3] = [("Mcp-Method", b"a"), ("MCP-METHOD", b"b"), ("Host", b"h")];
+        let list = HeaderList(&pairs);
+        assert_eq!(list.get(name::METHOD), Some(&b"a"[..]));
+        assert_eq!(list.count(name::METHOD), 2);
+        assert_eq!(list.count(name::NAME), 0);
+    }
+}

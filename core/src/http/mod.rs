@@ -1,0 +1,65 @@
+//! The Streamable HTTP rules, sans-IO: everything an HTTP server needs to decide about a request
+//! to the MCP endpoint before and after an [`Engine`](crate::server::Engine) serves its body, so an
+//! embedded HTTP server and the tokio adapter share them and the adapters only move bytes.
+//!
+//! One endpoint serves both eras:
+//!
+//! 1. [`plan_head`] checks the request head: the path, `Host`/`Origin` against DNS rebinding
+//!    ([`HostPolicy`]), the method (405), `Content-Type` (415), `Accept` (406), `Content-Length`
+//!    against the body limit (413) and together with `Transfer-Encoding` (400), and reads
+//!    `Mcp-Session-Id` and `Last-Event-ID`. GET opens or resumes a legacy session's stream, DELETE
+//!    ends a session; without a session both are 405 (2026-07-28 is POST only).
+//! 2. [`plan_post`] routes the body: a 2026-07-28 request (modern `_meta` or version header) goes to
+//!    the stateless engine after the standard-header checks (`MCP-Protocol-Version`, `Mcp-Method`,
+//!    `Mcp-Name`, values decoded from `=?base64?…?=`: -32020; then [`check_param_headers`] for the
+//!    `Mcp-Param-*` headers of `x-mcp-header` tool arguments); `initialize` opens a legacy session;
+//!    anything else needs the session it names (400 without one, 404 for an unknown one). It also
+//!    picks the answer's framing: JSON, or SSE when the request streams (progress, logs, listen) or
+//!    the client takes only SSE; legacy requests get SSE when accepted, so server-to-client requests
+//!    can ride on them.
+//! 3. The engine's answer gets its status from [`first_transmit_status`] (400 for -32020/-32021/
+//!    -32022, 404 for -32601 in 2026-07-28); notifications and responses get 202. Refusals are
+//!    [`Rejection`]s with JSON-RPC bodies.
+//! 4. The deprecated 2024-11-05 HTTP+SSE transport, when [`Policy::sse`] names its paths: a GET of
+//!    the stream opens a session and gets [`write_endpoint_event`] first; POSTs to the message
+//!    path name the session in `?sessionId=` and are answered 202, their answers going on the stream.
+//! 5. Bearer-token authorization (optional): [`bearer_token`] reads the token, [`write_challenge`]
+//!    writes the 401/403 `WWW-Authenticate` that names the RFC 9728 metadata document served at
+//!    [`RESOURCE_METADATA_PATH`] ([`is_resource_metadata_path`]). Validating the token (signature,
+//!    expiry, audience) is the application's.
+//! 6. Legacy sessions are named by a [`SessionId`] minted from caller-provided random bytes; SSE
+//!    events are named `<stream>-<sequence>` ([`EventId`](crate::frame::EventId)), so a
+//!    `Last-Event-ID` names the stream to replay and where; [`sse_events`] splits the engine's
+//!    output into events for an event store.
+//!
+//! # Limits
+//! - Request body: [`Policy::max_body`] ([`DEFAULT_MAX_BODY`]).
+//! - Decoded `Mcp-*` header values: [`MAX_HEADER_VALUE_LEN`] bytes (longer ones are a mismatch).
+//! - Session ids: exactly 32 lower-case hex digits ([`SESSION_ID_RANDOM_BYTES`] random bytes).
+//!
+//! - `Mcp-Param-*` headers: [`check_param_headers`] checks at most [`MAX_PARAM_HEADERS`] annotated
+//!   properties per tool, with names of at most [`MAX_PARAM_HEADER_NAME_LEN`] bytes.
+
+mod auth;
+mod header;
+mod origin;
+mod param;
+mod request;
+mod session;
+mod status;
+
+pub use auth::{RESOURCE_METADATA_PATH, bearer_token, is_resource_metadata_path, write_challenge};
+pub use header::{
+    HeaderList, HeaderValueError, Headers, MAX_HEADER_VALUE_LEN, decode_value, matches_value, name, trim_ows,
+};
+pub use origin::{HostPolicy, LOOPBACK_HOSTS};
+pub use param::{MAX_PARAM_HEADER_NAME_LEN, MAX_PARAM_HEADERS, check_param_headers};
+pub use request::{
+    DEFAULT_MAX_BODY, DEFAULT_PATH, HeadPlan, HttpMethod, Policy, PostPlan, Serve, SsePaths, accepts, media_type_is,
+    plan_head, plan_post, request_id, write_endpoint_event,
+};
+pub use session::{MAX_SESSION_ID_LEN, SESSION_ID_RANDOM_BYTES, SessionId};
+pub use status::{OutputEvent, Rejection, SESSION_NOT_FOUND, first_transmit_status, response_status, sse_events};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,121 @@
+//! `Mcp-Param-{Name}` headers (2026-07-28): a `tools/call` mirrors each argument whose input-schema
+//! property carries `"x-mcp-header": "Name"` into that header, and the server checks they agree.
+
+use crate::http::header::{self, Headers, MAX_HEADER_VALUE_LEN};
+use crate::http::status::Rejection;
+use crate::json::{self, Kind};
+use crate::jsonrpc::{Message, classify, code};
+use crate::server::Handler;
+
+/// Longest `x-mcp-header` name checked (longer ones cannot name a header this server reads).
+pub const MAX_PARAM_HEADER_NAME_LEN: usize = 64;
+/// Most `x-mcp-header` properties checked per tool.
+pub const MAX_PARAM_HEADERS: usize = 32;
+
+/// Checks the `Mcp-Param-*` headers of a 2026-07-28 `tools/call` in `body` against its
+/// `arguments`, for the tool of that name in `handler`'s table: each property of the tool's
+/// `inputSchema` with `"x-mcp-header": "Name"` must have `Mcp-Param-Name` exactly when the argument
+/// is present and not null, with a value that matches it ([`matches_value`](header::matches_value)
+/// after decoding). Other bodies, and unknown tools (the engine answers them), pass.
+pub fn check_param_headers<'b, H: Headers + ?Sized, A: Handler + ?Sized>(
+    headers: &H,
+    body: &'b [u8],
+    handler: &A,
+) -> Result<(), Rejection<'b>> {
+    let Ok(value) = json::parse(body, 64) else { return Ok(()) };
+    let Ok(Message::Request { id, method, params }) = classify(value) else { return Ok(()) };
+    if !method.eq_str("tools/call") {
+        return Ok(());
+    }
+    let Some(name) = params.and_then(|p| p.get("name")).and_then(|n| n.as_str()) else { return Ok(()) };
+    let tool = (0..).map_while(|i| handler.tool(i)).find(|t| name.eq_str(t.name));
+    let Some(tool) = tool else { return Ok(()) };
+    let Ok(schema) = json::parse(tool.input_schema.as_bytes(), 64) else { return Ok(()) };
+    let Some(properties) = schema.get("properties").filter(|p| p.kind() == Kind::Object) else { return Ok(()) };
+    let arguments = params.and_then(|p| p.get("arguments")).filter(|a| a.kind() == Kind::Object);
+    let mismatch = |message| Rejection::with_id(400, code::HEADER_MISMATCH, message, Some(id));
+    for (property, definition) in properties.members().take(MAX_PARAM_HEADERS) {
+        let Some(suffix) = definition.get("x-mcp-header").and_then(|s| s.as_str()).and_then(|s| s.as_plain()) else {
+            continue;
+        };
+        let mut header_name = heapless::String::<{ MAX_PARAM_HEADER_NAME_LEN + 10 }>::new();
+        if suffix.len() > MAX_PARAM_HEADER_NAME_LEN || header_name.push_str("mcp-param-").is_err() {
+            continue;
+        }
+        for c in suffix.chars() {
+            let _ = header_name.push(c.to_ascii_lowercase());
+        }
+        let argument = arguments.and_then(|a| a.members().find(|(k, _)| k.raw() == property.raw()).map(|(_, v)| v));
+        let argument = argument.filter(|v| !v.is_null());
+        if headers.count(&header_name) > 1 {
+            return Err(mismatch("Header mismatch: repeated Mcp-Param header"));
+        }
+        match (argument, headers.get(&header_name)) {
+            (None, None) => {}
+            (None, Some(_)) => return Err(mismatch("Header mismatch: Mcp-Param header for an absent argument")),
+            (Some(_), None) => return Err(mismatch("Header mismatch: missing Mcp-Param header")),
+            (Some(argument), Some(raw)) => {
+                let mut buf = [0u8; MAX_HEADER_VALUE_LEN];
+                let decoded = header::decode_value(raw, &mut buf)
+                    .map_err(|_| mismatch("Header mismatch: invalid Mcp-Param header value"))?;
+                if !header::matches_value(decoded, argument) {
+                    return Err(mismatch("Header mismatch: Mcp-Param header differs from the argument"));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::HeaderList;
+    use crate::server::Tool;
+
+    static TOOLS: [Tool<'static>; 1] = [Tool::new(
+        "lookup",
+        "",
+        r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer","x-mcp-header":"N"},"free":{"type":"string"}}}"#,
+    )];
+    struct App;
+    impl Handler for App {
+        const TOOLS: &'static [Tool<'static>] = &TOOLS;
+    }
+
+    fn call(arguments: &str) -> std::string::String {
+        std::format!(
+            r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"lookup","arguments":{arguments}}}}}"#
+        )
+    }
+
+    fn check(arguments: &str, pairs: &[(&str, &[u8])]) -> Result<(), u16> {
+        let body = call(arguments);
+        check_param_headers(&HeaderList(pairs), body.as_bytes(), &App).map_err(|r| {
+            assert_eq!((r.code, r.id), (Some(code::HEADER_MISMATCH), Some(crate::jsonrpc::Id::Number(4))));
+            r.status
+        })
+    }
+
+    #[test]
+    fn param_headers_must_mirror_their_arguments() {
+        assert_eq!(
+            check(r#"{"region":"eu","n":7,"free":"x"}"#, &[("Mcp-Param-Region", b"eu"), ("mcp-param-n", b"7")]),
+            Ok(())
+        );
+        assert_eq!(check(r#"{"region":"\u00e9u"}"#, &[("Mcp-Param-Region", b"=?base64?w6l1?=")]), Ok(()));
+        assert_eq!(check(r#"{}"#, &[]), Ok(()));
+        assert_eq!(check(r#"{"region":null}"#, &[]), Ok(()));
+        assert_eq!(check(r#"{"region":"eu"}"#, &[("Mcp-Param-Region", b"us")]), Err(400));
+        assert_eq!(check(r#"{"region":"eu"}"#, &[]), Err(400));
+        assert_eq!(check(r#"{}"#, &[("Mcp-Param-Region", b"eu")]), Err(400));
+        assert_eq!(check(r#"{"n":7}"#, &[("Mcp-Param-N", b"8")]), Err(400));
+        assert_eq!(check(r#"{"region":"eu"}"#, &[("Mcp-Param-Region", b"\xc3\xa9")]), Err(400));
+        assert_eq!(check(r#"{"region":"eu"}"#, &[("Mcp-Param-Region", b"eu"), ("Mcp-Param-Region", b"eu")]), Err(400));
+        // Other requests and unknown tools are not this check's business.
+        let list = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+        assert!(check_param_headers(&HeaderList(&[]), list, &App).is_ok());
+        let other = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope"}}"#;
+        assert!(check_param_headers(&HeaderList(&[]), other, &App).is_ok());
+    }
+}

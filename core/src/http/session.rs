@@ -1,0 +1,69 @@
+//! Legacy session ids (`Mcp-Session-Id`).
+
+use core::fmt;
+
+/// Random bytes in a session id; the id is their lower-case hex (32 characters).
+pub const SESSION_ID_RANDOM_BYTES: usize = 16;
+/// Longest `Mcp-Session-Id` read from a request; longer ones name no session (404).
+pub const MAX_SESSION_ID_LEN: usize = 64;
+
+/// A session id this server minted: the hex of [`SESSION_ID_RANDOM_BYTES`] bytes the caller drew
+/// from a cryptographically secure generator (the core has none).
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SessionId([u8; 2 * SESSION_ID_RANDOM_BYTES]);
+
+impl SessionId {
+    /// The id for `random` (which must come from a CSPRNG: the id is the session's only secret).
+    pub fn from_random(random: [u8; SESSION_ID_RANDOM_BYTES]) -> Self {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut text = [0u8; 2 * SESSION_ID_RANDOM_BYTES];
+        for (i, b) in random.iter().enumerate() {
+            text[2 * i] = HEX[usize::from(b >> 4)];
+            text[2 * i + 1] = HEX[usize::from(b & 0xf)];
+        }
+        SessionId(text)
+    }
+
+    /// Reads an `Mcp-Session-Id` value; `None` if it cannot be one this server minted.
+    pub fn parse(value: &[u8]) -> Option<Self> {
+        let value = super::header::trim_ows(value);
+        let text: [u8; 2 * SESSION_ID_RANDOM_BYTES] = value.try_into().ok()?;
+        text.iter().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')).then_some(SessionId(text))
+    }
+
+    /// The header value.
+    pub fn as_str(&self) -> &str {
+        // Hex digits only, by construction.
+        core::str::from_utf8(&self.0).unwrap_or("")
+    }
+}
+
+impl fmt::Debug for SessionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // A session id is a bearer secret: only a prefix goes to logs.
+        write!(f, "SessionId({}…)", self.as_str().get(..6).unwrap_or(""))
+    }
+}
+
+impl fmt::Display for SessionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_round_trip_and_reject_foreign_values() {
+        let id = SessionId::from_random([0xab; 16]);
+        assert_eq!(id.as_str(), "ab".repeat(16));
+        assert_eq!(SessionId::parse(id.as_str().as_bytes()), Some(id));
+        assert_eq!(SessionId::parse(b" abababababababababababababababab "), Some(id));
+        assert_eq!(SessionId::parse(b"ABABABABABABABABABABABABABABABAB"), None);
+        assert_eq!(SessionId::parse(b"abc"), None);
+        assert_eq!(SessionId::parse(&[b'a'; 33]), None);
+        assert!(!std::format!("{id:?}").contains(id.as_str()));
+    }
+}

@@ -1,0 +1,206 @@
+//! HTTP statuses: of refusals the endpoint writes itself ([`Rejection`]), and of the engine's
+//! answers ([`response_status`]); and reading the engine's SSE output back as events.
+
+use crate::endpoint::Framing;
+use crate::frame::EventId;
+use crate::json::{self, JsonWriter, MAX_DEPTH_LIMIT};
+use crate::jsonrpc::{Id, code};
+use crate::version::Era;
+
+/// A request refused before any engine saw it: the status, and the JSON-RPC error of the body (none
+/// for a bare status like 404 on another path).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rejection<'b> {
+    /// The HTTP status.
+    pub status: u16,
+    /// The JSON-RPC error code of the body, if it has one.
+    pub code: Option<i32>,
+    /// The error message (or the reason phrase).
+    pub message: &'static str,
+    /// The id of the refused request, when it could be read.
+    pub id: Option<Id<'b>>,
+}
+
+impl Rejection<'static> {
+    /// A bare status with no body.
+    pub const fn status(status: u16, message: &'static str) -> Self {
+        Rejection { status, code: None, message, id: None }
+    }
+
+    /// A status with a JSON-RPC error body without an id.
+    pub const fn error(status: u16, code: i32, message: &'static str) -> Self {
+        Rejection { status, code: Some(code), message, id: None }
+    }
+
+    /// 404 for a session id that names no live session (unknown, ended or expired): the client must
+    /// `initialize` again.
+    pub const fn unknown_session() -> Self {
+        Rejection::error(404, SESSION_NOT_FOUND, "Session not found")
+    }
+
+    /// 405 (GET and DELETE without a session, other methods). Send `Allow: GET, POST, DELETE`.
+    pub const fn method_not_allowed() -> Self {
+        Rejection::error(405, code::INVALID_REQUEST, "Method Not Allowed")
+    }
+
+    /// 413 for a body over the limit.
+    pub const fn too_large() -> Self {
+        Rejection::error(413, code::INVALID_REQUEST, "Payload Too Large")
+    }
+
+    /// 503 when no session can be added (the session limit is reached).
+    pub const fn too_many_sessions() -> Self {
+        Rejection::error(503, code::INTERNAL_ERROR, "Service Unavailable: too many sessions")
+    }
+}
+
+/// The JSON-RPC code of the 404 body for an unknown session (implementation-defined legacy range,
+/// as the TypeScript SDK uses: a 2026-07-28 client must not read it as a modern error).
+pub const SESSION_NOT_FOUND: i32 = -32001;
+
+impl<'b> Rejection<'b> {
+    /// A status with a JSON-RPC error body answering `id`.
+    pub const fn with_id(status: u16, code: i32, message: &'static str, id: Option<Id<'b>>) -> Self {
+        Rejection { status, code: Some(code), message, id }
+    }
+
+    /// Writes the body (`application/json`) into `out`; returns its length (0: no body, or `out`
+    /// too small, which needs no more than 64 bytes plus the message and id).
+    pub fn write_body(&self, out: &mut [u8]) -> usize {
+        let Some(code) = self.code else { return 0 };
+        let mut w = JsonWriter::new(out);
+        w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        match &self.id {
+            Some(id) => id.write(&mut w),
+            None => w.null(),
+        }
+        w.raw(b",\"error\":{\"code\":");
+        w.i64(i64::from(code));
+        w.raw(b",\"message\":");
+        w.string(self.message);
+        w.raw(b"}}");
+        if w.is_overflowed() { 0 } else { w.len() }
+    }
+}
+
+/// The HTTP status of an engine answer `message` (one JSON-RPC message) in `era`.
+///
+/// 2026-07-28: a result is 200; header, capability and version errors (-32020, -32021, -32022),
+/// parse errors and invalid requests are 400; an unknown method is 404 with its -32601 body (which
+/// tells a modern client from a legacy 404); other errors (-32602 for an unknown tool or resource,
+/// internal errors) are 200, since clients read them from the body. Legacy: 400 for parse errors
+/// and invalid requests, 200 otherwise.
+pub fn response_status(era: Era, message: &[u8]) -> u16 {
+    let code = json::parse(message, MAX_DEPTH_LIMIT)
+        .ok()
+        .and_then(|v| v.get("error"))
+        .and_then(|e| e.get("code"))
+        .and_then(|c| c.as_i64());
+    match (era, code) {
+        (_, None) => 200,
+        (_, Some(c)) if c == i64::from(code::PARSE_ERROR) || c == i64::from(code::INVALID_REQUEST) => 400,
+        (Era::Modern, Some(c))
+            if c == i64::from(code::HEADER_MISMATCH)
+                || c == i64::from(code::MISSING_CLIENT_CAPABILITY)
+                || c == i64::from(code::UNSUPPORTED_PROTOCOL_VERSION) =>
+        {
+            400
+        }
+        (Era::Modern, Some(c)) if c == i64::from(code::METHOD_NOT_FOUND) => 404,
+        _ => 200,
+    }
+}
+
+/// The status of a stream whose first output is `bytes` in `framing`, if that output is the
+/// whole answer (`end_of_stream`): the answer's own status ([`response_status`]). A stream that
+/// starts with anything else (a notification before the answer) is 200.
+pub fn first_transmit_status(era: Era, framing: Framing, bytes: &[u8], end_of_stream: bool) -> u16 {
+    if !end_of_stream {
+        return 200;
+    }
+    match framing {
+        Framing::Sse => {
+            let mut events = sse_events(bytes);
+            match (events.next(), events.next()) {
+                (Some(only), None) => response_status(era, only.data),
+                _ => 200,
+            }
+        }
+        _ => response_status(era, bytes),
+    }
+}
+
+/// One event of the engine's SSE output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutputEvent<'a> {
+    /// Its id, if it has one the engine wrote (`<stream>-<sequence>`).
+    pub id: Option<EventId>,
+    /// The message (`data`).
+    pub data: &'a [u8],
+    /// The whole event, framing included, to store for replay.
+    pub bytes: &'a [u8],
+}
+
+/// Splits the engine's SSE output (whole events, as in a [`Transmit`](crate::endpoint::Transmit))
+/// into events. Messages never hold a raw newline, so an event ends at the first blank line.
+pub fn sse_events(bytes: &[u8]) -> impl Iterator<Item = OutputEvent<'_>> {
+    let mut rest = bytes;
+    core::iter::from_fn(move || {
+        let end = rest.windows(2).position(|w| w == b"\n\n")? + 2;
+        let (event, tail) = rest.split_at(end);
+        rest = tail;
+        let mut id = None;
+        let mut data: &[u8] = &[];
+        for line in event.split(|&b| b == b'\n') {
+            if let Some(value) = line.strip_prefix(b"id: ") {
+                id = EventId::parse(value).ok();
+            } else if let Some(value) = line.strip_prefix(b"data: ") {
+                data = value;
+            }
+        }
+        Some(OutputEvent { id, data, bytes: event })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_follow_the_era() {
+        let err = |c: i32| std::format!(r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":{c},"message":"m"}}}}"#);
+        assert_eq!(response_status(Era::Modern, br#"{"jsonrpc":"2.0","id":1,"result":{}}"#), 200);
+        assert_eq!(response_status(Era::Modern, err(-32601).as_bytes()), 404);
+        for c in [-32020, -32021, -32022, -32700, -32600] {
+            assert_eq!(response_status(Era::Modern, err(c).as_bytes()), 400, "{c}");
+        }
+        assert_eq!(response_status(Era::Modern, err(-32602).as_bytes()), 200);
+        assert_eq!(response_status(Era::Legacy, err(-32601).as_bytes()), 200);
+        assert_eq!(response_status(Era::Legacy, err(-32700).as_bytes()), 400);
+        assert_eq!(response_status(Era::Legacy, b"garbage"), 200);
+    }
+
+    #[test]
+    fn an_sse_answer_alone_carries_its_status() {
+        let one = b"id: 3-1\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32022,\"message\":\"m\"}}\n\n";
+        assert_eq!(first_transmit_status(Era::Modern, Framing::Sse, one, true), 400);
+        assert_eq!(first_transmit_status(Era::Modern, Framing::Sse, one, false), 200);
+        let two = [&b"id: 3-1\ndata: {}\n\n"[..], one].concat();
+        assert_eq!(first_transmit_status(Era::Modern, Framing::Sse, &two, true), 200);
+        let events: std::vec::Vec<_> = sse_events(&two).collect();
+        assert_eq!(events.len(), 2);
+        assert_eq!(events[0].id, Some(EventId::new(3, 1)));
+        assert_eq!(events[0].data, b"{}");
+        assert_eq!(events[1].bytes, &one[..]);
+    }
+
+    #[test]
+    fn rejection_bodies_are_json_rpc_errors() {
+        let mut out = [0u8; 256];
+        let n = Rejection::with_id(400, -32020, "Header mismatch", Some(Id::Number(7))).write_body(&mut out);
+        let v: serde_json::Value = serde_json::from_slice(&out[..n]).unwrap();
+        assert_eq!(v, serde_json::json!({"jsonrpc":"2.0","id":7,"error":{"code":-32020,"message":"Header mismatch"}}));
+        assert_eq!(Rejection::status(404, "Not Found").write_body(&mut out), 0);
+        assert_eq!(Rejection::unknown_session().write_body(&mut [0u8; 8]), 0, "too small: nothing");
+    }
+}
