@@ -4,12 +4,19 @@
 //! depth limit), then operations until the input ends: queue a generated message (legacy or modern
 //! request, notification, cancellation, batch, corrupted line) or raw bytes; deliver queued bytes
 //! through `handle_input`, `rx_spare`/`rx_commit` or one byte at a time; transmit part of the output;
-//! let time pass; answer, fail or drop a deferred request; end the input. Then the run is finished:
+//! let time pass; answer, fail or drop a deferred request; let the application speak unasked (a
+//! `ping` or another request to the client, list changes, resource updates, progress and log
+//! messages of deferred requests, the end of listen streams); end the input. The generated messages
+//! cover the whole surface: completion, `logging/setLevel`, subscriptions, listen streams, tools
+//! that log, report progress or ask for input (legacy: the engine asks through its outbound table
+//! and an input buffer; 2026-07-28: `InputRequiredResult` and retries with `inputResponses` and
+//! `requestState`), and client answers to the server's requests. Then the run is finished:
 //! everything delivered, every deferred request answered, the output drained.
 //!
 //! Checked after every operation:
 //! - the output is a sequence of complete lines, each valid JSON (for the scanner and serde_json) and a
-//!   JSON-RPC response or error, without a raw carriage return;
+//!   JSON-RPC response or error, a known server notification (a listen's naming a request received)
+//!   or a request to the client with an integer id, without a raw carriage return;
 //! - no id is answered more often than it was received (every request is answered at most once);
 //! - the bytes handed out for reading and writing lie inside the caller's buffers (or the decoder's
 //!   one-byte slot), so memory never grows beyond them;
@@ -28,11 +35,13 @@ use std::fmt;
 use std::ops::Range;
 
 use mcp_sansio::connection::Connection;
-use mcp_sansio::json::{Kind, MAX_DEPTH_LIMIT, Value, parse};
+use mcp_sansio::json::{JsonWriter, Kind, MAX_DEPTH_LIMIT, Value, parse};
 use mcp_sansio::jsonrpc::{EnvelopeError, Id, Message, classify};
+use mcp_sansio::mcp::{ListCapability, LoggingLevel, ResourceCapability, ServerCapabilities};
 use mcp_sansio::server::{
-    Buffers, CacheHints, CacheScope, Config, Deferred, Event, Handler, Limits, Prompt, PromptArgument, PromptGet,
-    PromptReply, ReplyError, ReplyKind, Resource, ResourceRead, ResourceReply, Role, Server, Tool, ToolCall, ToolReply,
+    Buffers, CacheHints, CacheScope, CompletionReply, CompletionRequest, Config, Deferred, Event, Handler,
+    InputRequest, Limits, ListChanged, Prompt, PromptArgument, PromptGet, PromptReply, ReplyError, ReplyKind,
+    Resource, ResourceRead, ResourceReply, ResourceTemplate, Role, Server, Tool, ToolCall, ToolReply,
 };
 use mcp_sansio::time::Instant;
 
@@ -50,7 +59,9 @@ const MAX_CHECKED_ID_LEN: usize = 64;
 const SCHEMA: &str = r#"{"type":"object","properties":{"text":{"type":"string"},"n":{"type":"integer"}}}"#;
 
 /// The application's tools, by name; see [`FuzzHandler::call_tool`].
-static TOOLS: [Tool<'static>; 10] = [
+static TOOLS: [Tool<'static>; 12] = [
+    Tool::new("ask", "Asks the user (elicitation), then answers", SCHEMA),
+    Tool::new("notes", "Logs and reports progress, then answers", SCHEMA),
     Tool::new("echo", "Returns `text` zero-copy", SCHEMA),
     Tool::new("echo_fmt", "Returns `text` formatted", SCHEMA),
     Tool::new("defer", "Answered later", SCHEMA),
@@ -114,6 +125,10 @@ static PROMPTS: [Prompt<'static>; 3] = [
     Prompt { name: "fail", title: None, description: None, arguments: &[], icons: &[] },
 ];
 
+static TEMPLATES: [ResourceTemplate<'static>; 1] = [ResourceTemplate::new("fz://t/{+x}", "t")];
+
+const FORM: &str = r#"{"type":"object","properties":{"ok":{"type":"boolean"}}}"#;
+
 /// `n` repetitions of a character, formatted without a buffer.
 struct Repeat(usize, char);
 
@@ -148,6 +163,23 @@ impl FuzzHandler {
 }
 
 impl Handler for FuzzHandler {
+    const RESOURCE_TEMPLATES: &'static [ResourceTemplate<'static>] = &TEMPLATES;
+
+    fn capabilities(&self) -> ServerCapabilities {
+        ServerCapabilities::NONE
+            .with_tools(ListCapability { list_changed: true })
+            .with_resources(ResourceCapability { subscribe: true, list_changed: true })
+            .with_prompts(ListCapability { list_changed: false })
+            .with_logging()
+            .with_completions()
+    }
+
+    fn complete(&mut self, request: CompletionRequest<'_>, reply: CompletionReply<'_>) {
+        let n = request.value.len() * 7;
+        let values: Vec<String> = (0..n).map(|i| format!("{}{i}", request.value)).collect();
+        reply.values(values.iter().map(String::as_str)).finish()
+    }
+
     fn tool(&self, index: usize) -> Option<Tool<'_>> {
         TOOLS.get(index).copied().or((self.bad_schema && index == TOOLS.len()).then_some(BAD_SCHEMA_TOOL))
     }
@@ -163,6 +195,22 @@ impl Handler for FuzzHandler {
     fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
         let n = call.argument("n").and_then(|v| v.as_u64()).unwrap_or(0);
         match call.name {
+            "ask" => match call.context.input("ok") {
+                Some(answer) => reply.text(&String::from_utf8_lossy(answer.as_bytes())).finish(),
+                None => reply
+                    .input_required()
+                    .request("ok", InputRequest::ElicitForm { message: "Sure?", requested_schema: FORM })
+                    .state(&n.to_be_bytes())
+                    .finish(),
+            },
+            "notes" => {
+                let mut reply = reply;
+                for step in 0..n.min(8) {
+                    let _ = reply.log(LoggingLevel::ALL[step as usize % 8], Some("fz"), format_args!("step {step}"));
+                    let _ = reply.progress(step, Some(8), None);
+                }
+                reply.text("noted").finish()
+            }
             "echo" => match call.argument("text").and_then(|v| v.as_str()) {
                 Some(text) => reply.text_json(text).finish(),
                 None => reply.finish_error_text("\"text\" must be a string"),
@@ -244,7 +292,11 @@ impl IdKey {
 }
 
 /// Methods the generator picks from.
-const METHODS: [&str; 16] = [
+const METHODS: [&str; 20] = [
+    "completion/complete",
+    "subscriptions/listen",
+    "resources/subscribe",
+    "tools/call",
     "initialize",
     "ping",
     "server/discover",
@@ -265,7 +317,9 @@ const METHODS: [&str; 16] = [
 
 const VERSIONS: [&str; 7] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "1999-01-01", ""];
 
-const TOOL_NAMES: [&str; 14] = [
+const TOOL_NAMES: [&str; 16] = [
+    "ask",
+    "notes",
     "echo",
     "echo_fmt",
     "defer",
@@ -282,10 +336,28 @@ const TOOL_NAMES: [&str; 14] = [
     "de\\u0066er",
 ];
 
-const URIS: [&str; 8] =
-    ["fz://text", "fz://blob", "fz://json", "fz://defer", "fz://empty", "fz://fail", "fz://missing", "fz:\\/\\/text"];
+const URIS: [&str; 9] = [
+    "fz://text",
+    "fz://blob",
+    "fz://json",
+    "fz://defer",
+    "fz://empty",
+    "fz://fail",
+    "fz://missing",
+    "fz:\\/\\/text",
+    "fz://t/a/b",
+];
 
 const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"fuzz","version":"1"}}"#;
+/// The same, from a client that can be asked, with what a request may opt into.
+const MODERN_META_ASKABLE: [&str; 3] = [
+    r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"sampling":{},"roots":{}},"progressToken":"p"}"#,
+    r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/logLevel":"info","progressToken":7}"#,
+    r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"loud"}"#,
+];
+/// What a client answers to the server's requests (elicitation, roots, ping).
+const CLIENT_RESULTS: [&str; 4] =
+    [r#"{"action":"accept","content":{"ok":true}}"#, r#"{"action":"decline"}"#, r#"{"roots":[]}"#, "{}"];
 
 /// Generates JSON-RPC messages from the input.
 #[derive(Default)]
@@ -327,8 +399,10 @@ impl Generator {
                     _ => "5".to_string(),
                 };
                 let name = text(input);
+                let capabilities = ["{}", r#"{"elicitation":{}}"#, r#"{"elicitation":{},"sampling":{},"roots":{}}"#]
+                    [input.below(3)];
                 format!(
-                    r#""protocolVersion":{version},"capabilities":{{}},"clientInfo":{{"name":{name},"version":"1"}}"#
+                    r#""protocolVersion":{version},"capabilities":{capabilities},"clientInfo":{{"name":{name},"version":"1"}}"#
                 )
             }
             "tools/list" | "resources/list" | "prompts/list" | "resources/templates/list" => match input.below(8) {
@@ -354,7 +428,15 @@ impl Generator {
                     3 => format!(r#","arguments":{{"n":{}}}"#, input.u16()),
                     _ => format!(r#","arguments":{{"text":{},"n":{}}}"#, text(input), input.u16() % 512),
                 };
-                format!(r#""name":{name}{arguments}"#)
+                // A retry of an input round: answers, and state that may or may not be the server's.
+                let retry = match input.below(8) {
+                    0 => format!(r#","inputResponses":{{"ok":{}}}"#, CLIENT_RESULTS[input.below(4)]),
+                    1 => format!(r#","inputResponses":{{"ok":{{}}}},"requestState":{}"#, text(input)),
+                    2 => r#","inputResponses":[1],"requestState":"AAAAAAAAAAA="#.to_string(),
+                    3 => r#","requestState":"AAAAAAAAAAA=""#.to_string(),
+                    _ => String::new(),
+                };
+                format!(r#""name":{name}{arguments}{retry}"#)
             }
             "resources/read" => match input.below(URIS.len() + 2) {
                 i if i < URIS.len() => format!(r#""uri":"{}""#, URIS[i]),
@@ -375,7 +457,24 @@ impl Generator {
                 let target = self.ids.get(input.below(self.ids.len().max(1))).cloned().unwrap_or_else(|| "1".into());
                 format!(r#""requestId":{target},"reason":{}"#, text(input))
             }
-            "logging/setLevel" => r#""level":"debug""#.to_string(),
+            "logging/setLevel" => {
+                ["\"level\":\"debug\"", "\"level\":\"error\"", "\"level\":\"loud\"", "\"level\":3"][input.below(4)].to_string()
+            }
+            "completion/complete" => {
+                let reference = [
+                    r#""ref":{"type":"ref/prompt","name":"hello"}"#,
+                    r#""ref":{"type":"ref/resource","uri":"fz://t/{+x}"}"#,
+                    r#""ref":{"type":"ref/prompt","name":"nope"}"#,
+                    r#""ref":5"#,
+                ][input.below(4)];
+                format!(r#"{reference},"argument":{{"name":"name","value":{}}}"#, text(input))
+            }
+            "subscriptions/listen" => match input.below(4) {
+                0 => String::new(),
+                1 => r#""notifications":{"toolsListChanged":true,"resourcesListChanged":true}"#.to_string(),
+                _ => format!(r#""notifications":{{"promptsListChanged":true,"resourceSubscriptions":["fz://text",{}]}}"#, text(input)),
+            },
+            "resources/subscribe" => format!(r#""uri":"{}""#, URIS[input.below(URIS.len())]),
             _ => String::new(),
         }
     }
@@ -387,8 +486,9 @@ impl Generator {
         let id = if is_notification && !input.byte().is_multiple_of(4) { None } else { self.id(input) };
         let params = self.params(input, method);
         let sep = if params.is_empty() { "" } else { "," };
-        let params = match input.byte() % 12 {
+        let params = match input.byte() % 14 {
             0..=4 => format!(r#","params":{{{params}{sep}{MODERN_META}}}"#),
+            12 | 13 => format!(r#","params":{{{params}{sep}{}}}"#, MODERN_META_ASKABLE[input.below(3)]),
             5..=8 => format!(r#","params":{{{params}}}"#),
             9 => format!(
                 r#","params":{{{params}{sep}"_meta":{{"io.modelcontextprotocol/protocolVersion":{},"io.modelcontextprotocol/clientCapabilities":{{}}}}}}"#,
@@ -405,7 +505,11 @@ impl Generator {
         };
         let id = id.map(|id| format!(r#","id":{id}"#)).unwrap_or_default();
         match input.byte() % 16 {
-            // A response or error from the client: this server sent no request.
+            // A response or error from the client, perhaps to a request the server sent (its ids are
+            // small integers).
+            0 if input.byte() & 1 == 0 => {
+                format!(r#"{{"jsonrpc":"2.0","id":{},"result":{}}}"#, 1 + input.below(4), CLIENT_RESULTS[input.below(4)])
+            }
             0 => format!(r#"{{"jsonrpc":"2.0"{id},"result":{{}}}}"#),
             1 => format!(r#"{{"jsonrpc":"2.0"{id},"error":{{"code":1,"message":"x"}}}}"#),
             2 => format!(r#"{{"jsonrpc":"1.0"{id},"method":"{method}"{params}}}"#),
@@ -622,15 +726,31 @@ impl Run<'_> {
                 id
             }
             Ok(Message::Notification { method, params }) => {
-                // A listen stream's acknowledgement names the request it answers.
-                assert!(
-                    method.eq_str("notifications/subscriptions/acknowledged"),
-                    "unexpected notification {method:?}"
-                );
+                // Notifications the engine sends: listen streams' (which name a request it received),
+                // progress and log messages of requests, list changes and updates, cancellations.
+                let known = [
+                    "notifications/subscriptions/acknowledged",
+                    "notifications/progress",
+                    "notifications/message",
+                    "notifications/tools/list_changed",
+                    "notifications/resources/list_changed",
+                    "notifications/prompts/list_changed",
+                    "notifications/resources/updated",
+                    "notifications/cancelled",
+                ];
+                assert!(known.iter().any(|m| method.eq_str(m)), "unexpected notification {method:?}");
                 let meta = params.and_then(|p| p.get("_meta"));
-                let id = meta.and_then(|m| m.get("io.modelcontextprotocol/subscriptionId")).and_then(Id::from_value);
-                let key = IdKey::of(id.expect("an acknowledgement without a subscription id"));
-                assert!(self.received.contains_key(&key), "acknowledges {key:?}, which was never received");
+                if let Some(id) = meta.and_then(|m| m.get("io.modelcontextprotocol/subscriptionId")) {
+                    let key = IdKey::of(Id::from_value(id).expect("a subscription id that is an id"));
+                    assert!(self.received.contains_key(&key), "a listen {key:?} that was never received");
+                }
+                return;
+            }
+            Ok(Message::Request { id, method, .. }) => {
+                // A request to the client: an integer id of the server's own.
+                assert!(matches!(id, Id::Number(n) if n > 0), "a server request with id {id:?}");
+                let known = ["ping", "roots/list", "sampling/createMessage", "elicitation/create"];
+                assert!(known.iter().any(|m| method.eq_str(m)), "unexpected server request {method:?}");
                 return;
             }
             other => panic!("the server sent something other than a response: {other:?}"),
@@ -786,6 +906,39 @@ impl Run<'_> {
         }
     }
 
+    /// The application speaks unasked: a request to the client, list changes, resource updates,
+    /// progress and log messages for deferred requests, the end of listen streams. Whatever the
+    /// engine refuses (no session, a full buffer, no progress token) is refused with an error, never
+    /// a panic.
+    fn server_speaks(&mut self, how: u8, input: &mut Input<'_>) {
+        let now = self.now();
+        let selector = input.byte();
+        match (how, selector % 4) {
+            (4, 0) => drop(self.server.ping(now)),
+            (4, _) => {
+                let method = ["roots/list", "sampling/createMessage", "elicitation/create"][usize::from(selector % 3)];
+                drop(self.server.send_request(now, method, Some(&|w: &mut JsonWriter<'_>| w.raw(b"{}"))));
+            }
+            (5, 0) => drop(self.server.list_changed(ListChanged::Tools)),
+            (5, 1) => drop(self.server.list_changed(ListChanged::Resources)),
+            (5, 2) => drop(self.server.resource_updated(URIS[input.below(URIS.len())])),
+            (5, _) => drop(self.server.end_listens()),
+            (6, _) | (7, _) => {
+                let handler = self.server.handler_mut();
+                let Some(deferred) = handler.deferred.pop() else { return };
+                let progress = u64::from(input.u16());
+                if how == 6 {
+                    drop(self.server.progress(&deferred, progress, None, Some("fz")));
+                } else {
+                    let level = LoggingLevel::ALL[usize::from(selector % 8)];
+                    drop(self.server.log_for(&deferred, level, None, format_args!("log {progress}")));
+                }
+                self.server.handler_mut().deferred.push(deferred);
+            }
+            _ => {}
+        }
+    }
+
     fn end_of_input(&mut self) {
         let now = self.now();
         self.server.handle_eof(now);
@@ -864,7 +1017,10 @@ pub fn run(data: &[u8]) {
         config.server_info.title = Some("Fuzz\tServer");
     }
     let handler = FuzzHandler { bad_schema: setup.bad_schema, ..FuzzHandler::default() };
-    let server = Server::new(handler, config, Buffers { rx: &mut rx, tx: &mut tx });
+    // Room for legacy requests to wait for the client's input (as large as the receive buffer).
+    let mut input_buffer = vec![0u8; setup.rx];
+    let mut server = Server::new(handler, config, Buffers { rx: &mut rx, tx: &mut tx });
+    server.parts_mut().0.set_input_buffer(&mut input_buffer);
     let mut run = Run {
         server,
         rx_range,
@@ -948,12 +1104,15 @@ pub fn run(data: &[u8]) {
                 run.queued.extend_from_slice(&message);
                 run.queued.push(b'\n');
             }
-            _ => {
-                for _ in 0..input.below(64) {
-                    run.deliver_with_handle_input(1);
-                    run.check();
+            _ => match input.byte() % 8 {
+                0..=3 => {
+                    for _ in 0..input.below(64) {
+                        run.deliver_with_handle_input(1);
+                        run.check();
+                    }
                 }
-            }
+                how => run.server_speaks(how, &mut input),
+            },
         }
         run.check();
     }

@@ -6,8 +6,8 @@
 //! `_meta` without a string `protocolVersion` or an object `clientCapabilities`, an unknown tool or
 //! prompt, tool `arguments` that are not an object, a prompt argument that is not a string or a missing
 //! required one, a malformed cursor, and a legacy request before any `initialize` are `-32602`; an
-//! unsupported modern version is `-32022`; a modern request for a method 2026-07-28 does not have is
-//! `-32601`. Whatever depends on more (results, handler answers, windows too small for a result,
+//! unsupported modern version is `-32022`; a modern `logLevel` that is not a level is `-32602`; a modern
+//! request for a method 2026-07-28 does not have is `-32601`. Whatever depends on more (results, handler answers, windows too small for a result,
 //! legacy sessions) is left undetermined (`None`).
 //!
 //! Kept apart from the target's driver (`engine.rs`) so that new engine operations there and new
@@ -22,9 +22,10 @@ const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabiliti
 const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 /// The one modern version.
 const MODERN: &str = "2026-07-28";
-/// Methods a 2026-07-28 server has (tools, resources and prompts are all served by the fuzz handler;
-/// it declares no completions).
-const MODERN_METHODS: [&str; 9] = [
+/// Methods a 2026-07-28 server has (tools, resources, prompts and completions are all served by the
+/// fuzz handler).
+const MODERN_METHODS: [&str; 10] = [
+    "completion/complete",
     "subscriptions/listen",
     "server/discover",
     "tools/list",
@@ -102,6 +103,14 @@ pub fn expected_code<H: Handler>(message: Value<'_>, handler: &H, context: Conte
     }
     if unescaped(version, 32).ok().as_deref() != Some(MODERN) {
         return Some(code::UNSUPPORTED_PROTOCOL_VERSION);
+    }
+    // A log level the request opts into must be one (part of the `_meta` envelope, checked with it).
+    if let Some(level) = meta.get("io.modelcontextprotocol/logLevel") {
+        const LEVELS: [&str; 8] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+        let valid = level.as_str().and_then(|l| unescaped(l, 16).ok()).is_some_and(|l| LEVELS.contains(&l.as_str()));
+        if !valid {
+            return Some(code::INVALID_PARAMS);
+        }
     }
     if !MODERN_METHODS.contains(&method.as_str()) {
         return Some(code::METHOD_NOT_FOUND);
