@@ -257,8 +257,12 @@ def check_wire(s: Suite, log: str) -> None:
               bool(discovers) and all(MODERN in ((r.get("result") or {}).get("supportedVersions") or [])
                                       for r in discovers), [r.get("result", r.get("error")) for r in discovers][:2])
         results = [(method(q), r) for q, r in requests if "result" in r]
-        no_type = [(m, r) for m, r in results if (r["result"] or {}).get("resultType") != "complete"]
-        all_of("modern: every result has resultType \"complete\"", results, no_type)
+        # "input_required" only where the spec allows it (the factory reset's confirmation).
+        no_type = [(m, r) for m, r in results if (r["result"] or {}).get("resultType") != "complete"
+                   and not ((r["result"] or {}).get("resultType") == "input_required"
+                            and m in ("tools/call", "prompts/get", "resources/read"))]
+        all_of("modern: every result has resultType \"complete\" (or \"input_required\" where allowed)",
+               results, no_type)
         cacheable = [(method(q), r["result"]) for q, r in requests
                      if method(q) in CACHEABLE and isinstance(r.get("result"), dict)]
         no_cache = []
@@ -268,6 +272,31 @@ def check_wire(s: Suite, log: str) -> None:
                     and res.get("cacheScope") in ("public", "private")):
                 no_cache.append((m, {k: res.get(k) for k in ("ttlMs", "cacheScope")}))
         all_of("modern: cacheable results carry ttlMs >= 0 and cacheScope", cacheable, no_cache)
+
+    # Progress on the wire (the TypeScript SDKs drop progress that arrives with the answer): every
+    # calibrate call with a progressToken gets 1..4 of 4 for that token, before its answer.
+    calibrations, wrong = [], []
+    for msgs in conns.values():
+        watching: dict[str, tuple[str, list]] = {}  # request id -> (token, progress seen)
+        for d, m in msgs:
+            if not isinstance(m, dict):
+                continue
+            params = m.get("params") or {}
+            if d == "c2s" and m.get("method") == "tools/call" and params.get("name") == "calibrate":
+                token = (params.get("_meta") or {}).get("progressToken")
+                if token is not None:
+                    watching[json.dumps(m.get("id"))] = (json.dumps(token), [])
+            elif d == "s2c" and m.get("method") == "notifications/progress":
+                for token, seen in watching.values():
+                    if json.dumps(params.get("progressToken")) == token:
+                        seen.append((params.get("progress"), params.get("total")))
+            elif d == "s2c" and "id" in m and "method" not in m and json.dumps(m.get("id")) in watching:
+                token, seen = watching.pop(json.dumps(m.get("id")))
+                calibrations.append(seen)
+                if seen != [(1, 4), (2, 4), (3, 4), (4, 4)]:
+                    wrong.append(seen)
+    if not s.name.startswith("inspector"):  # the SDK suites call calibrate; the Inspector's do not
+        all_of("calibrate: progress 1..4 of 4 for the request's token, before its answer", calibrations, wrong)
 
     missing = [r for q, r in requests if method(q) == "resources/read"
                and (q.get("params") or {}).get("uri") == "device://missing"]
