@@ -40,8 +40,8 @@ use mcp_sansio::jsonrpc::{EnvelopeError, Id, Message, classify};
 use mcp_sansio::mcp::{ListCapability, LoggingLevel, ResourceCapability, ServerCapabilities};
 use mcp_sansio::server::{
     Buffers, CacheHints, CacheScope, CompletionReply, CompletionRequest, Config, Deferred, Event, Handler,
-    InputRequest, Limits, ListChanged, Prompt, PromptArgument, PromptGet, PromptReply, ReplyError, ReplyKind,
-    Resource, ResourceRead, ResourceReply, ResourceTemplate, Role, Server, Tool, ToolCall, ToolReply,
+    InputRequest, Limits, ListChanged, Prompt, PromptArgument, PromptGet, PromptReply, ReplyError, ReplyKind, Resource,
+    ResourceRead, ResourceReply, ResourceTemplate, Role, Server, Tool, ToolCall, ToolReply,
 };
 use mcp_sansio::time::Instant;
 
@@ -399,8 +399,8 @@ impl Generator {
                     _ => "5".to_string(),
                 };
                 let name = text(input);
-                let capabilities = ["{}", r#"{"elicitation":{}}"#, r#"{"elicitation":{},"sampling":{},"roots":{}}"#]
-                    [input.below(3)];
+                let capabilities =
+                    ["{}", r#"{"elicitation":{}}"#, r#"{"elicitation":{},"sampling":{},"roots":{}}"#][input.below(3)];
                 format!(
                     r#""protocolVersion":{version},"capabilities":{capabilities},"clientInfo":{{"name":{name},"version":"1"}}"#
                 )
@@ -457,9 +457,9 @@ impl Generator {
                 let target = self.ids.get(input.below(self.ids.len().max(1))).cloned().unwrap_or_else(|| "1".into());
                 format!(r#""requestId":{target},"reason":{}"#, text(input))
             }
-            "logging/setLevel" => {
-                ["\"level\":\"debug\"", "\"level\":\"error\"", "\"level\":\"loud\"", "\"level\":3"][input.below(4)].to_string()
-            }
+            "logging/setLevel" => ["\"level\":\"debug\"", "\"level\":\"error\"", "\"level\":\"loud\"", "\"level\":3"]
+                [input.below(4)]
+            .to_string(),
             "completion/complete" => {
                 let reference = [
                     r#""ref":{"type":"ref/prompt","name":"hello"}"#,
@@ -472,7 +472,10 @@ impl Generator {
             "subscriptions/listen" => match input.below(4) {
                 0 => String::new(),
                 1 => r#""notifications":{"toolsListChanged":true,"resourcesListChanged":true}"#.to_string(),
-                _ => format!(r#""notifications":{{"promptsListChanged":true,"resourceSubscriptions":["fz://text",{}]}}"#, text(input)),
+                _ => format!(
+                    r#""notifications":{{"promptsListChanged":true,"resourceSubscriptions":["fz://text",{}]}}"#,
+                    text(input)
+                ),
             },
             "resources/subscribe" => format!(r#""uri":"{}""#, URIS[input.below(URIS.len())]),
             _ => String::new(),
@@ -508,7 +511,11 @@ impl Generator {
             // A response or error from the client, perhaps to a request the server sent (its ids are
             // small integers).
             0 if input.byte() & 1 == 0 => {
-                format!(r#"{{"jsonrpc":"2.0","id":{},"result":{}}}"#, 1 + input.below(4), CLIENT_RESULTS[input.below(4)])
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{},"result":{}}}"#,
+                    1 + input.below(4),
+                    CLIENT_RESULTS[input.below(4)]
+                )
             }
             0 => format!(r#"{{"jsonrpc":"2.0"{id},"result":{{}}}}"#),
             1 => format!(r#"{{"jsonrpc":"2.0"{id},"error":{{"code":1,"message":"x"}}}}"#),
@@ -780,6 +787,9 @@ impl Run<'_> {
     fn transmit(&mut self, n: usize) -> bool {
         let Some(pending) = self.server.poll_transmit() else { return false };
         let written = pending[..n.min(pending.len())].to_vec();
+        if tracing() {
+            eprintln!("<< {:?}", String::from_utf8_lossy(&written));
+        }
         let now = self.now();
         self.server.transmit_done(now, n);
         for byte in written {

@@ -23,19 +23,20 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         message: Option<&str>,
     ) -> Result<(), SendError> {
         let slot = self.live_slot(deferred)?;
-        let Some(entry) = self.in_flight[slot].as_mut() else { return Err(SendError::NotAvailable) };
+        let Some(entry) = self.in_flight[slot].as_ref() else { return Err(SendError::NotAvailable) };
+        // Refused before anything is written: a refused notification must leave no trace.
+        if entry.notes.progress_token.is_none() {
+            return Err(SendError::NotAvailable);
+        }
+        if entry.notes.last_progress.is_some_and(|last| progress <= last) {
+            return Err(SendError::NotIncreasing);
+        }
         let route = entry.route;
         let mut notes = entry.notes.clone();
-        let mut refused = None;
-        let written = self.write(route, |w| {
-            if let Err(error) = notes.write_progress(w, progress, total, message) {
-                refused = Some(error);
-            }
-        });
-        if let Some(error) = refused {
-            return Err(error);
-        }
-        written?;
+        self.write(route, |w| {
+            // Cannot fail: the token and the order were checked above.
+            let _ = notes.write_progress(w, progress, total, message);
+        })?;
         if let Some(entry) = self.in_flight[slot].as_mut() {
             entry.notes.sent_progress(progress);
         }

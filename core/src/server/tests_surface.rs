@@ -220,6 +220,13 @@ fn deferred_requests_get_progress_and_logs_on_their_route_until_answered() {
     reply.text("done").finish();
     assert_eq!(methods(&h.drain()), ["notifications/progress", "answer 1"]);
     assert_eq!(h.server.progress(&deferred, 12, None, None), Err(SendError::NotAvailable));
+    // A request without a token: refused, and nothing at all is written (found by the fuzzer: an
+    // empty line was).
+    h.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow"}}"#);
+    let deferred = h.server.handler_mut().deferred.pop().unwrap();
+    assert_eq!(h.server.progress(&deferred, 1, None, None), Err(SendError::NotAvailable));
+    assert_eq!(h.drain(), Vec::<Json>::new());
+    assert_eq!(h.server.poll_transmit(), None);
 }
 
 #[test]
