@@ -137,3 +137,69 @@ fn ending_a_stream_does_not_end_the_one_queued_before_it() {
     assert_eq!((last.stream, last.end_of_stream), (StreamId(1), true));
     assert!(!last.bytes.is_empty());
 }
+
+#[test]
+fn a_cancellation_cancels_only_the_request_it_names() {
+    let mut h = Harness::new();
+    for id in 1..=2 {
+        let line = modern(id, "tools/call", r#""name":"defer""#);
+        assert!(h.feed(std::format!("{line}\n").as_bytes()).is_empty());
+    }
+    let cancel = |id: u32| {
+        std::format!(
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{{\"requestId\":{id}}}}}\n"
+        )
+    };
+    // An id no deferred request has cancels nothing.
+    assert!(h.feed(cancel(99).as_bytes()).is_empty());
+    let deferred = std::mem::take(&mut h.server.handler_mut().deferred);
+    assert!(deferred.iter().all(|d| !h.server.is_cancelled(d)));
+    assert!(h.feed(cancel(2).as_bytes()).is_empty());
+    assert_eq!(deferred.iter().map(|d| h.server.is_cancelled(d)).collect::<Vec<_>>(), [false, true]);
+    // Cancelled twice: reported once.
+    assert!(h.feed(cancel(2).as_bytes()).is_empty());
+    assert_eq!(h.server.handler().events.iter().filter(|e| e.contains("Cancelled")).count(), 1);
+    h.server.reply_tool(&deferred[0]).unwrap().text("one").finish();
+    assert_eq!(h.flush()[0]["id"], 1);
+}
+
+#[test]
+fn any_one_modern_meta_key_makes_a_request_modern_even_in_a_legacy_session() {
+    let mut h = Harness::new();
+    h.initialize("2025-11-25");
+    for key in ["clientCapabilities", "clientInfo", "protocolVersion"] {
+        let value = if key == "protocolVersion" { r#""2025-11-25""# } else { "{}" };
+        let line = std::format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{{"io.modelcontextprotocol/{key}":{value}}}}}}}"#
+        );
+        let answer = h.request(&line);
+        assert!(answer.get("error").is_some(), "{key} alone must select the modern era: {answer}");
+    }
+    // Other `_meta` keys leave a legacy request legacy.
+    let line = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"progressToken":1}}}"#;
+    assert_eq!(h.request(line)["result"]["tools"][0]["name"], "echo");
+}
+
+#[test]
+fn methods_of_undeclared_capabilities_are_not_found() {
+    let mut config = crate::server::Config::new("none", "1");
+    config.capabilities = Some(crate::mcp::ServerCapabilities::NONE);
+    let mut h = Harness::with_config(4096, 4096, config, App::default());
+    let methods = [
+        ("tools/list", ""),
+        ("tools/call", r#""name":"echo","arguments":{"text":"x"}"#),
+        ("resources/list", ""),
+        ("resources/templates/list", ""),
+        ("resources/read", r#""uri":"test://r""#),
+        ("prompts/list", ""),
+        ("prompts/get", r#""name":"talk","arguments":{"topic":"t"}"#),
+    ];
+    for (method, params) in methods {
+        h.expect_error(&modern(1, method, params), crate::jsonrpc::code::METHOD_NOT_FOUND, json!(1));
+    }
+    h.initialize("2025-06-18");
+    for (method, params) in methods {
+        h.expect_error(&legacy(2, method, params), crate::jsonrpc::code::METHOD_NOT_FOUND, json!(2));
+    }
+    h.assert_ping_served();
+}
