@@ -722,6 +722,21 @@ impl Run<'_> {
             Ok(theirs) => theirs,
             Err(error) => panic!("serde_json rejects output {:?}: {error}", String::from_utf8_lossy(line)),
         };
+        if value.kind() == Kind::Array {
+            // A batch answered as one array: responses and errors only, at least one.
+            let elements: Vec<Value<'_>> = value.elements().collect();
+            assert!(!elements.is_empty(), "an empty array was sent");
+            for (element, theirs) in elements.into_iter().zip(theirs.as_array().into_iter().flatten()) {
+                assert!(element.get("method").is_none(), "a notification or request inside an answer array");
+                self.sent_message(element, theirs);
+            }
+            return;
+        }
+        self.sent_message(value, &theirs);
+    }
+
+    /// Checks one message the server sent (a line, or an element of an answer array).
+    fn sent_message(&mut self, value: Value<'_>, theirs: &serde_json::Value) {
         let id = match classify(value) {
             Ok(Message::Response { id, result }) => {
                 assert_eq!(result.kind(), Kind::Object, "a result that is not an object");
@@ -924,24 +939,34 @@ impl Run<'_> {
         let now = self.now();
         let selector = input.byte();
         match (how, selector % 4) {
-            (4, 0) => drop(self.server.ping(now)),
+            (4, 0) => {
+                let _ = self.server.ping(now);
+            }
             (4, _) => {
                 let method = ["roots/list", "sampling/createMessage", "elicitation/create"][usize::from(selector % 3)];
-                drop(self.server.send_request(now, method, Some(&|w: &mut JsonWriter<'_>| w.raw(b"{}"))));
+                let _ = self.server.send_request(now, method, Some(&|w: &mut JsonWriter<'_>| w.raw(b"{}")));
             }
-            (5, 0) => drop(self.server.list_changed(ListChanged::Tools)),
-            (5, 1) => drop(self.server.list_changed(ListChanged::Resources)),
-            (5, 2) => drop(self.server.resource_updated(URIS[input.below(URIS.len())])),
-            (5, _) => drop(self.server.end_listens()),
+            (5, 0) => {
+                let _ = self.server.list_changed(ListChanged::Tools);
+            }
+            (5, 1) => {
+                let _ = self.server.list_changed(ListChanged::Resources);
+            }
+            (5, 2) => {
+                let _ = self.server.resource_updated(URIS[input.below(URIS.len())]);
+            }
+            (5, _) => {
+                let _ = self.server.end_listens();
+            }
             (6, _) | (7, _) => {
                 let handler = self.server.handler_mut();
                 let Some(deferred) = handler.deferred.pop() else { return };
                 let progress = u64::from(input.u16());
                 if how == 6 {
-                    drop(self.server.progress(&deferred, progress, None, Some("fz")));
+                    let _ = self.server.progress(&deferred, progress, None, Some("fz"));
                 } else {
                     let level = LoggingLevel::ALL[usize::from(selector % 8)];
-                    drop(self.server.log_for(&deferred, level, None, format_args!("log {progress}")));
+                    let _ = self.server.log_for(&deferred, level, None, format_args!("log {progress}"));
                 }
                 self.server.handler_mut().deferred.push(deferred);
             }

@@ -232,8 +232,17 @@ fn golden_answers_match_their_schemas() {
                     }
                 }
             }
-            for answer in answers {
-                let message: Value = serde_json::from_str(&answer).unwrap_or_else(|e| panic!("{name}: {e}: {answer}"));
+            // A batch answered as one array: each element is checked as a message of its own.
+            let messages = answers.iter().flat_map(|answer| {
+                match serde_json::from_str(answer).unwrap_or_else(|e| panic!("{name}: {e}: {answer}")) {
+                    Value::Array(items) => {
+                        assert!(!items.is_empty(), "{name}: an empty array was sent");
+                        items
+                    }
+                    message => vec![message],
+                }
+            });
+            for message in messages {
                 let method = message.get("id").and_then(|id| methods.get(&id.to_string())).map(String::as_str);
                 let idless_error = message.get("id").is_none() && message.get("error").is_some();
                 let schema = if idless_error && id_required { &fallback } else { &schema };

@@ -193,7 +193,14 @@ fn run_and_validate(schema: &Schema, session: &Session) -> Outcome {
             assert!(methods.insert(*id, method.clone()).is_none(), "id {id} used twice");
         }
         for out in driver.send_line(line) {
-            messages.push((line.clone(), parse_json_line(&out)));
+            // A batch's answers may come back as one array: each element is a message.
+            match parse_json_line(&out) {
+                Value::Array(items) => {
+                    assert!(!items.is_empty(), "an empty array was sent");
+                    messages.extend(items.into_iter().map(|item| (line.clone(), item)));
+                }
+                message => messages.push((line.clone(), message)),
+            }
         }
     }
     for out in mcp_sansio_tests::driver::split_lines(&driver.finish()) {

@@ -30,7 +30,7 @@ mod tx;
 
 pub(crate) use outbound::OutboundTable;
 pub use outbound::{OutboundKey, Outcome, Response};
-pub(crate) use tx::{Commit, TxQueue};
+pub(crate) use tx::{Commit, TxMark, TxQueue};
 pub use tx::{MAX_TX_RECORDS, Transmit};
 
 use core::fmt;

@@ -50,6 +50,14 @@ pub(crate) struct TxQueue<'a> {
 }
 
 /// Commits one message written into the window that [`TxQueue::open`] handed out.
+/// A position in the transmit queue (see [`TxQueue::mark`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TxMark {
+    tail: usize,
+    head: usize,
+    records: usize,
+}
+
 pub(crate) struct Commit<'q> {
     tail: &'q mut usize,
     records: &'q mut Deque<Record, MAX_TX_RECORDS>,
@@ -122,6 +130,50 @@ impl<'a> TxQueue<'a> {
     /// Opens a message for `route` taking at most `len` bytes framed (prefix, message, suffix): writes
     /// the framing prefix and returns the window for the message and its suffix, with the committer.
     /// `None` when no record is free for the stream. Nothing is queued until the commit.
+    /// Where the next message will start, to [join](TxQueue::join_as_array) what follows.
+    pub(crate) fn mark(&self) -> TxMark {
+        TxMark { tail: self.tail, head: self.head, records: self.records.len() }
+    }
+
+    /// Rewrites the NDJSON lines queued since `mark` (`a\nb\nc\n`) as one array line
+    /// (`[a,b,c]\n`), if they are all still queued (nothing transmitted or compacted since), all in
+    /// the byte stream's last record, all accepted by `keep` (responses, not notifications or
+    /// requests), and two more bytes are free. `false`, with nothing changed, otherwise.
+    pub(crate) fn join_as_array(&mut self, mark: TxMark, keep: impl Fn(&[u8]) -> bool) -> bool {
+        let (start, end) = (mark.tail, self.tail);
+        if self.head != mark.head || start >= end || end + 2 > self.buf.len() {
+            return false;
+        }
+        let Some(last) = self.records.back() else { return false };
+        if last.end
+            || last.stream != StreamId::BYTE_STREAM
+            || end - last.len > start
+            || self.records.len() < mark.records
+        {
+            return false;
+        }
+        let Some(region) = self.buf.get(start..end) else { return false };
+        let Some((b'\n', content)) = region.split_last() else { return false };
+        if !content.split(|&b| b == b'\n').all(&keep) {
+            return false;
+        }
+        // `[`, the lines with commas between them, `]`, the newline.
+        self.buf.copy_within(start..end - 1, start + 1);
+        self.buf[start] = b'[';
+        for byte in &mut self.buf[start + 1..end] {
+            if *byte == b'\n' {
+                *byte = b',';
+            }
+        }
+        self.buf[end] = b']';
+        self.buf[end + 1] = b'\n';
+        self.tail = end + 2;
+        if let Some(last) = self.records.back_mut() {
+            last.len += 2;
+        }
+        true
+    }
+
     /// The first `len` bytes written into the window of the last [`TxQueue::open`] that was not
     /// committed (still there until the next write).
     pub(crate) fn uncommitted(&self, len: usize) -> &[u8] {
@@ -225,6 +277,25 @@ mod tests {
         window[..body.len()].copy_from_slice(body);
         window[body.len()..body.len() + suffix.len()].copy_from_slice(suffix);
         commit.commit(body.len() + suffix.len(), end);
+    }
+
+    #[test]
+    fn queued_lines_join_as_one_array_only_while_untouched() {
+        let mut storage = [0u8; 64];
+        let mut tx = TxQueue::new(&mut storage);
+        queue_message(&mut tx, Route::BYTE_STREAM, b"{\"x\":0}", false);
+        let mark = tx.mark();
+        queue_message(&mut tx, Route::BYTE_STREAM, b"{\"a\":1}", false);
+        queue_message(&mut tx, Route::BYTE_STREAM, b"{\"b\":2}", false);
+        assert!(!tx.join_as_array(mark, |line| line != b"{\"b\":2}"), "a line it refuses");
+        assert!(tx.join_as_array(mark, |_| true));
+        assert_eq!(tx.pending().unwrap().bytes, b"{\"x\":0}\n[{\"a\":1},{\"b\":2}]\n");
+        // Nothing queued since the mark, or part of it transmitted: left alone.
+        let mark = tx.mark();
+        assert!(!tx.join_as_array(mark, |_| true));
+        queue_message(&mut tx, Route::BYTE_STREAM, b"{\"c\":3}", false);
+        tx.consume(1);
+        assert!(!tx.join_as_array(mark, |_| true));
     }
 
     #[test]

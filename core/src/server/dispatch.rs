@@ -97,13 +97,13 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                 "batch too large",
             );
         } else {
-            self.batch = Some(BatchCursor { frame, next: 0 });
+            self.batch = Some(BatchCursor { frame, next: 0, mark: self.tx.mark() });
         }
     }
 
-    /// Answers the next element of the batch being served. Each answer is a message of its own (JSON-RPC
-    /// says a batch "should" be answered with an array; separate messages let the engine pause between
-    /// elements when the transmit buffer fills, and every client matches answers by id).
+    /// Answers the next element of the batch being served, as a message of its own (so the engine can
+    /// pause between elements when the transmit buffer fills); at the end the answers are joined
+    /// into one array where they can be (see `TxQueue::join_as_array`).
     pub(super) fn resume_batch<H: Handler>(
         &mut self,
         now: Instant,
@@ -118,9 +118,15 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         match element {
             Some(element) => {
                 parts.handle_message(element, true);
-                self.batch = Some(BatchCursor { frame: cursor.frame, next: cursor.next + 1 });
+                self.batch = Some(BatchCursor { next: cursor.next + 1, ..cursor });
             }
-            None => self.batch = None,
+            None => {
+                self.batch = None;
+                // One array of responses, as JSON-RPC says a batch should be answered, when nothing
+                // else (a notification, a request to the client) came in between and nothing was
+                // transmitted meanwhile; otherwise each answer stays a message of its own.
+                self.tx.join_as_array(cursor.mark, is_response_line);
+            }
         }
     }
 
@@ -138,6 +144,11 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         }
         parts.handler.on_event(now, Event::FrameDropped(error));
     }
+}
+
+/// Whether an output line is a response or an error (not a notification or a request).
+fn is_response_line(line: &[u8]) -> bool {
+    json::peek_member(line, "method").is_none() && json::peek_member(line, "jsonrpc").is_some()
 }
 
 /// A method name, unescaped into a small buffer when it has escapes.

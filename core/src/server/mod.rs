@@ -208,4 +208,6 @@ pub(crate) enum Eof {
 pub(crate) struct BatchCursor {
     pub(crate) frame: crate::frame::Frame,
     pub(crate) next: usize,
+    /// Where the batch's answers start in the transmit queue (to join them into one array).
+    pub(crate) mark: crate::endpoint::TxMark,
 }

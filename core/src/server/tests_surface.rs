@@ -412,3 +412,22 @@ fn a_request_nested_too_deep_is_refused_with_its_id() {
     let none = std::format!(r#"{{"jsonrpc":"2.0","params":{}{},"method":"ping"}}"#, "[".repeat(100), "]".repeat(100));
     assert_eq!(h.send(&none)[0]["id"], Json::Null);
 }
+
+#[test]
+fn a_2025_03_26_batch_is_answered_with_one_array_where_it_fits() {
+    let mut h = Harness::new();
+    h.send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#);
+    let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"b","method":"nope"}]"#;
+    let out = h.send(batch);
+    assert_eq!(
+        out,
+        [json!([{"jsonrpc":"2.0","id":1,"result":{}},
+            {"jsonrpc":"2.0","id":"b","error":{"code":-32601,"message":"Method not found: nope (protocol version 2025-03-26)"}}])]
+    );
+    // A batch whose elements also make the server speak (log messages here) keeps separate messages.
+    let batch = r#"[{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"notes"}},{"jsonrpc":"2.0","id":3,"method":"ping"}]"#;
+    let out = h.send(batch);
+    assert_eq!(methods(&out), ["notifications/message", "notifications/message", "answer 2", "answer 3"]);
+    // Only notifications: nothing is sent back.
+    assert!(h.send(r#"[{"jsonrpc":"2.0","method":"notifications/initialized"}]"#).is_empty());
+}

@@ -438,8 +438,8 @@ impl<'a> Outgoing<'a> {
     }
 
     /// Writes a notification as a message of its own on this reply's stream, ahead of the result,
-    /// in the reply's window (which shrinks by as much). Only before any part of the result is
-    /// written.
+    /// in the reply's window (which shrinks by as much, but keeps room for an error answer:
+    /// [`SendError::Full`] beyond that). Only before any part of the result is written.
     fn interpose(&mut self, body: impl FnOnce(&mut JsonWriter<'_>) -> Result<(), SendError>) -> Result<(), SendError> {
         if !self.first_field || self.done || self.commit.is_none() {
             return Err(SendError::NotAvailable);
@@ -448,7 +448,11 @@ impl<'a> Outgoing<'a> {
         let mut w = JsonWriter::new(window);
         let written = body(&mut w);
         w.raw(self.suffix());
+        // The answer keeps room for any error the engine may have to write in its place (and its
+        // framing): a notification that would leave less is refused, so the request is still answered.
+        let keep = crate::server::MIN_RESPONSE_WINDOW;
         let (window, result) = match written {
+            Ok(()) if !w.is_overflowed() && w.capacity() - w.len() < keep => (w.into_buffer(), Err(SendError::Full)),
             Ok(()) if !w.is_overflowed() => {
                 let len = w.len();
                 let window = w.into_buffer();
