@@ -10,7 +10,8 @@ import traceback
 from typing import Any
 
 # The mcp-device contract, checked by every client. Keep in sync with ts_client.mjs.
-TOOL_NAMES = ["echo", "read_temperature", "set_led", "get_uptime", "calibrate", "enable_blink", "factory_reset"]
+TOOL_NAMES = ["echo", "read_temperature", "set_led", "get_uptime", "calibrate", "enable_blink", "factory_reset",
+              "explain_status", "export_target"]
 RESOURCES = {
     "device://status": "application/json",
     "device://calibration": "application/octet-stream",

@@ -192,6 +192,8 @@ class Events:
         self.logs: list[types.LoggingMessageNotificationParams] = []
         self.notifications: list[object] = []
         self.elicitations: list[object] = []
+        self.samples: list[types.CreateMessageRequestParams] = []
+        self.roots_asked = 0
 
     async def on_log(self, params: types.LoggingMessageNotificationParams) -> None:
         self.logs.append(params)
@@ -203,9 +205,19 @@ class Events:
         self.elicitations.append(params)
         return types.ElicitResult(action="accept", content={"confirm": True})
 
+    async def on_sample(self, context: object, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
+        self.samples.append(params)
+        return types.CreateMessageResult(role="assistant", model="interop-model",
+                                         content=types.TextContent(type="text", text="all is well"))
+
+    async def on_roots(self, context: object) -> types.ListRootsResult:
+        self.roots_asked += 1
+        return types.ListRootsResult(roots=[types.Root(uri="file:///tmp/interop-root", name="interop")])
+
     def callbacks(self) -> dict:
         return {"logging_callback": self.on_log, "message_handler": self.on_message,
-                "elicitation_callback": self.on_elicit}
+                "elicitation_callback": self.on_elicit, "sampling_callback": self.on_sample,
+                "list_roots_callback": self.on_roots}
 
 
 async def exercise_surface(c: Checks, session: ClientSession | Client, era: str, events: Events) -> None:
@@ -279,6 +291,51 @@ async def exercise_surface(c: Checks, session: ClientSession | Client, era: str,
         r = await session.call_tool("factory_reset", {})
         c.equal("factory_reset: the user was asked once", len(events.elicitations), 1)
     c.equal("factory_reset: done after the confirmation", text_blocks(r), ["factory settings restored"])
+
+    # Sampling and roots: asked of the client the same two ways.
+    if era == "modern":
+        first = await session.call_tool("explain_status", {}, allow_input_required=True)
+        request = (first.input_requests or {}).get("explanation") if isinstance(first, types.InputRequiredResult) else None
+        c.check("explain_status: InputRequiredResult with a sampling/createMessage request",
+                isinstance(request, types.CreateMessageRequest), first)
+        answer = types.CreateMessageResult(role="assistant", model="interop-model",
+                                           content=types.TextContent(type="text", text="all is well"))
+        r = await session.call_tool("explain_status", {}, input_responses={"explanation": answer})
+        c.equal("explain_status: the model's answer", text_blocks(r), ["the model says: all is well"])
+        first = await session.call_tool("export_target", {}, allow_input_required=True)
+        c.check("export_target: InputRequiredResult with a roots/list request",
+                isinstance(first, types.InputRequiredResult) and "roots" in (first.input_requests or {}), first)
+        roots = types.ListRootsResult(roots=[types.Root(uri="file:///tmp/interop-root", name="interop")])
+        r = await session.call_tool("export_target", {}, input_responses={"roots": roots})
+    else:
+        r = await session.call_tool("explain_status", {})
+        c.equal("explain_status: the model was asked once", len(events.samples), 1)
+        prompt = events.samples[0].messages[0].content if events.samples and events.samples[0].messages else None
+        c.check("explain_status: the sampling request carries the live status",
+                isinstance(prompt, types.TextContent) and "LED" in prompt.text, prompt)
+        c.equal("explain_status: the model's answer", text_blocks(r), ["the model says: all is well"])
+        r = await session.call_tool("export_target", {})
+        c.equal("export_target: the roots were asked once", events.roots_asked, 1)
+    c.equal("export_target: names the first root", text_blocks(r),
+            ["the calibration would be exported under file:///tmp/interop-root"])
+
+    if not modern:
+        # Subscriptions: the status changes with the LED.
+        with warnings.catch_warnings():  # removed in 2026-07-28, current in the legacy era
+            warnings.simplefilter("ignore")
+            await session.subscribe_resource("device://status")
+        await session.call_tool("set_led", {"on": True})
+        await anyio.sleep(0.1)
+        updated = [n for n in events.notifications if isinstance(n, types.ResourceUpdatedNotification)]
+        c.check("resources/subscribe device://status: updated when the LED changes",
+                len(updated) == 1 and str(updated[0].params.uri) == "device://status", updated)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            await session.unsubscribe_resource("device://status")
+        await session.call_tool("set_led", {"on": False})
+        await anyio.sleep(0.1)
+        updated = [n for n in events.notifications if isinstance(n, types.ResourceUpdatedNotification)]
+        c.equal("resources/unsubscribe: no update after", len(updated), 1)
 
 
 async def run(era: str, command: list[str]) -> int:

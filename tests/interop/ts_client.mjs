@@ -25,7 +25,7 @@ const NODE_MODULES = resolve(process.env.INTEROP_NODE_MODULES ?? join(HERE, '..'
 const requirePeer = createRequire(join(NODE_MODULES, 'noop.js'));
 
 // The mcp-device contract (keep in sync with checks.py).
-const TOOL_NAMES = ['echo', 'read_temperature', 'set_led', 'get_uptime', 'calibrate', 'enable_blink', 'factory_reset'];
+const TOOL_NAMES = ['echo', 'read_temperature', 'set_led', 'get_uptime', 'calibrate', 'enable_blink', 'factory_reset', 'explain_status', 'export_target'];
 const RESOURCES = { 'device://status': 'application/json', 'device://calibration': 'application/octet-stream' };
 const SERVER_NAME = 'mcp-device';
 const ECHO_MESSAGE = 'hello from interop \u2713 "quoted" \\ back';
@@ -227,19 +227,31 @@ async function exercise(c, client, opts) {
 
 // What the server sends unasked, through the client's handlers (installed before connecting).
 function installHandlers(client, sdk) {
-    const events = { logs: [], changed: 0, elicitations: 0 };
+    const events = { logs: [], changed: 0, elicitations: 0, samples: [], roots: 0, updated: [] };
     const elicit = async () => { events.elicitations++; return { action: 'accept', content: { confirm: true } }; };
+    const sample = async (request) => {
+        events.samples.push(request.params);
+        return { role: 'assistant', model: 'interop-model', content: { type: 'text', text: 'all is well' } };
+    };
+    const roots = async () => { events.roots++; return { roots: [{ uri: 'file:///tmp/interop-root', name: 'interop' }] }; };
     const onLog = (n) => { events.logs.push(n.params); };
     const onChanged = () => { events.changed++; };
+    const onUpdated = (n) => { events.updated.push(n.params); };
     if (sdk === 'v1') {
         const t = requirePeer('@modelcontextprotocol/sdk/types.js');
         client.setRequestHandler(t.ElicitRequestSchema, elicit);
+        client.setRequestHandler(t.CreateMessageRequestSchema, sample);
+        client.setRequestHandler(t.ListRootsRequestSchema, roots);
         client.setNotificationHandler(t.LoggingMessageNotificationSchema, onLog);
         client.setNotificationHandler(t.ToolListChangedNotificationSchema, onChanged);
+        client.setNotificationHandler(t.ResourceUpdatedNotificationSchema, onUpdated);
     } else {
         client.setRequestHandler('elicitation/create', elicit);
+        client.setRequestHandler('sampling/createMessage', sample);
+        client.setRequestHandler('roots/list', roots);
         client.setNotificationHandler('notifications/message', onLog);
         client.setNotificationHandler('notifications/tools/list_changed', onChanged);
+        client.setNotificationHandler('notifications/resources/updated', onUpdated);
     }
     return events;
 }
@@ -300,6 +312,28 @@ async function exerciseSurface(c, client, opts, events) {
     const reset = await callTool({ name: 'factory_reset', arguments: {} });
     c.equal('factory_reset: the user was asked once', events.elicitations, 1);
     c.equal('factory_reset: done after the confirmation', texts(reset), ['factory settings restored']);
+
+    // Sampling and roots, asked of the client the same two ways.
+    const explained = await callTool({ name: 'explain_status', arguments: {} });
+    c.equal('explain_status: the model was asked once', events.samples.length, 1);
+    c.check('explain_status: the sampling request carries the live status',
+        (events.samples[0]?.messages?.[0]?.content?.text ?? '').includes('LED'), events.samples[0]);
+    c.equal("explain_status: the model's answer", texts(explained), ['the model says: all is well']);
+    const target = await callTool({ name: 'export_target', arguments: {} });
+    c.equal('export_target: the roots were asked once', events.roots, 1);
+    c.equal('export_target: names the first root', texts(target), ['the calibration would be exported under file:///tmp/interop-root']);
+
+    if (era === 'legacy') {
+        await client.subscribeResource({ uri: 'device://status' }, ro);
+        await callTool({ name: 'set_led', arguments: { on: true } });
+        await new Promise((ok) => setTimeout(ok, 100));
+        c.check('resources/subscribe device://status: updated when the LED changes',
+            events.updated.length === 1 && events.updated[0].uri === 'device://status', events.updated);
+        await client.unsubscribeResource({ uri: 'device://status' }, ro);
+        await callTool({ name: 'set_led', arguments: { on: false } });
+        await new Promise((ok) => setTimeout(ok, 100));
+        c.equal('resources/unsubscribe: no update after', events.updated.length, 1);
+    }
 }
 
 async function main() {
@@ -309,7 +343,7 @@ async function main() {
     const c = new Checks(`ts-sdk-${opts.sdk} ${opts.era}`);
     console.log(`== TypeScript SDK ${pkg} client on node ${process.version}, ${opts.era} era, server: ${opts.command.join(' ')}`);
 
-    const clientOptions = { capabilities: { elicitation: {} } };
+    const clientOptions = { capabilities: { elicitation: {}, sampling: {}, roots: {} } };
     if (opts.era === 'modern') clientOptions.versionNegotiation = { mode: { pin: '2026-07-28' } };
     else if (opts.era === 'auto') clientOptions.versionNegotiation = { mode: 'auto' };
     else if (opts.sdk === 'v2') clientOptions.versionNegotiation = { mode: 'legacy' };

@@ -173,6 +173,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         self.pending_changes.tools |= changes.tools;
         self.pending_changes.prompts |= changes.prompts;
         self.pending_changes.resources |= changes.resources;
+        self.pending_changes.updated |= changes.updated;
         self.flush_changes(&*handler);
     }
 
@@ -192,6 +193,15 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                 ListChanged::Prompts => self.pending_changes.prompts = false,
                 ListChanged::Resources => self.pending_changes.resources = false,
             }
+        }
+        while self.pending_changes.updated != 0 {
+            let index = self.pending_changes.updated.trailing_zeros();
+            if let Some(resource) = handler.resource(index as usize)
+                && self.resource_updated(resource.uri) == Err(SendError::Full)
+            {
+                return;
+            }
+            self.pending_changes.updated &= !(1 << index);
         }
     }
 

@@ -46,11 +46,16 @@ pub struct ListChanges {
     pub prompts: bool,
     /// The resources or resource templates changed.
     pub resources: bool,
+    /// The contents of resources changed, by index in [`Handler::resource`] (bit `i`: resource `i`,
+    /// the first 32): subscribers get `notifications/resources/updated`.
+    ///
+    /// [`Handler::resource`]: crate::server::Handler::resource
+    pub updated: u32,
 }
 
 impl ListChanges {
     /// Nothing changed.
-    pub const NONE: ListChanges = ListChanges { tools: false, prompts: false, resources: false };
+    pub const NONE: ListChanges = ListChanges { tools: false, prompts: false, resources: false, updated: 0 };
 }
 
 /// A set of resource URIs, kept as 32-bit FNV-1a hashes (a collision costs at worst one

@@ -2,12 +2,14 @@
 #![forbid(unsafe_code)]
 //! The example "device": an MCP server for a small board, written once without `std` or an allocator.
 //!
-//! It offers seven tools (`echo`, `read_temperature`, `set_led`, `get_uptime`, `calibrate`,
-//! `enable_blink`, `factory_reset`, and `blink_led` while blinking is enabled), two resources (`device://status` as
+//! It offers nine tools (`echo`, `read_temperature`, `set_led`, `get_uptime`, `calibrate`,
+//! `enable_blink`, `factory_reset`, `explain_status`, `export_target`, and `blink_led` while
+//! blinking is enabled), two resources (`device://status` as
 //! JSON text, `device://calibration` as a binary blob), a resource template (`device://sensor/{name}`)
 //! and one prompt (`diagnose`), with completion of sensor names and symptoms, log messages of sensor
-//! reads, progress of the calibration, `listChanged` when the LED tools change, and a factory reset
-//! the user confirms through elicitation. The hardware is
+//! reads, progress of the calibration, `listChanged` when the LED tools change, subscriptions to
+//! the status (updated with the LED), a factory reset the user confirms through elicitation, a
+//! status explained by the client's model (sampling) and the host's roots asked for. The hardware is
 //! behind the [`Board`] trait: the host binary `mcp-device` simulates it, firmware drives real pins
 //! and sensors. Uptime is the engine's injected time, so the caller's clock epoch is "boot".
 
@@ -92,7 +94,7 @@ const READ_ONLY: ToolAnnotations = ToolAnnotations {
 const CONFIRM_FORM: &str = r#"{"type":"object","properties":{"confirm":{"type":"boolean","title":"Erase all settings?","description":"The board restarts with factory settings"}},"required":["confirm"]}"#;
 
 /// The device's tools, in listing order; [`BLINK_TOOL`] follows them while blinking is enabled.
-pub static TOOLS: [Tool<'static>; 7] = [
+pub static TOOLS: [Tool<'static>; 9] = [
     Tool {
         name: "echo",
         title: Some("Echo"),
@@ -183,6 +185,26 @@ pub static TOOLS: [Tool<'static>; 7] = [
         icons: &[],
         meta: None,
     },
+    Tool {
+        name: "explain_status",
+        title: Some("Explain the status"),
+        description: Some("Asks the client's model to explain the board's live status in a sentence (sampling)."),
+        input_schema: NO_ARGUMENTS,
+        output_schema: None,
+        annotations: READ_ONLY,
+        icons: &[],
+        meta: None,
+    },
+    Tool {
+        name: "export_target",
+        title: Some("Export target"),
+        description: Some("Asks the host for its roots (roots/list) and names where the calibration data would go."),
+        input_schema: NO_ARGUMENTS,
+        output_schema: None,
+        annotations: READ_ONLY,
+        icons: &[],
+        meta: None,
+    },
 ];
 
 /// The tool offered while blinking is enabled.
@@ -215,15 +237,18 @@ pub static RESOURCE_TEMPLATES: [ResourceTemplate<'static>; 1] = [ResourceTemplat
 /// Symptoms offered when completing the `diagnose` prompt's argument.
 const SYMPTOMS: [&str; 4] = ["LED does not light", "no answer from the sensor", "overheating", "resets by itself"];
 
-/// What the device declares: its tables, `listChanged` for tools, logging and completions.
+/// What the device declares: its tables, `listChanged` for tools, resource subscriptions (the
+/// status changes with the LED), logging and completions.
 pub const CAPABILITIES: ServerCapabilities = ServerCapabilities::NONE
     .with_tools(ListCapability { list_changed: true })
-    .with_resources(ResourceCapability { subscribe: false, list_changed: false })
+    .with_resources(ResourceCapability { subscribe: true, list_changed: false })
     .with_prompts(ListCapability { list_changed: false })
     .with_logging()
     .with_completions();
 
 const STATUS_URI: &str = "device://status";
+/// `device://status` (resource 0) in [`ListChanges::updated`].
+const STATUS_UPDATED: u32 = 1 << 0;
 const CALIBRATION_URI: &str = "device://calibration";
 
 /// The device's resources.
@@ -376,6 +401,7 @@ impl<B: Board> Device<B> {
         match call.argument("on").and_then(|v| v.as_bool()) {
             Some(on) => {
                 self.board.set_led(on);
+                self.changes.updated |= STATUS_UPDATED;
                 reply.structured(&Led { on }).text(if on { "LED on" } else { "LED off" }).finish()
             }
             None => reply.finish_error_text("\"on\" must be a boolean"),
@@ -418,6 +444,7 @@ impl<B: Board> Device<B> {
                     self.board.set_led(!was);
                     self.board.set_led(was);
                 }
+                self.changes.updated |= STATUS_UPDATED;
                 reply.text_fmt(format_args!("blinked {times} times")).finish()
             }
             None => reply.finish_error_text("\"times\" must be an integer from 1 to 10"),
@@ -441,6 +468,7 @@ impl<B: Board> Device<B> {
         let confirmed = answer.get("content").and_then(|c| c.get("confirm")).and_then(|c| c.as_bool());
         if accepted && confirmed == Some(true) {
             self.board.factory_reset();
+            self.changes.updated |= STATUS_UPDATED;
             if self.blink {
                 self.blink = false;
                 self.changes.tools = true;
@@ -448,6 +476,49 @@ impl<B: Board> Device<B> {
             reply.text("factory settings restored").finish()
         } else {
             reply.text("factory reset cancelled; nothing changed").finish()
+        }
+    }
+
+    /// `explain_status`: the client's model explains the live status (sampling).
+    fn explain_status(&mut self, call: &ToolCall<'_>, reply: ToolReply<'_>) {
+        if let Some(answer) = call.context.input("explanation") {
+            return match answer.get("content").and_then(|c| c.get("text")).and_then(|t| t.as_str()) {
+                Some(text) => reply.text_fmt(format_args!("the model says: {text}")).finish(),
+                None => reply.finish_error_text("the model gave no text"),
+            };
+        }
+        if !call.context.client.sampling {
+            return reply.finish_error_text("this client offers no model to ask (no sampling capability)");
+        }
+        let celsius = self.board.temperature_celsius(Sensor::Board, call.context.now).map(Centi::of);
+        let mut params = heapless::String::<384>::new();
+        let written = core::fmt::write(
+            &mut params,
+            format_args!(
+                r#"{{"messages":[{{"role":"user","content":{{"type":"text","text":"In one sentence, explain this board status to its owner: LED {}, board temperature {} C, up {} ms."}}}}],"maxTokens":100}}"#,
+                if self.board.led() { "on" } else { "off" },
+                celsius.map_or(Centi(0), |c| c),
+                call.context.now.as_millis()
+            ),
+        );
+        if written.is_err() {
+            return reply.finish_error_text("the status does not fit the sampling request");
+        }
+        reply.input_required().request("explanation", InputRequest::Sample { params: &params }).finish()
+    }
+
+    /// `export_target`: asks the host for its roots and names the first one.
+    fn export_target(&mut self, call: &ToolCall<'_>, reply: ToolReply<'_>) {
+        let Some(answer) = call.context.input("roots") else {
+            if call.context.client.roots.is_none() {
+                return reply.finish_error_text("this client shares no roots (no roots capability)");
+            }
+            return reply.input_required().request("roots", InputRequest::ListRoots).finish();
+        };
+        let first = answer.get("roots").and_then(|r| r.elements().next()).and_then(|r| r.get("uri"));
+        match first.and_then(|uri| uri.as_str()) {
+            Some(uri) => reply.text_fmt(format_args!("the calibration would be exported under {uri}")).finish(),
+            None => reply.finish_error_text("the host shares no roots"),
         }
     }
 
@@ -505,6 +576,8 @@ impl<B: Board> Handler for Device<B> {
             "enable_blink" => self.enable_blink(&call, reply),
             "blink_led" => self.blink(&call, reply),
             "factory_reset" => self.factory_reset(&call, reply),
+            "explain_status" => self.explain_status(&call, reply),
+            "export_target" => self.export_target(&call, reply),
             "get_uptime" => {
                 let uptime_ms = call.context.now.as_millis();
                 reply

@@ -41,8 +41,8 @@ use crate::log::log;
 /// Receive buffer: the longest message accepted (longer lines are answered with an error and
 /// skipped). The official SDK clients' largest requests are under 500 bytes.
 pub const RX_BYTES: usize = 1024;
-/// Transmit buffer: the largest answer (the modern-era `tools/list` is about 2.6 KB).
-pub const TX_BYTES: usize = 3072;
+/// Transmit buffer: the largest answer (the modern-era `tools/list` is about 3.3 KB).
+pub const TX_BYTES: usize = 4096;
 
 /// Input the device waits for in a legacy session (the factory reset's confirmation): its request
 /// and the answer are kept in half of this, the retry built in the other half.

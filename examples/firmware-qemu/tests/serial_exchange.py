@@ -26,7 +26,8 @@ from qemu import Firmware, require_qemu  # noqa: E402
 MODERN = "2026-07-28"
 META = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {},
         "io.modelcontextprotocol/clientInfo": {"name": "serial-exchange", "version": "0"}}
-TOOLS = ["echo", "read_temperature", "set_led", "get_uptime", "calibrate", "enable_blink", "factory_reset"]
+TOOLS = ["echo", "read_temperature", "set_led", "get_uptime", "calibrate", "enable_blink", "factory_reset",
+         "explain_status", "export_target"]
 RX_BYTES = 1024  # keep in sync with RX_BYTES in src/main.rs
 
 

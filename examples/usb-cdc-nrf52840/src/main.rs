@@ -37,7 +37,7 @@ const MAX_PACKET: u16 = 64;
 /// Receive buffer: the longest message accepted.
 const RX_BYTES: usize = 1024;
 /// Transmit buffer: the largest answer.
-const TX_BYTES: usize = 3072;
+const TX_BYTES: usize = 4096;
 
 /// Everything the USB stack and the server borrow for the program's lifetime.
 struct Memory {
