@@ -108,6 +108,14 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         self.lock().sessions.len()
     }
 
+    /// The ids of the legacy sessions alive: to tell each, through [`McpHttp::with_engine`], what
+    /// the application learned outside a request ([`Engine::resource_updated`],
+    /// [`Engine::list_changed`]), which each engine filters by its session's subscriptions and
+    /// capabilities.
+    pub fn session_ids(&self) -> Vec<SessionId> {
+        self.lock().sessions.ids()
+    }
+
     /// Runs `f` on the application (under the endpoint's lock: keep it short).
     pub fn with_handler<R>(&self, f: impl FnOnce(&mut H) -> R) -> R {
         f(&mut self.lock().handler)
