@@ -47,10 +47,14 @@ async fn start(input_bytes: usize) -> (SocketAddr, tokio::sync::oneshot::Sender<
 
 /// Writes one POST on a new connection and returns the connection.
 async fn post(addr: SocketAddr, session: Option<&str>, body: &str) -> TcpStream {
+    post_accepting(addr, session, "application/json, text/event-stream", body).await
+}
+
+async fn post_accepting(addr: SocketAddr, session: Option<&str>, accept: &str, body: &str) -> TcpStream {
     let mut stream = TcpStream::connect(addr).await.unwrap();
     let mut request = format!(
         "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n",
+         Accept: {accept}\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n",
         body.len()
     );
     if let Some(session) = session {
@@ -143,6 +147,36 @@ async fn a_legacy_elicitation_goes_on_the_calls_stream_and_its_answer_resumes_th
     let (_, _, messages) = read_more(&mut call_stream, &mut raw, 2).await;
     assert_eq!(messages[1]["id"], 7, "{messages:?}");
     assert_eq!(messages[1]["result"]["content"][0]["text"], "Hello, Ada!");
+}
+
+#[tokio::test]
+async fn a_call_answered_as_json_gets_its_elicitation_on_the_standalone_stream() {
+    let (addr, _stop) = start(32 * 1024).await;
+    let session = open_session(addr).await;
+    let mut get = TcpStream::connect(addr).await.unwrap();
+    let open = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\n\
+         MCP-Protocol-Version: 2025-11-25\r\n\r\n"
+    );
+    get.write_all(open.as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    // The client takes only JSON: its body is the answer, and nothing else.
+    let mut call_stream = post_accepting(addr, Some(&session), "application/json", &call(9)).await;
+    let (status, _, messages) = read(&mut get, 1).await;
+    assert_eq!(status, 200);
+    let ask = &messages[0];
+    assert_eq!(ask["method"], "elicitation/create", "{ask}");
+    let answer = json!({"jsonrpc":"2.0","id":ask["id"],"result":{"action":"accept","content":{"name":"Bob"}}});
+    let (status, _, _) = read(&mut post(addr, Some(&session), &answer.to_string()).await, 0).await;
+    assert_eq!(status, 202);
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), call_stream.read_to_end(&mut raw)).await.unwrap().unwrap();
+    let raw = String::from_utf8_lossy(&raw);
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap();
+    assert!(head.to_ascii_lowercase().contains("content-type: application/json"), "{head}");
+    let result: Value = serde_json::from_str(body).unwrap();
+    assert_eq!(result["id"], 9, "{result}");
+    assert_eq!(result["result"]["content"][0]["text"], "Hello, Bob!");
 }
 
 #[tokio::test]
