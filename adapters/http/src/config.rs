@@ -74,6 +74,13 @@ pub struct HttpConfig {
     pub session_idle_timeout: Duration,
     /// Transmit buffer of each legacy session's engine (256 KiB): the largest answer it writes.
     pub session_transmit_bytes: usize,
+    /// Input buffer of each legacy session's engine (32 KiB; [`Engine::set_input_buffer`]): a
+    /// request whose handler asks the client for input (elicitation, sampling, roots) waits in its
+    /// first half with the answers, and is retried from its second half; one such request at a time
+    /// per session. 0: none (such requests get `-32603`).
+    ///
+    /// [`Engine::set_input_buffer`]: mcp_sansio::server::Engine::set_input_buffer
+    pub session_input_bytes: usize,
     /// Transmit buffer of the stateless (2026-07-28) engine (1 MiB).
     pub stateless_transmit_bytes: usize,
     /// Messages buffered for one SSE reader (256); a reader that falls further behind is dropped
@@ -107,6 +114,7 @@ impl HttpConfig {
             max_sessions: 256,
             session_idle_timeout: Duration::from_secs(30 * 60),
             session_transmit_bytes: 256 * 1024,
+            session_input_bytes: 32 * 1024,
             stateless_transmit_bytes: 1 << 20,
             sse_buffer_messages: 256,
             sse_keep_alive: Duration::from_secs(15),

@@ -57,6 +57,12 @@
 //! the handler sees [`Event::Cancelled`](mcp_sansio::server::Event::Cancelled) and the late answer
 //! is refused. In legacy sessions a disconnection is not a cancellation.
 //!
+//! A handler that [asks the client for input](mcp_sansio::server::input) in a legacy session needs
+//! nothing more: each session's engine has an input buffer ([`HttpConfig::session_input_bytes`]),
+//! sends `elicitation/create`, `sampling/createMessage` or `roots/list` on the request's SSE stream
+//! (on the standalone GET stream when the POST is answered as JSON), and answers the request once
+//! the client's answers, POSTed to the session, are in.
+//!
 //! - **HTTP+SSE (2024-11-05, deprecated)**, when [`HttpConfig::legacy_sse`] names its paths: GET
 //!   `/sse` opens a session and names `/messages?sessionId=…` in its first event; POSTs there get 202
 //!   and their answers go on the stream; the session ends with the stream.

@@ -108,6 +108,14 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         self.lock().sessions.len()
     }
 
+    /// The ids of the legacy sessions alive: to tell each, through [`McpHttp::with_engine`], what
+    /// the application learned outside a request ([`Engine::resource_updated`],
+    /// [`Engine::list_changed`]), which each engine filters by its session's subscriptions and
+    /// capabilities.
+    pub fn session_ids(&self) -> Vec<SessionId> {
+        self.lock().sessions.ids()
+    }
+
     /// Runs `f` on the application (under the endpoint's lock: keep it short).
     pub fn with_handler<R>(&self, f: impl FnOnce(&mut H) -> R) -> R {
         f(&mut self.lock().handler)
@@ -317,7 +325,12 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                     return Err(Box::new(status_only(StatusCode::INTERNAL_SERVER_ERROR)));
                 }
                 let id = SessionId::from_random(random);
-                let mut engine = OwnedEngine::new(config.engine, 256, config.session_transmit_bytes);
+                let mut engine = OwnedEngine::with_input(
+                    config.engine,
+                    256,
+                    config.session_transmit_bytes,
+                    config.session_input_bytes,
+                );
                 engine.get().set_notification_route(Route::new(GET_STREAM, Framing::Sse));
                 let mut session = LegacySession {
                     sse_transport: false,

@@ -31,7 +31,8 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             return status_only(StatusCode::INTERNAL_SERVER_ERROR);
         }
         let id = SessionId::from_random(random);
-        let mut engine = OwnedEngine::new(config.engine, 256, config.session_transmit_bytes);
+        let mut engine =
+            OwnedEngine::with_input(config.engine, 256, config.session_transmit_bytes, config.session_input_bytes);
         engine.get().set_notification_route(Route::new(GET_STREAM, Framing::Sse));
         let mut session = LegacySession {
             sse_transport: true,

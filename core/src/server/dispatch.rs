@@ -40,6 +40,8 @@ pub(crate) struct Parts<'s, 'a, H, const OUTBOUND: usize> {
     pub(crate) now: Instant,
     pub(crate) window: usize,
     pub(crate) route: Route,
+    /// Where the legacy session's own messages go (its standalone stream over HTTP).
+    pub(crate) notify_route: Route,
 }
 
 impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OUTBOUND> {
@@ -63,6 +65,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             now,
             window,
             route,
+            notify_route: self.notify_route,
         };
         (&self.rx, parts)
     }

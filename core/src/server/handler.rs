@@ -7,7 +7,7 @@
 //! dynamic registry with an allocator.
 
 use crate::endpoint::Response;
-use crate::json::{JsonStr, Value};
+use crate::json::{JsonStr, Kind, Value};
 use crate::mcp::{ClientCapabilities, ServerCapabilities, UriTemplate, Variables};
 pub use crate::mcp::{Implementation, Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolAnnotations};
 use crate::server::Event;
@@ -41,9 +41,11 @@ pub struct RequestContext<'a> {
 }
 
 impl<'a> RequestContext<'a> {
-    /// The client's answer to the input request `key` of the previous round.
+    /// The client's answer to the input request `key` of the previous round. Every answer is a
+    /// result object (`ElicitResult`, `CreateMessageResult`, `ListRootsResult`); anything else under
+    /// `key` is no answer, so a handler that asks again when this is `None` re-requests it.
     pub fn input(&self, key: &str) -> Option<Value<'a>> {
-        self.input_responses.and_then(|responses| responses.get(key))
+        self.input_responses.and_then(|responses| responses.get(key)).filter(|answer| answer.kind() == Kind::Object)
     }
 }
 

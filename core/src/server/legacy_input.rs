@@ -3,7 +3,8 @@
 //! A handler answers "input required" the same way in every era (see [`input`](crate::server::input)).
 //! In a legacy session the engine turns that answer into server-to-client requests
 //! (`elicitation/create`, `sampling/createMessage`, `roots/list`, through the outbound-request
-//! table), keeps the original request, and once every answer is in, serves the request again as a
+//! table) on the request's own stream (on the notification route when that stream is a bare HTTP
+//! body, which holds only the answer), keeps the original request, and once every answer is in, serves the request again as a
 //! 2026-07-28 client would retry it: the same params with `inputResponses` and `requestState`. The
 //! handler cannot tell the eras apart.
 //!
@@ -12,7 +13,7 @@
 //! waits for input at a time; another gets `-32603` until it is done. A client error or a timeout
 //! on an input request answers the original request with `-32603`.
 
-use crate::endpoint::{OutboundKey, Route};
+use crate::endpoint::{Framing, OutboundKey, Route};
 use crate::json::{self, JsonWriter, Kind, Value};
 use crate::jsonrpc::{Id, OwnedId, code};
 use crate::server::dispatch::Parts;
@@ -176,8 +177,11 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         // Each input request becomes a request to the client, all in one window.
         let deadline = self.config.request_timeout.map(|t| self.now + t);
         let route = self.route;
+        // A bare-body answer (an HTTP POST answered as JSON) carries one message, the answer: the
+        // requests go on the session's own stream then, as any other request to the client.
+        let ask_route = if route.framing == Framing::Body { self.notify_route } else { route };
         let mut keys = heapless::Vec::new();
-        let Some((mut window, mut commit)) = self.tx.open(route, self.window) else {
+        let Some((mut window, mut commit)) = self.tx.open(ask_route, self.window) else {
             return Err("the transmit buffer is full");
         };
         for (key, request) in requests.members() {
@@ -206,7 +210,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 return Err("the input requests do not fit the transmit window");
             }
             let written = w.len();
-            let key = self.outbound.insert(deadline, route).ok_or("too many requests to the client await answers")?;
+            let key =
+                self.outbound.insert(deadline, ask_route).ok_or("too many requests to the client await answers")?;
             let _ = keys.push((name, key, false));
             let (_, rest) = core::mem::take(&mut window).split_at_mut(written);
             let prefix = commit.commit_and_continue(written, rest);

@@ -185,6 +185,9 @@ fn several_rounds_and_missing_input_ask_again() {
     // The retry lacks the answer: asked again, with the same state.
     let again = h.call("tools/call", json!({"name":"rounds","requestState":s1}), ALL_CAPS);
     assert!(again["result"]["inputRequests"].get("a").is_some());
+    // An answer that is not a result object is no answer: asked again too.
+    let bad = h.call("tools/call", json!({"name":"rounds","requestState":s1,"inputResponses":{"a":12345}}), ALL_CAPS);
+    assert!(bad["result"]["inputRequests"].get("a").is_some(), "{bad}");
     let roots = json!({"roots":[]});
     let r2 = h.call("tools/call", json!({"name":"rounds","requestState":s1,"inputResponses":{"a":roots}}), ALL_CAPS);
     assert!(r2["result"]["inputRequests"].get("b").is_some());

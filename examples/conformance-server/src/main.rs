@@ -2,143 +2,62 @@
 //! (`@modelcontextprotocol/conformance server --url http://127.0.0.1:$PORT/mcp`), on the public
 //! API only, for both protocol eras on one endpoint. `PORT` defaults to 3000.
 //!
-//! Fixtures that need what the engine does not offer yet (logging, progress, sampling,
-//! elicitation, completion, subscriptions, audio and embedded-resource content, resource
-//! templates in lists) are left out; `tests/conformance/baseline-*.yml` names the scenarios that
-//! fail for that reason.
+//! The tables are in `fixtures`, their behaviour in `handler`. Two tasks act outside requests: one
+//! announces list changes (`test_trigger_*_change`) to every engine (each filters by its
+//! capabilities and listen streams), one changes `test://watched-resource` every 3 s and tells its
+//! subscribers. `tests/conformance/baseline-*.yml` names the checks that still fail, and why.
 
 #![forbid(unsafe_code)]
 
+mod fixtures;
+mod handler;
+
 use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
 
-use mcp_sansio::server::{
-    Config, Handler, Prompt, PromptArgument, PromptGet, PromptReply, Resource, ResourceRead, ResourceReply, Role, Tool,
-    ToolCall, ToolReply,
-};
+use mcp_sansio::server::{Config, Engine, HmacSealer, ListChanged};
 use mcp_sansio_http::{HttpConfig, McpHttp, serve, shutdown_signal};
 
-/// A 1×1 PNG (the suite's `TEST_IMAGE_BASE64`, decoded).
-const PNG: [u8; 70] = [
-    137, 80, 78, 71, 13, 10, 26, 10, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0, 31, 21, 196,
-    137, 0, 0, 0, 13, 73, 68, 65, 84, 120, 218, 99, 252, 207, 192, 240, 31, 0, 5, 5, 2, 0, 95, 200, 241, 210, 0, 0, 0,
-    0, 73, 69, 78, 68, 174, 66, 96, 130,
-];
+use crate::handler::Fixtures;
 
-const EMPTY: &str = r#"{"type":"object","properties":{}}"#;
-
-static TOOLS: [Tool<'static>; 4] = [
-    Tool::new("test_simple_text", "Tests simple text content response", EMPTY),
-    Tool::new("test_image_content", "Tests image content response", EMPTY),
-    Tool::new("test_error_handling", "Tests error response handling", EMPTY),
-    // SEP-2243: its `region` argument is mirrored into the `Mcp-Param-Region` header.
-    Tool::new(
-        "test_header_param",
-        "Echoes a parameter that travels in the Mcp-Param-Region header too",
-        r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}},"required":["region"]}"#,
-    ),
-];
-
-static RESOURCES: [Resource<'static>; 2] = [
-    Resource {
-        uri: "test://static-text",
-        name: "static-text",
-        title: Some("Static Text Resource"),
-        description: Some("A static text resource for testing"),
-        mime_type: Some("text/plain"),
-        ..Resource::EMPTY
-    },
-    Resource {
-        uri: "test://static-binary",
-        name: "static-binary",
-        title: Some("Static Binary Resource"),
-        description: Some("A static binary resource (image) for testing"),
-        mime_type: Some("image/png"),
-        ..Resource::EMPTY
-    },
-];
-
-static PROMPT_ARGS: [PromptArgument<'static>; 2] = [
-    PromptArgument { name: "arg1", title: None, description: Some("First test argument"), required: true },
-    PromptArgument { name: "arg2", title: None, description: Some("Second test argument"), required: true },
-];
-
-static PROMPTS: [Prompt<'static>; 2] = [
-    Prompt {
-        name: "test_simple_prompt",
-        title: Some("Simple Test Prompt"),
-        description: Some("A simple prompt without arguments"),
-        arguments: &[],
-        icons: &[],
-    },
-    Prompt {
-        name: "test_prompt_with_arguments",
-        title: Some("Prompt With Arguments"),
-        description: Some("A prompt with required arguments"),
-        arguments: &PROMPT_ARGS,
-        icons: &[],
-    },
-];
-
-struct Fixtures;
-
-impl Handler for Fixtures {
-    const TOOLS: &'static [Tool<'static>] = &TOOLS;
-    const RESOURCES: &'static [Resource<'static>] = &RESOURCES;
-    const PROMPTS: &'static [Prompt<'static>] = &PROMPTS;
-
-    fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
-        match call.name {
-            "test_simple_text" => reply.text("This is a simple text response for testing.").finish(),
-            "test_image_content" => reply.image("image/png", &PNG).finish(),
-            "test_error_handling" => reply.finish_error_text("This tool intentionally returns an error for testing"),
-            "test_header_param" => match call.argument("region").and_then(|v| v.as_str()) {
-                Some(region) => reply.text_json(region).finish(),
-                None => reply.finish_error_text("missing region"),
-            },
-            other => reply.finish_error_text(other),
-        }
+/// Runs `f` on the stateless engine and on every legacy session's engine.
+fn on_every_engine(endpoint: &McpHttp<Fixtures>, f: impl Fn(&mut Engine<'static>, &mut Fixtures)) {
+    endpoint.with_engine(None, &f);
+    for id in endpoint.session_ids() {
+        endpoint.with_engine(Some(id), &f);
     }
+}
 
-    fn read_resource(&mut self, read: ResourceRead<'_>, reply: ResourceReply<'_>) {
-        match read.uri {
-            "test://static-text" => reply
-                .text("test://static-text", Some("text/plain"), "This is the content of the static text resource.")
-                .finish(),
-            "test://static-binary" => reply.blob("test://static-binary", Some("image/png"), &PNG).finish(),
-            uri => match template_id(uri) {
-                Some(id) => reply
-                    .text_fmt(
-                        uri,
-                        Some("application/json"),
-                        format_args!(r#"{{"id":"{id}","templateTest":true,"data":"Data for ID: {id}"}}"#),
-                    )
-                    .finish(),
-                None => reply.not_found(uri),
-            },
-        }
-    }
-
-    fn get_prompt(&mut self, get: PromptGet<'_>, reply: PromptReply<'_>) {
-        match get.name {
-            "test_prompt_with_arguments" => {
-                let (arg1, arg2) = (get.argument("arg1"), get.argument("arg2"));
-                match (arg1, arg2) {
-                    (Some(arg1), Some(arg2)) => reply
-                        .text_fmt(Role::User, format_args!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'"))
-                        .finish(),
-                    _ => reply.fail(mcp_sansio::jsonrpc::code::INVALID_PARAMS, "arg1 and arg2 are required"),
-                }
+/// Announces the lists requests changed, as soon as they did.
+async fn announce_list_changes(endpoint: McpHttp<Fixtures>, announce: Arc<tokio::sync::Notify>) {
+    loop {
+        announce.notified().await;
+        let changes = endpoint.with_handler(|fixtures| std::mem::take(&mut fixtures.changes));
+        for (changed, list) in [(changes.tools, ListChanged::Tools), (changes.prompts, ListChanged::Prompts)] {
+            if changed {
+                on_every_engine(&endpoint, |engine, fixtures| {
+                    if let Err(error) = engine.list_changed(list, fixtures) {
+                        eprintln!("conformance-server: list change not sent: {error:?}");
+                    }
+                });
             }
-            _ => reply.text(Role::User, "This is a simple prompt for testing.").finish(),
         }
     }
 }
 
-/// The `{id}` of `test://template/{id}/data`, if it is a plain segment.
-fn template_id(uri: &str) -> Option<&str> {
-    let id = uri.strip_prefix("test://template/")?.strip_suffix("/data")?;
-    (!id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')).then_some(id)
+/// Changes `test://watched-resource` every 3 s and tells whoever subscribed to it.
+async fn update_watched_resource(endpoint: McpHttp<Fixtures>) {
+    let mut every = tokio::time::interval(Duration::from_secs(3));
+    every.tick().await;
+    loop {
+        every.tick().await;
+        endpoint.with_handler(|fixtures| fixtures.watched_revision += 1);
+        on_every_engine(&endpoint, |engine, _| {
+            let _ = engine.resource_updated(fixtures::WATCHED_URI);
+        });
+    }
 }
 
 fn main() -> ExitCode {
@@ -151,8 +70,16 @@ fn main() -> ExitCode {
         }
     };
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let mut key = [0u8; 32];
+    if let Err(error) = getrandom::fill(&mut key) {
+        eprintln!("conformance-server: no random key for requestState: {error}");
+        return ExitCode::FAILURE;
+    }
+    let sealer: &'static HmacSealer =
+        Box::leak(Box::new(HmacSealer::new(key, mcp_sansio::time::Duration::from_secs(600))));
     let mut engine = Config::new("mcp-sansio-conformance-server", env!("CARGO_PKG_VERSION"));
     engine.limits.max_response = 64 * 1024;
+    engine.state_sealer = Some(sealer);
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
@@ -163,7 +90,11 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         eprintln!("conformance-server: serving http://{addr}/mcp");
-        serve(listener, McpHttp::new(Fixtures, HttpConfig::new(engine, addr)), shutdown_signal()).await
+        let announce = Arc::new(tokio::sync::Notify::new());
+        let endpoint = McpHttp::new(Fixtures::new(Arc::clone(&announce)), HttpConfig::new(engine, addr));
+        tokio::spawn(announce_list_changes(endpoint.clone(), announce));
+        tokio::spawn(update_watched_resource(endpoint.clone()));
+        serve(listener, endpoint, shutdown_signal()).await
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
