@@ -167,13 +167,16 @@ fn example_requests_are_answered_as_the_spec_says() {
         let mut out = driver.send_line(&one_line(&text));
         if method == "subscriptions/listen" {
             // A listen stream opens with its acknowledgement (of what the device honours: tool list
-            // changes, not resource subscriptions) and is answered when it ends: here, at the end of
+            // changes and resource subscriptions) and is answered when it ends: here, at the end of
             // input.
             assert_eq!(out.len(), 1, "{}: expected the acknowledgement, got {out:?}", path.display());
             let ack = parse_json_line(&out[0]);
             assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{}", path.display());
             assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], request["id"]);
-            assert_eq!(ack["params"]["notifications"], serde_json::json!({"toolsListChanged": true}));
+            assert_eq!(
+                ack["params"]["notifications"],
+                serde_json::json!({"toolsListChanged": true, "resourceSubscriptions": ["file:///project/config.json"]})
+            );
             schema
                 .validate("SubscriptionsAcknowledgedNotification", &ack)
                 .unwrap_or_else(|errors| panic!("{}: {errors}", path.display()));
