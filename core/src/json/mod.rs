@@ -6,6 +6,7 @@
 //!   newline in its output.
 
 pub mod scan;
+mod swar;
 mod value;
 pub mod write;
 
