@@ -6,7 +6,6 @@
 //!   newline in its output.
 
 pub mod scan;
-mod swar;
 mod value;
 pub mod write;
 

@@ -333,7 +333,7 @@ impl<'a> Scanner<'a> {
         self.advance(1);
         loop {
             let rest = self.rest();
-            let plain = super::swar::plain_string_len(rest);
+            let plain = crate::swar::plain_string_len(rest);
             self.advance(plain);
             match self.peek() {
                 None => return Err(self.unexpected_end()),

@@ -45,7 +45,7 @@ fn string_len(bytes: &[u8]) -> Option<usize> {
     }
     let mut index: usize = 1;
     loop {
-        let special = super::swar::unquoted_len(bytes.get(index..)?);
+        let special = crate::swar::unquoted_len(bytes.get(index..)?);
         index = index.checked_add(special)?;
         if bytes.get(index)? == &b'"' {
             return index.checked_add(1);
@@ -74,7 +74,7 @@ fn container_len(bytes: &[u8]) -> Option<usize> {
             }
             _ => {
                 // Skip to the next quote or bracket.
-                index = index.checked_add(super::swar::structureless_len(bytes.get(index..)?).max(1))?;
+                index = index.checked_add(crate::swar::structureless_len(bytes.get(index..)?).max(1))?;
                 continue;
             }
         }

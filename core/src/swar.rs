@@ -1,6 +1,6 @@
 //! Byte-class searches eight bytes at a time ("SIMD within a register"), in safe, portable code.
 //!
-//! The scanner and the walker spend most of their time in runs of bytes that need no attention
+//! The line framer, the JSON scanner and the walker spend most of their time in runs of bytes that need no attention
 //! (string content, the inside of a skipped container). These functions return the length of such
 //! a run, examining a whole `u64` word per step (the last partial word padded), with exactly the
 //! result of the byte-at-a-time loop each replaces (the tests compare them).
@@ -52,17 +52,22 @@ fn run_len(bytes: &[u8], stop: u8, mask: impl Fn(u64) -> u64) -> usize {
 
 /// Length of the leading run of printable ASCII other than `"` and `\` (string content that needs
 /// no further checking).
-pub(super) fn plain_string_len(bytes: &[u8]) -> usize {
+pub(crate) fn plain_string_len(bytes: &[u8]) -> usize {
     run_len(bytes, b'"', |w| below_mask(w, 0x20) | (w & HIGHS) | byte_mask(w, b'"') | byte_mask(w, b'\\'))
 }
 
 /// Length of the leading run without `"` or `\` (string content of validated JSON).
-pub(super) fn unquoted_len(bytes: &[u8]) -> usize {
+pub(crate) fn unquoted_len(bytes: &[u8]) -> usize {
     run_len(bytes, b'"', |w| byte_mask(w, b'"') | byte_mask(w, b'\\'))
 }
 
+/// Length of the leading run without `\n` (the rest of an NDJSON line).
+pub(crate) fn newline_free_len(bytes: &[u8]) -> usize {
+    run_len(bytes, b'\n', |w| byte_mask(w, b'\n'))
+}
+
 /// Length of the leading run without `"`, `{`, `}`, `[` or `]` (inside a validated container).
-pub(super) fn structureless_len(bytes: &[u8]) -> usize {
+pub(crate) fn structureless_len(bytes: &[u8]) -> usize {
     // `| 0x20` maps `[` to `{` and `]` to `}`, and no other byte to either.
     let folded = ONES * 0x20;
     run_len(bytes, b'"', |w| byte_mask(w, b'"') | byte_mask(w | folded, b'{') | byte_mask(w | folded, b'}'))
@@ -90,6 +95,7 @@ mod tests {
                     let plain_string = |b: u8| (0x20..0x80).contains(&b) && b != b'"' && b != b'\\';
                     assert_eq!(plain_string_len(bytes), reference(bytes, plain_string), "{special:#x} {len} {at}");
                     assert_eq!(unquoted_len(bytes), reference(bytes, |b| b != b'"' && b != b'\\'));
+                    assert_eq!(newline_free_len(bytes), reference(bytes, |b| b != b'\n'));
                     let structural = |b: u8| !matches!(b, b'"' | b'{' | b'}' | b'[' | b']');
                     assert_eq!(structureless_len(bytes), reference(bytes, structural), "{special:#x} {len} {at}");
                 }
