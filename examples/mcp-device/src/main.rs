@@ -28,6 +28,11 @@ struct Args {
     /// Print every protocol event (sessions, rejected input) on stderr.
     #[arg(long)]
     verbose: bool,
+    /// Opt-in: when no request is waiting, poll stdin in a busy loop for up to this many
+    /// microseconds before sleeping (lower round-trip latency on an idle machine, for up to this
+    /// much CPU per request; see `mcp_sansio_tokio::FdReader::spin_before_wait`). 0: sleep at once.
+    #[arg(long, default_value_t = 0)]
+    spin_us: u64,
 }
 
 /// A board simulated in the host process: a temperature that drifts slowly with time.
@@ -107,7 +112,8 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(mcp_sansio_tokio::serve_stdio(&mut server)) {
+    let spin = std::time::Duration::from_micros(args.spin_us);
+    match runtime.block_on(mcp_sansio_tokio::serve_stdio_spinning(&mut server, spin)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(error) => {
