@@ -7,7 +7,8 @@
 //! - **start-up**: `--startups` fresh processes (and the session's own), each timed from `spawn`
 //!   to the complete answer of `initialize` (median);
 //! - one **session**: `initialize`, `notifications/initialized`, one checked echo call, then
-//!   - **sequential**: one `tools/call echo` at a time for `--seq-secs` (latency p50/p99, calls/s),
+//!   - **sequential**: one `tools/call echo` at a time for `--seq-secs` (latency p50/p99, calls/s,
+//!     and the server's CPU time per call),
 //!   - **pipelined**: `--depth` calls kept in flight for `--pipe-secs` (calls/s, and the server's
 //!     CPU time per call from `/proc/<pid>/stat` utime+stime over the phase),
 //!   - **peak RSS**: `VmHWM` from `/proc/<pid>/status` at the end of the session.
@@ -279,6 +280,7 @@ struct Sample {
     seq_p50_us: f64,
     seq_p99_us: f64,
     seq_calls_per_s: f64,
+    seq_cpu_us_per_call: f64,
     pipe_calls_per_s: f64,
     cpu_us_per_call: f64,
     peak_rss_mb: f64,
@@ -330,6 +332,7 @@ fn measure(server: &Server, options: &Options) -> Sample {
 
     // Sequential: one call at a time.
     let mut latencies = Vec::with_capacity(1 << 16);
+    let seq_ticks_before = cpu_ticks(pid);
     let phase = Instant::now();
     while phase.elapsed() < options.seq {
         requests.push(&mut out);
@@ -343,6 +346,8 @@ fn measure(server: &Server, options: &Options) -> Sample {
         }
     }
     let seq_elapsed = phase.elapsed().as_secs_f64();
+    let seq_ticks = cpu_ticks(pid) - seq_ticks_before;
+    sample.seq_cpu_us_per_call = seq_ticks as f64 / clock_ticks_per_second() * 1e6 / latencies.len() as f64;
     sample.seq_calls_per_s = latencies.len() as f64 / seq_elapsed;
     latencies.sort_by(f64::total_cmp);
     sample.seq_p50_us = percentile(&latencies, 50.0);
@@ -398,12 +403,13 @@ fn main() {
             let index = (k + rep) % servers.len();
             let sample = measure(&servers[index], &options);
             eprintln!(
-                "rep {}/{} {:<16} seq p50 {:7.1} us  seq {:8.0}/s  pipelined {:9.0}/s  cpu {:6.2} us/call  rss {:5.1} MB  start {:6.2} ms",
+                "rep {}/{} {:<18} seq p50 {:7.1} us  seq {:8.0}/s  seq cpu {:6.2} us/call  pipelined {:9.0}/s  cpu {:6.2} us/call  rss {:5.1} MB  start {:6.2} ms",
                 rep + 1,
                 options.reps,
                 servers[index].label,
                 sample.seq_p50_us,
                 sample.seq_calls_per_s,
+                sample.seq_cpu_us_per_call,
                 sample.pipe_calls_per_s,
                 sample.cpu_us_per_call,
                 sample.peak_rss_mb,
@@ -416,12 +422,13 @@ fn main() {
     let metric = |i: usize, f: fn(&Sample) -> f64| median(&mut samples[i].iter().map(f).collect::<Vec<_>>());
     type Column = (&'static str, fn(&Sample) -> f64, bool);
     // (name, value, higher is better)
-    let columns: [Column; 7] = [
+    let columns: [Column; 8] = [
         ("seq p50 us", |s| s.seq_p50_us, false),
         ("seq p99 us", |s| s.seq_p99_us, false),
         ("seq calls/s", |s| s.seq_calls_per_s, true),
+        ("seq CPU us/call", |s| s.seq_cpu_us_per_call, false),
         ("pipelined calls/s", |s| s.pipe_calls_per_s, true),
-        ("CPU us/call", |s| s.cpu_us_per_call, false),
+        ("pipelined CPU us/call", |s| s.cpu_us_per_call, false),
         ("peak RSS MB", |s| s.peak_rss_mb, false),
         ("start-up ms", |s| s.startup_ms, false),
     ];
