@@ -168,14 +168,20 @@ pub fn classify(value: Value<'_>) -> Result<Message<'_>, EnvelopeError<'_>> {
     let mut envelope = Envelope::default();
     const NAMES: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
     for (key, member) in value.members() {
-        let name = key.as_plain().or_else(|| NAMES.into_iter().find(|name| key.eq_str(name)));
+        // A key without escapes is its raw bytes (no UTF-8 check needed to compare them).
+        let raw = key.raw();
+        let name = if raw.contains(&b'\\') {
+            NAMES.into_iter().find(|name| key.eq_str(name)).map(str::as_bytes)
+        } else {
+            Some(raw)
+        };
         let slot = match name {
-            Some("jsonrpc") => &mut envelope.jsonrpc,
-            Some("id") => &mut envelope.id,
-            Some("method") => &mut envelope.method,
-            Some("params") => &mut envelope.params,
-            Some("result") => &mut envelope.result,
-            Some("error") => &mut envelope.error,
+            Some(b"jsonrpc") => &mut envelope.jsonrpc,
+            Some(b"id") => &mut envelope.id,
+            Some(b"method") => &mut envelope.method,
+            Some(b"params") => &mut envelope.params,
+            Some(b"result") => &mut envelope.result,
+            Some(b"error") => &mut envelope.error,
             _ => continue,
         };
         slot.get_or_insert(member);

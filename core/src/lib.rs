@@ -155,6 +155,7 @@ pub mod json;
 pub mod jsonrpc;
 pub mod mcp;
 pub mod server;
+mod swar;
 pub mod time;
 pub mod version;
 

@@ -18,6 +18,7 @@ use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
+use std::time::{Duration, Instant};
 
 use tokio::io::unix::AsyncFd;
 use tokio::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
@@ -43,6 +44,7 @@ pub enum FdMode {
 #[derive(Debug)]
 pub struct FdReader<'fd> {
     io: FdIo<'fd>,
+    spin: Duration,
 }
 
 /// Writes a borrowed file descriptor (e.g. standard output) as a tokio [`AsyncWrite`] and an
@@ -61,12 +63,27 @@ impl<'fd> FdReader<'fd> {
     /// Call from inside a runtime with IO enabled (`enable_io` or `enable_all`): registering panics
     /// otherwise. Fails if `fd` is not open or its flags cannot be changed.
     pub fn new(fd: BorrowedFd<'fd>) -> io::Result<Self> {
-        Ok(FdReader { io: FdIo::new(fd, Interest::READABLE)? })
+        Ok(FdReader { io: FdIo::new(fd, Interest::READABLE)?, spin: Duration::ZERO })
     }
 
     /// Whether reads wait for readiness or block.
     pub fn mode(&self) -> FdMode {
         self.io.mode()
+    }
+
+    /// Opt-in: when a read finds nothing to read ([`FdMode::Readiness`] only), retry it in a busy
+    /// loop for up to `spin` before waiting on the reactor (default: zero, wait at once).
+    ///
+    /// A process that sleeps in `epoll_wait` is woken by the peer's write only after the kernel
+    /// has scheduled it again, which on an idle machine costs tens of microseconds per request
+    /// (the CPU left its idle state). A request that arrives within `spin` is read without that
+    /// sleep. The cost is CPU: each wait burns up to `spin` of it (one `read(2)` per turn, on a
+    /// busy machine taken from other processes), and nothing else runs on this thread meanwhile,
+    /// so deadlines and completions are served up to `spin` late. Worth it only for
+    /// request/response traffic on an otherwise idle machine; keep `spin` well below 1 ms.
+    pub fn spin_before_wait(mut self, spin: Duration) -> Self {
+        self.spin = spin;
+        self
     }
 }
 
@@ -86,7 +103,8 @@ impl<'fd> FdWriter<'fd> {
 
 impl AsyncRead for FdReader<'_> {
     fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        let read = ready!(self.io.poll_io(cx, Interest::READABLE, |fd| { read_fd(fd, buf.initialize_unfilled()) }))?;
+        let spin = self.spin;
+        let read = ready!(self.io.poll_io(cx, Interest::READABLE, spin, |fd| read_fd(fd, buf.initialize_unfilled())))?;
         buf.advance(read);
         Poll::Ready(Ok(()))
     }
@@ -94,7 +112,7 @@ impl AsyncRead for FdReader<'_> {
 
 impl AsyncWrite for FdWriter<'_> {
     fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        self.io.poll_io(cx, Interest::WRITABLE, |fd| write_fd(fd, buf))
+        self.io.poll_io(cx, Interest::WRITABLE, Duration::ZERO, |fd| write_fd(fd, buf))
     }
 
     fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -113,7 +131,8 @@ impl embedded_io_async::ErrorType for FdReader<'_> {
 /// One `read(2)` once the descriptor is readable; cancel-safe (a pending read took nothing).
 impl embedded_io_async::Read for FdReader<'_> {
     async fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        poll_fn(|cx| self.io.poll_io(cx, Interest::READABLE, |fd| read_fd(fd, buf))).await
+        let spin = self.spin;
+        poll_fn(|cx| self.io.poll_io(cx, Interest::READABLE, spin, |fd| read_fd(fd, buf))).await
     }
 }
 
@@ -125,7 +144,7 @@ impl embedded_io_async::ErrorType for FdWriter<'_> {
 /// Flushing does nothing: nothing is buffered.
 impl embedded_io_async::Write for FdWriter<'_> {
     async fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        poll_fn(|cx| self.io.poll_io(cx, Interest::WRITABLE, |fd| write_fd(fd, buf))).await
+        poll_fn(|cx| self.io.poll_io(cx, Interest::WRITABLE, Duration::ZERO, |fd| write_fd(fd, buf))).await
     }
 
     async fn flush(&mut self) -> io::Result<()> {
@@ -177,11 +196,13 @@ impl<'fd> FdIo<'fd> {
 
     /// Runs `transfer` (one `read` or `write`, returning the byte count) once the descriptor is
     /// ready for `interest`. `transfer` gets a retry if it reports `WouldBlock`, after readiness is
-    /// re-armed.
+    /// re-armed. When the descriptor is not ready, `transfer` is retried in a busy loop for up to
+    /// `spin` before this returns `Pending` (see [`FdReader::spin_before_wait`]).
     fn poll_io(
         &self,
         cx: &mut Context<'_>,
         interest: Interest,
+        spin: Duration,
         mut transfer: impl FnMut(BorrowedFd<'_>) -> io::Result<Transfer>,
     ) -> Poll<io::Result<usize>> {
         let (registered, short_transfer_drains) = match self {
@@ -189,10 +210,19 @@ impl<'fd> FdIo<'fd> {
             FdIo::Readiness { registered, short_transfer_drains, .. } => (registered, *short_transfer_drains),
         };
         loop {
-            let mut guard = if interest.is_readable() {
-                ready!(registered.poll_read_ready(cx))?
-            } else {
-                ready!(registered.poll_write_ready(cx))?
+            let ready =
+                if interest.is_readable() { registered.poll_read_ready(cx) } else { registered.poll_write_ready(cx) };
+            let mut guard = match ready {
+                Poll::Ready(guard) => guard?,
+                // The waker is registered, so returning `Pending` after a fruitless spin is sound,
+                // and a wake-up after a successful one is only spurious.
+                Poll::Pending if !spin.is_zero() => {
+                    return match spin_transfer(registered.get_ref().as_fd(), spin, &mut transfer) {
+                        Some(result) => Poll::Ready(result.map(|done| done.count)),
+                        None => Poll::Pending,
+                    };
+                }
+                Poll::Pending => return Poll::Pending,
             };
             match guard.try_io(|registered| transfer(registered.get_ref().as_fd())) {
                 Ok(Ok(done)) => {
@@ -205,6 +235,26 @@ impl<'fd> FdIo<'fd> {
                 // `try_io` cleared readiness: wait for the next edge.
                 Err(_would_block) => {}
             }
+        }
+    }
+}
+
+/// Retries `transfer` until it does not report `WouldBlock` or `spin` has passed (`None`).
+fn spin_transfer(
+    fd: BorrowedFd<'_>,
+    spin: Duration,
+    transfer: &mut impl FnMut(BorrowedFd<'_>) -> io::Result<Transfer>,
+) -> Option<io::Result<Transfer>> {
+    let deadline = Instant::now() + spin;
+    loop {
+        match transfer(fd) {
+            Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
+                if Instant::now() >= deadline {
+                    return None;
+                }
+                std::hint::spin_loop();
+            }
+            result => return Some(result),
         }
     }
 }

@@ -86,7 +86,7 @@ pub use fd::{FdMode, FdReader, FdWriter};
 pub use io_glue::{TokioClock, TokioIo};
 pub use mcp_sansio_driver::Job;
 #[cfg(unix)]
-pub use stdio::{serve_stdio, serve_stdio_with_completions};
+pub use stdio::{serve_stdio, serve_stdio_spinning, serve_stdio_with_completions};
 
 /// Drives `conn` over `reader` and `writer` until [`Connection::is_finished`] (see the crate docs
 /// for the loop).

@@ -2,6 +2,7 @@
 
 use std::io;
 use std::os::fd::AsFd;
+use std::time::Duration;
 
 use mcp_sansio::connection::Connection;
 
@@ -46,14 +47,30 @@ pub async fn serve_stdio_with_completions<C: Connection>(
     serve(conn, &mut completions).await
 }
 
+/// [`serve_stdio`], with stdin read through [`FdReader::spin_before_wait`]: when no request is
+/// waiting, stdin is polled in a busy loop for up to `spin` before the task sleeps. Opt-in, for
+/// request/response traffic on an idle machine (it trades up to `spin` of CPU per wait for the
+/// wake-up latency of a sleeping process; see there for the costs).
+pub async fn serve_stdio_spinning<C: Connection>(conn: &mut C, spin: Duration) -> io::Result<()> {
+    serve_with_spin(conn, &mut NoCompletions, spin).await
+}
+
 async fn serve<C, J>(conn: &mut C, completions: &mut J) -> io::Result<()>
+where
+    C: Connection,
+    J: mcp_sansio_driver::Completions<C>,
+{
+    serve_with_spin(conn, completions, Duration::ZERO).await
+}
+
+async fn serve_with_spin<C, J>(conn: &mut C, completions: &mut J, spin: Duration) -> io::Result<()>
 where
     C: Connection,
     J: mcp_sansio_driver::Completions<C>,
 {
     let stdin = io::stdin();
     let stdout = io::stdout();
-    let reader = FdReader::new(stdin.as_fd())?;
+    let reader = FdReader::new(stdin.as_fd())?.spin_before_wait(spin);
     let writer = FdWriter::new(stdout.as_fd())?;
     drive(conn, reader, writer, completions).await
 }

@@ -169,3 +169,38 @@ fn a_closed_pipe_reader_gives_broken_pipe() {
     assert_eq!(error.kind(), std::io::ErrorKind::BrokenPipe);
     assert!(!is_nonblocking(server_out.as_fd()), "flags not restored after an error");
 }
+
+#[test]
+fn a_spinning_reader_reads_what_arrives_during_and_after_its_spin() {
+    // Spin 300 us; the client pauses for nothing, 50 us (caught by the spin) or 3 ms (the reader
+    // gives up spinning and waits on the reactor) between chunks of lines.
+    let input = random_lines(&mut Rng::new(27), 400);
+    let (server_in, mut client_in) = std::io::pipe().unwrap();
+    let (mut client_out, server_out) = std::io::pipe().unwrap();
+    let writer = thread::spawn({
+        let input = input.clone();
+        move || {
+            let pauses = [0, 50, 3000];
+            for (i, chunk) in input.chunks(97).enumerate() {
+                client_in.write_all(chunk).unwrap();
+                thread::sleep(std::time::Duration::from_micros(pauses[i % pauses.len()]));
+            }
+        }
+    });
+    let reader = thread::spawn(move || {
+        let mut output = Vec::new();
+        client_out.read_to_end(&mut output).unwrap();
+        output
+    });
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let reader = FdReader::new(server_in.as_fd()).unwrap().spin_before_wait(std::time::Duration::from_micros(300));
+        let writer = FdWriter::new(server_out.as_fd()).unwrap();
+        assert_eq!(reader.mode(), FdMode::Readiness);
+        let mut conn = UpperLines::new();
+        run(&mut conn, reader, writer).await.unwrap();
+    });
+    drop(server_out);
+    writer.join().unwrap();
+    assert_eq!(reader.join().unwrap(), upper(&input));
+}

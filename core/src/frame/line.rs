@@ -273,7 +273,8 @@ impl<'a> LineBuffer<'a> {
     fn find_line_end(&mut self) -> Option<usize> {
         loop {
             let unsearched = self.rx.buf.get(self.rx.scan..self.rx.end).unwrap_or_default();
-            let Some(offset) = unsearched.iter().position(|&byte| byte == b'\n') else {
+            let offset = crate::swar::newline_free_len(unsearched);
+            let Some(offset) = (offset < unsearched.len()).then_some(offset) else {
                 self.rx.scan = self.rx.end;
                 if self.rx.discarding {
                     self.rx.start = self.rx.end;

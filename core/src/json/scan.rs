@@ -333,7 +333,7 @@ impl<'a> Scanner<'a> {
         self.advance(1);
         loop {
             let rest = self.rest();
-            let plain = rest.iter().position(|&byte| !is_plain_string_byte(byte)).unwrap_or(rest.len());
+            let plain = crate::swar::plain_string_len(rest);
             self.advance(plain);
             match self.peek() {
                 None => return Err(self.unexpected_end()),
@@ -483,11 +483,6 @@ pub(super) const UNICODE_ESCAPE_LEN: usize = 6;
 /// JSON insignificant whitespace (RFC 8259 §2).
 pub(super) const fn is_whitespace(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\n' | b'\r')
-}
-
-/// A string byte that needs no further checking: printable ASCII other than `"` and `\`.
-const fn is_plain_string_byte(byte: u8) -> bool {
-    byte >= 0x20 && byte < 0x80 && byte != b'"' && byte != b'\\'
 }
 
 pub(super) const fn is_high_surrogate(unit: u16) -> bool {

@@ -45,7 +45,7 @@ fn string_len(bytes: &[u8]) -> Option<usize> {
     }
     let mut index: usize = 1;
     loop {
-        let special = bytes.get(index..)?.iter().position(|&byte| byte == b'"' || byte == b'\\')?;
+        let special = crate::swar::unquoted_len(bytes.get(index..)?);
         index = index.checked_add(special)?;
         if bytes.get(index)? == &b'"' {
             return index.checked_add(1);
@@ -72,7 +72,11 @@ fn container_len(bytes: &[u8]) -> Option<usize> {
                     return index.checked_add(1);
                 }
             }
-            _ => {}
+            _ => {
+                // Skip to the next quote or bracket.
+                index = index.checked_add(crate::swar::structureless_len(bytes.get(index..)?).max(1))?;
+                continue;
+            }
         }
         index = index.checked_add(1)?;
     }
@@ -319,6 +323,10 @@ impl<'a> JsonStr<'a> {
 
     /// Whether the unescaped text equals `s`. No allocation, O(length).
     pub fn eq_str(&self, s: &str) -> bool {
+        // Without escapes the text is the raw bytes (the common case: member names, methods).
+        if !self.raw.contains(&b'\\') {
+            return self.raw == s.as_bytes();
+        }
         let mut expected = s.as_bytes();
         for piece in self.pieces() {
             let mut encoded = [0u8; 4];

@@ -39,6 +39,11 @@ struct Args {
     /// Serve Streamable HTTP on ADDR (default 127.0.0.1:8080) instead of stdio, at `/mcp`.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8080")]
     http: Option<SocketAddr>,
+    /// Opt-in: when no request is waiting, poll stdin in a busy loop for up to this many
+    /// microseconds before sleeping (lower round-trip latency on an idle machine, for up to this
+    /// much CPU per request; see `mcp_sansio_tokio::FdReader::spin_before_wait`). 0: sleep at once.
+    #[arg(long, default_value_t = 0)]
+    spin_us: u64,
 }
 
 /// The runtimes `mcp-device` can run on; each drives the same server with the same loop.
@@ -145,7 +150,10 @@ fn main() -> ExitCode {
 
     let served = match args.runtime {
         Runtime::Tokio => match tokio::runtime::Builder::new_current_thread().enable_time().enable_io().build() {
-            Ok(runtime) => runtime.block_on(mcp_sansio_tokio::serve_stdio(&mut server)),
+            Ok(runtime) => {
+                let spin = std::time::Duration::from_micros(args.spin_us);
+                runtime.block_on(mcp_sansio_tokio::serve_stdio_spinning(&mut server, spin))
+            }
             Err(error) => {
                 eprintln!("mcp-device: cannot start the runtime: {error}");
                 return ExitCode::FAILURE;

@@ -1,0 +1,158 @@
+//! What the core micro-benchmarks (`benches/core.rs`) and `core-instructions` share: the example
+//! device on a fixed board, configured like `mcp-device`, and the measured messages.
+
+use std::hint::black_box;
+
+use mcp_example_device::{Board, Device, INSTRUCTIONS, SAMPLE_CALIBRATION, SERVER_NAME, Sensor};
+use mcp_sansio::connection::Connection;
+use mcp_sansio::server::{Buffers, CacheHints, CacheScope, Config, Limits, Server};
+use mcp_sansio::time::Instant;
+
+/// The core's features in this build, for benchmark names.
+pub const FEATURES: &str = if cfg!(feature = "alloc") { "[alloc]" } else { "[no alloc]" };
+
+/// A board whose sensor always reads 21.5 °C.
+pub struct FixedBoard;
+
+impl Board for FixedBoard {
+    fn temperature_celsius(&mut self, _sensor: Sensor, _now: Instant) -> Option<f32> {
+        Some(21.5)
+    }
+    fn set_led(&mut self, _on: bool) {}
+    fn led(&self) -> bool {
+        false
+    }
+    fn calibration(&self) -> &[u8] {
+        &SAMPLE_CALIBRATION
+    }
+}
+
+/// 64 bytes of message, as in the stdio comparison.
+pub const ECHO_ARGS: &str =
+    r#""name":"echo","arguments":{"message":"abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijkl"}"#;
+pub const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+pub const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;
+
+/// A request line with id 7.
+pub fn request(method: &str, params: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":7,"method":"{method}","params":{{{params}}}}}"#)
+}
+
+/// Feeds one line, drains the answer; the number of bytes answered.
+pub fn exchange<S: Connection>(server: &mut S, now: Instant, line: &[u8]) -> usize {
+    let spare = server.rx_spare();
+    spare[..line.len()].copy_from_slice(line);
+    spare[line.len()] = b'\n';
+    server.rx_commit(now, line.len() + 1);
+    let mut answered = 0;
+    while let Some(bytes) = server.poll_transmit() {
+        let n = bytes.len();
+        black_box(bytes);
+        answered += n;
+        server.transmit_done(now, n);
+    }
+    answered
+}
+
+/// `mcp-device`'s configuration.
+pub fn config() -> Config<'static> {
+    let mut config = Config::new(SERVER_NAME, "0.1.0");
+    config.server_info.title = Some("Example MCP device");
+    config.instructions = Some(INSTRUCTIONS);
+    config.list_cache = CacheHints { ttl_ms: 3_600_000, scope: CacheScope::Public };
+    config
+}
+
+/// The measured requests of one era: (era, [(name, line)]).
+pub fn requests() -> [(&'static str, [(&'static str, String); 4]); 2] {
+    [
+        (
+            "legacy-2025-11-25",
+            [
+                ("tools_call", request("tools/call", ECHO_ARGS)),
+                ("tools_list", request("tools/list", "")),
+                ("resources_read", request("resources/read", r#""uri":"device://status""#)),
+                ("ping", request("ping", "")),
+            ],
+        ),
+        (
+            "modern-2026-07-28",
+            [
+                ("tools_call", request("tools/call", &format!("{ECHO_ARGS},{MODERN_META}"))),
+                ("tools_list", request("tools/list", MODERN_META)),
+                ("resources_read", request("resources/read", &format!(r#""uri":"device://status",{MODERN_META}"#))),
+                ("server_discover", request("server/discover", MODERN_META)),
+            ],
+        ),
+    ]
+}
+
+/// Buffers for [`server`].
+pub struct Memory {
+    rx: Vec<u8>,
+    tx: Vec<u8>,
+}
+
+impl Default for Memory {
+    fn default() -> Self {
+        Memory { rx: vec![0; 4096], tx: vec![0; 65536] }
+    }
+}
+
+/// A server on `memory`, its session opened with `initialize` for the legacy era; `line` is
+/// checked to be answered with a result.
+pub fn server<'m>(memory: &'m mut Memory, era: &str, line: &str) -> Server<'m, Device<FixedBoard>> {
+    let mut config = config();
+    config.limits = Limits { max_response: memory.tx.len() / 4, ..Limits::default() };
+    let mut server = Server::new(Device::new(FixedBoard), config, Buffers { rx: &mut memory.rx, tx: &mut memory.tx });
+    let now = Instant::from_millis(1000);
+    if era.starts_with("legacy") {
+        assert!(exchange(&mut server, now, INITIALIZE.as_bytes()) > 0);
+        exchange(&mut server, now, br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    }
+    let mut answer = Vec::new();
+    let spare = server.rx_spare();
+    spare[..line.len()].copy_from_slice(line.as_bytes());
+    spare[line.len()] = b'\n';
+    server.rx_commit(now, line.len() + 1);
+    while let Some(bytes) = server.poll_transmit() {
+        answer.extend_from_slice(bytes);
+        let n = bytes.len();
+        server.transmit_done(now, n);
+    }
+    let answer = String::from_utf8(answer).unwrap();
+    assert!(answer.contains(r#""result":"#) && !answer.contains("isError"), "{line} -> {answer}");
+    server
+}
+
+/// The `tools/list` answer of the example device: a real, nested, 2 KB-class document.
+pub fn tools_list_answer() -> Vec<u8> {
+    let mut memory = Memory::default();
+    let mut server: Server<'_, _> =
+        Server::new(Device::new(FixedBoard), config(), Buffers { rx: &mut memory.rx, tx: &mut memory.tx });
+    let now = Instant::from_millis(1000);
+    let line = request("tools/list", MODERN_META);
+    let spare = server.rx_spare();
+    spare[..line.len()].copy_from_slice(line.as_bytes());
+    spare[line.len()] = b'\n';
+    server.rx_commit(now, line.len() + 1);
+    let mut out = Vec::new();
+    while let Some(bytes) = server.poll_transmit() {
+        out.extend_from_slice(bytes);
+        let n = bytes.len();
+        server.transmit_done(now, n);
+    }
+    while out.last() == Some(&b'\n') {
+        out.pop();
+    }
+    out
+}
+
+/// The JSON documents of the scanner benchmark.
+pub fn json_documents() -> [(&'static str, Vec<u8>); 3] {
+    [
+        ("tools_call_request", request("tools/call", &format!("{ECHO_ARGS},{MODERN_META}")).into_bytes()),
+        ("initialize_request", INITIALIZE.as_bytes().to_vec()),
+        ("tools_list_answer", tools_list_answer()),
+    ]
+}
