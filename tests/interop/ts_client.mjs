@@ -2,6 +2,8 @@
 // Interop test: the official TypeScript MCP SDK as a client of an MCP stdio server.
 //
 // Usage: node ts_client.mjs --sdk v1|v2 --era legacy|modern|auto -- SERVER_COMMAND [ARGS...]
+//        node ts_client.mjs --sdk v1|v2 --era ERA --transport http|sse --url URL   (a running server:
+//        Streamable HTTP, or the 2024-11-05 HTTP+SSE transport at its /sse endpoint)
 //
 //   --sdk v1  @modelcontextprotocol/sdk (1.x): `Client` + `StdioClientTransport`, legacy era only
 //             (its newest protocol version is 2025-11-25).
@@ -40,18 +42,21 @@ function usage(msg) {
 }
 
 function parseArgs(argv) {
-    const out = { sdk: undefined, era: undefined, command: [] };
+    const out = { sdk: undefined, era: undefined, command: [], url: undefined, transport: 'stdio' };
     for (let i = 0; i < argv.length; i++) {
         const a = argv[i];
         if (a === '--sdk') out.sdk = argv[++i];
         else if (a === '--era') out.era = argv[++i];
+        else if (a === '--url') out.url = argv[++i];
+        else if (a === '--transport') out.transport = argv[++i];
         else if (a === '--') { out.command = argv.slice(i + 1); break; }
         else usage(`unknown argument ${a}`);
     }
     if (!['v1', 'v2'].includes(out.sdk)) usage('--sdk must be v1 or v2');
     if (!['legacy', 'modern', 'auto'].includes(out.era)) usage('--era must be legacy, modern or auto');
     if (out.sdk === 'v1' && out.era !== 'legacy') usage('SDK v1 has only the legacy era (its newest version is 2025-11-25)');
-    if (out.command.length === 0) usage('missing server command');
+    if (!['stdio', 'http', 'sse'].includes(out.transport)) usage('--transport must be stdio, http or sse');
+    if (out.transport === 'stdio' ? out.command.length === 0 : !out.url) usage('missing server command or --url');
     return out;
 }
 
@@ -92,11 +97,13 @@ function loadSdk(sdk) {
     if (sdk === 'v1') {
         const { Client } = requirePeer('@modelcontextprotocol/sdk/client/index.js');
         const { StdioClientTransport } = requirePeer('@modelcontextprotocol/sdk/client/stdio.js');
-        return { Client, StdioClientTransport, pkg: `@modelcontextprotocol/sdk@${versionOf('@modelcontextprotocol/sdk')}` };
+        const { StreamableHTTPClientTransport } = requirePeer('@modelcontextprotocol/sdk/client/streamableHttp.js');
+        const { SSEClientTransport } = requirePeer('@modelcontextprotocol/sdk/client/sse.js');
+        return { Client, StdioClientTransport, StreamableHTTPClientTransport, SSEClientTransport, pkg: `@modelcontextprotocol/sdk@${versionOf('@modelcontextprotocol/sdk')}` };
     }
-    const { Client, ResourceNotFoundError } = requirePeer('@modelcontextprotocol/client');
+    const { Client, ResourceNotFoundError, StreamableHTTPClientTransport, SSEClientTransport } = requirePeer('@modelcontextprotocol/client');
     const { StdioClientTransport } = requirePeer('@modelcontextprotocol/client/stdio');
-    return { Client, StdioClientTransport, ResourceNotFoundError, pkg: `@modelcontextprotocol/client@${versionOf('@modelcontextprotocol/client')}` };
+    return { Client, StdioClientTransport, StreamableHTTPClientTransport, SSEClientTransport, ResourceNotFoundError, pkg: `@modelcontextprotocol/client@${versionOf('@modelcontextprotocol/client')}` };
 }
 
 async function expectError(c, name, wantCode, promise) {
@@ -338,17 +345,20 @@ async function exerciseSurface(c, client, opts, events) {
 
 async function main() {
     const opts = parseArgs(process.argv.slice(2));
-    const { Client, StdioClientTransport, ResourceNotFoundError, pkg } = loadSdk(opts.sdk);
+    const { Client, StdioClientTransport, StreamableHTTPClientTransport, SSEClientTransport, ResourceNotFoundError, pkg } = loadSdk(opts.sdk);
     opts.ResourceNotFoundError = ResourceNotFoundError;
     const c = new Checks(`ts-sdk-${opts.sdk} ${opts.era}`);
-    console.log(`== TypeScript SDK ${pkg} client on node ${process.version}, ${opts.era} era, server: ${opts.command.join(' ')}`);
+    const where = opts.transport === 'stdio' ? opts.command.join(' ') : `${opts.transport} ${opts.url}`;
+    console.log(`== TypeScript SDK ${pkg} client on node ${process.version}, ${opts.era} era, server: ${where}`);
 
     const clientOptions = { capabilities: { elicitation: {}, sampling: {}, roots: {} } };
     if (opts.era === 'modern') clientOptions.versionNegotiation = { mode: { pin: '2026-07-28' } };
     else if (opts.era === 'auto') clientOptions.versionNegotiation = { mode: 'auto' };
     else if (opts.sdk === 'v2') clientOptions.versionNegotiation = { mode: 'legacy' };
     const client = new Client({ name: `interop-ts-${opts.sdk}`, version: '0.0.0' }, clientOptions);
-    const transport = new StdioClientTransport({ command: opts.command[0], args: opts.command.slice(1), stderr: 'inherit' });
+    const transport = opts.transport === 'http' ? new StreamableHTTPClientTransport(new URL(opts.url))
+        : opts.transport === 'sse' ? new SSEClientTransport(new URL(opts.url))
+        : new StdioClientTransport({ command: opts.command[0], args: opts.command.slice(1), stderr: 'inherit' });
     const events = installHandlers(client, opts.sdk);
 
     let timer;
