@@ -265,6 +265,11 @@ async fn sessions_are_required_known_and_expire() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(send(server.addr, "POST", &[JSON, BOTH, session], &call).await.status, 404, "expired");
     assert_eq!(server.endpoint.session_count(), 0);
+    // The client re-initialises, as a 404 tells it to, and is served in its new session.
+    let renewed = open_session(server.addr).await;
+    assert_ne!(renewed, sid);
+    let session = ("Mcp-Session-Id", renewed.as_str());
+    assert_eq!(send(server.addr, "POST", &[JSON, BOTH, session], &call).await.status, 200);
 }
 
 #[tokio::test]
@@ -575,4 +580,86 @@ async fn bearer_tokens_are_required_when_configured_and_challenges_name_the_meta
             (200, json!("https://as.example"))
         );
     }
+}
+
+/// The resident memory of this test process, in KiB.
+fn resident_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+#[tokio::test]
+async fn a_thousand_concurrent_legacy_sessions_are_served_in_bounded_memory() {
+    const SESSIONS: usize = 1000;
+    let server = start(|c| c.max_sessions = SESSIONS).await;
+    let before = resident_kib();
+    let addr = server.addr;
+    let opened: Vec<String> = futures_join(SESSIONS, |_| async move { open_session(addr).await }).await;
+    let mut unique = opened.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), SESSIONS, "every session has its own id");
+    // Each session is used at once, concurrently, and answers its own request.
+    let answers = futures_join(SESSIONS, |i| {
+        let sid = opened[i].clone();
+        async move {
+            let call = json!({"jsonrpc":"2.0","id":i,"method":"tools/call","params":{"name":"echo","arguments":{"text":format!("s{i}")}}});
+            let headers = [JSON, BOTH, ("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+            send(addr, "POST", &headers, &call.to_string()).await
+        }
+    })
+    .await;
+    for (i, reply) in answers.iter().enumerate() {
+        assert_eq!(reply.status, 200, "session {i}");
+        assert_eq!(reply.events()[0]["result"]["content"][0]["text"], format!("s{i}"), "session {i}");
+    }
+    let grown = resident_kib().saturating_sub(before);
+    println!(
+        "{SESSIONS} legacy sessions: resident memory grew by {grown} KiB ({} B per session)",
+        grown * 1024 / SESSIONS as u64
+    );
+    // Buffers are reserved per session but only touched as far as answers reach: bounded well below
+    // the reserved size (256 KiB + 32 KiB per session by default).
+    assert!(grown < 256 * 1024, "{grown} KiB for {SESSIONS} sessions");
+}
+
+#[tokio::test]
+async fn two_hundred_slow_connections_do_not_stop_other_clients() {
+    let server = start(|c| c.header_read_timeout = Duration::from_secs(2)).await;
+    // 200 clients that send half a request head and then nothing.
+    let mut slow = Vec::new();
+    for _ in 0..200 {
+        let mut stream = TcpStream::connect(server.addr).await.unwrap();
+        stream.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Ty").await.unwrap();
+        slow.push(stream);
+    }
+    // Meanwhile another client is served at once.
+    let started = std::time::Instant::now();
+    let reply = send(server.addr, "POST", &MODERN, &modern_call(1, "fast")).await;
+    assert_eq!(reply.status, 200);
+    assert!(started.elapsed() < Duration::from_secs(2), "served in {:?}", started.elapsed());
+    // And the slow ones are closed by the head timeout, not kept for ever.
+    for stream in &mut slow {
+        let mut buf = [0u8; 256];
+        let read = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buf)).await;
+        assert!(matches!(read, Ok(Ok(_)) | Ok(Err(_))), "a slow connection was not closed");
+    }
+}
+
+/// Runs `n` futures made by `make` concurrently and collects their outputs in order.
+async fn futures_join<F, T>(n: usize, make: impl Fn(usize) -> F) -> Vec<T>
+where
+    F: std::future::Future<Output = T> + Send + 'static,
+    T: Send + 'static,
+{
+    let tasks: Vec<_> = (0..n).map(|i| tokio::spawn(make(i))).collect();
+    let mut out = Vec::with_capacity(n);
+    for task in tasks {
+        out.push(task.await.unwrap());
+    }
+    out
 }

@@ -36,6 +36,10 @@ struct Args {
     /// The async runtime that serves stdio.
     #[arg(long, value_enum, default_value_t = Runtime::Tokio)]
     runtime: Runtime,
+    /// Log the HTTP server's spans and events on stderr, filtered like RUST_LOG (e.g. `info`,
+    /// `mcp_sansio_http=debug`); RUST_LOG itself is read when this is not given. Quiet by default.
+    #[arg(long, value_name = "FILTER")]
+    log: Option<String>,
     /// Serve Streamable HTTP on ADDR (default 127.0.0.1:8080) instead of stdio, at `/mcp`.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8080")]
     http: Option<SocketAddr>,
@@ -140,6 +144,16 @@ fn main() -> ExitCode {
     // The tool list changes (blink_led), announced with listChanged; other clients re-read it soon.
     config.list_cache = CacheHints { ttl_ms: 60_000, scope: CacheScope::Public };
     let handler = Logged { inner: Device::new(SimulatedBoard { led: false }), verbose: args.verbose };
+    let filter = args.log.clone().or_else(|| std::env::var("RUST_LOG").ok());
+    if let Some(filter) = filter {
+        match tracing_subscriber::EnvFilter::try_new(&filter) {
+            Ok(filter) => tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init(),
+            Err(error) => {
+                eprintln!("mcp-device: invalid log filter {filter:?}: {error}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     if let Some(addr) = args.http {
         return serve_http(addr, handler, config, tx.len());
     }
