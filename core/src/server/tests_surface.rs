@@ -431,3 +431,36 @@ fn a_2025_03_26_batch_is_answered_with_one_array_where_it_fits() {
     // Only notifications: nothing is sent back.
     assert!(h.send(r#"[{"jsonrpc":"2.0","method":"notifications/initialized"}]"#).is_empty());
 }
+
+#[test]
+fn results_carry_the_applications_meta_beside_the_engines() {
+    struct Meta;
+    impl Handler for Meta {
+        const TOOLS: &'static [Tool<'static>] = &TOOLS;
+        fn call_tool(&mut self, _call: ToolCall<'_>, reply: ToolReply<'_>) {
+            reply.text("ok").meta("{\"app/trace\":\n\"t-1\",\"app/n\":2}").finish()
+        }
+    }
+    let buffers = Buffers { rx: std::vec![0u8; 4096].leak(), tx: std::vec![0u8; 4096].leak() };
+    let mut server: Server<'static, Meta> = Server::new(Meta, Config::new("m", "1"), buffers);
+    let line = std::format!("{}\n", modern(1, "tools/call", r#""name":"notes""#, ""));
+    server.handle_input(Instant::ZERO, line.as_bytes());
+    let out = server.poll_transmit().unwrap().to_vec();
+    let answer: Json = serde_json::from_slice(&out).unwrap();
+    assert_eq!(answer["result"]["_meta"]["app/trace"], "t-1");
+    assert_eq!(answer["result"]["_meta"]["app/n"], 2);
+    assert_eq!(answer["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "m");
+    let n = out.len();
+    server.transmit_done(Instant::ZERO, n);
+    // Legacy results carry it alone.
+    server.handle_input(Instant::ZERO, br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}
+"#);
+    let n = server.poll_transmit().unwrap().len();
+    server.transmit_done(Instant::ZERO, n);
+    server.handle_input(
+        Instant::ZERO,
+        b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"notes\"}}\n",
+    );
+    let answer: Json = serde_json::from_slice(server.poll_transmit().unwrap()).unwrap();
+    assert_eq!(answer["result"]["_meta"], json!({"app/trace":"t-1","app/n":2}));
+}

@@ -321,6 +321,8 @@ pub(crate) struct Outgoing<'a> {
     defer_slots: Option<DeferSlots<'a>>,
     notes: Notes<ReplyId<'a>>,
     input: Option<crate::server::input::InputScope<'a>>,
+    /// `_meta` members the application adds to the result (a JSON object's text).
+    meta: Option<&'a str>,
     first_field: bool,
     done: bool,
 }
@@ -349,6 +351,7 @@ impl<'a> Outgoing<'a> {
             defer_slots,
             notes: Notes::NONE,
             input: None,
+            meta: None,
             first_field: true,
             done: false,
         };
@@ -359,6 +362,30 @@ impl<'a> Outgoing<'a> {
 
     pub(crate) fn version(&self) -> ProtocolVersion {
         self.version
+    }
+
+    /// Adds the members of `meta` (the text of a JSON object) to the result's `_meta`; `false` if it
+    /// is not an object (the result is then sent without them).
+    pub(crate) fn set_meta(&mut self, meta: &'a str) -> bool {
+        let object = crate::json::parse(meta.as_bytes(), crate::json::MAX_DEPTH_LIMIT)
+            .is_ok_and(|v| v.kind() == crate::json::Kind::Object);
+        if object {
+            self.meta = Some(meta);
+        }
+        object
+    }
+
+    /// Writes the application's `_meta` members, each followed by a comma (raw newlines in its
+    /// whitespace become spaces, as everywhere the writer copies a value).
+    fn write_meta_members(&mut self) {
+        let Some(meta) = self.meta else { return };
+        let Ok(object) = crate::json::parse(meta.as_bytes(), crate::json::MAX_DEPTH_LIMIT) else { return };
+        for (key, value) in object.members() {
+            self.w.json_str(key);
+            self.w.raw(b":");
+            self.w.value(value);
+            self.w.raw(b",");
+        }
     }
 
     /// Sets the `resultType` (2026-07-28).
@@ -500,8 +527,21 @@ impl<'a> Outgoing<'a> {
                 self.w.string(cache.scope.as_str());
             }
             self.field("_meta");
-            self.w.raw(b"{\"io.modelcontextprotocol/serverInfo\":");
+            self.w.raw(b"{");
+            self.write_meta_members();
+            self.w.raw(b"\"io.modelcontextprotocol/serverInfo\":");
             write_implementation(&mut self.w, self.server_info, self.version);
+            self.w.raw(b"}");
+        } else if self.meta.is_some() {
+            self.field("_meta");
+            self.w.raw(b"{");
+            let end = self.w.len();
+            self.write_meta_members();
+            // Drop the comma after the last member.
+            if self.w.len() > end {
+                let len = self.w.len();
+                self.w.truncate(len - 1);
+            }
             self.w.raw(b"}");
         }
         // The framing suffix is part of the message: a result that fits only without it does not fit.
@@ -665,6 +705,14 @@ macro_rules! note_methods {
             data: core::fmt::Arguments<'_>,
         ) -> Result<bool, crate::endpoint::SendError> {
             self.out.log(level, logger, data)
+        }
+
+        /// Adds the members of `meta`, the text of a JSON object, to the result's `_meta` (beside the
+        /// engine's `io.modelcontextprotocol/serverInfo` in 2026-07-28; keys there must differ).
+        /// Text that is not a JSON object is left out.
+        pub fn meta(mut self, meta: &'a str) -> Self {
+            let _ = self.out.set_meta(meta);
+            self
         }
 
         /// Like [`log`](Self::log), with any value serde can serialize as the data (an object with
