@@ -11,6 +11,7 @@
 //! Protocol methods are answered by the engine; the handler only sees tool calls, resource reads and
 //! prompt requests, already validated, and the answers to requests it sent.
 
+mod calls;
 mod dispatch;
 mod engine;
 pub mod handler;

@@ -8,10 +8,10 @@
 
 use core::fmt;
 
-use crate::endpoint::{Commit, Route, SendError};
+use crate::endpoint::{Commit, Route};
 use crate::json::JsonWriter;
 use crate::jsonrpc::{Id, MAX_ID_LEN, OwnedId, WriteId, code, write_error_head, write_result_head};
-use crate::mcp::{Implementation, LoggingLevel};
+use crate::mcp::Implementation;
 use crate::version::{Era, ProtocolVersion};
 
 /// How long a client may cache a result, and who may share the cached copy (2026-07-28).
@@ -91,110 +91,6 @@ pub(crate) struct InFlight {
     pub(crate) notes: Notes<OwnedId>,
     /// What a `subscriptions/listen` stream asked for.
     pub(crate) listen: Option<crate::server::subscriptions::Listen>,
-}
-
-/// What a request opted into besides its answer: `notifications/progress` (it carried a
-/// `progressToken`) and `notifications/message` at or above a level. `T` holds the token: borrowed
-/// from the request while it is being answered, owned once it is deferred.
-#[derive(Clone, Debug)]
-pub(crate) struct Notes<T> {
-    pub(crate) progress_token: Option<T>,
-    /// The last progress sent: each must be larger.
-    pub(crate) last_progress: Option<u64>,
-    /// Messages at this level or above are sent; `None`: none are.
-    pub(crate) log_level: Option<LoggingLevel>,
-}
-
-impl<T> Notes<T> {
-    pub(crate) const NONE: Notes<T> = Notes { progress_token: None, last_progress: None, log_level: None };
-}
-
-impl<T: WriteId> Notes<T> {
-    /// Writes a `notifications/progress` (all of it but the framing) if the request asked for
-    /// progress and `progress` is larger than the last.
-    pub(crate) fn write_progress(
-        &mut self,
-        w: &mut JsonWriter<'_>,
-        progress: u64,
-        total: Option<u64>,
-        message: Option<&str>,
-    ) -> Result<(), SendError> {
-        let Some(token) = self.progress_token.as_ref() else { return Err(SendError::NotAvailable) };
-        if self.last_progress.is_some_and(|last| progress <= last) {
-            return Err(SendError::NotIncreasing);
-        }
-        w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":");
-        token.write_id(w);
-        w.raw(b",\"progress\":");
-        w.u64(progress);
-        if let Some(total) = total {
-            w.raw(b",\"total\":");
-            w.u64(total);
-        }
-        if let Some(message) = message {
-            w.raw(b",\"message\":");
-            w.string(message);
-        }
-        w.raw(b"}}");
-        Ok(())
-    }
-
-    /// Whether a message at `level` is to be sent.
-    pub(crate) fn logs(&self, level: LoggingLevel) -> bool {
-        self.log_level.is_some_and(|min| level >= min)
-    }
-
-    /// Marks a progress notification as sent.
-    pub(crate) fn sent_progress(&mut self, progress: u64) {
-        self.last_progress = Some(progress);
-    }
-
-    /// The owned form, for a deferred request (`None` if the token is too long to keep).
-    pub(crate) fn to_owned(&self) -> Option<Notes<OwnedId>>
-    where
-        T: AsOwnedId,
-    {
-        let progress_token = match &self.progress_token {
-            Some(token) => Some(token.as_owned_id()?),
-            None => None,
-        };
-        Some(Notes { progress_token, last_progress: self.last_progress, log_level: self.log_level })
-    }
-}
-
-/// Writes a `notifications/message` (all of it but the framing) with a string as its data.
-pub(crate) fn write_log(w: &mut JsonWriter<'_>, level: LoggingLevel, logger: Option<&str>, data: fmt::Arguments<'_>) {
-    write_log_head(w, level, logger);
-    w.string_fmt(data);
-    w.raw(b"}}");
-}
-
-/// Writes a `notifications/message` up to its data.
-fn write_log_head(w: &mut JsonWriter<'_>, level: LoggingLevel, logger: Option<&str>) {
-    w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":");
-    w.string(level.as_str());
-    if let Some(logger) = logger {
-        w.raw(b",\"logger\":");
-        w.string(logger);
-    }
-    w.raw(b",\"data\":");
-}
-
-/// An id-shaped value that can be kept past its frame.
-pub(crate) trait AsOwnedId {
-    fn as_owned_id(&self) -> Option<OwnedId>;
-}
-
-impl AsOwnedId for Id<'_> {
-    fn as_owned_id(&self) -> Option<OwnedId> {
-        OwnedId::from_id(*self)
-    }
-}
-
-impl AsOwnedId for OwnedId {
-    fn as_owned_id(&self) -> Option<OwnedId> {
-        Some(self.clone())
-    }
 }
 
 /// A handle to a deferred request: answer it with `Server::reply_tool`, `reply_resource` or
@@ -289,15 +185,6 @@ impl WriteId for ReplyId<'_> {
         match self {
             ReplyId::Borrowed(id) => id.write(w),
             ReplyId::Owned(id) => id.write(w),
-        }
-    }
-}
-
-impl AsOwnedId for ReplyId<'_> {
-    fn as_owned_id(&self) -> Option<OwnedId> {
-        match self {
-            ReplyId::Borrowed(id) => id.as_owned_id(),
-            ReplyId::Owned(id) => Some(id.clone()),
         }
     }
 }
@@ -409,95 +296,6 @@ impl<'a> Outgoing<'a> {
     pub(crate) fn with_notes(mut self, notes: Notes<ReplyId<'a>>) -> Self {
         self.notes = notes;
         self
-    }
-
-    /// Sends a progress notification before the result (see [`Outgoing::interpose`]).
-    pub(crate) fn progress(
-        &mut self,
-        progress: u64,
-        total: Option<u64>,
-        message: Option<&str>,
-    ) -> Result<(), SendError> {
-        let mut notes = core::mem::replace(&mut self.notes, Notes::NONE);
-        let result = self.interpose(|w| notes.write_progress(w, progress, total, message));
-        if result.is_ok() {
-            notes.sent_progress(progress);
-        }
-        self.notes = notes;
-        result
-    }
-
-    /// Sends a log message before the result if the request's level lets it through (see
-    /// [`Outgoing::interpose`]); `Ok(false)` when it was filtered out.
-    pub(crate) fn log(
-        &mut self,
-        level: LoggingLevel,
-        logger: Option<&str>,
-        data: fmt::Arguments<'_>,
-    ) -> Result<bool, SendError> {
-        if !self.notes.logs(level) {
-            return Ok(false);
-        }
-        self.interpose(|w| {
-            write_log(w, level, logger, data);
-            Ok(())
-        })
-        .map(|()| true)
-    }
-
-    /// Like [`Outgoing::log`], with any serializable value as the data.
-    pub(crate) fn log_value<T: serde::Serialize + ?Sized>(
-        &mut self,
-        level: LoggingLevel,
-        logger: Option<&str>,
-        data: &T,
-    ) -> Result<bool, SendError> {
-        if !self.notes.logs(level) {
-            return Ok(false);
-        }
-        self.interpose(|w| {
-            write_log_head(w, level, logger);
-            w.serialize(data);
-            w.raw(b"}}");
-            Ok(())
-        })
-        .map(|()| true)
-    }
-
-    /// Writes a notification as a message of its own on this reply's stream, ahead of the result,
-    /// in the reply's window (which shrinks by as much, but keeps room for an error answer:
-    /// [`SendError::Full`] beyond that). Only before any part of the result is written.
-    fn interpose(&mut self, body: impl FnOnce(&mut JsonWriter<'_>) -> Result<(), SendError>) -> Result<(), SendError> {
-        if !self.first_field || self.done || self.commit.is_none() {
-            return Err(SendError::NotAvailable);
-        }
-        let window = core::mem::replace(&mut self.w, JsonWriter::new(&mut [])).into_buffer();
-        let mut w = JsonWriter::new(window);
-        let written = body(&mut w);
-        w.raw(self.suffix());
-        // The answer keeps room for any error the engine may have to write in its place (and its
-        // framing): a notification that would leave less is refused, so the request is still answered.
-        let keep = crate::server::MIN_RESPONSE_WINDOW;
-        let (window, result) = match written {
-            Ok(()) if !w.is_overflowed() && w.capacity() - w.len() < keep => (w.into_buffer(), Err(SendError::Full)),
-            Ok(()) if !w.is_overflowed() => {
-                let len = w.len();
-                let window = w.into_buffer();
-                let (_, rest) = window.split_at_mut(len);
-                let prefix = self.commit.as_mut().map_or(0, |commit| commit.commit_and_continue(len, rest));
-                let rest = match rest.len() >= prefix {
-                    true => rest.split_at_mut(prefix).1,
-                    false => &mut [],
-                };
-                (rest, Ok(()))
-            }
-            Ok(()) => (w.into_buffer(), Err(SendError::TooLarge)),
-            Err(error) => (w.into_buffer(), Err(error)),
-        };
-        self.w = JsonWriter::new(window);
-        write_result_head(&mut self.w, &self.id);
-        self.w.raw(b"{");
-        result
     }
 
     pub(crate) fn writer(&mut self) -> &mut JsonWriter<'a> {
@@ -752,6 +550,7 @@ pub(crate) fn write_implementation(w: &mut JsonWriter<'_>, info: &Implementation
 
 mod completion;
 mod content;
+mod notes;
 mod prompt;
 mod resource;
 mod tool;
@@ -759,6 +558,7 @@ mod tool;
 pub use crate::mcp::Role;
 pub use completion::{CompletionReply, MAX_COMPLETION_VALUES};
 pub use content::{Content, ResourceContents};
+pub(crate) use notes::{Notes, write_log};
 pub use prompt::PromptReply;
 pub use resource::ResourceReply;
 pub use tool::ToolReply;

@@ -1,0 +1,232 @@
+//! The requests the handler answers: `tools/call`, `resources/read` and `prompts/get`, their
+//! parameters, and the input rounds around them (a retry's `inputResponses` and `requestState`; a
+//! legacy input-required answer handed to `legacy_input`).
+
+use crate::json::{JsonStr, Kind, Value};
+use crate::jsonrpc::{Id, code};
+use crate::server::dispatch::{Parts, plain_or_unescaped};
+use crate::server::handler::{PromptGet, RequestContext, ResourceRead, ToolCall};
+use crate::server::input::InputScope;
+use crate::server::reply::{PromptReply, ResourceReply, ToolReply};
+use crate::server::seal::{MAX_REQUEST_STATE, MAX_SEALED_STATE, SealError, StateBinding};
+use crate::server::{Handler, MAX_ESCAPED_NAME_LEN};
+
+impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
+    /// A string parameter, unescaped into `buf` when needed; answers `-32602` and returns `None` if it
+    /// is missing or not a string.
+    pub(crate) fn string_param<'b>(
+        &mut self,
+        id: Id<'_>,
+        params: Option<Value<'b>>,
+        key: &'static str,
+        buf: &'b mut [u8],
+    ) -> Option<(JsonStr<'b>, &'b str)> {
+        let raw = params.and_then(|p| p.get(key)).and_then(|v| v.as_str());
+        let Some(raw) = raw else {
+            self.reject(
+                Some(&id),
+                code::INVALID_PARAMS,
+                format_args!("Invalid params: \"{key}\" must be a string"),
+                "missing string parameter",
+            );
+            return None;
+        };
+        match plain_or_unescaped(raw, buf) {
+            Some(text) => Some((raw, text)),
+            None => {
+                self.reject(
+                    Some(&id),
+                    code::INVALID_PARAMS,
+                    format_args!("Invalid params: escaped \"{key}\" longer than {MAX_ESCAPED_NAME_LEN} bytes"),
+                    "escaped parameter too long",
+                );
+                None
+            }
+        }
+    }
+
+    /// `arguments`, which must be an object when present (`null` counts as absent).
+    fn object_param<'b>(
+        &mut self,
+        id: Id<'_>,
+        params: Option<Value<'b>>,
+        key: &'static str,
+    ) -> Result<Option<Value<'b>>, ()> {
+        match params.and_then(|p| p.get(key)).filter(|v| !v.is_null()) {
+            Some(v) if v.kind() != Kind::Object => {
+                self.reject(
+                    Some(&id),
+                    code::INVALID_PARAMS,
+                    format_args!("Invalid params: \"{key}\" must be an object"),
+                    "arguments not an object",
+                );
+                Err(())
+            }
+            other => Ok(other),
+        }
+    }
+
+    pub(crate) fn call_tool(&mut self, id: Id<'_>, params: Option<Value<'_>>, context: RequestContext<'_>) {
+        let mut buf = [0u8; MAX_ESCAPED_NAME_LEN];
+        let Some((raw_name, name)) = self.string_param(id, params, "name", &mut buf) else { return };
+        let index = (0..).map_while(|i| self.handler.tool(i).map(|t| (i, t.name == name))).find(|(_, hit)| *hit);
+        let Some((index, _)) = index else {
+            return self.reject(
+                Some(&id),
+                code::INVALID_PARAMS,
+                format_args!("Unknown tool: {raw_name}"),
+                "unknown tool",
+            );
+        };
+        let Ok(arguments) = self.object_param(id, params, "arguments") else { return };
+        let mut state = [0u8; MAX_REQUEST_STATE];
+        let binding = StateBinding { method: "tools/call", name, now: self.now };
+        let Some(context) = self.with_input(id, params, context, &binding, &mut state) else { return };
+        let call = ToolCall { index, name, arguments, context };
+        let notes = self.notes(&context);
+        let scope = self.input_scope(binding, &context);
+        let (handler, _, out) = self.reply_parts(id, context.version, true);
+        handler.call_tool(call, ToolReply::new(out.with_notes(notes).with_input(scope)));
+        self.after_reply(id, "tools/call", params);
+    }
+
+    pub(crate) fn read_resource(&mut self, id: Id<'_>, params: Option<Value<'_>>, context: RequestContext<'_>) {
+        let mut buf = [0u8; MAX_ESCAPED_NAME_LEN];
+        let Some((_, uri)) = self.string_param(id, params, "uri", &mut buf) else { return };
+        let mut state = [0u8; MAX_REQUEST_STATE];
+        let binding = StateBinding { method: "resources/read", name: uri, now: self.now };
+        let Some(context) = self.with_input(id, params, context, &binding, &mut state) else { return };
+        let template = crate::server::methods::matching_template(&*self.handler, uri);
+        let read = ResourceRead { uri, template, context };
+        let notes = self.notes(&context);
+        let scope = self.input_scope(binding, &context);
+        let (handler, config, out) = self.reply_parts(id, context.version, true);
+        let out = out.with_notes(notes).with_input(scope);
+        handler.read_resource(read, ResourceReply::new(out, config.resource_cache));
+        self.after_reply(id, "resources/read", params);
+    }
+
+    pub(crate) fn get_prompt(&mut self, id: Id<'_>, params: Option<Value<'_>>, context: RequestContext<'_>) {
+        let mut buf = [0u8; MAX_ESCAPED_NAME_LEN];
+        let Some((raw_name, name)) = self.string_param(id, params, "name", &mut buf) else { return };
+        let index = (0..).map_while(|i| self.handler.prompt(i).map(|p| (i, p.name == name))).find(|(_, hit)| *hit);
+        let Some((index, _)) = index else {
+            return self.reject(
+                Some(&id),
+                code::INVALID_PARAMS,
+                format_args!("Unknown prompt: {raw_name}"),
+                "unknown prompt",
+            );
+        };
+        let Ok(arguments) = self.object_param(id, params, "arguments") else { return };
+        if let Some((key, _)) = arguments.into_iter().flat_map(|a| a.members()).find(|(_, v)| v.kind() != Kind::String)
+        {
+            return self.reject(
+                Some(&id),
+                code::INVALID_PARAMS,
+                format_args!("Invalid params: prompt argument \"{key}\" must be a string"),
+                "prompt argument not a string",
+            );
+        }
+        let missing = self.handler.prompt(index).and_then(|prompt| {
+            prompt
+                .arguments
+                .iter()
+                .find(|arg| arg.required && arguments.and_then(|a| a.get(arg.name)).is_none())
+                .map(|arg| arg.name)
+        });
+        if let Some(missing) = missing {
+            // Copy the name out of the handler's table before writing (the handler is borrowed).
+            let mut name_buf = heapless::String::<64>::new();
+            let _ = name_buf.push_str(missing.get(..missing.len().min(64)).unwrap_or(""));
+            return self.reject(
+                Some(&id),
+                code::INVALID_PARAMS,
+                format_args!("Invalid params: missing required argument \"{name_buf}\""),
+                "missing prompt argument",
+            );
+        }
+        let mut state = [0u8; MAX_REQUEST_STATE];
+        let binding = StateBinding { method: "prompts/get", name, now: self.now };
+        let Some(context) = self.with_input(id, params, context, &binding, &mut state) else { return };
+        let get = PromptGet { index, name, arguments, context };
+        let notes = self.notes(&context);
+        let scope = self.input_scope(binding, &context);
+        let (handler, _, out) = self.reply_parts(id, context.version, true);
+        handler.get_prompt(get, PromptReply::new(out.with_notes(notes).with_input(scope)));
+        self.after_reply(id, "prompts/get", params);
+    }
+
+    /// Reads a retry's `inputResponses` and opens its `requestState` (into `state`). Answers `-32602`
+    /// and returns `None` when either is malformed, or the state fails verification.
+    fn with_input<'x>(
+        &mut self,
+        id: Id<'_>,
+        params: Option<Value<'x>>,
+        mut context: RequestContext<'x>,
+        binding: &StateBinding<'_>,
+        state: &'x mut [u8; MAX_REQUEST_STATE],
+    ) -> Option<RequestContext<'x>> {
+        let responses = params.and_then(|p| p.get("inputResponses")).filter(|v| !v.is_null());
+        if responses.is_some_and(|r| r.kind() != Kind::Object) {
+            self.reject(
+                Some(&id),
+                code::INVALID_PARAMS,
+                format_args!("Invalid params: \"inputResponses\" must be an object"),
+                "inputResponses not an object",
+            );
+            return None;
+        }
+        context.input_responses = responses;
+        let Some(sealed) = params.and_then(|p| p.get("requestState")).filter(|v| !v.is_null()) else {
+            return Some(context);
+        };
+        let mut decoded = [0u8; MAX_SEALED_STATE];
+        let opened = match sealed.as_str().and_then(|s| s.as_plain()) {
+            Some(text) => match crate::server::seal::decode_base64(text.as_bytes(), &mut decoded) {
+                Some(bytes) => match self.config.state_sealer {
+                    Some(sealer) => sealer.open(binding, bytes, state).map(|s| s.len()),
+                    None => match state.get_mut(..bytes.len()) {
+                        Some(out) => {
+                            out.copy_from_slice(bytes);
+                            Ok(bytes.len())
+                        }
+                        None => Err(SealError::TooLong),
+                    },
+                },
+                None => Err(SealError::Invalid),
+            },
+            None => Err(SealError::Invalid),
+        };
+        match opened {
+            Ok(len) => {
+                context.request_state = Some(&state[..len]);
+                Some(context)
+            }
+            Err(error) => {
+                self.reject(
+                    Some(&id),
+                    code::INVALID_PARAMS,
+                    format_args!("Invalid params: {error}"),
+                    "bad requestState",
+                );
+                None
+            }
+        }
+    }
+
+    /// After the handler answered: a legacy input-required answer becomes requests to the client.
+    fn after_reply(&mut self, id: Id<'_>, method: &'static str, params: Option<Value<'_>>) {
+        if let Some(len) = self.input.signal.take() {
+            self.begin_legacy_input(id, method, params, len);
+        }
+    }
+
+    /// What a reply needs to ask for input.
+    fn input_scope<'x>(&self, binding: StateBinding<'x>, context: &RequestContext<'_>) -> InputScope<'x>
+    where
+        'a: 'x,
+    {
+        InputScope { binding, client: context.client, sealer: self.config.state_sealer }
+    }
+}
