@@ -155,6 +155,31 @@ impl<'a> Value<'a> {
         self.members().find(|(name, _)| name.eq_str(key)).map(|(_, value)| value)
     }
 
+    /// For each of `keys`, what [`get`](Self::get) returns for it, found in one walk of the object
+    /// instead of one walk per key (all `None` for non-objects).
+    pub fn get_all<const N: usize>(&self, keys: [&str; N]) -> [Option<Value<'a>>; N] {
+        let mut found = [None; N];
+        let mut missing = N;
+        for (name, value) in self.members() {
+            // Decide once per member whether its name can be compared as bytes (no escape).
+            let plain = name.as_plain_bytes();
+            for (slot, key) in found.iter_mut().zip(keys) {
+                let hit = || match plain {
+                    Some(bytes) => bytes == key.as_bytes(),
+                    None => name.eq_str(key),
+                };
+                if slot.is_none() && hit() {
+                    *slot = Some(value);
+                    missing = missing.saturating_sub(1);
+                }
+            }
+            if missing == 0 {
+                break;
+            }
+        }
+        found
+    }
+
     /// The members of an object in document order, duplicates included; empty for non-objects.
     pub fn members(&self) -> Members<'a> {
         let rest = match self.kind() {
@@ -319,6 +344,11 @@ impl<'a> JsonStr<'a> {
             return None;
         }
         str::from_utf8(self.raw).ok()
+    }
+
+    /// The raw bytes when they contain no escape (then they are the text).
+    fn as_plain_bytes(&self) -> Option<&'a [u8]> {
+        (!self.raw.contains(&b'\\')).then_some(self.raw)
     }
 
     /// Whether the unescaped text equals `s`. No allocation, O(length).
@@ -530,6 +560,22 @@ mod tests {
         let escaped_only = parse(br#"{"\u0061\n":true}"#, 4).expect("valid");
         assert_eq!(escaped_only.get("a\n").and_then(|v| v.as_bool()), Some(true));
         assert_eq!(escaped_only.get("a"), None);
+    }
+
+    #[test]
+    fn get_all_finds_what_get_finds_for_each_key_in_one_walk() {
+        let object = parse(br#"{"a":1,"b":{"a":2},"\u0063":3,"a":4,"d":null}"#, 8).expect("valid");
+        let keys = ["a", "b", "c", "d", "e", "a", ""];
+        let all = object.get_all(keys);
+        for (key, found) in keys.iter().zip(all) {
+            assert_eq!(found, object.get(key), "{key}");
+        }
+        let bytes = all.map(|v| v.map(|v| v.as_bytes()));
+        assert_eq!(bytes[..4], [Some(&b"1"[..]), Some(br#"{"a":2}"#), Some(b"3"), Some(b"null")]);
+        assert_eq!((bytes[4], bytes[5]), (None, Some(&b"1"[..])));
+        let array = parse(br#"[{"a":1}]"#, 8).expect("valid");
+        assert_eq!(array.get_all(["a"]), [None]);
+        assert_eq!(object.get_all([]), []);
     }
 
     #[test]

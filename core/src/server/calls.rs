@@ -7,21 +7,22 @@ use crate::jsonrpc::{Id, code};
 use crate::server::dispatch::{Parts, plain_or_unescaped};
 use crate::server::handler::{PromptGet, RequestContext, ResourceRead, ToolCall};
 use crate::server::input::InputScope;
+use crate::server::params::Params;
 use crate::server::reply::{PromptReply, ResourceReply, ToolReply};
 use crate::server::seal::{MAX_REQUEST_STATE, MAX_SEALED_STATE, SealError, StateBinding};
 use crate::server::{Handler, MAX_ESCAPED_NAME_LEN};
 
 impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
-    /// A string parameter, unescaped into `buf` when needed; answers `-32602` and returns `None` if it
-    /// is missing or not a string.
+    /// The string parameter `key` (its value `found`, looked up by the caller), unescaped into `buf`
+    /// when needed; answers `-32602` and returns `None` if it is missing or not a string.
     pub(crate) fn string_param<'b>(
         &mut self,
         id: Id<'_>,
-        params: Option<Value<'b>>,
+        found: Option<Value<'b>>,
         key: &'static str,
         buf: &'b mut [u8],
     ) -> Option<(JsonStr<'b>, &'b str)> {
-        let raw = params.and_then(|p| p.get(key)).and_then(|v| v.as_str());
+        let raw = found.and_then(|v| v.as_str());
         let Some(raw) = raw else {
             self.reject(
                 Some(&id),
@@ -49,10 +50,10 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     fn object_param<'b>(
         &mut self,
         id: Id<'_>,
-        params: Option<Value<'b>>,
+        params: &Params<'b>,
         key: &'static str,
     ) -> Result<Option<Value<'b>>, ()> {
-        match params.and_then(|p| p.get(key)).filter(|v| !v.is_null()) {
+        match params.get(key).filter(|v| !v.is_null()) {
             Some(v) if v.kind() != Kind::Object => {
                 self.reject(
                     Some(&id),
@@ -66,9 +67,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         }
     }
 
-    pub(crate) fn call_tool(&mut self, id: Id<'_>, params: Option<Value<'_>>, context: RequestContext<'_>) {
+    pub(crate) fn call_tool(&mut self, id: Id<'_>, params: &Params<'_>, context: RequestContext<'_>) {
         let mut buf = [0u8; MAX_ESCAPED_NAME_LEN];
-        let Some((raw_name, name)) = self.string_param(id, params, "name", &mut buf) else { return };
+        let Some((raw_name, name)) = self.string_param(id, params.get("name"), "name", &mut buf) else { return };
         let index = (0..).map_while(|i| self.handler.tool(i).map(|t| (i, t.name == name))).find(|(_, hit)| *hit);
         let Some((index, _)) = index else {
             return self.reject(
@@ -90,9 +91,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         self.after_reply(id, "tools/call", params);
     }
 
-    pub(crate) fn read_resource(&mut self, id: Id<'_>, params: Option<Value<'_>>, context: RequestContext<'_>) {
+    pub(crate) fn read_resource(&mut self, id: Id<'_>, params: &Params<'_>, context: RequestContext<'_>) {
         let mut buf = [0u8; MAX_ESCAPED_NAME_LEN];
-        let Some((_, uri)) = self.string_param(id, params, "uri", &mut buf) else { return };
+        let Some((_, uri)) = self.string_param(id, params.get("uri"), "uri", &mut buf) else { return };
         let mut state = [0u8; MAX_REQUEST_STATE];
         let binding = StateBinding { method: "resources/read", name: uri, now: self.now };
         let Some(context) = self.with_input(id, params, context, &binding, &mut state) else { return };
@@ -106,9 +107,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         self.after_reply(id, "resources/read", params);
     }
 
-    pub(crate) fn get_prompt(&mut self, id: Id<'_>, params: Option<Value<'_>>, context: RequestContext<'_>) {
+    pub(crate) fn get_prompt(&mut self, id: Id<'_>, params: &Params<'_>, context: RequestContext<'_>) {
         let mut buf = [0u8; MAX_ESCAPED_NAME_LEN];
-        let Some((raw_name, name)) = self.string_param(id, params, "name", &mut buf) else { return };
+        let Some((raw_name, name)) = self.string_param(id, params.get("name"), "name", &mut buf) else { return };
         let index = (0..).map_while(|i| self.handler.prompt(i).map(|p| (i, p.name == name))).find(|(_, hit)| *hit);
         let Some((index, _)) = index else {
             return self.reject(
@@ -162,12 +163,12 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     fn with_input<'x>(
         &mut self,
         id: Id<'_>,
-        params: Option<Value<'x>>,
+        params: &Params<'x>,
         mut context: RequestContext<'x>,
         binding: &StateBinding<'_>,
         state: &'x mut [u8; MAX_REQUEST_STATE],
     ) -> Option<RequestContext<'x>> {
-        let responses = params.and_then(|p| p.get("inputResponses")).filter(|v| !v.is_null());
+        let responses = params.get("inputResponses").filter(|v| !v.is_null());
         if responses.is_some_and(|r| r.kind() != Kind::Object) {
             self.reject(
                 Some(&id),
@@ -178,7 +179,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             return None;
         }
         context.input_responses = responses;
-        let Some(sealed) = params.and_then(|p| p.get("requestState")).filter(|v| !v.is_null()) else {
+        let Some(sealed) = params.get("requestState").filter(|v| !v.is_null()) else {
             return Some(context);
         };
         let mut decoded = [0u8; MAX_SEALED_STATE];
@@ -216,9 +217,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     }
 
     /// After the handler answered: a legacy input-required answer becomes requests to the client.
-    fn after_reply(&mut self, id: Id<'_>, method: &'static str, params: Option<Value<'_>>) {
+    fn after_reply(&mut self, id: Id<'_>, method: &'static str, params: &Params<'_>) {
         if let Some(len) = self.input.signal.take() {
-            self.begin_legacy_input(id, method, params, len);
+            self.begin_legacy_input(id, method, params.value(), len);
         }
     }
 

@@ -12,6 +12,7 @@ use crate::json::{self, JsonStr, JsonWriter, Kind, ScanError, ScanErrorKind, Val
 use crate::jsonrpc::{EnvelopeError, Id, Message, WriteId, classify, code, write_error_head};
 use crate::mcp::{ClientCapabilities, ServerCapabilities};
 use crate::server::handler::RequestContext;
+use crate::server::params::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, Meta, Params};
 use crate::server::reply::{DeferSlots, InFlight, Outgoing, ReplyId, ReplyKind};
 use crate::server::{BatchCursor, Config, Engine, Event, Handler, Received, Session};
 use crate::time::Instant;
@@ -19,10 +20,6 @@ use crate::version::{Era, ProtocolVersion};
 
 /// Most elements a JSON-RPC batch (2025-03-26 only) may have; larger batches are refused with `-32600`.
 pub const MAX_BATCH_LEN: usize = 64;
-
-const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 
 /// The engine's state, split so that a received message can be read while answering, with the
 /// handler of this call and the route answers go to.
@@ -364,7 +361,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 "params not an object",
             );
         }
-        let meta = params.and_then(|p| p.get("_meta"));
+        let params = Params::new(params);
+        let meta = params.get("_meta");
         if meta.is_some_and(|m| m.kind() != Kind::Object) {
             return self.reject(
                 Some(&id),
@@ -373,13 +371,10 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 "_meta not an object",
             );
         }
-        let is_modern = meta.is_some_and(|m| {
-            m.get(META_PROTOCOL_VERSION).is_some()
-                || m.get(META_CLIENT_CAPABILITIES).is_some()
-                || m.get(META_CLIENT_INFO).is_some()
-        });
+        let picked = Meta::new(meta);
+        let is_modern = picked.is_modern();
         let version = if is_modern {
-            match self.modern_version(id, meta) {
+            match self.modern_version(id, &picked) {
                 Some(version) if in_batch => {
                     let _ = version;
                     return self.reject(
@@ -389,7 +384,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                         "modern request in batch",
                     );
                 }
-                Some(version) if self.check_log_level(id, meta) => version,
+                Some(version) if self.check_log_level(id, picked.log_level) => version,
                 _ => return,
             }
         } else if method == "initialize" {
@@ -401,7 +396,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                     "initialize in batch",
                 );
             }
-            return self.initialize(id, params);
+            return self.initialize(id, &params);
         } else {
             match *self.session {
                 Session::Legacy { version, .. } => version,
@@ -419,7 +414,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             }
         };
         let client = match (is_modern, *self.session) {
-            (true, _) => meta.and_then(|m| m.get(META_CLIENT_CAPABILITIES)).map(ClientCapabilities::from_value),
+            (true, _) => picked.client_capabilities.map(ClientCapabilities::from_value),
             (false, Session::Legacy { client, .. }) => Some(client),
             (false, Session::None) => None,
         };
@@ -430,13 +425,15 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             client: client.unwrap_or_default(),
             input_responses: None,
             request_state: None,
+            progress_token: picked.progress_token,
+            log_level: picked.log_level,
         };
-        self.dispatch(id, method, params, context);
+        self.dispatch(id, method, &params, context);
     }
 
     /// Validates modern `_meta`; answers and returns `None` when it is invalid or unsupported.
-    fn modern_version(&mut self, id: Id<'_>, meta: Option<Value<'_>>) -> Option<ProtocolVersion> {
-        let requested = meta.and_then(|m| m.get(META_PROTOCOL_VERSION)).and_then(|v| v.as_str());
+    fn modern_version(&mut self, id: Id<'_>, meta: &Meta<'_>) -> Option<ProtocolVersion> {
+        let requested = meta.protocol_version.and_then(|v| v.as_str());
         let Some(requested) = requested else {
             self.reject(
                 Some(&id),
@@ -446,7 +443,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             );
             return None;
         };
-        let capabilities = meta.and_then(|m| m.get(META_CLIENT_CAPABILITIES));
+        let capabilities = meta.client_capabilities;
         if capabilities.is_none_or(|c| c.kind() != Kind::Object) {
             self.reject(
                 Some(&id),
@@ -504,7 +501,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         );
     }
 
-    fn dispatch(&mut self, id: Id<'_>, method: &str, params: Option<Value<'_>>, context: RequestContext<'_>) {
+    fn dispatch(&mut self, id: Id<'_>, method: &str, params: &Params<'_>, context: RequestContext<'_>) {
         let version = context.version;
         let modern = version.era() == Era::Modern;
         let capabilities = self.capabilities();

@@ -38,6 +38,10 @@ pub struct RequestContext<'a> {
     ///
     /// [`InputReply::state`]: crate::server::InputReply::state
     pub request_state: Option<&'a [u8]>,
+    /// `_meta.progressToken` and `_meta["io.modelcontextprotocol/logLevel"]`, read with the rest of
+    /// `_meta` in one walk.
+    pub(crate) progress_token: Option<Value<'a>>,
+    pub(crate) log_level: Option<Value<'a>>,
 }
 
 impl<'a> RequestContext<'a> {

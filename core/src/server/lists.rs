@@ -1,11 +1,12 @@
 //! Protocol methods the engine answers from the handler's tables: `initialize`, `server/discover` and
 //! the paginated list methods.
 
-use crate::json::{JsonWriter, Value};
+use crate::json::JsonWriter;
 use crate::jsonrpc::{Id, code};
 use crate::mcp::ClientCapabilities;
 use crate::server::dispatch::Parts;
 use crate::server::items::{ItemError, write_prompt, write_resource, write_template, write_tool};
+use crate::server::params::Params;
 use crate::server::reply::write_implementation;
 use crate::server::{Event, Handler, Session};
 use crate::version::{Era, ProtocolVersion};
@@ -35,8 +36,8 @@ impl ListKind {
 
 impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// `initialize`: negotiates a legacy version and opens the session.
-    pub(crate) fn initialize(&mut self, id: Id<'_>, params: Option<Value<'_>>) {
-        let requested = params.and_then(|p| p.get("protocolVersion")).and_then(|v| v.as_str());
+    pub(crate) fn initialize(&mut self, id: Id<'_>, params: &Params<'_>) {
+        let requested = params.get("protocolVersion").and_then(|v| v.as_str());
         let Some(requested) = requested else {
             return self.reject(
                 Some(&id),
@@ -50,10 +51,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             .and_then(ProtocolVersion::from_wire)
             .filter(|v| v.era() == Era::Legacy)
             .unwrap_or(ProtocolVersion::LATEST_LEGACY);
-        let client_name =
-            params.and_then(|p| p.get("clientInfo")).and_then(|info| info.get("name")).and_then(|name| name.as_str());
+        let client_name = params.get("clientInfo").and_then(|info| info.get("name")).and_then(|name| name.as_str());
         let capabilities = self.capabilities();
-        let client = params.and_then(|p| p.get("capabilities")).map(ClientCapabilities::from_value).unwrap_or_default();
+        let client = params.get("capabilities").map(ClientCapabilities::from_value).unwrap_or_default();
         let (_, config, mut out) = self.reply_parts(id, version, false);
         out.field("protocolVersion");
         out.writer().string(version.as_str());
@@ -103,8 +103,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
 
     /// Reads `params.cursor`: a decimal item index this server handed out. Answers `-32602` and returns
     /// `None` when it is not one.
-    fn cursor(&mut self, id: Id<'_>, params: Option<Value<'_>>) -> Option<usize> {
-        let Some(cursor) = params.and_then(|p| p.get("cursor")).filter(|c| !c.is_null()) else {
+    fn cursor(&mut self, id: Id<'_>, params: &Params<'_>) -> Option<usize> {
+        let Some(cursor) = params.get("cursor").filter(|c| !c.is_null()) else {
             return Some(0);
         };
         let parsed = cursor
@@ -123,25 +123,25 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         parsed
     }
 
-    pub(crate) fn list_tools(&mut self, id: Id<'_>, params: Option<Value<'_>>, version: ProtocolVersion) {
+    pub(crate) fn list_tools(&mut self, id: Id<'_>, params: &Params<'_>, version: ProtocolVersion) {
         self.list(id, params, version, ListKind::Tools)
     }
 
-    pub(crate) fn list_resources(&mut self, id: Id<'_>, params: Option<Value<'_>>, version: ProtocolVersion) {
+    pub(crate) fn list_resources(&mut self, id: Id<'_>, params: &Params<'_>, version: ProtocolVersion) {
         self.list(id, params, version, ListKind::Resources)
     }
 
-    pub(crate) fn list_prompts(&mut self, id: Id<'_>, params: Option<Value<'_>>, version: ProtocolVersion) {
+    pub(crate) fn list_prompts(&mut self, id: Id<'_>, params: &Params<'_>, version: ProtocolVersion) {
         self.list(id, params, version, ListKind::Prompts)
     }
 
-    pub(crate) fn list_resource_templates(&mut self, id: Id<'_>, params: Option<Value<'_>>, version: ProtocolVersion) {
+    pub(crate) fn list_resource_templates(&mut self, id: Id<'_>, params: &Params<'_>, version: ProtocolVersion) {
         self.list(id, params, version, ListKind::ResourceTemplates)
     }
 
     /// Writes one page of a list. The page ends at `page_size` items, or earlier when the next item
     /// would not leave room for the end of the message; `nextCursor` then points at that item.
-    fn list(&mut self, id: Id<'_>, params: Option<Value<'_>>, version: ProtocolVersion, kind: ListKind) {
+    fn list(&mut self, id: Id<'_>, params: &Params<'_>, version: ProtocolVersion, kind: ListKind) {
         let Some(start) = self.cursor(id, params) else { return };
         let (handler, config, mut out) = self.reply_parts(id, version, false);
         let page_size = config.limits.page_size.max(1);

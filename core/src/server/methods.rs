@@ -7,23 +7,21 @@ use crate::jsonrpc::{Id, OwnedId, code};
 use crate::mcp::{LoggingLevel, UriTemplate};
 use crate::server::dispatch::{Parts, plain_or_unescaped};
 use crate::server::handler::{CompletionRef, CompletionRequest, RequestContext};
+use crate::server::params::{META_LOG_LEVEL, Params};
 use crate::server::reply::{CompletionReply, InFlight, Notes, ReplyId, ReplyKind};
 use crate::server::subscriptions::{Filter, Listen, write_subscription_meta};
 use crate::server::{Handler, MAX_ESCAPED_NAME_LEN, Session};
 use crate::version::Era;
-
-/// `_meta` key of a 2026-07-28 request's log level.
-pub(crate) const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 
 impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// What a request opted into: progress (a `progressToken` in `_meta`) and log messages (the
     /// server declares `logging`, and the legacy session's level or the request's `logLevel` lets
     /// them through).
     pub(crate) fn notes<'x>(&self, context: &RequestContext<'x>) -> Notes<ReplyId<'x>> {
-        let progress_token = context.meta.and_then(|m| m.get("progressToken")).and_then(Id::from_value);
+        let progress_token = context.progress_token.and_then(Id::from_value);
         let log_level = match (self.capabilities().logging, context.version.era()) {
             (false, _) => None,
-            (true, Era::Modern) => context.meta.and_then(|m| m.get(META_LOG_LEVEL)).and_then(level_of),
+            (true, Era::Modern) => context.log_level.and_then(level_of),
             (true, _) => match *self.session {
                 Session::Legacy { log_level, .. } => Some(log_level),
                 Session::None => None,
@@ -33,8 +31,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     }
 
     /// Checks a modern request's `logLevel`: `false` (answered `-32602`) when it is not a level.
-    pub(crate) fn check_log_level(&mut self, id: Id<'_>, meta: Option<Value<'_>>) -> bool {
-        match meta.and_then(|m| m.get(META_LOG_LEVEL)) {
+    pub(crate) fn check_log_level(&mut self, id: Id<'_>, level: Option<Value<'_>>) -> bool {
+        match level {
             Some(level) if level_of(level).is_none() => {
                 self.reject(
                     Some(&id),
@@ -49,8 +47,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     }
 
     /// `logging/setLevel` (legacy).
-    pub(crate) fn set_level(&mut self, id: Id<'_>, params: Option<Value<'_>>, context: RequestContext<'_>) {
-        let Some(level) = params.and_then(|p| p.get("level")).and_then(level_of) else {
+    pub(crate) fn set_level(&mut self, id: Id<'_>, params: &Params<'_>, context: RequestContext<'_>) {
+        let Some(level) = params.get("level").and_then(level_of) else {
             return self.reject(
                 Some(&id),
                 code::INVALID_PARAMS,
@@ -66,15 +64,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     }
 
     /// `resources/subscribe` and `resources/unsubscribe` (legacy).
-    pub(crate) fn subscribe(
-        &mut self,
-        id: Id<'_>,
-        params: Option<Value<'_>>,
-        context: RequestContext<'_>,
-        subscribe: bool,
-    ) {
+    pub(crate) fn subscribe(&mut self, id: Id<'_>, params: &Params<'_>, context: RequestContext<'_>, subscribe: bool) {
         let mut buf = [0u8; MAX_ESCAPED_NAME_LEN];
-        let Some((_, uri)) = self.string_param(id, params, "uri", &mut buf) else { return };
+        let Some((_, uri)) = self.string_param(id, params.get("uri"), "uri", &mut buf) else { return };
         let Session::Legacy { subscriptions, .. } = self.session else { return };
         if subscribe && !subscriptions.insert(uri) {
             return self.reject(
@@ -95,19 +87,27 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     }
 
     /// `completion/complete`.
-    pub(crate) fn complete(&mut self, id: Id<'_>, params: Option<Value<'_>>, context: RequestContext<'_>) {
-        let reference = params.and_then(|p| p.get("ref")).filter(|r| r.kind() == Kind::Object);
+    pub(crate) fn complete(&mut self, id: Id<'_>, params: &Params<'_>, context: RequestContext<'_>) {
+        let reference = params.get("ref").filter(|r| r.kind() == Kind::Object);
         let kind = reference.and_then(|r| r.get("type")).and_then(|t| t.as_str());
         let mut name_buf = [0u8; MAX_ESCAPED_NAME_LEN];
         let found = match kind {
             Some(kind) if kind.eq_str("ref/prompt") => {
-                let Some((raw, name)) = self.string_param(id, reference, "name", &mut name_buf) else { return };
+                let Some((raw, name)) =
+                    self.string_param(id, reference.and_then(|v| v.get("name")), "name", &mut name_buf)
+                else {
+                    return;
+                };
                 let index =
                     (0..).map_while(|i| self.handler.prompt(i).map(|p| (i, p.name == name))).find(|(_, hit)| *hit);
                 index.map(|(index, _)| CompletionRef::Prompt { index, name }).ok_or(raw)
             }
             Some(kind) if kind.eq_str("ref/resource") => {
-                let Some((raw, uri)) = self.string_param(id, reference, "uri", &mut name_buf) else { return };
+                let Some((raw, uri)) =
+                    self.string_param(id, reference.and_then(|v| v.get("uri")), "uri", &mut name_buf)
+                else {
+                    return;
+                };
                 let index = (0..)
                     .map_while(|i| self.handler.resource_template(i).map(|t| (i, t.uri_template == uri)))
                     .find(|(_, hit)| *hit);
@@ -133,13 +133,19 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 );
             }
         };
-        let argument = params.and_then(|p| p.get("argument")).filter(|a| a.kind() == Kind::Object);
+        let argument = params.get("argument").filter(|a| a.kind() == Kind::Object);
         let mut arg_buf = [0u8; 64];
-        let Some((_, argument_name)) = self.string_param(id, argument, "name", &mut arg_buf) else { return };
+        let Some((_, argument_name)) =
+            self.string_param(id, argument.and_then(|v| v.get("name")), "name", &mut arg_buf)
+        else {
+            return;
+        };
         let mut value_buf = [0u8; MAX_ESCAPED_NAME_LEN];
-        let Some((_, value)) = self.string_param(id, argument, "value", &mut value_buf) else { return };
-        let arguments =
-            params.and_then(|p| p.get("context")).and_then(|c| c.get("arguments")).filter(|a| a.kind() == Kind::Object);
+        let Some((_, value)) = self.string_param(id, argument.and_then(|v| v.get("value")), "value", &mut value_buf)
+        else {
+            return;
+        };
+        let arguments = params.get("context").and_then(|c| c.get("arguments")).filter(|a| a.kind() == Kind::Object);
         let request = CompletionRequest { reference, argument: argument_name, value, arguments, context };
         let (handler, _, out) = self.reply_parts(id, context.version, false);
         handler.complete(request, CompletionReply::new(out));
@@ -147,9 +153,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
 
     /// `subscriptions/listen` (2026-07-28): acknowledges what the server honours, then keeps the
     /// request open in an in-flight slot.
-    pub(crate) fn listen(&mut self, id: Id<'_>, params: Option<Value<'_>>, context: RequestContext<'_>) {
-        let Some(notifications) = params.and_then(|p| p.get("notifications")).filter(|n| n.kind() == Kind::Object)
-        else {
+    pub(crate) fn listen(&mut self, id: Id<'_>, params: &Params<'_>, context: RequestContext<'_>) {
+        let Some(notifications) = params.get("notifications").filter(|n| n.kind() == Kind::Object) else {
             return self.reject(
                 Some(&id),
                 code::INVALID_PARAMS,

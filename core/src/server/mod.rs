@@ -21,6 +21,7 @@ pub mod legacy_input;
 mod lists;
 mod methods;
 mod notify;
+mod params;
 #[cfg(feature = "alloc")]
 pub mod registry;
 pub mod reply;

@@ -1,0 +1,107 @@
+//! A request's `params`, with the members the engine reads found in one walk.
+//!
+//! Serving a `tools/call` reads `_meta`, `name`, `arguments`, `inputResponses` and `requestState`;
+//! looked up one by one, each absent key costs a walk of the whole object (skipping `arguments` each
+//! time). [`Params`] walks it once ([`Value::get_all`]) for the keys the common requests read and
+//! falls back to a walk for any other key, so every lookup returns what [`Value::get`] would.
+
+use crate::json::Value;
+
+/// The members found by the one walk, in this order.
+const PICKED: [&str; 7] = ["_meta", "name", "arguments", "uri", "inputResponses", "requestState", "cursor"];
+
+/// `params` (an object, or absent) and its members named in [`PICKED`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Params<'a> {
+    value: Option<Value<'a>>,
+    picked: [Option<Value<'a>>; PICKED.len()],
+}
+
+impl<'a> Params<'a> {
+    /// Walks `value` once. `None` (no `params`) reads as an empty object.
+    pub(crate) fn new(value: Option<Value<'a>>) -> Self {
+        let picked = value.map_or([None; PICKED.len()], |v| v.get_all(PICKED));
+        Params { value, picked }
+    }
+
+    /// The first member named `key`, as [`Value::get`] finds it.
+    pub(crate) fn get(&self, key: &str) -> Option<Value<'a>> {
+        match PICKED.iter().position(|picked| *picked == key) {
+            Some(index) => self.picked.get(index).copied().flatten(),
+            None => self.value.and_then(|v| v.get(key)),
+        }
+    }
+
+    /// The `params` object itself.
+    pub(crate) fn value(&self) -> Option<Value<'a>> {
+        self.value
+    }
+}
+
+/// `_meta` keys of a 2026-07-28 request: its protocol version, the client's capabilities and
+/// information.
+pub(crate) const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub(crate) const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+pub(crate) const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// `_meta` key of a 2026-07-28 request's log level.
+pub(crate) const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+
+/// The members of a request's `_meta` the engine reads, found in one walk.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Meta<'a> {
+    pub(crate) protocol_version: Option<Value<'a>>,
+    pub(crate) client_capabilities: Option<Value<'a>>,
+    pub(crate) client_info: Option<Value<'a>>,
+    pub(crate) progress_token: Option<Value<'a>>,
+    pub(crate) log_level: Option<Value<'a>>,
+}
+
+impl<'a> Meta<'a> {
+    pub(crate) fn new(meta: Option<Value<'a>>) -> Self {
+        let Some(meta) = meta else { return Meta::default() };
+        let [protocol_version, client_capabilities, client_info, progress_token, log_level] = meta.get_all([
+            META_PROTOCOL_VERSION,
+            META_CLIENT_CAPABILITIES,
+            META_CLIENT_INFO,
+            "progressToken",
+            META_LOG_LEVEL,
+        ]);
+        Meta { protocol_version, client_capabilities, client_info, progress_token, log_level }
+    }
+
+    /// Whether the request is a 2026-07-28 one: its `_meta` names a version, capabilities or client.
+    pub(crate) fn is_modern(&self) -> bool {
+        self.protocol_version.is_some() || self.client_capabilities.is_some() || self.client_info.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{PICKED, Params};
+    use crate::json::parse;
+
+    #[test]
+    fn every_lookup_agrees_with_a_walk_of_its_own() {
+        let text = br#"{"name":"a","arguments":{"name":"inner"},"n\u0061me":"escaped duplicate","uri":"u","name":"second","level":"info","cursor":null,"requestState":"s"}"#;
+        let value = parse(text, 8).expect("valid");
+        let params = Params::new(Some(value));
+        for key in PICKED.iter().copied().chain(["level", "missing", "inner", ""]) {
+            assert_eq!(params.get(key), value.get(key), "{key}");
+        }
+        assert_eq!(params.get("name").and_then(|v| v.as_str()).map(|s| s.raw()), Some(&b"a"[..]));
+        assert_eq!(params.get("level").map(|v| v.as_bytes()), Some(&br#""info""#[..]));
+        assert_eq!(params.get("inputResponses"), None);
+        assert_eq!(params.value(), Some(value));
+    }
+
+    #[test]
+    fn escaped_names_are_found_and_absent_params_read_as_empty() {
+        let value = parse(br#"{"\u005fmeta":{"k":1},"arguments":[]}"#, 8).expect("valid");
+        let params = Params::new(Some(value));
+        assert_eq!(params.get("_meta").map(|v| v.as_bytes()), Some(&br#"{"k":1}"#[..]));
+        let none = Params::new(None);
+        assert!(PICKED.iter().all(|key| none.get(key).is_none()) && none.get("other").is_none());
+        let array = parse(b"[1]", 8).expect("valid");
+        assert_eq!(Params::new(Some(array)).get("name"), None);
+    }
+}
