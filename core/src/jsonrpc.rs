@@ -160,6 +160,14 @@ pub struct EnvelopeError<'a> {
 
 /// Classifies one JSON-RPC message (not a batch). Unknown members are ignored.
 pub fn classify(value: Value<'_>) -> Result<Message<'_>, EnvelopeError<'_>> {
+    classify_spanned(value, None)
+}
+
+/// [`classify`], skipping the containers `spans` recorded (a large `params`) without rescanning them.
+pub(crate) fn classify_spanned<'a>(
+    value: Value<'a>,
+    spans: Option<&'a crate::json::Spans>,
+) -> Result<Message<'a>, EnvelopeError<'a>> {
     if value.kind() != Kind::Object {
         return Err(EnvelopeError { id: None, reason: "a JSON-RPC message must be an object" });
     }
@@ -167,7 +175,11 @@ pub fn classify(value: Value<'_>) -> Result<Message<'_>, EnvelopeError<'_>> {
     // occurrence of a key wins, as with `Value::get`.
     let mut envelope = Envelope::default();
     const NAMES: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
-    for (key, member) in value.members() {
+    let members = match spans {
+        Some(spans) => value.members_spanned(spans),
+        None => value.members(),
+    };
+    for (key, member) in members {
         // A key without escapes is its raw bytes (no UTF-8 check needed to compare them).
         let raw = key.raw();
         let name = if raw.contains(&b'\\') {

@@ -56,6 +56,12 @@ pub(crate) fn plain_string_len(bytes: &[u8]) -> usize {
     run_len(bytes, b'"', |w| below_mask(w, 0x20) | (w & HIGHS) | byte_mask(w, b'"') | byte_mask(w, b'\\'))
 }
 
+/// Length of the leading run of bytes a JSON string holds as they are: no control character, `"`
+/// or `\` (text the writer escapes).
+pub(crate) fn unescaped_len(bytes: &[u8]) -> usize {
+    run_len(bytes, b'"', |w| below_mask(w, 0x20) | byte_mask(w, b'"') | byte_mask(w, b'\\'))
+}
+
 /// Length of the leading run without `"` or `\` (string content of validated JSON).
 pub(crate) fn unquoted_len(bytes: &[u8]) -> usize {
     run_len(bytes, b'"', |w| byte_mask(w, b'"') | byte_mask(w, b'\\'))
@@ -95,6 +101,8 @@ mod tests {
                     let plain_string = |b: u8| (0x20..0x80).contains(&b) && b != b'"' && b != b'\\';
                     assert_eq!(plain_string_len(bytes), reference(bytes, plain_string), "{special:#x} {len} {at}");
                     assert_eq!(unquoted_len(bytes), reference(bytes, |b| b != b'"' && b != b'\\'));
+                    let unescaped = |b: u8| b >= 0x20 && b != b'"' && b != b'\\';
+                    assert_eq!(unescaped_len(bytes), reference(bytes, unescaped), "{special:#x} {len} {at}");
                     assert_eq!(newline_free_len(bytes), reference(bytes, |b| b != b'\n'));
                     let structural = |b: u8| !matches!(b, b'"' | b'{' | b'}' | b'[' | b']');
                     assert_eq!(structureless_len(bytes), reference(bytes, structural), "{special:#x} {len} {at}");
@@ -119,6 +127,7 @@ mod tests {
                 reference(bytes, |b| (0x20..0x80).contains(&b) && b != b'"' && b != b'\\')
             );
             assert_eq!(unquoted_len(bytes), reference(bytes, |b| b != b'"' && b != b'\\'));
+            assert_eq!(unescaped_len(bytes), reference(bytes, |b| b >= 0x20 && b != b'"' && b != b'\\'));
             assert_eq!(structureless_len(bytes), reference(bytes, |b| !matches!(b, b'"' | b'{' | b'}' | b'[' | b']')));
         }
     }

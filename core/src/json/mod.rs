@@ -7,6 +7,7 @@
 
 mod peek;
 pub mod scan;
+mod spans;
 mod value;
 pub mod write;
 
@@ -15,3 +16,6 @@ pub use scan::{
     Elements, JsonStr, Kind, MAX_DEPTH_LIMIT, Members, ScanError, ScanErrorKind, UnescapedChars, Value, parse,
 };
 pub use write::JsonWriter;
+
+pub(crate) use scan::parse_spanned;
+pub(crate) use spans::Spans;

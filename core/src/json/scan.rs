@@ -34,6 +34,7 @@
 use core::fmt;
 use core::str;
 
+use super::spans::Spans;
 pub use super::value::{Elements, JsonStr, Kind, Members, UnescapedChars, Value};
 
 /// Hard upper bound for any depth limit (the validator keeps a fixed bit stack of this many levels).
@@ -133,6 +134,35 @@ impl core::error::Error for ScanError {}
 /// `input` and its accessors rely on this validation. See the [module docs](self) for the exact
 /// strictness rules and the one difference from serde_json.
 pub fn parse(input: &[u8], max_depth: usize) -> Result<Value<'_>, ScanError> {
+    scan(input, max_depth, &mut NoSpans)
+}
+
+/// [`parse`], recording in `spans` where the document's first shallow containers end (see
+/// [`Spans`]), for walks that skip them without rescanning.
+pub(crate) fn parse_spanned<'a>(input: &'a [u8], max_depth: usize, spans: &mut Spans) -> Result<Value<'a>, ScanError> {
+    spans.begin(input);
+    scan(input, max_depth, spans)
+}
+
+/// What the validator tells about each container it opens and closes (`depth` counts it, the root
+/// container is 1; offsets into the input).
+pub(super) trait Record {
+    fn open(&mut self, depth: usize, offset: usize);
+    fn close(&mut self, depth: usize, end: usize);
+}
+
+/// Records nothing: [`parse`] compiles to the plain validator.
+struct NoSpans;
+
+impl Record for NoSpans {
+    #[inline(always)]
+    fn open(&mut self, _: usize, _: usize) {}
+    #[inline(always)]
+    fn close(&mut self, _: usize, _: usize) {}
+}
+
+/// The validator of [`parse`] and [`parse_spanned`].
+fn scan<'a, R: Record>(input: &'a [u8], max_depth: usize, spans: &mut R) -> Result<Value<'a>, ScanError> {
     let depth_limit = max_depth.min(MAX_DEPTH_LIMIT);
     let mut scanner = Scanner { input, pos: 0 };
     let mut containers = ContainerStack::new();
@@ -152,11 +182,13 @@ pub fn parse(input: &[u8], max_depth: usize) -> Result<Value<'_>, ScanError> {
                 if !containers.push(container, depth_limit) {
                     return Err(scanner.error_here(ScanErrorKind::TooDeep));
                 }
+                spans.open(containers.depth, scanner.pos);
                 scanner.advance(1);
                 scanner.skip_whitespace();
                 let close = if open == b'{' { b'}' } else { b']' };
                 if scanner.peek() == Some(close) {
                     scanner.advance(1);
+                    spans.close(containers.depth, scanner.pos);
                     containers.pop();
                 } else {
                     if container == Container::Object {
@@ -192,6 +224,7 @@ pub fn parse(input: &[u8], max_depth: usize) -> Result<Value<'_>, ScanError> {
                 }
                 (Some(b'}'), Container::Object) | (Some(b']'), Container::Array) => {
                     scanner.advance(1);
+                    spans.close(containers.depth, scanner.pos);
                     containers.pop();
                 }
                 (Some(_), _) => return Err(scanner.error_here(ScanErrorKind::Syntax)),

@@ -7,6 +7,7 @@ use core::fmt;
 use core::str;
 
 use super::scan::{UNICODE_ESCAPE_LEN, hex_code_unit, is_high_surrogate, is_low_surrogate, is_whitespace};
+use super::spans::Spans;
 
 /// The type of a JSON value, read from its first byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -100,7 +101,20 @@ fn value_len(bytes: &[u8]) -> Option<usize> {
 
 /// Splits the value at the start of `bytes` from what follows it.
 fn split_value(bytes: &[u8]) -> Option<(Value<'_>, &[u8])> {
-    let (value, rest) = bytes.split_at_checked(value_len(bytes)?)?;
+    split_value_in(bytes, None)
+}
+
+/// [`split_value`], finding the end of a container `spans` recorded by lookup.
+fn split_value_in<'a>(bytes: &'a [u8], spans: Option<&Spans>) -> Option<(Value<'a>, &'a [u8])> {
+    let recorded = match (bytes.first(), spans) {
+        (Some(b'{' | b'['), Some(spans)) => spans.container_len(bytes),
+        _ => None,
+    };
+    let len = match recorded {
+        Some(len) => len,
+        None => value_len(bytes)?,
+    };
+    let (value, rest) = bytes.split_at_checked(len)?;
     if value.is_empty() {
         return None;
     }
@@ -158,26 +172,7 @@ impl<'a> Value<'a> {
     /// For each of `keys`, what [`get`](Self::get) returns for it, found in one walk of the object
     /// instead of one walk per key (all `None` for non-objects).
     pub fn get_all<const N: usize>(&self, keys: [&str; N]) -> [Option<Value<'a>>; N] {
-        let mut found = [None; N];
-        let mut missing = N;
-        for (name, value) in self.members() {
-            // Decide once per member whether its name can be compared as bytes (no escape).
-            let plain = name.as_plain_bytes();
-            for (slot, key) in found.iter_mut().zip(keys) {
-                let hit = || match plain {
-                    Some(bytes) => bytes == key.as_bytes(),
-                    None => name.eq_str(key),
-                };
-                if slot.is_none() && hit() {
-                    *slot = Some(value);
-                    missing = missing.saturating_sub(1);
-                }
-            }
-            if missing == 0 {
-                break;
-            }
-        }
-        found
+        self.members().find_all(keys)
     }
 
     /// The members of an object in document order, duplicates included; empty for non-objects.
@@ -186,7 +181,7 @@ impl<'a> Value<'a> {
             Kind::Object => self.bytes.get(1..).unwrap_or(&[]),
             _ => &[],
         };
-        Members { rest }
+        Members { rest, spans: None }
     }
 
     /// The elements of an array in order; empty for non-arrays.
@@ -269,13 +264,51 @@ impl fmt::Display for Value<'_> {
 pub struct Members<'a> {
     /// The unread part of the object, after `{` or after the last member's `,`.
     rest: &'a [u8],
+    /// Container lengths the validator recorded, to skip values without rescanning them.
+    spans: Option<&'a Spans>,
+}
+
+impl<'a> Members<'a> {
+    /// Skips the containers `spans` recorded by lookup.
+    pub(crate) fn with_spans(self, spans: &'a Spans) -> Self {
+        Members { spans: Some(spans), ..self }
+    }
+
+    /// For each of `keys`, the value of the first remaining member of that name, in one walk.
+    pub(crate) fn find_all<const N: usize>(self, keys: [&str; N]) -> [Option<Value<'a>>; N] {
+        let mut found = [None; N];
+        self.find_into(&keys, &mut found);
+        found
+    }
+
+    /// [`find_all`](Self::find_all) into `found` (one copy of the code for every number of keys).
+    fn find_into(self, keys: &[&str], found: &mut [Option<Value<'a>>]) {
+        let mut missing = found.len().min(keys.len());
+        for (name, value) in self {
+            // Decide once per member whether its name can be compared as bytes (no escape).
+            let plain = name.as_plain_bytes();
+            for (slot, key) in found.iter_mut().zip(keys.iter().copied()) {
+                let hit = || match plain {
+                    Some(bytes) => bytes == key.as_bytes(),
+                    None => name.eq_str(key),
+                };
+                if slot.is_none() && hit() {
+                    *slot = Some(value);
+                    missing = missing.saturating_sub(1);
+                }
+            }
+            if missing == 0 {
+                break;
+            }
+        }
+    }
 }
 
 impl<'a> Iterator for Members<'a> {
     type Item = (JsonStr<'a>, Value<'a>);
 
     fn next(&mut self) -> Option<Self::Item> {
-        let Some((name, value, rest)) = next_member(self.rest) else {
+        let Some((name, value, rest)) = next_member(self.rest, self.spans) else {
             self.rest = &[];
             return None;
         };
@@ -286,12 +319,12 @@ impl<'a> Iterator for Members<'a> {
 
 impl core::iter::FusedIterator for Members<'_> {}
 
-fn next_member(bytes: &[u8]) -> Option<(JsonStr<'_>, Value<'_>, &[u8])> {
+fn next_member<'a>(bytes: &'a [u8], spans: Option<&Spans>) -> Option<(JsonStr<'a>, Value<'a>, &'a [u8])> {
     let bytes = trim_start(bytes);
     let name_len = string_len(bytes)?;
     let name = JsonStr { raw: bytes.get(1..name_len.checked_sub(1)?)? };
     let after_name = trim_start(bytes.get(name_len..)?).strip_prefix(b":")?;
-    let (value, rest) = split_value(trim_start(after_name))?;
+    let (value, rest) = split_value_in(trim_start(after_name), spans)?;
     Some((name, value, skip_separator(rest)))
 }
 

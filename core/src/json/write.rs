@@ -176,12 +176,23 @@ impl<'a> JsonWriter<'a> {
 
     /// Writes an integer.
     pub fn i64(&mut self, v: i64) {
-        self.formatted::<INTEGER_TEXT_CAPACITY>(format_args!("{v}"));
+        let mut text = [0u8; INTEGER_TEXT_CAPACITY];
+        let mut start = decimal(v.unsigned_abs(), &mut text);
+        if v < 0
+            && let Some(index) = start.checked_sub(1)
+            && let Some(sign) = text.get_mut(index)
+        {
+            *sign = b'-';
+            start = index;
+        }
+        self.push_bytes(text.get(start..).unwrap_or_default());
     }
 
     /// Writes an unsigned integer.
     pub fn u64(&mut self, v: u64) {
-        self.formatted::<INTEGER_TEXT_CAPACITY>(format_args!("{v}"));
+        let mut text = [0u8; INTEGER_TEXT_CAPACITY];
+        let start = decimal(v, &mut text);
+        self.push_bytes(text.get(start..).unwrap_or_default());
     }
 
     /// Writes a float as the shortest text that parses back to exactly `v` (`0.1`, `1.0`, `1e16`,
@@ -318,7 +329,7 @@ impl<'a> JsonWriter<'a> {
     fn escape(&mut self, s: &str) {
         let mut rest = s.as_bytes();
         while !rest.is_empty() && !self.overflowed {
-            let plain = rest.iter().position(|&byte| needs_escape(byte)).unwrap_or(rest.len());
+            let plain = crate::swar::unescaped_len(rest);
             let (run, tail) = rest.split_at_checked(plain).unwrap_or((rest, &[]));
             self.push_bytes(run);
             let Some((&byte, tail)) = tail.split_first() else {
@@ -327,16 +338,6 @@ impl<'a> JsonWriter<'a> {
             let (sequence, sequence_len) = escape_sequence(byte);
             self.push_bytes(sequence.get(..sequence_len).unwrap_or(&[]));
             rest = tail;
-        }
-    }
-
-    /// Formats `args` into a stack buffer of `N` bytes and writes it (overflow if it does not fit there).
-    fn formatted<const N: usize>(&mut self, args: fmt::Arguments<'_>) {
-        let mut text = StackText::<N>::new();
-        if fmt::write(&mut text, args).is_ok() {
-            self.push_bytes(text.as_bytes());
-        } else {
-            self.overflowed = true;
         }
     }
 }
@@ -420,6 +421,31 @@ impl fmt::Write for EscapingWriter<'_, '_> {
 }
 
 /// A small text buffer on the stack for number formatting; formatting fails if the text exceeds `N`.
+/// Writes the decimal digits of `v` right-aligned into `text` and returns where they start (20 bytes
+/// hold `u64::MAX`, and `i64::MIN` with its sign). Without `core::fmt`: an id or a count is written
+/// in every answer, and on 32-bit targets the `u32` loop avoids 64-bit division for most values.
+fn decimal(mut v: u64, text: &mut [u8; INTEGER_TEXT_CAPACITY]) -> usize {
+    let mut start = text.len();
+    let mut push = |digit: u8| {
+        start = start.saturating_sub(1);
+        if let Some(slot) = text.get_mut(start) {
+            *slot = b'0' + digit;
+        }
+    };
+    while v > u64::from(u32::MAX) {
+        push((v % 10) as u8);
+        v /= 10;
+    }
+    let mut small = v as u32;
+    loop {
+        push((small % 10) as u8);
+        small /= 10;
+        if small == 0 {
+            return start;
+        }
+    }
+}
+
 struct StackText<const N: usize> {
     bytes: [u8; N],
     len: usize,
@@ -555,6 +581,27 @@ mod tests {
             out.string_fmt(format_args!("{Failing}"));
         });
         assert_eq!((written.as_slice(), overflowed), (&b"["[..], true));
+    }
+
+    #[test]
+    fn integers_are_written_as_core_fmt_writes_them() {
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        let mut values: Vec<u64> = (0..20).map(|digits| 10u64.saturating_pow(digits)).collect();
+        values.extend((0..20).map(|digits| 10u64.saturating_pow(digits).wrapping_sub(1)));
+        values.extend([u64::MAX, u64::from(u32::MAX), u64::from(u32::MAX) + 1, i64::MAX as u64]);
+        for _ in 0..2000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            values.push(state >> (state % 64));
+        }
+        for v in values {
+            assert_eq!(with_writer(20, |out| out.u64(v)), (v.to_string().into_bytes(), false), "{v}");
+            let signed = v as i64;
+            assert_eq!(with_writer(20, |out| out.i64(signed)), (signed.to_string().into_bytes(), false), "{signed}");
+        }
+        assert_eq!(with_writer(20, |out| out.i64(i64::MIN)).0, b"-9223372036854775808");
+        assert_eq!(with_writer(19, |out| out.u64(u64::MAX)), (Vec::new(), true));
     }
 
     #[test]

@@ -8,8 +8,8 @@ use core::fmt;
 
 use crate::endpoint::{OutboundTable, Outcome, Response, Route, TxQueue};
 use crate::frame::{Frame, FrameError, LineBuffer};
-use crate::json::{self, JsonStr, JsonWriter, Kind, ScanError, ScanErrorKind, Value};
-use crate::jsonrpc::{EnvelopeError, Id, Message, WriteId, classify, code, write_error_head};
+use crate::json::{self, JsonStr, JsonWriter, Kind, ScanError, ScanErrorKind, Spans, Value};
+use crate::jsonrpc::{EnvelopeError, Id, Message, WriteId, classify_spanned, code, write_error_head};
 use crate::mcp::{ClientCapabilities, ServerCapabilities};
 use crate::server::handler::RequestContext;
 use crate::server::params::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, Meta, Params};
@@ -68,12 +68,13 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// Answers one received line.
     pub(super) fn handle_frame<H: Handler>(&mut self, now: Instant, frame: Frame, window: usize, handler: &mut H) {
         let (rx, mut parts) = self.split(handler, now, window, Route::BYTE_STREAM);
-        let value = match json::parse(rx.frame(frame), parts.config.limits.max_depth) {
+        let mut spans = Spans::default();
+        let value = match json::parse_spanned(rx.frame(frame), parts.config.limits.max_depth, &mut spans) {
             Ok(value) => value,
             Err(error) => return parts.reject_unparsable(error, rx.frame(frame)),
         };
         if value.kind() != Kind::Array {
-            parts.handle_message(value, false);
+            parts.handle_message(value, false, &spans);
             return;
         }
         let accepts_batches = matches!(*parts.session, Session::Legacy { version, .. } if version.accepts_batches());
@@ -110,12 +111,13 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         handler: &mut H,
     ) {
         let (rx, mut parts) = self.split(handler, now, window, Route::BYTE_STREAM);
-        let element = json::parse(rx.frame(cursor.frame), parts.config.limits.max_depth)
+        let mut spans = Spans::default();
+        let element = json::parse_spanned(rx.frame(cursor.frame), parts.config.limits.max_depth, &mut spans)
             .ok()
             .and_then(|batch| batch.elements().nth(cursor.next));
         match element {
             Some(element) => {
-                parts.handle_message(element, true);
+                parts.handle_message(element, true, &spans);
                 self.batch = Some(BatchCursor { next: cursor.next + 1, ..cursor });
             }
             None => {
@@ -249,10 +251,11 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     }
 
     /// Answers one message (a whole frame, or one element of a batch).
-    pub(crate) fn handle_message(&mut self, value: Value<'_>, in_batch: bool) -> Received {
-        match classify(value) {
+    /// `spans`: what the validator recorded of `value`'s document ([`json::parse_spanned`]).
+    pub(crate) fn handle_message<'v>(&mut self, value: Value<'v>, in_batch: bool, spans: &'v Spans) -> Received {
+        match classify_spanned(value, Some(spans)) {
             Ok(Message::Request { id, method, params }) => {
-                self.handle_request(id, method, params, in_batch);
+                self.handle_request(id, method, params, in_batch, spans);
                 Received::Request
             }
             Ok(Message::Notification { method, params }) => {
@@ -349,7 +352,14 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         // Other notifications (progress, roots changes, unknown ones) need nothing from this server.
     }
 
-    fn handle_request(&mut self, id: Id<'_>, method: JsonStr<'_>, params: Option<Value<'_>>, in_batch: bool) {
+    fn handle_request<'v>(
+        &mut self,
+        id: Id<'v>,
+        method: JsonStr<'v>,
+        params: Option<Value<'v>>,
+        in_batch: bool,
+        spans: &'v Spans,
+    ) {
         let mut method_buf = [0u8; 64];
         let method = plain_or_unescaped(method, &mut method_buf).unwrap_or("");
         if let Some(params) = params.filter(|p| p.kind() != Kind::Object) {
@@ -361,7 +371,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 "params not an object",
             );
         }
-        let params = Params::new(params);
+        let params = Params::new(params, spans);
         let meta = params.get("_meta");
         if meta.is_some_and(|m| m.kind() != Kind::Object) {
             return self.reject(
@@ -371,7 +381,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 "_meta not an object",
             );
         }
-        let picked = Meta::new(meta);
+        let picked = Meta::new(meta, spans);
         let is_modern = picked.is_modern();
         let version = if is_modern {
             match self.modern_version(id, &picked) {

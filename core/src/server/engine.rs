@@ -182,7 +182,8 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             return Err(InputError::Busy);
         }
         let (_, mut parts) = self.split(handler, now, window, route);
-        let value = match json::parse(message, parts.config.limits.max_depth) {
+        let mut spans = json::Spans::default();
+        let value = match json::parse_spanned(message, parts.config.limits.max_depth, &mut spans) {
             Ok(value) => value,
             Err(error) => {
                 parts.reject_unparsable(error, message);
@@ -198,7 +199,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             );
             return Ok(Received::Invalid);
         }
-        let received = parts.handle_message(value, false);
+        let received = parts.handle_message(value, false, &spans);
         self.announce_changes(handler);
         Ok(received)
     }

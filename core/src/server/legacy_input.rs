@@ -304,9 +304,10 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let overflowed = w.is_overflowed();
         let message = retry.get(..len).unwrap_or_default();
         let route = core::mem::replace(&mut self.route, pending.route);
-        match json::parse(message, self.config.limits.max_depth).ok().filter(|_| !overflowed) {
+        let mut spans = json::Spans::default();
+        match json::parse_spanned(message, self.config.limits.max_depth, &mut spans).ok().filter(|_| !overflowed) {
             Some(value) => {
-                self.handle_message(value, false);
+                self.handle_message(value, false, &spans);
             }
             None => self.reject(
                 Some(&pending.id),

@@ -5,7 +5,7 @@
 //! time). [`Params`] walks it once ([`Value::get_all`]) for the keys the common requests read and
 //! falls back to a walk for any other key, so every lookup returns what [`Value::get`] would.
 
-use crate::json::Value;
+use crate::json::{Spans, Value};
 
 /// The members found by the one walk, in this order.
 const PICKED: [&str; 7] = ["_meta", "name", "arguments", "uri", "inputResponses", "requestState", "cursor"];
@@ -18,9 +18,10 @@ pub(crate) struct Params<'a> {
 }
 
 impl<'a> Params<'a> {
-    /// Walks `value` once. `None` (no `params`) reads as an empty object.
-    pub(crate) fn new(value: Option<Value<'a>>) -> Self {
-        let picked = value.map_or([None; PICKED.len()], |v| v.get_all(PICKED));
+    /// Walks `value` once (skipping the containers `spans` recorded). `None` (no `params`) reads as
+    /// an empty object.
+    pub(crate) fn new(value: Option<Value<'a>>, spans: &'a Spans) -> Self {
+        let picked = value.map_or([None; PICKED.len()], |v| v.members_spanned(spans).find_all(PICKED));
         Params { value, picked }
     }
 
@@ -57,15 +58,16 @@ pub(crate) struct Meta<'a> {
 }
 
 impl<'a> Meta<'a> {
-    pub(crate) fn new(meta: Option<Value<'a>>) -> Self {
+    pub(crate) fn new(meta: Option<Value<'a>>, spans: &'a Spans) -> Self {
         let Some(meta) = meta else { return Meta::default() };
-        let [protocol_version, client_capabilities, client_info, progress_token, log_level] = meta.get_all([
-            META_PROTOCOL_VERSION,
-            META_CLIENT_CAPABILITIES,
-            META_CLIENT_INFO,
-            "progressToken",
-            META_LOG_LEVEL,
-        ]);
+        let [protocol_version, client_capabilities, client_info, progress_token, log_level] =
+            meta.members_spanned(spans).find_all([
+                META_PROTOCOL_VERSION,
+                META_CLIENT_CAPABILITIES,
+                META_CLIENT_INFO,
+                "progressToken",
+                META_LOG_LEVEL,
+            ]);
         Meta { protocol_version, client_capabilities, client_info, progress_token, log_level }
     }
 
@@ -78,13 +80,14 @@ impl<'a> Meta<'a> {
 #[cfg(test)]
 mod tests {
     use super::{PICKED, Params};
-    use crate::json::parse;
+    use crate::json::{Spans, parse, parse_spanned};
 
     #[test]
     fn every_lookup_agrees_with_a_walk_of_its_own() {
         let text = br#"{"name":"a","arguments":{"name":"inner"},"n\u0061me":"escaped duplicate","uri":"u","name":"second","level":"info","cursor":null,"requestState":"s"}"#;
-        let value = parse(text, 8).expect("valid");
-        let params = Params::new(Some(value));
+        let mut spans = Spans::default();
+        let value = parse_spanned(text, 8, &mut spans).expect("valid");
+        let params = Params::new(Some(value), &spans);
         for key in PICKED.iter().copied().chain(["level", "missing", "inner", ""]) {
             assert_eq!(params.get(key), value.get(key), "{key}");
         }
@@ -96,12 +99,13 @@ mod tests {
 
     #[test]
     fn escaped_names_are_found_and_absent_params_read_as_empty() {
+        let spans = Spans::default();
         let value = parse(br#"{"\u005fmeta":{"k":1},"arguments":[]}"#, 8).expect("valid");
-        let params = Params::new(Some(value));
+        let params = Params::new(Some(value), &spans);
         assert_eq!(params.get("_meta").map(|v| v.as_bytes()), Some(&br#"{"k":1}"#[..]));
-        let none = Params::new(None);
+        let none = Params::new(None, &spans);
         assert!(PICKED.iter().all(|key| none.get(key).is_none()) && none.get("other").is_none());
         let array = parse(b"[1]", 8).expect("valid");
-        assert_eq!(Params::new(Some(array)).get("name"), None);
+        assert_eq!(Params::new(Some(array), &spans).get("name"), None);
     }
 }
