@@ -5,6 +5,7 @@
 
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "http")]
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
@@ -38,9 +39,11 @@ struct Args {
     runtime: Runtime,
     /// Log the HTTP server's spans and events on stderr, filtered like RUST_LOG (e.g. `info`,
     /// `mcp_sansio_http=debug`); RUST_LOG itself is read when this is not given. Quiet by default.
+    #[cfg(feature = "http")]
     #[arg(long, value_name = "FILTER")]
     log: Option<String>,
     /// Serve Streamable HTTP on ADDR (default 127.0.0.1:8080) instead of stdio, at `/mcp`.
+    #[cfg(feature = "http")]
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8080")]
     http: Option<SocketAddr>,
     /// Opt-in: when no request is waiting, poll stdin in a busy loop for up to this many
@@ -56,8 +59,10 @@ enum Runtime {
     /// A `current_thread` tokio runtime (`mcp-sansio-tokio`).
     Tokio,
     /// async-std's `block_on` (`mcp-sansio-futures`).
+    #[cfg(feature = "async-std")]
     AsyncStd,
     /// smol's `block_on` (`mcp-sansio-futures`).
+    #[cfg(feature = "smol")]
     Smol,
 }
 
@@ -144,8 +149,8 @@ fn main() -> ExitCode {
     // The tool list changes (blink_led), announced with listChanged; other clients re-read it soon.
     config.list_cache = CacheHints { ttl_ms: 60_000, scope: CacheScope::Public };
     let handler = Logged { inner: Device::new(SimulatedBoard { led: false }), verbose: args.verbose };
-    let filter = args.log.clone().or_else(|| std::env::var("RUST_LOG").ok());
-    if let Some(filter) = filter {
+    #[cfg(feature = "http")]
+    if let Some(filter) = args.log.clone().or_else(|| std::env::var("RUST_LOG").ok()) {
         match tracing_subscriber::EnvFilter::try_new(&filter) {
             Ok(filter) => tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init(),
             Err(error) => {
@@ -154,6 +159,7 @@ fn main() -> ExitCode {
             }
         }
     }
+    #[cfg(feature = "http")]
     if let Some(addr) = args.http {
         return serve_http(addr, handler, config, tx.len());
     }
@@ -173,7 +179,9 @@ fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
         },
+        #[cfg(feature = "async-std")]
         Runtime::AsyncStd => async_std::task::block_on(mcp_sansio_futures::serve_stdio(&mut server)),
+        #[cfg(feature = "smol")]
         Runtime::Smol => smol::block_on(mcp_sansio_futures::serve_stdio(&mut server)),
     };
     match served {
@@ -187,6 +195,7 @@ fn main() -> ExitCode {
 }
 
 /// Serves the device over Streamable HTTP until SIGINT or SIGTERM.
+#[cfg(feature = "http")]
 fn serve_http<H: Handler + Send + 'static>(
     addr: SocketAddr,
     handler: H,
