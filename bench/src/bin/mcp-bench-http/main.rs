@@ -222,24 +222,23 @@ fn main() {
             let index = (k + rep) % servers.len();
             let s = measure(&runtime, &servers[index], &options);
             let [[ls, lc], [ms, mc]] = &s.calls;
+            let phase = |c: &Calls| {
+                format!(
+                    "p50 {:7.1} us {:6.0}/s cpu {:5.1} us (client {:4.1})",
+                    c.p50_us, c.calls_per_s, c.cpu_us_per_call, c.client_cpu_us_per_call
+                )
+            };
             eprintln!(
-                "rep {}/{} {:<14} legacy: seq p50 {:6.1} us {:6.0}/s cpu {:5.1} us, {}c {:6.0}/s cpu {:5.1} us | \
-                 2026: seq p50 {:6.1} us {:6.0}/s cpu {:5.1} us, {}c {:6.0}/s cpu {:5.1} us | rss {:5.1} MB | idle {} B/session",
+                "rep {}/{} {}: legacy 1c {} {}c {} | 2026 1c {} {}c {} | rss {:.1} MB | idle {} B/session",
                 rep + 1,
                 options.reps,
                 servers[index].label,
-                ls.p50_us,
-                ls.calls_per_s,
-                ls.cpu_us_per_call,
+                phase(ls),
                 options.clients,
-                lc.calls_per_s,
-                lc.cpu_us_per_call,
-                ms.p50_us,
-                ms.calls_per_s,
-                ms.cpu_us_per_call,
+                phase(lc),
+                phase(ms),
                 options.clients,
-                mc.calls_per_s,
-                mc.cpu_us_per_call,
+                phase(mc),
                 s.peak_rss_mb,
                 s.idle_session_bytes.map_or("n/a".into(), |b| format!("{b:.0}")),
             );
