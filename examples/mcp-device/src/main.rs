@@ -46,6 +46,9 @@ struct Args {
     #[cfg(feature = "http")]
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8080")]
     http: Option<SocketAddr>,
+    /// With `--http`: most legacy sessions alive at once; more `initialize`s get 503.
+    #[arg(long, default_value_t = 256)]
+    max_sessions: usize,
     /// Opt-in: when no request is waiting, poll stdin in a busy loop for up to this many
     /// microseconds before sleeping (lower round-trip latency on an idle machine, for up to this
     /// much CPU per request; see `mcp_sansio_tokio::FdReader::spin_before_wait`). 0: sleep at once.
@@ -161,7 +164,7 @@ fn main() -> ExitCode {
     }
     #[cfg(feature = "http")]
     if let Some(addr) = args.http {
-        return serve_http(addr, handler, config, tx.len());
+        return serve_http(addr, handler, config, tx.len(), args.max_sessions);
     }
     let mut input = vec![0u8; 16 * 1024];
     let mut server: Server<'_, _> = Server::new(handler, config, Buffers { rx: &mut rx, tx: &mut tx });
@@ -201,6 +204,7 @@ fn serve_http<H: Handler + Send + 'static>(
     handler: H,
     config: Config<'static>,
     transmit: usize,
+    max_sessions: usize,
 ) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
@@ -212,6 +216,7 @@ fn serve_http<H: Handler + Send + 'static>(
     let mut http = mcp_sansio_http::HttpConfig::new(config, addr);
     http.session_transmit_bytes = transmit;
     http.stateless_transmit_bytes = transmit;
+    http.max_sessions = max_sessions;
     // Clients of the deprecated 2024-11-05 HTTP+SSE transport connect to /sse.
     http.legacy_sse = Some(mcp_sansio::http::SsePaths::DEFAULT);
     let result = runtime.block_on(async {
