@@ -47,6 +47,7 @@ struct Args {
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8080")]
     http: Option<SocketAddr>,
     /// With `--http`: most legacy sessions alive at once; more `initialize`s get 503.
+    #[cfg(feature = "http")]
     #[arg(long, default_value_t = 256)]
     max_sessions: usize,
     /// Opt-in: when no request is waiting, poll stdin in a busy loop for up to this many
