@@ -29,6 +29,7 @@ mod seal;
 mod serve;
 mod streams;
 mod subscriptions;
+mod suspend;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -39,6 +40,8 @@ mod tests_input;
 mod tests_limits;
 #[cfg(test)]
 mod tests_surface;
+#[cfg(test)]
+mod tests_suspend;
 
 use crate::frame::FrameError;
 use crate::json::JsonStr;
@@ -48,6 +51,7 @@ use crate::version::ProtocolVersion;
 
 pub use engine::{Bound, Engine, InputError, Received};
 pub use serve::Server;
+pub use suspend::SessionState;
 
 pub use dispatch::MAX_BATCH_LEN;
 pub use handler::{

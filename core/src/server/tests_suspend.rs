@@ -1,0 +1,165 @@
+//! `Engine::suspend` and `Engine::resume`: a session continued on a new engine answers as the
+//! first one would have, and an engine that still holds anything is not suspended.
+
+use std::string::String;
+use std::vec::Vec;
+
+use serde_json::Value as Json;
+
+use super::*;
+use crate::endpoint::{Framing, Route, StreamId};
+use crate::mcp::{ListCapability, LoggingLevel, ResourceCapability};
+use crate::time::Instant;
+
+static TOOLS: [Tool<'static>; 2] =
+    [Tool::new("echo", "Echoes text, logging at info", r#"{"type":"object"}"#), Tool::new("slow", "Later", "{}")];
+static RESOURCES: [Resource<'static>; 1] = [Resource::new("file:///a", "a")];
+
+#[derive(Default)]
+struct App {
+    deferred: Vec<Deferred>,
+}
+
+impl Handler for App {
+    const TOOLS: &'static [Tool<'static>] = &TOOLS;
+    const RESOURCES: &'static [Resource<'static>] = &RESOURCES;
+
+    fn capabilities(&self) -> ServerCapabilities {
+        ServerCapabilities::NONE
+            .with_tools(ListCapability { list_changed: false })
+            .with_resources(ResourceCapability { subscribe: true, list_changed: false })
+            .with_logging()
+    }
+
+    fn call_tool(&mut self, call: ToolCall<'_>, mut reply: ToolReply<'_>) {
+        if call.name == "slow" {
+            if let Ok(deferred) = reply.defer() {
+                self.deferred.push(deferred);
+            }
+            return;
+        }
+        let _ = reply.log(LoggingLevel::Info, None, format_args!("echoing"));
+        reply.text("echo").finish();
+    }
+}
+
+fn engine() -> Engine<'static> {
+    Engine::new(
+        Config::new("suspend", "1.0.0"),
+        Buffers { rx: std::vec![0u8; 64].leak(), tx: std::vec![0u8; 4096].leak() },
+    )
+}
+
+const ROUTE: Route = Route::new(StreamId(2), Framing::Sse);
+
+/// Feeds one message and returns everything the engine then transmits, as messages.
+fn exchange(engine: &mut Engine<'static>, app: &mut App, message: &str) -> Vec<Json> {
+    engine.handle_message(Instant::ZERO, ROUTE.ending_with_response(), message.as_bytes(), app).expect("taken");
+    drain(engine, app)
+}
+
+fn drain(engine: &mut Engine<'static>, app: &mut App) -> Vec<Json> {
+    let mut out = String::new();
+    while let Some(t) = engine.poll_transmit() {
+        out.push_str(core::str::from_utf8(t.bytes).expect("utf-8"));
+        let n = t.bytes.len();
+        engine.transmit_done(Instant::ZERO, n, app);
+    }
+    out.lines().filter_map(|l| l.strip_prefix("data: ")).map(|l| serde_json::from_str(l).expect("json")).collect()
+}
+
+fn request(id: u32, method: &str, params: &str) -> String {
+    std::format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#)
+}
+
+/// A session that negotiated 2025-06-18, set its level to warning and subscribed to file:///a.
+fn set_up(app: &mut App) -> Engine<'static> {
+    let mut first = engine();
+    let init = request(
+        0,
+        "initialize",
+        r#"{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}"#,
+    );
+    assert_eq!(exchange(&mut first, app, &init)[0]["result"]["protocolVersion"], "2025-06-18");
+    exchange(&mut first, app, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    assert!(
+        exchange(&mut first, app, &request(1, "logging/setLevel", r#"{"level":"warning"}"#))[0]["result"].is_object()
+    );
+    let subscribed = exchange(&mut first, app, &request(2, "resources/subscribe", r#"{"uri":"file:///a"}"#));
+    assert!(subscribed[0]["result"].is_object());
+    first
+}
+
+#[test]
+fn a_resumed_session_keeps_its_version_level_and_subscriptions() {
+    let mut app = App::default();
+    let first = set_up(&mut app);
+    let state = first.suspend().expect("quiescent");
+    assert_eq!(state.version(), Some(ProtocolVersion::V2025_06_18));
+    drop(first);
+
+    let mut second = engine();
+    second.resume(state);
+    assert_eq!(second.session_version(), Some(ProtocolVersion::V2025_06_18));
+    // The info log is below the session's level: only the answer comes back.
+    let answer = exchange(&mut second, &mut app, &request(3, "tools/call", r#"{"name":"echo"}"#));
+    assert_eq!(answer.len(), 1, "{answer:?}");
+    assert_eq!(answer[0]["result"]["content"][0]["text"], "echo");
+    // The subscription holds: the update goes to the session's notification route.
+    second.set_notification_route(ROUTE);
+    assert_eq!(second.resource_updated("file:///a"), Ok(1));
+    assert_eq!(drain(&mut second, &mut app)[0]["method"], "notifications/resources/updated");
+    // A new engine that is not resumed has no session: the request is refused.
+    let mut fresh = engine();
+    let refused = exchange(&mut fresh, &mut app, &request(4, "tools/call", r#"{"name":"echo"}"#));
+    assert_eq!(refused[0]["error"]["code"], crate::jsonrpc::code::INVALID_PARAMS);
+}
+
+#[test]
+fn an_engine_that_holds_anything_is_not_suspended() {
+    let mut app = App::default();
+    let mut engine = set_up(&mut app);
+    // Output not yet transmitted.
+    engine
+        .handle_message(Instant::ZERO, ROUTE.ending_with_response(), request(5, "ping", "{}").as_bytes(), &mut app)
+        .unwrap();
+    assert_eq!(engine.suspend(), None);
+    drain(&mut engine, &mut app);
+    assert!(engine.suspend().is_some());
+    // A deferred request.
+    assert!(exchange(&mut engine, &mut app, &request(6, "tools/call", r#"{"name":"slow"}"#)).is_empty());
+    assert_eq!(engine.suspend(), None);
+    let deferred = app.deferred.pop().expect("deferred");
+    engine.reply_tool(&deferred).expect("live").text("late").finish();
+    assert_eq!(drain(&mut engine, &mut app)[0]["result"]["content"][0]["text"], "late");
+    assert!(engine.suspend().is_some());
+    // A request of the server's own, unanswered.
+    engine.set_notification_route(ROUTE);
+    engine.send_request(Instant::ZERO, "ping", None).expect("sent");
+    drain(&mut engine, &mut app);
+    assert_eq!(engine.suspend(), None);
+    // The end of input.
+    let mut ended = set_up(&mut app);
+    ended.handle_eof(Instant::ZERO, &mut app);
+    assert_eq!(ended.suspend(), None);
+}
+
+#[test]
+fn deferred_reply_keys_stay_unique_across_resumed_engines() {
+    let mut app = App::default();
+    let mut first = set_up(&mut app);
+    assert!(exchange(&mut first, &mut app, &request(7, "tools/call", r#"{"name":"slow"}"#)).is_empty());
+    let old = app.deferred.pop().expect("deferred");
+    first.reply_tool(&old).expect("live").text("done").finish();
+    drain(&mut first, &mut app);
+    let state = first.suspend().expect("quiescent");
+
+    let mut second = engine();
+    second.resume(state);
+    assert!(exchange(&mut second, &mut app, &request(8, "tools/call", r#"{"name":"slow"}"#)).is_empty());
+    let new = app.deferred.pop().expect("deferred");
+    assert_ne!(old.key(), new.key(), "same slot, next generation");
+    assert!(second.reply_tool(&old).is_err(), "a key of the first engine answers nothing here");
+    second.reply_tool(&new).expect("live").text("new").finish();
+    assert_eq!(drain(&mut second, &mut app)[0]["id"], 8);
+}
