@@ -81,6 +81,15 @@ pub struct HttpConfig {
     ///
     /// [`Engine::set_input_buffer`]: mcp_sansio::server::Engine::set_input_buffer
     pub session_input_bytes: usize,
+    /// Buffer sets (transmit, input) kept for waking suspended sessions (16). Between requests a
+    /// legacy session whose engine holds nothing else keeps only its negotiated state
+    /// ([`Engine::suspend`]); its engine and buffers are released, the buffers into this pool, and
+    /// the next request wakes it on pooled buffers ([`Engine::resume`]). Sessions busy at once
+    /// beyond this number allocate their buffers. 0: every wake allocates.
+    ///
+    /// [`Engine::suspend`]: mcp_sansio::server::Engine::suspend
+    /// [`Engine::resume`]: mcp_sansio::server::Engine::resume
+    pub session_buffer_pool: usize,
     /// Transmit buffer of the stateless (2026-07-28) engine (1 MiB).
     pub stateless_transmit_bytes: usize,
     /// Messages buffered for one SSE reader (256); a reader that falls further behind is dropped
@@ -115,6 +124,7 @@ impl HttpConfig {
             session_idle_timeout: Duration::from_secs(30 * 60),
             session_transmit_bytes: 256 * 1024,
             session_input_bytes: 32 * 1024,
+            session_buffer_pool: 16,
             stateless_transmit_bytes: 1 << 20,
             sse_buffer_messages: 256,
             sse_keep_alive: Duration::from_secs(15),

@@ -24,7 +24,7 @@ use tracing::Instrument;
 
 use crate::body::{AbortGuard, ResponseBody};
 use crate::config::HttpConfig;
-use crate::owned::OwnedEngine;
+use crate::owned::{BufferPool, OwnedEngine};
 use crate::response::{
     HeaderView, authorize, method_of, priming, rejection_response, set_session_header, sse_response, status_only,
 };
@@ -49,6 +49,8 @@ pub(crate) struct State<H> {
     pub(crate) stateless_streams: Streams,
     pub(crate) sessions: Box<dyn SessionStore>,
     pub(crate) events: Box<dyn EventStore>,
+    /// Buffers of suspended sessions' engines.
+    pub(crate) pool: BufferPool,
 }
 
 pub(crate) struct Inner<H> {
@@ -81,6 +83,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             stateless_streams: Streams::new(Era::Modern, 1, config.sse_buffer_messages),
             sessions: Box::new(MemorySessionStore::new(config.max_sessions)),
             events,
+            pool: BufferPool::new(config.session_buffer_pool),
         };
         McpHttp { inner: Arc::new(Inner { config, started: StdInstant::now(), state: Mutex::new(state) }) }
     }
@@ -108,6 +111,14 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         self.lock().sessions.len()
     }
 
+    /// How many legacy sessions are suspended: between requests, holding no engine and no buffers
+    /// (see [`HttpConfig::session_buffer_pool`]).
+    pub fn suspended_session_count(&self) -> usize {
+        let mut state = self.lock();
+        let sessions = &mut state.sessions;
+        sessions.ids().iter().filter(|id| sessions.get_mut(id).is_some_and(|s| s.is_suspended())).count()
+    }
+
     /// The ids of the legacy sessions alive: to tell each, through [`McpHttp::with_engine`], what
     /// the application learned outside a request ([`Engine::resource_updated`],
     /// [`Engine::list_changed`]), which each engine filters by its session's subscriptions and
@@ -127,16 +138,16 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     pub fn notify_sessions(&self, method: &str, params: Option<&str>) -> usize {
         let now = self.now();
         let mut guard = self.lock();
-        let State { handler, sessions, events, .. } = &mut *guard;
+        let State { handler, sessions, events, pool, .. } = &mut *guard;
         let mut sent = 0;
         for id in sessions.ids() {
             let Some(session) = sessions.get_mut(&id) else { continue };
             let write = |w: &mut mcp_sansio::json::JsonWriter<'_>| w.raw(params.unwrap_or("{}").as_bytes());
             let with: Option<&dyn Fn(&mut mcp_sansio::json::JsonWriter<'_>)> = params.map(|_| &write as _);
-            if session.engine.get().notify(method, with).is_ok() {
+            let context = (&self.inner.config, &mut *pool, events.as_mut(), id);
+            if session.serve(context, handler, now, |engine, _| engine.notify(method, with)).is_ok() {
                 sent += 1;
             }
-            session.streams.drain(session.engine.get(), handler, now, Some((events.as_mut(), id)));
         }
         sent
     }
@@ -325,25 +336,14 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                     return Err(Box::new(status_only(StatusCode::INTERNAL_SERVER_ERROR)));
                 }
                 let id = SessionId::from_random(random);
-                let mut engine = OwnedEngine::with_input(
-                    config.engine,
-                    256,
-                    config.session_transmit_bytes,
-                    config.session_input_bytes,
-                );
-                engine.get().set_notification_route(Route::new(GET_STREAM, Framing::Sse));
-                let mut session = LegacySession {
-                    sse_transport: false,
-                    engine,
-                    streams: Streams::new(Era::Legacy, GET_STREAM.0 + 1, config.sse_buffer_messages),
-                    last_used: StdInstant::now(),
-                };
+                let mut session = LegacySession::new(false, config);
                 let span = tracing::debug_span!("mcp", era = "legacy", session = ?id, new = true);
                 let _entered = span.enter();
                 let (route, rx) = session.streams.open(plan.framing);
-                let received = session.engine.get().handle_message(now, route, body, &mut state.handler);
+                let context = (config, &mut state.pool, state.events.as_mut(), id);
+                let received =
+                    session.serve(context, &mut state.handler, now, |e, h| e.handle_message(now, route, body, h));
                 let version = session.version();
-                session.streams.drain(session.engine.get(), &mut state.handler, now, Some((state.events.as_mut(), id)));
                 let keep = version.is_some();
                 let sink_status = session.streams.take_status(route.stream);
                 if keep {
@@ -362,8 +362,9 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 let span = tracing::debug_span!("mcp", era = "legacy", session = ?id);
                 let _entered = span.enter();
                 let (route, rx) = session.streams.open(plan.framing);
-                let received = session.engine.get().handle_message(now, route, body, &mut state.handler);
-                session.streams.drain(session.engine.get(), &mut state.handler, now, Some((state.events.as_mut(), id)));
+                let context = (config, &mut state.pool, state.events.as_mut(), id);
+                let received =
+                    session.serve(context, &mut state.handler, now, |e, h| e.handle_message(now, route, body, h));
                 let version = session.version();
                 (Era::Legacy, route, rx, received, Some(id), version)
             }
@@ -475,9 +476,8 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             }
             Some(id) => {
                 let session = state.sessions.get_mut(&id)?;
-                let result = f(session.engine.get(), &mut state.handler);
-                session.streams.drain(session.engine.get(), &mut state.handler, now, Some((state.events.as_mut(), id)));
-                Some(result)
+                let context = (&self.inner.config, &mut state.pool, state.events.as_mut(), id);
+                Some(session.serve(context, &mut state.handler, now, f))
             }
         }
     }

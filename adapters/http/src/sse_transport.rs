@@ -9,13 +9,11 @@ use hyper::{Response, StatusCode};
 use mcp_sansio::endpoint::{Framing, Route};
 use mcp_sansio::http::{self as rules, Rejection, SessionId};
 use mcp_sansio::server::Handler;
-use mcp_sansio::version::Era;
 
 use crate::McpHttp;
 use crate::body::ResponseBody;
-use crate::owned::OwnedEngine;
 use crate::response::{rejection_response, sse_response, status_only};
-use crate::state::{GET_STREAM, LegacySession, Streams};
+use crate::state::{GET_STREAM, LegacySession};
 
 impl<H: Handler + Send + 'static> McpHttp<H> {
     /// The deprecated HTTP+SSE transport: a new session whose one stream this GET is.
@@ -31,15 +29,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             return status_only(StatusCode::INTERNAL_SERVER_ERROR);
         }
         let id = SessionId::from_random(random);
-        let mut engine =
-            OwnedEngine::with_input(config.engine, 256, config.session_transmit_bytes, config.session_input_bytes);
-        engine.get().set_notification_route(Route::new(GET_STREAM, Framing::Sse));
-        let mut session = LegacySession {
-            sse_transport: true,
-            engine,
-            streams: Streams::new(Era::Legacy, GET_STREAM.0 + 1, config.sse_buffer_messages),
-            last_used: StdInstant::now(),
-        };
+        let mut session = LegacySession::new(true, config);
         let rx = session.streams.attach(GET_STREAM, Framing::Sse);
         let messages = config.legacy_sse.map_or("/messages", |paths| paths.messages);
         let mut event = vec![0u8; messages.len() + 96];
@@ -67,8 +57,8 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         let span = tracing::debug_span!("mcp", era = "2024-11-05 HTTP+SSE", session = ?id);
         let _entered = span.enter();
         let route = Route::new(GET_STREAM, Framing::Sse);
-        let received = session.engine.get().handle_message(now, route, body, &mut state.handler);
-        session.streams.drain(session.engine.get(), &mut state.handler, now, Some((state.events.as_mut(), id)));
+        let context = (&self.inner.config, &mut state.pool, state.events.as_mut(), id);
+        let received = session.serve(context, &mut state.handler, now, |e, h| e.handle_message(now, route, body, h));
         match received {
             Ok(_) => status_only(StatusCode::ACCEPTED),
             Err(error) => {

@@ -9,12 +9,13 @@ use bytes::Bytes;
 use mcp_sansio::endpoint::{Framing, Route, StreamId};
 use mcp_sansio::frame::EventId;
 use mcp_sansio::http::{SessionId, first_transmit_status, sse_events};
-use mcp_sansio::server::{Engine, Handler};
+use mcp_sansio::server::{Engine, Handler, SessionState};
 use mcp_sansio::time::Instant;
 use mcp_sansio::version::{Era, ProtocolVersion};
 use tokio::sync::mpsc;
 
-use crate::owned::OwnedEngine;
+use crate::config::HttpConfig;
+use crate::owned::{BufferPool, OwnedEngine};
 use crate::store::{EventStore, StreamState};
 
 /// The stream of a session's standalone GET (and of its notifications and requests to the client).
@@ -151,19 +152,81 @@ impl Streams {
 
 /// One legacy Streamable HTTP session: its engine and its streams, kept by a
 /// [`SessionStore`](crate::SessionStore).
+///
+/// The engine is live while it holds anything but the session; between requests it is
+/// suspended to its [`SessionState`], its buffers back in the pool (see
+/// [`HttpConfig::session_buffer_pool`]).
 pub struct LegacySession {
     /// Opened by the deprecated HTTP+SSE transport: everything goes on its one stream, and the
     /// session ends with it.
     pub(crate) sse_transport: bool,
-    pub(crate) engine: OwnedEngine,
+    live: Option<Box<OwnedEngine>>,
+    /// The session while `live` is `None`.
+    suspended: Option<SessionState>,
     pub(crate) streams: Streams,
     pub(crate) last_used: StdInstant,
 }
 
 impl LegacySession {
+    /// A new session (no `initialize` yet); its engine is made on first use.
+    pub(crate) fn new(sse_transport: bool, config: &HttpConfig) -> Self {
+        LegacySession {
+            sse_transport,
+            live: None,
+            suspended: None,
+            streams: Streams::new(Era::Legacy, GET_STREAM.0 + 1, config.sse_buffer_messages),
+            last_used: StdInstant::now(),
+        }
+    }
+
+    /// Runs `f` on the engine (woken on buffers from `pool`, and resumed, if it was suspended),
+    /// moves what it wrote to the streams (and `events`), then suspends the engine if it holds
+    /// nothing but the session.
+    pub(crate) fn serve<H: Handler, R>(
+        &mut self,
+        context: (&HttpConfig, &mut BufferPool, &mut dyn EventStore, SessionId),
+        handler: &mut H,
+        now: Instant,
+        f: impl FnOnce(&mut Engine<'static>, &mut H) -> R,
+    ) -> R {
+        let (config, pool, events, id) = context;
+        let suspended = self.suspended;
+        let live = self.live.get_or_insert_with(|| {
+            let buffers = pool.take(SESSION_RX_BYTES, config.session_transmit_bytes, config.session_input_bytes);
+            let mut engine = OwnedEngine::on(config.engine, buffers);
+            engine.get().set_notification_route(Route::new(GET_STREAM, Framing::Sse));
+            if let Some(state) = suspended {
+                engine.get().resume(state);
+            }
+            Box::new(engine)
+        });
+        let result = f(live.get(), handler);
+        self.streams.drain(live.get(), handler, now, Some((events, id)));
+        self.rest(pool);
+        result
+    }
+
+    /// Suspends the engine if it holds nothing but the session, its buffers going back to `pool`.
+    fn rest(&mut self, pool: &mut BufferPool) {
+        let Some(state) = self.live.as_mut().and_then(|live| live.get().suspend()) else { return };
+        if let Some(live) = self.live.take() {
+            self.suspended = Some(state);
+            pool.give(live.into_buffers());
+        }
+    }
+
+    /// Whether the session's engine is suspended: between requests, holding nothing but the
+    /// session, it keeps no engine and no buffers (see [`HttpConfig::session_buffer_pool`]).
+    pub fn is_suspended(&self) -> bool {
+        self.live.is_none()
+    }
+
     /// The negotiated protocol version.
     pub fn version(&mut self) -> Option<ProtocolVersion> {
-        self.engine.get().session_version()
+        match &mut self.live {
+            Some(live) => live.get().session_version(),
+            None => self.suspended.and_then(|state| state.version()),
+        }
     }
 
     /// When the client last sent a request in it.
@@ -182,6 +245,9 @@ impl LegacySession {
         unread && (self.sse_transport || now.duration_since(self.last_used) >= timeout)
     }
 }
+
+/// Receive buffer of a session's engine: HTTP hands it whole messages, so it is never used.
+const SESSION_RX_BYTES: usize = 256;
 
 /// Replays the events of `after`'s stream and says whether it is still open.
 pub(crate) fn replay(store: &dyn EventStore, session: SessionId, after: EventId) -> (VecDeque<Bytes>, StreamState) {

@@ -243,6 +243,19 @@ async fn a_legacy_session_is_created_used_and_deleted() {
     // 2025-11-25 streams start with a priming event: an id, `retry`, empty data.
     assert!(String::from_utf8_lossy(&reply.body).contains("retry: 1000\ndata:\n\n"));
     assert_eq!(server.endpoint.session_count(), 1);
+    // Answered, it holds nothing but the session: suspended until its next request.
+    assert_eq!(server.endpoint.suspended_session_count(), 1);
+    let mut more = Vec::new();
+    for _ in 0..12 {
+        more.push(open_session(server.addr).await);
+    }
+    assert_eq!(server.endpoint.session_count(), 13);
+    assert_eq!(server.endpoint.suspended_session_count(), 13);
+    let reply = send(server.addr, "POST", &[JSON, BOTH, session, version], &call.to_string()).await;
+    assert_eq!(reply.events()[0]["result"]["content"][0]["text"], "legacy", "woken with its session");
+    for sid in &more {
+        assert_eq!(send(server.addr, "DELETE", &[("Mcp-Session-Id", sid.as_str())], "").await.status, 204);
+    }
 
     assert_eq!(send(server.addr, "DELETE", &[session], "").await.status, 204);
     assert_eq!(server.endpoint.session_count(), 0);

@@ -88,6 +88,16 @@ impl<const N: usize> OutboundTable<N> {
         self.entries.iter().flatten().count()
     }
 
+    /// The id the next request gets (kept across engines by `Engine::suspend`: ids are never reused
+    /// in a session).
+    pub(crate) fn next_id(&self) -> i64 {
+        self.next_id
+    }
+
+    pub(crate) fn set_next_id(&mut self, next: i64) {
+        self.next_id = next;
+    }
+
     /// A slot is free.
     pub(crate) fn has_room(&self) -> bool {
         self.entries.iter().any(Option::is_none)

@@ -86,6 +86,15 @@ impl<'a> TxQueue<'a> {
         self.records.is_empty()
     }
 
+    /// The sequence number the next SSE event gets (kept across engines by `Engine::suspend`).
+    pub(crate) fn next_event(&self) -> u64 {
+        self.next_event
+    }
+
+    pub(crate) fn set_next_event(&mut self, next: u64) {
+        self.next_event = next;
+    }
+
     /// The next bytes to transmit.
     pub(crate) fn pending(&self) -> Option<Transmit<'_>> {
         let record = self.records.front()?;

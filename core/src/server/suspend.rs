@@ -7,12 +7,15 @@ use crate::server::{Eof, ListChanges, Session};
 use crate::version::ProtocolVersion;
 
 /// What a suspended engine's session negotiated and set: its version, the client's capabilities,
-/// its log level, its resource subscriptions, and the counter that keeps deferred-reply keys
-/// unique across the engines that serve it. Small and `Copy`; see [`Engine::suspend`].
+/// its log level, its resource subscriptions, and the counters that keep its SSE event ids, its
+/// own request ids and its deferred-reply keys unique across the engines that serve it. Small and
+/// `Copy`; see [`Engine::suspend`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SessionState {
     session: Session,
     next_generation: u32,
+    next_event: u64,
+    next_request_id: i64,
 }
 
 impl SessionState {
@@ -41,7 +44,12 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             && self.batch.is_none()
             && self.pending_changes == ListChanges::NONE
             && self.eof == Eof::Open;
-        quiet.then_some(SessionState { session: self.session, next_generation: self.next_generation })
+        quiet.then_some(SessionState {
+            session: self.session,
+            next_generation: self.next_generation,
+            next_event: self.tx.next_event(),
+            next_request_id: self.outbound.next_id(),
+        })
     }
 
     /// Continues `state`'s session on this engine, which must be new (no input yet): it then
@@ -51,5 +59,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     pub fn resume(&mut self, state: SessionState) {
         self.session = state.session;
         self.next_generation = state.next_generation;
+        self.tx.set_next_event(state.next_event);
+        self.outbound.set_next_id(state.next_request_id);
     }
 }

@@ -59,13 +59,23 @@ fn exchange(engine: &mut Engine<'static>, app: &mut App, message: &str) -> Vec<J
 }
 
 fn drain(engine: &mut Engine<'static>, app: &mut App) -> Vec<Json> {
+    let text = drain_text(engine, app);
+    text.lines().filter_map(|l| l.strip_prefix("data: ")).map(|l| serde_json::from_str(l).expect("json")).collect()
+}
+
+fn drain_text(engine: &mut Engine<'static>, app: &mut App) -> String {
     let mut out = String::new();
     while let Some(t) = engine.poll_transmit() {
         out.push_str(core::str::from_utf8(t.bytes).expect("utf-8"));
         let n = t.bytes.len();
         engine.transmit_done(Instant::ZERO, n, app);
     }
-    out.lines().filter_map(|l| l.strip_prefix("data: ")).map(|l| serde_json::from_str(l).expect("json")).collect()
+    out
+}
+
+/// The SSE event ids in `text`.
+fn event_ids(text: &str) -> Vec<String> {
+    text.lines().filter_map(|l| l.strip_prefix("id: ")).map(String::from).collect()
 }
 
 fn request(id: u32, method: &str, params: &str) -> String {
@@ -162,4 +172,32 @@ fn deferred_reply_keys_stay_unique_across_resumed_engines() {
     assert!(second.reply_tool(&old).is_err(), "a key of the first engine answers nothing here");
     second.reply_tool(&new).expect("live").text("new").finish();
     assert_eq!(drain(&mut second, &mut app)[0]["id"], 8);
+}
+
+#[test]
+fn event_ids_and_request_ids_continue_across_resumed_engines() {
+    let mut app = App::default();
+    let mut first = set_up(&mut app);
+    first.set_notification_route(ROUTE);
+    let key = first.send_request(Instant::ZERO, "ping", None).expect("sent");
+    let text = drain_text(&mut first, &mut app);
+    let ping: Json = serde_json::from_str(text.lines().find_map(|l| l.strip_prefix("data: ")).unwrap()).unwrap();
+    let answer = std::format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#, ping["id"]);
+    assert_eq!(first.handle_message(Instant::ZERO, ROUTE, answer.as_bytes(), &mut app), Ok(Received::Response));
+    let before = event_ids(&text);
+    let state = first.suspend().expect("quiescent");
+
+    let mut second = engine();
+    second.resume(state);
+    second.set_notification_route(ROUTE);
+    let next = second.send_request(Instant::ZERO, "ping", None).expect("sent");
+    assert_ne!(key, next, "a request id is not reused in the session");
+    let text = drain_text(&mut second, &mut app);
+    let after = event_ids(&text);
+    let ping: Json = serde_json::from_str(text.lines().find_map(|l| l.strip_prefix("data: ")).unwrap()).unwrap();
+    assert_ne!(ping["id"], serde_json::from_str::<Json>(&answer).unwrap()["id"]);
+    // Event ids go on from where the first engine stopped (`Last-Event-ID` stays meaningful).
+    let sequence = |id: &String| id.rsplit('-').next().unwrap().parse::<u64>().unwrap();
+    assert!(!before.is_empty() && !after.is_empty());
+    assert!(sequence(&after[0]) > sequence(before.last().unwrap()), "{before:?} then {after:?}");
 }
