@@ -7,6 +7,8 @@
 
 mod peek;
 pub mod scan;
+#[cfg(test)]
+mod tests_mutants;
 mod value;
 pub mod write;
 
