@@ -11,7 +11,8 @@ fn is_json_number_accepts_exactly_one_whole_number() {
         assert!(is_json_number(number), "{number:?}");
     }
     // A number followed by more bytes, a number cut short, and things that are not numbers at all.
-    for not_number in [&b""[..], b"-", b"1x", b"1 ", b"1.", b"1e", b"01", b"+1", b".5", b"x", b"NaN", b"inf", b"\"1\""] {
+    for not_number in [&b""[..], b"-", b"1x", b"1 ", b"1.", b"1e", b"01", b"+1", b".5", b"x", b"NaN", b"inf", b"\"1\""]
+    {
         assert!(!is_json_number(not_number), "{not_number:?}");
     }
 }

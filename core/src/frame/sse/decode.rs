@@ -666,9 +666,9 @@ mod tests {
         assert_eq!(decode_all_ways(10, b"\xEF\xBB\ndata: x\n\n"), vec![too_long(10)]);
         assert_eq!(decode_all_ways(11, b"\xEF\xBB\ndata: x\n\n"), vec![message("x")]);
         // After the first line, the BOM's bytes are an ignored field, not a blank line.
-        let stream = std::format!("data: x\n\u{FEFF}\ndata: y\n\n");
+        let stream = "data: x\n\u{FEFF}\ndata: y\n\n";
         assert_eq!(decode_all_ways(32, stream.as_bytes()), vec![message("x\ny")]);
-        let stream = std::format!("data: x\n\n\u{FEFF}\ndata: y\n\n");
+        let stream = "data: x\n\n\u{FEFF}\ndata: y\n\n";
         assert_eq!(decode_all_ways(32, stream.as_bytes()), vec![message("x"), message("y")]);
         // Only the stream's own BOM is stripped, not one starting the event after an over-long first
         // event (whether or not that one began with a BOM): there it makes the field `\u{FEFF}data`.
