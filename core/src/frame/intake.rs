@@ -145,3 +145,71 @@ impl<'a> RxWindow<'a> {
         debug_assert!(self.start <= self.scan && self.scan <= self.end && self.end <= self.capacity());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A window over `buf` holding `start..end`, all of it scanned.
+    fn window(buf: &mut [u8], start: usize, end: usize) -> RxWindow<'_> {
+        let mut rx = RxWindow::new(buf);
+        (rx.start, rx.scan, rx.end) = (start, end, end);
+        rx
+    }
+
+    #[test]
+    fn compacts_only_when_that_more_than_doubles_the_room_or_costs_nothing() {
+        const BYTES: &[u8; 8] = b"abcdefgh";
+        // (start, end, how far the bytes move): the freed front must be larger than the free tail,
+        // unless nothing is left to move.
+        for (start, end, shift) in [
+            (0, 0, 0),
+            (0, 5, 0),
+            (1, 3, 0), // front 1, tail 5
+            (3, 5, 0), // front 3, tail 3: not larger
+            (4, 5, 4), // front 4, tail 3
+            (5, 7, 5),
+            (5, 8, 5),
+            (2, 2, 2), // everything consumed: moving nothing is free
+            (8, 8, 8),
+        ] {
+            let mut buf = *BYTES;
+            let mut rx = window(&mut buf, start, end);
+            assert_eq!(rx.compact_if_useful(), shift, "{start}..{end}");
+            let kept = end - start;
+            if shift == 0 {
+                assert_eq!((rx.start, rx.scan, rx.end), (start, end, end), "{start}..{end}");
+            } else {
+                assert_eq!((rx.start, rx.scan, rx.end), (0, kept, kept), "{start}..{end}");
+                assert_eq!(&rx.buf[..kept], &BYTES[start..end], "{start}..{end}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_new_spare_forgets_the_one_byte_slot() {
+        let mut buf = [0u8; 4];
+        let mut rx = RxWindow::new(&mut buf);
+        rx.lookahead_slot()[0] = b'x';
+        // Not committed; the next spare is the tail, so the next commit extends the window.
+        rx.begin_spare();
+        rx.tail()[..2].copy_from_slice(b"ab");
+        assert_eq!(rx.commit(2), None);
+        assert_eq!((rx.end, &rx.buf[..2]), (2, &b"ab"[..]));
+    }
+
+    #[test]
+    fn committing_nothing_through_the_one_byte_slot_gives_no_byte() {
+        let mut buf = [0u8; 4];
+        let mut rx = RxWindow::new(&mut buf);
+        rx.tail().copy_from_slice(b"abcd");
+        assert_eq!(rx.commit(4), None);
+        rx.begin_spare();
+        rx.lookahead_slot()[0] = b'\n';
+        assert_eq!(rx.commit(0), None);
+        rx.begin_spare();
+        rx.lookahead_slot()[0] = b'\n';
+        assert_eq!(rx.commit(1), Some(b'\n'));
+        assert_eq!(rx.end, 4);
+    }
+}

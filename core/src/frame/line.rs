@@ -711,6 +711,46 @@ mod tests {
         assert_eq!(FrameError::Truncated { len: 3 }.to_string(), "stream ended inside a line (3 bytes dropped)");
     }
 
+    #[test]
+    fn spare_scans_only_a_full_buffer() {
+        let mut storage = [0u8; 8];
+        let mut lines = LineBuffer::new(&mut storage);
+        assert_eq!(lines.push(b"123456789"), 9);
+        assert!(lines.is_discarding());
+        let spare = lines.spare();
+        spare[..7].copy_from_slice(b"xxxx\nab");
+        lines.commit(7);
+        // Not full: `spare` offers the free tail without searching it, so the rest of the over-long
+        // line is still buffered and nothing moves.
+        assert_eq!(lines.spare().len(), 1);
+        assert_eq!(lines.buffered(), 7);
+        assert!(lines.is_discarding());
+        // `next_frame` searches: it drops `xxxx\n`, and the next `spare` compacts `ab` to the front.
+        assert_eq!(lines.next_frame(), Some(Err(FrameError::TooLong { limit: 8 })));
+        assert_eq!(lines.next_frame(), None);
+        assert_eq!((lines.buffered(), lines.is_discarding()), (2, false));
+        assert_eq!(lines.spare().len(), 6);
+    }
+
+    #[test]
+    fn debug_shows_capacity_buffered_and_discarding() {
+        let mut storage = [0u8; 8];
+        let mut lines = LineBuffer::new(&mut storage);
+        assert_eq!(lines.push(b"abc"), 3);
+        assert_eq!(std::format!("{lines:?}"), "LineBuffer { capacity: 8, buffered: 3, discarding: false, .. }");
+        assert_eq!(lines.push(b"defghi"), 6);
+        assert_eq!(std::format!("{lines:?}"), "LineBuffer { capacity: 8, buffered: 0, discarding: true, .. }");
+    }
+
+    #[test]
+    fn frame_len_and_is_empty_follow_the_range() {
+        // `next_frame` never returns an empty frame, so the empty case is built by hand.
+        let empty = Frame { start: 5, end: 5, generation: 1 };
+        assert_eq!((empty.len(), empty.is_empty()), (0, true));
+        let three = Frame { start: 2, end: 5, generation: 1 };
+        assert_eq!((three.len(), three.is_empty()), (3, false));
+    }
+
     use crate::test_rng::XorShift;
 
     const ALPHABET: &[u8] = b"{}[]\":,ab01 \t\r";

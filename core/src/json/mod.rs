@@ -8,6 +8,8 @@
 mod peek;
 pub mod scan;
 mod spans;
+#[cfg(test)]
+mod tests_mutants;
 mod value;
 pub mod write;
 

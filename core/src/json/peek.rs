@@ -103,4 +103,11 @@ mod tests {
         }
         assert_eq!(peek_member(b"{\"id\":5", "id"), Some(&b"5"[..]));
     }
+
+    #[test]
+    fn a_scalar_cut_off_by_the_end_of_the_text_runs_to_the_end() {
+        // The scalar is the rest of the text: its end is the text's length, whatever the offset.
+        assert_eq!(peek_member(b"{\"id\":12345", "id"), Some(&b"12345"[..]));
+        assert_eq!(peek_member(b"{\"params\":[[[1]]], \"id\" : -2.5e3", "id"), Some(&b"-2.5e3"[..]));
+    }
 }

@@ -660,6 +660,34 @@ mod tests {
         assert_eq!(decode_all_ways(11, b"\xEF\xBB\xBFdata: x\n\n"), vec![message("x")]);
     }
 
+    #[test]
+    fn byte_order_mark_bytes_are_content_except_at_the_start_of_the_stream() {
+        // A partial BOM is content: its line belongs to the event after it, and counts toward its length.
+        assert_eq!(decode_all_ways(10, b"\xEF\xBB\ndata: x\n\n"), vec![too_long(10)]);
+        assert_eq!(decode_all_ways(11, b"\xEF\xBB\ndata: x\n\n"), vec![message("x")]);
+        // After the first line, the BOM's bytes are an ignored field, not a blank line.
+        let stream = "data: x\n\u{FEFF}\ndata: y\n\n";
+        assert_eq!(decode_all_ways(32, stream.as_bytes()), vec![message("x\ny")]);
+        let stream = "data: x\n\n\u{FEFF}\ndata: y\n\n";
+        assert_eq!(decode_all_ways(32, stream.as_bytes()), vec![message("x"), message("y")]);
+        // Only the stream's own BOM is stripped, not one starting the event after an over-long first
+        // event (whether or not that one began with a BOM): there it makes the field `\u{FEFF}data`.
+        for first in ["\u{FEFF}data: 123456789012345\n\n", "data: 123456789012345\n\n"] {
+            let stream = std::format!("{first}\u{FEFF}data: y\n\ndata: z\n\n");
+            assert_eq!(decode_all_ways(12, stream.as_bytes()), vec![too_long(12), message("z")], "{first:?}");
+        }
+    }
+
+    #[test]
+    fn debug_shows_capacity_buffered_and_discarding() {
+        let mut storage = [0u8; 8];
+        let mut events = SseDecoder::new(&mut storage);
+        assert_eq!(events.push(b"data"), 4);
+        assert_eq!(std::format!("{events:?}"), "SseDecoder { capacity: 8, buffered: 4, discarding: false, .. }");
+        assert_eq!(events.push(b": 12345"), 7);
+        assert_eq!(std::format!("{events:?}"), "SseDecoder { capacity: 8, buffered: 2, discarding: true, .. }");
+    }
+
     impl Out {
         fn without_data(self) -> Out {
             match self {
@@ -745,6 +773,28 @@ mod tests {
         assert_eq!(events.next_event().unwrap().unwrap().data(), b"ab");
         events.commit(100);
         assert_eq!(events.buffered(), 0);
+    }
+
+    #[test]
+    fn spare_scans_only_a_full_buffer_and_discarding_shows() {
+        let mut storage = [0u8; 8];
+        let mut events = SseDecoder::new(&mut storage);
+        assert!(!events.is_discarding());
+        assert_eq!(events.push(b"data:1234"), 9);
+        assert!(events.is_discarding());
+        let spare = events.spare();
+        spare[..6].copy_from_slice(b"xx\n\nda");
+        events.commit(6);
+        // Not full: `spare` offers the free tail without scanning it, so the rest of the over-long
+        // event (up to its blank line) is still buffered and nothing moves.
+        assert_eq!(events.spare().len(), 2);
+        assert_eq!(events.buffered(), 6);
+        assert!(events.is_discarding());
+        // `next_event` scans: it drops `xx\n\n`, and the next `spare` compacts `da` to the front.
+        assert_eq!(events.next_event(), Some(Err(SseError::TooLong { limit: 8 })));
+        assert_eq!(events.next_event(), None);
+        assert_eq!((events.buffered(), events.is_discarding()), (2, false));
+        assert_eq!(events.spare().len(), 6);
     }
 
     #[test]

@@ -288,6 +288,17 @@ mod tests {
     }
 
     #[test]
+    fn accessors_return_what_the_builder_set() {
+        let none = SseEvent::new();
+        assert_eq!((none.id(), none.retry(), none.event_type()), (None, None, None));
+        let event = SseEvent::new().with_id(EventId::new(2, 9)).with_retry(2500).with_type("note");
+        assert_eq!(
+            (event.id(), event.retry(), event.event_type()),
+            (Some(EventId::new(2, 9)), Some(2500), Some("note"))
+        );
+    }
+
+    #[test]
     fn writes_every_field_in_order() {
         let mut out = [0u8; 128];
         let event = SseEvent::new().with_id(EventId::new(2, 9)).with_retry(0).with_type("message");

@@ -207,6 +207,15 @@ mod tests {
     }
 
     #[test]
+    fn accessors_return_the_parts() {
+        let id = EventId::new(3, 42);
+        assert_eq!((id.stream(), id.sequence()), (3, 42));
+        let parsed = EventId::parse(b"7-1").expect("valid");
+        assert_eq!((parsed.stream(), parsed.sequence()), (7, 1));
+        assert_eq!(EventId::new(0, u64::MAX).sequence(), u64::MAX);
+    }
+
+    #[test]
     fn errors_display_their_cause() {
         assert_eq!(EventIdError::Malformed.to_string(), "event id is not `<stream>-<sequence>` in decimal");
         assert_eq!(EventIdError::OutOfRange.to_string(), "event id number out of range");
