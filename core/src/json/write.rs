@@ -494,6 +494,18 @@ mod tests {
     }
 
     #[test]
+    fn is_empty_and_debug_report_the_writer() {
+        let mut buf = [0u8; 4];
+        let mut out = JsonWriter::new(&mut buf);
+        assert!(out.is_empty());
+        out.raw(b"[]");
+        assert!(!out.is_empty());
+        assert_eq!(std::format!("{out:?}"), "JsonWriter { len: 2, capacity: 4, overflowed: false }");
+        out.raw(b"xyz");
+        assert_eq!(std::format!("{out:?}"), "JsonWriter { len: 2, capacity: 4, overflowed: true }");
+    }
+
+    #[test]
     fn string_escapes_quotes_backslashes_and_control_characters() {
         let (written, overflowed) =
             with_writer(128, |out| out.string("a\"b\\c/\n\r\t\u{8}\u{c}\u{0}\u{1f}\u{7f}é😀\u{2028}"));
