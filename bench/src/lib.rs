@@ -1,6 +1,8 @@
 //! What the core micro-benchmarks (`benches/core.rs`) and `core-instructions` share: the example
 //! device on a fixed board, configured like `mcp-device`, and the measured messages.
 
+pub mod measure;
+
 use std::hint::black_box;
 
 use mcp_example_device::{Board, Device, INSTRUCTIONS, SAMPLE_CALIBRATION, SERVER_NAME, Sensor};

@@ -27,6 +27,8 @@ use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use mcp_sansio_bench::measure::{cpu_seconds, median, percentile, push_decimal, status_kib};
+
 struct Server {
     label: String,
     argv: Vec<String>,
@@ -226,18 +228,7 @@ impl Requests {
 
     fn push(&mut self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.prefix);
-        let mut digits = [0u8; 20];
-        let mut at = digits.len();
-        let mut id = self.next_id;
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (id % 10) as u8;
-            id /= 10;
-            if id == 0 {
-                break;
-            }
-        }
-        out.extend_from_slice(&digits[at..]);
+        push_decimal(out, self.next_id);
         out.extend_from_slice(&self.suffix);
         self.next_id += 1;
     }
@@ -248,30 +239,6 @@ fn answer_ok(line: &[u8], server: &Server, message: &[u8]) -> bool {
     memchr::memmem::find(line, br#""result""#).is_some()
         && memchr::memmem::find(line, br#""isError":true"#).is_none()
         && (server.canned || memchr::memmem::find(line, message).is_some())
-}
-
-fn cpu_ticks(pid: u32) -> u64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // Fields after the command name (which may hold spaces): state is field 3; utime 14, stime 15.
-    let fields: Vec<&str> =
-        stat.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().collect()).unwrap_or_default();
-    let field = |n: usize| fields.get(n - 3).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-    field(14) + field(15)
-}
-
-fn clock_ticks_per_second() -> f64 {
-    // SAFETY: sysconf has no preconditions.
-    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    if ticks > 0 { ticks as f64 } else { 100.0 }
-}
-
-fn peak_rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
 }
 
 #[derive(Clone, Copy, Default)]
@@ -286,19 +253,6 @@ struct Sample {
     peak_rss_mb: f64,
 }
 
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
-    sorted[rank.min(sorted.len() - 1)]
-}
-
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    percentile(values, 50.0)
-}
-
 fn measure(server: &Server, options: &Options) -> Sample {
     let mut sample = Sample::default();
     let mut startups: Vec<f64> = (0..options.startups)
@@ -311,7 +265,7 @@ fn measure(server: &Server, options: &Options) -> Sample {
 
     let (mut session, elapsed) = start(server);
     startups.push(elapsed.as_secs_f64() * 1e3);
-    sample.startup_ms = median(&mut startups);
+    sample.startup_ms = median(startups);
     let pid = session.child.id();
     let message = options.message.as_bytes();
     let mut requests = Requests::new(&options.message);
@@ -332,7 +286,7 @@ fn measure(server: &Server, options: &Options) -> Sample {
 
     // Sequential: one call at a time.
     let mut latencies = Vec::with_capacity(1 << 16);
-    let seq_ticks_before = cpu_ticks(pid);
+    let seq_cpu_before = cpu_seconds(pid);
     let phase = Instant::now();
     while phase.elapsed() < options.seq {
         requests.push(&mut out);
@@ -346,8 +300,8 @@ fn measure(server: &Server, options: &Options) -> Sample {
         }
     }
     let seq_elapsed = phase.elapsed().as_secs_f64();
-    let seq_ticks = cpu_ticks(pid) - seq_ticks_before;
-    sample.seq_cpu_us_per_call = seq_ticks as f64 / clock_ticks_per_second() * 1e6 / latencies.len() as f64;
+    let seq_cpu = cpu_seconds(pid) - seq_cpu_before;
+    sample.seq_cpu_us_per_call = seq_cpu * 1e6 / latencies.len() as f64;
     sample.seq_calls_per_s = latencies.len() as f64 / seq_elapsed;
     latencies.sort_by(f64::total_cmp);
     sample.seq_p50_us = percentile(&latencies, 50.0);
@@ -357,7 +311,7 @@ fn measure(server: &Server, options: &Options) -> Sample {
     let mut in_flight = 0;
     let mut answered = 0u64;
     let mut bad = None;
-    let ticks_before = cpu_ticks(pid);
+    let cpu_before = cpu_seconds(pid);
     let phase = Instant::now();
     loop {
         let running = phase.elapsed() < options.pipe;
@@ -383,13 +337,13 @@ fn measure(server: &Server, options: &Options) -> Sample {
         answered += n as u64;
     }
     let pipe_elapsed = phase.elapsed().as_secs_f64();
-    let ticks = cpu_ticks(pid) - ticks_before;
+    let cpu = cpu_seconds(pid) - cpu_before;
     if let Some(line) = bad {
         fail(server, format!("bad answer: {line}"));
     }
     sample.pipe_calls_per_s = answered as f64 / pipe_elapsed;
-    sample.cpu_us_per_call = ticks as f64 / clock_ticks_per_second() * 1e6 / answered as f64;
-    sample.peak_rss_mb = peak_rss_kib(pid) as f64 / 1024.0;
+    sample.cpu_us_per_call = cpu * 1e6 / answered as f64;
+    sample.peak_rss_mb = status_kib(pid, "VmHWM") as f64 / 1024.0;
     session.finish(server);
     sample
 }
@@ -419,7 +373,7 @@ fn main() {
         }
     }
 
-    let metric = |i: usize, f: fn(&Sample) -> f64| median(&mut samples[i].iter().map(f).collect::<Vec<_>>());
+    let metric = |i: usize, f: fn(&Sample) -> f64| median(samples[i].iter().map(f).collect());
     type Column = (&'static str, fn(&Sample) -> f64, bool);
     // (name, value, higher is better)
     let columns: [Column; 8] = [

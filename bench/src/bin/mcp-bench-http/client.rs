@@ -7,6 +7,8 @@ use std::net::SocketAddr;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+use mcp_sansio_bench::measure::push_decimal;
+
 /// What an answer was, as far as the harness needs it.
 pub struct Answer {
     pub status: u16,
@@ -162,20 +164,6 @@ impl Connection {
             self.start += size + 2;
         }
     }
-}
-
-pub fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[at..]);
 }
 
 /// The JSON-RPC message of an answer's body: the body itself, or the `data` of the last SSE event

@@ -35,8 +35,9 @@ mod process;
 use std::sync::Arc;
 use std::time::Duration;
 
-use phases::{Calls, Era, percentile};
-use process::{Process, ServerSpec, status_kib};
+use mcp_sansio_bench::measure::{median, status_kib};
+use phases::{Calls, Era};
+use process::{Process, ServerSpec};
 
 struct Options {
     reps: usize,
@@ -140,12 +141,6 @@ fn measure(runtime: &tokio::runtime::Runtime, spec: &ServerSpec, options: &Optio
     };
     process.stop();
     Sample { calls, peak_rss_mb, idle_session_bytes }
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.retain(|v| !v.is_nan());
-    values.sort_by(f64::total_cmp);
-    percentile(&values, 50.0)
 }
 
 type Column = (&'static str, Box<dyn Fn(&Sample) -> f64>, bool);

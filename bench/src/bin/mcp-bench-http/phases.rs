@@ -6,8 +6,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::client::{Connection, message, push_decimal};
-use crate::process::{cpu_seconds, status_kib};
+use mcp_sansio_bench::measure::{cpu_seconds, percentile, push_decimal, status_kib};
+
+use crate::client::{Connection, message};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Era {
@@ -146,14 +147,6 @@ pub struct Calls {
     pub client_cpu_us_per_call: f64,
     /// Whether the legacy clients got sessions (`Mcp-Session-Id`).
     pub sessions: bool,
-}
-
-pub fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
-    sorted[rank.min(sorted.len() - 1)]
 }
 
 /// `clients` clients, each on its own connection (and session), calling one at a time for
