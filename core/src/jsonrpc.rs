@@ -353,6 +353,23 @@ mod tests {
     }
 
     #[test]
+    fn ids_and_envelope_errors_display() {
+        use std::string::ToString;
+        assert_eq!(OwnedId::Number(-7).to_string(), "-7");
+        assert_eq!(OwnedId::String(heapless::String::try_from("a\"b").unwrap()).to_string(), r#""a\"b""#);
+        let err = classify_str(r#"{"jsonrpc":"2.0","id":1,"method":5}"#).unwrap_err();
+        assert_eq!(err.to_string(), r#""method" must be a string"#);
+    }
+
+    #[test]
+    fn an_error_member_must_be_an_object() {
+        for text in [r#"{"jsonrpc":"2.0","id":1,"error":5}"#, r#"{"jsonrpc":"2.0","id":1,"error":"x"}"#] {
+            let err = classify_str(text).unwrap_err();
+            assert_eq!(err.id, Some(Id::Number(1)), "{text}");
+        }
+    }
+
+    #[test]
     fn error_heads_omit_unknown_ids() {
         let mut buf = [0u8; 128];
         let mut w = JsonWriter::new(&mut buf);

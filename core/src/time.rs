@@ -115,6 +115,21 @@ mod tests {
     }
 
     #[test]
+    fn durations_add_saturating() {
+        assert_eq!(Duration::from_millis(3) + Duration::from_millis(4), Duration::from_millis(7));
+        assert_eq!(Duration::from_millis(u64::MAX) + Duration::from_millis(1), Duration::from_millis(u64::MAX));
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn std_instants_count_from_their_epoch() {
+        let epoch = std::time::Instant::now();
+        let later = epoch + std::time::Duration::from_millis(1_500);
+        assert_eq!(Instant::from_std(epoch, later), Instant::from_millis(1_500));
+        assert_eq!(Instant::from_std(later, epoch), Instant::ZERO);
+    }
+
+    #[test]
     fn duration_displays_as_seconds() {
         extern crate std;
         use std::string::ToString;

@@ -135,6 +135,28 @@ mod tests {
     }
 
     #[test]
+    fn each_feature_starts_with_the_version_that_added_it() {
+        use ProtocolVersion as V;
+        // (version, structured content and titles, annotations/completions/audio, resource links, icons, batches)
+        let table = [
+            (V::V2024_11_05, false, false, false, false, false),
+            (V::V2025_03_26, false, true, false, false, true),
+            (V::V2025_06_18, true, true, true, false, false),
+            (V::V2025_11_25, true, true, true, true, false),
+            (V::V2026_07_28, true, true, true, true, false),
+        ];
+        for (v, structured, annotated, links, icons, batches) in table {
+            assert_eq!((v.has_structured_content(), v.has_titles()), (structured, structured), "{v}");
+            assert_eq!(
+                (v.has_tool_annotations(), v.has_completions(), v.has_audio()),
+                (annotated, annotated, annotated),
+                "{v}"
+            );
+            assert_eq!((v.has_resource_links(), v.has_icons(), v.accepts_batches()), (links, icons, batches), "{v}");
+        }
+    }
+
+    #[test]
     fn eras_split_at_2026() {
         assert_eq!(ProtocolVersion::V2025_11_25.era(), Era::Legacy);
         assert_eq!(ProtocolVersion::V2026_07_28.era(), Era::Modern);

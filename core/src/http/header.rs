@@ -243,6 +243,7 @@ mod tests {
         assert!(matches_value("true", parse("true")));
         assert!(!matches_value("True", parse("true")));
         assert!(!matches_value("null", parse("null")));
+        assert!(matches_value("+42", parse("42")) && matches_value("-42", parse("-42")));
         assert!(!matches_value("99999999999999999999", parse("1")));
     }
 
@@ -253,5 +254,36 @@ mod tests {
         assert_eq!(list.get(name::METHOD), Some(&b"a"[..]));
         assert_eq!(list.count(name::METHOD), 2);
         assert_eq!(list.count(name::NAME), 0);
+    }
+
+    #[test]
+    fn a_map_without_its_own_count_counts_what_get_finds() {
+        struct One;
+        impl Headers for One {
+            fn get(&self, name: &str) -> Option<&[u8]> {
+                (name == name::HOST).then_some(&b"h"[..])
+            }
+        }
+        assert_eq!(One.count(name::HOST), 1);
+        assert_eq!(One.count(name::METHOD), 0);
+    }
+
+    #[test]
+    fn only_the_whole_encoded_form_is_decoded() {
+        // The prefix without the suffix, and the suffix without the prefix, are plain values.
+        assert_eq!(decode("=?base64?abc").unwrap(), "=?base64?abc");
+        assert_eq!(decode("abcdefghij?=").unwrap(), "abcdefghij?=");
+        assert_eq!(decode("=?base64?=").unwrap(), "=?base64?=");
+        assert_eq!(decode("=?BASE64?aGk=?=").unwrap(), "hi");
+        // The two digits beyond letters and numbers.
+        assert_eq!(decode("=?base64?fn5+Pz8/?=").unwrap(), "~~~???");
+    }
+
+    #[test]
+    fn header_value_errors_display() {
+        use std::string::ToString;
+        assert_eq!(HeaderValueError::TooLong.to_string(), "header value too long");
+        assert!(HeaderValueError::InvalidCharacter.to_string().contains("base64-encoded"));
+        assert!(HeaderValueError::InvalidEncoding.to_string().contains("=?base64?...?="));
     }
 }

@@ -116,6 +116,11 @@ mod tests {
         assert!(!p.allows(Some(b"localhost"), Some(b"http://localhost@evil.example.com")));
         assert!(!p.allows(Some(b"[::1]x"), None));
         assert!(!p.allows(Some(b""), None));
+        assert!(!p.allows(Some(b"[::1]:80x"), None));
+        // An origin needs a scheme of URI scheme characters.
+        assert!(!p.allows(Some(b"localhost"), Some(b"://localhost")));
+        assert!(!p.allows(Some(b"localhost"), Some(b"ht tp://localhost")));
+        assert!(p.allows(Some(b"localhost"), Some(b"vscode-webview+x.1://localhost")));
     }
 
     #[test]

@@ -118,4 +118,28 @@ mod tests {
         let other = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope"}}"#;
         assert!(check_param_headers(&HeaderList(&[]), other, &App).is_ok());
     }
+
+    /// A tool whose two header names are `MAX_PARAM_HEADER_NAME_LEN` and one more characters long.
+    struct Long(std::string::String);
+    impl Handler for Long {
+        fn tool(&self, index: usize) -> Option<Tool<'_>> {
+            (index == 0).then(|| Tool::new("lookup", "", &self.0))
+        }
+    }
+
+    #[test]
+    fn header_names_up_to_the_limit_are_checked_and_longer_ones_skipped() {
+        let at = "H".repeat(MAX_PARAM_HEADER_NAME_LEN);
+        let over = "O".repeat(MAX_PARAM_HEADER_NAME_LEN + 1);
+        let app = Long(std::format!(
+            r#"{{"properties":{{"at":{{"x-mcp-header":"{at}"}},"over":{{"x-mcp-header":"{over}"}}}}}}"#
+        ));
+        let header = std::format!("Mcp-Param-{at}");
+        let run = |arguments: &str, pairs: &[(&str, &[u8])]| {
+            check_param_headers(&HeaderList(pairs), call(arguments).as_bytes(), &app).map_err(|r| r.status)
+        };
+        assert_eq!(run(r#"{"at":"x"}"#, &[(&header, b"x")]), Ok(()));
+        assert_eq!(run(r#"{"at":"x"}"#, &[]), Err(400), "a name at the limit is checked");
+        assert_eq!(run(r#"{"over":"x"}"#, &[]), Ok(()), "a longer name cannot be one this server reads");
+    }
 }

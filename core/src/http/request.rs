@@ -210,30 +210,7 @@ pub fn plan_head<H: Headers + ?Sized>(
     };
     match method {
         HttpMethod::Post => {
-            let content_type = headers.get(name::CONTENT_TYPE).unwrap_or(b"");
-            if !media_type_is(content_type, b"application/json") {
-                return Err(Rejection::error(
-                    415,
-                    code::INVALID_REQUEST,
-                    "Unsupported Media Type: Content-Type must be application/json",
-                ));
-            }
-            let accept = headers.get(name::ACCEPT);
-            if !accepts(accept, b"application/json") && !accepts(accept, b"text/event-stream") {
-                return Err(Rejection::error(
-                    406,
-                    code::INVALID_REQUEST,
-                    "Not Acceptable: Accept must allow application/json and text/event-stream",
-                ));
-            }
-            let declared = headers.get(name::CONTENT_LENGTH).map(|v| parse_length(header::trim_ows(v)));
-            match declared {
-                Some(None) => {
-                    return Err(Rejection::error(400, code::INVALID_REQUEST, "Bad Request: bad Content-Length"));
-                }
-                Some(Some(len)) if len > policy.max_body as u64 => return Err(Rejection::too_large()),
-                _ => {}
-            }
+            check_post_head(policy, headers)?;
             Ok(HeadPlan::Post { session })
         }
         HttpMethod::Get => {

@@ -36,6 +36,9 @@ fn heads_are_checked_in_order() {
     let mut big = ok.clone();
     big.push(("Content-Length", b"4194305"));
     assert_eq!(head(HttpMethod::Post, "/mcp", &big).unwrap_err().status, 413);
+    let mut at_limit = ok.clone();
+    at_limit.push(("Content-Length", b"4194304"));
+    assert_eq!(head(HttpMethod::Post, "/mcp", &at_limit), Ok(HeadPlan::Post { session: None }), "4 MiB fits");
     let mut smuggled = ok.clone();
     smuggled.push(("Content-Length", b"10"));
     smuggled.push(("Transfer-Encoding", b"chunked"));
@@ -44,6 +47,25 @@ fn heads_are_checked_in_order() {
     bad_session.push(("Mcp-Session-Id", b"not-ours"));
     assert_eq!(head(HttpMethod::Post, "/mcp", &bad_session), Err(Rejection::unknown_session()));
     assert_eq!(head(HttpMethod::Other, "/mcp", &ok).unwrap_err().status, 405);
+    let mut bad_length = ok.clone();
+    bad_length.push(("Content-Length", b"12x"));
+    assert_eq!(head(HttpMethod::Post, "/mcp", &bad_length).unwrap_err().status, 400);
+    // Either media type of the answer is enough.
+    for accept in [&b"application/json"[..], b"text/event-stream"] {
+        let mut one = ok.clone();
+        one[2] = ("Accept", accept);
+        assert_eq!(head(HttpMethod::Post, "/mcp", &one), Ok(HeadPlan::Post { session: None }));
+    }
+}
+
+#[test]
+fn request_line_methods_are_read_exactly() {
+    assert_eq!(HttpMethod::from_token(b"GET"), HttpMethod::Get);
+    assert_eq!(HttpMethod::from_token(b"POST"), HttpMethod::Post);
+    assert_eq!(HttpMethod::from_token(b"DELETE"), HttpMethod::Delete);
+    for other in [&b"get"[..], b"PUT", b"OPTIONS", b""] {
+        assert_eq!(HttpMethod::from_token(other), HttpMethod::Other);
+    }
 }
 
 #[test]
@@ -144,6 +166,15 @@ fn a_modern_header_without_meta_is_32602_and_unknown_versions_reach_the_engine()
         std::format!(r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":1,{META}}}}}"#);
     let plan = plan_post(&HeaderList(&modern_headers(b"notifications/cancelled", None)), cancel.as_bytes(), false);
     assert_eq!(plan.map(|p| (p.serve, p.is_request)), Ok((Serve::Stateless, false)));
+    // Its Mcp-Method is checked as a request's is.
+    let plan = plan_post(&HeaderList(&modern_headers(b"notifications/progress", None)), cancel.as_bytes(), false);
+    assert_eq!(plan.map_err(|r| r.code), Err(Some(code::HEADER_MISMATCH)));
+    // A request's _meta needs both the version and the capabilities.
+    for missing in ["io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"] {
+        let body = modern_call("a").replace(missing, "x-other");
+        let rejection = plan_post(&HeaderList(&modern_headers(b"tools/call", Some(b"a"))), body.as_bytes(), false);
+        assert_eq!(rejection.map_err(|r| r.code), Err(Some(code::INVALID_PARAMS)), "without {missing}");
+    }
 }
 
 #[test]
@@ -196,6 +227,9 @@ fn the_deprecated_sse_transport_has_its_own_two_paths_when_enabled() {
     let sid = SessionId::parse(SID.as_bytes()).unwrap();
     let target = std::format!("/messages?x=1&sessionId={SID}");
     assert_eq!(plan(HttpMethod::Post, &target, &[host, json]), Ok(HeadPlan::SseMessage { session: sid }));
+    let first = std::format!("/messages?sessionId={SID}");
+    assert_eq!(plan(HttpMethod::Post, &first, &[host, json]), Ok(HeadPlan::SseMessage { session: sid }));
+    assert_eq!(plan(HttpMethod::Post, &first, &[host]).unwrap_err().status, 415, "the message endpoint's POST checks");
     assert_eq!(plan(HttpMethod::Post, "/messages", &[host, json]).unwrap_err().status, 400);
     assert_eq!(plan(HttpMethod::Post, "/messages?sessionId=zz", &[host, json]).unwrap_err().status, 400);
     assert_eq!(plan(HttpMethod::Get, &target, &[host]).unwrap_err().status, 405);
