@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Footprint of the firmware ELF, checked against a budget. Stdlib only (reads the ELF itself).
 
-Usage: footprint.py FIRMWARE_ELF [--stack-summary FILE] [--max-flash BYTES] [--max-ram BYTES]
-                    [--markdown FILE]
+Usage: footprint.py FIRMWARE_ELF [--stack-summary FILE] [--stack-log NAME=FILE ...]
+                    [--max-flash BYTES] [--max-ram BYTES] [--markdown FILE]
 
 - flash: every allocated section stored in the image: vector table, code, read-only data, and
   the initial values of `.data` (copied to RAM at reset).
 - static RAM: every allocated section in RAM: `.data`, `.bss`, `.uninit`.
-- stack peak: measured at run time by the firmware (stack painting), read from the JSON summary
-  that tests/serial_exchange.py writes.
+- stack peak: measured at run time by the firmware (stack painting): the largest of the JSON
+  summary that tests/serial_exchange.py writes and of the `stack peak N B` lines the firmware logs
+  on semihosting in each --stack-log (the output of the SDK client stages).
 
 Prints a Markdown table (also written to --markdown) and exits 1 if flash or static RAM exceeds
 its budget.
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import struct
 import sys
 
@@ -67,6 +69,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("elf")
     ap.add_argument("--stack-summary")
+    ap.add_argument("--stack-log", action="append", default=[], metavar="NAME=FILE",
+                    help="a stage's output with the firmware's `stack peak N B` lines (repeatable)")
     ap.add_argument("--max-flash", type=int, default=96 * 1024)
     ap.add_argument("--max-ram", type=int, default=16 * 1024)
     ap.add_argument("--markdown")
@@ -75,10 +79,25 @@ def main() -> int:
     a = ap.parse_args()
 
     m = measure(a.elf)
-    stack = None
+    peaks: dict[str, int] = {}  # the deepest use per source
     if a.stack_summary:
         with open(a.stack_summary) as f:
-            stack = json.load(f).get("stack_peak_bytes")
+            if (peak := json.load(f).get("stack_peak_bytes")) is not None:
+                peaks["serial test sessions"] = peak
+    for spec in a.stack_log:
+        name, _, path = spec.partition("=")
+        try:
+            with open(path, errors="replace") as f:
+                found = [int(m.group(1)) for m in re.finditer(r"stack peak (\d+) B", f.read())]
+        except FileNotFoundError:
+            found = []
+        if found:
+            peaks[name] = max(found)
+    stack = max(peaks.values()) if peaks else None
+    deepest = max(peaks, key=peaks.get) if peaks else ""
+    stack_detail = "stack painting; deepest use over " + ", ".join(peaks) if peaks else "stack painting"
+    if len(peaks) > 1:
+        stack_detail += f" (reached in: {deepest})"
     s = m["sections"]
     rows = [
         ("Flash (vector table + text + rodata + data image)", kib(m["flash"]), kib(a.max_flash),
@@ -86,7 +105,7 @@ def main() -> int:
         ("Static RAM (data + bss)", kib(m["ram"]), kib(a.max_ram),
          " + ".join(f"{k} {v:,}" for k, v in s.items() if k in (".data", ".bss", ".uninit"))),
         ("Peak stack (measured at run time)", kib(stack) if stack else "not measured", "-",
-         "stack painting; deepest use over the serial test sessions"),
+         stack_detail),
     ]
     table = ["| | Measured | Budget | Detail |", "|---|---|---|---|"]
     table += [f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} |" for r in rows]
