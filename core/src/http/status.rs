@@ -202,5 +202,9 @@ mod tests {
         assert_eq!(v, serde_json::json!({"jsonrpc":"2.0","id":7,"error":{"code":-32020,"message":"Header mismatch"}}));
         assert_eq!(Rejection::status(404, "Not Found").write_body(&mut out), 0);
         assert_eq!(Rejection::unknown_session().write_body(&mut [0u8; 8]), 0, "too small: nothing");
+        let unknown = Rejection::unknown_session();
+        let n = unknown.write_body(&mut out);
+        let v: serde_json::Value = serde_json::from_slice(&out[..n]).unwrap();
+        assert_eq!((unknown.status, &v["error"]["code"]), (404, &serde_json::json!(-32001)));
     }
 }

@@ -47,15 +47,31 @@ fn heads_are_checked_in_order() {
     bad_session.push(("Mcp-Session-Id", b"not-ours"));
     assert_eq!(head(HttpMethod::Post, "/mcp", &bad_session), Err(Rejection::unknown_session()));
     assert_eq!(head(HttpMethod::Other, "/mcp", &ok).unwrap_err().status, 405);
-    let mut bad_length = ok.clone();
-    bad_length.push(("Content-Length", b"12x"));
-    assert_eq!(head(HttpMethod::Post, "/mcp", &bad_length).unwrap_err().status, 400);
+    // Content-Length: 1 to 19 digits, nothing else (20 digits could overflow).
+    for (length, status) in
+        [(&b"12x"[..], 400), (b"", 400), (b"99999999999999999999", 400), (b"1000000000000000000", 413)]
+    {
+        let mut with = ok.clone();
+        with.push(("Content-Length", length));
+        assert_eq!(head(HttpMethod::Post, "/mcp", &with).unwrap_err().status, status, "{length:?}");
+    }
     // Either media type of the answer is enough.
     for accept in [&b"application/json"[..], b"text/event-stream"] {
         let mut one = ok.clone();
         one[2] = ("Accept", accept);
         assert_eq!(head(HttpMethod::Post, "/mcp", &one), Ok(HeadPlan::Post { session: None }));
     }
+}
+
+#[test]
+fn a_refused_body_is_answered_with_its_request_id() {
+    assert_eq!(request_id(br#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#), Some(Id::Number(7)));
+    assert!(
+        matches!(request_id(br#"{"jsonrpc":"2.0","id":"r","method":"ping"}"#), Some(Id::String(s)) if s.eq_str("r"))
+    );
+    assert_eq!(request_id(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#), None);
+    assert_eq!(request_id(br#"{"jsonrpc":"2.0","id":7,"result":{}}"#), None, "a response is not refused");
+    assert_eq!(request_id(b"{nope"), None);
 }
 
 #[test]

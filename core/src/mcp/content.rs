@@ -197,6 +197,21 @@ mod tests {
         let only_time = Annotations { last_modified: Some("t"), ..Annotations::NONE };
         assert_eq!(written(|w| only_time.write_member(w, ProtocolVersion::V2025_03_26)), "");
         assert_eq!(written(|w| Annotations::NONE.write_member(w, ProtocolVersion::LATEST)), "");
+        // Any one hint is worth the member.
+        let only_audience = Annotations { audience: &[Role::User], ..Annotations::NONE };
+        assert_eq!(
+            written(|w| only_audience.write_member(w, ProtocolVersion::V2024_11_05)),
+            r#","annotations":{"audience":["user"]}"#
+        );
+        let only_priority = Annotations { priority: Some(1.0), ..Annotations::NONE };
+        assert_eq!(
+            written(|w| only_priority.write_member(w, ProtocolVersion::V2024_11_05)),
+            r#","annotations":{"priority":1}"#
+        );
+        assert_eq!(
+            written(|w| only_time.write_member(w, ProtocolVersion::V2025_06_18)),
+            r#","annotations":{"lastModified":"t"}"#
+        );
     }
 
     #[test]
@@ -226,5 +241,11 @@ mod tests {
             r#","icons":[{"src":"data:,x","mimeType":"image/png","sizes":["any"],"theme":"dark"}]"#
         );
         assert_eq!(written(|w| write_icons(w, &icons, ProtocolVersion::V2025_06_18)), "");
+        let two = [Icon { sizes: &["16x16", "32x32"], theme: Some(Theme::Light), ..Icon::new("a") }, Icon::new("b")];
+        assert_eq!(
+            written(|w| write_icons(w, &two, ProtocolVersion::LATEST)),
+            r#","icons":[{"src":"a","sizes":["16x16","32x32"],"theme":"light"},{"src":"b"}]"#
+        );
+        assert_eq!(written(|w| write_icons(w, &[], ProtocolVersion::LATEST)), "");
     }
 }

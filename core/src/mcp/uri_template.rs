@@ -215,6 +215,16 @@ mod tests {
         let t = UriTemplate("repo://{owner}/{+path}.md");
         let v = t.matches("repo://me/docs/a.b/readme.md").unwrap();
         assert_eq!(pairs(&v), [("owner", "me"), ("path", "docs/a.b/readme")]);
+        assert_eq!((v.len(), v.is_empty()), (2, false));
+    }
+
+    #[test]
+    fn variable_names_may_hold_underscores_and_dots() {
+        let t = UriTemplate("db://{table_name}/{v.1}");
+        assert!(t.is_supported());
+        assert_eq!(pairs(&t.matches("db://users/7").unwrap()), [("table_name", "users"), ("v.1", "7")]);
+        let none = UriTemplate("plain://uri").matches("plain://uri").unwrap();
+        assert_eq!((none.len(), none.is_empty()), (0, true));
     }
 
     #[test]
