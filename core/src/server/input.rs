@@ -289,3 +289,41 @@ impl<'a> InputReply<'a> {
         self.out.finish(None);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn written(request: InputRequest<'_>, version: ProtocolVersion) -> Option<std::string::String> {
+        let mut buf = [0u8; 512];
+        let mut w = JsonWriter::new(&mut buf);
+        let ok = request.write(&mut w, version);
+        ok.then(|| std::string::String::from_utf8(w.written().to_vec()).unwrap())
+    }
+
+    #[test]
+    fn url_elicitations_carry_their_id_in_the_legacy_era_only() {
+        let url = InputRequest::ElicitUrl { message: "m", url: "https://x", elicitation_id: "e1" };
+        assert_eq!(
+            written(url, ProtocolVersion::V2025_11_25).unwrap(),
+            r#"{"method":"elicitation/create","params":{"mode":"url","message":"m","url":"https://x","elicitationId":"e1"}}"#
+        );
+        assert_eq!(
+            written(url, ProtocolVersion::V2026_07_28).unwrap(),
+            r#"{"method":"elicitation/create","params":{"mode":"url","message":"m","url":"https://x"}}"#
+        );
+    }
+
+    #[test]
+    fn sampling_params_must_be_an_object_and_tools_need_their_capability() {
+        assert_eq!(written(InputRequest::Sample { params: "[1]" }, ProtocolVersion::LATEST), None);
+        assert_eq!(written(InputRequest::Sample { params: "{" }, ProtocolVersion::LATEST), None);
+        let plain = InputRequest::Sample { params: r#"{"messages":[],"maxTokens":1}"# };
+        let tools = InputRequest::Sample { params: r#"{"messages":[],"maxTokens":1,"tools":[]}"# };
+        let sampling = ClientCapabilities { sampling: true, ..ClientCapabilities::NONE };
+        assert!(plain.is_supported_by(&sampling));
+        assert!(!tools.is_supported_by(&sampling));
+        assert!(tools.is_supported_by(&ClientCapabilities { sampling_tools: true, ..sampling }));
+        assert!(!plain.is_supported_by(&ClientCapabilities::NONE));
+    }
+}

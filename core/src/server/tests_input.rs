@@ -10,11 +10,16 @@ use super::*;
 use crate::connection::Connection;
 use crate::time::{Duration, Instant};
 
-static TOOLS: [Tool<'static>; 4] = [
+static TOOLS: [Tool<'static>; 5] = [
     Tool::new("confirm", "Asks the user", "{}"),
     Tool::new("sample", "Asks the model, with tools", "{}"),
     Tool::new("rounds", "Three rounds", "{}"),
     Tool::new("roots", "Lists roots", "{}"),
+    Tool::new(
+        "state",
+        "Keeps `len` bytes of state (twice if `twice`, none if `bare`), asking nothing unless `ask`",
+        "{}",
+    ),
 ];
 static PROMPTS: [Prompt<'static>; 1] = [Prompt::new("ask", &[])];
 static RESOURCES: [Resource<'static>; 1] = [Resource::new("test://ask", "ask")];
@@ -51,6 +56,22 @@ impl Handler for Asker {
                 .input_required()
                 .request("s", InputRequest::Sample { params: r#"{"messages":[],"maxTokens":5,"tools":[]}"# })
                 .finish(),
+            "state" => {
+                let len = call.argument("len").and_then(|v| v.as_i64()).unwrap_or(0) as usize;
+                let flag = |name| call.argument(name).and_then(|v| v.as_bool()).unwrap_or(false);
+                let mut reply = reply.input_required();
+                if flag("ask") {
+                    reply = reply.request("r", InputRequest::ListRoots);
+                }
+                let state = "s".repeat(len);
+                if !flag("bare") {
+                    reply = reply.state(state.as_bytes());
+                }
+                if flag("twice") {
+                    reply = reply.state(b"again");
+                }
+                reply.finish()
+            }
             "roots" => match ctx.input("r") {
                 Some(roots) => reply.text(&text_of(roots.get("roots"))).finish(),
                 None => reply.input_required().request("r", InputRequest::ListRoots).finish(),
@@ -174,6 +195,31 @@ fn undeclared_capabilities_are_never_used() {
     let asked = h.call("tools/call", json!({"name":"sample"}), ALL_CAPS);
     assert_eq!(asked["result"]["inputRequests"]["s"]["method"], "sampling/createMessage");
     assert!(asked["result"].get("requestState").is_none());
+}
+
+#[test]
+fn request_state_is_bounded_kept_once_and_may_stand_alone() {
+    let mut h = Harness::new(false);
+    let state = |len: usize, extra: Json| {
+        let mut params = json!({"name":"state","arguments":{"len":len}});
+        params["arguments"].as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        params
+    };
+    let at_limit = h.call("tools/call", state(MAX_REQUEST_STATE, json!({"ask":true})), ALL_CAPS);
+    assert_eq!(at_limit["result"]["inputRequests"]["r"]["method"], "roots/list", "{at_limit}");
+    assert!(at_limit["result"]["requestState"].is_string());
+    let over = h.call("tools/call", state(MAX_REQUEST_STATE + 1, json!({"ask":true})), ALL_CAPS);
+    assert_eq!(over["error"]["code"], -32603, "{over}");
+    let twice = h.call("tools/call", state(4, json!({"ask":true,"twice":true})), ALL_CAPS);
+    assert_eq!(twice["error"]["code"], -32603, "{twice}");
+    // State without input requests: a well-formed answer without `inputRequests`.
+    let alone = h.call("tools/call", state(4, json!({})), ALL_CAPS);
+    assert_eq!(alone["result"]["resultType"], "input_required", "{alone}");
+    assert!(alone["result"].get("inputRequests").is_none());
+    assert!(alone["result"]["requestState"].is_string());
+    // Neither: nothing to ask the client, which the engine refuses.
+    let nothing = h.call("tools/call", state(0, json!({"bare":true})), ALL_CAPS);
+    assert_eq!(nothing["error"]["code"], -32603, "{nothing}");
 }
 
 #[test]

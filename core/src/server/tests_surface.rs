@@ -464,3 +464,28 @@ fn results_carry_the_applications_meta_beside_the_engines() {
     let answer: Json = serde_json::from_slice(server.poll_transmit().unwrap()).unwrap();
     assert_eq!(answer["result"]["_meta"], json!({"app/trace":"t-1","app/n":2}));
 }
+
+#[test]
+fn a_list_change_that_finds_the_buffer_full_is_announced_once_output_drains() {
+    let complete = "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"completion/complete\",\"params\":{\"ref\":{\"type\":\"ref/prompt\",\"name\":\"review\"},\"argument\":{\"name\":\"language\",\"value\":\"\"}}}\n";
+    let answer_len = {
+        let mut roomy = Harness::new();
+        roomy.initialize();
+        assert_eq!(roomy.server.handle_input(roomy.now, complete.as_bytes()), complete.len());
+        roomy.server.poll_transmit().unwrap().len()
+    };
+    // A window and transmit buffer 20 bytes longer than the answer: no room is left for the
+    // notification, which waits for the answer to be written, without any more input.
+    let room = answer_len + 20;
+    let mut config = Config::new("surface", "1");
+    config.limits.max_response = room;
+    let buffers = Buffers { rx: std::vec![0u8; 4096].leak(), tx: std::vec![0u8; room].leak() };
+    let mut h = Harness { server: Server::new(Surface::default(), config, buffers), now: Instant::ZERO };
+    h.initialize();
+    h.server.handler_mut().changes.tools = true;
+    assert_eq!(h.server.handle_input(h.now, complete.as_bytes()), complete.len());
+    let answer = h.server.poll_transmit().unwrap().to_vec();
+    assert_eq!(answer.len(), answer_len, "the answer alone: {}", String::from_utf8_lossy(&answer));
+    h.server.transmit_done(h.now, answer.len());
+    assert_eq!(methods(&h.drain()), ["notifications/tools/list_changed"]);
+}

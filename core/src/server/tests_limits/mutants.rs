@@ -203,3 +203,120 @@ fn methods_of_undeclared_capabilities_are_not_found() {
     }
     h.assert_ping_served();
 }
+
+/// An engine over heap buffers, outside [`Harness`]'s `Server`, for the engine's own entry points.
+fn engine(rx: usize, tx: usize) -> crate::server::Engine<'static> {
+    let mut config = crate::server::Config::new("s", "1");
+    config.limits.max_response = 512;
+    crate::server::Engine::new(
+        config,
+        crate::server::Buffers { rx: std::vec![0u8; rx].leak(), tx: std::vec![0u8; tx].leak() },
+    )
+}
+
+#[test]
+fn a_whole_message_needs_the_minimum_window() {
+    use crate::endpoint::{Framing, Route, StreamId};
+    use crate::server::{MIN_RESPONSE_WINDOW, Received};
+    let mut app = App::default();
+    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let route = Route::new(StreamId(1), Framing::Body).ending_with_response();
+    let mut exact = engine(1024, MIN_RESPONSE_WINDOW);
+    assert_eq!(exact.handle_message(crate::time::Instant::ZERO, route, ping, &mut app), Ok(Received::Request));
+    assert_eq!(exact.poll_transmit().unwrap().bytes, br#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+    let mut small = engine(1024, MIN_RESPONSE_WINDOW - 1);
+    assert_eq!(small.handle_message(crate::time::Instant::ZERO, route, ping, &mut app), Err(InputError::Busy));
+}
+
+#[test]
+fn bytes_read_into_the_spare_room_are_served_once_committed_and_not_after_the_end() {
+    let now = crate::time::Instant::ZERO;
+    let mut app = App::default();
+    let mut engine = engine(1024, 1024);
+    let ping = |id: u32| std::format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n");
+    let first = ping(1);
+    engine.rx_spare()[..first.len()].copy_from_slice(first.as_bytes());
+    assert!(engine.poll_transmit().is_none(), "not committed yet");
+    engine.rx_commit(now, first.len(), &mut app);
+    let t = engine.poll_transmit().unwrap();
+    assert_eq!(t.bytes, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
+    let n = t.bytes.len();
+    engine.transmit_done(now, n, &mut app);
+    // Bytes placed but never committed before the input ended are not taken by a late commit.
+    let second = ping(2);
+    engine.rx_spare()[..second.len()].copy_from_slice(second.as_bytes());
+    engine.handle_eof(now, &mut app);
+    assert!(engine.rx_spare().is_empty());
+    engine.rx_commit(now, second.len(), &mut app);
+    assert!(engine.poll_transmit().is_none());
+}
+
+#[test]
+fn input_waits_while_the_transmit_buffer_has_no_whole_window() {
+    use crate::server::MIN_RESPONSE_WINDOW;
+    let now = crate::time::Instant::ZERO;
+    let mut app = App::default();
+    let mut engine = engine(1024, MIN_RESPONSE_WINDOW);
+    let pings =
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n";
+    assert_eq!(engine.handle_input(now, pings, &mut app), pings.len(), "both buffered");
+    let first = engine.poll_transmit().unwrap().bytes.to_vec();
+    assert_eq!(first, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n", "the second waits for room");
+    engine.transmit_done(now, first.len(), &mut app);
+    assert_eq!(engine.poll_transmit().unwrap().bytes, b"{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n");
+}
+
+/// Tables only: every method is the trait's default.
+struct Tables;
+
+static TABLE_TOOLS: [crate::server::Tool<'static>; 1] = [crate::server::Tool::new("t", "a tool", "{}")];
+static TABLE_RESOURCES: [crate::server::Resource<'static>; 1] = [crate::server::Resource::new("test://t", "t")];
+static TABLE_PROMPTS: [crate::server::Prompt<'static>; 1] = [crate::server::Prompt::new("p", &[])];
+
+impl crate::server::Handler for Tables {
+    const TOOLS: &'static [crate::server::Tool<'static>] = &TABLE_TOOLS;
+    const RESOURCES: &'static [crate::server::Resource<'static>] = &TABLE_RESOURCES;
+    const PROMPTS: &'static [crate::server::Prompt<'static>] = &TABLE_PROMPTS;
+
+    fn capabilities(&self) -> crate::mcp::ServerCapabilities {
+        crate::server::dispatch::table_capabilities(self).with_completions()
+    }
+}
+
+#[test]
+fn the_handlers_default_methods_answer_for_an_application_that_has_only_tables() {
+    let mut server: crate::server::Server<'static, Tables> = crate::server::Server::new(
+        Tables,
+        crate::server::Config::new("tables", "1"),
+        crate::server::Buffers { rx: std::vec![0u8; 4096].leak(), tx: std::vec![0u8; 4096].leak() },
+    );
+    let mut ask = |line: String| {
+        let line = line + "\n";
+        assert_eq!(server.handle_input(crate::time::Instant::ZERO, line.as_bytes()), line.len());
+        let mut out = Vec::new();
+        while let Some(pending) = server.poll_transmit() {
+            out.extend_from_slice(pending);
+            let n = pending.len();
+            server.transmit_done(crate::time::Instant::ZERO, n);
+        }
+        let mut answers = lines(&out);
+        assert_eq!(answers.len(), 1, "{answers:?}");
+        answers.remove(0)
+    };
+    let call = ask(modern(1, "tools/call", r#""name":"t""#));
+    assert_eq!(call["result"]["isError"], true, "{call}");
+    assert_eq!(call["result"]["content"][0]["text"], "this server has no tools");
+    let read = ask(modern(2, "resources/read", r#""uri":"test://t""#));
+    assert_eq!(
+        (read["error"]["code"].clone(), read["error"]["data"]["uri"].clone()),
+        (json!(-32602), json!("test://t"))
+    );
+    let get = ask(modern(3, "prompts/get", r#""name":"p""#));
+    assert_eq!(get["error"], json!({"code":-32603,"message":"this server has no prompts"}));
+    let complete = ask(modern(
+        4,
+        "completion/complete",
+        r#""ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":""}"#,
+    ));
+    assert_eq!(complete["result"]["completion"]["values"], json!([]), "{complete}");
+}
