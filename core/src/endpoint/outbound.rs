@@ -103,6 +103,11 @@ impl<const N: usize> OutboundTable<N> {
         self.entries.iter().any(Option::is_none)
     }
 
+    /// How many slots are free.
+    pub(crate) fn free(&self) -> usize {
+        N - self.len()
+    }
+
     /// The key the next request will get (its wire id), without taking it.
     pub(crate) fn next_key(&self) -> OutboundKey {
         OutboundKey(self.next_id)

@@ -466,6 +466,9 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             self.flush_changes(&*handler);
         }
         self.process_input(now, handler);
+        // Requests to the client that the input gave up on (a cancelled or failed request waiting
+        // for input) are cancelled on the wire at once.
+        self.flush_cancellations();
         if self.eof == Eof::Done {
             let _ = self.end_listens();
         }

@@ -137,3 +137,24 @@ pub(crate) fn write_prompt(w: &mut JsonWriter<'_>, prompt: &Prompt<'_>, version:
     write_icons(w, prompt.icons, version);
     w.raw(b"}");
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::PromptArgument;
+
+    #[test]
+    fn prompts_list_every_argument() {
+        static ARGS: [PromptArgument<'static>; 2] = [
+            PromptArgument::new("a", true),
+            PromptArgument { description: Some("second"), ..PromptArgument::new("b", false) },
+        ];
+        let mut buf = [0u8; 256];
+        let mut w = JsonWriter::new(&mut buf);
+        write_prompt(&mut w, &Prompt::new("p", &ARGS), ProtocolVersion::V2025_11_25);
+        assert_eq!(
+            core::str::from_utf8(w.written()).unwrap(),
+            r#"{"name":"p","arguments":[{"name":"a","required":true},{"name":"b","description":"second","required":false}]}"#
+        );
+    }
+}

@@ -124,7 +124,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         match self.try_begin(id, method, params, len) {
             Ok(()) => {}
             Err(reason) => {
-                self.input.pending = None;
+                // `pending` is untouched: another request's, if one waits.
                 self.reject(Some(&id), code::INTERNAL_ERROR, format_args!("Internal error: {reason}"), reason);
             }
         }
@@ -174,6 +174,19 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         }
         let requests = self.input.record.get(state_len..requests_end).unwrap_or_default();
         let requests = json::parse(requests, json::MAX_DEPTH_LIMIT).map_err(|_| UNREADABLE)?;
+        // Everything that can be checked before the first request is sent, so that a refusal sends
+        // nothing to the client.
+        let mut count = 0;
+        for (key, request) in requests.members() {
+            if key.chars().map(char::len_utf8).sum::<usize>() > MAX_KEY_LEN {
+                return Err("an input request key is too long");
+            }
+            request.get("method").ok_or(UNREADABLE)?;
+            count += 1;
+        }
+        if count > self.outbound.free() || count > MAX_INPUT_REQUESTS {
+            return Err("too many requests to the client await answers");
+        }
         // Each input request becomes a request to the client, all in one window.
         let deadline = self.config.request_timeout.map(|t| self.now + t);
         let route = self.route;
@@ -184,38 +197,46 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let Some((mut window, mut commit)) = self.tx.open(ask_route, self.window) else {
             return Err("the transmit buffer is full");
         };
-        for (key, request) in requests.members() {
-            let mut name = heapless::String::<MAX_KEY_LEN>::new();
-            for c in key.chars() {
-                name.push(c).map_err(|_| "an input request key is too long")?;
+        let failure = 'ask: {
+            for (key, request) in requests.members() {
+                let mut name = heapless::String::<MAX_KEY_LEN>::new();
+                for c in key.chars() {
+                    let _ = name.push(c); // the length was checked above
+                }
+                let outbound = self.outbound.next_key();
+                let mut w = JsonWriter::new(&mut *window);
+                w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
+                w.i64(outbound.id());
+                w.raw(b",\"method\":");
+                if let Some(method) = request.get("method") {
+                    w.value(method);
+                }
+                if let Some(params) = request.get("params") {
+                    w.raw(b",\"params\":");
+                    w.value(params);
+                }
+                w.raw(b"}");
+                w.raw(commit.suffix());
+                if w.is_overflowed() {
+                    break 'ask Some("the input requests do not fit the transmit window");
+                }
+                let written = w.len();
+                let Some(key) = self.outbound.insert(deadline, ask_route) else {
+                    break 'ask Some("too many requests to the client await answers");
+                };
+                let _ = keys.push((name, key, false));
+                let (_, rest) = core::mem::take(&mut window).split_at_mut(written);
+                let prefix = commit.commit_and_continue(written, rest);
+                window = rest.get_mut(prefix..).unwrap_or_default();
             }
-            if !self.outbound.has_room() || keys.is_full() {
-                return Err("too many requests to the client await answers");
+            None
+        };
+        if let Some(reason) = failure {
+            // The requests already sent are cancelled on the wire; their late answers are ignored.
+            for (_, key, _) in &keys {
+                self.outbound.cancel(*key);
             }
-            let outbound = self.outbound.next_key();
-            let mut w = JsonWriter::new(&mut *window);
-            w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-            w.i64(outbound.id());
-            w.raw(b",\"method\":");
-            w.value(request.get("method").ok_or(UNREADABLE)?);
-            if let Some(params) = request.get("params") {
-                w.raw(b",\"params\":");
-                w.value(params);
-            }
-            w.raw(b"}");
-            w.raw(commit.suffix());
-            if w.is_overflowed() {
-                // Nothing of this round was committed yet unless an earlier request was: those are
-                // answered into the void and their answers ignored once this request fails.
-                return Err("the input requests do not fit the transmit window");
-            }
-            let written = w.len();
-            let key =
-                self.outbound.insert(deadline, ask_route).ok_or("too many requests to the client await answers")?;
-            let _ = keys.push((name, key, false));
-            let (_, rest) = core::mem::take(&mut window).split_at_mut(written);
-            let prefix = commit.commit_and_continue(written, rest);
-            window = rest.get_mut(prefix..).unwrap_or_default();
+            return Err(reason);
         }
         if keys.is_empty() {
             return Err("an input-required answer without input requests");

@@ -11,8 +11,19 @@ use crate::server::reply::write_implementation;
 use crate::server::{Event, Handler, Session};
 use crate::version::{Era, ProtocolVersion};
 
-/// Room kept free at the end of a list page for `nextCursor`, cache hints and `_meta`.
+/// Room kept free at the end of a list page for `nextCursor`, cache hints and `_meta`, besides the
+/// implementation info.
 const PAGE_TAIL_RESERVE: usize = 160;
+
+/// How long `write` makes its text, measured in `w`'s free room, which is then left as it was;
+/// `usize::MAX` if it does not fit there.
+fn written_len(w: &mut JsonWriter<'_>, write: impl FnOnce(&mut JsonWriter<'_>)) -> usize {
+    let mark = w.len();
+    write(w);
+    let len = if w.is_overflowed() { usize::MAX } else { w.len() - mark };
+    w.truncate(mark);
+    len
+}
 
 /// Which kind of list is being written.
 #[derive(Clone, Copy)]
@@ -145,10 +156,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let Some(start) = self.cursor(id, params) else { return };
         let (handler, config, mut out) = self.reply_parts(id, version, false);
         let page_size = config.limits.page_size.max(1);
+        // The tail repeats the implementation info (2026-07-28 `_meta`): its length as written.
         let reserve = PAGE_TAIL_RESERVE
-            + config.server_info.name.len()
-            + config.server_info.version.len()
-            + config.server_info.title.map_or(0, str::len);
+            .saturating_add(written_len(out.writer(), |w| write_implementation(w, &config.server_info, version)));
         out.field(kind.field());
         out.writer().raw(b"[");
         if start > 0 && !has_item(&*handler, kind, start) {

@@ -10,11 +10,12 @@ use super::*;
 use crate::connection::Connection;
 use crate::time::{Duration, Instant};
 
-static TOOLS: [Tool<'static>; 5] = [
+static TOOLS: [Tool<'static>; 6] = [
     Tool::new("confirm", "Asks the user", "{}"),
     Tool::new("sample", "Asks the model, with tools", "{}"),
     Tool::new("rounds", "Three rounds", "{}"),
     Tool::new("roots", "Lists roots", "{}"),
+    Tool::new("many", "Asks for the roots `n` times at once", "{}"),
     Tool::new(
         "state",
         "Keeps `len` bytes of state (twice if `twice`, none if `bare`), asking nothing unless `ask`",
@@ -27,7 +28,10 @@ static RESOURCES: [Resource<'static>; 1] = [Resource::new("test://ask", "ask")];
 const FORM: &str = r#"{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}"#;
 
 #[derive(Default)]
-struct Asker;
+struct Asker {
+    /// What [`Handler::on_response`] was told (the engine's own input requests must not reach it).
+    responses: Vec<String>,
+}
 
 fn text_of(value: Option<crate::json::Value<'_>>) -> String {
     value.map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned()).unwrap_or_default()
@@ -56,6 +60,17 @@ impl Handler for Asker {
                 .input_required()
                 .request("s", InputRequest::Sample { params: r#"{"messages":[],"maxTokens":5,"tools":[]}"# })
                 .finish(),
+            "many" if ctx.input("k0").is_some() => {
+                reply.text(&std::format!("k0={} k1={}", text_of(ctx.input("k0")), text_of(ctx.input("k1")))).finish()
+            }
+            "many" => {
+                let n = call.argument("n").and_then(|v| v.as_i64()).unwrap_or(0);
+                let mut reply = reply.input_required();
+                for key in ["k0", "k1", "k2", "k3"].iter().take(n as usize) {
+                    reply = reply.request(key, InputRequest::ListRoots);
+                }
+                reply.finish()
+            }
             "state" => {
                 let len = call.argument("len").and_then(|v| v.as_i64()).unwrap_or(0) as usize;
                 let flag = |name| call.argument(name).and_then(|v| v.as_bool()).unwrap_or(false);
@@ -94,6 +109,10 @@ impl Handler for Asker {
         }
     }
 
+    fn on_response(&mut self, _now: Instant, response: crate::endpoint::Response<'_>) {
+        self.responses.push(std::format!("{:?}", response.outcome));
+    }
+
     fn get_prompt(&mut self, get: PromptGet<'_>, reply: PromptReply<'_>) {
         match get.context.input("x") {
             Some(_) => reply.text(Role::User, "answered").finish(),
@@ -125,7 +144,7 @@ impl Harness {
             config.state_sealer = Some(&SEALER);
         }
         let buffers = Buffers { rx: std::vec![0u8; 4096].leak(), tx: std::vec![0u8; 4096].leak() };
-        Harness { server: Server::new(Asker, config, buffers), now: Instant::from_millis(1_000) }
+        Harness { server: Server::new(Asker::default(), config, buffers), now: Instant::from_millis(1_000) }
     }
 
     fn call(&mut self, method: &str, params: Json, caps: &str) -> Json {
@@ -287,7 +306,7 @@ impl Legacy {
             config.state_sealer = Some(&SEALER);
         }
         let buffers = Buffers { rx: std::vec![0u8; 4096].leak(), tx: std::vec![0u8; 4096].leak() };
-        let mut server = Server::new(Asker, config, buffers);
+        let mut server = Server::new(Asker::default(), config, buffers);
         if input_buffer > 0 {
             server.parts_mut().0.set_input_buffer(std::vec![0u8; input_buffer].leak());
         }
@@ -369,9 +388,10 @@ fn legacy_input_runs_several_rounds_and_fails_cleanly() {
     let ask = s.send(&call(4, "roots"));
     let busy = s.send(&call(5, "confirm"));
     assert_eq!((busy[0]["id"].clone(), busy[0]["error"]["code"].clone()), (json!(5), json!(-32603)));
+    assert!(s.server.engine().awaiting_input(), "the refused request leaves the waiting one waiting");
     let out = s.send(&json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}));
     assert!(!s.server.engine().awaiting_input());
-    let _ = out;
+    assert_eq!(out, [json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":ask[0]["id"]}})]);
     s.server.handle_timeout(s.now);
     let late = s.send(&json!({"jsonrpc":"2.0","id":ask[0]["id"],"result":{"roots":[]}}));
     assert!(late.is_empty(), "{late:?}");
@@ -401,4 +421,82 @@ fn legacy_input_needs_a_buffer_and_declared_capabilities() {
     assert_eq!(out.len(), 1, "nothing is sent to the client: {out:?}");
     assert_eq!(out[0]["error"]["code"], -32603);
     assert_eq!(out[0]["error"]["data"]["requiredCapabilities"], json!({"sampling":{"tools":{}}}));
+}
+
+#[test]
+fn a_legacy_request_asking_twice_is_failed_once_when_one_answer_times_out() {
+    let many = |id: i64, n: i64| json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"many","arguments":{"n":n}}});
+    let cancelled = |out: &[Json]| out.iter().filter(|m| m["method"] == "notifications/cancelled").count();
+    // Neither answered: the request fails once, both input requests are cancelled on the wire,
+    // and the handler hears nothing of the engine's own requests.
+    let mut s = Legacy::new(2048, false);
+    let asked = s.send(&many(1, 2));
+    assert_eq!(asked.iter().filter(|m| m["method"] == "roots/list").count(), 2, "{asked:?}");
+    s.now = s.now + Duration::from_millis(501);
+    s.server.handle_timeout(s.now);
+    let out = s.drain();
+    assert_eq!(out.iter().filter(|m| m["id"] == 1).count(), 1, "{out:?}");
+    assert_eq!(cancelled(&out), 2, "{out:?}");
+    assert!(s.server.handler().responses.is_empty(), "{:?}", s.server.handler().responses);
+    assert_eq!(s.server.engine().awaiting_answers(), 0);
+    // One answered, the other late: only the late one is cancelled.
+    let asked = s.send(&many(2, 2));
+    assert!(s.send(&json!({"jsonrpc":"2.0","id":asked[0]["id"],"result":{"roots":[]}})).is_empty());
+    s.now = s.now + Duration::from_millis(501);
+    s.server.handle_timeout(s.now);
+    let out = s.drain();
+    assert_eq!(out.iter().filter(|m| m["id"] == 2 && m["error"]["code"] == -32603).count(), 1, "{out:?}");
+    assert_eq!(cancelled(&out), 1, "{out:?}");
+    assert!(s.server.handler().responses.is_empty());
+    // More input requests than requests to the client may wait (2 here): refused before asking.
+    let out = s.send(&many(3, 3));
+    assert_eq!(out.len(), 1, "nothing is sent to the client: {out:?}");
+    assert_eq!(out[0]["error"]["code"], -32603);
+    assert!(out[0]["error"]["message"].as_str().unwrap().contains("too many requests"), "{out:?}");
+    let asked = s.send(&many(4, 2));
+    assert_eq!(s.server.engine().awaiting_answers(), 2, "the engine serves on");
+    // Answered in the other order: each answer is kept under its own key.
+    let roots = |name: &str| json!({"roots":[{"uri":std::format!("file:///{name}")}]});
+    assert!(s.send(&json!({"jsonrpc":"2.0","id":asked[1]["id"],"result":roots("second")})).is_empty());
+    let done = s.send(&json!({"jsonrpc":"2.0","id":asked[0]["id"],"result":roots("first")}));
+    assert_eq!(
+        done[0]["result"]["content"][0]["text"],
+        r#"k0={"roots":[{"uri":"file:///first"}]} k1={"roots":[{"uri":"file:///second"}]}"#,
+        "{done:?}"
+    );
+}
+
+#[test]
+fn a_legacy_request_answered_as_a_json_body_asks_on_the_sessions_own_stream() {
+    use crate::endpoint::{Framing, Route, StreamId};
+    let now = Instant::ZERO;
+    let mut app = Asker::default();
+    let mut config = Config::new("asker", "1");
+    config.request_timeout = Some(Duration::from_millis(500));
+    let buffers = Buffers { rx: std::vec![0u8; 4096].leak(), tx: std::vec![0u8; 4096].leak() };
+    let mut engine: Engine<'static> = Engine::new(config, buffers);
+    engine.set_input_buffer(std::vec![0u8; 2048].leak());
+    let standalone = Route::new(StreamId(9), Framing::Sse);
+    engine.set_notification_route(standalone);
+    let post = |n: u32| Route::new(StreamId(n), Framing::Body).ending_with_response();
+    let drain = |engine: &mut Engine<'static>, app: &mut Asker| {
+        let mut out = Vec::new();
+        while let Some(t) = engine.poll_transmit() {
+            out.push((t.stream, String::from_utf8_lossy(t.bytes).into_owned()));
+            let n = t.bytes.len();
+            engine.transmit_done(now, n, app);
+        }
+        out
+    };
+    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",
+        "capabilities":{"roots":{}},"clientInfo":{"name":"c","version":"1"}}})
+    .to_string();
+    assert!(engine.handle_message(now, post(1), init.as_bytes(), &mut app).is_ok());
+    drain(&mut engine, &mut app);
+    let roots = call(2, "roots").to_string();
+    assert!(engine.handle_message(now, post(2), roots.as_bytes(), &mut app).is_ok());
+    let out = drain(&mut engine, &mut app);
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0].0, StreamId(9), "the request to the client goes on the standalone stream: {out:?}");
+    assert!(out[0].1.contains("\"method\":\"roots/list\""), "{out:?}");
 }

@@ -163,6 +163,10 @@ fn page_size_limits_list_pages() {
     let (pages, _) = walk_tools(&mut h);
     assert_eq!(pages, [2, 1]);
     h.assert_serving();
+    let mut app = App::default();
+    app.tools.extend(["t3", "t4"]);
+    let mut h = Harness::with(8192, 8192, Limits { page_size: 2, ..Limits::default() }, app);
+    assert_eq!(walk_tools(&mut h).0, [2, 2, 1], "every page but the last is full");
 }
 
 fn defer(id: &str) -> String {
@@ -368,4 +372,34 @@ fn an_sse_event_longer_than_the_decoder_buffer_is_skipped_to_its_blank_line() {
         assert!(n > 0 || !seen.is_empty());
     }
     assert_eq!(seen, [Ok("a".repeat(56)), Err(SseError::TooLong { limit: 64 }), Ok(String::from("next"))]);
+}
+
+#[test]
+fn list_pages_leave_room_for_a_long_server_info() {
+    // A page ends where the next item would leave too little room for the end of the result, which
+    // in 2026-07-28 repeats the server's implementation info in `_meta`.
+    let mut config = Config::new("limits", "1.0.0");
+    config.server_info.name = leaked('n', 100);
+    config.server_info.version = leaked('v', 30);
+    config.server_info.title = Some(leaked('t', 100));
+    config.server_info.description = Some(leaked('d', 200));
+    config.server_info.website_url = Some(leaked('w', 60));
+    config.limits.max_response = 1024;
+    let mut app = App::default();
+    app.tools.extend((0..57).map(|i| &*std::format!("tool{i:02}").leak()));
+    let expected = app.tools.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+    let mut h = Harness::with_config(8192, 8192, config, app);
+    let (pages, names) = walk_tools(&mut h);
+    assert!(pages.len() > 2, "{pages:?}");
+    assert_eq!(names, expected);
+    // Cursors are the decimal indices handed out: no sign, no other spelling.
+    assert_eq!(h.request(&modern(1, "tools/list", r#""cursor":"1""#))["result"]["tools"][0]["name"], "defer");
+    for cursor in ["+1", " 1", "1.0", "", "x"] {
+        h.expect_error(
+            &modern(2, "tools/list", &std::format!(r#""cursor":"{cursor}""#)),
+            code::INVALID_PARAMS,
+            json!(2),
+        );
+    }
+    h.assert_serving();
 }
