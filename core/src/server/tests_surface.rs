@@ -38,8 +38,12 @@ struct Surface {
     changes: ListChanges,
 }
 
+static RESOURCES: [Resource<'static>; 3] =
+    [Resource::new("file:///a", "a"), Resource::new("file:///b", "b"), Resource::new("file:///c", "c")];
+
 impl Handler for Surface {
     const PROMPTS: &'static [Prompt<'static>] = &PROMPTS;
+    const RESOURCES: &'static [Resource<'static>] = &RESOURCES;
     const RESOURCE_TEMPLATES: &'static [ResourceTemplate<'static>] = &TEMPLATES;
 
     fn capabilities(&self) -> ServerCapabilities {
@@ -199,6 +203,20 @@ fn legacy_logging_follows_set_level_and_progress_strictly_increases() {
     assert_eq!(h.server.log(LoggingLevel::Info, None, format_args!("quiet")), Ok(false));
     assert_eq!(h.server.log(LoggingLevel::Critical, None, format_args!("loud")), Ok(true));
     assert_eq!(h.drain()[0]["params"]["data"], "loud");
+    // The level itself passes.
+    assert_eq!(h.server.log(LoggingLevel::Warning, None, format_args!("at the level")), Ok(true));
+    assert_eq!(h.drain()[0]["params"], json!({"level":"warning","data":"at the level"}));
+}
+
+#[test]
+fn a_legacy_session_hears_of_each_declared_list_change_once() {
+    let mut h = Harness::new();
+    h.initialize();
+    assert_eq!(h.server.list_changed(ListChanged::Tools), Ok(1));
+    assert_eq!(methods(&h.drain()), ["notifications/tools/list_changed"]);
+    // Prompts do not declare `listChanged` here.
+    assert_eq!(h.server.list_changed(ListChanged::Prompts), Ok(0));
+    assert!(h.drain().is_empty());
 }
 
 #[test]
@@ -300,6 +318,7 @@ fn completion_caps_values_and_resolves_references() {
         r#""ref":{"type":"ref/prompt","name":"nope"},"argument":{"name":"x","value":""}"#,
         r#""ref":{"type":"ref/resource","uri":"file:///x"},"argument":{"name":"x","value":""}"#,
         r#""ref":{"type":"ref/tool","name":"x"},"argument":{"name":"x","value":""}"#,
+        r#""ref":{"type":"ref/tool","uri":"db://{table}/{row}"},"argument":{"name":"row","value":""}"#,
         r#""ref":{"type":"ref/prompt","name":"review"},"argument":{"name":"x"}"#,
     ] {
         let out = h.send(&modern(3, "completion/complete", bad, ""));
@@ -488,4 +507,39 @@ fn a_list_change_that_finds_the_buffer_full_is_announced_once_output_drains() {
     assert_eq!(answer.len(), answer_len, "the answer alone: {}", String::from_utf8_lossy(&answer));
     h.server.transmit_done(h.now, answer.len());
     assert_eq!(methods(&h.drain()), ["notifications/tools/list_changed"]);
+}
+
+#[test]
+fn every_change_a_handler_reports_is_announced_once() {
+    let mut config = Config::new("surface", "1");
+    config.limits.max_response = 1024;
+    config.capabilities = Some(ALL.with_prompts(ListCapability { list_changed: true }));
+    let buffers = Buffers { rx: std::vec![0u8; 4096].leak(), tx: std::vec![0u8; 8192].leak() };
+    let mut h = Harness { server: Server::new(Surface::default(), config, buffers), now: Instant::ZERO };
+    h.initialize();
+    for (id, uri) in [(1, "file:///a"), (2, "file:///c")] {
+        let sub =
+            std::format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"resources/subscribe","params":{{"uri":"{uri}"}}}}"#);
+        assert_eq!(h.send(&sub)[0]["result"], json!({}));
+    }
+    // Resources 0 and 2 changed (both subscribed), and every list.
+    h.server.handler_mut().changes = ListChanges { tools: true, prompts: true, resources: true, updated: 0b101 };
+    let out = h.send(r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#);
+    assert_eq!(
+        methods(&out),
+        [
+            "answer 3",
+            "notifications/tools/list_changed",
+            "notifications/prompts/list_changed",
+            "notifications/resources/list_changed",
+            "notifications/resources/updated",
+            "notifications/resources/updated"
+        ]
+    );
+    assert_eq!(
+        (out[4]["params"]["uri"].clone(), out[5]["params"]["uri"].clone()),
+        (json!("file:///a"), json!("file:///c"))
+    );
+    // Announced once: nothing is left pending.
+    assert_eq!(methods(&h.send(r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#)), ["answer 4"]);
 }
