@@ -468,4 +468,69 @@ mod tests {
         assert!(server.handler_mut().remove_resource("mem://{key}"));
         assert!(server.handler_mut().take_list_changes().resources);
     }
+
+    #[test]
+    fn described_items_are_listed_whole_and_replaced_or_removed_by_key() {
+        let mut registry = Registry::new();
+        let described = |r: ResourceInfo| ResourceInfo {
+            title: Some("Title".into()),
+            description: Some("What".into()),
+            mime_type: Some("text/plain".into()),
+            ..r
+        };
+        let read = |read: ResourceRead<'_>, reply: ResourceReply<'_>| reply.text(read.uri, None, "x").finish();
+        registry.add_resource(described(ResourceInfo::new("mem://a", "first")), read);
+        registry.add_resource(described(ResourceInfo::new("mem://a", "a")), read);
+        registry.add_resource(ResourceInfo::new("mem://b", "b"), read);
+        let template = TemplateInfo {
+            title: Some("Keys".into()),
+            description: Some("By key".into()),
+            mime_type: Some("text/plain".into()),
+            ..TemplateInfo::new("mem://{key}", "first")
+        };
+        registry.add_template(template.clone(), read);
+        registry.add_template(TemplateInfo { name: "memory".into(), ..template }, read);
+        registry.add_tool(ToolInfo::new("t", "T", "{}"), |_, reply| reply.text("t").finish());
+        let _ = registry.take_list_changes();
+        let (mut rx, mut tx) = ([0u8; 4096], [0u8; 4096]);
+        let mut server: Server<'_, Registry> =
+            Server::new(registry, Config::new("dyn", "1"), Buffers { rx: &mut rx, tx: &mut tx });
+        let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+        let list = std::format!(r#"{{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{{{meta}}}}}"#);
+        assert_eq!(
+            exchange(&mut server, &list)["result"]["resources"],
+            serde_json::json!([
+                {"uri":"mem://a","name":"a","title":"Title","description":"What","mimeType":"text/plain"},
+                {"uri":"mem://b","name":"b"}
+            ])
+        );
+        let list =
+            std::format!(r#"{{"jsonrpc":"2.0","id":2,"method":"resources/templates/list","params":{{{meta}}}}}"#);
+        assert_eq!(
+            exchange(&mut server, &list)["result"]["resourceTemplates"],
+            serde_json::json!([{"uriTemplate":"mem://{key}","name":"memory","title":"Keys","description":"By key","mimeType":"text/plain"}])
+        );
+        // Removing reports a change only when something went.
+        let registry = server.handler_mut();
+        assert!(!registry.remove_tool("none") && !registry.take_list_changes().tools);
+        assert!(registry.remove_tool("t") && registry.take_list_changes().tools);
+        assert!(!registry.remove_resource("mem://none") && !registry.take_list_changes().resources);
+        assert!(registry.remove_resource("mem://b") && registry.take_list_changes().resources);
+        assert!(registry.remove_resource("mem://{key}"));
+        assert_eq!(registry.resource(0).map(|r| r.uri), Some("mem://a"));
+        assert!(registry.resource(1).is_none() && registry.resource_template(0).is_none());
+        // Prompts: replaced by name, removed by name.
+        let get = |_: PromptGet<'_>, reply: PromptReply<'_>| reply.text(Role::User, "p").finish();
+        registry.add_prompt(PromptInfo::new("p", "First"), get);
+        registry.add_prompt(PromptInfo::new("p", "Second"), get);
+        registry.add_prompt(PromptInfo::new("q", "Other"), get);
+        let _ = registry.take_list_changes();
+        assert_eq!(
+            (registry.prompt(0).and_then(|p| p.description), registry.prompt(1).map(|p| p.name)),
+            (Some("Second"), Some("q"))
+        );
+        assert!(!registry.remove_prompt("none") && !registry.take_list_changes().prompts);
+        assert!(registry.remove_prompt("p") && registry.take_list_changes().prompts);
+        assert_eq!((registry.prompt(0).map(|p| p.name), registry.prompt(1).is_none()), (Some("q"), true));
+    }
 }

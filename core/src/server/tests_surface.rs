@@ -245,6 +245,20 @@ fn deferred_requests_get_progress_and_logs_on_their_route_until_answered() {
     assert_eq!(h.server.progress(&deferred, 1, None, None), Err(SendError::NotAvailable));
     assert_eq!(h.drain(), Vec::<Json>::new());
     assert_eq!(h.server.poll_transmit(), None);
+    // Two waiting at once: each reports on its own token; a cancelled one reports nothing.
+    h.send(
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"three"}}}"#,
+    );
+    h.send(
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"slow","_meta":{"progressToken":"four"}}}"#,
+    );
+    let fourth = h.server.handler_mut().deferred.pop().unwrap();
+    let third = h.server.handler_mut().deferred.pop().unwrap();
+    assert_eq!(h.server.progress(&fourth, 1, None, None), Ok(()));
+    assert_eq!(h.drain()[0]["params"]["progressToken"], "four");
+    assert!(h.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#).is_empty());
+    assert_eq!(h.server.progress(&third, 1, None, None), Err(SendError::NotAvailable));
+    assert_eq!(h.server.log_for(&third, LoggingLevel::Error, None, format_args!("x")), Err(SendError::NotAvailable));
 }
 
 #[test]
