@@ -185,7 +185,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let mut decoded = [0u8; MAX_SEALED_STATE];
         let opened = match sealed.as_str().and_then(|s| s.as_plain()) {
             Some(text) => match crate::server::seal::decode_base64(text.as_bytes(), &mut decoded) {
-                Some(bytes) => match self.config.state_sealer {
+                Ok(bytes) => match self.config.state_sealer {
                     Some(sealer) => sealer.open(binding, bytes, state).map(|s| s.len()),
                     None => match state.get_mut(..bytes.len()) {
                         Some(out) => {
@@ -195,7 +195,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                         None => Err(SealError::TooLong),
                     },
                 },
-                None => Err(SealError::Invalid),
+                Err(error) => Err(error),
             },
             None => Err(SealError::Invalid),
         };

@@ -164,15 +164,15 @@ impl StateSealer for HmacSealer {
     }
 }
 
-/// Decodes standard or URL-safe base64, padded or not, into `out`; `None` if `text` is not base64
-/// or does not fit.
-pub(crate) fn decode_base64<'o>(text: &[u8], out: &'o mut [u8]) -> Option<&'o [u8]> {
+/// Decodes standard or URL-safe base64, padded or not, into `out`: [`SealError::Invalid`] if `text`
+/// is not base64, [`SealError::TooLong`] if it does not fit.
+pub(crate) fn decode_base64<'o>(text: &[u8], out: &'o mut [u8]) -> Result<&'o [u8], SealError> {
     let text = match text {
         [rest @ .., b'=', b'='] | [rest @ .., b'='] => rest,
         _ => text,
     };
     if text.len() % 4 == 1 {
-        return None;
+        return Err(SealError::Invalid);
     }
     let mut len = 0;
     let mut acc = 0u32;
@@ -184,17 +184,17 @@ pub(crate) fn decode_base64<'o>(text: &[u8], out: &'o mut [u8]) -> Option<&'o [u
             b'0'..=b'9' => c - b'0' + 52,
             b'+' | b'-' => 62,
             b'/' | b'_' => 63,
-            _ => return None,
+            _ => return Err(SealError::Invalid),
         };
         acc = (acc << 6) | u32::from(value);
         bits += 6;
         if bits >= 8 {
             bits -= 8;
-            *out.get_mut(len)? = (acc >> bits) as u8;
+            *out.get_mut(len).ok_or(SealError::TooLong)? = (acc >> bits) as u8;
             len += 1;
         }
     }
-    Some(&out[..len])
+    Ok(&out[..len])
 }
 
 #[cfg(test)]
@@ -212,11 +212,11 @@ mod tests {
             (b"Zm9vYg", b"foob"),
             (b"_-8", &[0xff, 0xef][..]),
         ] {
-            assert_eq!(decode_base64(text, &mut out), Some(bytes), "{text:?}");
+            assert_eq!(decode_base64(text, &mut out), Ok(bytes), "{text:?}");
         }
-        assert_eq!(decode_base64(b"Zm9v!", &mut out), None);
-        assert_eq!(decode_base64(b"Z", &mut out), None);
-        assert_eq!(decode_base64(b"Zm9vYmFyYmF6cXV4cXV1eHh4eHh4", &mut [0u8; 4]), None);
+        assert_eq!(decode_base64(b"Zm9v!", &mut out), Err(SealError::Invalid));
+        assert_eq!(decode_base64(b"Z", &mut out), Err(SealError::Invalid));
+        assert_eq!(decode_base64(b"Zm9vYmFyYmF6cXV4cXV1eHh4eHh4", &mut [0u8; 4]), Err(SealError::TooLong));
     }
 
     #[cfg(feature = "hmac")]

@@ -242,6 +242,29 @@ fn request_state_is_bounded_kept_once_and_may_stand_alone() {
 }
 
 #[test]
+fn sealed_state_up_to_the_limit_round_trips_and_longer_state_is_refused_as_too_long() {
+    let mut h = Harness::new(true);
+    let asked =
+        h.call("tools/call", json!({"name":"state","arguments":{"len":MAX_REQUEST_STATE,"ask":true}}), ALL_CAPS);
+    let sealed = asked["result"]["requestState"].clone();
+    assert!(sealed.is_string(), "{asked}");
+    // The retry opens it (and the handler, given no answer, asks again with the same state).
+    let retried = h.call(
+        "tools/call",
+        json!({"name":"state","arguments":{"len":MAX_REQUEST_STATE,"ask":true},"requestState":sealed}),
+        ALL_CAPS,
+    );
+    assert_eq!(retried["result"]["resultType"], "input_required", "{retried}");
+    // State longer than any this server seals: too long, before any verification.
+    let long = "A".repeat((MAX_SEALED_STATE + 3) / 3 * 4);
+    let refused = h.call("tools/call", json!({"name":"confirm","requestState":long}), ALL_CAPS);
+    assert_eq!(refused["error"]["code"], -32602);
+    assert_eq!(refused["error"]["message"], "Invalid params: the request state is too long");
+    // HmacSealer's Debug never shows the key.
+    assert_eq!(std::format!("{SEALER:?}"), "HmacSealer { lifetime: Duration { millis: 60000 }, .. }");
+}
+
+#[test]
 fn several_rounds_and_missing_input_ask_again() {
     let mut h = Harness::new(true);
     let r1 = h.call("tools/call", json!({"name":"rounds"}), ALL_CAPS);

@@ -470,8 +470,11 @@ fn results_carry_the_applications_meta_beside_the_engines() {
     struct Meta;
     impl Handler for Meta {
         const TOOLS: &'static [Tool<'static>] = &TOOLS;
-        fn call_tool(&mut self, _call: ToolCall<'_>, reply: ToolReply<'_>) {
-            reply.text("ok").meta("{\"app/trace\":\n\"t-1\",\"app/n\":2}").finish()
+        fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
+            match call.name {
+                "slow" => reply.text("ok").meta("{}").finish(),
+                _ => reply.text("ok").meta("{\"app/trace\":\n\"t-1\",\"app/n\":2}").finish(),
+            }
         }
     }
     let buffers = Buffers { rx: std::vec![0u8; 4096].leak(), tx: std::vec![0u8; 4096].leak() };
@@ -496,6 +499,15 @@ fn results_carry_the_applications_meta_beside_the_engines() {
     );
     let answer: Json = serde_json::from_slice(server.poll_transmit().unwrap()).unwrap();
     assert_eq!(answer["result"]["_meta"], json!({"app/trace":"t-1","app/n":2}));
+    let n = server.poll_transmit().unwrap().len();
+    server.transmit_done(Instant::ZERO, n);
+    // An empty object stays one.
+    server.handle_input(
+        Instant::ZERO,
+        b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\"}}\n",
+    );
+    let answer: Json = serde_json::from_slice(server.poll_transmit().unwrap()).unwrap();
+    assert_eq!(answer["result"]["_meta"], json!({}));
 }
 
 #[test]

@@ -23,6 +23,16 @@ fn send_and_input_errors_say_what_went_wrong() {
         assert_eq!(error.to_string(), text);
     }
     assert_eq!(InputError::Busy.to_string(), "no transmit room for the answer: transmit, then try again");
+    use crate::server::{DeferError, ReplyError};
+    assert_eq!(
+        DeferError::TooManyInFlight.to_string(),
+        "too many deferred requests (the engine's IN_FLIGHT slots are taken)"
+    );
+    assert_eq!(DeferError::IdTooLong.to_string(), "the request id is too long to be kept for a deferred answer");
+    assert_eq!(DeferError::NotDeferrable.to_string(), "this reply cannot be deferred");
+    assert_eq!(ReplyError::Cancelled.to_string(), "the client cancelled the request");
+    assert_eq!(ReplyError::Busy.to_string(), "no transmit room for the answer: transmit, then try again");
+    assert_eq!(ReplyError::Unknown.to_string(), "no pending request of this kind has this handle");
     assert_eq!(InputError::Closed.to_string(), "the input has ended");
 }
 
