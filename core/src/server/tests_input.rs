@@ -128,7 +128,8 @@ impl Handler for Asker {
     }
 }
 
-static SEALER: HmacSealer = HmacSealer::new([42; 32], Duration::from_secs(60));
+const SEALER_LIFETIME: Duration = Duration::from_secs(60);
+static SEALER: HmacSealer = HmacSealer::new([42; 32], SEALER_LIFETIME);
 
 struct Harness {
     server: Server<'static, Asker>,
@@ -260,8 +261,49 @@ fn sealed_state_up_to_the_limit_round_trips_and_longer_state_is_refused_as_too_l
     let refused = h.call("tools/call", json!({"name":"confirm","requestState":long}), ALL_CAPS);
     assert_eq!(refused["error"]["code"], -32602);
     assert_eq!(refused["error"]["message"], "Invalid params: the request state is too long");
+    // An empty state seals to the shortest sealed form, which opens.
+    let empty = h.call("tools/call", json!({"name":"state","arguments":{"len":0,"ask":true}}), ALL_CAPS);
+    let retry = json!({"name":"state","arguments":{"len":0,"ask":true},"requestState":empty["result"]["requestState"]});
+    assert_eq!(h.call("tools/call", retry, ALL_CAPS)["result"]["resultType"], "input_required");
+    // Shorter than any sealed state: refused.
+    let short = h.call("tools/call", json!({"name":"confirm","requestState":"AAAA"}), ALL_CAPS);
+    assert_eq!(short["error"]["message"], "Invalid params: the request state failed verification");
     // HmacSealer's Debug never shows the key.
     assert_eq!(std::format!("{SEALER:?}"), "HmacSealer { lifetime: Duration { millis: 60000 }, .. }");
+}
+
+/// The bytes of a `requestState`, and a `requestState` for bytes.
+fn unseal_text(state: &Json) -> Vec<u8> {
+    let mut out = [0u8; MAX_SEALED_STATE];
+    crate::server::seal::decode_base64(state.as_str().unwrap().as_bytes(), &mut out).unwrap().to_vec()
+}
+
+fn state_text(bytes: &[u8]) -> Json {
+    let mut buf = [0u8; 2 * MAX_SEALED_STATE];
+    let mut w = crate::json::JsonWriter::new(&mut buf);
+    w.base64_string(bytes);
+    serde_json::from_slice(w.written()).unwrap()
+}
+
+#[test]
+fn a_sealed_state_is_valid_until_its_expiry_and_every_tag_byte_counts() {
+    let mut h = Harness::new(true);
+    let first = h.call("tools/call", json!({"name":"confirm"}), ALL_CAPS);
+    let sealed = unseal_text(&first["result"]["requestState"]);
+    let retry = |state: Json| json!({"name":"confirm","requestState":state,"inputResponses":{"ok":{"action":"accept"}}});
+    // The same bit flipped in two bytes of the tag: refused (the differences do not cancel out).
+    let mut forged = sealed.clone();
+    let n = forged.len();
+    forged[n - 1] ^= 1;
+    forged[n - 2] ^= 1;
+    let refused = h.call("tools/call", retry(state_text(&forged)), ALL_CAPS);
+    assert_eq!(refused["error"]["message"], "Invalid params: the request state failed verification");
+    // Valid through the expiry instant itself, expired a millisecond later.
+    h.now = h.now + SEALER_LIFETIME;
+    assert_eq!(h.call("tools/call", retry(state_text(&sealed)), ALL_CAPS)["result"]["resultType"], "complete");
+    h.now = h.now + Duration::from_millis(1);
+    let expired = h.call("tools/call", retry(state_text(&sealed)), ALL_CAPS);
+    assert_eq!(expired["error"]["message"], "Invalid params: the request state has expired");
 }
 
 #[test]
