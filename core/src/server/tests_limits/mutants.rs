@@ -330,3 +330,41 @@ fn the_handlers_default_methods_answer_for_an_application_that_has_only_tables()
     ));
     assert_eq!(complete["result"]["completion"]["values"], json!([]), "{complete}");
 }
+
+/// Drives `connection` as the run loop of an adapter would: a ping read into the spare room, its
+/// answer, a request to the client that times out, the end of input.
+fn drive_a_connection(connection: &mut impl Connection) {
+    let now = crate::time::Instant::ZERO;
+    let ping = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n";
+    connection.rx_spare()[..ping.len()].copy_from_slice(ping);
+    connection.rx_commit(now, ping.len());
+    let answer = connection.poll_transmit().unwrap().to_vec();
+    assert_eq!(answer, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
+    connection.transmit_done(now, answer.len());
+    assert_eq!(connection.poll_transmit(), None);
+    assert_eq!(connection.poll_timeout(), None);
+    connection.handle_eof(now);
+    assert!(connection.is_finished());
+}
+
+#[test]
+fn servers_and_bound_engines_are_connections_alike() {
+    let mut h = Harness::new();
+    drive_a_connection(&mut h.server);
+    let mut app = App::default();
+    let mut engine = engine(1024, 1024);
+    drive_a_connection(&mut engine.bind(&mut app));
+}
+
+#[test]
+fn a_connection_reports_the_deadline_of_a_request_to_the_client_and_its_timeout() {
+    let mut h = Harness::new();
+    h.initialize("2025-11-25");
+    let key = h.server.ping(h.now).unwrap();
+    h.flush();
+    let deadline = Connection::poll_timeout(&h.server).expect("a deadline");
+    Connection::handle_timeout(&mut h.server, deadline);
+    assert_eq!(h.server.handler().responses, [(key, String::from("timed out"))]);
+    let cancelled = h.flush();
+    assert_eq!(cancelled[0]["method"], "notifications/cancelled", "{cancelled:?}");
+}
