@@ -290,7 +290,8 @@ fn a_sealed_state_is_valid_until_its_expiry_and_every_tag_byte_counts() {
     let mut h = Harness::new(true);
     let first = h.call("tools/call", json!({"name":"confirm"}), ALL_CAPS);
     let sealed = unseal_text(&first["result"]["requestState"]);
-    let retry = |state: Json| json!({"name":"confirm","requestState":state,"inputResponses":{"ok":{"action":"accept"}}});
+    let retry =
+        |state: Json| json!({"name":"confirm","requestState":state,"inputResponses":{"ok":{"action":"accept"}}});
     // The same bit flipped in two bytes of the tag: refused (the differences do not cancel out).
     let mut forged = sealed.clone();
     let n = forged.len();

@@ -343,6 +343,7 @@ fn drive_a_connection(connection: &mut impl Connection) {
     connection.transmit_done(now, answer.len());
     assert_eq!(connection.poll_transmit(), None);
     assert_eq!(connection.poll_timeout(), None);
+    assert!(!connection.is_finished());
     connection.handle_eof(now);
     assert!(connection.is_finished());
 }
@@ -356,10 +357,28 @@ fn servers_and_bound_engines_are_connections_alike() {
     drive_a_connection(&mut engine.bind(&mut app));
 }
 
+/// Opens a 2025-11-25 session on `connection`, writing everything out.
+fn initialize_connection(connection: &mut impl Connection) {
+    let now = crate::time::Instant::ZERO;
+    for line in [
+        &br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#[..],
+        br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    ] {
+        let spare = connection.rx_spare();
+        spare[..line.len()].copy_from_slice(line);
+        spare[line.len()] = b'\n';
+        connection.rx_commit(now, line.len() + 1);
+        while let Some(out) = connection.poll_transmit() {
+            let n = out.len();
+            connection.transmit_done(now, n);
+        }
+    }
+}
+
 #[test]
 fn a_connection_reports_the_deadline_of_a_request_to_the_client_and_its_timeout() {
     let mut h = Harness::new();
-    h.initialize("2025-11-25");
+    initialize_connection(&mut h.server);
     let key = h.server.ping(h.now).unwrap();
     h.flush();
     let deadline = Connection::poll_timeout(&h.server).expect("a deadline");
@@ -367,4 +386,22 @@ fn a_connection_reports_the_deadline_of_a_request_to_the_client_and_its_timeout(
     assert_eq!(h.server.handler().responses, [(key, String::from("timed out"))]);
     let cancelled = h.flush();
     assert_eq!(cancelled[0]["method"], "notifications/cancelled", "{cancelled:?}");
+    // The same through a bound engine.
+    let mut app = App::default();
+    let mut engine = engine(4096, 4096);
+    initialize_connection(&mut engine.bind(&mut app));
+    let key = engine.ping(crate::time::Instant::ZERO).unwrap();
+    let mut bound = engine.bind(&mut app);
+    while let Some(out) = bound.poll_transmit() {
+        let n = out.len();
+        bound.transmit_done(crate::time::Instant::ZERO, n);
+    }
+    let deadline = bound.poll_timeout().expect("a deadline");
+    bound.handle_timeout(deadline);
+    assert!(
+        bound
+            .poll_transmit()
+            .is_some_and(|out| out.starts_with(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\""))
+    );
+    assert_eq!(app.responses, [(key, String::from("timed out"))]);
 }
