@@ -97,8 +97,11 @@ impl Handler for Surface {
 
     fn complete(&mut self, request: CompletionRequest<'_>, reply: CompletionReply<'_>) {
         match request.reference {
+            CompletionRef::Prompt { .. } if request.argument == "unknown" => reply.fail(-32602, "no such argument"),
             CompletionRef::Prompt { .. } => {
-                let all = (0..150).map(|i| std::format!("{}{i}", request.value)).collect::<Vec<_>>();
+                // `value` "x" offers the limit, any other 150 values.
+                let n = if request.value == "x" { MAX_COMPLETION_VALUES } else { 150 };
+                let all = (0..n).map(|i| std::format!("{}{i}", request.value)).collect::<Vec<_>>();
                 reply.values(all.iter().map(String::as_str)).finish()
             }
             CompletionRef::ResourceTemplate { uri_template, .. } => {
@@ -323,6 +326,24 @@ fn completion_caps_values_and_resolves_references() {
     assert_eq!(completion["values"][0], "py0");
     assert_eq!((completion["total"].clone(), completion["hasMore"].clone()), (json!(150), json!(true)));
     assert_eq!(out[0]["result"]["resultType"], "complete");
+    // At the limit nothing is left out.
+    let out = h.send(&modern(
+        1,
+        "completion/complete",
+        r#""ref":{"type":"ref/prompt","name":"review"},"argument":{"name":"language","value":"x"}"#,
+        "",
+    ));
+    let completion = &out[0]["result"]["completion"];
+    assert_eq!(completion["values"].as_array().unwrap().len(), MAX_COMPLETION_VALUES);
+    assert!(completion.get("total").is_none() && completion.get("hasMore").is_none(), "{completion}");
+    // The handler may refuse.
+    let out = h.send(&modern(
+        1,
+        "completion/complete",
+        r#""ref":{"type":"ref/prompt","name":"review"},"argument":{"name":"unknown","value":""}"#,
+        "",
+    ));
+    assert_eq!(out[0]["error"], json!({"code":-32602,"message":"no such argument"}));
     let out = h.send(&modern(2, "completion/complete", r#""ref":{"type":"ref/resource","uri":"db://{table}/{row}"},"argument":{"name":"row","value":""},"context":{"arguments":{"table":"users"}}"#, ""));
     assert_eq!(
         out[0]["result"]["completion"],

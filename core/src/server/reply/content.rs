@@ -129,3 +129,54 @@ fn binary(w: &mut JsonWriter<'_>, head: &[u8], data: &[u8], mime_type: &str) {
     w.raw(b",\"mimeType\":");
     w.string(mime_type);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::Role;
+
+    fn block(content: Content<'_>, annotations: &Annotations<'_>, version: ProtocolVersion) -> serde_json::Value {
+        let mut buf = [0u8; 512];
+        let mut w = JsonWriter::new(&mut buf);
+        write_block(&mut w, &content, annotations, version);
+        serde_json::from_slice(w.written()).unwrap()
+    }
+
+    #[test]
+    fn every_content_kind_is_written_or_downgraded_for_the_version() {
+        use ProtocolVersion as V;
+        use serde_json::json;
+        let none = Annotations::NONE;
+        assert_eq!(block(Content::Text("hi"), &none, V::V2024_11_05), json!({"type":"text","text":"hi"}));
+        let image = Content::Image { data: b"png", mime_type: "image/png" };
+        assert_eq!(block(image, &none, V::V2024_11_05), json!({"type":"image","data":"cG5n","mimeType":"image/png"}));
+        let audio = Content::Audio { data: b"wav", mime_type: "audio/wav" };
+        assert_eq!(block(audio, &none, V::V2025_03_26), json!({"type":"audio","data":"d2F2","mimeType":"audio/wav"}));
+        assert_eq!(block(audio, &none, V::V2024_11_05), json!({"type":"text","text":"[audio/wav audio omitted]"}));
+        let resource =
+            crate::mcp::Resource { mime_type: Some("text/plain"), ..crate::mcp::Resource::new("mem://a", "a") };
+        assert_eq!(
+            block(Content::ResourceLink(&resource), &none, V::V2025_06_18),
+            json!({"type":"resource_link","uri":"mem://a","name":"a","mimeType":"text/plain"})
+        );
+        assert_eq!(
+            block(Content::ResourceLink(&resource), &none, V::V2025_03_26),
+            json!({"type":"text","text":"mem://a"})
+        );
+        let text = ResourceContents::Text { uri: "mem://t", mime_type: Some("text/plain"), text: "t" };
+        assert_eq!(
+            block(Content::Resource(text), &none, V::V2024_11_05),
+            json!({"type":"resource","resource":{"uri":"mem://t","mimeType":"text/plain","text":"t"}})
+        );
+        let blob = ResourceContents::Blob { uri: "mem://b", mime_type: None, data: &[0xff] };
+        assert_eq!(
+            block(Content::Resource(blob), &none, V::LATEST),
+            json!({"type":"resource","resource":{"uri":"mem://b","blob":"/w=="}})
+        );
+        let annotated = Annotations { audience: &[Role::User], ..Annotations::NONE };
+        assert_eq!(
+            block(Content::Text("hi"), &annotated, V::LATEST),
+            json!({"type":"text","text":"hi","annotations":{"audience":["user"]}})
+        );
+    }
+}
