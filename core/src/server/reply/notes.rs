@@ -108,12 +108,6 @@ impl AsOwnedId for Id<'_> {
     }
 }
 
-impl AsOwnedId for OwnedId {
-    fn as_owned_id(&self) -> Option<OwnedId> {
-        Some(self.clone())
-    }
-}
-
 impl AsOwnedId for ReplyId<'_> {
     fn as_owned_id(&self) -> Option<OwnedId> {
         match self {
