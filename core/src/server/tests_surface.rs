@@ -12,8 +12,9 @@ use crate::endpoint::{Framing, Route, SendError, StreamId};
 use crate::mcp::{ListCapability, LoggingLevel, ResourceCapability, ServerCapabilities};
 use crate::time::Instant;
 
-static TOOLS: [Tool<'static>; 3] = [
+static TOOLS: [Tool<'static>; 4] = [
     Tool::new("notes", "Logs, reports progress, answers", r#"{"type":"object"}"#),
+    Tool::new("values", "Logs values until the window is full", r#"{"type":"object"}"#),
     Tool::new("slow", "Answered later", r#"{"type":"object"}"#),
     Tool::new("grow", "Adds a tool", r#"{"type":"object"}"#),
 ];
@@ -51,7 +52,7 @@ impl Handler for Surface {
     }
 
     fn tool(&self, index: usize) -> Option<Tool<'_>> {
-        TOOLS.get(index).copied().or((self.grown && index == 3).then(|| Tool::new("new", "New", "{}")))
+        TOOLS.get(index).copied().or((self.grown && index == TOOLS.len()).then(|| Tool::new("new", "New", "{}")))
     }
 
     fn take_list_changes(&mut self) -> ListChanges {
@@ -75,6 +76,27 @@ impl Handler for Surface {
                 self.results.push(std::format!("{:?}", reply.progress(3, None, None)));
                 reply.finish()
             }
+            "values" => {
+                let mut results = std::vec![
+                    std::format!("{:?}", reply.log_value(LoggingLevel::Debug, None, "filtered")),
+                    std::format!("{:?}", reply.log_value(LoggingLevel::Error, Some("app"), &json!({"code":7}))),
+                    std::format!("{:?}", reply.log_value(LoggingLevel::Error, None, &"y".repeat(2000))),
+                ];
+                // Notes until the window keeps no more than the room for an error answer.
+                let line = "x".repeat(100);
+                let mut sent = 0;
+                let last = loop {
+                    match reply.log_value(LoggingLevel::Error, None, &line) {
+                        Ok(true) => sent += 1,
+                        other => break other,
+                    }
+                };
+                results.push(std::format!("{sent} then {last:?}"));
+                let mut reply = reply.text("ok");
+                results.push(std::format!("{:?}", reply.log_value(LoggingLevel::Error, None, "late")));
+                self.results.extend(results);
+                reply.finish()
+            }
             "slow" => {
                 if let Ok(deferred) = reply.defer() {
                     self.deferred.push(deferred);
@@ -90,6 +112,9 @@ impl Handler for Surface {
 
     fn read_resource(&mut self, read: ResourceRead<'_>, reply: ResourceReply<'_>) {
         let Some(index) = read.template else { return reply.not_found(read.uri) };
+        if read.uri == "file:///fail" {
+            return reply.fail(-32603, "cannot read");
+        }
         let vars = read.variables(&TEMPLATES[index]).unwrap();
         let text: String = vars.iter().map(|(k, v)| std::format!("{k}={v};")).collect();
         reply.text(read.uri, None, &text).finish()
@@ -589,4 +614,25 @@ fn every_change_a_handler_reports_is_announced_once() {
     );
     // Announced once: nothing is left pending.
     assert_eq!(methods(&h.send(r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#)), ["answer 4"]);
+}
+
+#[test]
+fn values_are_logged_while_the_answer_keeps_its_room() {
+    let mut h = Harness::new();
+    h.initialize();
+    h.send(r#"{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"info"}}"#);
+    let out = h.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"values"}}"#);
+    let results = &h.server.handler().results;
+    assert_eq!(results[..3], ["Ok(false)", "Ok(true)", "Err(TooLarge)"], "{results:?}");
+    let (sent, last) = results[3].split_once(" then ").unwrap();
+    let sent: usize = sent.parse().unwrap();
+    assert!(sent > 0 && last == "Err(Full)", "{}", results[3]);
+    assert_eq!(results[4], "Err(NotAvailable)", "nothing once the answer has started");
+    assert_eq!(out.len(), 1 + sent + 1, "{out:?}");
+    assert_eq!(out[0]["params"], json!({"level":"error","logger":"app","data":{"code":7}}));
+    assert!(out[1..=sent].iter().all(|m| m["params"]["data"].as_str().is_some_and(|d| d.len() == 100)));
+    assert_eq!(out[sent + 1]["result"]["content"][0]["text"], "ok");
+    // A handler's refusal of a resource or a prompt is its own error.
+    let read = h.send(r#"{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"file:///fail"}}"#);
+    assert_eq!(read[0]["error"], json!({"code":-32603,"message":"cannot read"}));
 }
