@@ -405,3 +405,14 @@ fn a_connection_reports_the_deadline_of_a_request_to_the_client_and_its_timeout(
     );
     assert_eq!(app.responses, [(key, String::from("timed out"))]);
 }
+
+#[test]
+fn a_tool_answers_an_error_result_or_a_protocol_error_as_its_handler_says() {
+    let mut h = Harness::new();
+    h.server.handler_mut().tools.extend(["refuse", "partial"]);
+    let partial = h.request(&modern(1, "tools/call", r#""name":"partial""#));
+    assert_eq!(partial["result"]["isError"], true, "{partial}");
+    assert_eq!(partial["result"]["content"], json!([{"type":"text","text":"partial"}]));
+    h.expect_error(&modern(2, "tools/call", r#""name":"refuse""#), -32602, json!(2));
+    h.assert_serving();
+}

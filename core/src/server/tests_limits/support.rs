@@ -19,7 +19,8 @@ pub(super) const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protoc
 static TOPIC: [PromptArgument<'static>; 1] = [PromptArgument::new("topic", true)];
 
 /// Tools `echo`, `defer` (answered later) and `fail` (an `isError` result), one resource `test://r`,
-/// one prompt `talk` (required argument `topic`), plus whatever names a test adds.
+/// one prompt `talk` (required argument `topic`), plus whatever names a test adds (`refuse` answers
+/// a JSON-RPC error, `partial` an `isError` result with its text).
 pub(super) struct App {
     pub(super) tools: Vec<&'static str>,
     pub(super) prompts: Vec<&'static str>,
@@ -72,6 +73,8 @@ impl Handler for App {
                 }
             }
             "fail" => reply.finish_error_text("it failed"),
+            "refuse" => reply.fail(-32602, "refused"),
+            "partial" => reply.text("partial").finish_error(),
             name => reply.text_fmt(format_args!("called {}", name.len())).finish(),
         }
     }
