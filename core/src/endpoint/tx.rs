@@ -136,9 +136,6 @@ impl<'a> TxQueue<'a> {
         self.records.push_back(Record { stream, len: 0, end: true }).is_ok()
     }
 
-    /// Opens a message for `route` taking at most `len` bytes framed (prefix, message, suffix): writes
-    /// the framing prefix and returns the window for the message and its suffix, with the committer.
-    /// `None` when no record is free for the stream. Nothing is queued until the commit.
     /// Where the next message will start, to [join](TxQueue::join_as_array) what follows.
     pub(crate) fn mark(&self) -> TxMark {
         TxMark { tail: self.tail, head: self.head, records: self.records.len() }
@@ -190,6 +187,9 @@ impl<'a> TxQueue<'a> {
         self.buf.get(start..start.saturating_add(len)).unwrap_or(&[])
     }
 
+    /// Opens a message for `route` taking at most `len` bytes framed (prefix, message, suffix): writes
+    /// the framing prefix and returns the window for the message and its suffix, with the committer.
+    /// `None` when no record is free for the stream. Nothing is queued until the commit.
     pub(crate) fn open(&mut self, route: Route, len: usize) -> Option<(&mut [u8], Commit<'_>)> {
         let merge = self.mergeable(route.stream);
         if !merge && self.records.is_full() {
@@ -305,6 +305,70 @@ mod tests {
         queue_message(&mut tx, Route::BYTE_STREAM, b"{\"c\":3}", false);
         tx.consume(1);
         assert!(!tx.join_as_array(mark, |_| true));
+    }
+
+    /// Queues `body` with a window of exactly its framed length.
+    fn queue_exact(tx: &mut TxQueue<'_>, route: Route, body: &[u8]) {
+        let (window, commit) = tx.open(route, body.len() + 1).unwrap();
+        window[..body.len()].copy_from_slice(body);
+        window[body.len()] = b'\n';
+        commit.commit(body.len() + 1, false);
+    }
+
+    #[test]
+    fn a_join_needs_two_free_bytes_and_every_line_in_the_byte_streams_last_record() {
+        for (size, joined) in [(18, true), (17, false)] {
+            let mut storage = [0u8; 18];
+            let mut tx = TxQueue::new(&mut storage[..size]);
+            let mark = tx.mark();
+            queue_exact(&mut tx, Route::BYTE_STREAM, b"{\"a\":1}");
+            queue_exact(&mut tx, Route::BYTE_STREAM, b"{\"b\":2}");
+            assert_eq!(tx.join_as_array(mark, |_| true), joined, "{size}");
+            let expected: &[u8] = if joined { b"[{\"a\":1},{\"b\":2}]\n" } else { b"{\"a\":1}\n{\"b\":2}\n" };
+            assert_eq!(tx.pending().unwrap().bytes, expected);
+        }
+        let mut storage = [0u8; 256];
+        // The head moved since the mark (a message before it was written out): left alone.
+        let mut tx = TxQueue::new(&mut storage);
+        queue_exact(&mut tx, Route::BYTE_STREAM, b"{\"x\":0}");
+        let mark = tx.mark();
+        queue_exact(&mut tx, Route::BYTE_STREAM, b"{\"a\":1}");
+        queue_exact(&mut tx, Route::BYTE_STREAM, b"{\"b\":2}");
+        tx.consume(8);
+        assert!(!tx.join_as_array(mark, |_| true));
+        // The byte stream ended after them: left alone.
+        let mut tx = TxQueue::new(&mut storage);
+        let mark = tx.mark();
+        queue_exact(&mut tx, Route::BYTE_STREAM, b"{\"a\":1}");
+        queue_exact(&mut tx, Route::BYTE_STREAM, b"{\"b\":2}");
+        assert!(tx.end_stream(StreamId::BYTE_STREAM));
+        assert!(!tx.join_as_array(mark, |_| true));
+        // Lines of another stream: left alone.
+        let mut tx = TxQueue::new(&mut storage);
+        let mark = tx.mark();
+        let other = Route::new(StreamId(3), Framing::Body);
+        queue_exact(&mut tx, other, b"{\"a\":1}");
+        queue_exact(&mut tx, other, b"{\"b\":2}");
+        assert!(!tx.join_as_array(mark, |_| true));
+        // A message of another stream in between: the lines are in two records, left alone.
+        let mut tx = TxQueue::new(&mut storage);
+        let mark = tx.mark();
+        queue_exact(&mut tx, Route::BYTE_STREAM, b"{\"a\":1}");
+        queue_exact(&mut tx, other, b"{\"o\":0}");
+        queue_exact(&mut tx, Route::BYTE_STREAM, b"{\"b\":2}");
+        assert!(!tx.join_as_array(mark, |_| true));
+        assert_eq!(tx.pending().unwrap().bytes, b"{\"a\":1}\n");
+    }
+
+    #[test]
+    fn the_uncommitted_message_is_read_after_its_framing_prefix() {
+        let mut storage = [0u8; 256];
+        let mut tx = TxQueue::new(&mut storage);
+        queue_exact(&mut tx, Route::BYTE_STREAM, b"{\"x\":0}");
+        let sse = Route::new(StreamId(7), Framing::Sse);
+        let (window, _commit) = tx.open(sse, 64).unwrap();
+        window[..7].copy_from_slice(b"{\"z\":9}");
+        assert_eq!(tx.uncommitted(7), b"{\"z\":9}");
     }
 
     #[test]

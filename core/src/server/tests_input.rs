@@ -519,6 +519,13 @@ fn a_legacy_request_asking_twice_is_failed_once_when_one_answer_times_out() {
     assert_eq!(out.len(), 1, "nothing is sent to the client: {out:?}");
     assert_eq!(out[0]["error"]["code"], -32603);
     assert!(out[0]["error"]["message"].as_str().unwrap().contains("too many requests"), "{out:?}");
+    // With one of the two slots taken by a ping of the server's own, two do not fit either.
+    let ping = s.server.ping(s.now).unwrap();
+    s.drain();
+    let out = s.send(&many(9, 2));
+    assert_eq!(out.len(), 1, "nothing is sent to the client: {out:?}");
+    assert!(out[0]["error"]["message"].as_str().unwrap().contains("too many requests"), "{out:?}");
+    assert!(s.send(&json!({"jsonrpc":"2.0","id":ping.id(),"result":{}})).is_empty());
     let asked = s.send(&many(4, 2));
     assert_eq!(s.server.engine().awaiting_answers(), 2, "the engine serves on");
     // Answered in the other order: each answer is kept under its own key.
