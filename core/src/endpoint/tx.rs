@@ -221,8 +221,6 @@ impl Commit<'_> {
         self.route
     }
 
-    /// Queues the message: `len` bytes written into the window, suffix included. `end_of_stream`
-    /// ends the stream after it.
     /// Commits the first `len` bytes of the window as one message and starts the next message of the
     /// same stream right behind it: its framing prefix is written at the start of `rest` (the window
     /// after those bytes), and its length returned (0 when `rest` has no room for it).
@@ -244,6 +242,8 @@ impl Commit<'_> {
         self.prefix_len
     }
 
+    /// Queues the message: `len` bytes written into the window, suffix included. `end_of_stream`
+    /// ends the stream after it.
     pub(crate) fn commit(self, len: usize, end_of_stream: bool) {
         let total = self.prefix_len + len;
         *self.tail += total;
@@ -358,6 +358,25 @@ mod tests {
         queue_exact(&mut tx, Route::BYTE_STREAM, b"{\"b\":2}");
         assert!(!tx.join_as_array(mark, |_| true));
         assert_eq!(tx.pending().unwrap().bytes, b"{\"a\":1}\n");
+    }
+
+    #[test]
+    fn messages_continued_in_one_window_start_their_own_record_after_another_streams() {
+        let mut storage = [0u8; 256];
+        let mut tx = TxQueue::new(&mut storage);
+        let other = Route::new(StreamId(3), Framing::Body);
+        queue_exact(&mut tx, other, b"{\"o\":0}");
+        let (window, mut commit) = tx.open(Route::BYTE_STREAM, 64).unwrap();
+        window[..8].copy_from_slice(b"{\"a\":1}\n");
+        let (_, rest) = window.split_at_mut(8);
+        assert_eq!(commit.commit_and_continue(8, rest), 0, "no prefix on the byte stream");
+        rest[..8].copy_from_slice(b"{\"b\":2}\n");
+        commit.commit(8, false);
+        let first = tx.pending().unwrap();
+        assert_eq!((first.stream, first.bytes), (StreamId(3), &b"{\"o\":0}\n"[..]));
+        tx.consume(8);
+        let second = tx.pending().unwrap();
+        assert_eq!((second.stream, second.bytes), (StreamId::BYTE_STREAM, &b"{\"a\":1}\n{\"b\":2}\n"[..]));
     }
 
     #[test]
