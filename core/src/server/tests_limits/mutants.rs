@@ -203,6 +203,7 @@ fn methods_of_undeclared_capabilities_are_not_found() {
         ("resources/read", r#""uri":"test://r""#),
         ("prompts/list", ""),
         ("prompts/get", r#""name":"talk","arguments":{"topic":"t"}"#),
+        ("completion/complete", r#""ref":{"type":"ref/prompt","name":"talk"},"argument":{"name":"topic","value":""}"#),
     ];
     for (method, params) in methods {
         h.expect_error(&modern(1, method, params), crate::jsonrpc::code::METHOD_NOT_FOUND, json!(1));
@@ -211,7 +212,22 @@ fn methods_of_undeclared_capabilities_are_not_found() {
     for (method, params) in methods {
         h.expect_error(&legacy(2, method, params), crate::jsonrpc::code::METHOD_NOT_FOUND, json!(2));
     }
+    for method in ["resources/subscribe", "resources/unsubscribe"] {
+        h.expect_error(&legacy(3, method, r#""uri":"test://r""#), crate::jsonrpc::code::METHOD_NOT_FOUND, json!(3));
+    }
     h.assert_ping_served();
+    // Declared, subscriptions are still not a 2026-07-28 method.
+    let mut config = crate::server::Config::new("subscribe", "1");
+    config.capabilities = Some(
+        crate::mcp::ServerCapabilities::NONE
+            .with_resources(crate::mcp::ResourceCapability { subscribe: true, list_changed: false }),
+    );
+    let mut h = Harness::with_config(4096, 4096, config, App::default());
+    for method in ["resources/subscribe", "resources/unsubscribe"] {
+        h.expect_error(&modern(4, method, r#""uri":"test://r""#), crate::jsonrpc::code::METHOD_NOT_FOUND, json!(4));
+    }
+    h.initialize("2025-06-18");
+    assert_eq!(h.request(&legacy(5, "resources/unsubscribe", r#""uri":"test://r""#))["result"], json!({}));
 }
 
 /// An engine over heap buffers, outside [`Harness`]'s `Server`, for the engine's own entry points.
