@@ -328,6 +328,14 @@ mod tests {
             assert_eq!(tx.pending().unwrap().bytes, expected);
         }
         let mut storage = [0u8; 256];
+        // What is queued after a join follows it.
+        let mut tx = TxQueue::new(&mut storage);
+        let mark = tx.mark();
+        queue_exact(&mut tx, Route::BYTE_STREAM, b"{\"a\":1}");
+        queue_exact(&mut tx, Route::BYTE_STREAM, b"{\"b\":2}");
+        assert!(tx.join_as_array(mark, |_| true));
+        queue_exact(&mut tx, Route::BYTE_STREAM, b"{\"c\":3}");
+        assert_eq!(tx.pending().unwrap().bytes, b"[{\"a\":1},{\"b\":2}]\n{\"c\":3}\n");
         // The head moved since the mark (a message before it was written out): left alone.
         let mut tx = TxQueue::new(&mut storage);
         queue_exact(&mut tx, Route::BYTE_STREAM, b"{\"x\":0}");
