@@ -432,3 +432,26 @@ fn a_tool_answers_an_error_result_or_a_protocol_error_as_its_handler_says() {
     h.expect_error(&modern(2, "tools/call", r#""name":"refuse""#), -32602, json!(2));
     h.assert_serving();
 }
+
+#[test]
+fn input_waits_while_every_transmit_record_is_taken() {
+    use crate::endpoint::{Framing, MAX_TX_RECORDS, Route, StreamId};
+    let now = crate::time::Instant::ZERO;
+    let mut app = App::default();
+    let mut engine = engine(1024, 8192);
+    for stream in 0..MAX_TX_RECORDS as u32 {
+        engine.notify_on(Route::new(StreamId(100 + stream), Framing::Sse), "notifications/message", None).unwrap();
+    }
+    let ping = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n";
+    assert_eq!(engine.handle_input(now, ping, &mut app), ping.len());
+    let mut answers = 0;
+    while let Some(t) = engine.poll_transmit() {
+        if t.stream == StreamId::BYTE_STREAM {
+            assert_eq!(t.bytes, b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n");
+            answers += 1;
+        }
+        let n = t.bytes.len();
+        engine.transmit_done(now, n, &mut app);
+    }
+    assert_eq!(answers, 1, "answered once a record was free");
+}
