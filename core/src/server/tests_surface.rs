@@ -632,6 +632,12 @@ fn values_are_logged_while_the_answer_keeps_its_room() {
     assert_eq!(out[0]["params"], json!({"level":"error","logger":"app","data":{"code":7}}));
     assert!(out[1..=sent].iter().all(|m| m["params"]["data"].as_str().is_some_and(|d| d.len() == 100)));
     assert_eq!(out[sent + 1]["result"]["content"][0]["text"], "ok");
+    // The notes leave the answer at least MIN_RESPONSE_WINDOW of its 1024-byte window, and one more
+    // would not have (the wire form of each note: its compact JSON and the newline).
+    let wire = |m: &Json| serde_json::to_string(m).unwrap().len() + 1;
+    let used: usize = out[..=sent].iter().map(wire).sum();
+    let room = 1024 - MIN_RESPONSE_WINDOW;
+    assert!(used <= room && used + wire(&out[sent]) > room, "{used} bytes of notes");
     // A handler's refusal of a resource or a prompt is its own error.
     let read = h.send(r#"{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"file:///fail"}}"#);
     assert_eq!(read[0]["error"], json!({"code":-32603,"message":"cannot read"}));
