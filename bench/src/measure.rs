@@ -1,5 +1,6 @@
 //! What the load generators (`mcp-bench`, `mcp-bench-http`) read off a server process and how they
-//! summarise it: CPU time and memory from `/proc`, percentiles and medians, decimal ids.
+//! summarise it: CPU time and memory from `/proc`, percentiles and medians, decimal ids; and the
+//! receive buffer both read the server's answers into.
 
 /// utime + stime of the process (all its threads), in seconds.
 pub fn cpu_seconds(pid: u32) -> f64 {
@@ -56,4 +57,18 @@ pub fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
         }
     }
     out.extend_from_slice(&digits[at..]);
+}
+
+/// The room to read into after the unread bytes `buf[*start..*end]`: those are moved to the front
+/// first, and `buf` doubles when they fill it.
+pub fn read_room<'b>(buf: &'b mut Vec<u8>, start: &mut usize, end: &mut usize) -> &'b mut [u8] {
+    if *start > 0 {
+        buf.copy_within(*start..*end, 0);
+        *end -= *start;
+        *start = 0;
+    }
+    if *end == buf.len() {
+        buf.resize(buf.len() * 2, 0);
+    }
+    &mut buf[*end..]
 }

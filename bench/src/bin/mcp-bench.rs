@@ -27,7 +27,7 @@ use std::io::{Read, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mcp_sansio_bench::measure::{cpu_seconds, median, percentile, push_decimal, status_kib};
+use mcp_sansio_bench::measure::{cpu_seconds, median, percentile, push_decimal, read_room, status_kib};
 
 struct Server {
     label: String,
@@ -120,15 +120,7 @@ impl Lines {
     }
 
     fn fill(&mut self) -> std::io::Result<()> {
-        if self.start > 0 {
-            self.buf.copy_within(self.start..self.end, 0);
-            self.end -= self.start;
-            self.start = 0;
-        }
-        if self.end == self.buf.len() {
-            self.buf.resize(self.buf.len() * 2, 0);
-        }
-        let n = self.out.read(&mut self.buf[self.end..])?;
+        let n = self.out.read(read_room(&mut self.buf, &mut self.start, &mut self.end))?;
         if n == 0 {
             return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the server closed its stdout"));
         }

@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use mcp_sansio_bench::measure::push_decimal;
+use mcp_sansio_bench::measure::{push_decimal, read_room};
 
 /// What an answer was, as far as the harness needs it.
 pub struct Answer {
@@ -70,15 +70,7 @@ impl Connection {
     }
 
     async fn fill(&mut self) -> std::io::Result<()> {
-        if self.start > 0 {
-            self.buf.copy_within(self.start..self.end, 0);
-            self.end -= self.start;
-            self.start = 0;
-        }
-        if self.end == self.buf.len() {
-            self.buf.resize(self.buf.len() * 2, 0);
-        }
-        let n = self.stream.read(&mut self.buf[self.end..]).await?;
+        let n = self.stream.read(read_room(&mut self.buf, &mut self.start, &mut self.end)).await?;
         if n == 0 {
             return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "the server closed the connection"));
         }
