@@ -175,17 +175,17 @@ pub(crate) fn classify_spanned<'a>(
     // occurrence of a key wins, as with `Value::get`.
     let mut envelope = Envelope::default();
     const NAMES: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
-    let members = match spans {
+    let mut members = match spans {
         Some(spans) => value.members_spanned(spans),
         None => value.members(),
     };
-    for (key, member) in members {
+    while let Some((key, member, plain)) = members.next_entry() {
         // A key without escapes is its raw bytes (no UTF-8 check needed to compare them).
         let raw = key.raw();
-        let name = if raw.contains(&b'\\') {
-            NAMES.into_iter().find(|name| key.eq_str(name)).map(str::as_bytes)
-        } else {
+        let name = if plain || !crate::swar::has_backslash(raw) {
             Some(raw)
+        } else {
+            NAMES.into_iter().find(|name| key.eq_str(name)).map(str::as_bytes)
         };
         let slot = match name {
             Some(b"jsonrpc") => &mut envelope.jsonrpc,

@@ -2,7 +2,8 @@
 //!
 //! The line framer, the JSON scanner and the walker spend most of their time in runs of bytes that need no attention
 //! (string content, the inside of a skipped container). These functions return the length of such
-//! a run, examining a whole `u64` word per step (the last partial word padded), with exactly the
+//! a run, examining a whole `u64` word per step (the last one overlapping the words before it;
+//! runs shorter than a word a byte at a time), with exactly the
 //! result of the byte-at-a-time loop each replaces (the tests compare them).
 
 const ONES: u64 = u64::from_le_bytes([0x01; 8]);
@@ -28,9 +29,16 @@ const fn below_mask(word: u64, limit: u8) -> u64 {
 }
 
 /// Length of the leading run of `bytes` outside the class that `mask` marks. `stop` is a byte in
-/// the class: it pads the last partial word.
+/// the class: it pads a run shorter than a word.
 #[inline(always)]
 fn run_len(bytes: &[u8], stop: u8, mask: impl Fn(u64) -> u64) -> usize {
+    let len = bytes.len();
+    if len < 8 {
+        // Shifted into a word of `stop` bytes (cheaper than a copy of variable length); a stop in
+        // the padding means none in `bytes`.
+        let word = bytes.iter().rev().fold(ONES * u64::from(stop), |word, &byte| (word << 8) | u64::from(byte));
+        return ((mask(word).trailing_zeros() / 8) as usize).min(len);
+    }
     let mut index = 0;
     let mut words = bytes.chunks_exact(8);
     for chunk in &mut words {
@@ -42,12 +50,16 @@ fn run_len(bytes: &[u8], stop: u8, mask: impl Fn(u64) -> u64) -> usize {
         }
         index += 8;
     }
-    let tail = words.remainder();
-    let mut word = [stop; 8];
-    word[..tail.len()].copy_from_slice(tail);
-    let marked = mask(u64::from_le_bytes(word));
-    // `stop` is in the class, so `marked` is not zero; a stop in the padding means none in `tail`.
-    index + ((marked.trailing_zeros() / 8) as usize).min(tail.len())
+    let tail = words.remainder().len();
+    if tail == 0 {
+        return len;
+    }
+    // The last eight bytes, overlapping the words already examined: shifting those bytes' marks
+    // out leaves the tail's, exact from the lowest set bit down (its bytes below are clean).
+    let mut word = [0u8; 8];
+    word.copy_from_slice(bytes.get(len - 8..).unwrap_or(&[0; 8]));
+    let marked = mask(u64::from_le_bytes(word)) >> ((8 - tail) * 8);
+    if marked != 0 { index + (marked.trailing_zeros() / 8) as usize } else { len }
 }
 
 /// Length of the leading run of printable ASCII other than `"` and `\` (string content that needs
@@ -65,6 +77,12 @@ pub(crate) fn unescaped_len(bytes: &[u8]) -> usize {
 /// Length of the leading run without `"` or `\` (string content of validated JSON).
 pub(crate) fn unquoted_len(bytes: &[u8]) -> usize {
     run_len(bytes, b'"', |w| byte_mask(w, b'"') | byte_mask(w, b'\\'))
+}
+
+/// Whether `bytes` holds a backslash (a JSON string's raw content has an escape).
+#[inline]
+pub(crate) fn has_backslash(bytes: &[u8]) -> bool {
+    run_len(bytes, b'\\', |w| byte_mask(w, b'\\')) < bytes.len()
 }
 
 /// Length of the leading run without `\n` (the rest of an NDJSON line).
@@ -104,6 +122,7 @@ mod tests {
                     let unescaped = |b: u8| b >= 0x20 && b != b'"' && b != b'\\';
                     assert_eq!(unescaped_len(bytes), reference(bytes, unescaped), "{special:#x} {len} {at}");
                     assert_eq!(newline_free_len(bytes), reference(bytes, |b| b != b'\n'));
+                    assert_eq!(has_backslash(bytes), bytes.contains(&b'\\'));
                     let structural = |b: u8| !matches!(b, b'"' | b'{' | b'}' | b'[' | b']');
                     assert_eq!(structureless_len(bytes), reference(bytes, structural), "{special:#x} {len} {at}");
                 }

@@ -149,6 +149,11 @@ pub(crate) fn parse_spanned<'a>(input: &'a [u8], max_depth: usize, spans: &mut S
 pub(super) trait Record {
     fn open(&mut self, depth: usize, offset: usize);
     fn close(&mut self, depth: usize, end: usize);
+    /// A member of the object at `depth`: its name from `name` to `name_end` (quotes included),
+    /// its value starting at `value`; `plain`: the name has no escape.
+    fn member(&mut self, depth: usize, name: usize, name_end: usize, value: usize, plain: bool);
+    /// The latest value in the container at `depth` ended at `end`.
+    fn value_end(&mut self, depth: usize, end: usize);
 }
 
 /// Records nothing: [`parse`] compiles to the plain validator.
@@ -159,6 +164,10 @@ impl Record for NoSpans {
     fn open(&mut self, _: usize, _: usize) {}
     #[inline(always)]
     fn close(&mut self, _: usize, _: usize) {}
+    #[inline(always)]
+    fn member(&mut self, _: usize, _: usize, _: usize, _: usize, _: bool) {}
+    #[inline(always)]
+    fn value_end(&mut self, _: usize, _: usize) {}
 }
 
 /// The validator of [`parse`] and [`parse_spanned`].
@@ -192,12 +201,16 @@ fn scan<'a, R: Record>(input: &'a [u8], max_depth: usize, spans: &mut R) -> Resu
                     containers.pop();
                 } else {
                     if container == Container::Object {
-                        scanner.scan_member_name()?;
+                        let name = scanner.pos;
+                        let (name_end, plain) = scanner.scan_member_name()?;
+                        spans.member(containers.depth, name, name_end, scanner.pos, plain);
                     }
                     continue 'document;
                 }
             }
-            Some(b'"') => scanner.scan_string()?,
+            Some(b'"') => {
+                scanner.scan_string()?;
+            }
             Some(b'-' | b'0'..=b'9') => scanner.scan_number()?,
             Some(b't') => scanner.scan_literal(b"true")?,
             Some(b'f') => scanner.scan_literal(b"false")?,
@@ -212,13 +225,16 @@ fn scan<'a, R: Record>(input: &'a [u8], max_depth: usize, spans: &mut R) -> Resu
             let Some(container) = containers.top() else {
                 break 'document value_end;
             };
+            spans.value_end(containers.depth, value_end);
             match (scanner.peek(), container) {
                 (None, _) => return Err(scanner.unexpected_end()),
                 (Some(b','), _) => {
                     scanner.advance(1);
                     scanner.skip_whitespace();
                     if container == Container::Object {
-                        scanner.scan_member_name()?;
+                        let name = scanner.pos;
+                        let (name_end, plain) = scanner.scan_member_name()?;
+                        spans.member(containers.depth, name, name_end, scanner.pos, plain);
                     }
                     continue 'document;
                 }
@@ -321,7 +337,12 @@ impl<'a> Scanner<'a> {
         self.pos = self.pos.saturating_add(count).min(self.input.len());
     }
 
+    #[inline(always)]
     fn skip_whitespace(&mut self) {
+        // Compact JSON has none: every whitespace byte is below `!`.
+        if self.peek().is_some_and(|byte| byte > b' ') {
+            return;
+        }
         let rest = self.rest();
         let count = rest.iter().position(|&byte| !is_whitespace(byte)).unwrap_or(rest.len());
         self.advance(count);
@@ -346,24 +367,43 @@ impl<'a> Scanner<'a> {
         if self.pos >= self.input.len() { self.unexpected_end() } else { self.error_here(kind) }
     }
 
-    /// Scans `"name"` `:` and the whitespace after it, leaving the cursor at the member's value.
-    fn scan_member_name(&mut self) -> Result<(), ScanError> {
+    /// Scans `"name"` `:` and the whitespace after it, leaving the cursor at the member's value;
+    /// returns the offset just after the name's closing quote, and whether the name is plain
+    /// ([`scan_string`](Self::scan_string)).
+    fn scan_member_name(&mut self) -> Result<(usize, bool), ScanError> {
         if self.peek() != Some(b'"') {
             return Err(self.end_or(ScanErrorKind::Syntax));
         }
-        self.scan_string()?;
+        let plain = self.scan_string()?;
+        let name_end = self.pos;
         self.skip_whitespace();
         if self.peek() != Some(b':') {
             return Err(self.end_or(ScanErrorKind::Syntax));
         }
         self.advance(1);
         self.skip_whitespace();
-        Ok(())
+        Ok((name_end, plain))
     }
 
-    /// Scans a string; the cursor is at its opening quote.
-    fn scan_string(&mut self) -> Result<(), ScanError> {
-        self.advance(1);
+    /// Scans a string; the cursor is at its opening quote. `Ok(true)`: the string is printable
+    /// ASCII without escapes (so its raw bytes are its text); `Ok(false)`: it may have escapes.
+    #[inline(always)]
+    fn scan_string(&mut self) -> Result<bool, ScanError> {
+        // The common case inline: nothing but plain ASCII up to the closing quote.
+        let start = self.pos.saturating_add(1);
+        let rest = self.input.get(start..).unwrap_or(&[]);
+        let plain = crate::swar::plain_string_len(rest);
+        if rest.get(plain) == Some(&b'"') {
+            self.pos = start + plain + 1;
+            return Ok(true);
+        }
+        self.pos = start;
+        self.scan_string_rest().map(|()| false)
+    }
+
+    /// [`scan_string`](Self::scan_string) from inside the string.
+    #[inline(never)]
+    fn scan_string_rest(&mut self) -> Result<(), ScanError> {
         loop {
             let rest = self.rest();
             let plain = crate::swar::plain_string_len(rest);

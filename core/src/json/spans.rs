@@ -1,144 +1,314 @@
-//! Where the shallow containers of a validated document end, recorded by the validator.
+//! What the validator records of a document's shallow structure, so that walks need not rescan it.
 //!
-//! Walking an object's members skips each value to find the next member; for a container that
-//! means scanning all of it again (the validator already did once). A request is walked several
-//! times at shallow depth: the envelope (skipping `params`), `params` (skipping `arguments` and
-//! `_meta`), `_meta` (skipping the client's capabilities and information). [`Spans`] keeps the
-//! lengths of the first [`MAX_SPANS`] containers at depths 2 to [`SPAN_DEPTH`] (the root container is
-//! depth 1), in document order, so those skips cost a lookup instead of a scan. Deeper or later
-//! containers are scanned as before; results are the same either way.
+//! Walking an object's members scans each name and skips each value to find the next member; for a
+//! container that means scanning all of it again (the validator already did once). A request is
+//! walked several times at shallow depth: the envelope, `params`, `_meta`, the tool's `arguments`.
+//! [`Spans`] keeps, in document order:
+//!
+//! - the extent of the first [`MAX_SPANS`] containers at depths 1 to [`SPAN_DEPTH`] (the root
+//!   container is depth 1), so skipping one costs a lookup instead of a scan;
+//! - the name and value extents of the first [`MAX_MEMBERS`] members of those objects, so walking an
+//!   object all of whose members were recorded reads the record and scans nothing.
+//!
+//! An object with a member past the record, and deeper or later containers, are walked by scanning
+//! as before; results are the same either way (the tests compare both walks). The record is a fixed
+//! [`size_of::<Spans>()`](Spans) bytes on the stack of the call that validates a message.
 
 use super::value::Value;
 
 /// Containers recorded per document.
-pub(crate) const MAX_SPANS: usize = 8;
+pub(crate) const MAX_SPANS: usize = 12;
+/// Members of recorded objects recorded per document.
+pub(crate) const MAX_MEMBERS: usize = 24;
 /// The deepest container depth recorded (the root container is depth 1).
 const SPAN_DEPTH: usize = 4;
+/// No member (a link to nothing).
+const NO_MEMBER: u8 = u8::MAX;
+const _: () = assert!(MAX_MEMBERS < NO_MEMBER as usize && MAX_SPANS < u8::MAX as usize);
 
-/// The lengths of a document's first shallow containers, by start offset. Filled by
+/// A recorded container: offsets into the document.
+#[derive(Clone, Copy, Debug, Default)]
+struct Container {
+    start: u32,
+    /// Length, brackets included; 0 while the container is open.
+    len: u32,
+    /// The first recorded member (objects), or [`NO_MEMBER`].
+    first: u8,
+    /// Whether every member of the object was recorded (so a walk may read the record alone).
+    complete: bool,
+}
+
+/// A recorded member of an object: offsets into the document.
+#[derive(Clone, Copy, Debug, Default)]
+struct Member {
+    /// Just after the name's opening quote.
+    name: u32,
+    /// The name's closing quote.
+    name_end: u32,
+    /// The value's first byte.
+    value: u32,
+    /// Just after the value's last byte (0 until the value has ended).
+    value_end: u32,
+    /// The object's next recorded member, or [`NO_MEMBER`].
+    next: u8,
+    /// Whether the name has no escape.
+    plain: bool,
+}
+
+/// The shallow structure of one validated document. Filled by
 /// [`scan::parse_spanned`](super::scan::parse_spanned); empty (no lookup hits) otherwise.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct Spans {
     /// Address of the document's first byte.
     base: usize,
-    /// The document's length: only values inside it are looked up.
+    /// The document's length: only values inside it are looked up (0: nothing is recorded).
     doc_len: usize,
-    /// Index into `entries` of each open container at depths 2..=SPAN_DEPTH, if it was recorded.
+    /// Index into `containers` of each open container at depths 1..=SPAN_DEPTH, if it was recorded.
     open: [Option<u8>; SPAN_DEPTH],
-    /// `(start offset, length)`; length 0 while the container is open.
-    entries: [(usize, usize); MAX_SPANS],
-    len: usize,
+    /// The last recorded member of each open object at depths 1..=SPAN_DEPTH, if any.
+    last: [u8; SPAN_DEPTH],
+    containers: [Container; MAX_SPANS],
+    containers_len: usize,
+    members: [Member; MAX_MEMBERS],
+    members_len: usize,
+}
+
+impl Default for Spans {
+    fn default() -> Self {
+        Spans::EMPTY
+    }
 }
 
 impl Spans {
-    /// Starts recording for `input`, forgetting any earlier document.
+    /// A record of no document.
+    pub(crate) const EMPTY: Spans = Spans {
+        base: 0,
+        doc_len: 0,
+        open: [None; SPAN_DEPTH],
+        last: [NO_MEMBER; SPAN_DEPTH],
+        containers: [Container { start: 0, len: 0, first: NO_MEMBER, complete: false }; MAX_SPANS],
+        containers_len: 0,
+        members: [Member { name: 0, name_end: 0, value: 0, value_end: 0, next: NO_MEMBER, plain: false }; MAX_MEMBERS],
+        members_len: 0,
+    };
+
+    /// Starts recording for `input`, forgetting any earlier document. A document too long for the
+    /// record's 32-bit offsets is not recorded.
     pub(super) fn begin(&mut self, input: &[u8]) {
-        // Entries past `len` are never read, and an open slot is always written before it is read.
+        // Entries past the lengths are never read, and an open slot is always written before it is read.
         self.base = input.as_ptr() as usize;
-        self.doc_len = input.len();
-        self.len = 0;
+        self.doc_len = if u32::try_from(input.len()).is_ok() { input.len() } else { 0 };
+        self.containers_len = 0;
+        self.members_len = 0;
     }
+}
+
+/// An offset that [`Spans::begin`] checked fits in `u32` (offsets never exceed the document's length).
+fn offset(value: usize) -> u32 {
+    u32::try_from(value).unwrap_or(u32::MAX)
 }
 
 impl super::scan::Record for Spans {
     /// A container opened at `offset`; `depth` counts it (the root container is 1).
     #[inline]
-    fn open(&mut self, depth: usize, offset: usize) {
-        if !(2..=SPAN_DEPTH).contains(&depth) {
+    fn open(&mut self, depth: usize, at: usize) {
+        if !(1..=SPAN_DEPTH).contains(&depth) || self.doc_len == 0 {
             return;
         }
-        let recorded = match self.entries.get_mut(self.len) {
+        let recorded = match self.containers.get_mut(self.containers_len) {
             Some(entry) => {
-                *entry = (offset, 0);
-                self.len += 1;
-                u8::try_from(self.len - 1).ok()
+                *entry = Container { start: offset(at), len: 0, first: NO_MEMBER, complete: true };
+                self.containers_len += 1;
+                u8::try_from(self.containers_len - 1).ok()
             }
             None => None,
         };
         if let Some(slot) = self.open.get_mut(depth - 1) {
             *slot = recorded;
         }
+        if let Some(last) = self.last.get_mut(depth - 1) {
+            *last = NO_MEMBER;
+        }
     }
 
     /// The container at `depth` closed; `end` is the offset just after its closing bracket.
     #[inline]
     fn close(&mut self, depth: usize, end: usize) {
-        if !(2..=SPAN_DEPTH).contains(&depth) {
+        if !(1..=SPAN_DEPTH).contains(&depth) {
             return;
         }
         let index = self.open.get_mut(depth - 1).and_then(Option::take);
-        if let Some((start, len)) = index.and_then(|i| self.entries.get_mut(usize::from(i))) {
-            *len = end.saturating_sub(*start);
+        if let Some(container) = index.and_then(|i| self.containers.get_mut(usize::from(i))) {
+            container.len = offset(end).saturating_sub(container.start);
+        }
+    }
+
+    /// A member of the object open at `depth`: its name from `name` to `name_end` (quotes
+    /// included), its value starting at `value`; `plain`: the name has no escape.
+    #[inline]
+    fn member(&mut self, depth: usize, name: usize, name_end: usize, value: usize, plain: bool) {
+        let Some(slot) = depth.checked_sub(1) else { return };
+        let (Some(last), Some(Some(open))) = (self.last.get_mut(slot), self.open.get(slot)) else { return };
+        let Some(container) = self.containers.get_mut(usize::from(*open)) else { return };
+        let index = self.members_len;
+        let (true, Some(entry), Ok(new)) = (container.complete, self.members.get_mut(index), u8::try_from(index))
+        else {
+            // Out of room: the object is walked by scanning, and its later values are not recorded.
+            container.complete = false;
+            *last = NO_MEMBER;
+            return;
+        };
+        // The name without its quotes (a name is at least `""`).
+        let (name, name_end) = (offset(name).saturating_add(1), offset(name_end).saturating_sub(1));
+        *entry = Member { name, name_end, value: offset(value), value_end: 0, next: NO_MEMBER, plain };
+        self.members_len += 1;
+        match self.members.get_mut(usize::from(*last)) {
+            Some(previous) => previous.next = new,
+            None => container.first = new,
+        }
+        *last = new;
+    }
+
+    /// A value in the container open at `depth` ended at `end` (for an object: the value of its
+    /// last member).
+    #[inline]
+    fn value_end(&mut self, depth: usize, end: usize) {
+        let Some(&last) = depth.checked_sub(1).and_then(|i| self.last.get(i)) else { return };
+        if let Some(member) = self.members.get_mut(usize::from(last)) {
+            member.value_end = offset(end);
         }
     }
 }
 
+/// A walk of a recorded object's members: the object's bytes and the next member to yield.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Recorded<'a> {
+    spans: &'a Spans,
+    /// The object's bytes, and their offset in the document.
+    object: &'a [u8],
+    start: usize,
+    next: u8,
+}
+
+impl<'a> Recorded<'a> {
+    /// The next member's name (between the quotes) and value, both slices of the object, and
+    /// whether the name is known to have no escape.
+    #[inline]
+    pub(crate) fn next_member(&mut self) -> Option<(&'a [u8], &'a [u8], bool)> {
+        let member = self.spans.members.get(usize::from(self.next))?;
+        self.next = member.next;
+        // Offsets in the object (one before its start wraps, and is out of range too).
+        let start = self.start;
+        let at = |offset: u32| (offset as usize).wrapping_sub(start);
+        let name = self.object.get(at(member.name)..at(member.name_end))?;
+        let value = self.object.get(at(member.value)..at(member.value_end))?;
+        Some((name, value, member.plain))
+    }
+}
+
 impl Spans {
+    /// The recorded container starting at the start of `bytes`, if it was recorded, has closed and
+    /// fits `bytes`.
+    #[inline]
+    fn container(&self, bytes: &[u8]) -> Option<&Container> {
+        let at = (bytes.as_ptr() as usize).checked_sub(self.base)?;
+        if at >= self.doc_len {
+            return None;
+        }
+        let containers = self.containers.get(..self.containers_len)?;
+        let container = containers.iter().find(|c| c.start as usize == at && c.len != 0)?;
+        (container.len as usize <= bytes.len()).then_some(container)
+    }
+
     /// The length of the container at the start of `bytes`, if it was recorded (and fits `bytes`).
     #[inline]
     pub(super) fn container_len(&self, bytes: &[u8]) -> Option<usize> {
-        let offset = (bytes.as_ptr() as usize).checked_sub(self.base)?;
-        if offset >= self.doc_len {
-            return None;
-        }
-        let entries = self.entries.get(..self.len)?;
-        let &(_, len) = entries.iter().find(|&&(start, len)| start == offset && len != 0)?;
-        (len <= bytes.len()).then_some(len)
+        self.container(bytes).map(|c| c.len as usize)
+    }
+
+    /// A walk of the members of the object `object` (exactly its bytes) from the record, if all of
+    /// them were recorded.
+    #[inline]
+    pub(super) fn recorded_members<'a>(&'a self, object: &'a [u8]) -> Option<Recorded<'a>> {
+        let container = self.container(object).filter(|c| c.complete && c.len as usize == object.len())?;
+        Some(Recorded { spans: self, object, start: container.start as usize, next: container.first })
     }
 
     /// How many containers were recorded (tests).
     #[cfg(test)]
     pub(super) fn recorded(&self) -> usize {
-        self.len
+        self.containers_len
+    }
+
+    /// How many members were recorded (tests).
+    #[cfg(test)]
+    pub(super) fn recorded_member_count(&self) -> usize {
+        self.members_len
     }
 }
 
 impl<'a> Value<'a> {
-    /// [`members`](Value::members), skipping the containers `spans` recorded without rescanning them.
+    /// [`members`](Value::members), read from what `spans` recorded of the object when it holds all
+    /// its members, and otherwise skipping the containers `spans` recorded without rescanning them.
     pub(crate) fn members_spanned(&self, spans: &'a Spans) -> super::Members<'a> {
-        self.members().with_spans(spans)
+        self.members().with_spans(spans, self.as_bytes())
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::string::String;
     use std::vec::Vec;
 
-    use super::{MAX_SPANS, Spans};
+    use super::{MAX_MEMBERS, MAX_SPANS, Spans};
     use crate::json::scan::{parse, parse_spanned};
     use crate::json::{Kind, Value};
+    use crate::test_rng::XorShift;
 
     /// Walks every object and array of `value`, checking that the spanned walk yields exactly the
-    /// members of the plain one; returns how many containers it visited.
-    fn same_walks(value: Value<'_>, spans: &Spans) -> usize {
+    /// members of the plain one; returns how many containers it visited and how many objects it
+    /// read from the record.
+    fn same_walks(value: Value<'_>, spans: &Spans) -> (usize, usize) {
+        let sum = |walks: &mut dyn Iterator<Item = (usize, usize)>| walks.fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
         match value.kind() {
             Kind::Object => {
                 let plain: Vec<_> = value.members().collect();
-                let spanned: Vec<_> = value.members_spanned(spans).collect();
+                let spanned = value.members_spanned(spans);
+                let recorded = usize::from(spanned.reads_record());
+                let spanned: Vec<_> = spanned.collect();
                 assert_eq!(plain, spanned, "{value:?}");
-                1 + plain.iter().map(|(_, v)| same_walks(*v, spans)).sum::<usize>()
+                let (containers, records) = sum(&mut plain.iter().map(|(_, v)| same_walks(*v, spans)));
+                (1 + containers, recorded + records)
             }
-            Kind::Array => 1 + value.elements().map(|v| same_walks(v, spans)).sum::<usize>(),
-            _ => 0,
+            Kind::Array => {
+                let (containers, records) = sum(&mut value.elements().map(|v| same_walks(v, spans)));
+                (1 + containers, records)
+            }
+            _ => (0, 0),
         }
     }
 
     #[test]
     fn spanned_walks_yield_what_plain_walks_yield() {
-        let docs: [&[u8]; 6] = [
-            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"}]{[\""},"_meta":{"a":{"b":{"c":[1,{}]}}}}}"#,
-            br#" { "a" : { } , "b" : [ ] , "c" : { "d" : [ { } , [ ] ] } , "e" : "{" } "#,
-            br#"[{"params":{"x":[1,2,{"y":{}}]}},{"params":{}},[[[[]]]]]"#,
-            br#"{"k":{"a":{},"b":{},"c":{},"d":{},"e":{},"f":{},"g":{},"h":{},"i":{"j":[]}},"l":[{"m":1}]}"#,
-            br#"{"s":"no containers"}"#,
-            b"[]",
+        let docs: [(&[u8], usize); 6] = [
+            (
+                br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"}]{[\""},"_meta":{"a":{"b":{"c":[1,{}]}}}}}"#,
+                5,
+            ),
+            (br#" { "a" : { } , "b" : [ ] , "c" : { "d" : [ { } , [ ] ] } , "\u0065" : "{" } "#, 4),
+            (br#"[{"params":{"x":[1,2,{"y":{}}]}},{"params":{}},[[[[]]]]]"#, 4),
+            (br#"{"k":{"a":{},"b":{},"c":{},"d":{},"e":{},"f":{},"g":{},"h":{},"i":{"j":[]}},"l":[{"m":1}]}"#, 11),
+            (br#"{"s":"no containers","s":"duplicate"}"#, 1),
+            (b"[]", 0),
         ];
-        for doc in docs {
+        for (doc, records) in docs {
             let mut spans = Spans::default();
             let value = parse_spanned(doc, 64, &mut spans).expect("valid");
             assert_eq!(value, parse(doc, 64).expect("valid"));
             assert!(spans.recorded() <= MAX_SPANS);
-            assert!(same_walks(value, &spans) > 0);
+            let (containers, read) = same_walks(value, &spans);
+            assert!(containers > 0);
+            assert_eq!(read, records, "{}", String::from_utf8_lossy(doc));
         }
     }
 
@@ -147,24 +317,115 @@ mod tests {
         let doc = br#"{"params":{"arguments":{"deep":{"deeper":{}}}},"after":[1]}"#;
         let mut spans = Spans::default();
         let value = parse_spanned(doc, 64, &mut spans).expect("valid");
-        // params (depth 2), arguments (3), deep (4), after (2); not the root, not `deeper` (5).
-        assert_eq!(spans.recorded(), 4);
+        // The root (depth 1), params (2), arguments (3), deep (4), after (2); not `deeper` (5).
+        assert_eq!(spans.recorded(), 5);
+        assert_eq!(spans.container_len(value.as_bytes()), Some(doc.len()));
         let params = value.get("params").expect("params");
         assert_eq!(spans.container_len(params.as_bytes()), Some(params.as_bytes().len()));
         let arguments = params.get("arguments").expect("arguments");
         assert_eq!(spans.container_len(arguments.as_bytes()), Some(arguments.as_bytes().len()));
         let deeper = arguments.get("deep").and_then(|d| d.get("deeper")).expect("deeper");
         assert_eq!(spans.container_len(deeper.as_bytes()), None);
-        // The root is not recorded; a slice starting inside a container is no hit; nor is another
-        // document, or a slice too short for the recorded length.
-        assert_eq!(spans.container_len(value.as_bytes()), None);
+        assert!(deeper.members_spanned(&spans).next().is_none());
+        // A slice starting inside a container is no hit; nor is another document, or a slice too
+        // short for the recorded length; nor are members of anything but the recorded object.
         assert_eq!(spans.container_len(&params.as_bytes()[1..]), None);
         assert_eq!(spans.container_len(br#"{"other":{}}"#), None);
         assert_eq!(spans.container_len(&params.as_bytes()[..3]), None);
+        assert!(spans.recorded_members(&params.as_bytes()[..3]).is_none());
+        assert!(spans.recorded_members(br#"{"params":{}}"#).is_none());
+        // Members of the root, params, arguments and deep (deeper's is at depth 5).
+        assert_eq!(spans.recorded_member_count(), 5);
         // More containers than slots: the first ones are kept, the rest are scanned.
-        let many = br#"{"a":[[],[],[],[],[],[],[],[],[],[]]}"#;
+        let many = br#"{"a":[[],[],[],[],[],[],[],[],[],[],[],[],[],[]]}"#;
         let value = parse_spanned(many, 64, &mut spans).expect("valid");
         assert_eq!(spans.recorded(), MAX_SPANS);
-        assert_eq!(same_walks(value, &spans), 12);
+        assert_eq!(same_walks(value, &spans), (16, 1));
+    }
+
+    #[test]
+    fn an_object_with_members_past_the_record_is_walked_by_scanning() {
+        // The root's first member, then MAX_MEMBERS - 1 in `inner`, then one too many in `inner`
+        // and one in the root after it: neither object is read from the record.
+        let mut doc = String::from(r#"{"first":1,"inner":{"#);
+        for i in 0..MAX_MEMBERS {
+            doc.push_str(&std::format!(r#""k{i}":{i},"#));
+        }
+        doc.push_str(r#""last":{"x":[]}},"after":true}"#);
+        let mut spans = Spans::default();
+        let value = parse_spanned(doc.as_bytes(), 64, &mut spans).expect("valid");
+        assert_eq!(spans.recorded_member_count(), MAX_MEMBERS);
+        assert!(!value.members_spanned(&spans).reads_record());
+        let inner = value.get("inner").expect("inner");
+        assert!(!inner.members_spanned(&spans).reads_record());
+        // `last`'s object opened after the record was full: its member is not recorded either.
+        assert_eq!(same_walks(value, &spans), (4, 0));
+        assert_eq!(inner.members_spanned(&spans).count(), MAX_MEMBERS + 1);
+        // Exactly MAX_MEMBERS members fit.
+        let mut doc = String::from("{");
+        for i in 0..MAX_MEMBERS {
+            doc.push_str(&std::format!(r#"{}"k{i}" : [{i}]"#, if i == 0 { "" } else { "," }));
+        }
+        doc.push('}');
+        let value = parse_spanned(doc.as_bytes(), 64, &mut spans).expect("valid");
+        assert_eq!(same_walks(value, &spans), (1 + MAX_MEMBERS, 1));
+    }
+
+    /// A random JSON value: containers up to 7 deep, names and strings with escapes, whitespace.
+    fn random_value(rng: &mut XorShift, depth: usize, out: &mut String) {
+        let space = |rng: &mut XorShift, out: &mut String| {
+            for _ in 0..rng.below(3).saturating_sub(1) {
+                out.push([' ', '\n', '\t', '\r'][rng.below(4)]);
+            }
+        };
+        let string = |rng: &mut XorShift, out: &mut String| {
+            out.push('"');
+            for _ in 0..rng.below(6) {
+                out.push_str(["a", "k", "\\\"", "\\u0061", "é", "{", "]", "\\\\", ","][rng.below(9)]);
+            }
+            out.push('"');
+        };
+        space(rng, out);
+        match if depth >= 7 { 2 + rng.below(3) } else { rng.below(5) } {
+            kind @ (0 | 1) => {
+                let object = kind == 0;
+                out.push(if object { '{' } else { '[' });
+                for i in 0..rng.below(6) {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    if object {
+                        space(rng, out);
+                        string(rng, out);
+                        space(rng, out);
+                        out.push(':');
+                    }
+                    random_value(rng, depth + 1, out);
+                }
+                space(rng, out);
+                out.push(if object { '}' } else { ']' });
+            }
+            2 => string(rng, out),
+            3 => out.push_str(["0", "-1.5e3", "12"][rng.below(3)]),
+            _ => out.push_str(["true", "false", "null"][rng.below(3)]),
+        }
+        space(rng, out);
+    }
+
+    #[test]
+    fn recorded_walks_agree_with_scanning_on_random_documents() {
+        let mut rng = XorShift::new(0x5a11);
+        let mut spans = Spans::default();
+        let (mut objects, mut read) = (0, 0);
+        for _ in 0..3_000 {
+            let mut doc = String::new();
+            random_value(&mut rng, 0, &mut doc);
+            let value = parse_spanned(doc.as_bytes(), 64, &mut spans).expect(&doc);
+            let (containers, records) = same_walks(value, &spans);
+            objects += containers;
+            read += records;
+        }
+        // Most shallow objects fit the record; the test exercises both walks.
+        assert!(read > 1_000 && objects > 2 * read, "{read} of {objects}");
     }
 }

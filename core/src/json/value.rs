@@ -7,7 +7,7 @@ use core::fmt;
 use core::str;
 
 use super::scan::{UNICODE_ESCAPE_LEN, hex_code_unit, is_high_surrogate, is_low_surrogate, is_whitespace};
-use super::spans::Spans;
+use super::spans::{Recorded, Spans};
 
 /// The type of a JSON value, read from its first byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -166,7 +166,7 @@ impl<'a> Value<'a> {
     ///
     /// With duplicate keys this returns the **first** one (serde_json keeps the last). O(size of the object).
     pub fn get(&self, key: &str) -> Option<Value<'a>> {
-        self.members().find(|(name, _)| name.eq_str(key)).map(|(_, value)| value)
+        self.members().find_key(key)
     }
 
     /// For each of `keys`, what [`get`](Self::get) returns for it, found in one walk of the object
@@ -181,7 +181,7 @@ impl<'a> Value<'a> {
             Kind::Object => self.bytes.get(1..).unwrap_or(&[]),
             _ => &[],
         };
-        Members { rest, spans: None }
+        Members { rest, spans: None, recorded: None }
     }
 
     /// The elements of an array in order; empty for non-arrays.
@@ -205,13 +205,24 @@ impl<'a> Value<'a> {
     /// The number as an `i64` if it is written as an integer (no fraction, no exponent) within range.
     /// `-0` gives `Some(0)`.
     pub fn as_i64(&self) -> Option<i64> {
-        self.number_text()?.parse().ok()
+        // Accumulated on the side of the sign, so that `i64::MIN` fits.
+        let (negative, digits) = self.integer_digits()?;
+        digits.iter().try_fold(0i64, |n, &digit| {
+            let n = n.checked_mul(10)?;
+            let digit = i64::from(digit - b'0');
+            if negative { n.checked_sub(digit) } else { n.checked_add(digit) }
+        })
     }
 
     /// The number as a `u64` if it is written as a non-negative integer (no fraction, no exponent, no
     /// minus sign) within range.
     pub fn as_u64(&self) -> Option<u64> {
-        self.number_text()?.parse().ok()
+        match self.integer_digits()? {
+            (false, digits) => {
+                digits.iter().try_fold(0u64, |n, &digit| n.checked_mul(10)?.checked_add(u64::from(digit - b'0')))
+            }
+            (true, _) => None,
+        }
     }
 
     /// Any number as the nearest `f64` (correctly rounded); `None` for non-numbers and for numbers whose
@@ -233,6 +244,18 @@ impl<'a> Value<'a> {
     /// Whether the value is `null`.
     pub fn is_null(&self) -> bool {
         self.bytes == b"null"
+    }
+
+    /// A number written as an integer: whether it has a minus sign, and its digits.
+    fn integer_digits(&self) -> Option<(bool, &'a [u8])> {
+        if self.kind() != Kind::Number {
+            return None;
+        }
+        let (negative, digits) = match self.bytes.strip_prefix(b"-") {
+            Some(digits) => (true, digits),
+            None => (false, self.bytes),
+        };
+        (!digits.is_empty() && digits.iter().all(u8::is_ascii_digit)).then_some((negative, digits))
     }
 
     fn number_text(&self) -> Option<&'a str> {
@@ -266,12 +289,17 @@ pub struct Members<'a> {
     rest: &'a [u8],
     /// Container lengths the validator recorded, to skip values without rescanning them.
     spans: Option<&'a Spans>,
+    /// The members the validator recorded, when it recorded all of them: then the walk reads
+    /// them from the record instead of `rest`.
+    recorded: Option<Recorded<'a>>,
 }
 
 impl<'a> Members<'a> {
-    /// Skips the containers `spans` recorded by lookup.
-    pub(crate) fn with_spans(self, spans: &'a Spans) -> Self {
-        Members { spans: Some(spans), ..self }
+    /// Reads the members of `object` (the object walked, exactly its bytes) from `spans` if it
+    /// recorded all of them, and otherwise skips the containers `spans` recorded by lookup.
+    pub(crate) fn with_spans(self, spans: &'a Spans, object: &'a [u8]) -> Self {
+        let recorded = if self.rest.is_empty() { None } else { spans.recorded_members(object) };
+        Members { spans: Some(spans), recorded, ..self }
     }
 
     /// For each of `keys`, the value of the first remaining member of that name, in one walk.
@@ -282,17 +310,11 @@ impl<'a> Members<'a> {
     }
 
     /// [`find_all`](Self::find_all) into `found` (one copy of the code for every number of keys).
-    fn find_into(self, keys: &[&str], found: &mut [Option<Value<'a>>]) {
+    fn find_into(mut self, keys: &[&str], found: &mut [Option<Value<'a>>]) {
         let mut missing = found.len().min(keys.len());
-        for (name, value) in self {
-            // Decide once per member whether its name can be compared as bytes (no escape).
-            let plain = name.as_plain_bytes();
+        while let Some((name, value, plain)) = self.next_entry() {
             for (slot, key) in found.iter_mut().zip(keys.iter().copied()) {
-                let hit = || match plain {
-                    Some(bytes) => bytes == key.as_bytes(),
-                    None => name.eq_str(key),
-                };
-                if slot.is_none() && hit() {
+                if slot.is_none() && name.is(plain, key) {
                     *slot = Some(value);
                     missing = missing.saturating_sub(1);
                 }
@@ -302,18 +324,56 @@ impl<'a> Members<'a> {
             }
         }
     }
-}
 
-impl<'a> Iterator for Members<'a> {
-    type Item = (JsonStr<'a>, Value<'a>);
+    /// The value of the first remaining member named `key` (unescaped).
+    pub(crate) fn find_key(mut self, key: &str) -> Option<Value<'a>> {
+        while let Some((name, value, plain)) = self.next_entry() {
+            if name.is(plain, key) {
+                return Some(value);
+            }
+        }
+        None
+    }
 
-    fn next(&mut self) -> Option<Self::Item> {
+    /// The next member, and whether its name is known to have no escape (then its raw bytes are
+    /// its text; `false` means it may have one).
+    #[inline]
+    pub(crate) fn next_entry(&mut self) -> Option<(JsonStr<'a>, Value<'a>, bool)> {
+        let Some(recorded) = &mut self.recorded else {
+            return self.next_scanned().map(|(name, value)| (name, value, false));
+        };
+        let next = recorded.next_member();
+        if next.is_none() {
+            self.rest = &[];
+        }
+        next.map(|(name, value, plain)| (JsonStr { raw: name }, Value { bytes: value }, plain))
+    }
+
+    /// The next member, found by scanning `rest`.
+    fn next_scanned(&mut self) -> Option<(JsonStr<'a>, Value<'a>)> {
         let Some((name, value, rest)) = next_member(self.rest, self.spans) else {
             self.rest = &[];
             return None;
         };
         self.rest = rest;
         Some((name, value))
+    }
+}
+
+impl Members<'_> {
+    /// Whether the walk reads the validator's record (tests).
+    #[cfg(test)]
+    pub(crate) fn reads_record(&self) -> bool {
+        self.recorded.is_some()
+    }
+}
+
+impl<'a> Iterator for Members<'a> {
+    type Item = (JsonStr<'a>, Value<'a>);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_entry().map(|(name, value, _)| (name, value))
     }
 }
 
@@ -373,21 +433,22 @@ impl<'a> JsonStr<'a> {
     /// The text without copying, when the string contains no backslash escape; `None` otherwise
     /// (then use [`chars`](Self::chars), [`unescape_into`](Self::unescape_into) or `Display`).
     pub fn as_plain(&self) -> Option<&'a str> {
-        if self.raw.contains(&b'\\') {
+        if crate::swar::has_backslash(self.raw) {
             return None;
         }
         str::from_utf8(self.raw).ok()
     }
 
-    /// The raw bytes when they contain no escape (then they are the text).
-    fn as_plain_bytes(&self) -> Option<&'a [u8]> {
-        (!self.raw.contains(&b'\\')).then_some(self.raw)
+    /// [`eq_str`](Self::eq_str); `plain`: the string is known to have no escape.
+    #[inline]
+    pub(crate) fn is(&self, plain: bool, s: &str) -> bool {
+        if plain { self.raw == s.as_bytes() } else { self.eq_str(s) }
     }
 
     /// Whether the unescaped text equals `s`. No allocation, O(length).
     pub fn eq_str(&self, s: &str) -> bool {
         // Without escapes the text is the raw bytes (the common case: member names, methods).
-        if !self.raw.contains(&b'\\') {
+        if !crate::swar::has_backslash(self.raw) {
             return self.raw == s.as_bytes();
         }
         let mut expected = s.as_bytes();
@@ -663,6 +724,20 @@ mod tests {
         assert_eq!(number("1e-400").as_f64(), Some(0.0));
         let string = parse(b"\"1\"", 0).expect("valid");
         assert_eq!((string.as_i64(), string.as_u64(), string.as_f64()), (None, None, None));
+        // The integer readers agree with `str::parse` at and around every power of ten and both ends.
+        let mut texts = std::vec!["-9223372036854775809".into(), "18446744073709551617".into(), "0".into()];
+        for power in 0..20u32 {
+            let n = 10u64.pow(power);
+            for m in [n - 1, n, n + 1, n.saturating_mul(9).saturating_add(8)] {
+                texts.push(std::format!("{m}"));
+                texts.push(std::format!("-{m}"));
+            }
+        }
+        for text in &texts {
+            let value = number(text);
+            assert_eq!(value.as_i64(), text.parse::<i64>().ok(), "{text}");
+            assert_eq!(value.as_u64(), text.parse::<u64>().ok().filter(|_| !text.starts_with('-')), "{text}");
+        }
     }
 
     #[test]

@@ -437,6 +437,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             request_state: None,
             progress_token: picked.progress_token,
             log_level: picked.log_level,
+            spans,
         };
         self.dispatch(id, method, &params, context);
     }

@@ -7,7 +7,7 @@
 //! dynamic registry with an allocator.
 
 use crate::endpoint::Response;
-use crate::json::{JsonStr, Kind, Value};
+use crate::json::{JsonStr, Kind, Spans, Value};
 use crate::mcp::{ClientCapabilities, ServerCapabilities, UriTemplate, Variables};
 pub use crate::mcp::{Implementation, Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolAnnotations};
 use crate::server::Event;
@@ -42,6 +42,9 @@ pub struct RequestContext<'a> {
     /// `_meta` in one walk.
     pub(crate) progress_token: Option<Value<'a>>,
     pub(crate) log_level: Option<Value<'a>>,
+    /// What the validator recorded of the request's document, for walks of `arguments` that read
+    /// the record instead of scanning ([`json::Spans`](crate::json::Spans)).
+    pub(crate) spans: &'a Spans,
 }
 
 impl<'a> RequestContext<'a> {
@@ -69,7 +72,8 @@ pub struct ToolCall<'a> {
 impl<'a> ToolCall<'a> {
     /// The argument `key`, if present.
     pub fn argument(&self, key: &str) -> Option<Value<'a>> {
-        self.arguments.and_then(|args| args.get(key))
+        let spans = self.context.spans;
+        self.arguments.and_then(|args| args.members_spanned(spans).find_key(key))
     }
 }
 
