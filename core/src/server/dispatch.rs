@@ -65,16 +65,22 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         (&self.rx, parts)
     }
 
-    /// Answers one received line.
-    pub(super) fn handle_frame<H: Handler>(&mut self, now: Instant, frame: Frame, window: usize, handler: &mut H) {
+    /// Answers one received line; `spans` is the validator's record to fill.
+    pub(super) fn handle_frame<H: Handler>(
+        &mut self,
+        now: Instant,
+        frame: Frame,
+        window: usize,
+        handler: &mut H,
+        spans: &mut Spans,
+    ) {
         let (rx, mut parts) = self.split(handler, now, window, Route::BYTE_STREAM);
-        let mut spans = Spans::default();
-        let value = match json::parse_spanned(rx.frame(frame), parts.config.limits.max_depth, &mut spans) {
+        let value = match json::parse_spanned(rx.frame(frame), parts.config.limits.max_depth, spans) {
             Ok(value) => value,
             Err(error) => return parts.reject_unparsable(error, rx.frame(frame)),
         };
         if value.kind() != Kind::Array {
-            parts.handle_message(value, false, &spans);
+            parts.handle_message(value, false, spans);
             return;
         }
         let accepts_batches = matches!(*parts.session, Session::Legacy { version, .. } if version.accepts_batches());
@@ -109,15 +115,15 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         cursor: BatchCursor,
         window: usize,
         handler: &mut H,
+        spans: &mut Spans,
     ) {
         let (rx, mut parts) = self.split(handler, now, window, Route::BYTE_STREAM);
-        let mut spans = Spans::default();
-        let element = json::parse_spanned(rx.frame(cursor.frame), parts.config.limits.max_depth, &mut spans)
+        let element = json::parse_spanned(rx.frame(cursor.frame), parts.config.limits.max_depth, spans)
             .ok()
             .and_then(|batch| batch.elements().nth(cursor.next));
         match element {
             Some(element) => {
-                parts.handle_message(element, true, &spans);
+                parts.handle_message(element, true, spans);
                 self.batch = Some(BatchCursor { next: cursor.next + 1, ..cursor });
             }
             None => {

@@ -476,6 +476,8 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
 
     fn process_input<H: Handler>(&mut self, now: Instant, handler: &mut H) {
         let window = self.window_len();
+        // One record for every frame of this call (each validation starts it afresh).
+        let mut spans = json::Spans::default();
         loop {
             if self.tx.free() < window
                 || window < MIN_RESPONSE_WINDOW
@@ -484,13 +486,13 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                 return;
             }
             if let Some(batch) = self.batch {
-                self.resume_batch(now, batch, window, handler);
+                self.resume_batch(now, batch, window, handler, &mut spans);
                 self.announce_changes(handler);
                 continue;
             }
             match self.rx.next_frame() {
                 Some(Ok(frame)) => {
-                    self.handle_frame(now, frame, window, handler);
+                    self.handle_frame(now, frame, window, handler, &mut spans);
                     self.announce_changes(handler);
                 }
                 Some(Err(error)) => self.reject_frame(now, error, window, handler),
