@@ -312,7 +312,7 @@ impl<'a> JsonWriter<'a> {
 
     fn push_bytes(&mut self, bytes: &[u8]) {
         if let Some(destination) = self.reserve(bytes.len()) {
-            destination.copy_from_slice(bytes);
+            copy(destination, bytes);
         }
     }
 
@@ -339,6 +339,37 @@ impl<'a> JsonWriter<'a> {
             self.push_bytes(sequence.get(..sequence_len).unwrap_or(&[]));
             rest = tail;
         }
+    }
+}
+
+/// `destination.copy_from_slice(source)` (same lengths), with the short copies most writes are
+/// done in fixed-size moves instead of a call to `memcpy`.
+#[inline]
+fn copy(destination: &mut [u8], source: &[u8]) {
+    /// Copies the first and the last `N` bytes (overlapping when the length is below `2 * N`).
+    fn ends<const N: usize>(destination: &mut [u8], source: &[u8]) {
+        let len = source.len();
+        if let (Some(d), Some(s)) = (destination.first_chunk_mut::<N>(), source.first_chunk::<N>()) {
+            *d = *s;
+        }
+        if let (Some(d), Some(s)) =
+            (destination.get_mut(len - N..).and_then(|d| d.first_chunk_mut::<N>()), source.last_chunk::<N>())
+        {
+            *d = *s;
+        }
+    }
+    match source.len() {
+        0 => {}
+        len @ 1..=3 => {
+            for at in [0, len / 2, len - 1] {
+                if let (Some(d), Some(&s)) = (destination.get_mut(at), source.get(at)) {
+                    *d = s;
+                }
+            }
+        }
+        4..=7 => ends::<4>(destination, source),
+        8..=16 => ends::<8>(destination, source),
+        _ => destination.copy_from_slice(source),
     }
 }
 
