@@ -28,15 +28,14 @@ const fn below_mask(word: u64, limit: u8) -> u64 {
     word.wrapping_sub(ONES * limit as u64) & !word & HIGHS
 }
 
-/// Length of the leading run of `bytes` outside the class that `mask` marks. `stop` is a byte in
-/// the class: it pads a run shorter than a word.
+/// Length of the leading run of `bytes` outside the class that `mask` marks.
 #[inline(always)]
-fn run_len(bytes: &[u8], stop: u8, mask: impl Fn(u64) -> u64) -> usize {
+fn run_len(bytes: &[u8], mask: impl Fn(u64) -> u64) -> usize {
     let len = bytes.len();
     if len < 8 {
-        // Shifted into a word of `stop` bytes (cheaper than a copy of variable length); a stop in
-        // the padding means none in `bytes`.
-        let word = bytes.iter().rev().fold(ONES * u64::from(stop), |word, &byte| (word << 8) | u64::from(byte));
+        // Shifted into one word (cheaper than a copy of variable length); whatever the padding
+        // bytes are marked as, a mark past `len` means none in `bytes`.
+        let word = bytes.iter().rev().fold(0, |word, &byte| (word << 8) | u64::from(byte));
         return ((mask(word).trailing_zeros() / 8) as usize).min(len);
     }
     let mut index = 0;
@@ -65,36 +64,36 @@ fn run_len(bytes: &[u8], stop: u8, mask: impl Fn(u64) -> u64) -> usize {
 /// Length of the leading run of printable ASCII other than `"` and `\` (string content that needs
 /// no further checking).
 pub(crate) fn plain_string_len(bytes: &[u8]) -> usize {
-    run_len(bytes, b'"', |w| below_mask(w, 0x20) | (w & HIGHS) | byte_mask(w, b'"') | byte_mask(w, b'\\'))
+    run_len(bytes, |w| below_mask(w, 0x20) | (w & HIGHS) | byte_mask(w, b'"') | byte_mask(w, b'\\'))
 }
 
 /// Length of the leading run of bytes a JSON string holds as they are: no control character, `"`
 /// or `\` (text the writer escapes).
 pub(crate) fn unescaped_len(bytes: &[u8]) -> usize {
-    run_len(bytes, b'"', |w| below_mask(w, 0x20) | byte_mask(w, b'"') | byte_mask(w, b'\\'))
+    run_len(bytes, |w| below_mask(w, 0x20) | byte_mask(w, b'"') | byte_mask(w, b'\\'))
 }
 
 /// Length of the leading run without `"` or `\` (string content of validated JSON).
 pub(crate) fn unquoted_len(bytes: &[u8]) -> usize {
-    run_len(bytes, b'"', |w| byte_mask(w, b'"') | byte_mask(w, b'\\'))
+    run_len(bytes, |w| byte_mask(w, b'"') | byte_mask(w, b'\\'))
 }
 
 /// Whether `bytes` holds a backslash (a JSON string's raw content has an escape).
 #[inline]
 pub(crate) fn has_backslash(bytes: &[u8]) -> bool {
-    run_len(bytes, b'\\', |w| byte_mask(w, b'\\')) < bytes.len()
+    run_len(bytes, |w| byte_mask(w, b'\\')) < bytes.len()
 }
 
 /// Length of the leading run without `\n` (the rest of an NDJSON line).
 pub(crate) fn newline_free_len(bytes: &[u8]) -> usize {
-    run_len(bytes, b'\n', |w| byte_mask(w, b'\n'))
+    run_len(bytes, |w| byte_mask(w, b'\n'))
 }
 
 /// Length of the leading run without `"`, `{`, `}`, `[` or `]` (inside a validated container).
 pub(crate) fn structureless_len(bytes: &[u8]) -> usize {
     // `| 0x20` maps `[` to `{` and `]` to `}`, and no other byte to either.
     let folded = ONES * 0x20;
-    run_len(bytes, b'"', |w| byte_mask(w, b'"') | byte_mask(w | folded, b'{') | byte_mask(w | folded, b'}'))
+    run_len(bytes, |w| byte_mask(w, b'"') | byte_mask(w | folded, b'{') | byte_mask(w | folded, b'}'))
 }
 
 #[cfg(test)]

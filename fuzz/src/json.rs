@@ -194,6 +194,10 @@ pub fn run(doc: &[u8]) {
         _ => {}
     }
 
+    // Walks that read the validator's record of shallow objects yield what scanning yields.
+    #[cfg(fuzzing)]
+    assert_eq!(mcp_sansio::json::recorded_walks_agree(doc), deepest.is_ok().then_some(true));
+
     match (ours, theirs) {
         (Ok(value), Ok(tree)) => {
             assert_eq!(value.as_bytes(), trim_json_whitespace(doc));

@@ -21,3 +21,6 @@ pub use write::JsonWriter;
 
 pub(crate) use scan::parse_spanned;
 pub(crate) use spans::Spans;
+#[cfg(fuzzing)]
+#[doc(hidden)]
+pub use spans::recorded_walks_agree;

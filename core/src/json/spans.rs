@@ -255,6 +255,26 @@ impl<'a> Value<'a> {
     }
 }
 
+/// For the `json` fuzz target: whether every object of `input`, down to depth 6, yields the same
+/// members read from the record as scanned (`None` if `input` is not valid JSON).
+#[cfg(fuzzing)]
+pub fn recorded_walks_agree(input: &[u8]) -> Option<bool> {
+    fn agree(value: Value<'_>, spans: &Spans, depth: usize) -> bool {
+        match value.kind() {
+            _ if depth > 6 => true,
+            super::Kind::Object => {
+                value.members().eq(value.members_spanned(spans))
+                    && value.members().all(|(_, member)| agree(member, spans, depth + 1))
+            }
+            super::Kind::Array => value.elements().all(|element| agree(element, spans, depth + 1)),
+            _ => true,
+        }
+    }
+    let mut spans = Spans::default();
+    let value = super::scan::parse_spanned(input, super::MAX_DEPTH_LIMIT, &mut spans).ok()?;
+    Some(agree(value, &spans, 0))
+}
+
 #[cfg(test)]
 mod tests {
     use std::string::String;
