@@ -12,7 +12,8 @@
 //!
 //! An object with a member past the record, and deeper or later containers, are walked by scanning
 //! as before; results are the same either way (the tests compare both walks). The record is a fixed
-//! [`size_of::<Spans>()`](Spans) bytes on the stack of the call that validates a message.
+//! [`SPANS_SIZE_LIMIT`] bytes at most (672 on 64-bit targets), on the stack of the call that
+//! validates messages.
 
 use super::value::Value;
 
@@ -22,6 +23,9 @@ pub(crate) const MAX_SPANS: usize = 12;
 pub(crate) const MAX_MEMBERS: usize = 24;
 /// The deepest container depth recorded (the root container is depth 1).
 const SPAN_DEPTH: usize = 4;
+/// The most bytes a [`Spans`] takes (checked at compile time).
+pub(crate) const SPANS_SIZE_LIMIT: usize = 704;
+const _: () = assert!(size_of::<Spans>() <= SPANS_SIZE_LIMIT);
 /// No member (a link to nothing).
 const NO_MEMBER: u8 = u8::MAX;
 const _: () = assert!(MAX_MEMBERS < NO_MEMBER as usize && MAX_SPANS < u8::MAX as usize);
@@ -306,6 +310,14 @@ mod tests {
             }
             _ => (0, 0),
         }
+    }
+
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn the_record_is_as_large_as_documented() {
+        // 64-bit: 4 machine words, 8 bytes of open slots and 4 of last members, 12 containers of
+        // 12 bytes, 24 members of 20.
+        assert_eq!(size_of::<Spans>(), 672);
     }
 
     #[test]
