@@ -19,6 +19,7 @@ mod board;
 mod clock;
 mod executor;
 mod log;
+mod mem;
 mod stack;
 mod uart;
 mod waker;
