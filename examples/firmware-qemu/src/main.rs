@@ -22,6 +22,7 @@ mod log;
 mod mem;
 mod stack;
 mod uart;
+mod vectors;
 mod waker;
 
 use core::panic::PanicInfo;
