@@ -370,8 +370,9 @@ impl core::fmt::Display for Centi {
 }
 
 /// A temperature in JSON: the reading to a hundredth of a degree (the resolution the text shows too),
-/// written as a number with the integer digits of [`Centi`]; a non-finite reading is `null`. Serializing
-/// the `f32` itself would pull ryu's float formatting (about 3 KiB) into firmware.
+/// written as a number with the integer digits of [`Centi`], without a last zero decimal (`21.5`,
+/// `41.0`: what a float formatter writes for such a reading); a non-finite reading is `null`.
+/// Serializing the `f32` itself would pull ryu's float formatting (about 3 KiB) into firmware.
 #[derive(Clone, Copy)]
 struct Celsius(f32);
 
@@ -380,8 +381,11 @@ impl Serialize for Celsius {
         if !self.0.is_finite() {
             return serializer.serialize_none();
         }
+        let mut buf = [0; 12];
+        let digits = Centi::of(self.0).write(&mut buf);
+        let digits = digits.strip_suffix('0').filter(|d| !d.ends_with('.')).unwrap_or(digits);
         // serde-json-core (the engine's serializer) copies bytes verbatim: the digits are the number.
-        serializer.serialize_bytes(Centi::of(self.0).write(&mut [0; 12]).as_bytes())
+        serializer.serialize_bytes(digits.as_bytes())
     }
 }
 
@@ -693,19 +697,20 @@ mod tests {
             std::string::String::from_utf8(w.written().to_vec()).unwrap()
         };
         assert_eq!(json(23.55), r#"{"sensor":"cpu","celsius":23.55}"#);
-        assert_eq!(json(41.0), r#"{"sensor":"cpu","celsius":41.00}"#);
+        assert_eq!(json(21.5), r#"{"sensor":"cpu","celsius":21.5}"#);
+        assert_eq!(json(41.0), r#"{"sensor":"cpu","celsius":41.0}"#);
         assert_eq!(json(0.05), r#"{"sensor":"cpu","celsius":0.05}"#);
+        assert_eq!(json(0.001), r#"{"sensor":"cpu","celsius":0.0}"#);
         assert_eq!(json(-3.257), r#"{"sensor":"cpu","celsius":-3.26}"#);
         assert_eq!(json(f32::NAN), r#"{"sensor":"cpu","celsius":null}"#);
         assert_eq!(json(f32::INFINITY), r#"{"sensor":"cpu","celsius":null}"#);
-        // Every simulated reading is the number a float formatter would write.
-        for sensor in Sensor::ALL {
-            for second in 0..20 {
-                let celsius = simulated_temperature(sensor, Instant::from_millis(second * 1000));
-                let written = json(celsius);
-                let number = written.trim_start_matches(r#"{"sensor":"cpu","celsius":"#).trim_end_matches('}');
-                assert_eq!(number.parse::<f32>().unwrap(), celsius, "{written}");
-            }
+        // Every simulated reading (and the test boards' 21.5 and 47.25) is written as a float
+        // formatter writes it (`{:?}` is the shortest round trip, like ryu's).
+        let simulated = Sensor::ALL
+            .into_iter()
+            .flat_map(|sensor| (0..20).map(move |s| simulated_temperature(sensor, Instant::from_millis(s * 1000))));
+        for celsius in simulated.chain([21.5, 47.25]) {
+            assert_eq!(json(celsius), std::format!(r#"{{"sensor":"cpu","celsius":{celsius:?}}}"#));
         }
     }
 
