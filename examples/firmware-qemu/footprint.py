@@ -71,7 +71,7 @@ def main() -> int:
     ap.add_argument("--stack-summary")
     ap.add_argument("--stack-log", action="append", default=[], metavar="NAME=FILE",
                     help="a stage's output with the firmware's `stack peak N B` lines (repeatable)")
-    ap.add_argument("--max-flash", type=int, default=96 * 1024)
+    ap.add_argument("--max-flash", type=int, default=76 * 1024)
     ap.add_argument("--max-ram", type=int, default=16 * 1024)
     ap.add_argument("--markdown")
     ap.add_argument("--buffers", default="", help="buffer sizes, for the table's caption")

@@ -273,6 +273,13 @@ impl<'a> JsonWriter<'a> {
         let free = self.buf.get_mut(text_start..)?;
         let available = free.len();
         let text_len = serde_json_core::to_slice(v, free).ok().filter(|&len| len <= available)?;
+        self.quote_in_place(open_quote, text_len)
+    }
+
+    /// Quotes and escapes, in place, the `text_len` bytes serialized after `open_quote`. Not generic:
+    /// one copy in flash, whatever the types serialized.
+    fn quote_in_place(&mut self, open_quote: usize, text_len: usize) -> Option<()> {
+        let text_start = open_quote.checked_add(1)?;
         let text = self.buf.get(text_start..text_start.checked_add(text_len)?)?;
         let escaped_len = text.iter().try_fold(0usize, |len, &byte| len.checked_add(escape_sequence(byte).1))?;
         let text_end = text_start.checked_add(escaped_len)?;

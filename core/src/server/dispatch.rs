@@ -302,6 +302,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     }
 
     /// The capabilities served: the configured ones, or those derived from the handler's tables.
+    #[inline(never)]
     pub(crate) fn capabilities(&self) -> ServerCapabilities {
         self.config.capabilities.unwrap_or_else(|| self.handler.capabilities())
     }

@@ -379,24 +379,26 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     }
 
     /// Writes one message (the closure writes it without its framing suffix) all or nothing.
-    pub(crate) fn write(&mut self, route: Route, body: impl FnOnce(&mut JsonWriter<'_>)) -> Result<(), SendError> {
-        self.write_message(route, false, body)
+    pub(crate) fn write(&mut self, route: Route, mut body: impl FnMut(&mut JsonWriter<'_>)) -> Result<(), SendError> {
+        self.write_message(route, false, &mut body)
     }
 
     /// Writes a response that ends its stream if its route says so.
     pub(crate) fn write_ending(
         &mut self,
         route: Route,
-        body: impl FnOnce(&mut JsonWriter<'_>),
+        mut body: impl FnMut(&mut JsonWriter<'_>),
     ) -> Result<(), SendError> {
-        self.write_message(route, route.ends_with_response, body)
+        self.write_message(route, route.ends_with_response, &mut body)
     }
 
+    /// [`write`](Self::write) and [`write_ending`](Self::write_ending) share this body, not generic
+    /// over the closure: one copy in flash instead of one per message kind.
     fn write_message(
         &mut self,
         route: Route,
         end_of_stream: bool,
-        body: impl FnOnce(&mut JsonWriter<'_>),
+        body: &mut dyn FnMut(&mut JsonWriter<'_>),
     ) -> Result<(), SendError> {
         let window = self.window_len();
         let whole_window_free = self.tx.free() >= window;

@@ -294,7 +294,7 @@ pub static PROMPTS: [Prompt<'static>; 1] = [Prompt {
 #[derive(Serialize)]
 struct Temperature {
     sensor: &'static str,
-    celsius: f32,
+    celsius: Celsius,
 }
 
 #[derive(Serialize)]
@@ -313,7 +313,7 @@ struct Uptime {
 struct Status {
     led: bool,
     uptime_ms: u64,
-    board_celsius: Option<f32>,
+    board_celsius: Option<Celsius>,
 }
 
 /// Calibration bytes of the simulated boards (host binary, QEMU firmware).
@@ -331,6 +331,7 @@ pub fn simulated_temperature(sensor: Sensor, now: Instant) -> f32 {
 
 /// A value shown with two decimals, formatted with integers: `{:.2}` on a float would pull about 10 KiB
 /// of float formatting into firmware.
+#[derive(Clone, Copy)]
 struct Centi(i32);
 
 impl Centi {
@@ -339,13 +340,52 @@ impl Centi {
         // `as` saturates (and maps NaN to 0): no panic on any reading.
         Centi((value * 100.0 + rounding) as i32)
     }
+
+    /// The digits, `-` and `.`: at most 12 bytes (`-21474836.48`).
+    fn write(self, buf: &mut [u8; 12]) -> &str {
+        let mut abs = self.0.unsigned_abs();
+        let mut at = buf.len();
+        for place in 0.. {
+            at -= 1;
+            buf[at] = if place == 2 { b'.' } else { b'0' + (abs % 10) as u8 };
+            if place != 2 {
+                abs /= 10;
+            }
+            if place >= 3 && abs == 0 {
+                break;
+            }
+        }
+        if self.0 < 0 {
+            at -= 1;
+            buf[at] = b'-';
+        }
+        core::str::from_utf8(&buf[at..]).unwrap_or("0.00")
+    }
 }
 
 impl core::fmt::Display for Centi {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let sign = if self.0 < 0 { "-" } else { "" };
-        let abs = self.0.unsigned_abs();
-        write!(f, "{sign}{}.{:02}", abs / 100, abs % 100)
+        f.write_str(self.write(&mut [0; 12]))
+    }
+}
+
+/// A temperature in JSON: the reading to a hundredth of a degree (the resolution the text shows too),
+/// written as a number with the integer digits of [`Centi`], without a last zero decimal (`21.5`,
+/// `41.0`: what a float formatter writes for such a reading); a non-finite reading is `null`.
+/// Serializing the `f32` itself would pull ryu's float formatting (about 3 KiB) into firmware.
+#[derive(Clone, Copy)]
+struct Celsius(f32);
+
+impl Serialize for Celsius {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !self.0.is_finite() {
+            return serializer.serialize_none();
+        }
+        let mut buf = [0; 12];
+        let digits = Centi::of(self.0).write(&mut buf);
+        let digits = digits.strip_suffix('0').filter(|d| !d.ends_with('.')).unwrap_or(digits);
+        // serde-json-core (the engine's serializer) copies bytes verbatim: the digits are the number.
+        serializer.serialize_bytes(digits.as_bytes())
     }
 }
 
@@ -390,7 +430,7 @@ impl<B: Board> Device<B> {
         };
         match reading {
             Some(celsius) => reply
-                .structured(&Temperature { sensor: sensor.name(), celsius })
+                .structured(&Temperature { sensor: sensor.name(), celsius: Celsius(celsius) })
                 .text_fmt(format_args!("{}: {} °C", sensor.name(), Centi::of(celsius)))
                 .finish(),
             None => reply.finish_error_text("the sensor did not answer"),
@@ -529,7 +569,9 @@ impl<B: Board> Device<B> {
             .and_then(|name| Sensor::ALL.into_iter().find(|s| s.name() == name));
         let Some(sensor) = sensor else { return reply.not_found(read.uri) };
         match self.board.temperature_celsius(sensor, read.context.now) {
-            Some(celsius) => reply.json(read.uri, &Temperature { sensor: sensor.name(), celsius }).finish(),
+            Some(celsius) => {
+                reply.json(read.uri, &Temperature { sensor: sensor.name(), celsius: Celsius(celsius) }).finish()
+            }
             None => reply.fail(mcp_sansio::jsonrpc::code::INTERNAL_ERROR, "the sensor did not answer"),
         }
     }
@@ -596,7 +638,7 @@ impl<B: Board> Handler for Device<B> {
                 let status = Status {
                     led: self.board.led(),
                     uptime_ms: read.context.now.as_millis(),
-                    board_celsius: self.board.temperature_celsius(Sensor::Board, read.context.now),
+                    board_celsius: self.board.temperature_celsius(Sensor::Board, read.context.now).map(Celsius),
                 };
                 reply.json(STATUS_URI, &status).finish()
             }
@@ -644,6 +686,32 @@ mod tests {
         assert_eq!(Centi::of(-3.257).to_string(), "-3.26");
         assert_eq!(Centi::of(f32::NAN).to_string(), "0.00");
         assert_eq!(Centi::of(f32::MIN).to_string(), "-21474836.48");
+    }
+
+    #[test]
+    fn temperatures_are_json_numbers_to_a_hundredth() {
+        let json = |celsius: f32| {
+            let mut buf = [0u8; 64];
+            let mut w = mcp_sansio::json::JsonWriter::new(&mut buf);
+            w.serialize(&Temperature { sensor: "cpu", celsius: Celsius(celsius) });
+            std::string::String::from_utf8(w.written().to_vec()).unwrap()
+        };
+        assert_eq!(json(23.55), r#"{"sensor":"cpu","celsius":23.55}"#);
+        assert_eq!(json(21.5), r#"{"sensor":"cpu","celsius":21.5}"#);
+        assert_eq!(json(41.0), r#"{"sensor":"cpu","celsius":41.0}"#);
+        assert_eq!(json(0.05), r#"{"sensor":"cpu","celsius":0.05}"#);
+        assert_eq!(json(0.001), r#"{"sensor":"cpu","celsius":0.0}"#);
+        assert_eq!(json(-3.257), r#"{"sensor":"cpu","celsius":-3.26}"#);
+        assert_eq!(json(f32::NAN), r#"{"sensor":"cpu","celsius":null}"#);
+        assert_eq!(json(f32::INFINITY), r#"{"sensor":"cpu","celsius":null}"#);
+        // Every simulated reading (and the test boards' 21.5 and 47.25) is written as a float
+        // formatter writes it (`{:?}` is the shortest round trip, like ryu's).
+        let simulated = Sensor::ALL
+            .into_iter()
+            .flat_map(|sensor| (0..20).map(move |s| simulated_temperature(sensor, Instant::from_millis(s * 1000))));
+        for celsius in simulated.chain([21.5, 47.25]) {
+            assert_eq!(json(celsius), std::format!(r#"{{"sensor":"cpu","celsius":{celsius:?}}}"#));
+        }
     }
 
     #[test]

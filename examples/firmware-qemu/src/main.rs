@@ -19,8 +19,10 @@ mod board;
 mod clock;
 mod executor;
 mod log;
+mod mem;
 mod stack;
 mod uart;
+mod vectors;
 mod waker;
 
 use core::panic::PanicInfo;

@@ -127,7 +127,7 @@ impl<'a> Outgoing<'a> {
         message: Option<&str>,
     ) -> Result<(), SendError> {
         let mut notes = core::mem::replace(&mut self.notes, Notes::NONE);
-        let result = self.interpose(|w| notes.write_progress(w, progress, total, message));
+        let result = self.interpose(&mut |w| notes.write_progress(w, progress, total, message));
         if result.is_ok() {
             notes.sent_progress(progress);
         }
@@ -146,7 +146,7 @@ impl<'a> Outgoing<'a> {
         if !self.notes.logs(level) {
             return Ok(false);
         }
-        self.interpose(|w| {
+        self.interpose(&mut |w| {
             write_log(w, level, logger, data);
             Ok(())
         })
@@ -163,7 +163,7 @@ impl<'a> Outgoing<'a> {
         if !self.notes.logs(level) {
             return Ok(false);
         }
-        self.interpose(|w| {
+        self.interpose(&mut |w| {
             write_log_head(w, level, logger);
             w.serialize(data);
             w.raw(b"}}");
@@ -175,7 +175,11 @@ impl<'a> Outgoing<'a> {
     /// Writes a notification as a message of its own on this reply's stream, ahead of the result,
     /// in the reply's window (which shrinks by as much, but keeps room for an error answer:
     /// [`SendError::Full`] beyond that). Only before any part of the result is written.
-    fn interpose(&mut self, body: impl FnOnce(&mut JsonWriter<'_>) -> Result<(), SendError>) -> Result<(), SendError> {
+    /// Not generic over the closure: one copy in flash for every kind of note.
+    fn interpose(
+        &mut self,
+        body: &mut dyn FnMut(&mut JsonWriter<'_>) -> Result<(), SendError>,
+    ) -> Result<(), SendError> {
         if !self.first_field || self.done || self.commit.is_none() {
             return Err(SendError::NotAvailable);
         }

@@ -106,18 +106,27 @@ impl<'a> ToolReply<'a> {
     /// block (as the spec recommends, and the only form before 2025-06-18). Must come before any other
     /// content block; otherwise the reply becomes an internal error. `structuredContent` is an object
     /// in the legacy era: pass a struct or map there.
-    pub fn structured<T: Serialize + ?Sized>(mut self, value: &T) -> Self {
+    pub fn structured<T: Serialize + ?Sized>(self, value: &T) -> Self {
+        self.structured_with(&|w, as_text| match as_text {
+            false => w.serialize(value),
+            true => w.serialize_as_string(value),
+        })
+    }
+
+    /// [`structured`](Self::structured) with the value's writer (as JSON, or as a JSON string when
+    /// `as_text`): only that part is generic over the value's type.
+    fn structured_with(mut self, write: &dyn Fn(&mut JsonWriter<'a>, bool)) -> Self {
         if self.content_open {
             self.misordered = true;
             return self;
         }
         if self.out.version().has_structured_content() {
             self.out.field("structuredContent");
-            self.out.writer().serialize(value);
+            write(self.out.writer(), false);
         }
         let w = self.next_block();
         w.raw(b"{\"type\":\"text\",\"text\":");
-        w.serialize_as_string(value);
+        write(w, true);
         w.raw(b"}");
         self
     }
