@@ -13,7 +13,6 @@ const GPIOF_DATA_PIN0: usize = GPIOF + (1 << 2);
 const GPIO_DIR: usize = 0x400;
 const GPIO_DEN: usize = 0x51C;
 
-
 pub struct QemuBoard {
     led: bool,
 }
