@@ -182,7 +182,7 @@ pub(crate) fn classify_spanned<'a>(
     while let Some((key, member, plain)) = members.next_entry() {
         // A key without escapes is its raw bytes (no UTF-8 check needed to compare them).
         let raw = key.raw();
-        let name = if plain || !crate::swar::has_backslash(raw) {
+        let name = if plain || !raw.contains(&b'\\') {
             Some(raw)
         } else {
             NAMES.into_iter().find(|name| key.eq_str(name)).map(str::as_bytes)

@@ -78,12 +78,6 @@ pub(crate) fn unquoted_len(bytes: &[u8]) -> usize {
     run_len(bytes, |w| byte_mask(w, b'"') | byte_mask(w, b'\\'))
 }
 
-/// Whether `bytes` holds a backslash (a JSON string's raw content has an escape).
-#[inline]
-pub(crate) fn has_backslash(bytes: &[u8]) -> bool {
-    run_len(bytes, |w| byte_mask(w, b'\\')) < bytes.len()
-}
-
 /// Length of the leading run without `\n` (the rest of an NDJSON line).
 pub(crate) fn newline_free_len(bytes: &[u8]) -> usize {
     run_len(bytes, |w| byte_mask(w, b'\n'))
@@ -121,7 +115,6 @@ mod tests {
                     let unescaped = |b: u8| b >= 0x20 && b != b'"' && b != b'\\';
                     assert_eq!(unescaped_len(bytes), reference(bytes, unescaped), "{special:#x} {len} {at}");
                     assert_eq!(newline_free_len(bytes), reference(bytes, |b| b != b'\n'));
-                    assert_eq!(has_backslash(bytes), bytes.contains(&b'\\'));
                     let structural = |b: u8| !matches!(b, b'"' | b'{' | b'}' | b'[' | b']');
                     assert_eq!(structureless_len(bytes), reference(bytes, structural), "{special:#x} {len} {at}");
                 }

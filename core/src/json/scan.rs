@@ -337,7 +337,7 @@ impl<'a> Scanner<'a> {
         self.pos = self.pos.saturating_add(count).min(self.input.len());
     }
 
-    #[inline(always)]
+    #[inline]
     fn skip_whitespace(&mut self) {
         // Compact JSON has none: every whitespace byte is below `!`.
         if self.peek().is_some_and(|byte| byte > b' ') {

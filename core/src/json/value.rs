@@ -433,7 +433,7 @@ impl<'a> JsonStr<'a> {
     /// The text without copying, when the string contains no backslash escape; `None` otherwise
     /// (then use [`chars`](Self::chars), [`unescape_into`](Self::unescape_into) or `Display`).
     pub fn as_plain(&self) -> Option<&'a str> {
-        if crate::swar::has_backslash(self.raw) {
+        if self.raw.contains(&b'\\') {
             return None;
         }
         str::from_utf8(self.raw).ok()
@@ -448,7 +448,7 @@ impl<'a> JsonStr<'a> {
     /// Whether the unescaped text equals `s`. No allocation, O(length).
     pub fn eq_str(&self, s: &str) -> bool {
         // Without escapes the text is the raw bytes (the common case: member names, methods).
-        if !crate::swar::has_backslash(self.raw) {
+        if !self.raw.contains(&b'\\') {
             return self.raw == s.as_bytes();
         }
         let mut expected = s.as_bytes();

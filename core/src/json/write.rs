@@ -350,7 +350,16 @@ impl<'a> JsonWriter<'a> {
 }
 
 /// `destination.copy_from_slice(source)` (same lengths), with the short copies most writes are
-/// done in fixed-size moves instead of a call to `memcpy`.
+/// done in fixed-size moves instead of a call to `memcpy` (on 64-bit targets; elsewhere, as on a
+/// microcontroller with a small `memcpy`, the code would cost more flash than the calls).
+#[cfg(not(target_pointer_width = "64"))]
+#[inline]
+fn copy(destination: &mut [u8], source: &[u8]) {
+    destination.copy_from_slice(source);
+}
+
+/// See the other `copy`.
+#[cfg(target_pointer_width = "64")]
 #[inline]
 fn copy(destination: &mut [u8], source: &[u8]) {
     /// Copies the first and the last `N` bytes (overlapping when the length is below `2 * N`).
