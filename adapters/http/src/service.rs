@@ -51,7 +51,13 @@ pub(crate) struct State<H> {
     pub(crate) events: Box<dyn EventStore>,
     /// Buffers of suspended sessions' engines.
     pub(crate) pool: BufferPool,
+    /// When the sessions are next swept for expiry ([`McpHttp::sweep`]).
+    pub(crate) next_sweep: StdInstant,
 }
+
+/// How often, at most, the legacy sessions are swept for the expired ones: each sweep walks every
+/// session, so it is not done for every request.
+const SWEEP_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
 
 pub(crate) struct Inner<H> {
     pub(crate) config: HttpConfig,
@@ -84,6 +90,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             sessions: Box::new(MemorySessionStore::new(config.max_sessions)),
             events,
             pool: BufferPool::new(config.session_buffer_pool),
+            next_sweep: StdInstant::now(),
         };
         McpHttp { inner: Arc::new(Inner { config, started: StdInstant::now(), state: Mutex::new(state) }) }
     }
@@ -234,6 +241,9 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             }
             HeadPlan::EndSession { session } => {
                 let mut state = self.lock();
+                if !self.live(&mut state, session, StdInstant::now()) {
+                    return rejection_response(&Rejection::unknown_session());
+                }
                 match state.sessions.remove(&session) {
                     Some(_) => {
                         state.events.remove_session(session);
@@ -268,9 +278,14 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         }
     }
 
-    /// Removes sessions idle past the timeout.
-    pub(crate) fn expire(&self, state: &mut State<H>) {
-        let now = StdInstant::now();
+    /// Removes the sessions idle past the timeout: at most once per [`SWEEP_INTERVAL`], or now with
+    /// `force` (a full store about to refuse a session). A request always finds its own session
+    /// expired when it is ([`McpHttp::live`]); the sweep ends those of clients that went away.
+    pub(crate) fn sweep(&self, state: &mut State<H>, now: StdInstant, force: bool) {
+        if !force && now < state.next_sweep {
+            return;
+        }
+        state.next_sweep = now.checked_add(SWEEP_INTERVAL).unwrap_or(now);
         let timeout = self.inner.config.session_idle_timeout;
         let sessions = &mut state.sessions;
         let expired: Vec<SessionId> = sessions
@@ -282,6 +297,22 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             tracing::debug!(session = ?id, "session expired");
             state.sessions.remove(&id);
             state.events.remove_session(id);
+        }
+    }
+
+    /// Whether `id` names a live session; one idle past the timeout ends here (its request gets
+    /// 404, as an unknown session's).
+    pub(crate) fn live(&self, state: &mut State<H>, id: SessionId, now: StdInstant) -> bool {
+        let timeout = self.inner.config.session_idle_timeout;
+        match state.sessions.get_mut(&id) {
+            None => false,
+            Some(session) if session.expired(now, timeout) => {
+                tracing::debug!(session = ?id, "session expired");
+                state.sessions.remove(&id);
+                state.events.remove_session(id);
+                false
+            }
+            Some(_) => true,
         }
     }
 
@@ -301,9 +332,10 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     ) -> Result<Prepared, Box<Response<ResponseBody>>> {
         let config = &self.inner.config;
         let now = self.now();
+        let clock = StdInstant::now();
         let mut guard = self.lock();
-        self.expire(&mut guard);
-        let known = session.filter(|id| guard.sessions.get_mut(id).is_some());
+        self.sweep(&mut guard, clock, false);
+        let known = session.filter(|&id| self.live(&mut guard, id, clock));
         if session.is_some() && known.is_none() {
             return Err(Box::new(rejection_response(&Rejection::unknown_session())));
         }
@@ -328,6 +360,9 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 (Era::Modern, route, rx, received, None, None)
             }
             (Serve::NewSession, _) => {
+                if state.sessions.is_full() {
+                    self.sweep(state, clock, true);
+                }
                 if state.sessions.is_full() {
                     return Err(Box::new(rejection_response(&Rejection::too_many_sessions())));
                 }
@@ -358,7 +393,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 let Some(session) = state.sessions.get_mut(&id) else {
                     return Err(Box::new(rejection_response(&Rejection::unknown_session())));
                 };
-                session.last_used = StdInstant::now();
+                session.last_used = clock;
                 let span = tracing::debug_span!("mcp", era = "legacy", session = ?id);
                 let _entered = span.enter();
                 let (route, rx) = session.streams.open(plan.framing);
@@ -483,13 +518,17 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     }
 
     fn open_stream(&self, session: SessionId, last_event: Option<EventId>) -> Response<ResponseBody> {
+        let clock = StdInstant::now();
         let mut guard = self.lock();
-        self.expire(&mut guard);
+        self.sweep(&mut guard, clock, false);
         let state = &mut *guard;
+        if !self.live(state, session, clock) {
+            return rejection_response(&Rejection::unknown_session());
+        }
         let Some(live) = state.sessions.get_mut(&session) else {
             return rejection_response(&Rejection::unknown_session());
         };
-        live.last_used = StdInstant::now();
+        live.last_used = clock;
         let keep_alive = Some(self.inner.config.sse_keep_alive);
         let primes = live.version().is_some_and(|v| v >= ProtocolVersion::V2025_11_25);
         match last_event {

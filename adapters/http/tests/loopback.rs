@@ -283,6 +283,12 @@ async fn sessions_are_required_known_and_expire() {
     assert_ne!(renewed, sid);
     let session = ("Mcp-Session-Id", renewed.as_str());
     assert_eq!(send(server.addr, "POST", &[JSON, BOTH, session], &call).await.status, 200);
+    // A session whose client went away is swept by another client's request (at most once a
+    // second).
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let other = open_session(server.addr).await;
+    assert_ne!(other, renewed);
+    assert_eq!(server.endpoint.session_count(), 1, "the idle session swept");
 }
 
 #[tokio::test]
