@@ -2,7 +2,7 @@
 //! their output goes to. Everything is behind one lock, taken for one engine call and the drain
 //! that follows; the handler runs inside it, as it runs inside the engine.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::time::{Duration, Instant as StdInstant};
 
 use bytes::Bytes;
@@ -15,6 +15,7 @@ use mcp_sansio::version::{Era, ProtocolVersion};
 use tokio::sync::mpsc;
 
 use crate::config::HttpConfig;
+use crate::hash::IdMap;
 use crate::owned::{BufferPool, OwnedEngine};
 use crate::store::{EventStore, StreamState};
 
@@ -34,11 +35,11 @@ pub(crate) struct Sink {
 pub(crate) struct Streams {
     era: Era,
     next: u32,
-    framing: HashMap<StreamId, Framing>,
-    sinks: HashMap<StreamId, Sink>,
+    framing: IdMap<StreamId, Framing>,
+    sinks: IdMap<StreamId, Sink>,
     /// Statuses of streams that ended in the drain that opened them, before their response head
     /// was sent (taken right after by [`Streams::take_status`]).
-    ended_statuses: HashMap<StreamId, u16>,
+    ended_statuses: IdMap<StreamId, u16>,
     sse_buffer: usize,
 }
 
@@ -47,9 +48,9 @@ impl Streams {
         Streams {
             era,
             next: first,
-            framing: HashMap::new(),
-            sinks: HashMap::new(),
-            ended_statuses: HashMap::new(),
+            framing: IdMap::default(),
+            sinks: IdMap::default(),
+            ended_statuses: IdMap::default(),
             sse_buffer,
         }
     }
