@@ -458,7 +458,8 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 match rx.recv().await {
                     Some(bytes) => {
                         guard.disarm();
-                        let status = rules::response_status(era, &bytes);
+                        // The status the drain read from this message, if it came then.
+                        let status = sink_status.unwrap_or_else(|| rules::response_status(era, &bytes));
                         let mut response = Response::new(ResponseBody::full(bytes));
                         *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
                         response

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant as StdInstant};
 use bytes::Bytes;
 use mcp_sansio::endpoint::{Framing, Route, StreamId};
 use mcp_sansio::frame::EventId;
-use mcp_sansio::http::{SessionId, first_transmit_status, sse_events};
+use mcp_sansio::http::{SessionId, first_transmit_status, response_status, sse_events};
 use mcp_sansio::server::{Engine, Handler, SessionState};
 use mcp_sansio::time::Instant;
 use mcp_sansio::version::{Era, ProtocolVersion};
@@ -25,7 +25,8 @@ pub(crate) const GET_STREAM: StreamId = StreamId(1);
 /// A client waiting for a stream's bytes.
 pub(crate) struct Sink {
     tx: mpsc::Sender<Bytes>,
-    /// The status the first output decided (SSE streams; see `first_transmit_status`).
+    /// The status the first output decided: for SSE streams, see `first_transmit_status`; for a
+    /// bare body, the `response_status` of its message (the first bytes the receiver gets).
     first_status: Option<u16>,
     /// The response head is not sent yet.
     head_pending: bool,
@@ -128,7 +129,12 @@ impl Streams {
             }
             if let Some(sink) = self.sinks.get_mut(&stream) {
                 if sink.first_status.is_none() {
-                    sink.first_status = Some(first_transmit_status(self.era, framing, t.bytes, end));
+                    sink.first_status = match framing {
+                        Framing::Sse => Some(first_transmit_status(self.era, framing, t.bytes, end)),
+                        // A bare body is one message, the answer: its own status, which its
+                        // response takes (so the answer is read once, here).
+                        _ => (!t.bytes.is_empty()).then(|| response_status(self.era, t.bytes)),
+                    };
                 }
                 if !t.bytes.is_empty() && sink.tx.try_send(Bytes::copy_from_slice(t.bytes)).is_err() {
                     // Gone, or too slow for the SSE buffer: drop the reader (a legacy client resumes
