@@ -13,12 +13,26 @@ use crate::body::ResponseBody;
 /// hyper's `HeaderMap` as the core reads headers.
 pub(crate) struct HeaderView<'a>(pub(crate) &'a HeaderMap);
 
+/// Heads with at most this many fields are searched field by field: the core asks for a dozen
+/// names per request, and comparing a few names costs less than `HeaderMap`'s lookup by `&str`
+/// (which parses and hashes the name each time). Larger heads are looked up.
+const SCANNED_FIELDS: usize = 16;
+
 impl rules::Headers for HeaderView<'_> {
     fn get(&self, name: &str) -> Option<&[u8]> {
-        self.0.get(name).map(HeaderValue::as_bytes)
+        if self.0.len() <= SCANNED_FIELDS {
+            // In `HeaderMap` order, so the first field of a name is `get`'s.
+            self.0.iter().find(|(field, _)| field.as_str().eq_ignore_ascii_case(name)).map(|(_, v)| v.as_bytes())
+        } else {
+            self.0.get(name).map(HeaderValue::as_bytes)
+        }
     }
     fn count(&self, name: &str) -> usize {
-        self.0.get_all(name).iter().count()
+        if self.0.len() <= SCANNED_FIELDS {
+            self.0.iter().filter(|(field, _)| field.as_str().eq_ignore_ascii_case(name)).count()
+        } else {
+            self.0.get_all(name).iter().count()
+        }
     }
 }
 
@@ -106,4 +120,32 @@ pub(crate) fn priming(stream: u32, retry_ms: Option<u64>) -> Option<Bytes> {
     let mut out = [0u8; 96];
     let len = sse::write_priming(EventId::new(stream, 0), retry_ms, &mut out).ok()?;
     Some(Bytes::copy_from_slice(out.get(..len)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcp_sansio::http::Headers;
+
+    #[test]
+    fn scanned_and_looked_up_heads_read_alike() {
+        for padding in [0, SCANNED_FIELDS] {
+            let mut map = HeaderMap::new();
+            map.append("accept", HeaderValue::from_static("application/json"));
+            map.append("mcp-method", HeaderValue::from_static("tools/call"));
+            map.append("Accept", HeaderValue::from_static("text/event-stream"));
+            for i in 0..padding {
+                map.append(
+                    hyper::header::HeaderName::try_from(format!("x-pad-{i}")).unwrap(),
+                    HeaderValue::from_static("1"),
+                );
+            }
+            let view = HeaderView(&map);
+            assert_eq!(view.get("accept"), Some(&b"application/json"[..]), "{padding}");
+            assert_eq!(view.count("accept"), 2);
+            assert_eq!(view.get("mcp-method"), Some(&b"tools/call"[..]));
+            assert_eq!(view.count("mcp-method"), 1);
+            assert_eq!((view.get("origin"), view.count("origin")), (None, 0));
+        }
+    }
 }
