@@ -3,7 +3,7 @@
 use std::collections::VecDeque;
 
 use bytes::Bytes;
-use hyper::header::{HeaderMap, HeaderValue};
+use hyper::header::{HeaderMap, HeaderName, HeaderValue};
 use hyper::{Response, StatusCode};
 use mcp_sansio::frame::{EventId, sse};
 use mcp_sansio::http::{self as rules, HttpMethod, Rejection, SessionId};
@@ -56,9 +56,16 @@ pub(crate) fn rejection_response(rejection: &Rejection<'_>) -> Response<Response
     response
 }
 
+/// The `x-accel-buffering` header (a name of its own, so inserting it copies nothing).
+const X_ACCEL_BUFFERING: HeaderName = HeaderName::from_static("x-accel-buffering");
+/// The `mcp-session-id` header.
+const MCP_SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
+
+/// An SSE response: `first` (if any), then `rest`, then what `rx` brings.
 pub(crate) fn sse_response(
     status: u16,
-    front: VecDeque<Bytes>,
+    first: Option<Bytes>,
+    rest: VecDeque<Bytes>,
     rx: Option<tokio::sync::mpsc::Receiver<Bytes>>,
     keep_alive: Option<std::time::Duration>,
 ) -> Response<ResponseBody> {
@@ -67,12 +74,12 @@ pub(crate) fn sse_response(
         interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         interval
     });
-    let mut response = Response::new(ResponseBody::stream(front, rx, keep_alive));
+    let mut response = Response::new(ResponseBody::stream(first, rest, rx, keep_alive));
     *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
     let headers = response.headers_mut();
     headers.insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     headers.insert(hyper::header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    headers.insert(X_ACCEL_BUFFERING, HeaderValue::from_static("no"));
     response
 }
 
@@ -110,7 +117,7 @@ pub(crate) fn status_only(status: StatusCode) -> Response<ResponseBody> {
 
 pub(crate) fn set_session_header(response: &mut Response<ResponseBody>, session: SessionId) {
     if let Ok(value) = HeaderValue::from_str(session.as_str()) {
-        response.headers_mut().insert("mcp-session-id", value);
+        response.headers_mut().insert(MCP_SESSION_ID, value);
     }
 }
 

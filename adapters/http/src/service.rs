@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 use std::time::Instant as StdInstant;
 
-use bytes::Bytes;
+use bytes::{Buf, Bytes};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use hyper::body::Body;
 use hyper::header::{HeaderMap, HeaderValue};
@@ -22,7 +22,7 @@ use mcp_sansio::time::Instant;
 use mcp_sansio::version::{Era, ProtocolVersion};
 use tracing::Instrument;
 
-use crate::body::{AbortGuard, ResponseBody};
+use crate::body::{Abort, AbortGuard, ResponseBody};
 use crate::config::HttpConfig;
 use crate::owned::{BufferPool, OwnedEngine};
 use crate::response::{
@@ -63,6 +63,33 @@ pub(crate) struct Inner<H> {
     pub(crate) config: HttpConfig,
     pub(crate) started: StdInstant,
     pub(crate) state: Mutex<State<H>>,
+}
+
+impl<H> Inner<H> {
+    fn lock(&self) -> MutexGuard<'_, State<H>> {
+        // A handler that panicked left the state as consistent as the engine keeps it.
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn now(&self) -> Instant {
+        Instant::from_millis(u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX))
+    }
+}
+
+impl<H: Handler + Send + 'static> Abort for Inner<H> {
+    /// Cancels what the stateless engine still owes `stream` (its client went away).
+    fn abort(&self, stream: mcp_sansio::endpoint::StreamId) {
+        let now = self.now();
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        let engine = state.stateless.get();
+        let cancelled = engine.cancel_stream(now, stream, &mut state.handler);
+        if cancelled > 0 {
+            tracing::debug!(stream = stream.0, cancelled, "response stream closed: request cancelled");
+        }
+        state.stateless_streams.close(stream);
+        state.stateless_streams.drain(engine, &mut state.handler, now, None);
+    }
 }
 
 /// The MCP endpoint of one application, for both eras: a cloneable hyper and tower service.
@@ -171,12 +198,11 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     }
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, State<H>> {
-        // A handler that panicked left the state as consistent as the engine keeps it.
-        self.inner.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.inner.lock()
     }
 
     pub(crate) fn now(&self) -> Instant {
-        Instant::from_millis(u64::try_from(self.inner.started.elapsed().as_millis()).unwrap_or(u64::MAX))
+        self.inner.now()
     }
 
     /// Serves one request.
@@ -202,28 +228,28 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     {
         let config = &self.inner.config;
         let policy = config.policy();
-        let path = request.uri().path_and_query().map_or("/", |p| p.as_str()).as_bytes().to_vec();
+        let (parts, body) = request.into_parts();
+        let path = parts.uri.path_and_query().map_or("/", |p| p.as_str()).as_bytes();
         if let Some(auth) = &config.auth
-            && request.method() == hyper::Method::GET
-            && rules::is_resource_metadata_path(&path, config.path)
+            && parts.method == hyper::Method::GET
+            && rules::is_resource_metadata_path(path, config.path)
         {
             let mut response = Response::new(ResponseBody::full(Bytes::from(auth.resource_metadata.clone())));
             response.headers_mut().insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
             return response;
         }
-        let plan = rules::plan_head(&policy, method_of(request.method()), &path, &HeaderView(request.headers()));
+        let plan = rules::plan_head(&policy, method_of(&parts.method), path, &HeaderView(&parts.headers));
         let plan = match plan {
             Ok(plan) => plan,
             Err(rejection) => return rejection_response(&rejection),
         };
         if let Some(auth) = &config.auth
-            && let Err(response) = authorize(auth, request.headers())
+            && let Err(response) = authorize(auth, &parts.headers)
         {
             return *response;
         }
         match plan {
             HeadPlan::Post { session } => {
-                let (parts, body) = request.into_parts();
                 let body = match self.read_body(body).await {
                     Ok(body) => body,
                     Err(response) => return response,
@@ -233,7 +259,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             HeadPlan::OpenStream { session, last_event } => self.open_stream(session, last_event),
             HeadPlan::OpenSseSession => self.open_sse_session(),
             HeadPlan::SseMessage { session } => {
-                let body = match self.read_body(request.into_body()).await {
+                let body = match self.read_body(body).await {
                     Ok(body) => body,
                     Err(response) => return response,
                 };
@@ -265,7 +291,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     {
         let config = &self.inner.config;
         let limited = Limited::new(body, config.max_body_bytes);
-        match tokio::time::timeout(config.body_read_timeout, limited.collect()).await {
+        match tokio::time::timeout(config.body_read_timeout, collect(limited)).await {
             Err(_) => Err(status_only(StatusCode::REQUEST_TIMEOUT)),
             Ok(Err(error)) if error.downcast_ref::<LengthLimitError>().is_some() => {
                 Err(rejection_response(&Rejection::too_large()))
@@ -274,7 +300,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 tracing::debug!(%error, "body read failed");
                 Err(status_only(StatusCode::BAD_REQUEST))
             }
-            Ok(Ok(collected)) => Ok(collected.to_bytes()),
+            Ok(Ok(bytes)) => Ok(bytes),
         }
     }
 
@@ -433,8 +459,8 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         // request (in a legacy session a disconnection is not a cancellation).
         let mut guard = match (era, &received) {
             (Era::Modern, Ok(Received::Request)) => {
-                let this = self.clone();
-                AbortGuard::new(move || this.cancel_stateless(route.stream))
+                let endpoint: Arc<dyn Abort> = self.inner.clone();
+                AbortGuard::new(endpoint, route.stream)
             }
             _ => AbortGuard::default(),
         };
@@ -445,13 +471,11 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             }
             Ok(Received::Notification | Received::Response) => status_only(StatusCode::ACCEPTED),
             Ok(_) if route.framing == Framing::Sse => {
-                let mut front = VecDeque::new();
                 let primes = era == Era::Legacy && version.is_some_and(|v| v >= ProtocolVersion::V2025_11_25);
-                if primes && let Some(prime) = priming(route.stream.0, self.inner.config.sse_retry_ms) {
-                    front.push_back(prime);
-                }
+                let prime = primes.then(|| priming(route.stream.0, self.inner.config.sse_retry_ms)).flatten();
                 let guard = std::mem::take(&mut guard);
-                sse_response(sink_status.unwrap_or(200), front, Some(rx), None).map(|b| b.with_abort_guard(guard))
+                sse_response(sink_status.unwrap_or(200), prime, VecDeque::new(), Some(rx), None)
+                    .map(|b| b.with_abort_guard(guard))
             }
             Ok(_) => {
                 // A bare body is one message: the answer, now or once a deferred reply is finished.
@@ -475,20 +499,6 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             set_session_header(&mut response, id);
         }
         response
-    }
-
-    /// Cancels what the stateless engine still owes `stream` (its client went away).
-    fn cancel_stateless(&self, stream: mcp_sansio::endpoint::StreamId) {
-        let now = self.now();
-        let mut guard = self.lock();
-        let state = &mut *guard;
-        let engine = state.stateless.get();
-        let cancelled = engine.cancel_stream(now, stream, &mut state.handler);
-        if cancelled > 0 {
-            tracing::debug!(stream = stream.0, cancelled, "response stream closed: request cancelled");
-        }
-        state.stateless_streams.close(stream);
-        state.stateless_streams.drain(engine, &mut state.handler, now, None);
     }
 
     /// Runs `f` on the engine of the legacy session `session` (or, for `None`, the stateless
@@ -538,11 +548,8 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                     return status_only(StatusCode::CONFLICT);
                 }
                 let rx = live.streams.attach(GET_STREAM, Framing::Sse);
-                let mut front = VecDeque::new();
-                if primes && let Some(prime) = priming(GET_STREAM.0, self.inner.config.sse_retry_ms) {
-                    front.push_back(prime);
-                }
-                sse_response(200, front, Some(rx), keep_alive)
+                let prime = primes.then(|| priming(GET_STREAM.0, self.inner.config.sse_retry_ms)).flatten();
+                sse_response(200, prime, VecDeque::new(), Some(rx), keep_alive)
             }
             Some(after) => {
                 let stream = mcp_sansio::endpoint::StreamId(after.stream());
@@ -551,10 +558,34 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 let open = state_of == StreamState::Open || stream == GET_STREAM;
                 let rx = open.then(|| live.streams.attach(stream, Framing::Sse));
                 tracing::debug!(stream = after.stream(), replayed = events.len(), open, "stream resumed");
-                sse_response(200, events, rx, keep_alive.filter(|_| open))
+                sse_response(200, None, events, rx, keep_alive.filter(|_| open))
             }
         }
     }
+}
+
+/// A whole body: its one data frame as it came (the common case: hyper hands over the part of its
+/// read buffer), or the frames copied together.
+async fn collect<B: Body>(body: B) -> Result<Bytes, B::Error> {
+    let mut body = std::pin::pin!(body);
+    let mut first: Option<Bytes> = None;
+    let mut joined: Option<bytes::BytesMut> = None;
+    while let Some(frame) = body.frame().await {
+        let Ok(data) = frame?.into_data() else { continue };
+        let mut data = data;
+        let data = data.copy_to_bytes(data.remaining());
+        match (&mut joined, first.take()) {
+            (Some(all), _) => all.extend_from_slice(&data),
+            (None, Some(previous)) => {
+                let mut all = bytes::BytesMut::with_capacity(previous.len() + data.len());
+                all.extend_from_slice(&previous);
+                all.extend_from_slice(&data);
+                joined = Some(all);
+            }
+            (None, None) => first = Some(data),
+        }
+    }
+    Ok(joined.map_or_else(|| first.unwrap_or_default(), bytes::BytesMut::freeze))
 }
 
 impl<H: Handler + Send + 'static> hyper::service::Service<Request<hyper::body::Incoming>> for McpHttp<H> {

@@ -45,7 +45,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             return rejection_response(&Rejection::too_many_sessions());
         }
         tracing::debug!(session = ?id, "HTTP+SSE session opened");
-        sse_response(200, VecDeque::from([Bytes::from(event)]), Some(rx), Some(config.sse_keep_alive))
+        sse_response(200, Some(Bytes::from(event)), VecDeque::new(), Some(rx), Some(config.sse_keep_alive))
     }
 
     /// A message POSTed to an HTTP+SSE session: served, answered on its stream, 202 here.
