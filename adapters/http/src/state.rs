@@ -130,6 +130,8 @@ impl Streams {
             if let Some(sink) = self.sinks.get_mut(&stream) {
                 if sink.first_status.is_none() {
                     sink.first_status = match framing {
+                        // Output that cannot hold an error is 200 either way, unread.
+                        Framing::Sse if !may_hold_error(t.bytes) => Some(200),
                         Framing::Sse => Some(first_transmit_status(self.era, framing, t.bytes, end)),
                         // A bare body is one message, the answer: its own status, which its
                         // response takes (so the answer is read once, here).
@@ -253,15 +255,17 @@ impl LegacySession {
     }
 }
 
-/// [`response_status`] of a bare-body answer, without parsing the answers that cannot be errors:
-/// it differs from 200 only for a message with a member named `error`, and such a name shows
-/// `error` as is or, escaped, a backslash. Most answers are results, and a parse costs about as
-/// much as the engine's whole handling of a small call.
+/// Whether `output` may hold a message with a member named `error`, the only messages whose
+/// [`response_status`] (and so [`first_transmit_status`]) is not 200: such a name shows `error` as
+/// is or, escaped, a backslash. Most answers are results, and parsing one costs about as much as
+/// the engine's whole handling of a small call.
+pub(crate) fn may_hold_error(output: &[u8]) -> bool {
+    memchr::memmem::find(output, b"error").is_some() || memchr::memchr(b'\\', output).is_some()
+}
+
+/// [`response_status`] of a bare-body answer, parsing only those that may be errors.
 pub(crate) fn answer_status(era: Era, message: &[u8]) -> u16 {
-    if memchr::memmem::find(message, b"error").is_none() && memchr::memchr(b'\\', message).is_none() {
-        return 200;
-    }
-    response_status(era, message)
+    if may_hold_error(message) { response_status(era, message) } else { 200 }
 }
 
 /// Receive buffer of a session's engine: HTTP hands it whole messages, so it is never used.
@@ -294,6 +298,15 @@ mod tests {
         for message in messages {
             for era in [Era::Modern, Era::Legacy] {
                 assert_eq!(answer_status(era, message), response_status(era, message), "{era:?} {message:?}");
+            }
+        }
+        for message in messages {
+            let mut event = b"id: 3-1\ndata: ".to_vec();
+            event.extend_from_slice(message);
+            event.extend_from_slice(b"\n\n");
+            for era in [Era::Modern, Era::Legacy] {
+                let read = first_transmit_status(era, Framing::Sse, &event, true);
+                assert!(may_hold_error(&event) || read == 200, "{era:?} {message:?}");
             }
         }
         assert_eq!(answer_status(Era::Modern, messages[2]), 404);
