@@ -11,27 +11,52 @@ use mcp_sansio::http::{self as rules, HttpMethod, Rejection, SessionId};
 use crate::body::ResponseBody;
 
 /// hyper's `HeaderMap` as the core reads headers.
-pub(crate) struct HeaderView<'a>(pub(crate) &'a HeaderMap);
+pub(crate) struct HeaderView<'a> {
+    map: &'a HeaderMap,
+    /// The fields, names in lower case as `HeaderMap` keeps them, in its order (so the first of a
+    /// name is `HeaderMap::get`'s); `None` for a head of more than [`SCANNED_FIELDS`].
+    fields: Option<([Field<'a>; SCANNED_FIELDS], usize)>,
+}
 
-/// Heads with at most this many fields are searched field by field: the core asks for a dozen
-/// names per request, and comparing a few names costs less than `HeaderMap`'s lookup by `&str`
-/// (which parses and hashes the name each time). Larger heads are looked up.
+/// A field of a head: its name in lower case and its value.
+type Field<'a> = (&'a str, &'a [u8]);
+
+/// Heads with at most this many fields are listed once and searched field by field: the core asks
+/// for a dozen names per request, and comparing a few short names costs less than `HeaderMap`'s
+/// lookup by `&str` (which parses and hashes the name each time). Larger heads are looked up.
 const SCANNED_FIELDS: usize = 16;
+
+impl<'a> HeaderView<'a> {
+    pub(crate) fn new(map: &'a HeaderMap) -> Self {
+        if map.len() > SCANNED_FIELDS {
+            return HeaderView { map, fields: None };
+        }
+        let mut fields = [("", &b""[..]); SCANNED_FIELDS];
+        let mut len = 0;
+        for ((name, value), slot) in map.iter().zip(&mut fields) {
+            *slot = (name.as_str(), value.as_bytes());
+            len += 1;
+        }
+        HeaderView { map, fields: Some((fields, len)) }
+    }
+
+    fn listed(&self) -> Option<&[Field<'a>]> {
+        self.fields.as_ref().map(|(fields, len)| &fields[..*len])
+    }
+}
 
 impl rules::Headers for HeaderView<'_> {
     fn get(&self, name: &str) -> Option<&[u8]> {
-        if self.0.len() <= SCANNED_FIELDS {
-            // In `HeaderMap` order, so the first field of a name is `get`'s.
-            self.0.iter().find(|(field, _)| field.as_str().eq_ignore_ascii_case(name)).map(|(_, v)| v.as_bytes())
-        } else {
-            self.0.get(name).map(HeaderValue::as_bytes)
+        match self.listed() {
+            // `name` is given in lower case (the trait's contract), as the names listed are.
+            Some(fields) => fields.iter().find(|(field, _)| *field == name).map(|(_, value)| *value),
+            None => self.map.get(name).map(HeaderValue::as_bytes),
         }
     }
     fn count(&self, name: &str) -> usize {
-        if self.0.len() <= SCANNED_FIELDS {
-            self.0.iter().filter(|(field, _)| field.as_str().eq_ignore_ascii_case(name)).count()
-        } else {
-            self.0.get_all(name).iter().count()
+        match self.listed() {
+            Some(fields) => fields.iter().filter(|(field, _)| *field == name).count(),
+            None => self.map.get_all(name).iter().count(),
         }
     }
 }
@@ -88,7 +113,7 @@ pub(crate) fn authorize(
     auth: &crate::config::BearerAuth,
     headers: &HeaderMap,
 ) -> Result<(), Box<Response<ResponseBody>>> {
-    let verdict = match rules::bearer_token(&HeaderView(headers)) {
+    let verdict = match rules::bearer_token(&HeaderView::new(headers)) {
         None => Err(crate::config::TokenRejection::Invalid),
         Some(token) => (auth.validate)(token),
     };
@@ -147,7 +172,7 @@ mod tests {
                     HeaderValue::from_static("1"),
                 );
             }
-            let view = HeaderView(&map);
+            let view = HeaderView::new(&map);
             assert_eq!(view.get("accept"), Some(&b"application/json"[..]), "{padding}");
             assert_eq!(view.count("accept"), 2);
             assert_eq!(view.get("mcp-method"), Some(&b"tools/call"[..]));

@@ -12,7 +12,7 @@ use std::time::Instant as StdInstant;
 use bytes::{Buf, Bytes};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use hyper::body::Body;
-use hyper::header::{HeaderMap, HeaderValue};
+use hyper::header::HeaderValue;
 use hyper::{Request, Response, StatusCode};
 use mcp_sansio::endpoint::{Framing, Route};
 use mcp_sansio::frame::EventId;
@@ -238,7 +238,8 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             response.headers_mut().insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
             return response;
         }
-        let plan = rules::plan_head(&policy, method_of(&parts.method), path, &HeaderView(&parts.headers));
+        let view = HeaderView::new(&parts.headers);
+        let plan = rules::plan_head(&policy, method_of(&parts.method), path, &view);
         let plan = match plan {
             Ok(plan) => plan,
             Err(rejection) => return rejection_response(&rejection),
@@ -254,7 +255,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                     Ok(body) => body,
                     Err(response) => return response,
                 };
-                self.post(&parts.headers, session, &body).await
+                self.post(&view, session, &body).await
             }
             HeadPlan::OpenStream { session, last_event } => self.open_stream(session, last_event),
             HeadPlan::OpenSseSession => self.open_sse_session(),
@@ -342,7 +343,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         }
     }
 
-    async fn post(&self, headers: &HeaderMap, session: Option<SessionId>, body: &[u8]) -> Response<ResponseBody> {
+    async fn post(&self, headers: &HeaderView<'_>, session: Option<SessionId>, body: &[u8]) -> Response<ResponseBody> {
         match self.post_now(headers, session, body) {
             Ok(p) => self.respond(p.0, p.1, p.2, p.3, p.4, p.5, p.6).await,
             Err(response) => *response,
@@ -352,7 +353,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     /// The synchronous part of a POST: everything under the lock.
     fn post_now(
         &self,
-        headers: &HeaderMap,
+        headers: &HeaderView<'_>,
         session: Option<SessionId>,
         body: &[u8],
     ) -> Result<Prepared, Box<Response<ResponseBody>>> {
@@ -365,13 +366,13 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         if session.is_some() && known.is_none() {
             return Err(Box::new(rejection_response(&Rejection::unknown_session())));
         }
-        let plan = match rules::plan_post(&HeaderView(headers), body, known.is_some()) {
+        let plan = match rules::plan_post(headers, body, known.is_some()) {
             Ok(plan) => plan,
             Err(rejection) => return Err(Box::new(rejection_response(&rejection))),
         };
         let state = &mut *guard;
         if plan.serve == Serve::Stateless
-            && let Err(rejection) = rules::check_param_headers(&HeaderView(headers), body, &state.handler)
+            && let Err(rejection) = rules::check_param_headers(headers, body, &state.handler)
         {
             return Err(Box::new(rejection_response(&rejection)));
         }
