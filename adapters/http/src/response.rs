@@ -47,6 +47,7 @@ impl<'a> HeaderView<'a> {
 
 impl rules::Headers for HeaderView<'_> {
     fn get(&self, name: &str) -> Option<&[u8]> {
+        debug_assert!(!name.bytes().any(|b| b.is_ascii_uppercase()), "header name {name:?} not in lower case");
         match self.listed() {
             // `name` is given in lower case (the trait's contract), as the names listed are.
             Some(fields) => fields.iter().find(|(field, _)| *field == name).map(|(_, value)| *value),
@@ -54,6 +55,7 @@ impl rules::Headers for HeaderView<'_> {
         }
     }
     fn count(&self, name: &str) -> usize {
+        debug_assert!(!name.bytes().any(|b| b.is_ascii_uppercase()), "header name {name:?} not in lower case");
         match self.listed() {
             Some(fields) => fields.iter().filter(|(field, _)| *field == name).count(),
             None => self.map.get_all(name).iter().count(),
