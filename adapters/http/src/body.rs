@@ -3,29 +3,42 @@
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use hyper::body::{Body, Frame, SizeHint};
+use mcp_sansio::endpoint::StreamId;
 use tokio::sync::mpsc;
 use tokio::time::Interval;
 
 /// The body of every response of the endpoint: a whole JSON message, nothing, or an SSE stream fed
 /// by the endpoint (ending when the endpoint ends the stream, or drops it).
 pub struct ResponseBody {
+    /// The first bytes (a whole message, or a stream's first event), held apart from `front` so a
+    /// one-message body allocates no queue.
+    first: Option<Bytes>,
     front: VecDeque<Bytes>,
     rx: Option<mpsc::Receiver<Bytes>>,
     keep_alive: Option<Interval>,
     on_abort: AbortGuard,
 }
 
+/// What a response stream the client closed before its end calls: the endpoint, to cancel what its
+/// stateless engine still owes the stream.
+pub(crate) trait Abort: Send + Sync {
+    fn abort(&self, stream: StreamId);
+}
+
 /// Runs its action when dropped armed: a response stream the client closed before its end.
 #[derive(Default)]
-pub(crate) struct AbortGuard(Option<Box<dyn FnOnce() + Send>>);
+pub(crate) struct AbortGuard(Option<(Arc<dyn Abort>, StreamId)>);
 
 impl AbortGuard {
-    pub(crate) fn new(action: impl FnOnce() + Send + 'static) -> Self {
-        AbortGuard(Some(Box::new(action)))
+    /// Calls `endpoint.abort(stream)` if dropped armed (a clone of the endpoint's `Arc`, so no
+    /// allocation).
+    pub(crate) fn new(endpoint: Arc<dyn Abort>, stream: StreamId) -> Self {
+        AbortGuard(Some((endpoint, stream)))
     }
 
     /// The stream ended as it should: nothing to do.
@@ -36,31 +49,39 @@ impl AbortGuard {
 
 impl Drop for AbortGuard {
     fn drop(&mut self) {
-        if let Some(action) = self.0.take() {
-            action();
+        if let Some((endpoint, stream)) = self.0.take() {
+            endpoint.abort(stream);
         }
     }
 }
 
 impl ResponseBody {
     pub(crate) fn empty() -> Self {
-        ResponseBody { front: VecDeque::new(), rx: None, keep_alive: None, on_abort: AbortGuard::default() }
+        ResponseBody {
+            first: None,
+            front: VecDeque::new(),
+            rx: None,
+            keep_alive: None,
+            on_abort: AbortGuard::default(),
+        }
     }
 
     pub(crate) fn full(bytes: Bytes) -> Self {
         let mut body = Self::empty();
         if !bytes.is_empty() {
-            body.front.push_back(bytes);
+            body.first = Some(bytes);
         }
         body
     }
 
+    /// A stream of `first` (if any), then `rest`, then what `rx` brings.
     pub(crate) fn stream(
-        front: VecDeque<Bytes>,
+        first: Option<Bytes>,
+        rest: VecDeque<Bytes>,
         rx: Option<mpsc::Receiver<Bytes>>,
         keep_alive: Option<Interval>,
     ) -> Self {
-        ResponseBody { front, rx, keep_alive, on_abort: AbortGuard::default() }
+        ResponseBody { first, front: rest, rx, keep_alive, on_abort: AbortGuard::default() }
     }
 
     /// This body, running `guard`'s action if it is dropped before its end.
@@ -79,7 +100,7 @@ impl Body for ResponseBody {
 
     fn poll_frame(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         let this = &mut *self;
-        if let Some(bytes) = this.front.pop_front() {
+        if let Some(bytes) = this.first.take().or_else(|| this.front.pop_front()) {
             return Poll::Ready(Some(Ok(Frame::data(bytes))));
         }
         let Some(rx) = this.rx.as_mut() else {
@@ -101,13 +122,13 @@ impl Body for ResponseBody {
     }
 
     fn is_end_stream(&self) -> bool {
-        self.front.is_empty() && self.rx.is_none()
+        self.first.is_none() && self.front.is_empty() && self.rx.is_none()
     }
 
     fn size_hint(&self) -> SizeHint {
         match self.rx {
             Some(_) => SizeHint::default(),
-            None => SizeHint::with_exact(self.front.iter().map(|b| b.len() as u64).sum()),
+            None => SizeHint::with_exact(self.first.iter().chain(&self.front).map(|b| b.len() as u64).sum()),
         }
     }
 }

@@ -70,7 +70,9 @@ pub struct HttpConfig {
     /// Most legacy sessions alive at once (256): more `initialize`s get 503.
     pub max_sessions: usize,
     /// A legacy session with no request and no open stream for this long ends (30 min): its id
-    /// then gets 404.
+    /// then gets 404. The request naming it finds it expired; the memory of sessions whose clients
+    /// went away is freed by a sweep of all sessions, done at most once a second (and whenever the
+    /// store is full and a new session would be refused).
     pub session_idle_timeout: Duration,
     /// Transmit buffer of each legacy session's engine (256 KiB): the largest answer it writes.
     pub session_transmit_bytes: usize,

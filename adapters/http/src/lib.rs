@@ -75,6 +75,7 @@
 
 mod body;
 mod config;
+mod hash;
 mod owned;
 mod response;
 mod server;

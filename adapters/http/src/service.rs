@@ -9,10 +9,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 use std::time::Instant as StdInstant;
 
-use bytes::Bytes;
+use bytes::{Buf, Bytes};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 use hyper::body::Body;
-use hyper::header::{HeaderMap, HeaderValue};
+use hyper::header::HeaderValue;
 use hyper::{Request, Response, StatusCode};
 use mcp_sansio::endpoint::{Framing, Route};
 use mcp_sansio::frame::EventId;
@@ -22,7 +22,7 @@ use mcp_sansio::time::Instant;
 use mcp_sansio::version::{Era, ProtocolVersion};
 use tracing::Instrument;
 
-use crate::body::{AbortGuard, ResponseBody};
+use crate::body::{Abort, AbortGuard, ResponseBody};
 use crate::config::HttpConfig;
 use crate::owned::{BufferPool, OwnedEngine};
 use crate::response::{
@@ -51,12 +51,45 @@ pub(crate) struct State<H> {
     pub(crate) events: Box<dyn EventStore>,
     /// Buffers of suspended sessions' engines.
     pub(crate) pool: BufferPool,
+    /// When the sessions are next swept for expiry ([`McpHttp::sweep`]).
+    pub(crate) next_sweep: StdInstant,
 }
+
+/// How often, at most, the legacy sessions are swept for the expired ones: each sweep walks every
+/// session, so it is not done for every request.
+const SWEEP_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
 
 pub(crate) struct Inner<H> {
     pub(crate) config: HttpConfig,
     pub(crate) started: StdInstant,
     pub(crate) state: Mutex<State<H>>,
+}
+
+impl<H> Inner<H> {
+    fn lock(&self) -> MutexGuard<'_, State<H>> {
+        // A handler that panicked left the state as consistent as the engine keeps it.
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn now(&self) -> Instant {
+        Instant::from_millis(u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX))
+    }
+}
+
+impl<H: Handler + Send + 'static> Abort for Inner<H> {
+    /// Cancels what the stateless engine still owes `stream` (its client went away).
+    fn abort(&self, stream: mcp_sansio::endpoint::StreamId) {
+        let now = self.now();
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        let engine = state.stateless.get();
+        let cancelled = engine.cancel_stream(now, stream, &mut state.handler);
+        if cancelled > 0 {
+            tracing::debug!(stream = stream.0, cancelled, "response stream closed: request cancelled");
+        }
+        state.stateless_streams.close(stream);
+        state.stateless_streams.drain(engine, &mut state.handler, now, None);
+    }
 }
 
 /// The MCP endpoint of one application, for both eras: a cloneable hyper and tower service.
@@ -84,6 +117,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             sessions: Box::new(MemorySessionStore::new(config.max_sessions)),
             events,
             pool: BufferPool::new(config.session_buffer_pool),
+            next_sweep: StdInstant::now(),
         };
         McpHttp { inner: Arc::new(Inner { config, started: StdInstant::now(), state: Mutex::new(state) }) }
     }
@@ -164,12 +198,11 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     }
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, State<H>> {
-        // A handler that panicked left the state as consistent as the engine keeps it.
-        self.inner.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.inner.lock()
     }
 
     pub(crate) fn now(&self) -> Instant {
-        Instant::from_millis(u64::try_from(self.inner.started.elapsed().as_millis()).unwrap_or(u64::MAX))
+        self.inner.now()
     }
 
     /// Serves one request.
@@ -195,38 +228,39 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     {
         let config = &self.inner.config;
         let policy = config.policy();
-        let path = request.uri().path_and_query().map_or("/", |p| p.as_str()).as_bytes().to_vec();
+        let (parts, body) = request.into_parts();
+        let path = parts.uri.path_and_query().map_or("/", |p| p.as_str()).as_bytes();
         if let Some(auth) = &config.auth
-            && request.method() == hyper::Method::GET
-            && rules::is_resource_metadata_path(&path, config.path)
+            && parts.method == hyper::Method::GET
+            && rules::is_resource_metadata_path(path, config.path)
         {
             let mut response = Response::new(ResponseBody::full(Bytes::from(auth.resource_metadata.clone())));
             response.headers_mut().insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
             return response;
         }
-        let plan = rules::plan_head(&policy, method_of(request.method()), &path, &HeaderView(request.headers()));
+        let view = HeaderView::new(&parts.headers);
+        let plan = rules::plan_head(&policy, method_of(&parts.method), path, &view);
         let plan = match plan {
             Ok(plan) => plan,
             Err(rejection) => return rejection_response(&rejection),
         };
         if let Some(auth) = &config.auth
-            && let Err(response) = authorize(auth, request.headers())
+            && let Err(response) = authorize(auth, &parts.headers)
         {
             return *response;
         }
         match plan {
             HeadPlan::Post { session } => {
-                let (parts, body) = request.into_parts();
                 let body = match self.read_body(body).await {
                     Ok(body) => body,
                     Err(response) => return response,
                 };
-                self.post(&parts.headers, session, &body).await
+                self.post(&view, session, &body).await
             }
             HeadPlan::OpenStream { session, last_event } => self.open_stream(session, last_event),
             HeadPlan::OpenSseSession => self.open_sse_session(),
             HeadPlan::SseMessage { session } => {
-                let body = match self.read_body(request.into_body()).await {
+                let body = match self.read_body(body).await {
                     Ok(body) => body,
                     Err(response) => return response,
                 };
@@ -234,6 +268,9 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             }
             HeadPlan::EndSession { session } => {
                 let mut state = self.lock();
+                if !self.live(&mut state, session, StdInstant::now()) {
+                    return rejection_response(&Rejection::unknown_session());
+                }
                 match state.sessions.remove(&session) {
                     Some(_) => {
                         state.events.remove_session(session);
@@ -255,7 +292,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     {
         let config = &self.inner.config;
         let limited = Limited::new(body, config.max_body_bytes);
-        match tokio::time::timeout(config.body_read_timeout, limited.collect()).await {
+        match tokio::time::timeout(config.body_read_timeout, collect(limited)).await {
             Err(_) => Err(status_only(StatusCode::REQUEST_TIMEOUT)),
             Ok(Err(error)) if error.downcast_ref::<LengthLimitError>().is_some() => {
                 Err(rejection_response(&Rejection::too_large()))
@@ -264,13 +301,18 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 tracing::debug!(%error, "body read failed");
                 Err(status_only(StatusCode::BAD_REQUEST))
             }
-            Ok(Ok(collected)) => Ok(collected.to_bytes()),
+            Ok(Ok(bytes)) => Ok(bytes),
         }
     }
 
-    /// Removes sessions idle past the timeout.
-    pub(crate) fn expire(&self, state: &mut State<H>) {
-        let now = StdInstant::now();
+    /// Removes the sessions idle past the timeout: at most once per [`SWEEP_INTERVAL`], or now with
+    /// `force` (a full store about to refuse a session). A request always finds its own session
+    /// expired when it is ([`McpHttp::live`]); the sweep ends those of clients that went away.
+    pub(crate) fn sweep(&self, state: &mut State<H>, now: StdInstant, force: bool) {
+        if !force && now < state.next_sweep {
+            return;
+        }
+        state.next_sweep = now.checked_add(SWEEP_INTERVAL).unwrap_or(now);
         let timeout = self.inner.config.session_idle_timeout;
         let sessions = &mut state.sessions;
         let expired: Vec<SessionId> = sessions
@@ -285,7 +327,23 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         }
     }
 
-    async fn post(&self, headers: &HeaderMap, session: Option<SessionId>, body: &[u8]) -> Response<ResponseBody> {
+    /// Whether `id` names a live session; one idle past the timeout ends here (its request gets
+    /// 404, as an unknown session's).
+    pub(crate) fn live(&self, state: &mut State<H>, id: SessionId, now: StdInstant) -> bool {
+        let timeout = self.inner.config.session_idle_timeout;
+        match state.sessions.get_mut(&id) {
+            None => false,
+            Some(session) if session.expired(now, timeout) => {
+                tracing::debug!(session = ?id, "session expired");
+                state.sessions.remove(&id);
+                state.events.remove_session(id);
+                false
+            }
+            Some(_) => true,
+        }
+    }
+
+    async fn post(&self, headers: &HeaderView<'_>, session: Option<SessionId>, body: &[u8]) -> Response<ResponseBody> {
         match self.post_now(headers, session, body) {
             Ok(p) => self.respond(p.0, p.1, p.2, p.3, p.4, p.5, p.6).await,
             Err(response) => *response,
@@ -295,25 +353,26 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     /// The synchronous part of a POST: everything under the lock.
     fn post_now(
         &self,
-        headers: &HeaderMap,
+        headers: &HeaderView<'_>,
         session: Option<SessionId>,
         body: &[u8],
     ) -> Result<Prepared, Box<Response<ResponseBody>>> {
         let config = &self.inner.config;
         let now = self.now();
+        let clock = StdInstant::now();
         let mut guard = self.lock();
-        self.expire(&mut guard);
-        let known = session.filter(|id| guard.sessions.get_mut(id).is_some());
+        self.sweep(&mut guard, clock, false);
+        let known = session.filter(|&id| self.live(&mut guard, id, clock));
         if session.is_some() && known.is_none() {
             return Err(Box::new(rejection_response(&Rejection::unknown_session())));
         }
-        let plan = match rules::plan_post(&HeaderView(headers), body, known.is_some()) {
+        let plan = match rules::plan_post(headers, body, known.is_some()) {
             Ok(plan) => plan,
             Err(rejection) => return Err(Box::new(rejection_response(&rejection))),
         };
         let state = &mut *guard;
         if plan.serve == Serve::Stateless
-            && let Err(rejection) = rules::check_param_headers(&HeaderView(headers), body, &state.handler)
+            && let Err(rejection) = rules::check_param_headers(headers, body, &state.handler)
         {
             return Err(Box::new(rejection_response(&rejection)));
         }
@@ -328,6 +387,9 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 (Era::Modern, route, rx, received, None, None)
             }
             (Serve::NewSession, _) => {
+                if state.sessions.is_full() {
+                    self.sweep(state, clock, true);
+                }
                 if state.sessions.is_full() {
                     return Err(Box::new(rejection_response(&Rejection::too_many_sessions())));
                 }
@@ -358,7 +420,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 let Some(session) = state.sessions.get_mut(&id) else {
                     return Err(Box::new(rejection_response(&Rejection::unknown_session())));
                 };
-                session.last_used = StdInstant::now();
+                session.last_used = clock;
                 let span = tracing::debug_span!("mcp", era = "legacy", session = ?id);
                 let _entered = span.enter();
                 let (route, rx) = session.streams.open(plan.framing);
@@ -398,8 +460,8 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         // request (in a legacy session a disconnection is not a cancellation).
         let mut guard = match (era, &received) {
             (Era::Modern, Ok(Received::Request)) => {
-                let this = self.clone();
-                AbortGuard::new(move || this.cancel_stateless(route.stream))
+                let endpoint: Arc<dyn Abort> = self.inner.clone();
+                AbortGuard::new(endpoint, route.stream)
             }
             _ => AbortGuard::default(),
         };
@@ -410,20 +472,19 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             }
             Ok(Received::Notification | Received::Response) => status_only(StatusCode::ACCEPTED),
             Ok(_) if route.framing == Framing::Sse => {
-                let mut front = VecDeque::new();
                 let primes = era == Era::Legacy && version.is_some_and(|v| v >= ProtocolVersion::V2025_11_25);
-                if primes && let Some(prime) = priming(route.stream.0, self.inner.config.sse_retry_ms) {
-                    front.push_back(prime);
-                }
+                let prime = primes.then(|| priming(route.stream.0, self.inner.config.sse_retry_ms)).flatten();
                 let guard = std::mem::take(&mut guard);
-                sse_response(sink_status.unwrap_or(200), front, Some(rx), None).map(|b| b.with_abort_guard(guard))
+                sse_response(sink_status.unwrap_or(200), prime, VecDeque::new(), Some(rx), None)
+                    .map(|b| b.with_abort_guard(guard))
             }
             Ok(_) => {
                 // A bare body is one message: the answer, now or once a deferred reply is finished.
                 match rx.recv().await {
                     Some(bytes) => {
                         guard.disarm();
-                        let status = rules::response_status(era, &bytes);
+                        // The status the drain read from this message, if it came then.
+                        let status = sink_status.unwrap_or_else(|| rules::response_status(era, &bytes));
                         let mut response = Response::new(ResponseBody::full(bytes));
                         *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
                         response
@@ -439,20 +500,6 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             set_session_header(&mut response, id);
         }
         response
-    }
-
-    /// Cancels what the stateless engine still owes `stream` (its client went away).
-    fn cancel_stateless(&self, stream: mcp_sansio::endpoint::StreamId) {
-        let now = self.now();
-        let mut guard = self.lock();
-        let state = &mut *guard;
-        let engine = state.stateless.get();
-        let cancelled = engine.cancel_stream(now, stream, &mut state.handler);
-        if cancelled > 0 {
-            tracing::debug!(stream = stream.0, cancelled, "response stream closed: request cancelled");
-        }
-        state.stateless_streams.close(stream);
-        state.stateless_streams.drain(engine, &mut state.handler, now, None);
     }
 
     /// Runs `f` on the engine of the legacy session `session` (or, for `None`, the stateless
@@ -483,13 +530,17 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     }
 
     fn open_stream(&self, session: SessionId, last_event: Option<EventId>) -> Response<ResponseBody> {
+        let clock = StdInstant::now();
         let mut guard = self.lock();
-        self.expire(&mut guard);
+        self.sweep(&mut guard, clock, false);
         let state = &mut *guard;
+        if !self.live(state, session, clock) {
+            return rejection_response(&Rejection::unknown_session());
+        }
         let Some(live) = state.sessions.get_mut(&session) else {
             return rejection_response(&Rejection::unknown_session());
         };
-        live.last_used = StdInstant::now();
+        live.last_used = clock;
         let keep_alive = Some(self.inner.config.sse_keep_alive);
         let primes = live.version().is_some_and(|v| v >= ProtocolVersion::V2025_11_25);
         match last_event {
@@ -498,11 +549,8 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                     return status_only(StatusCode::CONFLICT);
                 }
                 let rx = live.streams.attach(GET_STREAM, Framing::Sse);
-                let mut front = VecDeque::new();
-                if primes && let Some(prime) = priming(GET_STREAM.0, self.inner.config.sse_retry_ms) {
-                    front.push_back(prime);
-                }
-                sse_response(200, front, Some(rx), keep_alive)
+                let prime = primes.then(|| priming(GET_STREAM.0, self.inner.config.sse_retry_ms)).flatten();
+                sse_response(200, prime, VecDeque::new(), Some(rx), keep_alive)
             }
             Some(after) => {
                 let stream = mcp_sansio::endpoint::StreamId(after.stream());
@@ -511,10 +559,34 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 let open = state_of == StreamState::Open || stream == GET_STREAM;
                 let rx = open.then(|| live.streams.attach(stream, Framing::Sse));
                 tracing::debug!(stream = after.stream(), replayed = events.len(), open, "stream resumed");
-                sse_response(200, events, rx, keep_alive.filter(|_| open))
+                sse_response(200, None, events, rx, keep_alive.filter(|_| open))
             }
         }
     }
+}
+
+/// A whole body: its one data frame as it came (the common case: hyper hands over the part of its
+/// read buffer), or the frames copied together.
+async fn collect<B: Body>(body: B) -> Result<Bytes, B::Error> {
+    let mut body = std::pin::pin!(body);
+    let mut first: Option<Bytes> = None;
+    let mut joined: Option<bytes::BytesMut> = None;
+    while let Some(frame) = body.frame().await {
+        let Ok(data) = frame?.into_data() else { continue };
+        let mut data = data;
+        let data = data.copy_to_bytes(data.remaining());
+        match (&mut joined, first.take()) {
+            (Some(all), _) => all.extend_from_slice(&data),
+            (None, Some(previous)) => {
+                let mut all = bytes::BytesMut::with_capacity(previous.len() + data.len());
+                all.extend_from_slice(&previous);
+                all.extend_from_slice(&data);
+                joined = Some(all);
+            }
+            (None, None) => first = Some(data),
+        }
+    }
+    Ok(joined.map_or_else(|| first.unwrap_or_default(), bytes::BytesMut::freeze))
 }
 
 impl<H: Handler + Send + 'static> hyper::service::Service<Request<hyper::body::Incoming>> for McpHttp<H> {

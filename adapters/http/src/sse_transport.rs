@@ -20,7 +20,11 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     pub(crate) fn open_sse_session(&self) -> Response<ResponseBody> {
         let config = &self.inner.config;
         let mut guard = self.lock();
-        self.expire(&mut guard);
+        let clock = StdInstant::now();
+        self.sweep(&mut guard, clock, false);
+        if guard.sessions.is_full() {
+            self.sweep(&mut guard, clock, true);
+        }
         if guard.sessions.is_full() {
             return rejection_response(&Rejection::too_many_sessions());
         }
@@ -41,19 +45,23 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             return rejection_response(&Rejection::too_many_sessions());
         }
         tracing::debug!(session = ?id, "HTTP+SSE session opened");
-        sse_response(200, VecDeque::from([Bytes::from(event)]), Some(rx), Some(config.sse_keep_alive))
+        sse_response(200, Some(Bytes::from(event)), VecDeque::new(), Some(rx), Some(config.sse_keep_alive))
     }
 
     /// A message POSTed to an HTTP+SSE session: served, answered on its stream, 202 here.
     pub(crate) fn sse_message(&self, id: SessionId, body: &[u8]) -> Response<ResponseBody> {
         let now = self.now();
+        let clock = StdInstant::now();
         let mut guard = self.lock();
-        self.expire(&mut guard);
+        self.sweep(&mut guard, clock, false);
         let state = &mut *guard;
+        if !self.live(state, id, clock) {
+            return rejection_response(&Rejection::unknown_session());
+        }
         let Some(session) = state.sessions.get_mut(&id).filter(|s| s.sse_transport) else {
             return rejection_response(&Rejection::unknown_session());
         };
-        session.last_used = StdInstant::now();
+        session.last_used = clock;
         let span = tracing::debug_span!("mcp", era = "2024-11-05 HTTP+SSE", session = ?id);
         let _entered = span.enter();
         let route = Route::new(GET_STREAM, Framing::Sse);

@@ -1,11 +1,12 @@
 //! Where a legacy session's SSE events wait for a client that resumes with `Last-Event-ID`.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 use bytes::Bytes;
 use mcp_sansio::frame::EventId;
 use mcp_sansio::http::SessionId;
 
+use crate::hash::IdMap;
 use crate::state::LegacySession;
 
 /// Keeps the live legacy sessions. Implementations must be bounded ([`SessionStore::is_full`]):
@@ -32,13 +33,13 @@ pub trait SessionStore: Send + 'static {
 /// The default [`SessionStore`]: a map in memory holding at most `max_sessions`.
 pub struct MemorySessionStore {
     max_sessions: usize,
-    sessions: HashMap<SessionId, Box<LegacySession>>,
+    sessions: IdMap<SessionId, Box<LegacySession>>,
 }
 
 impl MemorySessionStore {
     /// A store for at most `max_sessions` sessions.
     pub fn new(max_sessions: usize) -> Self {
-        MemorySessionStore { max_sessions, sessions: HashMap::new() }
+        MemorySessionStore { max_sessions, sessions: IdMap::default() }
     }
 }
 
@@ -122,13 +123,13 @@ struct SessionEvents {
 #[derive(Default)]
 pub struct MemoryEventStore {
     limits: EventLimits,
-    sessions: HashMap<SessionId, SessionEvents>,
+    sessions: IdMap<SessionId, SessionEvents>,
 }
 
 impl MemoryEventStore {
     /// A store with `limits`.
     pub fn new(limits: EventLimits) -> Self {
-        MemoryEventStore { limits, sessions: HashMap::new() }
+        MemoryEventStore { limits, sessions: IdMap::default() }
     }
 }
 

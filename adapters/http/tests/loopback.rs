@@ -283,6 +283,12 @@ async fn sessions_are_required_known_and_expire() {
     assert_ne!(renewed, sid);
     let session = ("Mcp-Session-Id", renewed.as_str());
     assert_eq!(send(server.addr, "POST", &[JSON, BOTH, session], &call).await.status, 200);
+    // A session whose client went away is swept by another client's request (at most once a
+    // second).
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let other = open_session(server.addr).await;
+    assert_ne!(other, renewed);
+    assert_eq!(server.endpoint.session_count(), 1, "the idle session swept");
 }
 
 #[tokio::test]
@@ -315,6 +321,26 @@ async fn refusals_rebinding_size_and_framing() {
     let mut raw = Vec::new();
     let _ = stream.read_to_end(&mut raw).await;
     assert_eq!(parse(&raw).status, 413);
+
+    // A body in several chunks, arriving apart, is joined whole.
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    let call = modern_call(7, "in pieces");
+    let (a, rest) = call.split_at(10);
+    let (b, c) = rest.split_at(rest.len() / 2);
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\nTransfer-Encoding: chunked\r\n\r\n",
+        server.addr
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    for piece in [a, b, c] {
+        stream.write_all(format!("{:x}\r\n{piece}\r\n", piece.len()).as_bytes()).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    stream.write_all(b"0\r\n\r\n").await.unwrap();
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw).await;
+    let reply = parse(&raw);
+    assert_eq!((reply.status, reply.json()["result"]["content"][0]["text"].clone()), (200, json!("in pieces")));
 
     // Content-Length with Transfer-Encoding: refused.
     let mut stream = TcpStream::connect(server.addr).await.unwrap();
