@@ -130,12 +130,10 @@ impl Streams {
             if let Some(sink) = self.sinks.get_mut(&stream) {
                 if sink.first_status.is_none() {
                     sink.first_status = match framing {
-                        // Output that cannot hold an error is 200 either way, unread.
-                        Framing::Sse if !may_hold_error(t.bytes) => Some(200),
                         Framing::Sse => Some(first_transmit_status(self.era, framing, t.bytes, end)),
                         // A bare body is one message, the answer: its own status, which its
                         // response takes (so the answer is read once, here).
-                        _ => (!t.bytes.is_empty()).then(|| answer_status(self.era, t.bytes)),
+                        _ => (!t.bytes.is_empty()).then(|| response_status(self.era, t.bytes)),
                     };
                 }
                 if !t.bytes.is_empty() && sink.tx.try_send(Bytes::copy_from_slice(t.bytes)).is_err() {
@@ -255,19 +253,6 @@ impl LegacySession {
     }
 }
 
-/// Whether `output` may hold a message with a member named `error`, the only messages whose
-/// [`response_status`] (and so [`first_transmit_status`]) is not 200: such a name shows `error` as
-/// is or, escaped, a backslash. Most answers are results, and parsing one costs about as much as
-/// the engine's whole handling of a small call.
-pub(crate) fn may_hold_error(output: &[u8]) -> bool {
-    memchr::memmem::find(output, b"error").is_some() || memchr::memchr(b'\\', output).is_some()
-}
-
-/// [`response_status`] of a bare-body answer, parsing only those that may be errors.
-pub(crate) fn answer_status(era: Era, message: &[u8]) -> u16 {
-    if may_hold_error(message) { response_status(era, message) } else { 200 }
-}
-
 /// Receive buffer of a session's engine: HTTP hands it whole messages, so it is never used.
 const SESSION_RX_BYTES: usize = 256;
 
@@ -276,40 +261,4 @@ pub(crate) fn replay(store: &dyn EventStore, session: SessionId, after: EventId)
     let mut events = VecDeque::new();
     let state = store.replay(session, after, &mut |event| events.push_back(event.clone()));
     (events, state)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn answer_status_is_response_status() {
-        let messages: [&[u8]; 9] = [
-            br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]}}"#,
-            br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"an error"}]}}"#,
-            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#,
-            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32700,"message":"Parse error"}}"#,
-            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"m"}}"#,
-            br#"{"jsonrpc":"2.0","id":1,"\u0065rror":{"code":-32601,"message":"m"}}"#,
-            br#"{"jsonrpc":"2.0","id":"\"","result":{}}"#,
-            b"garbage",
-            b"",
-        ];
-        for message in messages {
-            for era in [Era::Modern, Era::Legacy] {
-                assert_eq!(answer_status(era, message), response_status(era, message), "{era:?} {message:?}");
-            }
-        }
-        for message in messages {
-            let mut event = b"id: 3-1\ndata: ".to_vec();
-            event.extend_from_slice(message);
-            event.extend_from_slice(b"\n\n");
-            for era in [Era::Modern, Era::Legacy] {
-                let read = first_transmit_status(era, Framing::Sse, &event, true);
-                assert!(may_hold_error(&event) || read == 200, "{era:?} {message:?}");
-            }
-        }
-        assert_eq!(answer_status(Era::Modern, messages[2]), 404);
-        assert_eq!(answer_status(Era::Modern, messages[5]), response_status(Era::Modern, messages[2]));
-    }
 }

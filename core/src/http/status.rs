@@ -90,7 +90,18 @@ impl<'b> Rejection<'b> {
 /// tells a modern client from a legacy 404); other errors (-32602 for an unknown tool or resource,
 /// internal errors) are 200, since clients read them from the body. Legacy: 400 for parse errors
 /// and invalid requests, 200 otherwise.
+///
+/// Most answers are results: one with no member named `error` is 200 without being parsed (such a
+/// name shows `error` as is or, escaped, a backslash; see [`may_name_error`]).
 pub fn response_status(era: Era, message: &[u8]) -> u16 {
+    if !may_name_error(message) {
+        return 200;
+    }
+    parsed_status(era, message)
+}
+
+/// [`response_status`], always reading the message.
+fn parsed_status(era: Era, message: &[u8]) -> u16 {
     let code = json::parse(message, MAX_DEPTH_LIMIT)
         .ok()
         .and_then(|v| v.get("error"))
@@ -115,7 +126,7 @@ pub fn response_status(era: Era, message: &[u8]) -> u16 {
 /// whole answer (`end_of_stream`): the answer's own status ([`response_status`]). A stream that
 /// starts with anything else (a notification before the answer) is 200.
 pub fn first_transmit_status(era: Era, framing: Framing, bytes: &[u8], end_of_stream: bool) -> u16 {
-    if !end_of_stream {
+    if !end_of_stream || !may_name_error(bytes) {
         return 200;
     }
     match framing {
@@ -127,6 +138,19 @@ pub fn first_transmit_status(era: Era, framing: Framing, bytes: &[u8], end_of_st
             }
         }
         _ => response_status(era, bytes),
+    }
+}
+
+/// Whether `bytes` may hold a JSON member named `error`: they hold `error`, or a backslash (an
+/// escaped name). `false` proves there is none.
+fn may_name_error(bytes: &[u8]) -> bool {
+    let mut rest = bytes;
+    loop {
+        let Some(at) = rest.iter().position(|&b| b == b'e' || b == b'\\') else { return false };
+        match rest.get(at..) {
+            Some([b'\\', ..]) | Some([b'e', b'r', b'r', b'o', b'r', ..]) => return true,
+            _ => rest = rest.get(at + 1..).unwrap_or_default(),
+        }
     }
 }
 
@@ -165,6 +189,38 @@ pub fn sse_events(bytes: &[u8]) -> impl Iterator<Item = OutputEvent<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn answers_without_an_error_member_are_200_unread() {
+        let messages: [&[u8]; 11] = [
+            br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"an error"}]}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32700,"message":"Parse error"}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"m"}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"m"}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"m"}}"#,
+            br#"{"jsonrpc":"2.0","id":""","result":{}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"erro":{"code":-32600},"e":1,"rror":2}"#,
+            b"garbage",
+            b"",
+        ];
+        for message in messages {
+            for era in [Era::Modern, Era::Legacy] {
+                assert_eq!(response_status(era, message), parsed_status(era, message), "{era:?} {message:?}");
+                let mut event = b"id: 3-1\ndata: ".to_vec();
+                event.extend_from_slice(message);
+                event.extend_from_slice(b"\n\n");
+                let expected = if message.is_empty() { 200 } else { parsed_status(era, message) };
+                assert_eq!(first_transmit_status(era, Framing::Sse, &event, true), expected, "{era:?} {message:?}");
+            }
+        }
+        assert_eq!(response_status(Era::Modern, messages[2]), 404);
+        assert_eq!(response_status(Era::Modern, messages[5]), 404);
+        assert_eq!(response_status(Era::Legacy, messages[6]), 400);
+        assert!(!may_name_error(messages[8]) && !may_name_error(b"eeee errr rror") && may_name_error(b"xerror"));
+        assert!(may_name_error(b"\\") && !may_name_error(b"erro"));
+    }
 
     #[test]
     fn statuses_follow_the_era() {
