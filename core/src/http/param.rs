@@ -22,17 +22,26 @@ pub fn check_param_headers<'b, H: Headers + ?Sized, A: Handler + ?Sized>(
     body: &'b [u8],
     handler: &A,
 ) -> Result<(), Rejection<'b>> {
-    let Ok(value) = json::parse(body, 64) else { return Ok(()) };
+    let mut spans = json::Spans::default();
+    let Ok(value) = json::parse_spanned(body, 64, &mut spans) else { return Ok(()) };
+    let spans = &spans;
+    // Scanned, not read from the record: the id outlives the record (it answers a rejection).
     let Ok(Message::Request { id, method, params }) = classify(value) else { return Ok(()) };
     if !method.eq_str("tools/call") {
         return Ok(());
     }
-    let Some(name) = params.and_then(|p| p.get("name")).and_then(|n| n.as_str()) else { return Ok(()) };
+    let [name, arguments] = params.map_or([None; 2], |p| p.members_spanned(spans).find_all(["name", "arguments"]));
+    let Some(name) = name.and_then(|n| n.as_str()) else { return Ok(()) };
     let tool = (0..).map_while(|i| handler.tool(i)).find(|t| name.eq_str(t.name));
     let Some(tool) = tool else { return Ok(()) };
-    let Ok(schema) = json::parse(tool.input_schema.as_bytes(), 64) else { return Ok(()) };
+    // A schema that names no header (it would show `x-mcp-header`, or escape it) is not read.
+    let schema = tool.input_schema;
+    if !schema.contains("x-mcp-header") && !schema.contains('\\') {
+        return Ok(());
+    }
+    let Ok(schema) = json::parse(schema.as_bytes(), 64) else { return Ok(()) };
     let Some(properties) = schema.get("properties").filter(|p| p.kind() == Kind::Object) else { return Ok(()) };
-    let arguments = params.and_then(|p| p.get("arguments")).filter(|a| a.kind() == Kind::Object);
+    let arguments = arguments.filter(|a| a.kind() == Kind::Object);
     let mismatch = |message| Rejection::with_id(400, code::HEADER_MISMATCH, message, Some(id));
     for (property, definition) in properties.members().take(MAX_PARAM_HEADERS) {
         let Some(suffix) = definition.get("x-mcp-header").and_then(|s| s.as_str()).and_then(|s| s.as_plain()) else {
@@ -45,7 +54,8 @@ pub fn check_param_headers<'b, H: Headers + ?Sized, A: Handler + ?Sized>(
         for c in suffix.chars() {
             let _ = header_name.push(c.to_ascii_lowercase());
         }
-        let argument = arguments.and_then(|a| a.members().find(|(k, _)| k.raw() == property.raw()).map(|(_, v)| v));
+        let argument =
+            arguments.and_then(|a| a.members_spanned(spans).find(|(k, _)| k.raw() == property.raw()).map(|(_, v)| v));
         let argument = argument.filter(|v| !v.is_null());
         if headers.count(&header_name) > 1 {
             return Err(mismatch("Header mismatch: repeated Mcp-Param header"));

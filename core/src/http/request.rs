@@ -281,11 +281,15 @@ pub fn plan_post<'b, H: Headers + ?Sized>(
     let accept = headers.get(name::ACCEPT);
     let version_header = headers.get(name::PROTOCOL_VERSION).map(header::trim_ows);
     let header_version = version_header.and_then(|v| core::str::from_utf8(v).ok()).and_then(ProtocolVersion::from_wire);
-    let Ok(value) = json::parse(body, PLAN_DEPTH) else {
+    // Walked by reading the validator's record of its shallow members (see `json::Spans`).
+    let mut spans = json::Spans::default();
+    let Ok(value) = json::parse_spanned(body, PLAN_DEPTH, &mut spans) else {
         // Unparsable: the engine answers it (-32700 / -32600).
         let serve = if session { Serve::Session } else { Serve::Stateless };
         return Ok(PostPlan { serve, framing: Framing::Body, is_request: true });
     };
+    let spans = &spans;
+    // Scanned, not read from the record: the id outlives the record (it answers a rejection).
     let message = classify(value).ok();
     let (id, method, params) = match message {
         Some(Message::Request { id, method, params }) => (Some(id), Some(method), params),
@@ -293,8 +297,11 @@ pub fn plan_post<'b, H: Headers + ?Sized>(
         _ => (None, None, None),
     };
     let is_request = id.is_some() || message.is_none();
-    let meta = params.and_then(|p| p.get("_meta")).filter(|m| m.kind() == Kind::Object);
-    let modern_meta = meta.is_some_and(|m| m.members().any(|(k, _)| k.raw().starts_with(b"io.modelcontextprotocol/")));
+    let [meta, name_param, uri_param] =
+        params.map_or([None; 3], |p| p.members_spanned(spans).find_all(["_meta", "name", "uri"]));
+    let meta = meta.filter(|m| m.kind() == Kind::Object);
+    let modern_meta =
+        meta.is_some_and(|m| m.members_spanned(spans).any(|(k, _)| k.raw().starts_with(b"io.modelcontextprotocol/")));
     let modern_header = version_header.is_some() && header_version.is_none_or(|v| v.era() == Era::Modern);
     let legacy_framing = if is_request && accepts(accept, b"text/event-stream") { Framing::Sse } else { Framing::Body };
 
@@ -332,8 +339,14 @@ pub fn plan_post<'b, H: Headers + ?Sized>(
             id,
         ));
     }
-    let meta_version = meta.and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"));
-    let meta_capabilities = meta.and_then(|m| m.get("io.modelcontextprotocol/clientCapabilities"));
+    let [meta_version, meta_capabilities, progress_token, log_level] = meta.map_or([None; 4], |m| {
+        m.members_spanned(spans).find_all([
+            "io.modelcontextprotocol/protocolVersion",
+            "io.modelcontextprotocol/clientCapabilities",
+            "progressToken",
+            "io.modelcontextprotocol/logLevel",
+        ])
+    });
     if is_request
         && (meta_version.is_none_or(|v| v.kind() != Kind::String)
             || meta_capabilities.is_none_or(|c| c.kind() != Kind::Object))
@@ -358,9 +371,9 @@ pub fn plan_post<'b, H: Headers + ?Sized>(
             return Err(mismatch("Header mismatch: Mcp-Method differs from the body's method"));
         }
         let named = if method.eq_str("tools/call") || method.eq_str("prompts/get") {
-            Some(params.and_then(|p| p.get("name")))
+            Some(name_param)
         } else if method.eq_str("resources/read") {
-            Some(params.and_then(|p| p.get("uri")))
+            Some(uri_param)
         } else {
             None
         };
@@ -374,9 +387,8 @@ pub fn plan_post<'b, H: Headers + ?Sized>(
             }
         }
     }
-    let streams = meta
-        .is_some_and(|m| m.get("progressToken").is_some() || m.get("io.modelcontextprotocol/logLevel").is_some())
-        || method.is_some_and(|m| m.eq_str("subscriptions/listen"));
+    let streams =
+        progress_token.is_some() || log_level.is_some() || method.is_some_and(|m| m.eq_str("subscriptions/listen"));
     let json_ok = accepts(accept, b"application/json");
     let sse_ok = accepts(accept, b"text/event-stream");
     let framing = if sse_ok && (streams || !json_ok) { Framing::Sse } else { Framing::Body };
