@@ -92,7 +92,7 @@ impl<'b> Rejection<'b> {
 /// and invalid requests, 200 otherwise.
 ///
 /// Most answers are results: one with no member named `error` is 200 without being parsed (such a
-/// name shows `error` as is or, escaped, a backslash; see [`may_name_error`]).
+/// name shows `error` as is or, escaped, a backslash).
 pub fn response_status(era: Era, message: &[u8]) -> u16 {
     if !may_name_error(message) {
         return 200;
