@@ -8,6 +8,7 @@
 mod peek;
 pub mod scan;
 mod spans;
+mod string;
 #[cfg(test)]
 mod tests_mutants;
 mod value;

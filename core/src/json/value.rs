@@ -6,8 +6,9 @@
 use core::fmt;
 use core::str;
 
-use super::scan::{UNICODE_ESCAPE_LEN, hex_code_unit, is_high_surrogate, is_low_surrogate, is_whitespace};
+use super::scan::is_whitespace;
 use super::spans::{Recorded, Spans};
+pub use super::string::{JsonStr, UnescapedChars};
 
 /// The type of a JSON value, read from its first byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -199,7 +200,7 @@ impl<'a> Value<'a> {
             return None;
         }
         let raw = self.bytes.get(1..self.bytes.len().checked_sub(1)?)?;
-        Some(JsonStr { raw })
+        Some(JsonStr::from_raw(raw))
     }
 
     /// The number as an `i64` if it is written as an integer (no fraction, no exponent) within range.
@@ -346,7 +347,7 @@ impl<'a> Members<'a> {
         if next.is_none() {
             self.rest = &[];
         }
-        next.map(|(name, value, plain)| (JsonStr { raw: name }, Value { bytes: value }, plain))
+        next.map(|(name, value, plain)| (JsonStr::from_raw(name), Value { bytes: value }, plain))
     }
 
     /// The next member, found by scanning `rest`.
@@ -382,7 +383,7 @@ impl core::iter::FusedIterator for Members<'_> {}
 fn next_member<'a>(bytes: &'a [u8], spans: Option<&Spans>) -> Option<(JsonStr<'a>, Value<'a>, &'a [u8])> {
     let bytes = trim_start(bytes);
     let name_len = string_len(bytes)?;
-    let name = JsonStr { raw: bytes.get(1..name_len.checked_sub(1)?)? };
+    let name = JsonStr::from_raw(bytes.get(1..name_len.checked_sub(1)?)?);
     let after_name = trim_start(bytes.get(name_len..)?).strip_prefix(b":")?;
     let (value, rest) = split_value_in(trim_start(after_name), spans)?;
     Some((name, value, skip_separator(rest)))
@@ -415,219 +416,6 @@ impl<'a> Iterator for Elements<'a> {
 
 impl core::iter::FusedIterator for Elements<'_> {}
 
-/// A JSON string's content as it appears on the wire (still escaped, without the quotes).
-///
-/// Equality compares the escaped bytes (`a` and `\u0061` differ); use [`JsonStr::eq_str`] to compare text.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct JsonStr<'a> {
-    raw: &'a [u8],
-}
-
-impl<'a> JsonStr<'a> {
-    /// The escaped bytes without the quotes (valid UTF-8, no raw control characters).
-    pub fn raw(&self) -> &'a [u8] {
-        self.raw
-    }
-
-    /// The text without copying, when the string contains no backslash escape; `None` otherwise
-    /// (then use [`chars`](Self::chars), [`unescape_into`](Self::unescape_into) or `Display`).
-    pub fn as_plain(&self) -> Option<&'a str> {
-        if self.raw.contains(&b'\\') {
-            return None;
-        }
-        str::from_utf8(self.raw).ok()
-    }
-
-    /// [`eq_str`](Self::eq_str); `plain`: the string is known to have no escape.
-    #[inline]
-    pub(crate) fn is(&self, plain: bool, s: &str) -> bool {
-        if plain { self.raw == s.as_bytes() } else { self.eq_str(s) }
-    }
-
-    /// Whether the unescaped text equals `s`. No allocation, O(length).
-    pub fn eq_str(&self, s: &str) -> bool {
-        // Without escapes the text is the raw bytes (the common case: member names, methods).
-        if !self.raw.contains(&b'\\') {
-            return self.raw == s.as_bytes();
-        }
-        let mut expected = s.as_bytes();
-        for piece in self.pieces() {
-            let mut encoded = [0u8; 4];
-            let bytes = match piece {
-                Piece::Text(text) => text.as_bytes(),
-                Piece::Char(c) => c.encode_utf8(&mut encoded).as_bytes(),
-            };
-            match expected.strip_prefix(bytes) {
-                Some(rest) => expected = rest,
-                None => return false,
-            }
-        }
-        expected.is_empty()
-    }
-
-    /// The unescaped characters; a `\uD83D\uDE00` surrogate pair yields one `char`.
-    pub fn chars(&self) -> UnescapedChars<'a> {
-        UnescapedChars { pieces: self.pieces(), text: "".chars() }
-    }
-
-    /// Length of the unescaped text in UTF-8 bytes: the buffer size [`unescape_into`](Self::unescape_into)
-    /// needs. Never more than `raw().len()`.
-    pub fn unescaped_len(&self) -> usize {
-        self.pieces().fold(0usize, |len, piece| {
-            let piece_len = match piece {
-                Piece::Text(text) => text.len(),
-                Piece::Char(c) => c.len_utf8(),
-            };
-            len.saturating_add(piece_len)
-        })
-    }
-
-    /// Writes the unescaped text to the start of `buf` and returns it; `None` (with `buf` partly
-    /// overwritten) if `buf` is shorter than [`unescaped_len`](Self::unescaped_len).
-    pub fn unescape_into<'b>(&self, buf: &'b mut [u8]) -> Option<&'b str> {
-        let mut len: usize = 0;
-        for piece in self.pieces() {
-            let mut encoded = [0u8; 4];
-            let bytes = match piece {
-                Piece::Text(text) => text.as_bytes(),
-                Piece::Char(c) => c.encode_utf8(&mut encoded).as_bytes(),
-            };
-            let end = len.checked_add(bytes.len())?;
-            buf.get_mut(len..end)?.copy_from_slice(bytes);
-            len = end;
-        }
-        let buf: &'b [u8] = buf;
-        str::from_utf8(buf.get(..len)?).ok()
-    }
-
-    fn pieces(&self) -> Pieces<'a> {
-        Pieces { rest: self.raw }
-    }
-}
-
-impl fmt::Debug for JsonStr<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match str::from_utf8(self.raw) {
-            Ok(text) => f.debug_tuple("JsonStr").field(&text).finish(),
-            Err(_) => f.debug_tuple("JsonStr").field(&self.raw).finish(),
-        }
-    }
-}
-
-/// Writes the unescaped text.
-impl fmt::Display for JsonStr<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use fmt::Write;
-        for piece in self.pieces() {
-            match piece {
-                Piece::Text(text) => f.write_str(text)?,
-                Piece::Char(c) => f.write_char(c)?,
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The unescaped characters of a [`JsonStr`]. Created by [`JsonStr::chars`].
-#[derive(Clone, Debug)]
-pub struct UnescapedChars<'a> {
-    pieces: Pieces<'a>,
-    /// The rest of the current run of unescaped text.
-    text: str::Chars<'a>,
-}
-
-impl Iterator for UnescapedChars<'_> {
-    type Item = char;
-
-    fn next(&mut self) -> Option<char> {
-        loop {
-            if let Some(c) = self.text.next() {
-                return Some(c);
-            }
-            match self.pieces.next()? {
-                Piece::Text(text) => self.text = text.chars(),
-                Piece::Char(c) => return Some(c),
-            }
-        }
-    }
-}
-
-impl core::iter::FusedIterator for UnescapedChars<'_> {}
-
-/// A run of text without escapes, or the character of one escape.
-enum Piece<'a> {
-    Text(&'a str),
-    Char(char),
-}
-
-/// Splits escaped string content into [`Piece`]s. Each step consumes at least one byte.
-#[derive(Clone, Debug)]
-struct Pieces<'a> {
-    rest: &'a [u8],
-}
-
-impl<'a> Iterator for Pieces<'a> {
-    type Item = Piece<'a>;
-
-    fn next(&mut self) -> Option<Piece<'a>> {
-        match self.rest.first()? {
-            b'\\' => {
-                let (c, used) = decode_escape(self.rest);
-                self.rest = self.rest.get(used..).unwrap_or(&[]);
-                Some(Piece::Char(c))
-            }
-            _ => {
-                let run = self.rest.iter().position(|&byte| byte == b'\\').unwrap_or(self.rest.len());
-                let (text, rest) = self.rest.split_at_checked(run)?;
-                self.rest = rest;
-                // A backslash is ASCII, so runs of valid UTF-8 split at one stay valid.
-                Some(match str::from_utf8(text) {
-                    Ok(text) => Piece::Text(text),
-                    Err(_) => Piece::Char(char::REPLACEMENT_CHARACTER),
-                })
-            }
-        }
-    }
-}
-
-/// Decodes the escape at the start of `bytes` (which starts with `\`): the character and the bytes used.
-/// A malformed escape (impossible after validation) gives U+FFFD and uses one byte.
-fn decode_escape(bytes: &[u8]) -> (char, usize) {
-    const MALFORMED: (char, usize) = (char::REPLACEMENT_CHARACTER, 1);
-    let c = match bytes.get(1) {
-        Some(b'"') => '"',
-        Some(b'\\') => '\\',
-        Some(b'/') => '/',
-        Some(b'b') => '\u{8}',
-        Some(b'f') => '\u{c}',
-        Some(b'n') => '\n',
-        Some(b'r') => '\r',
-        Some(b't') => '\t',
-        Some(b'u') => return decode_unicode_escape(bytes).unwrap_or(MALFORMED),
-        _ => return MALFORMED,
-    };
-    (c, 2)
-}
-
-/// Decodes `\uXXXX`, or `\uD8XX\uDCXX` as one character.
-fn decode_unicode_escape(bytes: &[u8]) -> Option<(char, usize)> {
-    let unit = hex_code_unit(bytes.get(2..UNICODE_ESCAPE_LEN)?)?;
-    if !is_high_surrogate(unit) {
-        // A lone low surrogate is not a `char`, so it is rejected here.
-        return Some((char::from_u32(u32::from(unit))?, UNICODE_ESCAPE_LEN));
-    }
-    let pair = bytes.get(UNICODE_ESCAPE_LEN..2 * UNICODE_ESCAPE_LEN)?;
-    if !pair.starts_with(b"\\u") {
-        return None;
-    }
-    let low = hex_code_unit(pair.get(2..)?)?;
-    if !is_low_surrogate(low) {
-        return None;
-    }
-    let scalar = 0x1_0000 + ((u32::from(unit) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
-    Some((char::from_u32(scalar)?, 2 * UNICODE_ESCAPE_LEN))
-}
 #[cfg(test)]
 mod tests {
     use super::*;
