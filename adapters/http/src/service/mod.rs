@@ -14,33 +14,22 @@ use http_body_util::{BodyExt, LengthLimitError, Limited};
 use hyper::body::Body;
 use hyper::header::HeaderValue;
 use hyper::{Request, Response, StatusCode};
-use mcp_sansio::endpoint::{Framing, Route};
+use mcp_sansio::endpoint::Framing;
 use mcp_sansio::frame::EventId;
-use mcp_sansio::http::{self as rules, HeadPlan, Rejection, Serve, SessionId};
-use mcp_sansio::server::{Engine, Handler, InputError, Received};
+use mcp_sansio::http::{self as rules, HeadPlan, Rejection, SessionId};
+use mcp_sansio::server::{Engine, Handler};
 use mcp_sansio::time::Instant;
 use mcp_sansio::version::{Era, ProtocolVersion};
 use tracing::Instrument;
 
-use crate::body::{Abort, AbortGuard, ResponseBody};
+use crate::body::{Abort, ResponseBody};
 use crate::config::HttpConfig;
 use crate::owned::{BufferPool, OwnedEngine};
-use crate::response::{
-    HeaderView, authorize, method_of, priming, rejection_response, set_session_header, sse_response, status_only,
-};
-use crate::state::{GET_STREAM, LegacySession, Streams, replay};
+use crate::response::{HeaderView, authorize, method_of, priming, rejection_response, sse_response, status_only};
+use crate::state::{GET_STREAM, Streams, replay};
 use crate::store::{EventStore, MemorySessionStore, SessionStore, StreamState};
 
-/// A POST served by an engine, waiting for its response head.
-type Prepared = (
-    Era,
-    Route,
-    tokio::sync::mpsc::Receiver<Bytes>,
-    Result<Received, InputError>,
-    Option<u16>,
-    Option<SessionId>,
-    Option<ProtocolVersion>,
-);
+mod post;
 
 /// Everything behind the endpoint's lock.
 pub(crate) struct State<H> {
@@ -341,165 +330,6 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             }
             Some(_) => true,
         }
-    }
-
-    async fn post(&self, headers: &HeaderView<'_>, session: Option<SessionId>, body: &[u8]) -> Response<ResponseBody> {
-        match self.post_now(headers, session, body) {
-            Ok(p) => self.respond(p.0, p.1, p.2, p.3, p.4, p.5, p.6).await,
-            Err(response) => *response,
-        }
-    }
-
-    /// The synchronous part of a POST: everything under the lock.
-    fn post_now(
-        &self,
-        headers: &HeaderView<'_>,
-        session: Option<SessionId>,
-        body: &[u8],
-    ) -> Result<Prepared, Box<Response<ResponseBody>>> {
-        let config = &self.inner.config;
-        let now = self.now();
-        let clock = StdInstant::now();
-        let mut guard = self.lock();
-        self.sweep(&mut guard, clock, false);
-        let known = session.filter(|&id| self.live(&mut guard, id, clock));
-        if session.is_some() && known.is_none() {
-            return Err(Box::new(rejection_response(&Rejection::unknown_session())));
-        }
-        let plan = match rules::plan_post(headers, body, known.is_some()) {
-            Ok(plan) => plan,
-            Err(rejection) => return Err(Box::new(rejection_response(&rejection))),
-        };
-        let state = &mut *guard;
-        if plan.serve == Serve::Stateless
-            && let Err(rejection) = rules::check_param_headers(headers, body, &state.handler)
-        {
-            return Err(Box::new(rejection_response(&rejection)));
-        }
-        let (era, route, rx, received, session_id, version) = match (plan.serve, known) {
-            (Serve::Stateless, _) => {
-                let span = tracing::debug_span!("mcp", era = "2026-07-28");
-                let _entered = span.enter();
-                let (route, rx) = state.stateless_streams.open(plan.framing);
-                let engine = state.stateless.get();
-                let received = engine.handle_message(now, route, body, &mut state.handler);
-                state.stateless_streams.drain(engine, &mut state.handler, now, None);
-                (Era::Modern, route, rx, received, None, None)
-            }
-            (Serve::NewSession, _) => {
-                if state.sessions.is_full() {
-                    self.sweep(state, clock, true);
-                }
-                if state.sessions.is_full() {
-                    return Err(Box::new(rejection_response(&Rejection::too_many_sessions())));
-                }
-                let mut random = [0u8; rules::SESSION_ID_RANDOM_BYTES];
-                if getrandom::fill(&mut random).is_err() {
-                    return Err(Box::new(status_only(StatusCode::INTERNAL_SERVER_ERROR)));
-                }
-                let id = SessionId::from_random(random);
-                let mut session = LegacySession::new(false, config);
-                let span = tracing::debug_span!("mcp", era = "legacy", session = ?id, new = true);
-                let _entered = span.enter();
-                let (route, rx) = session.streams.open(plan.framing);
-                let context = (config, &mut state.pool, state.events.as_mut(), id);
-                let received =
-                    session.serve(context, &mut state.handler, now, |e, h| e.handle_message(now, route, body, h));
-                let version = session.version();
-                let keep = version.is_some();
-                let sink_status = session.streams.take_status(route.stream);
-                if keep {
-                    tracing::debug!(session = ?id, ?version, "session started");
-                    if state.sessions.insert(id, Box::new(session)).is_err() {
-                        return Err(Box::new(rejection_response(&Rejection::too_many_sessions())));
-                    }
-                }
-                return Ok((Era::Legacy, route, rx, received, sink_status, keep.then_some(id), version));
-            }
-            (Serve::Session, Some(id)) => {
-                let Some(session) = state.sessions.get_mut(&id) else {
-                    return Err(Box::new(rejection_response(&Rejection::unknown_session())));
-                };
-                session.last_used = clock;
-                let span = tracing::debug_span!("mcp", era = "legacy", session = ?id);
-                let _entered = span.enter();
-                let (route, rx) = session.streams.open(plan.framing);
-                let context = (config, &mut state.pool, state.events.as_mut(), id);
-                let received =
-                    session.serve(context, &mut state.handler, now, |e, h| e.handle_message(now, route, body, h));
-                let version = session.version();
-                (Era::Legacy, route, rx, received, Some(id), version)
-            }
-            (Serve::Session, None) | (_, _) => return Err(Box::new(rejection_response(&Rejection::unknown_session()))),
-        };
-        let sink_status = match session_id.and_then(|id| state.sessions.get_mut(&id)) {
-            Some(session) => session.streams.take_status(route.stream),
-            None => state.stateless_streams.take_status(route.stream),
-        };
-        if !matches!(received, Ok(Received::Request) | Ok(Received::Invalid)) {
-            match session_id.and_then(|id| state.sessions.get_mut(&id)) {
-                Some(session) => session.streams.close(route.stream),
-                None => state.stateless_streams.close(route.stream),
-            }
-        }
-        Ok((era, route, rx, received, sink_status, None, version))
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    async fn respond(
-        &self,
-        era: Era,
-        route: Route,
-        mut rx: tokio::sync::mpsc::Receiver<Bytes>,
-        received: Result<Received, InputError>,
-        sink_status: Option<u16>,
-        new_session: Option<SessionId>,
-        version: Option<ProtocolVersion>,
-    ) -> Response<ResponseBody> {
-        // 2026-07-28: a client that closes the response stream before the answer cancels the
-        // request (in a legacy session a disconnection is not a cancellation).
-        let mut guard = match (era, &received) {
-            (Era::Modern, Ok(Received::Request)) => {
-                let endpoint: Arc<dyn Abort> = self.inner.clone();
-                AbortGuard::new(endpoint, route.stream)
-            }
-            _ => AbortGuard::default(),
-        };
-        let mut response = match received {
-            Err(error) => {
-                tracing::debug!(%error, "engine refused the message");
-                status_only(StatusCode::SERVICE_UNAVAILABLE)
-            }
-            Ok(Received::Notification | Received::Response) => status_only(StatusCode::ACCEPTED),
-            Ok(_) if route.framing == Framing::Sse => {
-                let primes = era == Era::Legacy && version.is_some_and(|v| v >= ProtocolVersion::V2025_11_25);
-                let prime = primes.then(|| priming(route.stream.0, self.inner.config.sse_retry_ms)).flatten();
-                let guard = std::mem::take(&mut guard);
-                sse_response(sink_status.unwrap_or(200), prime, VecDeque::new(), Some(rx), None)
-                    .map(|b| b.with_abort_guard(guard))
-            }
-            Ok(_) => {
-                // A bare body is one message: the answer, now or once a deferred reply is finished.
-                match rx.recv().await {
-                    Some(bytes) => {
-                        guard.disarm();
-                        // The status the drain read from this message, if it came then.
-                        let status = sink_status.unwrap_or_else(|| rules::response_status(era, &bytes));
-                        let mut response = Response::new(ResponseBody::full(bytes));
-                        *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-                        response
-                            .headers_mut()
-                            .insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-                        response
-                    }
-                    None => status_only(StatusCode::INTERNAL_SERVER_ERROR),
-                }
-            }
-        };
-        if let Some(id) = new_session {
-            set_session_header(&mut response, id);
-        }
-        response
     }
 
     /// Runs `f` on the engine of the legacy session `session` (or, for `None`, the stateless
