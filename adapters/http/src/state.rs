@@ -123,9 +123,6 @@ impl Streams {
                         store.append(*session, id, Bytes::copy_from_slice(event.bytes));
                     }
                 }
-                if end {
-                    store.end_stream(*session, stream.0);
-                }
             }
             if let Some(sink) = self.sinks.get_mut(&stream) {
                 if sink.first_status.is_none() {
@@ -144,7 +141,12 @@ impl Streams {
                 }
             }
             if end {
-                if let Some(sink) = self.sinks.remove(&stream)
+                let sink = self.sinks.remove(&stream);
+                if let (Some((store, session)), Framing::Sse) = (store.as_mut(), framing) {
+                    // Delivered: its reader took every event, the last included.
+                    store.end_stream(*session, stream.0, sink.is_some());
+                }
+                if let Some(sink) = sink
                     && sink.head_pending
                     && let Some(status) = sink.first_status
                 {

@@ -83,8 +83,10 @@ pub enum StreamState {
 pub trait EventStore: Send + 'static {
     /// Records `event` (whole, framing included) of `session`, named `id`.
     fn append(&mut self, session: SessionId, id: EventId, event: Bytes);
-    /// Records that `stream` of `session` has ended.
-    fn end_stream(&mut self, session: SessionId, stream: u32);
+    /// Records that `stream` of `session` has ended. `delivered`: its reader took every event of
+    /// it, the last included, so only a connection that broke after that needs a replay; a store
+    /// may let such streams' events go first.
+    fn end_stream(&mut self, session: SessionId, stream: u32, delivered: bool);
     /// Calls `replay` with each stored event of `after.stream()` whose sequence follows `after`,
     /// oldest first, and says whether that stream has ended.
     fn replay(&self, session: SessionId, after: EventId, replay: &mut dyn FnMut(&Bytes)) -> StreamState;
@@ -102,11 +104,16 @@ pub struct EventLimits {
     /// Most ended streams remembered as ended (older ones are reported ended as well, since
     /// unknown streams are).
     pub max_ended_streams: usize,
+    /// Of the streams that ended delivered (see [`EventStore::end_stream`]), how many most recent
+    /// ones keep their events, for a client whose connection broke at the very end; older ones'
+    /// events are dropped. Without this bound a busy session would hold `max_events` answers it
+    /// has delivered already.
+    pub max_delivered_streams: usize,
 }
 
 impl Default for EventLimits {
     fn default() -> Self {
-        EventLimits { max_events: 1024, max_bytes: 1 << 20, max_ended_streams: 256 }
+        EventLimits { max_events: 1024, max_bytes: 1 << 20, max_ended_streams: 256, max_delivered_streams: 4 }
     }
 }
 
@@ -115,6 +122,8 @@ struct SessionEvents {
     events: VecDeque<(EventId, Bytes)>,
     bytes: usize,
     ended: VecDeque<u32>,
+    /// The most recent streams that ended delivered, whose events are still kept, oldest first.
+    delivered: VecDeque<u32>,
     /// Streams that had an event or were ended (to tell an open stream from an unknown one).
     open: Vec<u32>,
 }
@@ -153,13 +162,27 @@ impl EventStore for MemoryEventStore {
         }
     }
 
-    fn end_stream(&mut self, session: SessionId, stream: u32) {
+    fn end_stream(&mut self, session: SessionId, stream: u32, delivered: bool) {
         let limits = self.limits;
         let s = self.sessions.entry(session).or_default();
         s.open.retain(|&open| open != stream);
         s.ended.push_back(stream);
         while s.ended.len() > limits.max_ended_streams {
             s.ended.pop_front();
+        }
+        if delivered {
+            s.delivered.push_back(stream);
+            while s.delivered.len() > limits.max_delivered_streams {
+                let Some(old) = s.delivered.pop_front() else { break };
+                let bytes = &mut s.bytes;
+                s.events.retain(|(id, event)| {
+                    let keep = id.stream() != old;
+                    if !keep {
+                        *bytes -= event.len();
+                    }
+                    keep
+                });
+            }
         }
     }
 
@@ -185,7 +208,12 @@ mod tests {
     #[test]
     fn replays_one_stream_after_the_given_event_within_bounds() {
         let sid = SessionId::from_random([1; 16]);
-        let mut store = MemoryEventStore::new(EventLimits { max_events: 3, max_bytes: 100, max_ended_streams: 1 });
+        let mut store = MemoryEventStore::new(EventLimits {
+            max_events: 3,
+            max_bytes: 100,
+            max_ended_streams: 1,
+            max_delivered_streams: 1,
+        });
         for seq in 1..=4 {
             store.append(sid, EventId::new(1 + (seq as u32 % 2), seq), Bytes::from(format!("e{seq}")));
         }
@@ -194,11 +222,38 @@ mod tests {
         // Event 1 (stream 2) was evicted; stream 1 holds 2 and 4.
         assert_eq!(got, [Bytes::from("e2"), Bytes::from("e4")]);
         assert_eq!(state, StreamState::Open);
-        store.end_stream(sid, 1);
+        store.end_stream(sid, 1, false);
         got.clear();
         assert_eq!(store.replay(sid, EventId::new(1, 2), &mut |b| got.push(b.clone())), StreamState::Ended);
         assert_eq!(got, [Bytes::from("e4")]);
         store.remove_session(sid);
         assert_eq!(store.replay(sid, EventId::new(1, 0), &mut |_| panic!("forgotten")), StreamState::Ended);
+    }
+
+    #[test]
+    fn delivered_streams_keep_their_events_only_while_among_the_most_recent() {
+        let sid = SessionId::from_random([2; 16]);
+        let limits = EventLimits { max_delivered_streams: 2, ..EventLimits::default() };
+        let mut store = MemoryEventStore::new(limits);
+        let events = |store: &MemoryEventStore, stream| {
+            let mut got = Vec::new();
+            store.replay(sid, EventId::new(stream, 0), &mut |b| got.push(b.clone()));
+            got
+        };
+        // Stream 1 ends with its reader gone: kept whatever follows.
+        store.append(sid, EventId::new(1, 1), Bytes::from("lost"));
+        store.end_stream(sid, 1, false);
+        for stream in 2..=4 {
+            store.append(sid, EventId::new(stream, 1), Bytes::from(format!("s{stream}")));
+            store.end_stream(sid, stream, true);
+        }
+        // Stream 2 was the oldest of three delivered ones: its events are gone, and their bytes.
+        assert_eq!(events(&store, 2), Vec::<Bytes>::new());
+        assert_eq!(events(&store, 3), [Bytes::from("s3")]);
+        assert_eq!(events(&store, 4), [Bytes::from("s4")]);
+        assert_eq!(events(&store, 1), [Bytes::from("lost")]);
+        let s = &store.sessions[&sid];
+        assert_eq!(s.bytes, "lost".len() + 2 * "s3".len());
+        assert_eq!(s.events.len(), 3);
     }
 }

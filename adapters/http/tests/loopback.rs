@@ -433,6 +433,57 @@ async fn a_broken_stream_resumes_from_last_event_id_losing_and_repeating_nothing
     assert_eq!(second.status, 409);
 }
 
+/// Resumes `sid`'s stream after `last` (an event id) and reads the replay to its end.
+async fn resume(addr: SocketAddr, sid: &str, last: &str) -> Reply {
+    let headers = [("Accept", "text/event-stream"), ("Mcp-Session-Id", sid), ("Last-Event-ID", last)];
+    send(addr, "GET", &headers, "").await
+}
+
+#[tokio::test]
+async fn answers_delivered_whole_are_kept_for_a_resume_only_while_recent_and_broken_ones_are_kept() {
+    let server = start(|config| config.event_limits.max_delivered_streams = 2).await;
+    let sid = open_session(server.addr).await;
+    let headers = [JSON, BOTH, ("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    let call = |id: u32, name: &str| {
+        json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":name,"arguments":{"text":format!("t{id}")}}})
+            .to_string()
+    };
+    // A slow call whose connection breaks after the priming event: its answer comes later.
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    let body = call(1, "slow");
+    let mut request = format!("POST /mcp HTTP/1.1\r\nHost: {}\r\n", server.addr);
+    for (name, value) in headers {
+        request += &format!("{name}: {value}\r\n");
+    }
+    request += &format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    let primed = read_events(&mut stream, &mut raw, 0).await;
+    let broken = sse_ids(&primed)[0].clone();
+    drop(stream);
+    wait_for(&server, |app| app.deferred.len() == 1).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let sessions = server.endpoint.session_ids();
+    let answered = server.endpoint.with_engine(Some(sessions[0]), |engine, app| {
+        let deferred = app.deferred.pop().unwrap();
+        engine.reply_tool(&deferred).map(|reply| reply.text("later").finish()).is_ok()
+    });
+    assert_eq!(answered, Some(true));
+    // Three answers delivered whole, each on its own stream.
+    let mut primings = Vec::new();
+    for id in 2..=4 {
+        let reply = send(server.addr, "POST", &headers, &call(id, "echo")).await;
+        assert_eq!(reply.events()[0]["result"]["content"][0]["text"], format!("t{id}"));
+        primings.push(sse_ids(&reply.body)[0].clone());
+    }
+    let text = |reply: &Reply| reply.events().first().map(|m| m["result"]["content"][0]["text"].clone());
+    // The oldest delivered one is gone; the two most recent replay; the broken one replays.
+    assert_eq!(text(&resume(server.addr, &sid, &primings[0]).await), None);
+    assert_eq!(text(&resume(server.addr, &sid, &primings[1]).await), Some(json!("t3")));
+    assert_eq!(text(&resume(server.addr, &sid, &primings[2]).await), Some(json!("t4")));
+    assert_eq!(text(&resume(server.addr, &sid, &broken).await), Some(json!("later")));
+}
+
 #[tokio::test]
 async fn an_idle_kept_alive_connection_is_closed_after_the_head_timeout() {
     let server = start(|c| c.header_read_timeout = Duration::from_millis(300)).await;
