@@ -163,10 +163,35 @@ pub fn classify(value: Value<'_>) -> Result<Message<'_>, EnvelopeError<'_>> {
     classify_spanned(value, None)
 }
 
-/// [`classify`], skipping the containers `spans` recorded (a large `params`) without rescanning them.
+/// [`classify`], reading the members from `spans`, the validator's record of `value`, when it
+/// recorded them (and skipping the containers it recorded).
 pub(crate) fn classify_spanned<'a>(
     value: Value<'a>,
     spans: Option<&'a crate::json::Spans>,
+) -> Result<Message<'a>, EnvelopeError<'a>> {
+    let members = match spans {
+        Some(spans) => value.members_spanned(spans),
+        None => value.members(),
+    };
+    classify_members(value, members, |member| member)
+}
+
+/// [`classify_spanned`] with a record that does not live as long as `value`: what it returns
+/// borrows `value`, not the record.
+pub(crate) fn classify_recorded<'a>(
+    value: Value<'a>,
+    spans: &crate::json::Spans,
+) -> Result<Message<'a>, EnvelopeError<'a>> {
+    classify_members(value, value.members_spanned(spans), |member| member.within(value))
+}
+
+/// Classifies `value` from the walk of its `members`; `settle` takes a member value found by
+/// the walk to one borrowing `value`.
+#[inline(always)]
+fn classify_members<'a, 'm>(
+    value: Value<'a>,
+    mut members: crate::json::Members<'m>,
+    settle: impl Fn(Value<'m>) -> Value<'a>,
 ) -> Result<Message<'a>, EnvelopeError<'a>> {
     if value.kind() != Kind::Object {
         return Err(EnvelopeError { id: None, reason: "a JSON-RPC message must be an object" });
@@ -175,10 +200,6 @@ pub(crate) fn classify_spanned<'a>(
     // occurrence of a key wins, as with `Value::get`.
     let mut envelope = Envelope::default();
     const NAMES: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
-    let mut members = match spans {
-        Some(spans) => value.members_spanned(spans),
-        None => value.members(),
-    };
     while let Some((key, member, plain)) = members.next_entry() {
         // A key without escapes is its raw bytes (no UTF-8 check needed to compare them).
         let raw = key.raw();
@@ -196,7 +217,7 @@ pub(crate) fn classify_spanned<'a>(
             Some(b"error") => &mut envelope.error,
             _ => continue,
         };
-        slot.get_or_insert(member);
+        slot.get_or_insert(settle(member));
     }
     let Envelope { jsonrpc, id: id_value, method, params, result, error } = envelope;
     let id = id_value.and_then(Id::from_value);

@@ -1,10 +1,11 @@
 //! `Mcp-Param-{Name}` headers (2026-07-28): a `tools/call` mirrors each argument whose input-schema
 //! property carries `"x-mcp-header": "Name"` into that header, and the server checks they agree.
 
-use crate::http::header::{self, Headers, MAX_HEADER_VALUE_LEN};
+use crate::http::header::{self, Headers, MAX_HEADER_VALUE_LEN, name};
+use crate::http::request::header_text;
 use crate::http::status::Rejection;
 use crate::json::{self, Kind};
-use crate::jsonrpc::{Message, classify, code};
+use crate::jsonrpc::{Message, classify_recorded, code};
 use crate::server::Handler;
 
 /// Longest `x-mcp-header` name checked (longer ones cannot name a header this server reads).
@@ -17,16 +18,28 @@ pub const MAX_PARAM_HEADERS: usize = 32;
 /// `inputSchema` with `"x-mcp-header": "Name"` must have `Mcp-Param-Name` exactly when the argument
 /// is present and not null, with a value that matches it ([`matches_value`](header::matches_value)
 /// after decoding). Other bodies, and unknown tools (the engine answers them), pass.
+///
+/// Call it on a request [`plan_post`](super::plan_post) accepted as 2026-07-28: the body is read
+/// only when its `Mcp-Method` and `Mcp-Name` headers, which that plan checked against the body, name
+/// `tools/call` of a tool whose schema may name a header.
 pub fn check_param_headers<'b, H: Headers + ?Sized, A: Handler + ?Sized>(
     headers: &H,
     body: &'b [u8],
     handler: &A,
 ) -> Result<(), Rejection<'b>> {
+    let mut buf = [0u8; MAX_HEADER_VALUE_LEN];
+    if !matches!(header_text(headers, name::METHOD, &mut buf), Ok(Some("tools/call"))) {
+        return Ok(());
+    }
+    let Ok(Some(named)) = header_text(headers, name::NAME, &mut buf) else { return Ok(()) };
+    let named = (0..).map_while(|i| handler.tool(i)).find(|t| t.name == named);
+    if named.is_none_or(|t| !t.input_schema.contains("x-mcp-header") && !t.input_schema.contains('\\')) {
+        return Ok(());
+    }
     let mut spans = json::Spans::default();
     let Ok(value) = json::parse_spanned(body, 64, &mut spans) else { return Ok(()) };
     let spans = &spans;
-    // Scanned, not read from the record: the id outlives the record (it answers a rejection).
-    let Ok(Message::Request { id, method, params }) = classify(value) else { return Ok(()) };
+    let Ok(Message::Request { id, method, params }) = classify_recorded(value, spans) else { return Ok(()) };
     if !method.eq_str("tools/call") {
         return Ok(());
     }
@@ -99,9 +112,16 @@ mod tests {
         )
     }
 
+    /// `pairs` after the `Mcp-Method` and `Mcp-Name` headers `plan_post` checked.
+    fn planned<'p>(pairs: &[(&'p str, &'p [u8])]) -> std::vec::Vec<(&'p str, &'p [u8])> {
+        let mut all = std::vec![("Mcp-Method", &b"tools/call"[..]), ("Mcp-Name", &b"lookup"[..])];
+        all.extend_from_slice(pairs);
+        all
+    }
+
     fn check(arguments: &str, pairs: &[(&str, &[u8])]) -> Result<(), u16> {
         let body = call(arguments);
-        check_param_headers(&HeaderList(pairs), body.as_bytes(), &App).map_err(|r| {
+        check_param_headers(&HeaderList(&planned(pairs)), body.as_bytes(), &App).map_err(|r| {
             assert_eq!((r.code, r.id), (Some(code::HEADER_MISMATCH), Some(crate::jsonrpc::Id::Number(4))));
             r.status
         })
@@ -124,9 +144,19 @@ mod tests {
         assert_eq!(check(r#"{"region":"eu"}"#, &[("Mcp-Param-Region", b"eu"), ("Mcp-Param-Region", b"eu")]), Err(400));
         // Other requests and unknown tools are not this check's business.
         let list = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
-        assert!(check_param_headers(&HeaderList(&[]), list, &App).is_ok());
+        assert!(check_param_headers(&HeaderList(&[("Mcp-Method", b"tools/list")]), list, &App).is_ok());
         let other = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope"}}"#;
-        assert!(check_param_headers(&HeaderList(&[]), other, &App).is_ok());
+        let nope = [("Mcp-Method", &b"tools/call"[..]), ("Mcp-Name", b"nope")];
+        assert!(check_param_headers(&HeaderList(&nope), other, &App).is_ok());
+        assert!(check_param_headers(&HeaderList(&planned(&[])), other, &App).is_ok(), "the body names no such tool");
+        // Headers that do not name a call of a tool with header-named properties: the body is not
+        // read (`plan_post` refuses such a request before this check).
+        let body = call(r#"{"region":"eu"}"#);
+        for pairs in [&[][..], &[("Mcp-Method", &b"tools/list"[..])], &[("Mcp-Method", b"tools/call")]] {
+            assert!(check_param_headers(&HeaderList(pairs), body.as_bytes(), &App).is_ok(), "{pairs:?}");
+        }
+        let unread = [("Mcp-Method", &b"tools/call"[..]), ("Mcp-Name", b"nope")];
+        assert!(check_param_headers(&HeaderList(&unread), body.as_bytes(), &App).is_ok());
     }
 
     /// A tool whose two header names are `MAX_PARAM_HEADER_NAME_LEN` and one more characters long.
@@ -146,7 +176,7 @@ mod tests {
         ));
         let header = std::format!("Mcp-Param-{at}");
         let run = |arguments: &str, pairs: &[(&str, &[u8])]| {
-            check_param_headers(&HeaderList(pairs), call(arguments).as_bytes(), &app).map_err(|r| r.status)
+            check_param_headers(&HeaderList(&planned(pairs)), call(arguments).as_bytes(), &app).map_err(|r| r.status)
         };
         assert_eq!(run(r#"{"at":"x"}"#, &[(&header, b"x")]), Ok(()));
         assert_eq!(run(r#"{"at":"x"}"#, &[]), Err(400), "a name at the limit is checked");

@@ -8,7 +8,7 @@ use crate::http::origin::HostPolicy;
 use crate::http::session::SessionId;
 use crate::http::status::Rejection;
 use crate::json::{self, Kind, Value};
-use crate::jsonrpc::{Id, Message, classify, code};
+use crate::jsonrpc::{Id, Message, classify, classify_recorded, code};
 use crate::version::{Era, ProtocolVersion};
 
 /// The path of the MCP endpoint unless configured otherwise.
@@ -147,8 +147,8 @@ fn check_post_head<H: Headers + ?Sized>(policy: &Policy<'_>, headers: &H) -> Res
             "Unsupported Media Type: Content-Type must be application/json",
         ));
     }
-    let accept = headers.get(name::ACCEPT);
-    if !accepts(accept, b"application/json") && !accepts(accept, b"text/event-stream") {
+    let accept = accepted(headers.get(name::ACCEPT));
+    if !accept.json && !accept.sse {
         return Err(Rejection::error(
             406,
             code::INVALID_REQUEST,
@@ -278,7 +278,7 @@ pub fn plan_post<'b, H: Headers + ?Sized>(
     body: &'b [u8],
     session: bool,
 ) -> Result<PostPlan, Rejection<'b>> {
-    let accept = headers.get(name::ACCEPT);
+    let accept = accepted(headers.get(name::ACCEPT));
     let version_header = headers.get(name::PROTOCOL_VERSION).map(header::trim_ows);
     let header_version = version_header.and_then(|v| core::str::from_utf8(v).ok()).and_then(ProtocolVersion::from_wire);
     // Walked by reading the validator's record of its shallow members (see `json::Spans`).
@@ -289,8 +289,7 @@ pub fn plan_post<'b, H: Headers + ?Sized>(
         return Ok(PostPlan { serve, framing: Framing::Body, is_request: true });
     };
     let spans = &spans;
-    // Scanned, not read from the record: the id outlives the record (it answers a rejection).
-    let message = classify(value).ok();
+    let message = classify_recorded(value, spans).ok();
     let (id, method, params) = match message {
         Some(Message::Request { id, method, params }) => (Some(id), Some(method), params),
         Some(Message::Notification { method, params }) => (None, Some(method), params),
@@ -303,7 +302,7 @@ pub fn plan_post<'b, H: Headers + ?Sized>(
     let modern_meta =
         meta.is_some_and(|m| m.members_spanned(spans).any(|(k, _)| k.raw().starts_with(b"io.modelcontextprotocol/")));
     let modern_header = version_header.is_some() && header_version.is_none_or(|v| v.era() == Era::Modern);
-    let legacy_framing = if is_request && accepts(accept, b"text/event-stream") { Framing::Sse } else { Framing::Body };
+    let legacy_framing = if is_request && accept.sse { Framing::Sse } else { Framing::Body };
 
     if session && !modern_meta {
         if version_header.is_some() && header_version.is_none_or(|v| v.era() != Era::Legacy) {
@@ -389,16 +388,14 @@ pub fn plan_post<'b, H: Headers + ?Sized>(
     }
     let streams =
         progress_token.is_some() || log_level.is_some() || method.is_some_and(|m| m.eq_str("subscriptions/listen"));
-    let json_ok = accepts(accept, b"application/json");
-    let sse_ok = accepts(accept, b"text/event-stream");
-    let framing = if sse_ok && (streams || !json_ok) { Framing::Sse } else { Framing::Body };
+    let framing = if accept.sse && (streams || !accept.json) { Framing::Sse } else { Framing::Body };
     Ok(PostPlan { serve: Serve::Stateless, framing, is_request })
 }
 
 const BAD_VALUE: &str = "Header mismatch: invalid header value";
 
 /// The decoded text of header `name` (`None` if absent; a repeated header is an error).
-fn header_text<'o, H: Headers + ?Sized>(
+pub(super) fn header_text<'o, H: Headers + ?Sized>(
     headers: &H,
     name: &str,
     out: &'o mut [u8],
@@ -424,21 +421,46 @@ pub fn media_type_is(value: &[u8], media: &[u8]) -> bool {
 /// entry, `type/*` or `*/*` whose `q` is not zero.
 pub fn accepts(accept: Option<&[u8]>, media: &[u8]) -> bool {
     let Some(accept) = accept else { return true };
+    accept.split(|&b| b == b',').map(entry_range).any(|range| range.is_some_and(|range| range_allows(range, media)))
+}
+
+/// What an `Accept` value allows of the two media types a POST is answered in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Accepted {
+    pub(super) json: bool,
+    pub(super) sse: bool,
+}
+
+/// [`accepts`] of `application/json` and of `text/event-stream`, in one pass over `accept`.
+pub(super) fn accepted(accept: Option<&[u8]>) -> Accepted {
+    let Some(accept) = accept else { return Accepted { json: true, sse: true } };
+    let mut allowed = Accepted { json: false, sse: false };
+    for range in accept.split(|&b| b == b',').filter_map(entry_range) {
+        allowed.json = allowed.json || range_allows(range, b"application/json");
+        allowed.sse = allowed.sse || range_allows(range, b"text/event-stream");
+    }
+    allowed
+}
+
+/// The media range of one entry of an `Accept` list, unless its `q` is zero.
+fn entry_range(entry: &[u8]) -> Option<&[u8]> {
+    let mut parts = entry.split(|&b| b == b';');
+    let range = header::trim_ows(parts.next().unwrap_or(&[]));
+    let refused = parts.any(|p| {
+        let p = header::trim_ows(p);
+        p.len() >= 2 && p[..2].eq_ignore_ascii_case(b"q=") && p[2..].iter().all(|&b| matches!(b, b'0' | b'.'))
+    });
+    (!refused).then_some(range)
+}
+
+/// Whether a media range (`type/subtype`, `type/*`, `*/*`) covers `media`.
+fn range_allows(range: &[u8], media: &[u8]) -> bool {
     let kind = media.split(|&b| b == b'/').next().unwrap_or(&[]);
-    accept.split(|&b| b == b',').any(|entry| {
-        let mut parts = entry.split(|&b| b == b';');
-        let range = header::trim_ows(parts.next().unwrap_or(&[]));
-        let refused = parts.any(|p| {
-            let p = header::trim_ows(p);
-            p.len() >= 2 && p[..2].eq_ignore_ascii_case(b"q=") && p[2..].iter().all(|&b| matches!(b, b'0' | b'.'))
-        });
-        let matched = range.eq_ignore_ascii_case(media)
-            || range == b"*/*"
-            || (range.len() == kind.len() + 2
-                && range[..kind.len()].eq_ignore_ascii_case(kind)
-                && &range[kind.len()..] == b"/*");
-        matched && !refused
-    })
+    range.eq_ignore_ascii_case(media)
+        || range == b"*/*"
+        || (range.len() == kind.len() + 2
+            && range[..kind.len()].eq_ignore_ascii_case(kind)
+            && &range[kind.len()..] == b"/*")
 }
 
 fn parse_length(digits: &[u8]) -> Option<u64> {

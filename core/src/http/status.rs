@@ -91,13 +91,28 @@ impl<'b> Rejection<'b> {
 /// internal errors) are 200, since clients read them from the body. Legacy: 400 for parse errors
 /// and invalid requests, 200 otherwise.
 ///
-/// Most answers are results: one with no member named `error` is 200 without being parsed (such a
-/// name shows `error` as is or, escaped, a backslash).
+/// Most answers are results, 200 without being parsed: one that opens as the engine writes a
+/// result (`{"jsonrpc":"2.0","id":…,"result":`), or has no member named `error` (such a name
+/// shows `"error"` as is or, escaped, a backslash).
 pub fn response_status(era: Era, message: &[u8]) -> u16 {
-    if !may_name_error(message) {
+    if opens_as_result(message) || !may_name_error(message) {
         return 200;
     }
     parsed_status(era, message)
+}
+
+/// Whether `message` opens as the engine writes a result: `jsonrpc`, an integer id or one
+/// without escapes, then `result`.
+fn opens_as_result(message: &[u8]) -> bool {
+    let Some(id) = message.strip_prefix(br#"{"jsonrpc":"2.0","id":"#) else { return false };
+    let id_len = match id {
+        [b'"', text @ ..] => match crate::swar::unquoted_len(text) {
+            len if text.get(len) == Some(&b'"') => len + 2,
+            _ => return false,
+        },
+        _ => id.iter().take_while(|&&b| b == b'-' || b.is_ascii_digit()).count(),
+    };
+    id_len > 0 && id.get(id_len..).is_some_and(|rest| rest.starts_with(br#","result":"#))
 }
 
 /// [`response_status`], always reading the message.
@@ -141,15 +156,17 @@ pub fn first_transmit_status(era: Era, framing: Framing, bytes: &[u8], end_of_st
     }
 }
 
-/// Whether `bytes` may hold a JSON member named `error`: they hold `error`, or a backslash (an
-/// escaped name). `false` proves there is none.
+/// Whether `bytes` may hold a JSON member named `error`: they hold the token `"error"`, or a
+/// backslash (an escaped name). `false` proves there is none.
 fn may_name_error(bytes: &[u8]) -> bool {
+    // From quote to quote (eight bytes a step): the name would be the token `"error"`.
     let mut rest = bytes;
     loop {
-        let Some(at) = rest.iter().position(|&b| b == b'e' || b == b'\\') else { return false };
-        match rest.get(at..) {
-            Some([b'\\', ..]) | Some([b'e', b'r', b'r', b'o', b'r', ..]) => return true,
-            _ => rest = rest.get(at + 1..).unwrap_or_default(),
+        match rest.get(crate::swar::unquoted_len(rest)..) {
+            Some([b'"', tail @ ..]) if tail.starts_with(b"error\"") => return true,
+            Some([b'"', tail @ ..]) => rest = tail,
+            Some([b'\\', ..]) => return true,
+            _ => return false,
         }
     }
 }
@@ -218,8 +235,12 @@ mod tests {
         assert_eq!(response_status(Era::Modern, messages[2]), 404);
         assert_eq!(response_status(Era::Modern, messages[5]), 404);
         assert_eq!(response_status(Era::Legacy, messages[6]), 400);
-        assert!(!may_name_error(messages[8]) && !may_name_error(b"eeee errr rror") && may_name_error(b"xerror"));
-        assert!(may_name_error(b"\\") && !may_name_error(b"erro"));
+        assert!(opens_as_result(messages[0]) && opens_as_result(br#"{"jsonrpc":"2.0","id":"a-1","result":{}}"#));
+        assert!(!opens_as_result(messages[2]) && !opens_as_result(br#"{"jsonrpc":"2.0","id":"a\"","result":{}}"#));
+        assert!(!opens_as_result(br#"{"jsonrpc":"2.0","id":,"result":{}}"#) && !opens_as_result(b"{"));
+        assert!(!may_name_error(messages[8]) && !may_name_error(br#""eeee" "errr" "rror" "xerror""#));
+        assert!(may_name_error(br#"{"error""#) && may_name_error(br#"x"error""#) && may_name_error(b"\\"));
+        assert!(!may_name_error(br#""erro"#) && !may_name_error(br#"error""#) && !may_name_error(b""));
     }
 
     #[test]

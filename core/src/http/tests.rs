@@ -226,6 +226,22 @@ fn accept_ranges() {
     assert!(!accepts(Some(b"application/json;q=0"), b"application/json"));
     assert!(!accepts(Some(b"text/*"), b"application/json"));
     assert!(accepts(Some(b"text/html, Text/Event-Stream"), b"text/event-stream"));
+    let values: [Option<&[u8]>; 9] = [
+        None,
+        Some(BOTH),
+        Some(b"*/*"),
+        Some(b"application/*;q=0.5, text/event-stream;q=0"),
+        Some(b"text/*"),
+        Some(b"application/json;q=0, */*"),
+        Some(b"Application/JSON ; charset=utf-8"),
+        Some(b""),
+        Some(b"text/event-stream;q=0.0;x=1,application/json;Q=0.8"),
+    ];
+    for value in values {
+        let one_pass = request::accepted(value);
+        let each = (accepts(value, b"application/json"), accepts(value, b"text/event-stream"));
+        assert_eq!((one_pass.json, one_pass.sse), each, "{value:?}");
+    }
 }
 
 #[test]

@@ -144,6 +144,15 @@ impl<'a> Value<'a> {
         Value { bytes }
     }
 
+    /// This value, a part of `whole` reached through a shorter borrow (a walk of the validator's
+    /// record), as a part of `whole` itself: found by its address, taken with a bounds-checked
+    /// `get` (a value that is no part of `whole` would come out empty, read as a number).
+    pub(crate) fn within<'w>(self, whole: Value<'w>) -> Value<'w> {
+        let start = (self.bytes.as_ptr() as usize).wrapping_sub(whole.bytes.as_ptr() as usize);
+        let bytes = whole.bytes.get(start..start.wrapping_add(self.bytes.len())).unwrap_or_default();
+        Value { bytes }
+    }
+
     /// The type of the value.
     pub fn kind(&self) -> Kind {
         match self.bytes.first() {
@@ -424,6 +433,23 @@ mod tests {
     use std::string::{String, ToString};
     use std::vec;
     use std::vec::Vec;
+
+    #[test]
+    fn a_value_found_through_the_record_is_the_same_part_of_the_document() {
+        let doc = br#"{"id":7,"params":{"name":"echo","arguments":{"a":[1,2]}}}"#;
+        let mut spans = crate::json::Spans::default();
+        let value = crate::json::parse_spanned(doc, 8, &mut spans).expect("valid");
+        let walk = value.members_spanned(&spans);
+        assert!(walk.reads_record());
+        let params = walk.map(|(_, v)| v).nth(1).expect("params");
+        let within = params.within(value);
+        assert_eq!(within.as_bytes(), params.as_bytes());
+        assert_eq!(within.as_bytes().as_ptr(), params.as_bytes().as_ptr());
+        // A value of another document is no part of this one.
+        let other = parse(br#"{"x":1}"#, 4).expect("valid");
+        assert_eq!(other.within(value).as_bytes(), b"");
+        assert_eq!(value.within(other).as_bytes(), b"");
+    }
 
     #[test]
     fn get_returns_the_first_of_duplicate_keys() {
