@@ -96,11 +96,14 @@ mod tests {
     use crate::http::HeaderList;
     use crate::server::Tool;
 
-    static TOOLS: [Tool<'static>; 1] = [Tool::new(
-        "lookup",
-        "",
-        r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer","x-mcp-header":"N"},"free":{"type":"string"}}}"#,
-    )];
+    static TOOLS: [Tool<'static>; 2] = [
+        Tool::new(
+            "lookup",
+            "",
+            r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"n":{"type":"integer","x-mcp-header":"N"},"free":{"type":"string"}}}"#,
+        ),
+        Tool::new("plain", "", r#"{"type":"object","properties":{"region":{"type":"string"}}}"#),
+    ];
     struct App;
     impl Handler for App {
         const TOOLS: &'static [Tool<'static>] = &TOOLS;
@@ -155,8 +158,10 @@ mod tests {
         for pairs in [&[][..], &[("Mcp-Method", &b"tools/list"[..])], &[("Mcp-Method", b"tools/call")]] {
             assert!(check_param_headers(&HeaderList(pairs), body.as_bytes(), &App).is_ok(), "{pairs:?}");
         }
-        let unread = [("Mcp-Method", &b"tools/call"[..]), ("Mcp-Name", b"nope")];
-        assert!(check_param_headers(&HeaderList(&unread), body.as_bytes(), &App).is_ok());
+        for named in [&b"nope"[..], b"plain"] {
+            let unread = [("Mcp-Method", &b"tools/call"[..]), ("Mcp-Name", named)];
+            assert!(check_param_headers(&HeaderList(&unread), body.as_bytes(), &App).is_ok(), "{named:?}");
+        }
     }
 
     /// A tool whose two header names are `MAX_PARAM_HEADER_NAME_LEN` and one more characters long.

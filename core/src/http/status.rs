@@ -238,6 +238,10 @@ mod tests {
         assert!(opens_as_result(messages[0]) && opens_as_result(br#"{"jsonrpc":"2.0","id":"a-1","result":{}}"#));
         assert!(!opens_as_result(messages[2]) && !opens_as_result(br#"{"jsonrpc":"2.0","id":"a\"","result":{}}"#));
         assert!(!opens_as_result(br#"{"jsonrpc":"2.0","id":,"result":{}}"#) && !opens_as_result(b"{"));
+        // The opening decides: a result is not read for an `error` after it (the engine writes one
+        // or the other).
+        let both = br#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":-32700,"message":"m"}}"#;
+        assert_eq!((response_status(Era::Legacy, both), parsed_status(Era::Legacy, both)), (200, 400));
         assert!(!may_name_error(messages[8]) && !may_name_error(br#""eeee" "errr" "rror" "xerror""#));
         assert!(may_name_error(br#"{"error""#) && may_name_error(br#"x"error""#) && may_name_error(b"\\"));
         assert!(!may_name_error(br#""erro"#) && !may_name_error(br#"error""#) && !may_name_error(b""));

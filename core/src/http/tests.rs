@@ -136,6 +136,12 @@ fn modern_requests_go_stateless_as_json_when_their_headers_match() {
     let progress = body.replace("\"_meta\":{", "\"_meta\":{\"progressToken\":1,");
     let plan = plan_post(&HeaderList(&encoded), progress.as_bytes(), false).unwrap();
     assert_eq!(plan.framing, Framing::Sse);
+    // So do a log level and a listen, each alone.
+    let logged = body.replace("\"_meta\":{", "\"_meta\":{\"io.modelcontextprotocol/logLevel\":\"info\",");
+    assert_eq!(plan_post(&HeaderList(&encoded), logged.as_bytes(), false).unwrap().framing, Framing::Sse);
+    let listen = std::format!(r#"{{"jsonrpc":"2.0","id":6,"method":"subscriptions/listen","params":{{{META}}}}}"#);
+    let listen_headers = modern_headers(b"subscriptions/listen", None);
+    assert_eq!(plan_post(&HeaderList(&listen_headers), listen.as_bytes(), false).unwrap().framing, Framing::Sse);
     // An SSE-only client gets SSE; a session header does not make a modern request legacy.
     let mut sse_only = encoded.clone();
     sse_only[0] = ("Accept", b"text/event-stream");
