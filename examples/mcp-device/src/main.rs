@@ -50,6 +50,10 @@ struct Args {
     #[cfg(feature = "http")]
     #[arg(long, default_value_t = 256)]
     max_sessions: usize,
+    /// With `--http`: serve on this many threads (tokio's multi-threaded runtime); 1, the default,
+    /// is one `current_thread` runtime.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    threads: u16,
     /// Opt-in: when no request is waiting, poll stdin in a busy loop for up to this many
     /// microseconds before sleeping (lower round-trip latency on an idle machine, for up to this
     /// much CPU per request; see `mcp_sansio_tokio::FdReader::spin_before_wait`). 0: sleep at once.
@@ -165,7 +169,7 @@ fn main() -> ExitCode {
     }
     #[cfg(feature = "http")]
     if let Some(addr) = args.http {
-        return serve_http(addr, handler, config, tx.len(), args.max_sessions);
+        return serve_http(addr, handler, config, tx.len(), args.max_sessions, args.threads);
     }
     let mut input = vec![0u8; 16 * 1024];
     let mut server: Server<'_, _> = Server::new(handler, config, Buffers { rx: &mut rx, tx: &mut tx });
@@ -206,8 +210,13 @@ fn serve_http<H: Handler + Send + 'static>(
     config: Config<'static>,
     transmit: usize,
     max_sessions: usize,
+    threads: u16,
 ) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let runtime = match threads {
+        1 => tokio::runtime::Builder::new_current_thread().enable_all().build(),
+        n => tokio::runtime::Builder::new_multi_thread().worker_threads(n.into()).enable_all().build(),
+    };
+    let runtime = match runtime {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("mcp-device: cannot start the runtime: {error}");

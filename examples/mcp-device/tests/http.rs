@@ -31,8 +31,18 @@ fn post(addr: &str, headers: &[(&str, &str)], body: &str) -> (u16, String, Strin
 
 #[test]
 fn serves_both_eras_over_http_and_stops_on_sigterm() {
+    serve_both_eras(&[]);
+}
+
+#[test]
+fn serves_both_eras_on_two_threads_and_stops_on_sigterm() {
+    serve_both_eras(&["--threads", "2"]);
+}
+
+fn serve_both_eras(extra: &[&str]) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-device"))
         .args(["--http", "127.0.0.1:0"])
+        .args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -55,10 +65,16 @@ fn serves_both_eras_over_http_and_stops_on_sigterm() {
         ("Mcp-Method", "tools/call"),
         ("Mcp-Name", "echo"),
     ];
-    let (status, _, body) = post(&addr, &headers, modern);
-    assert_eq!(status, 200);
-    let answer: Value = serde_json::from_str(&body).unwrap();
-    assert_eq!(answer["result"]["content"][0]["text"], "over http");
+    // Eight clients at once, each on its own connection.
+    std::thread::scope(|scope| {
+        let posts: Vec<_> = (0..8).map(|_| scope.spawn(|| post(&addr, &headers, modern))).collect();
+        for posted in posts {
+            let (status, _, body) = posted.join().unwrap();
+            assert_eq!(status, 200);
+            let answer: Value = serde_json::from_str(&body).unwrap();
+            assert_eq!(answer["result"]["content"][0]["text"], "over http");
+        }
+    });
 
     let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
     let (status, head, _) = post(&addr, &[("Accept", "application/json")], init);
