@@ -32,8 +32,10 @@
 //! - **Legacy Streamable HTTP**: `initialize` opens a session named by a random `Mcp-Session-Id`
 //!   (16 bytes from the OS CSPRNG); later requests need it (400 without, 404 when unknown or
 //!   expired); DELETE ends it; GET opens its standalone stream (notifications and requests to the
-//!   client); sessions live in a [`SessionStore`], and every SSE event is kept in an [`EventStore`] so `GET` with `Last-Event-ID` replays
-//!   the rest of that stream; 2025-11-25 streams start with a priming event carrying `retry`.
+//!   client); sessions live in a [`SessionStore`], and SSE events are kept in an [`EventStore`]
+//!   (within [`EventLimits`]: of the streams delivered whole, only the most recent) so `GET` with
+//!   `Last-Event-ID` replays the rest of that stream; 2025-11-25 streams start with a priming event
+//!   carrying `retry`.
 //!
 //! # Security defaults
 //! - `Host` and `Origin` must name a loopback host when bound to a loopback address (403
