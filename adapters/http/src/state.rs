@@ -24,12 +24,33 @@ pub(crate) const GET_STREAM: StreamId = StreamId(1);
 
 /// A client waiting for a stream's bytes.
 pub(crate) struct Sink {
-    tx: mpsc::Sender<Bytes>,
+    /// The reader's channel. A stream a POST opened gets it only if it is still open when the
+    /// POST's synchronous part ends ([`Streams::take_reader`]); until then its output waits in
+    /// `early`, so an answer given at once needs no channel.
+    tx: Option<mpsc::Sender<Bytes>>,
+    early: VecDeque<Bytes>,
     /// The status the first output decided: for SSE streams, see `first_transmit_status`; for a
     /// bare body, the `response_status` of its message (the first bytes the receiver gets).
     first_status: Option<u16>,
     /// The response head is not sent yet.
     head_pending: bool,
+}
+
+impl Sink {
+    /// Someone reads it: the POST it answers, until its channel exists, then the channel's reader.
+    fn is_read(&self) -> bool {
+        self.tx.as_ref().is_none_or(|tx| !tx.is_closed())
+    }
+}
+
+/// What a POST's response reads from its stream ([`Streams::take_reader`]).
+pub(crate) struct Reader {
+    /// The status the stream's first output decided, if it had output.
+    pub(crate) status: Option<u16>,
+    /// The output so far.
+    pub(crate) frames: VecDeque<Bytes>,
+    /// The rest, if the stream is still open.
+    pub(crate) rx: Option<mpsc::Receiver<Bytes>>,
 }
 
 /// The streams of one engine: their framings while open, and who reads them.
@@ -38,9 +59,9 @@ pub(crate) struct Streams {
     next: u32,
     framing: IdMap<StreamId, Framing>,
     sinks: IdMap<StreamId, Sink>,
-    /// Statuses of streams that ended in the drain that opened them, before their response head
-    /// was sent (taken right after by [`Streams::take_status`]).
-    ended_statuses: IdMap<StreamId, u16>,
+    /// Streams that ended before their response head was sent: the status their first output
+    /// decided and their output (taken right after by [`Streams::take_reader`]).
+    ended: IdMap<StreamId, (Option<u16>, VecDeque<Bytes>)>,
     sse_buffer: usize,
 }
 
@@ -51,48 +72,60 @@ impl Streams {
             next: first,
             framing: IdMap::default(),
             sinks: IdMap::default(),
-            ended_statuses: IdMap::default(),
+            ended: IdMap::default(),
             sse_buffer,
         }
     }
 
-    /// A new stream with a reader; returns its route (ending with the response) and the receiver.
-    pub(crate) fn open(&mut self, framing: Framing) -> (Route, mpsc::Receiver<Bytes>) {
+    /// A new stream for a POST's response, ending with it; its reader is taken with
+    /// [`take_reader`](Self::take_reader) after the drain that follows the request.
+    pub(crate) fn open(&mut self, framing: Framing) -> Route {
         let stream = StreamId(self.next);
         self.next = self.next.wrapping_add(1).max(GET_STREAM.0 + 1);
-        let rx = self.attach(stream, framing);
-        (Route::new(stream, framing).ending_with_response(), rx)
+        self.framing.insert(stream, framing);
+        self.sinks.insert(stream, Sink { tx: None, early: VecDeque::new(), first_status: None, head_pending: true });
+        Route::new(stream, framing).ending_with_response()
     }
 
     /// Attaches a (new) reader to `stream`, replacing any.
     pub(crate) fn attach(&mut self, stream: StreamId, framing: Framing) -> mpsc::Receiver<Bytes> {
         let (tx, rx) = mpsc::channel(self.sse_buffer.max(1));
         self.framing.insert(stream, framing);
-        self.sinks.insert(stream, Sink { tx, first_status: None, head_pending: true });
+        self.sinks
+            .insert(stream, Sink { tx: Some(tx), early: VecDeque::new(), first_status: None, head_pending: true });
         rx
     }
 
     pub(crate) fn has_reader(&self, stream: StreamId) -> bool {
-        self.sinks.get(&stream).is_some_and(|s| !s.tx.is_closed())
+        self.sinks.get(&stream).is_some_and(Sink::is_read)
     }
 
-    /// The status the stream's first output decided, if it had output; call once, right after the
-    /// drain that followed the request, before sending the response head.
-    pub(crate) fn take_status(&mut self, stream: StreamId) -> Option<u16> {
-        match self.sinks.get_mut(&stream) {
-            Some(sink) => {
-                sink.head_pending = false;
-                sink.first_status
+    /// The reader of a stream [`open`](Self::open) made: what it had by now and, if it is still
+    /// open, the channel of the rest. Call once, right after the drain that followed the request,
+    /// before sending the response head.
+    pub(crate) fn take_reader(&mut self, stream: StreamId) -> Reader {
+        let Some(sink) = self.sinks.get_mut(&stream) else {
+            let (status, frames) = self.ended.remove(&stream).unwrap_or_default();
+            return Reader { status, frames, rx: None };
+        };
+        sink.head_pending = false;
+        let frames = std::mem::take(&mut sink.early);
+        let rx = match sink.tx {
+            Some(_) => None,
+            None => {
+                let (tx, rx) = mpsc::channel(self.sse_buffer.max(1));
+                sink.tx = Some(tx);
+                Some(rx)
             }
-            None => self.ended_statuses.remove(&stream),
-        }
+        };
+        Reader { status: sink.first_status, frames, rx }
     }
 
     /// Forgets a stream whose answer needs no body (a notification's, 202).
     pub(crate) fn close(&mut self, stream: StreamId) {
         self.sinks.remove(&stream);
         self.framing.remove(&stream);
-        self.ended_statuses.remove(&stream);
+        self.ended.remove(&stream);
     }
 
     /// Ends every reader (shutdown): their bodies finish.
@@ -101,7 +134,7 @@ impl Streams {
     }
 
     pub(crate) fn open_readers(&self) -> usize {
-        self.sinks.values().filter(|s| !s.tx.is_closed()).count()
+        self.sinks.values().filter(|s| s.is_read()).count()
     }
 
     /// Moves everything the engine has to transmit to the readers (and, for a session, into the
@@ -133,11 +166,18 @@ impl Streams {
                         _ => (!t.bytes.is_empty()).then(|| response_status(self.era, t.bytes)),
                     };
                 }
-                if !t.bytes.is_empty() && sink.tx.try_send(Bytes::copy_from_slice(t.bytes)).is_err() {
-                    // Gone, or too slow for the SSE buffer: drop the reader (a legacy client resumes
-                    // from the event store).
-                    tracing::debug!(stream = stream.0, "reader gone or over the SSE buffer; dropped");
-                    self.sinks.remove(&stream);
+                let bytes = (!t.bytes.is_empty()).then(|| Bytes::copy_from_slice(t.bytes));
+                match (bytes, &sink.tx) {
+                    (None, _) => {}
+                    (Some(bytes), None) => sink.early.push_back(bytes),
+                    (Some(bytes), Some(tx)) => {
+                        if tx.try_send(bytes).is_err() {
+                            // Gone, or too slow for the SSE buffer: drop the reader (a legacy
+                            // client resumes from the event store).
+                            tracing::debug!(stream = stream.0, "reader gone or over the SSE buffer; dropped");
+                            self.sinks.remove(&stream);
+                        }
+                    }
                 }
             }
             if end {
@@ -148,9 +188,8 @@ impl Streams {
                 }
                 if let Some(sink) = sink
                     && sink.head_pending
-                    && let Some(status) = sink.first_status
                 {
-                    self.ended_statuses.insert(stream, status);
+                    self.ended.insert(stream, (sink.first_status, sink.early));
                 }
                 self.framing.remove(&stream);
             }

@@ -1,11 +1,9 @@
 //! A POST: planned by the core's HTTP rules, served by the stateless engine or a session's, and
 //! answered with a JSON body or an SSE stream.
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant as StdInstant;
 
-use bytes::Bytes;
 use hyper::header::HeaderValue;
 use hyper::{Response, StatusCode};
 use mcp_sansio::endpoint::{Framing, Route};
@@ -16,18 +14,10 @@ use mcp_sansio::version::{Era, ProtocolVersion};
 use super::McpHttp;
 use crate::body::{Abort, AbortGuard, ResponseBody};
 use crate::response::{HeaderView, priming, rejection_response, set_session_header, sse_response, status_only};
-use crate::state::LegacySession;
+use crate::state::{LegacySession, Reader};
 
 /// A POST served by an engine, waiting for its response head.
-type Prepared = (
-    Era,
-    Route,
-    tokio::sync::mpsc::Receiver<Bytes>,
-    Result<Received, InputError>,
-    Option<u16>,
-    Option<SessionId>,
-    Option<ProtocolVersion>,
-);
+type Prepared = (Era, Route, Reader, Result<Received, InputError>, Option<SessionId>, Option<ProtocolVersion>);
 
 impl<H: Handler + Send + 'static> McpHttp<H> {
     pub(super) async fn post(
@@ -37,7 +27,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         body: &[u8],
     ) -> Response<ResponseBody> {
         match self.post_now(headers, session, body) {
-            Ok(p) => self.respond(p.0, p.1, p.2, p.3, p.4, p.5, p.6).await,
+            Ok(p) => self.respond(p.0, p.1, p.2, p.3, p.4, p.5).await,
             Err(response) => *response,
         }
     }
@@ -68,15 +58,15 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         {
             return Err(Box::new(rejection_response(&rejection)));
         }
-        let (era, route, rx, received, session_id, version) = match (plan.serve, known) {
+        let (era, route, received, session_id, version) = match (plan.serve, known) {
             (Serve::Stateless, _) => {
                 let span = tracing::debug_span!("mcp", era = "2026-07-28");
                 let _entered = span.enter();
-                let (route, rx) = state.stateless_streams.open(plan.framing);
+                let route = state.stateless_streams.open(plan.framing);
                 let engine = state.stateless.get();
                 let received = engine.handle_message(now, route, body, &mut state.handler);
                 state.stateless_streams.drain(engine, &mut state.handler, now, None);
-                (Era::Modern, route, rx, received, None, None)
+                (Era::Modern, route, received, None, None)
             }
             (Serve::NewSession, _) => {
                 if state.sessions.is_full() {
@@ -93,20 +83,20 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 let mut session = LegacySession::new(false, config);
                 let span = tracing::debug_span!("mcp", era = "legacy", session = ?id, new = true);
                 let _entered = span.enter();
-                let (route, rx) = session.streams.open(plan.framing);
+                let route = session.streams.open(plan.framing);
                 let context = (config, &mut state.pool, state.events.as_mut(), id);
                 let received =
                     session.serve(context, &mut state.handler, now, |e, h| e.handle_message(now, route, body, h));
                 let version = session.version();
                 let keep = version.is_some();
-                let sink_status = session.streams.take_status(route.stream);
+                let reader = session.streams.take_reader(route.stream);
                 if keep {
                     tracing::debug!(session = ?id, ?version, "session started");
                     if state.sessions.insert(id, Box::new(session)).is_err() {
                         return Err(Box::new(rejection_response(&Rejection::too_many_sessions())));
                     }
                 }
-                return Ok((Era::Legacy, route, rx, received, sink_status, keep.then_some(id), version));
+                return Ok((Era::Legacy, route, reader, received, keep.then_some(id), version));
             }
             (Serve::Session, Some(id)) => {
                 let Some(session) = state.sessions.get_mut(&id) else {
@@ -115,18 +105,18 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 session.last_used = clock;
                 let span = tracing::debug_span!("mcp", era = "legacy", session = ?id);
                 let _entered = span.enter();
-                let (route, rx) = session.streams.open(plan.framing);
+                let route = session.streams.open(plan.framing);
                 let context = (config, &mut state.pool, state.events.as_mut(), id);
                 let received =
                     session.serve(context, &mut state.handler, now, |e, h| e.handle_message(now, route, body, h));
                 let version = session.version();
-                (Era::Legacy, route, rx, received, Some(id), version)
+                (Era::Legacy, route, received, Some(id), version)
             }
             (Serve::Session, None) | (_, _) => return Err(Box::new(rejection_response(&Rejection::unknown_session()))),
         };
-        let sink_status = match session_id.and_then(|id| state.sessions.get_mut(&id)) {
-            Some(session) => session.streams.take_status(route.stream),
-            None => state.stateless_streams.take_status(route.stream),
+        let reader = match session_id.and_then(|id| state.sessions.get_mut(&id)) {
+            Some(session) => session.streams.take_reader(route.stream),
+            None => state.stateless_streams.take_reader(route.stream),
         };
         if !matches!(received, Ok(Received::Request) | Ok(Received::Invalid)) {
             match session_id.and_then(|id| state.sessions.get_mut(&id)) {
@@ -134,17 +124,15 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 None => state.stateless_streams.close(route.stream),
             }
         }
-        Ok((era, route, rx, received, sink_status, None, version))
+        Ok((era, route, reader, received, None, version))
     }
 
-    #[allow(clippy::too_many_arguments)]
     async fn respond(
         &self,
         era: Era,
         route: Route,
-        mut rx: tokio::sync::mpsc::Receiver<Bytes>,
+        reader: Reader,
         received: Result<Received, InputError>,
-        sink_status: Option<u16>,
         new_session: Option<SessionId>,
         version: Option<ProtocolVersion>,
     ) -> Response<ResponseBody> {
@@ -167,16 +155,23 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 let primes = era == Era::Legacy && version.is_some_and(|v| v >= ProtocolVersion::V2025_11_25);
                 let prime = primes.then(|| priming(route.stream.0, self.inner.config.sse_retry_ms)).flatten();
                 let guard = std::mem::take(&mut guard);
-                sse_response(sink_status.unwrap_or(200), prime, VecDeque::new(), Some(rx), None)
+                sse_response(reader.status.unwrap_or(200), prime, reader.frames, reader.rx, None)
                     .map(|b| b.with_abort_guard(guard))
             }
             Ok(_) => {
-                // A bare body is one message: the answer, now or once a deferred reply is finished.
-                match rx.recv().await {
+                // A bare body is one message: the answer, given at once or when a deferred reply is
+                // finished.
+                let Reader { status, mut frames, rx } = reader;
+                let answer = match (frames.pop_front(), rx) {
+                    (Some(bytes), _) => Some(bytes),
+                    (None, Some(mut rx)) => rx.recv().await,
+                    (None, None) => None,
+                };
+                match answer {
                     Some(bytes) => {
                         guard.disarm();
                         // The status the drain read from this message, if it came then.
-                        let status = sink_status.unwrap_or_else(|| rules::response_status(era, &bytes));
+                        let status = status.unwrap_or_else(|| rules::response_status(era, &bytes));
                         let mut response = Response::new(ResponseBody::full(bytes));
                         *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
                         response
