@@ -303,3 +303,33 @@ pub(crate) fn replay(store: &dyn EventStore, session: SessionId, after: EventId)
     let state = store.replay(session, after, &mut |event| events.push_back(event.clone()));
     (events, state)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stream_ids_skip_the_standalone_stream_when_they_wrap() {
+        let mut streams = Streams::new(Era::Legacy, u32::MAX, 4);
+        let ids: Vec<u32> = (0..3).map(|_| streams.open(Framing::Sse).stream.0).collect();
+        assert_eq!(ids, [u32::MAX, GET_STREAM.0 + 1, GET_STREAM.0 + 2]);
+    }
+
+    #[test]
+    fn a_closed_stream_has_no_reader_and_an_open_one_is_read_until_its_channel_closes() {
+        let mut streams = Streams::new(Era::Modern, 2, 4);
+        let answered = streams.open(Framing::Body).stream;
+        let unanswered = streams.open(Framing::Body).stream;
+        assert_eq!(streams.open_readers(), 2, "read by their POSTs");
+        streams.close(answered);
+        assert!(!streams.has_reader(answered));
+        assert_eq!(streams.open_readers(), 1);
+        let reader = streams.take_reader(unanswered);
+        assert!(reader.frames.is_empty() && reader.status.is_none());
+        let rx = reader.rx.expect("a channel for a stream still open");
+        assert!(streams.has_reader(unanswered));
+        drop(rx);
+        assert!(!streams.has_reader(unanswered));
+        assert_eq!(streams.open_readers(), 0);
+    }
+}
