@@ -32,8 +32,6 @@ pub(crate) struct Sink {
     /// The status the first output decided: for SSE streams, see `first_transmit_status`; for a
     /// bare body, the `response_status` of its message (the first bytes the receiver gets).
     first_status: Option<u16>,
-    /// The response head is not sent yet.
-    head_pending: bool,
 }
 
 impl Sink {
@@ -41,6 +39,13 @@ impl Sink {
     fn is_read(&self) -> bool {
         self.tx.as_ref().is_none_or(|tx| !tx.is_closed())
     }
+}
+
+/// A stream that ended before its POST took its reader: what [`Reader`] will hold.
+struct Ended {
+    stream: StreamId,
+    status: Option<u16>,
+    frames: VecDeque<Bytes>,
 }
 
 /// What a POST's response reads from its stream ([`Streams::take_reader`]).
@@ -59,22 +64,15 @@ pub(crate) struct Streams {
     next: u32,
     framing: IdMap<StreamId, Framing>,
     sinks: IdMap<StreamId, Sink>,
-    /// Streams that ended before their response head was sent: the status their first output
-    /// decided and their output (taken right after by [`Streams::take_reader`]).
-    ended: IdMap<StreamId, (Option<u16>, VecDeque<Bytes>)>,
+    /// The stream that ended before [`Streams::take_reader`] took it. There is at most one: a
+    /// POST opens its stream, has its engine drain and takes the reader under one lock.
+    ended: Option<Ended>,
     sse_buffer: usize,
 }
 
 impl Streams {
     pub(crate) fn new(era: Era, first: u32, sse_buffer: usize) -> Self {
-        Streams {
-            era,
-            next: first,
-            framing: IdMap::default(),
-            sinks: IdMap::default(),
-            ended: IdMap::default(),
-            sse_buffer,
-        }
+        Streams { era, next: first, framing: IdMap::default(), sinks: IdMap::default(), ended: None, sse_buffer }
     }
 
     /// A new stream for a POST's response, ending with it; its reader is taken with
@@ -83,7 +81,7 @@ impl Streams {
         let stream = StreamId(self.next);
         self.next = self.next.wrapping_add(1).max(GET_STREAM.0 + 1);
         self.framing.insert(stream, framing);
-        self.sinks.insert(stream, Sink { tx: None, early: VecDeque::new(), first_status: None, head_pending: true });
+        self.sinks.insert(stream, Sink { tx: None, early: VecDeque::new(), first_status: None });
         Route::new(stream, framing).ending_with_response()
     }
 
@@ -91,8 +89,7 @@ impl Streams {
     pub(crate) fn attach(&mut self, stream: StreamId, framing: Framing) -> mpsc::Receiver<Bytes> {
         let (tx, rx) = mpsc::channel(self.sse_buffer.max(1));
         self.framing.insert(stream, framing);
-        self.sinks
-            .insert(stream, Sink { tx: Some(tx), early: VecDeque::new(), first_status: None, head_pending: true });
+        self.sinks.insert(stream, Sink { tx: Some(tx), early: VecDeque::new(), first_status: None });
         rx
     }
 
@@ -105,10 +102,10 @@ impl Streams {
     /// before sending the response head.
     pub(crate) fn take_reader(&mut self, stream: StreamId) -> Reader {
         let Some(sink) = self.sinks.get_mut(&stream) else {
-            let (status, frames) = self.ended.remove(&stream).unwrap_or_default();
+            let ended = self.ended.take_if(|ended| ended.stream == stream);
+            let (status, frames) = ended.map_or_else(Default::default, |ended| (ended.status, ended.frames));
             return Reader { status, frames, rx: None };
         };
-        sink.head_pending = false;
         let frames = std::mem::take(&mut sink.early);
         let rx = match sink.tx {
             Some(_) => None,
@@ -125,7 +122,7 @@ impl Streams {
     pub(crate) fn close(&mut self, stream: StreamId) {
         self.sinks.remove(&stream);
         self.framing.remove(&stream);
-        self.ended.remove(&stream);
+        self.ended.take_if(|ended| ended.stream == stream);
     }
 
     /// Ends every reader (shutdown): their bodies finish.
@@ -186,10 +183,11 @@ impl Streams {
                     // Delivered: its reader took every event, the last included.
                     store.end_stream(*session, stream.0, sink.is_some());
                 }
+                // A stream that never got a channel ended before its POST took its reader.
                 if let Some(sink) = sink
-                    && sink.head_pending
+                    && sink.tx.is_none()
                 {
-                    self.ended.insert(stream, (sink.first_status, sink.early));
+                    self.ended = Some(Ended { stream, status: sink.first_status, frames: sink.early });
                 }
                 self.framing.remove(&stream);
             }
