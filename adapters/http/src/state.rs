@@ -9,7 +9,7 @@ use bytes::Bytes;
 use mcp_sansio::endpoint::{Framing, Route, StreamId};
 use mcp_sansio::frame::EventId;
 use mcp_sansio::http::{SessionId, first_transmit_status, response_status, sse_events};
-use mcp_sansio::server::{Engine, Handler, SessionState};
+use mcp_sansio::server::{Engine, Handler, InputError, Received, SessionState};
 use mcp_sansio::time::Instant;
 use mcp_sansio::version::{Era, ProtocolVersion};
 use tokio::sync::mpsc;
@@ -223,6 +223,20 @@ impl LegacySession {
             streams: Streams::new(Era::Legacy, GET_STREAM.0 + 1, config.sse_buffer_messages),
             last_used: StdInstant::now(),
         }
+    }
+
+    /// Opens the stream of a POST's response and has the engine handle the POST's `body` on it.
+    pub(crate) fn handle_post<H: Handler>(
+        &mut self,
+        context: (&HttpConfig, &mut BufferPool, &mut dyn EventStore, SessionId),
+        handler: &mut H,
+        now: Instant,
+        framing: Framing,
+        body: &[u8],
+    ) -> (Route, Result<Received, InputError>) {
+        let route = self.streams.open(framing);
+        let received = self.serve(context, handler, now, |e, h| e.handle_message(now, route, body, h));
+        (route, received)
     }
 
     /// Runs `f` on the engine (woken on buffers from `pool`, and resumed, if it was suspended),

@@ -433,6 +433,18 @@ async fn a_broken_stream_resumes_from_last_event_id_losing_and_repeating_nothing
     assert_eq!(second.status, 409);
 }
 
+/// Sends a POST on a new connection and leaves it open, for the caller to read (or drop).
+async fn post_kept_open(addr: SocketAddr, headers: &[(&str, &str)], body: &str) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let mut request = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\n");
+    for (name, value) in headers {
+        request += &format!("{name}: {value}\r\n");
+    }
+    request += &format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    stream.write_all(request.as_bytes()).await.unwrap();
+    stream
+}
+
 /// Resumes `sid`'s stream after `last` (an event id) and reads the replay to its end.
 async fn resume(addr: SocketAddr, sid: &str, last: &str) -> Reply {
     let headers = [("Accept", "text/event-stream"), ("Mcp-Session-Id", sid), ("Last-Event-ID", last)];
@@ -449,14 +461,7 @@ async fn answers_delivered_whole_are_kept_for_a_resume_only_while_recent_and_bro
             .to_string()
     };
     // A slow call whose connection breaks after the priming event: its answer comes later.
-    let mut stream = TcpStream::connect(server.addr).await.unwrap();
-    let body = call(1, "slow");
-    let mut request = format!("POST /mcp HTTP/1.1\r\nHost: {}\r\n", server.addr);
-    for (name, value) in headers {
-        request += &format!("{name}: {value}\r\n");
-    }
-    request += &format!("Content-Length: {}\r\n\r\n{body}", body.len());
-    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut stream = post_kept_open(server.addr, &headers, &call(1, "slow")).await;
     let mut raw = Vec::new();
     let primed = read_events(&mut stream, &mut raw, 0).await;
     let broken = sse_ids(&primed)[0].clone();
@@ -487,14 +492,7 @@ async fn answers_delivered_whole_are_kept_for_a_resume_only_while_recent_and_bro
 #[tokio::test]
 async fn an_idle_kept_alive_connection_is_closed_after_the_head_timeout() {
     let server = start(|c| c.header_read_timeout = Duration::from_millis(300)).await;
-    let mut stream = TcpStream::connect(server.addr).await.unwrap();
-    let body = modern_call(1, "a");
-    let mut request = format!("POST /mcp HTTP/1.1\r\nHost: {}\r\n", server.addr);
-    for (name, value) in MODERN {
-        request += &format!("{name}: {value}\r\n");
-    }
-    request += &format!("Content-Length: {}\r\n\r\n{body}", body.len());
-    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut stream = post_kept_open(server.addr, &MODERN, &modern_call(1, "a")).await;
     let mut buf = [0u8; 4096];
     let n = stream.read(&mut buf).await.unwrap();
     assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
@@ -557,14 +555,7 @@ async fn a_deferred_answer_is_completed_later_and_a_closed_stream_cancels_its_re
     assert_eq!((reply.status, reply.json()["result"]["content"][0]["text"].clone()), (200, json!("later")));
 
     // A client that gives up closes the stream: the request is cancelled.
-    let mut stream = TcpStream::connect(server.addr).await.unwrap();
-    let body = slow_call(2);
-    let mut request = format!("POST /mcp HTTP/1.1\r\nHost: {}\r\n", server.addr);
-    for (name, value) in SLOW {
-        request += &format!("{name}: {value}\r\n");
-    }
-    request += &format!("Content-Length: {}\r\n\r\n{body}", body.len());
-    stream.write_all(request.as_bytes()).await.unwrap();
+    let stream = post_kept_open(server.addr, &SLOW, &slow_call(2)).await;
     wait_for(&server, |app| app.deferred.len() == 1).await;
     assert_eq!(server.endpoint.with_handler(|app| app.cancelled), 0);
     drop(stream);

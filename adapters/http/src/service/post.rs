@@ -83,10 +83,8 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 let mut session = LegacySession::new(false, config);
                 let span = tracing::debug_span!("mcp", era = "legacy", session = ?id, new = true);
                 let _entered = span.enter();
-                let route = session.streams.open(plan.framing);
                 let context = (config, &mut state.pool, state.events.as_mut(), id);
-                let received =
-                    session.serve(context, &mut state.handler, now, |e, h| e.handle_message(now, route, body, h));
+                let (route, received) = session.handle_post(context, &mut state.handler, now, plan.framing, body);
                 let version = session.version();
                 let keep = version.is_some();
                 let reader = session.streams.take_reader(route.stream);
@@ -105,24 +103,20 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 session.last_used = clock;
                 let span = tracing::debug_span!("mcp", era = "legacy", session = ?id);
                 let _entered = span.enter();
-                let route = session.streams.open(plan.framing);
                 let context = (config, &mut state.pool, state.events.as_mut(), id);
-                let received =
-                    session.serve(context, &mut state.handler, now, |e, h| e.handle_message(now, route, body, h));
+                let (route, received) = session.handle_post(context, &mut state.handler, now, plan.framing, body);
                 let version = session.version();
                 (Era::Legacy, route, received, Some(id), version)
             }
             (Serve::Session, None) | (_, _) => return Err(Box::new(rejection_response(&Rejection::unknown_session()))),
         };
-        let reader = match session_id.and_then(|id| state.sessions.get_mut(&id)) {
-            Some(session) => session.streams.take_reader(route.stream),
-            None => state.stateless_streams.take_reader(route.stream),
+        let streams = match session_id.and_then(|id| state.sessions.get_mut(&id)) {
+            Some(session) => &mut session.streams,
+            None => &mut state.stateless_streams,
         };
+        let reader = streams.take_reader(route.stream);
         if !matches!(received, Ok(Received::Request) | Ok(Received::Invalid)) {
-            match session_id.and_then(|id| state.sessions.get_mut(&id)) {
-                Some(session) => session.streams.close(route.stream),
-                None => state.stateless_streams.close(route.stream),
-            }
+            streams.close(route.stream);
         }
         Ok((era, route, reader, received, None, version))
     }
