@@ -24,13 +24,63 @@ impl Role {
     }
 }
 
+/// Importance from 0 (least) to 1 (most), in thousandths: the `priority` of [`Annotations`], kept as
+/// an integer so that writing it needs no floating point (which costs a firmware a kilobyte and more).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Priority(u16);
+
+impl Priority {
+    /// 0: the least important.
+    pub const LOWEST: Priority = Priority(0);
+    /// 1: effectively required.
+    pub const HIGHEST: Priority = Priority(1000);
+
+    /// `value` clamped to 0..=1 and rounded to thousandths (NaN is 0). Evaluated in a `const`, it
+    /// costs no floating point at run time: `const HIGH: Priority = Priority::new(0.8);`.
+    pub const fn new(value: f32) -> Self {
+        // `as` saturates, and NaN becomes 0.
+        Priority((value.clamp(0.0, 1.0) * 1000.0 + 0.5) as u16)
+    }
+
+    /// `thousandths` of 1, at most 1000.
+    pub const fn from_thousandths(thousandths: u16) -> Self {
+        Priority(if thousandths > 1000 { 1000 } else { thousandths })
+    }
+
+    /// The priority in thousandths: 0 to 1000.
+    pub const fn thousandths(self) -> u16 {
+        self.0
+    }
+
+    /// Writes the number with up to three decimals (`0`, `0.25`, `1`).
+    fn write(self, w: &mut JsonWriter<'_>) {
+        match self.0 {
+            0 => w.raw(b"0"),
+            1000.. => w.raw(b"1"),
+            n => {
+                let digits = [b'0' + (n / 100) as u8, b'0' + (n / 10 % 10) as u8, b'0' + (n % 10) as u8];
+                let len = if digits[2] != b'0' {
+                    3
+                } else if digits[1] != b'0' {
+                    2
+                } else {
+                    1
+                };
+                w.raw(b"0.");
+                w.raw(&digits[..len]);
+            }
+        }
+    }
+}
+
 /// Hints on how a client should use a resource or a content block (`annotations`).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Annotations<'a> {
     /// Who the content is meant for; empty: unspecified.
     pub audience: &'a [Role],
     /// Importance from 0 (least) to 1 (most).
-    pub priority: Option<f32>,
+    pub priority: Option<Priority>,
     /// ISO 8601 time of the last change (2025-06-18 and later), e.g. `"2025-01-12T15:00:58Z"`.
     pub last_modified: Option<&'a str>,
 }
@@ -71,36 +121,13 @@ impl Annotations<'_> {
         }
         if let Some(priority) = self.priority {
             key(w, b"\"priority\":");
-            write_fraction(w, priority);
+            priority.write(w);
         }
         if let (Some(at), true) = (self.last_modified, version.has_structured_content()) {
             key(w, b"\"lastModified\":");
             w.string(at);
         }
         w.raw(b"}");
-    }
-}
-
-/// Writes a number in 0..=1 with up to three decimals, without float formatting (which would cost
-/// a firmware several kilobytes of flash).
-fn write_fraction(w: &mut JsonWriter<'_>, value: f32) {
-    // `as` saturates, and NaN becomes 0.
-    let thousandths = (value.clamp(0.0, 1.0) * 1000.0 + 0.5) as u32;
-    match thousandths {
-        0 => w.raw(b"0"),
-        1000.. => w.raw(b"1"),
-        n => {
-            let digits = [b'0' + (n / 100) as u8, b'0' + (n / 10 % 10) as u8, b'0' + (n % 10) as u8];
-            let len = if digits[2] != b'0' {
-                3
-            } else if digits[1] != b'0' {
-                2
-            } else {
-                1
-            };
-            w.raw(b"0.");
-            w.raw(&digits[..len]);
-        }
     }
 }
 
@@ -185,7 +212,11 @@ mod tests {
 
     #[test]
     fn annotations_are_written_for_the_version() {
-        let a = Annotations { audience: &[Role::User, Role::Assistant], priority: Some(0.5), last_modified: Some("t") };
+        let a = Annotations {
+            audience: &[Role::User, Role::Assistant],
+            priority: Some(Priority::new(0.5)),
+            last_modified: Some("t"),
+        };
         assert_eq!(
             written(|w| a.write_member(w, ProtocolVersion::V2025_11_25)),
             r#","annotations":{"audience":["user","assistant"],"priority":0.5,"lastModified":"t"}"#
@@ -203,7 +234,7 @@ mod tests {
             written(|w| only_audience.write_member(w, ProtocolVersion::V2024_11_05)),
             r#","annotations":{"audience":["user"]}"#
         );
-        let only_priority = Annotations { priority: Some(1.0), ..Annotations::NONE };
+        let only_priority = Annotations { priority: Some(Priority::HIGHEST), ..Annotations::NONE };
         assert_eq!(
             written(|w| only_priority.write_member(w, ProtocolVersion::V2024_11_05)),
             r#","annotations":{"priority":1}"#
@@ -229,8 +260,14 @@ mod tests {
             (0.9996, "1"),
             (0.05, "0.05"),
         ] {
-            assert_eq!(written(|w| write_fraction(w, value)), text, "{value}");
+            assert_eq!(written(|w| Priority::new(value).write(w)), text, "{value}");
         }
+        assert_eq!(Priority::new(0.25), Priority::from_thousandths(250));
+        assert_eq!(Priority::from_thousandths(1001), Priority::HIGHEST);
+        assert_eq!(Priority::new(0.0).thousandths(), 0);
+        assert_eq!(written(|w| Priority::from_thousandths(7).write(w)), "0.007");
+        assert_eq!(written(|w| Priority::from_thousandths(70).write(w)), "0.07");
+        assert_eq!(written(|w| Priority::from_thousandths(999).write(w)), "0.999");
     }
 
     #[test]

@@ -8,7 +8,7 @@ pub mod uri_template;
 
 pub use capabilities::{ClientCapabilities, ListCapability, ResourceCapability, ServerCapabilities};
 pub(crate) use content::write_icons;
-pub use content::{Annotations, Icon, Role, Theme};
+pub use content::{Annotations, Icon, Priority, Role, Theme};
 pub use logging::LoggingLevel;
 pub use uri_template::{UriTemplate, Variables};
 
