@@ -86,6 +86,11 @@ impl<'a> JsonWriter<'a> {
     }
 
     /// The whole buffer back, written or not.
+    /// Discards what is being written as if it did not fit: a later `truncate` undoes it.
+    pub(crate) fn set_overflowed(&mut self) {
+        self.overflowed = true;
+    }
+
     pub(crate) fn into_buffer(self) -> &'a mut [u8] {
         self.buf
     }
@@ -153,6 +158,39 @@ impl<'a> JsonWriter<'a> {
             }
             out.push_bytes(b"\"");
         });
+    }
+
+    /// Writes formatted text verbatim as JSON, if it is one JSON value (as strict as [`parse`]), and an
+    /// object when `object_only`; its line breaks (whitespace in valid JSON) become spaces. Returns
+    /// `false`, with nothing written and no overflow, for any other text. JSON without serde:
+    /// `out.json_fmt(format_args!(r#"{{"on":{on}}}"#), false)`.
+    ///
+    /// The text is written in place, then checked. A text that does not fit overflows as for the
+    /// other writes (and returns `true`); a `Display` error makes the text invalid.
+    pub fn json_fmt(&mut self, args: fmt::Arguments<'_>, object_only: bool) -> bool {
+        if self.overflowed {
+            return true;
+        }
+        let start = self.len;
+        let mut formatted = false;
+        self.all_or_nothing(|out| formatted = fmt::write(&mut RawWriter { out }, args).is_ok());
+        if self.overflowed {
+            return true;
+        }
+        let text = self.buf.get_mut(start..self.len).unwrap_or_default();
+        let valid = formatted
+            && match super::parse(text, super::MAX_DEPTH_LIMIT) {
+                Ok(value) => !object_only || value.kind() == super::Kind::Object,
+                Err(_) => false,
+            };
+        if !valid {
+            self.len = start;
+            return false;
+        }
+        for byte in text.iter_mut().filter(|b| matches!(b, b'\n' | b'\r')) {
+            *byte = b' ';
+        }
+        true
     }
 
     /// Writes `bytes` as a quoted standard base64 string with padding (RFC 4648 §4), for example for
@@ -467,6 +505,18 @@ impl fmt::Write for EscapingWriter<'_, '_> {
     }
 }
 
+/// Formatted text into the writer, verbatim.
+struct RawWriter<'w, 'a> {
+    out: &'w mut JsonWriter<'a>,
+}
+
+impl fmt::Write for RawWriter<'_, '_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.out.push_bytes(s.as_bytes());
+        if self.out.overflowed { Err(fmt::Error) } else { Ok(()) }
+    }
+}
+
 /// A small text buffer on the stack for number formatting; formatting fails if the text exceeds `N`.
 /// Writes the decimal digits of `v` right-aligned into `text` and returns where they start (20 bytes
 /// hold `u64::MAX`, and `i64::MIN` with its sign). Without `core::fmt`: an id or a count is written
@@ -764,6 +814,39 @@ mod tests {
     }
 
     #[test]
+    fn json_fmt_writes_only_json_and_no_line_break() {
+        struct Failing;
+        impl fmt::Display for Failing {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("{}")?;
+                Err(fmt::Error)
+            }
+        }
+        let write = |object_only: bool, args: fmt::Arguments<'_>| {
+            let mut buf = [0u8; 64];
+            let mut out = JsonWriter::new(&mut buf);
+            out.raw(b"[");
+            let valid = out.json_fmt(args, object_only);
+            assert!(!out.is_overflowed());
+            (valid, String::from_utf8(out.written().to_vec()).unwrap())
+        };
+        assert_eq!(write(true, format_args!("{{\"on\":{}}}", true)), (true, r#"[{"on":true}"#.into()));
+        assert_eq!(write(false, format_args!("[1,\r\n{}]", 2)), (true, "[[1,  2]".into()));
+        assert_eq!(write(false, format_args!("{}", 7)), (true, "[7".into()));
+        assert_eq!(write(true, format_args!("{}", 7)), (false, "[".into()), "not an object");
+        assert_eq!(write(false, format_args!("{{\"on\":}}")), (false, "[".into()), "not JSON");
+        assert_eq!(write(false, format_args!("{{}} {{}}")), (false, "[".into()), "two values");
+        assert_eq!(write(false, format_args!("\"a\nb\"")), (false, "[".into()), "a raw line break in a string");
+        assert_eq!(write(false, format_args!("{}", Failing)), (false, "[".into()), "a Display error");
+        // Overflow: nothing written, reported as for every write (not as invalid).
+        let mut buf = [0u8; 4];
+        let mut out = JsonWriter::new(&mut buf);
+        assert!(out.json_fmt(format_args!("[1,2,3]"), false));
+        assert!(out.is_overflowed());
+        assert!(out.written().is_empty());
+    }
+
+    #[test]
     fn overflow_is_sticky_and_truncate_restores() {
         let mut buf = [0u8; 8];
         let mut out = JsonWriter::new(&mut buf);
@@ -815,6 +898,10 @@ mod tests {
             ("null", Box::new(|out: &mut JsonWriter<'_>| out.null())),
             ("serialize", Box::new(|out: &mut JsonWriter<'_>| out.serialize(&item))),
             ("serialize_as_string", Box::new(|out: &mut JsonWriter<'_>| out.serialize_as_string(&item))),
+            (
+                "json_fmt",
+                Box::new(|out: &mut JsonWriter<'_>| assert!(out.json_fmt(format_args!("{{\"n\":{}}}", 42), true))),
+            ),
         ];
         for (name, write) in writes {
             let (full, _) = with_writer(256, |out| write(out));

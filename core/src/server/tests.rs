@@ -1,5 +1,6 @@
 //! Deterministic engine tests: a scripted handler, byte-exact inputs, outputs parsed with serde_json.
 
+use core::fmt;
 use std::string::{String, ToString};
 use std::vec::Vec;
 
@@ -420,6 +421,47 @@ fn batches_are_served_only_in_2025_03_26() {
     let out = h.feed(batch);
     assert_eq!(out.len(), 1);
     assert_eq!(error_code(&out[0]), -32600);
+}
+
+#[test]
+fn structured_results_written_as_json_text_are_checked_for_their_era() {
+    // One measure call per case, answered with `structured_fmt`.
+    let answer = |version: &str, json: fmt::Arguments<'_>| -> Json {
+        let mut h = Harness::new();
+        let line = if version == "2026-07-28" {
+            modern(7, "tools/call", r#""name":"measure""#)
+        } else {
+            h.initialize(version);
+            legacy(7, "tools/call", r#""name":"measure""#)
+        };
+        assert!(h.feed(format_line(&line).as_bytes()).is_empty());
+        let deferred = h.server.handler_mut().deferred.pop().unwrap();
+        h.server.reply_tool(&deferred).unwrap().structured_fmt(json).finish();
+        h.feed(b"").remove(0)
+    };
+    for version in ["2025-06-18", "2026-07-28"] {
+        let out = answer(version, format_args!("{{\"value\":{}}}", 1.5));
+        assert_eq!(out["result"]["structuredContent"], json!({"value": 1.5}), "{version}");
+        assert_eq!(out["result"]["content"][0], json!({"type":"text","text":"{\"value\":1.5}"}), "{version}");
+    }
+    // Before 2025-06-18: only the text block.
+    let out = answer("2025-03-26", format_args!("{{\"value\":{}}}", 2));
+    assert!(out["result"].get("structuredContent").is_none());
+    assert_eq!(out["result"]["content"][0]["text"], "{\"value\":2}");
+    // Any JSON value from 2026-07-28, an object before; never anything but JSON.
+    let out = answer("2026-07-28", format_args!("[1,\n2]"));
+    assert_eq!(out["result"]["structuredContent"], json!([1, 2]));
+    for (version, text, expected) in [
+        ("2025-11-25", "[1,2]", "Internal error: structured content is not a JSON object"),
+        ("2024-11-05", "7", "Internal error: structured content is not a JSON object"),
+        ("2026-07-28", "{\"value\":}", "Internal error: structured content is not JSON"),
+        ("2025-06-18", "{} {}", "Internal error: structured content is not a JSON object"),
+    ] {
+        let out = answer(version, format_args!("{text}"));
+        assert_eq!(error_code(&out), code::INTERNAL_ERROR as i64, "{version} {text}");
+        assert_eq!(out["error"]["message"], expected, "{version} {text}");
+        assert_eq!(out["id"], 7);
+    }
 }
 
 #[test]

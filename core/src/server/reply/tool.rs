@@ -9,7 +9,7 @@ use crate::jsonrpc::code;
 use crate::mcp::{Annotations, Resource};
 use crate::server::reply::content::{ResourceContents, write_block};
 use crate::server::reply::{Content, DeferError, Deferred, Outgoing, ReplyKind};
-use crate::version::ProtocolVersion;
+use crate::version::{Era, ProtocolVersion};
 
 /// The answer to `tools/call`: content blocks, optional structured content, and the error flag.
 #[must_use = "a reply is sent by finishing it (`finish`, `fail`, `defer`, …); dropped, it answers with an internal error"]
@@ -17,11 +17,13 @@ pub struct ToolReply<'a> {
     out: Outgoing<'a>,
     content_open: bool,
     misordered: bool,
+    /// Structured content that is not the JSON its era allows.
+    invalid: bool,
 }
 
 impl<'a> ToolReply<'a> {
     pub(crate) fn new(out: Outgoing<'a>) -> Self {
-        ToolReply { out, content_open: false, misordered: false }
+        ToolReply { out, content_open: false, misordered: false, invalid: false }
     }
 
     /// The protocol version the answer is written for.
@@ -113,6 +115,32 @@ impl<'a> ToolReply<'a> {
         })
     }
 
+    /// Sets the structured result from JSON text formatted in place, without serde (for firmware that
+    /// counts its flash): `reply.structured_fmt(format_args!(r#"{{"on":{on}}}"#))`. Otherwise as
+    /// [`structured`](Self::structured). The text must be one JSON value, an object in the legacy
+    /// era ([`JsonWriter::json_fmt`] checks it); for anything else the reply becomes an internal
+    /// error.
+    pub fn structured_fmt(mut self, json: fmt::Arguments<'_>) -> Self {
+        let object_only = self.out.version().era() == Era::Legacy;
+        let w = self.out.writer();
+        let end = w.len();
+        let valid = w.json_fmt(json, object_only);
+        w.truncate(end);
+        if !valid {
+            self.invalid = true;
+            return self;
+        }
+        self.structured_with(&|w, as_text| match as_text {
+            // Checked above: only a `Display` that changes its mind fails here.
+            false => {
+                if !w.json_fmt(json, object_only) {
+                    w.set_overflowed();
+                }
+            }
+            true => w.string_fmt(json),
+        })
+    }
+
     /// [`structured`](Self::structured) with the value's writer (as JSON, or as a JSON string when
     /// `as_text`): only that part is generic over the value's type.
     fn structured_with(mut self, write: &dyn Fn(&mut JsonWriter<'a>, bool)) -> Self {
@@ -136,6 +164,15 @@ impl<'a> ToolReply<'a> {
             self.out.fail(
                 code::INTERNAL_ERROR,
                 format_args!("Internal error: structured content must precede other content blocks"),
+                None,
+            );
+            return;
+        }
+        if self.invalid {
+            let expected = if self.out.version().era() == Era::Legacy { "a JSON object" } else { "JSON" };
+            self.out.fail(
+                code::INTERNAL_ERROR,
+                format_args!("Internal error: structured content is not {expected}"),
                 None,
             );
             return;
