@@ -5,7 +5,7 @@ pub mod measure;
 
 use std::hint::black_box;
 
-use mcp_example_device::{Board, Device, INSTRUCTIONS, SAMPLE_CALIBRATION, SERVER_NAME, Sensor};
+use mcp_example_device::{Board, Centidegrees, Device, INSTRUCTIONS, SAMPLE_CALIBRATION, SERVER_NAME, Sensor};
 use mcp_sansio::connection::Connection;
 use mcp_sansio::server::{Buffers, CacheHints, CacheScope, Config, Limits, Server};
 use mcp_sansio::time::Instant;
@@ -17,8 +17,8 @@ pub const FEATURES: &str = if cfg!(feature = "alloc") { "[alloc]" } else { "[no 
 pub struct FixedBoard;
 
 impl Board for FixedBoard {
-    fn temperature_celsius(&mut self, _sensor: Sensor, _now: Instant) -> Option<f32> {
-        Some(21.5)
+    fn temperature(&mut self, _sensor: Sensor, _now: Instant) -> Option<Centidegrees> {
+        Some(Centidegrees(2150))
     }
     fn set_led(&mut self, _on: bool) {}
     fn led(&self) -> bool {

@@ -5,7 +5,7 @@
 //! received bytes, drains `poll_transmit` after every call, and reports end of input. Everything the
 //! server writes is checked for framing on the way: output comes in whole lines, each ending in `\n`.
 
-use mcp_example_device::{Board, Device, INSTRUCTIONS, SERVER_NAME, Sensor};
+use mcp_example_device::{Board, Centidegrees, Device, INSTRUCTIONS, SERVER_NAME, Sensor};
 use mcp_sansio::connection::Connection;
 use mcp_sansio::server::{Buffers, CacheHints, CacheScope, Config, Limits, Server};
 use mcp_sansio::time::Instant;
@@ -26,10 +26,10 @@ pub const CLOCK_START_MS: u64 = 1_000;
 /// How far the clock moves for each further input line.
 pub const CLOCK_STEP_MS: u64 = 250;
 
-/// Board temperature reported by [`SimBoard`], in °C (exact in binary, so its text is stable).
-pub const BOARD_CELSIUS: f32 = 21.5;
-/// CPU temperature reported by [`SimBoard`], in °C.
-pub const CPU_CELSIUS: f32 = 47.25;
+/// Board temperature reported by [`SimBoard`] (21.50 °C).
+pub const BOARD_CELSIUS: Centidegrees = Centidegrees(2150);
+/// CPU temperature reported by [`SimBoard`] (47.25 °C).
+pub const CPU_CELSIUS: Centidegrees = Centidegrees(4725);
 /// Calibration table of [`SimBoard`].
 pub const CALIBRATION: [u8; 8] = [0x4d, 0x43, 0x50, 0x01, 0x00, 0x10, 0xff, 0x7f];
 
@@ -40,7 +40,7 @@ pub struct SimBoard {
 }
 
 impl Board for SimBoard {
-    fn temperature_celsius(&mut self, sensor: Sensor, _now: Instant) -> Option<f32> {
+    fn temperature(&mut self, sensor: Sensor, _now: Instant) -> Option<Centidegrees> {
         Some(match sensor {
             Sensor::Board => BOARD_CELSIUS,
             Sensor::Cpu => CPU_CELSIUS,

@@ -16,7 +16,7 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 
-use mcp_example_device::{Board, Device, SAMPLE_CALIBRATION, Sensor};
+use mcp_example_device::{Board, Centidegrees, Device, SAMPLE_CALIBRATION, Sensor};
 use mcp_sansio::server::{Buffers, Config, Limits, Server};
 use mcp_sansio::time::Instant;
 
@@ -55,8 +55,8 @@ const REPORT: &str = "allocations: ";
 struct FixedBoard;
 
 impl Board for FixedBoard {
-    fn temperature_celsius(&mut self, _sensor: Sensor, _now: Instant) -> Option<f32> {
-        Some(21.5)
+    fn temperature(&mut self, _sensor: Sensor, _now: Instant) -> Option<Centidegrees> {
+        Some(Centidegrees(2150))
     }
     fn set_led(&mut self, _on: bool) {}
     fn led(&self) -> bool {

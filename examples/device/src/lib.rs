@@ -21,7 +21,6 @@ use mcp_sansio::server::{
     ToolCall, ToolReply,
 };
 use mcp_sansio::time::Instant;
-use serde::Serialize;
 
 /// The server's name in `serverInfo`.
 pub const SERVER_NAME: &str = "mcp-device";
@@ -54,10 +53,71 @@ impl Sensor {
     const ALL: [Sensor; 2] = [Sensor::Board, Sensor::Cpu];
 }
 
+/// A temperature in hundredths of a degree Celsius (`Centidegrees(2150)` is 21.50 °C). Sensors
+/// report integers (the nRF52840's in quarter degrees), so firmware needs no floating point for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Centidegrees(pub i32);
+
+impl Centidegrees {
+    /// The digits, `-` and `.`, with two decimals: at most 12 bytes (`-21474836.48`).
+    fn write(self, buf: &mut [u8; 12]) -> &str {
+        let mut abs = self.0.unsigned_abs();
+        let mut at = buf.len();
+        for place in 0.. {
+            at -= 1;
+            buf[at] = if place == 2 { b'.' } else { b'0' + (abs % 10) as u8 };
+            if place != 2 {
+                abs /= 10;
+            }
+            if place >= 3 && abs == 0 {
+                break;
+            }
+        }
+        if self.0 < 0 {
+            at -= 1;
+            buf[at] = b'-';
+        }
+        core::str::from_utf8(&buf[at..]).unwrap_or("0.00")
+    }
+}
+
+/// Two decimals, as the text content shows a reading: `21.50`.
+impl core::fmt::Display for Centidegrees {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.write(&mut [0; 12]))
+    }
+}
+
+/// A reading as a JSON number, without a last zero decimal (`21.5`, `41.0`, `23.55`: what a float
+/// formatter writes for such a value); `null` for no reading.
+struct CelsiusJson(Option<Centidegrees>);
+
+impl core::fmt::Display for CelsiusJson {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let Some(reading) = self.0 else { return f.write_str("null") };
+        let mut buf = [0; 12];
+        let digits = reading.write(&mut buf);
+        f.write_str(digits.strip_suffix('0').filter(|d| !d.ends_with('.')).unwrap_or(digits))
+    }
+}
+
+/// `{"sensor":…,"celsius":…}`: the structured result of `read_temperature` and the contents of a
+/// sensor resource, written as JSON text (no serde: the firmware's flash).
+struct TemperatureJson {
+    sensor: Sensor,
+    reading: Centidegrees,
+}
+
+impl core::fmt::Display for TemperatureJson {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, r#"{{"sensor":"{}","celsius":{}}}"#, self.sensor.name(), CelsiusJson(Some(self.reading)))
+    }
+}
+
 /// The hardware the device logic needs.
 pub trait Board {
-    /// Reads a temperature in degrees Celsius; `None` if the sensor did not answer.
-    fn temperature_celsius(&mut self, sensor: Sensor, now: Instant) -> Option<f32>;
+    /// Reads a temperature; `None` if the sensor did not answer.
+    fn temperature(&mut self, sensor: Sensor, now: Instant) -> Option<Centidegrees>;
     /// Switches the LED.
     fn set_led(&mut self, on: bool);
     /// The LED's state.
@@ -291,101 +351,16 @@ pub static PROMPTS: [Prompt<'static>; 1] = [Prompt {
     icons: &[],
 }];
 
-#[derive(Serialize)]
-struct Temperature {
-    sensor: &'static str,
-    celsius: Celsius,
-}
-
-#[derive(Serialize)]
-struct Led {
-    on: bool,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Uptime {
-    uptime_ms: u64,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Status {
-    led: bool,
-    uptime_ms: u64,
-    board_celsius: Option<Celsius>,
-}
-
 /// Calibration bytes of the simulated boards (host binary, QEMU firmware).
 pub const SAMPLE_CALIBRATION: [u8; 10] = [0x4d, 0x43, 0x50, 0x01, 0x00, 0x10, 0xff, 0x7f, 0x02, 0x9a];
 
 /// The temperature a simulated board reports: a fixed base per sensor with a slow, bounded drift over
-/// time, so that successive readings differ.
-pub fn simulated_temperature(sensor: Sensor, now: Instant) -> f32 {
-    let drift = (now.as_millis() / 1000 % 20) as f32 * 0.05;
+/// time (0.05 °C a second, for 20 s), so that successive readings differ.
+pub fn simulated_temperature(sensor: Sensor, now: Instant) -> Centidegrees {
+    let drift = (now.as_millis() / 1000 % 20) as i32 * 5;
     match sensor {
-        Sensor::Board => 23.5 + drift,
-        Sensor::Cpu => 41.0 + drift,
-    }
-}
-
-/// A value shown with two decimals, formatted with integers: `{:.2}` on a float would pull about 10 KiB
-/// of float formatting into firmware.
-#[derive(Clone, Copy)]
-struct Centi(i32);
-
-impl Centi {
-    fn of(value: f32) -> Self {
-        let rounding = if value < 0.0 { -0.5 } else { 0.5 };
-        // `as` saturates (and maps NaN to 0): no panic on any reading.
-        Centi((value * 100.0 + rounding) as i32)
-    }
-
-    /// The digits, `-` and `.`: at most 12 bytes (`-21474836.48`).
-    fn write(self, buf: &mut [u8; 12]) -> &str {
-        let mut abs = self.0.unsigned_abs();
-        let mut at = buf.len();
-        for place in 0.. {
-            at -= 1;
-            buf[at] = if place == 2 { b'.' } else { b'0' + (abs % 10) as u8 };
-            if place != 2 {
-                abs /= 10;
-            }
-            if place >= 3 && abs == 0 {
-                break;
-            }
-        }
-        if self.0 < 0 {
-            at -= 1;
-            buf[at] = b'-';
-        }
-        core::str::from_utf8(&buf[at..]).unwrap_or("0.00")
-    }
-}
-
-impl core::fmt::Display for Centi {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(self.write(&mut [0; 12]))
-    }
-}
-
-/// A temperature in JSON: the reading to a hundredth of a degree (the resolution the text shows too),
-/// written as a number with the integer digits of [`Centi`], without a last zero decimal (`21.5`,
-/// `41.0`: what a float formatter writes for such a reading); a non-finite reading is `null`.
-/// Serializing the `f32` itself would pull ryu's float formatting (about 3 KiB) into firmware.
-#[derive(Clone, Copy)]
-struct Celsius(f32);
-
-impl Serialize for Celsius {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !self.0.is_finite() {
-            return serializer.serialize_none();
-        }
-        let mut buf = [0; 12];
-        let digits = Centi::of(self.0).write(&mut buf);
-        let digits = digits.strip_suffix('0').filter(|d| !d.ends_with('.')).unwrap_or(digits);
-        // serde-json-core (the engine's serializer) copies bytes verbatim: the digits are the number.
-        serializer.serialize_bytes(digits.as_bytes())
+        Sensor::Board => Centidegrees(2350 + drift),
+        Sensor::Cpu => Centidegrees(4100 + drift),
     }
 }
 
@@ -416,13 +391,13 @@ impl<B: Board> Device<B> {
             },
         };
         let mut reply = reply;
-        let reading = self.board.temperature_celsius(sensor, call.context.now);
+        let reading = self.board.temperature(sensor, call.context.now);
         // Sent if the client asked for log messages; a full window only costs the message.
         let _ = match reading {
             Some(celsius) => reply.log(
                 LoggingLevel::Info,
                 Some("sensors"),
-                format_args!("{} sensor read: {} °C", sensor.name(), Centi::of(celsius)),
+                format_args!("{} sensor read: {celsius} °C", sensor.name()),
             ),
             None => {
                 reply.log(LoggingLevel::Warning, Some("sensors"), format_args!("{} sensor: no answer", sensor.name()))
@@ -430,8 +405,8 @@ impl<B: Board> Device<B> {
         };
         match reading {
             Some(celsius) => reply
-                .structured(&Temperature { sensor: sensor.name(), celsius: Celsius(celsius) })
-                .text_fmt(format_args!("{}: {} °C", sensor.name(), Centi::of(celsius)))
+                .structured_fmt(format_args!("{}", TemperatureJson { sensor, reading: celsius }))
+                .text_fmt(format_args!("{}: {celsius} °C", sensor.name()))
                 .finish(),
             None => reply.finish_error_text("the sensor did not answer"),
         }
@@ -442,7 +417,10 @@ impl<B: Board> Device<B> {
             Some(on) => {
                 self.board.set_led(on);
                 self.changes.updated |= STATUS_UPDATED;
-                reply.structured(&Led { on }).text(if on { "LED on" } else { "LED off" }).finish()
+                reply
+                    .structured_fmt(format_args!(r#"{{"on":{on}}}"#))
+                    .text(if on { "LED on" } else { "LED off" })
+                    .finish()
             }
             None => reply.finish_error_text("\"on\" must be a boolean"),
         }
@@ -456,11 +434,7 @@ impl<B: Board> Device<B> {
         for step in 1..=CALIBRATION_STEPS {
             let _ = reply.progress(step, Some(CALIBRATION_STEPS), Some("calibrating"));
         }
-        #[derive(Serialize)]
-        struct Calibrated {
-            steps: u64,
-        }
-        reply.structured(&Calibrated { steps: CALIBRATION_STEPS }).text("calibration done").finish()
+        reply.structured_fmt(format_args!(r#"{{"steps":{CALIBRATION_STEPS}}}"#)).text("calibration done").finish()
     }
 
     fn enable_blink(&mut self, call: &ToolCall<'_>, reply: ToolReply<'_>) {
@@ -530,14 +504,14 @@ impl<B: Board> Device<B> {
         if !call.context.client.sampling {
             return reply.finish_error_text("this client offers no model to ask (no sampling capability)");
         }
-        let celsius = self.board.temperature_celsius(Sensor::Board, call.context.now).map(Centi::of);
+        let celsius = self.board.temperature(Sensor::Board, call.context.now);
         let mut params = heapless::String::<384>::new();
         let written = core::fmt::write(
             &mut params,
             format_args!(
                 r#"{{"messages":[{{"role":"user","content":{{"type":"text","text":"In one sentence, explain this board status to its owner: LED {}, board temperature {} C, up {} ms."}}}}],"maxTokens":100}}"#,
                 if self.board.led() { "on" } else { "off" },
-                celsius.map_or(Centi(0), |c| c),
+                celsius.unwrap_or(Centidegrees(0)),
                 call.context.now.as_millis()
             ),
         );
@@ -568,10 +542,10 @@ impl<B: Board> Device<B> {
             .and_then(|vars| vars.get("name"))
             .and_then(|name| Sensor::ALL.into_iter().find(|s| s.name() == name));
         let Some(sensor) = sensor else { return reply.not_found(read.uri) };
-        match self.board.temperature_celsius(sensor, read.context.now) {
-            Some(celsius) => {
-                reply.json(read.uri, &Temperature { sensor: sensor.name(), celsius: Celsius(celsius) }).finish()
-            }
+        match self.board.temperature(sensor, read.context.now) {
+            Some(reading) => reply
+                .text_fmt(read.uri, Some("application/json"), format_args!("{}", TemperatureJson { sensor, reading }))
+                .finish(),
             None => reply.fail(mcp_sansio::jsonrpc::code::INTERNAL_ERROR, "the sensor did not answer"),
         }
     }
@@ -623,7 +597,7 @@ impl<B: Board> Handler for Device<B> {
             "get_uptime" => {
                 let uptime_ms = call.context.now.as_millis();
                 reply
-                    .structured(&Uptime { uptime_ms })
+                    .structured_fmt(format_args!(r#"{{"uptimeMs":{uptime_ms}}}"#))
                     .text_fmt(format_args!("uptime {}.{:03} s", uptime_ms / 1000, uptime_ms % 1000))
                     .finish()
             }
@@ -635,12 +609,13 @@ impl<B: Board> Handler for Device<B> {
     fn read_resource(&mut self, read: ResourceRead<'_>, reply: ResourceReply<'_>) {
         match read.uri {
             STATUS_URI => {
-                let status = Status {
-                    led: self.board.led(),
-                    uptime_ms: read.context.now.as_millis(),
-                    board_celsius: self.board.temperature_celsius(Sensor::Board, read.context.now).map(Celsius),
-                };
-                reply.json(STATUS_URI, &status).finish()
+                let status = format_args!(
+                    r#"{{"led":{},"uptimeMs":{},"boardCelsius":{}}}"#,
+                    self.board.led(),
+                    read.context.now.as_millis(),
+                    CelsiusJson(self.board.temperature(Sensor::Board, read.context.now)),
+                );
+                reply.text_fmt(STATUS_URI, Some("application/json"), status).finish()
             }
             CALIBRATION_URI => {
                 reply.blob(CALIBRATION_URI, Some("application/octet-stream"), self.board.calibration()).finish()
@@ -678,40 +653,48 @@ mod tests {
     use mcp_sansio::json::parse;
 
     #[test]
-    fn temperatures_show_two_decimals_without_float_formatting() {
+    fn temperatures_show_two_decimals() {
         use std::string::ToString;
-        assert_eq!(Centi::of(23.5).to_string(), "23.50");
-        assert_eq!(Centi::of(21.456).to_string(), "21.46");
-        assert_eq!(Centi::of(-0.004).to_string(), "0.00");
-        assert_eq!(Centi::of(-3.257).to_string(), "-3.26");
-        assert_eq!(Centi::of(f32::NAN).to_string(), "0.00");
-        assert_eq!(Centi::of(f32::MIN).to_string(), "-21474836.48");
+        assert_eq!(Centidegrees(2350).to_string(), "23.50");
+        assert_eq!(Centidegrees(2146).to_string(), "21.46");
+        assert_eq!(Centidegrees(5).to_string(), "0.05");
+        assert_eq!(Centidegrees(0).to_string(), "0.00");
+        assert_eq!(Centidegrees(-326).to_string(), "-3.26");
+        assert_eq!(Centidegrees(-1).to_string(), "-0.01");
+        assert_eq!(Centidegrees(i32::MIN).to_string(), "-21474836.48");
+        assert_eq!(Centidegrees(i32::MAX).to_string(), "21474836.47");
     }
 
     #[test]
     fn temperatures_are_json_numbers_to_a_hundredth() {
-        let json = |celsius: f32| {
-            let mut buf = [0u8; 64];
-            let mut w = mcp_sansio::json::JsonWriter::new(&mut buf);
-            w.serialize(&Temperature { sensor: "cpu", celsius: Celsius(celsius) });
-            std::string::String::from_utf8(w.written().to_vec()).unwrap()
-        };
-        assert_eq!(json(23.55), r#"{"sensor":"cpu","celsius":23.55}"#);
-        assert_eq!(json(21.5), r#"{"sensor":"cpu","celsius":21.5}"#);
-        assert_eq!(json(41.0), r#"{"sensor":"cpu","celsius":41.0}"#);
-        assert_eq!(json(0.05), r#"{"sensor":"cpu","celsius":0.05}"#);
-        assert_eq!(json(0.001), r#"{"sensor":"cpu","celsius":0.0}"#);
-        assert_eq!(json(-3.257), r#"{"sensor":"cpu","celsius":-3.26}"#);
-        assert_eq!(json(f32::NAN), r#"{"sensor":"cpu","celsius":null}"#);
-        assert_eq!(json(f32::INFINITY), r#"{"sensor":"cpu","celsius":null}"#);
+        let json =
+            |centi: i32| std::format!("{}", TemperatureJson { sensor: Sensor::Cpu, reading: Centidegrees(centi) });
+        assert_eq!(json(2355), r#"{"sensor":"cpu","celsius":23.55}"#);
+        assert_eq!(json(2150), r#"{"sensor":"cpu","celsius":21.5}"#);
+        assert_eq!(json(4100), r#"{"sensor":"cpu","celsius":41.0}"#);
+        assert_eq!(json(5), r#"{"sensor":"cpu","celsius":0.05}"#);
+        assert_eq!(json(0), r#"{"sensor":"cpu","celsius":0.0}"#);
+        assert_eq!(json(-326), r#"{"sensor":"cpu","celsius":-3.26}"#);
+        assert_eq!(json(-50), r#"{"sensor":"cpu","celsius":-0.5}"#);
+        assert_eq!(std::format!("{}", CelsiusJson(None)), "null");
         // Every simulated reading (and the test boards' 21.5 and 47.25) is written as a float
-        // formatter writes it (`{:?}` is the shortest round trip, like ryu's).
+        // formatter writes that value (`{:?}` is the shortest round trip), and is valid JSON.
         let simulated = Sensor::ALL
             .into_iter()
-            .flat_map(|sensor| (0..20).map(move |s| simulated_temperature(sensor, Instant::from_millis(s * 1000))));
-        for celsius in simulated.chain([21.5, 47.25]) {
-            assert_eq!(json(celsius), std::format!(r#"{{"sensor":"cpu","celsius":{celsius:?}}}"#));
+            .flat_map(|sensor| (0..40).map(move |s| simulated_temperature(sensor, Instant::from_millis(s * 1000))));
+        for reading in simulated.chain([Centidegrees(2150), Centidegrees(4725)]) {
+            let text = json(reading.0);
+            assert_eq!(text, std::format!(r#"{{"sensor":"cpu","celsius":{:?}}}"#, reading.0 as f64 / 100.0));
+            assert!(parse(text.as_bytes(), 2).is_ok(), "{text}");
         }
+    }
+
+    #[test]
+    fn simulated_readings_drift_by_a_twentieth_of_a_degree_a_second_for_twenty_seconds() {
+        let at = |sensor, s: u64| simulated_temperature(sensor, Instant::from_millis(s * 1000)).0;
+        assert_eq!((at(Sensor::Board, 0), at(Sensor::Cpu, 0)), (2350, 4100));
+        assert_eq!((at(Sensor::Board, 19), at(Sensor::Cpu, 19)), (2445, 4195));
+        assert_eq!(at(Sensor::Board, 20), 2350);
     }
 
     #[test]

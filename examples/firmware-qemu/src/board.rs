@@ -3,7 +3,7 @@
 
 use core::ptr::{read_volatile, write_volatile};
 
-use mcp_example_device::{Board, SAMPLE_CALIBRATION, Sensor, simulated_temperature};
+use mcp_example_device::{Board, Centidegrees, SAMPLE_CALIBRATION, Sensor, simulated_temperature};
 use mcp_sansio::time::Instant;
 
 const SYSCTL_RCGC2: usize = 0x400F_E108;
@@ -35,7 +35,7 @@ impl QemuBoard {
 }
 
 impl Board for QemuBoard {
-    fn temperature_celsius(&mut self, sensor: Sensor, now: Instant) -> Option<f32> {
+    fn temperature(&mut self, sensor: Sensor, now: Instant) -> Option<Centidegrees> {
         // QEMU's board has no sensor: the shared simulation.
         Some(simulated_temperature(sensor, now))
     }

@@ -10,7 +10,9 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
-use mcp_example_device::{Board, Device, INSTRUCTIONS, SAMPLE_CALIBRATION, SERVER_NAME, Sensor, simulated_temperature};
+use mcp_example_device::{
+    Board, Centidegrees, Device, INSTRUCTIONS, SAMPLE_CALIBRATION, SERVER_NAME, Sensor, simulated_temperature,
+};
 use mcp_sansio::endpoint::Response;
 use mcp_sansio::mcp::ServerCapabilities;
 use mcp_sansio::server::{
@@ -80,7 +82,7 @@ struct SimulatedBoard {
 }
 
 impl Board for SimulatedBoard {
-    fn temperature_celsius(&mut self, sensor: Sensor, now: Instant) -> Option<f32> {
+    fn temperature(&mut self, sensor: Sensor, now: Instant) -> Option<Centidegrees> {
         Some(simulated_temperature(sensor, now))
     }
 

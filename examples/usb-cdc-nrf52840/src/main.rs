@@ -22,7 +22,7 @@ use embassy_nrf::usb::vbus_detect::HardwareVbusDetect;
 use embassy_nrf::{bind_interrupts, pac, peripherals, usb};
 use embassy_usb::class::cdc_acm::{CdcAcmClass, State};
 use embassy_usb::{Builder, Config as UsbConfig};
-use mcp_example_device::{Board, Device, INSTRUCTIONS, SERVER_NAME, Sensor};
+use mcp_example_device::{Board, Centidegrees, Device, INSTRUCTIONS, SERVER_NAME, Sensor};
 use mcp_sansio::server::{Buffers, CacheHints, CacheScope, Config, Server};
 use mcp_sansio::time::Instant;
 use mcp_sansio_embedded::{EmbassyClock, PacketWriter};
@@ -68,11 +68,11 @@ struct Nrf52840Dk {
 }
 
 impl Board for Nrf52840Dk {
-    fn temperature_celsius(&mut self, sensor: Sensor, _now: Instant) -> Option<f32> {
+    fn temperature(&mut self, sensor: Sensor, _now: Instant) -> Option<Centidegrees> {
         let die = die_temperature()?;
         Some(match sensor {
             Sensor::Cpu => die,
-            Sensor::Board => die - 8.0,
+            Sensor::Board => Centidegrees(die.0 - 800),
         })
     }
 
@@ -90,8 +90,8 @@ impl Board for Nrf52840Dk {
     }
 }
 
-/// One blocking reading of the TEMP peripheral (about 36 µs), in degrees Celsius.
-fn die_temperature() -> Option<f32> {
+/// One blocking reading of the TEMP peripheral (about 36 µs).
+fn die_temperature() -> Option<Centidegrees> {
     let temp = pac::TEMP;
     temp.events_datardy().write_value(0);
     temp.tasks_start().write_value(1);
@@ -103,8 +103,8 @@ fn die_temperature() -> Option<f32> {
         }
     }
     temp.events_datardy().write_value(0);
-    // Quarter degrees, two's complement.
-    Some(temp.temp().read() as i32 as f32 * 0.25)
+    // Quarter degrees, two's complement: 25 hundredths each.
+    Some(Centidegrees((temp.temp().read() as i32).saturating_mul(25)))
 }
 
 #[embassy_executor::main]

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::{Context, Poll, Wake, Waker};
 
 use embedded_io_async::{ErrorKind, ErrorType, Read, Write};
-use mcp_example_device::{Board, Device, Sensor};
+use mcp_example_device::{Board, Centidegrees, Device, Sensor};
 use mcp_sansio::server::{Buffers, Config, Server};
 use mcp_sansio::time::Instant;
 use mcp_sansio_driver::Clock;
@@ -288,10 +288,10 @@ pub struct FakeBoard {
 }
 
 impl Board for FakeBoard {
-    fn temperature_celsius(&mut self, sensor: Sensor, _now: Instant) -> Option<f32> {
+    fn temperature(&mut self, sensor: Sensor, _now: Instant) -> Option<Centidegrees> {
         Some(match sensor {
-            Sensor::Board => 21.5,
-            Sensor::Cpu => 40.25,
+            Sensor::Board => Centidegrees(2150),
+            Sensor::Cpu => Centidegrees(4025),
         })
     }
     fn set_led(&mut self, on: bool) {
