@@ -134,14 +134,26 @@ impl core::error::Error for ScanError {}
 /// `input` and its accessors rely on this validation. See the [module docs](self) for the exact
 /// strictness rules and the one difference from serde_json.
 pub fn parse(input: &[u8], max_depth: usize) -> Result<Value<'_>, ScanError> {
-    scan(input, max_depth, &mut NoSpans)
+    scan(input, max_depth, recorder(&mut NoSpans))
 }
 
 /// [`parse`], recording in `spans` where the document's first shallow containers end (see
 /// [`Spans`]), for walks that skip them without rescanning.
 pub(crate) fn parse_spanned<'a>(input: &'a [u8], max_depth: usize, spans: &mut Spans) -> Result<Value<'a>, ScanError> {
     spans.begin(input);
-    scan(input, max_depth, spans)
+    scan(input, max_depth, recorder(spans))
+}
+
+/// How [`scan`] is handed its [`Record`]: on 64-bit targets, statically (two validators, the plain
+/// one without any recording); elsewhere (firmware) as a trait object, so that one copy of the
+/// validator serves both (380 B of flash less, for an indirect call per container and member).
+#[cfg(target_pointer_width = "64")]
+fn recorder<R: Record>(record: &mut R) -> &mut R {
+    record
+}
+#[cfg(not(target_pointer_width = "64"))]
+fn recorder<R: Record>(record: &mut R) -> &mut dyn Record {
+    record
 }
 
 /// What the validator tells about each container it opens and closes (`depth` counts it, the root
@@ -171,7 +183,7 @@ impl Record for NoSpans {
 }
 
 /// The validator of [`parse`] and [`parse_spanned`].
-fn scan<'a, R: Record>(input: &'a [u8], max_depth: usize, spans: &mut R) -> Result<Value<'a>, ScanError> {
+fn scan<'a, R: Record + ?Sized>(input: &'a [u8], max_depth: usize, spans: &mut R) -> Result<Value<'a>, ScanError> {
     let depth_limit = max_depth.min(MAX_DEPTH_LIMIT);
     let mut scanner = Scanner { input, pos: 0 };
     let mut containers = ContainerStack::new();
