@@ -28,6 +28,22 @@ pub mod code {
     pub const MISSING_CLIENT_CAPABILITY: i32 = -32021;
     /// The request's protocol version is not supported (2026-07-28).
     pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
+
+    /// The standard name of an error code (`"Invalid params"`); `"Server error"` for any other.
+    pub const fn name(code: i32) -> &'static str {
+        match code {
+            PARSE_ERROR => "Parse error",
+            INVALID_REQUEST => "Invalid Request",
+            METHOD_NOT_FOUND => "Method not found",
+            INVALID_PARAMS => "Invalid params",
+            INTERNAL_ERROR => "Internal error",
+            RESOURCE_NOT_FOUND => "Resource not found",
+            HEADER_MISMATCH => "Header mismatch",
+            MISSING_CLIENT_CAPABILITY => "Missing client capability",
+            UNSUPPORTED_PROTOCOL_VERSION => "Unsupported protocol version",
+            _ => "Server error",
+        }
+    }
 }
 
 /// Longest string request id, in bytes after unescaping, that can be kept past the frame it arrived in

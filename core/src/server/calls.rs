@@ -24,12 +24,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     ) -> Option<(JsonStr<'b>, &'b str)> {
         let raw = found.and_then(|v| v.as_str());
         let Some(raw) = raw else {
-            self.reject(
-                Some(&id),
-                code::INVALID_PARAMS,
-                format_args!("Invalid params: \"{key}\" must be a string"),
-                "missing string parameter",
-            );
+            self.reject(Some(&id), code::INVALID_PARAMS, format_args!("Invalid params: \"{key}\" must be a string"));
             return None;
         };
         match plain_or_unescaped(raw, buf) {
@@ -39,7 +34,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                     Some(&id),
                     code::INVALID_PARAMS,
                     format_args!("Invalid params: escaped \"{key}\" longer than {MAX_ESCAPED_NAME_LEN} bytes"),
-                    "escaped parameter too long",
                 );
                 None
             }
@@ -59,7 +53,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                     Some(&id),
                     code::INVALID_PARAMS,
                     format_args!("Invalid params: \"{key}\" must be an object"),
-                    "arguments not an object",
                 );
                 Err(())
             }
@@ -72,12 +65,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let Some((raw_name, name)) = self.string_param(id, params.get("name"), "name", &mut buf) else { return };
         let index = (0..).map_while(|i| self.handler.tool(i).map(|t| (i, t.name == name))).find(|(_, hit)| *hit);
         let Some((index, _)) = index else {
-            return self.reject(
-                Some(&id),
-                code::INVALID_PARAMS,
-                format_args!("Unknown tool: {raw_name}"),
-                "unknown tool",
-            );
+            return self.reject(Some(&id), code::INVALID_PARAMS, format_args!("Unknown tool: {raw_name}"));
         };
         let Ok(arguments) = self.object_param(id, params, "arguments") else { return };
         let mut state = [0u8; MAX_REQUEST_STATE];
@@ -112,12 +100,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let Some((raw_name, name)) = self.string_param(id, params.get("name"), "name", &mut buf) else { return };
         let index = (0..).map_while(|i| self.handler.prompt(i).map(|p| (i, p.name == name))).find(|(_, hit)| *hit);
         let Some((index, _)) = index else {
-            return self.reject(
-                Some(&id),
-                code::INVALID_PARAMS,
-                format_args!("Unknown prompt: {raw_name}"),
-                "unknown prompt",
-            );
+            return self.reject(Some(&id), code::INVALID_PARAMS, format_args!("Unknown prompt: {raw_name}"));
         };
         let Ok(arguments) = self.object_param(id, params, "arguments") else { return };
         if let Some((key, _)) = arguments.into_iter().flat_map(|a| a.members()).find(|(_, v)| v.kind() != Kind::String)
@@ -126,7 +109,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 Some(&id),
                 code::INVALID_PARAMS,
                 format_args!("Invalid params: prompt argument \"{key}\" must be a string"),
-                "prompt argument not a string",
             );
         }
         let missing = self.handler.prompt(index).and_then(|prompt| {
@@ -144,7 +126,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 Some(&id),
                 code::INVALID_PARAMS,
                 format_args!("Invalid params: missing required argument \"{name_buf}\""),
-                "missing prompt argument",
             );
         }
         let mut state = [0u8; MAX_REQUEST_STATE];
@@ -174,7 +155,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 Some(&id),
                 code::INVALID_PARAMS,
                 format_args!("Invalid params: \"inputResponses\" must be an object"),
-                "inputResponses not an object",
             );
             return None;
         }
@@ -205,12 +185,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 Some(context)
             }
             Err(error) => {
-                self.reject(
-                    Some(&id),
-                    code::INVALID_PARAMS,
-                    format_args!("Invalid params: {error}"),
-                    "bad requestState",
-                );
+                self.reject(Some(&id), code::INVALID_PARAMS, format_args!("Invalid params: {error}"));
                 None
             }
         }

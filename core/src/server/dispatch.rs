@@ -90,16 +90,14 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                 None,
                 code::INVALID_REQUEST,
                 format_args!("Invalid Request: JSON-RPC batches are only accepted in protocol version 2025-03-26"),
-                "batch outside 2025-03-26",
             );
         } else if len == 0 {
-            parts.reject(None, code::INVALID_REQUEST, format_args!("Invalid Request: empty batch"), "empty batch");
+            parts.reject(None, code::INVALID_REQUEST, format_args!("Invalid Request: empty batch"));
         } else if len > MAX_BATCH_LEN {
             parts.reject(
                 None,
                 code::INVALID_REQUEST,
                 format_args!("Invalid Request: batches may hold at most {MAX_BATCH_LEN} messages"),
-                "batch too large",
             );
         } else {
             self.batch = Some(BatchCursor { frame, next: 0, mark: self.tx.mark() });
@@ -144,7 +142,6 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                 None,
                 code::INVALID_REQUEST,
                 format_args!("Invalid Request: message longer than the {limit}-byte limit; skipped"),
-                "message too long",
             ),
             FrameError::Truncated { .. } => {}
         }
@@ -167,14 +164,8 @@ pub(crate) fn plain_or_unescaped<'b>(s: JsonStr<'b>, buf: &'b mut [u8]) -> Optio
 
 impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// Writes an error response and reports it.
-    pub(crate) fn reject(
-        &mut self,
-        id: Option<&dyn WriteId>,
-        code: i32,
-        message: fmt::Arguments<'_>,
-        reason: &'static str,
-    ) {
-        self.reject_with_data(id, code, message, None, reason)
+    pub(crate) fn reject(&mut self, id: Option<&dyn WriteId>, code: i32, message: fmt::Arguments<'_>) {
+        self.reject_with_data(id, code, message, None)
     }
 
     pub(crate) fn reject_with_data(
@@ -183,7 +174,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         code: i32,
         message: fmt::Arguments<'_>,
         data: Option<&dyn Fn(&mut JsonWriter<'_>)>,
-        reason: &'static str,
     ) {
         if let Some((window, commit)) = self.tx.open(self.route, self.window) {
             let suffix = commit.suffix();
@@ -209,6 +199,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 commit.commit(w.len(), self.route.ends_with_response);
             }
         }
+        let reason = message.as_str().unwrap_or(code::name(code));
         self.handler.on_event(self.now, Event::Rejected { code, reason });
     }
 
@@ -227,10 +218,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                     id.as_ref().map(|id| id as &dyn WriteId),
                     code::INVALID_REQUEST,
                     format_args!("Invalid Request: JSON nested deeper than {depth} levels"),
-                    "too deep",
                 )
             }
-            _ => self.reject(None, code::PARSE_ERROR, format_args!("Parse error: {error}"), "parse error"),
+            _ => self.reject(None, code::PARSE_ERROR, format_args!("Parse error: {error}")),
         }
     }
 
@@ -283,9 +273,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             Err(EnvelopeError { id, reason }) => {
                 match id {
                     Some(id) => {
-                        self.reject(Some(&id), code::INVALID_REQUEST, format_args!("Invalid Request: {reason}"), reason)
+                        self.reject(Some(&id), code::INVALID_REQUEST, format_args!("Invalid Request: {reason}"))
                     }
-                    None => self.reject(None, code::INVALID_REQUEST, format_args!("Invalid Request: {reason}"), reason),
+                    None => self.reject(None, code::INVALID_REQUEST, format_args!("Invalid Request: {reason}")),
                 }
                 Received::Invalid
             }
@@ -375,7 +365,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 Some(&id),
                 code::INVALID_PARAMS,
                 format_args!("Invalid params: \"params\" must be an object"),
-                "params not an object",
             );
         }
         let params = Params::new(params, spans);
@@ -385,7 +374,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 Some(&id),
                 code::INVALID_PARAMS,
                 format_args!("Invalid params: \"_meta\" must be an object"),
-                "_meta not an object",
             );
         }
         let picked = Meta::new(meta, spans);
@@ -398,7 +386,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                         Some(&id),
                         code::INVALID_REQUEST,
                         format_args!("Invalid Request: batches are not allowed in 2026-07-28"),
-                        "modern request in batch",
                     );
                 }
                 Some(version) if self.check_log_level(id, picked.log_level) => version,
@@ -410,7 +397,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                     Some(&id),
                     code::INVALID_REQUEST,
                     format_args!("Invalid Request: initialize must not be part of a batch"),
-                    "initialize in batch",
                 );
             }
             return self.initialize(id, &params);
@@ -425,7 +411,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                         format_args!(
                             "Invalid params: missing _meta \"{META_PROTOCOL_VERSION}\". Send initialize first (protocol 2025-11-25 and earlier), or add per-request _meta (2026-07-28)"
                         ),
-                        "request before initialize",
                     );
                 }
             }
@@ -457,7 +442,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 Some(&id),
                 code::INVALID_PARAMS,
                 format_args!("Invalid params: _meta \"{META_PROTOCOL_VERSION}\" must be a string"),
-                "missing protocolVersion",
             );
             return None;
         };
@@ -467,7 +451,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 Some(&id),
                 code::INVALID_PARAMS,
                 format_args!("Invalid params: _meta \"{META_CLIENT_CAPABILITIES}\" must be an object"),
-                "missing clientCapabilities",
             );
             return None;
         }
@@ -503,7 +486,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                     code::UNSUPPORTED_PROTOCOL_VERSION,
                     format_args!("Unsupported protocol version"),
                     Some(&data),
-                    "unsupported protocol version",
                 );
                 None
             }
@@ -515,7 +497,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             Some(&id),
             code::METHOD_NOT_FOUND,
             format_args!("Method not found: {method} (protocol version {version})"),
-            "method not found",
         );
     }
 

@@ -195,7 +195,6 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                 None,
                 code::INVALID_REQUEST,
                 format_args!("Invalid Request: JSON-RPC batches are not accepted on this transport"),
-                "batch in a message",
             );
             return Ok(Received::Invalid);
         }

@@ -125,7 +125,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             Ok(()) => {}
             Err(reason) => {
                 // `pending` is untouched: another request's, if one waits.
-                self.reject(Some(&id), code::INTERNAL_ERROR, format_args!("Internal error: {reason}"), reason);
+                self.reject(Some(&id), code::INTERNAL_ERROR, format_args!("Internal error: {reason}"));
             }
         }
     }
@@ -286,7 +286,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             }
         }
         let route = core::mem::replace(&mut self.route, pending.route);
-        self.reject(Some(&pending.id), code::INTERNAL_ERROR, format_args!("Internal error: {reason}"), reason);
+        self.reject(Some(&pending.id), code::INTERNAL_ERROR, format_args!("Internal error: {reason}"));
         self.route = route;
     }
 
@@ -334,7 +334,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 Some(&pending.id),
                 code::INTERNAL_ERROR,
                 format_args!("Internal error: the retried request does not fit the input buffer"),
-                "retry too large",
             ),
         }
         self.route = route;

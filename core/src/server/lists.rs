@@ -54,7 +54,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 Some(&id),
                 code::INVALID_PARAMS,
                 format_args!("Invalid params: \"protocolVersion\" must be a string"),
-                "initialize without protocolVersion",
             );
         };
         let version = requested
@@ -124,12 +123,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             .filter(|s| !s.is_empty() && s.len() <= 19 && s.bytes().all(|b| b.is_ascii_digit()))
             .and_then(|s| s.parse::<usize>().ok());
         if parsed.is_none() {
-            self.reject(
-                Some(&id),
-                code::INVALID_PARAMS,
-                format_args!("Invalid params: invalid cursor"),
-                "invalid cursor",
-            );
+            self.reject(Some(&id), code::INVALID_PARAMS, format_args!("Invalid params: invalid cursor"));
         }
         parsed
     }

@@ -38,7 +38,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                     Some(&id),
                     code::INVALID_PARAMS,
                     format_args!("Invalid params: _meta \"{META_LOG_LEVEL}\" is not a log level"),
-                    "invalid log level",
                 );
                 false
             }
@@ -53,7 +52,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 Some(&id),
                 code::INVALID_PARAMS,
                 format_args!("Invalid params: \"level\" must be one of debug, info, notice, warning, error, critical, alert, emergency"),
-                "invalid log level",
             );
         };
         if let Session::Legacy { log_level, .. } = self.session {
@@ -76,7 +74,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                     "Internal error: at most {} resource subscriptions per session",
                     crate::server::MAX_SUBSCRIPTIONS
                 ),
-                "too many subscriptions",
             );
         }
         if !subscribe {
@@ -118,7 +115,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                     Some(&id),
                     code::INVALID_PARAMS,
                     format_args!("Invalid params: \"ref\" must be a ref/prompt or ref/resource object"),
-                    "invalid completion ref",
                 );
             }
         };
@@ -129,7 +125,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                     Some(&id),
                     code::INVALID_PARAMS,
                     format_args!("Invalid params: no prompt or resource template {raw}"),
-                    "unknown completion ref",
                 );
             }
         };
@@ -159,7 +154,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 Some(&id),
                 code::INVALID_PARAMS,
                 format_args!("Invalid params: \"notifications\" must be an object"),
-                "listen without notifications",
             );
         };
         let Some(owned) = OwnedId::from_id(id) else {
@@ -170,7 +164,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                     "Internal error: request ids longer than {} bytes cannot be kept",
                     crate::jsonrpc::MAX_ID_LEN
                 ),
-                "listen id too long",
             );
         };
         let capabilities = self.capabilities();
@@ -190,7 +183,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 Some(&id),
                 code::INTERNAL_ERROR,
                 format_args!("Server busy: too many requests in flight"),
-                "too many listens",
             );
         };
         let route = self.route;
@@ -236,7 +228,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 Some(&id),
                 code::INTERNAL_ERROR,
                 format_args!("Internal error: the acknowledgement does not fit the transmit window"),
-                "listen acknowledgement too large",
             );
         }
         let generation = *self.next_generation;

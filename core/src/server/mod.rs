@@ -176,7 +176,8 @@ pub enum Event<'a> {
     Rejected {
         /// The JSON-RPC error code sent.
         code: i32,
-        /// A short description.
+        /// The error message sent, when it is fixed text; otherwise (a message naming a tool, a
+        /// limit, …) the code's standard name ([`code::name`](crate::jsonrpc::code::name)).
         reason: &'static str,
     },
     /// A frame was dropped by the framing layer (too long, or cut off by the end of input).

@@ -424,6 +424,28 @@ fn batches_are_served_only_in_2025_03_26() {
 }
 
 #[test]
+fn a_rejection_is_reported_with_its_fixed_message_or_its_code_name() {
+    let mut h = Harness::new();
+    h.initialize("2025-11-25");
+    let out = h.request(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":5}"#);
+    assert_eq!(out["error"]["message"], "Invalid params: \"params\" must be an object");
+    let out = h.request(&legacy(2, "tools/call", r#""name":"nope""#));
+    assert_eq!(out["error"]["message"], "Unknown tool: nope");
+    let events = &h.server.handler().events;
+    let rejected: Vec<&String> = events.iter().filter(|e| e.starts_with("Rejected")).collect();
+    assert_eq!(
+        rejected,
+        [
+            r#"Rejected { code: -32602, reason: "Invalid params: \"params\" must be an object" }"#,
+            r#"Rejected { code: -32602, reason: "Invalid params" }"#,
+        ]
+    );
+    assert_eq!(code::name(code::PARSE_ERROR), "Parse error");
+    assert_eq!(code::name(code::UNSUPPORTED_PROTOCOL_VERSION), "Unsupported protocol version");
+    assert_eq!(code::name(-32000), "Server error");
+}
+
+#[test]
 fn structured_results_written_as_json_text_are_checked_for_their_era() {
     // One measure call per case, answered with `structured_fmt`.
     let answer = |version: &str, json: fmt::Arguments<'_>| -> Json {
