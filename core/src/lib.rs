@@ -154,6 +154,7 @@ pub mod http;
 pub mod json;
 pub mod jsonrpc;
 pub mod mcp;
+pub mod num;
 pub mod server;
 mod swar;
 pub mod time;

@@ -5,7 +5,7 @@ use core::fmt;
 use super::scan::{JsonStr, Value, is_json_number};
 
 /// Longest text `i64`/`u64` formatting can produce (`-9223372036854775808` is 20 bytes).
-const INTEGER_TEXT_CAPACITY: usize = 20;
+const INTEGER_TEXT_CAPACITY: usize = crate::num::U64_DIGITS;
 /// Longest text `{:?}` produces for a finite `f64` (`-2.2250738585072014e-308` is 24 bytes), with margin.
 const FLOAT_TEXT_CAPACITY: usize = 32;
 
@@ -215,7 +215,7 @@ impl<'a> JsonWriter<'a> {
     /// Writes an integer.
     pub fn i64(&mut self, v: i64) {
         let mut text = [0u8; INTEGER_TEXT_CAPACITY];
-        let mut start = decimal(v.unsigned_abs(), &mut text);
+        let mut start = crate::num::digits(v.unsigned_abs(), &mut text);
         if v < 0
             && let Some(index) = start.checked_sub(1)
             && let Some(sign) = text.get_mut(index)
@@ -229,7 +229,7 @@ impl<'a> JsonWriter<'a> {
     /// Writes an unsigned integer.
     pub fn u64(&mut self, v: u64) {
         let mut text = [0u8; INTEGER_TEXT_CAPACITY];
-        let start = decimal(v, &mut text);
+        let start = crate::num::digits(v, &mut text);
         self.push_bytes(text.get(start..).unwrap_or_default());
     }
 
@@ -518,31 +518,6 @@ impl fmt::Write for RawWriter<'_, '_> {
 }
 
 /// A small text buffer on the stack for number formatting; formatting fails if the text exceeds `N`.
-/// Writes the decimal digits of `v` right-aligned into `text` and returns where they start (20 bytes
-/// hold `u64::MAX`, and `i64::MIN` with its sign). Without `core::fmt`: an id or a count is written
-/// in every answer, and on 32-bit targets the `u32` loop avoids 64-bit division for most values.
-fn decimal(mut v: u64, text: &mut [u8; INTEGER_TEXT_CAPACITY]) -> usize {
-    let mut start = text.len();
-    let mut push = |digit: u8| {
-        start = start.saturating_sub(1);
-        if let Some(slot) = text.get_mut(start) {
-            *slot = b'0' + digit;
-        }
-    };
-    while v > u64::from(u32::MAX) {
-        push((v % 10) as u8);
-        v /= 10;
-    }
-    let mut small = v as u32;
-    loop {
-        push((small % 10) as u8);
-        small /= 10;
-        if small == 0 {
-            return start;
-        }
-    }
-}
-
 struct StackText<const N: usize> {
     bytes: [u8; N],
     len: usize,

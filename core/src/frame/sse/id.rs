@@ -131,23 +131,19 @@ fn parse_decimal(digits: &[u8]) -> Result<u64, EventIdError> {
 }
 
 /// Number of decimal digits of `value`.
-pub(super) fn decimal_len(mut value: u64) -> usize {
-    let mut len = 1;
-    while value >= 10 {
-        value /= 10;
-        len += 1;
-    }
-    len
+pub(super) fn decimal_len(value: u64) -> usize {
+    let mut text = [0u8; crate::num::U64_DIGITS];
+    text.len() - crate::num::digits(value, &mut text)
 }
 
 /// Writes `value` in decimal at the start of `out` (which must hold [`decimal_len`] bytes; digits
 /// that do not fit are dropped) and returns the length written.
-pub(super) fn write_decimal(mut value: u64, out: &mut [u8]) -> usize {
-    let len = decimal_len(value).min(out.len());
-    for slot in out.iter_mut().take(len).rev() {
-        *slot = b'0' + (value % 10) as u8;
-        value /= 10;
-    }
+pub(super) fn write_decimal(value: u64, out: &mut [u8]) -> usize {
+    let mut text = [0u8; crate::num::U64_DIGITS];
+    let start = crate::num::digits(value, &mut text);
+    let digits = text.get(start..).unwrap_or_default();
+    let len = digits.len().min(out.len());
+    out.iter_mut().zip(digits).for_each(|(slot, &digit)| *slot = digit);
     len
 }
 
