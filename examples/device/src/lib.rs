@@ -15,6 +15,7 @@
 
 use mcp_sansio::json::JsonStr;
 use mcp_sansio::mcp::{ListCapability, LoggingLevel, ResourceCapability, ServerCapabilities};
+use mcp_sansio::num::{Decimal, div_rem};
 use mcp_sansio::server::{
     CompletionRef, CompletionReply, CompletionRequest, Handler, InputRequest, ListChanges, Prompt, PromptArgument,
     PromptGet, PromptReply, Resource, ResourceRead, ResourceReply, ResourceTemplate, Role, Tool, ToolAnnotations,
@@ -357,7 +358,7 @@ pub const SAMPLE_CALIBRATION: [u8; 10] = [0x4d, 0x43, 0x50, 0x01, 0x00, 0x10, 0x
 /// The temperature a simulated board reports: a fixed base per sensor with a slow, bounded drift over
 /// time (0.05 °C a second, for 20 s), so that successive readings differ.
 pub fn simulated_temperature(sensor: Sensor, now: Instant) -> Centidegrees {
-    let drift = (now.as_millis() / 1000 % 20) as i32 * 5;
+    let drift = div_rem(div_rem(now.as_millis(), 1000).0, 20).1 as i32 * 5;
     match sensor {
         Sensor::Board => Centidegrees(2350 + drift),
         Sensor::Cpu => Centidegrees(4100 + drift),
@@ -434,7 +435,10 @@ impl<B: Board> Device<B> {
         for step in 1..=CALIBRATION_STEPS {
             let _ = reply.progress(step, Some(CALIBRATION_STEPS), Some("calibrating"));
         }
-        reply.structured_fmt(format_args!(r#"{{"steps":{CALIBRATION_STEPS}}}"#)).text("calibration done").finish()
+        reply
+            .structured_fmt(format_args!(r#"{{"steps":{}}}"#, Decimal(CALIBRATION_STEPS)))
+            .text("calibration done")
+            .finish()
     }
 
     fn enable_blink(&mut self, call: &ToolCall<'_>, reply: ToolReply<'_>) {
@@ -459,7 +463,7 @@ impl<B: Board> Device<B> {
                     self.board.set_led(was);
                 }
                 self.changes.updated |= STATUS_UPDATED;
-                reply.text_fmt(format_args!("blinked {times} times")).finish()
+                reply.text_fmt(format_args!("blinked {} times", Decimal(times))).finish()
             }
             None => reply.finish_error_text("\"times\" must be an integer from 1 to 10"),
         }
@@ -512,7 +516,7 @@ impl<B: Board> Device<B> {
                 r#"{{"messages":[{{"role":"user","content":{{"type":"text","text":"In one sentence, explain this board status to its owner: LED {}, board temperature {} C, up {} ms."}}}}],"maxTokens":100}}"#,
                 if self.board.led() { "on" } else { "off" },
                 celsius.unwrap_or(Centidegrees(0)),
-                call.context.now.as_millis()
+                Decimal(call.context.now.as_millis())
             ),
         );
         if written.is_err() {
@@ -596,9 +600,10 @@ impl<B: Board> Handler for Device<B> {
             "export_target" => self.export_target(&call, reply),
             "get_uptime" => {
                 let uptime_ms = call.context.now.as_millis();
+                let (seconds, millis) = div_rem(uptime_ms, 1000);
                 reply
-                    .structured_fmt(format_args!(r#"{{"uptimeMs":{uptime_ms}}}"#))
-                    .text_fmt(format_args!("uptime {}.{:03} s", uptime_ms / 1000, uptime_ms % 1000))
+                    .structured_fmt(format_args!(r#"{{"uptimeMs":{}}}"#, Decimal(uptime_ms)))
+                    .text_fmt(format_args!("uptime {}.{millis:03} s", Decimal(seconds)))
                     .finish()
             }
             // The engine only calls with names from `TOOLS`.
@@ -612,7 +617,7 @@ impl<B: Board> Handler for Device<B> {
                 let status = format_args!(
                     r#"{{"led":{},"uptimeMs":{},"boardCelsius":{}}}"#,
                     self.board.led(),
-                    read.context.now.as_millis(),
+                    Decimal(read.context.now.as_millis()),
                     CelsiusJson(self.board.temperature(Sensor::Board, read.context.now)),
                 );
                 reply.text_fmt(STATUS_URI, Some("application/json"), status).finish()
@@ -629,7 +634,7 @@ impl<B: Board> Handler for Device<B> {
         // The engine checked that `symptom` is present.
         let symptom = get.argument("symptom");
         let led = if self.board.led() { "on" } else { "off" };
-        let uptime_ms = get.context.now.as_millis();
+        let uptime_ms = Decimal(get.context.now.as_millis());
         let reply = reply.description("Troubleshoot the board");
         match symptom {
             Some(symptom) => reply.text_fmt(

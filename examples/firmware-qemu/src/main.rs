@@ -31,6 +31,7 @@ use cortex_m_rt::{ExceptionFrame, entry, exception};
 use mcp_example_device::{Device, INSTRUCTIONS, SERVER_NAME};
 use mcp_sansio::endpoint::Response;
 use mcp_sansio::mcp::ServerCapabilities;
+use mcp_sansio::num::Decimal;
 use mcp_sansio::server::{
     Buffers, CacheHints, CacheScope, CompletionReply, CompletionRequest, Config, Event, Handler, ListChanges, Prompt,
     PromptGet, PromptReply, Resource, ResourceRead, ResourceReply, ResourceTemplate, Server, Tool, ToolCall, ToolReply,
@@ -141,9 +142,11 @@ impl Handler for Logged {
     }
     fn on_event(&mut self, now: Instant, event: Event<'_>) {
         match event {
-            Event::Rejected { code, reason } => log!("[{} ms] rejected ({code}): {reason}", now.as_millis()),
-            Event::FrameDropped(error) => log!("[{} ms] frame dropped: {error}", now.as_millis()),
-            Event::SessionStarted { version, .. } => log!("[{} ms] session started: {}", now.as_millis(), version),
+            Event::Rejected { code, reason } => log!("[{} ms] rejected ({code}): {reason}", Decimal(now.as_millis())),
+            Event::FrameDropped(error) => log!("[{} ms] frame dropped: {error}", Decimal(now.as_millis())),
+            Event::SessionStarted { version, .. } => {
+                log!("[{} ms] session started: {}", Decimal(now.as_millis()), version)
+            }
             _ => {}
         }
         self.0.on_event(now, event);
