@@ -287,14 +287,28 @@ pub(crate) fn write_result_head(w: &mut JsonWriter<'_>, id: &dyn WriteId) {
     w.raw(b",\"result\":");
 }
 
+/// The message of an error the engine writes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ErrorMessage<'a> {
+    /// `<the code's name>: <detail>` (`Invalid params: "params" must be an object`): the engine's
+    /// own errors, whose names ([`code::name`]) are then kept once.
+    Named(fmt::Arguments<'a>),
+    /// The whole message (a handler's, or one that does not start with the code's name).
+    Whole(fmt::Arguments<'a>),
+}
+
+impl ErrorMessage<'_> {
+    /// The message's fixed text (a `Named` message's detail), if it has no formatted part.
+    pub(crate) fn as_str(&self) -> Option<&'static str> {
+        match self {
+            ErrorMessage::Named(text) | ErrorMessage::Whole(text) => text.as_str(),
+        }
+    }
+}
+
 /// Writes `{"jsonrpc":"2.0",["id":<id>,]"error":{"code":<code>,"message":<message>` and leaves the error
 /// object open so the caller may add `,"data":…`; close it with `}}`.
-pub(crate) fn write_error_head(
-    w: &mut JsonWriter<'_>,
-    id: Option<&dyn WriteId>,
-    code: i32,
-    message: fmt::Arguments<'_>,
-) {
+pub(crate) fn write_error_head(w: &mut JsonWriter<'_>, id: Option<&dyn WriteId>, code: i32, message: ErrorMessage<'_>) {
     w.raw(b"{\"jsonrpc\":\"2.0\",");
     if let Some(id) = id {
         w.raw(b"\"id\":");
@@ -304,7 +318,10 @@ pub(crate) fn write_error_head(
     w.raw(b"\"error\":{\"code\":");
     w.i64(i64::from(code));
     w.raw(b",\"message\":");
-    w.string_fmt(message);
+    match message {
+        ErrorMessage::Named(detail) => w.string_fmt(format_args!("{}: {detail}", code::name(code))),
+        ErrorMessage::Whole(text) => w.string_fmt(text),
+    }
 }
 
 /// Anything that can be written as a request id.
@@ -410,7 +427,7 @@ mod tests {
     fn error_heads_omit_unknown_ids() {
         let mut buf = [0u8; 128];
         let mut w = JsonWriter::new(&mut buf);
-        write_error_head(&mut w, None, code::PARSE_ERROR, format_args!("Parse error"));
+        write_error_head(&mut w, None, code::PARSE_ERROR, ErrorMessage::Whole(format_args!("Parse error")));
         w.raw(b"}}");
         assert_eq!(w.written(), br#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#);
     }

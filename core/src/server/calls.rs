@@ -3,7 +3,7 @@
 //! legacy input-required answer handed to `legacy_input`).
 
 use crate::json::{JsonStr, Kind, Value};
-use crate::jsonrpc::{Id, code};
+use crate::jsonrpc::{ErrorMessage, Id, code};
 use crate::server::dispatch::{Parts, plain_or_unescaped};
 use crate::server::handler::{PromptGet, RequestContext, ResourceRead, ToolCall};
 use crate::server::input::InputScope;
@@ -24,7 +24,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     ) -> Option<(JsonStr<'b>, &'b str)> {
         let raw = found.and_then(|v| v.as_str());
         let Some(raw) = raw else {
-            self.reject(Some(&id), code::INVALID_PARAMS, format_args!("Invalid params: \"{key}\" must be a string"));
+            self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"{key}\" must be a string"));
             return None;
         };
         match plain_or_unescaped(raw, buf) {
@@ -33,7 +33,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 self.reject(
                     Some(&id),
                     code::INVALID_PARAMS,
-                    format_args!("Invalid params: escaped \"{key}\" longer than {MAX_ESCAPED_NAME_LEN} bytes"),
+                    format_args!("escaped \"{key}\" longer than {MAX_ESCAPED_NAME_LEN} bytes"),
                 );
                 None
             }
@@ -49,11 +49,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     ) -> Result<Option<Value<'b>>, ()> {
         match params.get(key).filter(|v| !v.is_null()) {
             Some(v) if v.kind() != Kind::Object => {
-                self.reject(
-                    Some(&id),
-                    code::INVALID_PARAMS,
-                    format_args!("Invalid params: \"{key}\" must be an object"),
-                );
+                self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"{key}\" must be an object"));
                 Err(())
             }
             other => Ok(other),
@@ -65,7 +61,12 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let Some((raw_name, name)) = self.string_param(id, params.get("name"), "name", &mut buf) else { return };
         let index = (0..).map_while(|i| self.handler.tool(i).map(|t| (i, t.name == name))).find(|(_, hit)| *hit);
         let Some((index, _)) = index else {
-            return self.reject(Some(&id), code::INVALID_PARAMS, format_args!("Unknown tool: {raw_name}"));
+            return self.reject_with_data(
+                Some(&id),
+                code::INVALID_PARAMS,
+                ErrorMessage::Whole(format_args!("Unknown tool: {raw_name}")),
+                None,
+            );
         };
         let Ok(arguments) = self.object_param(id, params, "arguments") else { return };
         let mut state = [0u8; MAX_REQUEST_STATE];
@@ -100,7 +101,12 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let Some((raw_name, name)) = self.string_param(id, params.get("name"), "name", &mut buf) else { return };
         let index = (0..).map_while(|i| self.handler.prompt(i).map(|p| (i, p.name == name))).find(|(_, hit)| *hit);
         let Some((index, _)) = index else {
-            return self.reject(Some(&id), code::INVALID_PARAMS, format_args!("Unknown prompt: {raw_name}"));
+            return self.reject_with_data(
+                Some(&id),
+                code::INVALID_PARAMS,
+                ErrorMessage::Whole(format_args!("Unknown prompt: {raw_name}")),
+                None,
+            );
         };
         let Ok(arguments) = self.object_param(id, params, "arguments") else { return };
         if let Some((key, _)) = arguments.into_iter().flat_map(|a| a.members()).find(|(_, v)| v.kind() != Kind::String)
@@ -108,7 +114,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             return self.reject(
                 Some(&id),
                 code::INVALID_PARAMS,
-                format_args!("Invalid params: prompt argument \"{key}\" must be a string"),
+                format_args!("prompt argument \"{key}\" must be a string"),
             );
         }
         let missing = self.handler.prompt(index).and_then(|prompt| {
@@ -125,7 +131,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             return self.reject(
                 Some(&id),
                 code::INVALID_PARAMS,
-                format_args!("Invalid params: missing required argument \"{name_buf}\""),
+                format_args!("missing required argument \"{name_buf}\""),
             );
         }
         let mut state = [0u8; MAX_REQUEST_STATE];
@@ -151,11 +157,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     ) -> Option<RequestContext<'x>> {
         let responses = params.get("inputResponses").filter(|v| !v.is_null());
         if responses.is_some_and(|r| r.kind() != Kind::Object) {
-            self.reject(
-                Some(&id),
-                code::INVALID_PARAMS,
-                format_args!("Invalid params: \"inputResponses\" must be an object"),
-            );
+            self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"inputResponses\" must be an object"));
             return None;
         }
         context.input_responses = responses;
@@ -185,7 +187,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 Some(context)
             }
             Err(error) => {
-                self.reject(Some(&id), code::INVALID_PARAMS, format_args!("Invalid params: {error}"));
+                self.reject(Some(&id), code::INVALID_PARAMS, format_args!("{error}"));
                 None
             }
         }

@@ -9,7 +9,7 @@ use core::fmt;
 use crate::endpoint::{OutboundTable, Outcome, Response, Route, TxQueue};
 use crate::frame::{Frame, FrameError, LineBuffer};
 use crate::json::{self, JsonStr, JsonWriter, Kind, ScanError, ScanErrorKind, Spans, Value};
-use crate::jsonrpc::{EnvelopeError, Id, Message, WriteId, classify_spanned, code, write_error_head};
+use crate::jsonrpc::{EnvelopeError, ErrorMessage, Id, Message, WriteId, classify_spanned, code, write_error_head};
 use crate::mcp::{ClientCapabilities, ServerCapabilities};
 use crate::server::handler::RequestContext;
 use crate::server::params::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, Meta, Params};
@@ -89,15 +89,15 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             parts.reject(
                 None,
                 code::INVALID_REQUEST,
-                format_args!("Invalid Request: JSON-RPC batches are only accepted in protocol version 2025-03-26"),
+                format_args!("JSON-RPC batches are only accepted in protocol version 2025-03-26"),
             );
         } else if len == 0 {
-            parts.reject(None, code::INVALID_REQUEST, format_args!("Invalid Request: empty batch"));
+            parts.reject(None, code::INVALID_REQUEST, format_args!("empty batch"));
         } else if len > MAX_BATCH_LEN {
             parts.reject(
                 None,
                 code::INVALID_REQUEST,
-                format_args!("Invalid Request: batches may hold at most {MAX_BATCH_LEN} messages"),
+                format_args!("batches may hold at most {MAX_BATCH_LEN} messages"),
             );
         } else {
             self.batch = Some(BatchCursor { frame, next: 0, mark: self.tx.mark() });
@@ -141,7 +141,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             FrameError::TooLong { limit } => parts.reject(
                 None,
                 code::INVALID_REQUEST,
-                format_args!("Invalid Request: message longer than the {limit}-byte limit; skipped"),
+                format_args!("message longer than the {limit}-byte limit; skipped"),
             ),
             FrameError::Truncated { .. } => {}
         }
@@ -163,16 +163,16 @@ pub(crate) fn plain_or_unescaped<'b>(s: JsonStr<'b>, buf: &'b mut [u8]) -> Optio
 }
 
 impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
-    /// Writes an error response and reports it.
-    pub(crate) fn reject(&mut self, id: Option<&dyn WriteId>, code: i32, message: fmt::Arguments<'_>) {
-        self.reject_with_data(id, code, message, None)
+    /// Writes an error response, `<the code's name>: <detail>`, and reports it.
+    pub(crate) fn reject(&mut self, id: Option<&dyn WriteId>, code: i32, detail: fmt::Arguments<'_>) {
+        self.reject_with_data(id, code, ErrorMessage::Named(detail), None)
     }
 
     pub(crate) fn reject_with_data(
         &mut self,
         id: Option<&dyn WriteId>,
         code: i32,
-        message: fmt::Arguments<'_>,
+        message: ErrorMessage<'_>,
         data: Option<&dyn Fn(&mut JsonWriter<'_>)>,
     ) {
         if let Some((window, commit)) = self.tx.open(self.route, self.window) {
@@ -190,7 +190,12 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             for fallback_id in [id, None] {
                 if w.is_overflowed() {
                     w.truncate(0);
-                    write_error_head(&mut w, fallback_id, code, format_args!("error response too large"));
+                    write_error_head(
+                        &mut w,
+                        fallback_id,
+                        code,
+                        ErrorMessage::Whole(format_args!("error response too large")),
+                    );
                     w.raw(b"}}");
                     w.raw(suffix);
                 }
@@ -217,10 +222,10 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 self.reject(
                     id.as_ref().map(|id| id as &dyn WriteId),
                     code::INVALID_REQUEST,
-                    format_args!("Invalid Request: JSON nested deeper than {depth} levels"),
+                    format_args!("JSON nested deeper than {depth} levels"),
                 )
             }
-            _ => self.reject(None, code::PARSE_ERROR, format_args!("Parse error: {error}")),
+            _ => self.reject(None, code::PARSE_ERROR, format_args!("{error}")),
         }
     }
 
@@ -272,10 +277,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             }
             Err(EnvelopeError { id, reason }) => {
                 match id {
-                    Some(id) => {
-                        self.reject(Some(&id), code::INVALID_REQUEST, format_args!("Invalid Request: {reason}"))
-                    }
-                    None => self.reject(None, code::INVALID_REQUEST, format_args!("Invalid Request: {reason}")),
+                    Some(id) => self.reject(Some(&id), code::INVALID_REQUEST, format_args!("{reason}")),
+                    None => self.reject(None, code::INVALID_REQUEST, format_args!("{reason}")),
                 }
                 Received::Invalid
             }
@@ -361,20 +364,12 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let method = plain_or_unescaped(method, &mut method_buf).unwrap_or("");
         if let Some(params) = params.filter(|p| p.kind() != Kind::Object) {
             let _ = params;
-            return self.reject(
-                Some(&id),
-                code::INVALID_PARAMS,
-                format_args!("Invalid params: \"params\" must be an object"),
-            );
+            return self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"params\" must be an object"));
         }
         let params = Params::new(params, spans);
         let meta = params.get("_meta");
         if meta.is_some_and(|m| m.kind() != Kind::Object) {
-            return self.reject(
-                Some(&id),
-                code::INVALID_PARAMS,
-                format_args!("Invalid params: \"_meta\" must be an object"),
-            );
+            return self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"_meta\" must be an object"));
         }
         let picked = Meta::new(meta, spans);
         let is_modern = picked.is_modern();
@@ -385,7 +380,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                     return self.reject(
                         Some(&id),
                         code::INVALID_REQUEST,
-                        format_args!("Invalid Request: batches are not allowed in 2026-07-28"),
+                        format_args!("batches are not allowed in 2026-07-28"),
                     );
                 }
                 Some(version) if self.check_log_level(id, picked.log_level) => version,
@@ -396,7 +391,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 return self.reject(
                     Some(&id),
                     code::INVALID_REQUEST,
-                    format_args!("Invalid Request: initialize must not be part of a batch"),
+                    format_args!("initialize must not be part of a batch"),
                 );
             }
             return self.initialize(id, &params);
@@ -409,7 +404,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                         Some(&id),
                         code::INVALID_PARAMS,
                         format_args!(
-                            "Invalid params: missing _meta \"{META_PROTOCOL_VERSION}\". Send initialize first (protocol 2025-11-25 and earlier), or add per-request _meta (2026-07-28)"
+                            "missing _meta \"{META_PROTOCOL_VERSION}\". Send initialize first (protocol 2025-11-25 and earlier), or add per-request _meta (2026-07-28)"
                         ),
                     );
                 }
@@ -441,7 +436,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             self.reject(
                 Some(&id),
                 code::INVALID_PARAMS,
-                format_args!("Invalid params: _meta \"{META_PROTOCOL_VERSION}\" must be a string"),
+                format_args!("_meta \"{META_PROTOCOL_VERSION}\" must be a string"),
             );
             return None;
         };
@@ -450,7 +445,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             self.reject(
                 Some(&id),
                 code::INVALID_PARAMS,
-                format_args!("Invalid params: _meta \"{META_CLIENT_CAPABILITIES}\" must be an object"),
+                format_args!("_meta \"{META_CLIENT_CAPABILITIES}\" must be an object"),
             );
             return None;
         }
@@ -484,7 +479,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 self.reject_with_data(
                     Some(&id),
                     code::UNSUPPORTED_PROTOCOL_VERSION,
-                    format_args!("Unsupported protocol version"),
+                    ErrorMessage::Whole(format_args!("Unsupported protocol version")),
                     Some(&data),
                 );
                 None
@@ -493,11 +488,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     }
 
     fn method_not_found(&mut self, id: Id<'_>, method: &str, version: ProtocolVersion) {
-        self.reject(
-            Some(&id),
-            code::METHOD_NOT_FOUND,
-            format_args!("Method not found: {method} (protocol version {version})"),
-        );
+        self.reject(Some(&id), code::METHOD_NOT_FOUND, format_args!("{method} (protocol version {version})"));
     }
 
     fn dispatch(&mut self, id: Id<'_>, method: &str, params: &Params<'_>, context: RequestContext<'_>) {

@@ -194,7 +194,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             parts.reject(
                 None,
                 code::INVALID_REQUEST,
-                format_args!("Invalid Request: JSON-RPC batches are not accepted on this transport"),
+                format_args!("JSON-RPC batches are not accepted on this transport"),
             );
             return Ok(Received::Invalid);
         }

@@ -11,7 +11,7 @@
 //! [`ToolReply::input_required`]: crate::server::ToolReply::input_required
 
 use crate::json::{self, JsonWriter};
-use crate::jsonrpc::code;
+use crate::jsonrpc::{ErrorMessage, code};
 use crate::mcp::ClientCapabilities;
 use crate::server::reply::{Outgoing, ResultType};
 use crate::server::seal::{MAX_REQUEST_STATE, MAX_SEALED_STATE, StateBinding};
@@ -255,12 +255,12 @@ impl<'a> InputReply<'a> {
             return match self.out.version().era() {
                 Era::Modern => self.out.fail(
                     code::MISSING_CLIENT_CAPABILITY,
-                    format_args!("The client did not declare a capability this request needs"),
+                    ErrorMessage::Whole(format_args!("The client did not declare a capability this request needs")),
                     Some(&data),
                 ),
                 _ => self.out.fail(
                     code::INTERNAL_ERROR,
-                    format_args!("Internal error: the client did not declare a capability this request needs"),
+                    ErrorMessage::Named(format_args!("the client did not declare a capability this request needs")),
                     Some(&data),
                 ),
             };
@@ -272,7 +272,7 @@ impl<'a> InputReply<'a> {
             self.invalid = Some("an input-required answer in a legacy session needs input requests");
         }
         if let Some(reason) = self.invalid {
-            return self.out.fail(code::INTERNAL_ERROR, format_args!("Internal error: {reason}"), None);
+            return self.out.fail(code::INTERNAL_ERROR, ErrorMessage::Named(format_args!("{reason}")), None);
         }
         self.close_requests();
         if self.out.version().era() == Era::Legacy {
@@ -280,7 +280,7 @@ impl<'a> InputReply<'a> {
             if !self.out.finish_for_legacy_input() {
                 self.out.fail(
                     code::INTERNAL_ERROR,
-                    format_args!("Internal error: a deferred answer cannot ask for input in a legacy session"),
+                    ErrorMessage::Named(format_args!("a deferred answer cannot ask for input in a legacy session")),
                     None,
                 );
             }

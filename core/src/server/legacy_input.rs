@@ -15,7 +15,7 @@
 
 use crate::endpoint::{Framing, OutboundKey, Route};
 use crate::json::{self, JsonWriter, Kind, Value};
-use crate::jsonrpc::{Id, OwnedId, code};
+use crate::jsonrpc::{ErrorMessage, Id, OwnedId, code};
 use crate::server::dispatch::Parts;
 use crate::server::input::MAX_INPUT_REQUESTS;
 use crate::server::{Engine, Handler};
@@ -88,7 +88,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                 w,
                 Some(&pending.id),
                 code::INTERNAL_ERROR,
-                format_args!("Internal error: the client did not answer an input request in time"),
+                ErrorMessage::Named(format_args!("the client did not answer an input request in time")),
             );
             w.raw(b"}}");
         });
@@ -104,7 +104,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                 w,
                 Some(&pending.id),
                 code::INTERNAL_ERROR,
-                format_args!("Internal error: the input ended while waiting for the client's input"),
+                ErrorMessage::Named(format_args!("the input ended while waiting for the client's input")),
             );
             w.raw(b"}}");
         });
@@ -125,7 +125,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             Ok(()) => {}
             Err(reason) => {
                 // `pending` is untouched: another request's, if one waits.
-                self.reject(Some(&id), code::INTERNAL_ERROR, format_args!("Internal error: {reason}"));
+                self.reject(Some(&id), code::INTERNAL_ERROR, format_args!("{reason}"));
             }
         }
     }
@@ -286,7 +286,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             }
         }
         let route = core::mem::replace(&mut self.route, pending.route);
-        self.reject(Some(&pending.id), code::INTERNAL_ERROR, format_args!("Internal error: {reason}"));
+        self.reject(Some(&pending.id), code::INTERNAL_ERROR, format_args!("{reason}"));
         self.route = route;
     }
 
@@ -333,7 +333,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             None => self.reject(
                 Some(&pending.id),
                 code::INTERNAL_ERROR,
-                format_args!("Internal error: the retried request does not fit the input buffer"),
+                format_args!("the retried request does not fit the input buffer"),
             ),
         }
         self.route = route;

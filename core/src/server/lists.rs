@@ -2,7 +2,7 @@
 //! the paginated list methods.
 
 use crate::json::JsonWriter;
-use crate::jsonrpc::{Id, code};
+use crate::jsonrpc::{ErrorMessage, Id, code};
 use crate::mcp::ClientCapabilities;
 use crate::server::dispatch::Parts;
 use crate::server::items::{ItemError, write_prompt, write_resource, write_template, write_tool};
@@ -50,11 +50,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     pub(crate) fn initialize(&mut self, id: Id<'_>, params: &Params<'_>) {
         let requested = params.get("protocolVersion").and_then(|v| v.as_str());
         let Some(requested) = requested else {
-            return self.reject(
-                Some(&id),
-                code::INVALID_PARAMS,
-                format_args!("Invalid params: \"protocolVersion\" must be a string"),
-            );
+            return self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"protocolVersion\" must be a string"));
         };
         let version = requested
             .as_plain()
@@ -123,7 +119,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             .filter(|s| !s.is_empty() && s.len() <= 19 && s.bytes().all(|b| b.is_ascii_digit()))
             .and_then(|s| s.parse::<usize>().ok());
         if parsed.is_none() {
-            self.reject(Some(&id), code::INVALID_PARAMS, format_args!("Invalid params: invalid cursor"));
+            self.reject(Some(&id), code::INVALID_PARAMS, format_args!("invalid cursor"));
         }
         parsed
     }
@@ -157,7 +153,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         out.writer().raw(b"[");
         if start > 0 && !has_item(&*handler, kind, start) {
             // Cursors point at existing items; this one was not handed out by this server.
-            return out.fail(code::INVALID_PARAMS, format_args!("Invalid params: invalid cursor"), None);
+            return out.fail(code::INVALID_PARAMS, ErrorMessage::Named(format_args!("invalid cursor")), None);
         }
         let mut next = start;
         let mut next_cursor = None;
@@ -169,7 +165,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             if let Err(ItemError::InvalidSchema(name)) = result {
                 return out.fail(
                     code::INTERNAL_ERROR,
-                    format_args!("Internal error: tool {name} has an invalid JSON schema"),
+                    ErrorMessage::Named(format_args!("tool {name} has an invalid JSON schema")),
                     None,
                 );
             }
@@ -177,7 +173,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 if next == start {
                     return out.fail(
                         code::INTERNAL_ERROR,
-                        format_args!("Internal error: list item {next} does not fit the transmit window"),
+                        ErrorMessage::Named(format_args!("list item {next} does not fit the transmit window")),
                         None,
                     );
                 }

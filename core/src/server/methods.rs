@@ -3,7 +3,7 @@
 //! (progress, log level).
 
 use crate::json::{JsonWriter, Kind, Value};
-use crate::jsonrpc::{Id, OwnedId, code};
+use crate::jsonrpc::{ErrorMessage, Id, OwnedId, code};
 use crate::mcp::{LoggingLevel, UriTemplate};
 use crate::server::dispatch::{Parts, plain_or_unescaped};
 use crate::server::handler::{CompletionRef, CompletionRequest, RequestContext};
@@ -37,7 +37,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 self.reject(
                     Some(&id),
                     code::INVALID_PARAMS,
-                    format_args!("Invalid params: _meta \"{META_LOG_LEVEL}\" is not a log level"),
+                    format_args!("_meta \"{META_LOG_LEVEL}\" is not a log level"),
                 );
                 false
             }
@@ -51,7 +51,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             return self.reject(
                 Some(&id),
                 code::INVALID_PARAMS,
-                format_args!("Invalid params: \"level\" must be one of debug, info, notice, warning, error, critical, alert, emergency"),
+                format_args!(
+                    "\"level\" must be one of debug, info, notice, warning, error, critical, alert, emergency"
+                ),
             );
         };
         if let Session::Legacy { log_level, .. } = self.session {
@@ -70,10 +72,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             return self.reject(
                 Some(&id),
                 code::INTERNAL_ERROR,
-                format_args!(
-                    "Internal error: at most {} resource subscriptions per session",
-                    crate::server::MAX_SUBSCRIPTIONS
-                ),
+                format_args!("at most {} resource subscriptions per session", crate::server::MAX_SUBSCRIPTIONS),
             );
         }
         if !subscribe {
@@ -114,7 +113,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 return self.reject(
                     Some(&id),
                     code::INVALID_PARAMS,
-                    format_args!("Invalid params: \"ref\" must be a ref/prompt or ref/resource object"),
+                    format_args!("\"ref\" must be a ref/prompt or ref/resource object"),
                 );
             }
         };
@@ -124,7 +123,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 return self.reject(
                     Some(&id),
                     code::INVALID_PARAMS,
-                    format_args!("Invalid params: no prompt or resource template {raw}"),
+                    format_args!("no prompt or resource template {raw}"),
                 );
             }
         };
@@ -150,20 +149,13 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// request open in an in-flight slot.
     pub(crate) fn listen(&mut self, id: Id<'_>, params: &Params<'_>, context: RequestContext<'_>) {
         let Some(notifications) = params.get("notifications").filter(|n| n.kind() == Kind::Object) else {
-            return self.reject(
-                Some(&id),
-                code::INVALID_PARAMS,
-                format_args!("Invalid params: \"notifications\" must be an object"),
-            );
+            return self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"notifications\" must be an object"));
         };
         let Some(owned) = OwnedId::from_id(id) else {
             return self.reject(
                 Some(&id),
                 code::INTERNAL_ERROR,
-                format_args!(
-                    "Internal error: request ids longer than {} bytes cannot be kept",
-                    crate::jsonrpc::MAX_ID_LEN
-                ),
+                format_args!("request ids longer than {} bytes cannot be kept", crate::jsonrpc::MAX_ID_LEN),
             );
         };
         let capabilities = self.capabilities();
@@ -179,10 +171,11 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             uris: Default::default(),
         };
         let Some(slot) = self.slots.iter().position(Option::is_none) else {
-            return self.reject(
+            return self.reject_with_data(
                 Some(&id),
                 code::INTERNAL_ERROR,
-                format_args!("Server busy: too many requests in flight"),
+                ErrorMessage::Whole(format_args!("Server busy: too many requests in flight")),
+                None,
             );
         };
         let route = self.route;
@@ -227,7 +220,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             return self.reject(
                 Some(&id),
                 code::INTERNAL_ERROR,
-                format_args!("Internal error: the acknowledgement does not fit the transmit window"),
+                format_args!("the acknowledgement does not fit the transmit window"),
             );
         }
         let generation = *self.next_generation;

@@ -176,8 +176,9 @@ pub enum Event<'a> {
     Rejected {
         /// The JSON-RPC error code sent.
         code: i32,
-        /// The error message sent, when it is fixed text; otherwise (a message naming a tool, a
-        /// limit, …) the code's standard name ([`code::name`](crate::jsonrpc::code::name)).
+        /// The error message's fixed text, after the code's name (`"params" must be an object` of
+        /// `Invalid params: "params" must be an object`); for a message with a formatted part (a
+        /// tool's name, a limit, …) the code's name itself ([`code::name`](crate::jsonrpc::code::name)).
         reason: &'static str,
     },
     /// A frame was dropped by the framing layer (too long, or cut off by the end of input).

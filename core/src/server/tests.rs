@@ -436,7 +436,7 @@ fn a_rejection_is_reported_with_its_fixed_message_or_its_code_name() {
     assert_eq!(
         rejected,
         [
-            r#"Rejected { code: -32602, reason: "Invalid params: \"params\" must be an object" }"#,
+            r#"Rejected { code: -32602, reason: "\"params\" must be an object" }"#,
             r#"Rejected { code: -32602, reason: "Invalid params" }"#,
         ]
     );

@@ -1,5 +1,6 @@
 //! The answer to `completion/complete`.
 
+use crate::jsonrpc::ErrorMessage;
 use crate::server::reply::Outgoing;
 use crate::version::ProtocolVersion;
 
@@ -86,6 +87,6 @@ impl<'a> CompletionReply<'a> {
 
     /// Answers with a JSON-RPC error (e.g. `-32602` for an unknown argument).
     pub fn fail(mut self, code: i32, message: &str) {
-        self.out.fail(code, format_args!("{message}"), None)
+        self.out.fail(code, ErrorMessage::Whole(format_args!("{message}")), None)
     }
 }

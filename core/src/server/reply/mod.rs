@@ -10,7 +10,7 @@ use core::fmt;
 
 use crate::endpoint::{Commit, Route};
 use crate::json::JsonWriter;
-use crate::jsonrpc::{Id, MAX_ID_LEN, OwnedId, WriteId, code, write_error_head, write_result_head};
+use crate::jsonrpc::{ErrorMessage, Id, MAX_ID_LEN, OwnedId, WriteId, code, write_error_head, write_result_head};
 use crate::mcp::Implementation;
 use crate::version::{Era, ProtocolVersion};
 
@@ -349,7 +349,7 @@ impl<'a> Outgoing<'a> {
             let capacity = self.w.capacity();
             self.fail(
                 code::INTERNAL_ERROR,
-                format_args!("Internal error: the result does not fit the {capacity}-byte transmit window"),
+                ErrorMessage::Named(format_args!("the result does not fit the {capacity}-byte transmit window")),
                 None,
             );
             return;
@@ -372,7 +372,7 @@ impl<'a> Outgoing<'a> {
     }
 
     /// Replaces whatever was written by an error response and commits it.
-    pub(crate) fn fail(&mut self, code: i32, message: fmt::Arguments<'_>, data: Option<&dyn Fn(&mut JsonWriter<'_>)>) {
+    pub(crate) fn fail(&mut self, code: i32, message: ErrorMessage<'_>, data: Option<&dyn Fn(&mut JsonWriter<'_>)>) {
         self.w.truncate(0);
         write_error_head(&mut self.w, Some(&self.id), code, message);
         if let Some(data) = data {
@@ -391,7 +391,7 @@ impl<'a> Outgoing<'a> {
                     &mut self.w,
                     fallback_id,
                     code::INTERNAL_ERROR,
-                    format_args!("Internal error: response too large"),
+                    ErrorMessage::Named(format_args!("response too large")),
                 );
                 self.w.raw(b"}}");
                 self.w.raw(self.suffix());
@@ -423,16 +423,20 @@ impl<'a> Outgoing<'a> {
                 self.w.truncate(0);
                 self.done = true;
             }
-            Err(DeferError::TooManyInFlight) => {
-                self.fail(code::INTERNAL_ERROR, format_args!("Server busy: too many requests in flight"), None)
-            }
+            Err(DeferError::TooManyInFlight) => self.fail(
+                code::INTERNAL_ERROR,
+                ErrorMessage::Whole(format_args!("Server busy: too many requests in flight")),
+                None,
+            ),
             Err(DeferError::IdTooLong) => self.fail(
                 code::INTERNAL_ERROR,
-                format_args!("Internal error: request ids longer than {MAX_ID_LEN} bytes cannot be answered later"),
+                ErrorMessage::Named(format_args!(
+                    "request ids longer than {MAX_ID_LEN} bytes cannot be answered later"
+                )),
                 None,
             ),
             Err(DeferError::NotDeferrable) => {
-                self.fail(code::INTERNAL_ERROR, format_args!("Internal error: reply deferred twice"), None)
+                self.fail(code::INTERNAL_ERROR, ErrorMessage::Named(format_args!("reply deferred twice")), None)
             }
         }
         result
@@ -463,7 +467,7 @@ impl<'a> Outgoing<'a> {
 impl Drop for Outgoing<'_> {
     fn drop(&mut self) {
         if !self.done {
-            self.fail(code::INTERNAL_ERROR, format_args!("Internal error: the handler did not answer"), None);
+            self.fail(code::INTERNAL_ERROR, ErrorMessage::Named(format_args!("the handler did not answer")), None);
         }
     }
 }

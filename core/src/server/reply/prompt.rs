@@ -3,6 +3,7 @@
 use core::fmt;
 
 use crate::json::JsonWriter;
+use crate::jsonrpc::ErrorMessage;
 use crate::mcp::{Annotations, Role};
 use crate::server::reply::content::write_block;
 use crate::server::reply::{Content, DeferError, Deferred, Outgoing, ReplyKind};
@@ -102,7 +103,7 @@ impl<'a> PromptReply<'a> {
 
     /// Answers with a JSON-RPC error.
     pub fn fail(mut self, code: i32, message: &str) {
-        self.out.fail(code, format_args!("{message}"), None)
+        self.out.fail(code, ErrorMessage::Whole(format_args!("{message}")), None)
     }
 
     /// Keeps the request open to answer it later with `Server::reply_prompt`.

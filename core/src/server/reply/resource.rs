@@ -5,7 +5,7 @@ use core::fmt;
 use serde::Serialize;
 
 use crate::json::JsonWriter;
-use crate::jsonrpc::code;
+use crate::jsonrpc::{ErrorMessage, code};
 use crate::server::reply::{CacheHints, DeferError, Deferred, Outgoing, ReplyKind};
 use crate::version::{Era, ProtocolVersion};
 
@@ -92,7 +92,7 @@ impl<'a> ResourceReply<'a> {
     /// Sends the result.
     pub fn finish(mut self) {
         if !self.contents_open {
-            self.out.fail(code::INTERNAL_ERROR, format_args!("Internal error: empty resource contents"), None);
+            self.out.fail(code::INTERNAL_ERROR, ErrorMessage::Named(format_args!("empty resource contents")), None);
             return;
         }
         self.out.writer().raw(b"]");
@@ -112,12 +112,12 @@ impl<'a> ResourceReply<'a> {
             w.string(uri);
             w.raw(b"}");
         };
-        self.out.fail(code, format_args!("Resource not found: {uri}"), Some(&data));
+        self.out.fail(code, ErrorMessage::Whole(format_args!("Resource not found: {uri}")), Some(&data));
     }
 
     /// Answers with a JSON-RPC error.
     pub fn fail(mut self, code: i32, message: &str) {
-        self.out.fail(code, format_args!("{message}"), None)
+        self.out.fail(code, ErrorMessage::Whole(format_args!("{message}")), None)
     }
 
     /// Keeps the request open to answer it later with `Server::reply_resource`.

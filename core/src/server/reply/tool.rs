@@ -5,7 +5,7 @@ use core::fmt;
 use serde::Serialize;
 
 use crate::json::{JsonStr, JsonWriter};
-use crate::jsonrpc::code;
+use crate::jsonrpc::{ErrorMessage, code};
 use crate::mcp::{Annotations, Resource};
 use crate::server::reply::content::{ResourceContents, write_block};
 use crate::server::reply::{Content, DeferError, Deferred, Outgoing, ReplyKind};
@@ -163,7 +163,7 @@ impl<'a> ToolReply<'a> {
         if self.misordered {
             self.out.fail(
                 code::INTERNAL_ERROR,
-                format_args!("Internal error: structured content must precede other content blocks"),
+                ErrorMessage::Named(format_args!("structured content must precede other content blocks")),
                 None,
             );
             return;
@@ -172,7 +172,7 @@ impl<'a> ToolReply<'a> {
             let expected = if self.out.version().era() == Era::Legacy { "a JSON object" } else { "JSON" };
             self.out.fail(
                 code::INTERNAL_ERROR,
-                format_args!("Internal error: structured content is not {expected}"),
+                ErrorMessage::Named(format_args!("structured content is not {expected}")),
                 None,
             );
             return;
@@ -206,7 +206,7 @@ impl<'a> ToolReply<'a> {
 
     /// Answers with a JSON-RPC error instead of a result (for protocol-level failures only).
     pub fn fail(mut self, code: i32, message: &str) {
-        self.out.fail(code, format_args!("{message}"), None)
+        self.out.fail(code, ErrorMessage::Whole(format_args!("{message}")), None)
     }
 
     /// Keeps the request open to answer it later with `Server::reply_tool`. On error the request has
