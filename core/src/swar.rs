@@ -4,7 +4,8 @@
 //! (string content, the inside of a skipped container). These functions return the length of such
 //! a run, examining a whole `u64` word per step (the last one overlapping the words before it;
 //! runs shorter than a word a byte at a time), with exactly the
-//! result of the byte-at-a-time loop each replaces (the tests compare them).
+//! result of the byte-at-a-time loop each replaces (the tests compare them). On 32-bit targets the
+//! byte loops themselves run.
 
 const ONES: u64 = u64::from_le_bytes([0x01; 8]);
 const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
@@ -61,33 +62,62 @@ fn run_len(bytes: &[u8], mask: impl Fn(u64) -> u64) -> usize {
     if marked != 0 { index + (marked.trailing_zeros() / 8) as usize } else { len }
 }
 
+/// The run's length: a word at a time on 64-bit targets (`mask` marks a word's bytes that end the
+/// run), a byte at a time elsewhere (`ends` tells such a byte): on a 32-bit core the word masks are
+/// pairs of 32-bit operations, which cost flash for little.
+#[inline(always)]
+fn run(bytes: &[u8], mask: impl Fn(u64) -> u64, ends: fn(u8) -> bool) -> usize {
+    if cfg!(target_pointer_width = "64") { run_len(bytes, mask) } else { byte_run_len(bytes, ends) }
+}
+
+/// [`run`] a byte at a time.
+fn byte_run_len(bytes: &[u8], ends: fn(u8) -> bool) -> usize {
+    bytes.iter().position(|&b| ends(b)).unwrap_or(bytes.len())
+}
+
 /// Length of the leading run of printable ASCII other than `"` and `\` (string content that needs
 /// no further checking).
 pub(crate) fn plain_string_len(bytes: &[u8]) -> usize {
-    run_len(bytes, |w| below_mask(w, 0x20) | (w & HIGHS) | byte_mask(w, b'"') | byte_mask(w, b'\\'))
+    run(bytes, |w| below_mask(w, 0x20) | (w & HIGHS) | byte_mask(w, b'"') | byte_mask(w, b'\\'), ends_plain_string)
+}
+
+const fn ends_plain_string(b: u8) -> bool {
+    !(b >= 0x20 && b < 0x80) || b == b'"' || b == b'\\'
 }
 
 /// Length of the leading run of bytes a JSON string holds as they are: no control character, `"`
 /// or `\` (text the writer escapes).
 pub(crate) fn unescaped_len(bytes: &[u8]) -> usize {
-    run_len(bytes, |w| below_mask(w, 0x20) | byte_mask(w, b'"') | byte_mask(w, b'\\'))
+    run(bytes, |w| below_mask(w, 0x20) | byte_mask(w, b'"') | byte_mask(w, b'\\'), ends_unescaped)
+}
+
+const fn ends_unescaped(b: u8) -> bool {
+    b < 0x20 || b == b'"' || b == b'\\'
 }
 
 /// Length of the leading run without `"` or `\` (string content of validated JSON).
 pub(crate) fn unquoted_len(bytes: &[u8]) -> usize {
-    run_len(bytes, |w| byte_mask(w, b'"') | byte_mask(w, b'\\'))
+    run(bytes, |w| byte_mask(w, b'"') | byte_mask(w, b'\\'), ends_unquoted)
+}
+
+const fn ends_unquoted(b: u8) -> bool {
+    b == b'"' || b == b'\\'
 }
 
 /// Length of the leading run without `\n` (the rest of an NDJSON line).
 pub(crate) fn newline_free_len(bytes: &[u8]) -> usize {
-    run_len(bytes, |w| byte_mask(w, b'\n'))
+    run(bytes, |w| byte_mask(w, b'\n'), |b| b == b'\n')
 }
 
 /// Length of the leading run without `"`, `{`, `}`, `[` or `]` (inside a validated container).
 pub(crate) fn structureless_len(bytes: &[u8]) -> usize {
     // `| 0x20` maps `[` to `{` and `]` to `}`, and no other byte to either.
     let folded = ONES * 0x20;
-    run_len(bytes, |w| byte_mask(w, b'"') | byte_mask(w | folded, b'{') | byte_mask(w | folded, b'}'))
+    run(bytes, |w| byte_mask(w, b'"') | byte_mask(w | folded, b'{') | byte_mask(w | folded, b'}'), ends_structureless)
+}
+
+const fn ends_structureless(b: u8) -> bool {
+    matches!(b, b'"' | b'{' | b'}' | b'[' | b']')
 }
 
 #[cfg(test)]
@@ -97,6 +127,15 @@ mod tests {
 
     fn reference(bytes: &[u8], plain: impl Fn(u8) -> bool) -> usize {
         bytes.iter().position(|&b| !plain(b)).unwrap_or(bytes.len())
+    }
+
+    /// The byte loops of 32-bit targets give what the word searches give.
+    fn assert_byte_runs_agree(bytes: &[u8]) {
+        assert_eq!(byte_run_len(bytes, ends_plain_string), plain_string_len(bytes), "{bytes:?}");
+        assert_eq!(byte_run_len(bytes, ends_unescaped), unescaped_len(bytes), "{bytes:?}");
+        assert_eq!(byte_run_len(bytes, ends_unquoted), unquoted_len(bytes), "{bytes:?}");
+        assert_eq!(byte_run_len(bytes, |b| b == b'\n'), newline_free_len(bytes), "{bytes:?}");
+        assert_eq!(byte_run_len(bytes, ends_structureless), structureless_len(bytes), "{bytes:?}");
     }
 
     #[test]
@@ -117,6 +156,7 @@ mod tests {
                     assert_eq!(newline_free_len(bytes), reference(bytes, |b| b != b'\n'));
                     let structural = |b: u8| !matches!(b, b'"' | b'{' | b'}' | b'[' | b']');
                     assert_eq!(structureless_len(bytes), reference(bytes, structural), "{special:#x} {len} {at}");
+                    assert_byte_runs_agree(bytes);
                 }
             }
         }
@@ -140,6 +180,7 @@ mod tests {
             assert_eq!(unquoted_len(bytes), reference(bytes, |b| b != b'"' && b != b'\\'));
             assert_eq!(unescaped_len(bytes), reference(bytes, |b| b >= 0x20 && b != b'"' && b != b'\\'));
             assert_eq!(structureless_len(bytes), reference(bytes, |b| !matches!(b, b'"' | b'{' | b'}' | b'[' | b']')));
+            assert_byte_runs_agree(bytes);
         }
     }
 }

@@ -62,6 +62,7 @@ pub enum Framing {
 
 impl Framing {
     /// What ends a message of this framing.
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub const fn suffix(self) -> &'static [u8] {
         match self {
             Framing::Ndjson => b"\n",
