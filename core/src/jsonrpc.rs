@@ -30,6 +30,7 @@ pub mod code {
     pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
 
     /// The standard name of an error code (`"Invalid params"`); `"Server error"` for any other.
+    #[cfg_attr(not(target_pointer_width = "64"), inline(never))]
     pub const fn name(code: i32) -> &'static str {
         match code {
             PARSE_ERROR => "Parse error",

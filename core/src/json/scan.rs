@@ -43,7 +43,7 @@ pub use super::value::{Elements, JsonStr, Kind, Members, UnescapedChars, Value};
 pub const MAX_DEPTH_LIMIT: usize = 256;
 
 /// Bits per word of the container bit stack.
-const DEPTH_WORD_BITS: usize = 64;
+const DEPTH_WORD_BITS: usize = usize::BITS as usize;
 /// Words in the container bit stack.
 const DEPTH_WORDS: usize = MAX_DEPTH_LIMIT / DEPTH_WORD_BITS;
 const _: () = assert!(MAX_DEPTH_LIMIT.is_multiple_of(DEPTH_WORD_BITS));
@@ -285,7 +285,7 @@ enum Container {
 
 /// One bit per open container (1 = object), so any depth up to [`MAX_DEPTH_LIMIT`] fits in 32 bytes.
 struct ContainerStack {
-    bits: [u64; DEPTH_WORDS],
+    bits: [usize; DEPTH_WORDS],
     depth: usize,
 }
 
@@ -299,7 +299,7 @@ impl ContainerStack {
         if self.depth >= depth_limit {
             return false;
         }
-        let mask = 1u64 << (self.depth % DEPTH_WORD_BITS);
+        let mask = 1usize << (self.depth % DEPTH_WORD_BITS);
         let Some(word) = self.bits.get_mut(self.depth / DEPTH_WORD_BITS) else {
             return false;
         };
@@ -315,7 +315,7 @@ impl ContainerStack {
     fn top(&self) -> Option<Container> {
         let index = self.depth.checked_sub(1)?;
         let word = self.bits.get(index / DEPTH_WORD_BITS)?;
-        if word & (1u64 << (index % DEPTH_WORD_BITS)) != 0 { Some(Container::Object) } else { Some(Container::Array) }
+        if word & (1usize << (index % DEPTH_WORD_BITS)) != 0 { Some(Container::Object) } else { Some(Container::Array) }
     }
 
     /// Closes the innermost container (no-op at the top level).

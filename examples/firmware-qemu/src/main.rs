@@ -158,7 +158,8 @@ unsafe fn DefaultHandler(irqn: i16) {
     if irqn == uart::IRQ as i16 {
         uart::on_interrupt();
     } else {
-        log!("unexpected interrupt {irqn}");
+        // As an i32: `i16` formatting would be code of its own.
+        log!("unexpected interrupt {}", i32::from(irqn));
         log::exit(false);
     }
 }
