@@ -160,7 +160,7 @@ impl<'a> JsonWriter<'a> {
         });
     }
 
-    /// Writes formatted text verbatim as JSON, if it is one JSON value (as strict as [`parse`]), and an
+    /// Writes formatted text verbatim as JSON, if it is one JSON value (as strict as [`parse`](super::parse)), and an
     /// object when `object_only`; its line breaks (whitespace in valid JSON) become spaces. Returns
     /// `false`, with nothing written and no overflow, for any other text. JSON without serde:
     /// `out.json_fmt(format_args!(r#"{{"on":{on}}}"#), false)`.
