@@ -106,7 +106,11 @@ const fn ends_unquoted(b: u8) -> bool {
 
 /// Length of the leading run without `\n` (the rest of an NDJSON line).
 pub(crate) fn newline_free_len(bytes: &[u8]) -> usize {
-    run(bytes, |w| byte_mask(w, b'\n'), |b| b == b'\n')
+    run(bytes, |w| byte_mask(w, b'\n'), ends_line)
+}
+
+const fn ends_line(b: u8) -> bool {
+    b == b'\n'
 }
 
 /// Length of the leading run without `"`, `{`, `}`, `[` or `]` (inside a validated container).
@@ -134,7 +138,7 @@ mod tests {
         assert_eq!(byte_run_len(bytes, ends_plain_string), plain_string_len(bytes), "{bytes:?}");
         assert_eq!(byte_run_len(bytes, ends_unescaped), unescaped_len(bytes), "{bytes:?}");
         assert_eq!(byte_run_len(bytes, ends_unquoted), unquoted_len(bytes), "{bytes:?}");
-        assert_eq!(byte_run_len(bytes, |b| b == b'\n'), newline_free_len(bytes), "{bytes:?}");
+        assert_eq!(byte_run_len(bytes, ends_line), newline_free_len(bytes), "{bytes:?}");
         assert_eq!(byte_run_len(bytes, ends_structureless), structureless_len(bytes), "{bytes:?}");
     }
 

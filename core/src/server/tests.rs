@@ -440,9 +440,29 @@ fn a_rejection_is_reported_with_its_fixed_message_or_its_code_name() {
             r#"Rejected { code: -32602, reason: "Invalid params" }"#,
         ]
     );
-    assert_eq!(code::name(code::PARSE_ERROR), "Parse error");
-    assert_eq!(code::name(code::UNSUPPORTED_PROTOCOL_VERSION), "Unsupported protocol version");
-    assert_eq!(code::name(-32000), "Server error");
+    let names = [
+        (code::PARSE_ERROR, "Parse error"),
+        (code::INVALID_REQUEST, "Invalid Request"),
+        (code::METHOD_NOT_FOUND, "Method not found"),
+        (code::INVALID_PARAMS, "Invalid params"),
+        (code::INTERNAL_ERROR, "Internal error"),
+        (code::RESOURCE_NOT_FOUND, "Resource not found"),
+        (code::HEADER_MISMATCH, "Header mismatch"),
+        (code::MISSING_CLIENT_CAPABILITY, "Missing client capability"),
+        (code::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version"),
+        (-32000, "Server error"),
+    ];
+    for (code, name) in names {
+        assert_eq!(code::name(code), name, "{code}");
+    }
+    // A named message on the wire: the code's name, then the detail.
+    let out = h.request(r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"x"}}"#);
+    assert_eq!(out["error"]["message"], "Invalid params: invalid cursor");
+    let out = h.request(r#"[]"#);
+    assert_eq!(
+        out["error"]["message"],
+        "Invalid Request: JSON-RPC batches are only accepted in protocol version 2025-03-26"
+    );
 }
 
 #[test]
@@ -470,6 +490,19 @@ fn structured_results_written_as_json_text_are_checked_for_their_era() {
     let out = answer("2025-03-26", format_args!("{{\"value\":{}}}", 2));
     assert!(out["result"].get("structuredContent").is_none());
     assert_eq!(out["result"]["content"][0]["text"], "{\"value\":2}");
+    // A `Display` that writes JSON when checked and something else when written: the reply is
+    // dropped as if it did not fit, never sent as broken JSON.
+    struct Fickle(std::cell::Cell<bool>);
+    impl fmt::Display for Fickle {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            let first = self.0.replace(false);
+            f.write_str(if first { "{}" } else { "{" })
+        }
+    }
+    let fickle = Fickle(std::cell::Cell::new(true));
+    let out = answer("2026-07-28", format_args!("{fickle}"));
+    assert_eq!(error_code(&out), code::INTERNAL_ERROR as i64);
+    assert!(out["error"]["message"].as_str().unwrap().contains("does not fit"), "{out}");
     // Any JSON value from 2026-07-28, an object before; never anything but JSON.
     let out = answer("2026-07-28", format_args!("[1,\n2]"));
     assert_eq!(out["result"]["structuredContent"], json!([1, 2]));
