@@ -265,6 +265,7 @@ mod tests {
         assert_eq!(Priority::new(0.25), Priority::from_thousandths(250));
         assert_eq!(Priority::from_thousandths(1001), Priority::HIGHEST);
         assert_eq!(Priority::new(0.0).thousandths(), 0);
+        assert_eq!(Priority::new(0.8).thousandths(), 800);
         assert_eq!(written(|w| Priority::from_thousandths(7).write(w)), "0.007");
         assert_eq!(written(|w| Priority::from_thousandths(70).write(w)), "0.07");
         assert_eq!(written(|w| Priority::from_thousandths(999).write(w)), "0.999");
