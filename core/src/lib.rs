@@ -15,6 +15,7 @@
 //!
 //! ## Layers
 //! - [`time`]: [`Instant`](time::Instant) and [`Duration`](time::Duration), given by the caller.
+//! - [`num`]: decimal text of `u64` values with 32-bit division only (for firmware).
 //! - [`frame`]: input framing (newline-delimited lines with a hard length limit and
 //!   resynchronisation).
 //! - [`json`]: a strict, iterative JSON scanner with a depth limit, and a writer into fixed buffers.
