@@ -82,6 +82,8 @@ mod owned;
 mod response;
 mod server;
 mod service;
+#[cfg(unix)]
+mod spin;
 mod sse_transport;
 mod state;
 mod store;

@@ -11,6 +11,8 @@ use mcp_sansio::server::Handler;
 use tokio::net::TcpListener;
 
 use crate::McpHttp;
+#[cfg(unix)]
+use crate::spin::SpinningStream;
 
 /// Serves `endpoint` on `listener` until `shutdown` completes; then ends open streams and gives
 /// connections [`HttpConfig::shutdown_grace`](crate::HttpConfig::shutdown_grace) to finish.
@@ -44,13 +46,13 @@ pub async fn serve<H: Handler + Send + 'static>(
             .timer(TokioTimer::new())
             .header_read_timeout(config.header_read_timeout)
             .max_buf_size(config.max_header_bytes.max(8192));
-        let connection = builder.serve_connection(TokioIo::new(stream), endpoint.clone());
-        let connection = graceful.watch(connection);
-        tokio::spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::debug!(%peer, %error, "connection ended with an error");
-            }
-        });
+        #[cfg(unix)]
+        if !config.spin_before_wait.is_zero() {
+            let stream = SpinningStream::new(stream, config.spin_before_wait);
+            spawn_connection(&graceful, builder.serve_connection(TokioIo::new(stream), endpoint.clone()), peer);
+            continue;
+        }
+        spawn_connection(&graceful, builder.serve_connection(TokioIo::new(stream), endpoint.clone()), peer);
     }
     endpoint.close_streams();
     let grace = endpoint.config().shutdown_grace;
@@ -58,6 +60,20 @@ pub async fn serve<H: Handler + Send + 'static>(
         tracing::debug!("connections still open after the shutdown grace period; dropped");
     }
     Ok(())
+}
+
+/// Runs one connection on its own task, watched for the graceful shutdown.
+fn spawn_connection<C>(graceful: &GracefulShutdown, connection: C, peer: std::net::SocketAddr)
+where
+    C: hyper_util::server::graceful::GracefulConnection + Send + 'static,
+    C::Error: std::fmt::Display + Send,
+{
+    let connection = graceful.watch(connection);
+    tokio::spawn(async move {
+        if let Err(error) = connection.await {
+            tracing::debug!(%peer, %error, "connection ended with an error");
+        }
+    });
 }
 
 /// Completes on SIGINT (Ctrl-C) or, on Unix, SIGTERM.

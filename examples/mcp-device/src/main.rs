@@ -56,9 +56,10 @@ struct Args {
     /// is one `current_thread` runtime.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
     threads: u16,
-    /// Opt-in: when no request is waiting, poll stdin in a busy loop for up to this many
-    /// microseconds before sleeping (lower round-trip latency on an idle machine, for up to this
-    /// much CPU per request; see `mcp_sansio_tokio::FdReader::spin_before_wait`). 0: sleep at once.
+    /// Opt-in: when no request is waiting, poll stdin (with `--http`: each connection) in a busy
+    /// loop for up to this many microseconds before sleeping (lower round-trip latency on an idle
+    /// machine, for up to this much CPU per request; see `mcp_sansio_tokio::FdReader::spin_before_wait`
+    /// and `mcp_sansio_http::HttpConfig::spin_before_wait`). 0: sleep at once.
     #[arg(long, default_value_t = 0)]
     spin_us: u64,
 }
@@ -171,7 +172,8 @@ fn main() -> ExitCode {
     }
     #[cfg(feature = "http")]
     if let Some(addr) = args.http {
-        return serve_http(addr, handler, config, tx.len(), args.max_sessions, args.threads);
+        let spin = std::time::Duration::from_micros(args.spin_us);
+        return serve_http(addr, handler, config, tx.len(), args.max_sessions, args.threads, spin);
     }
     let mut input = vec![0u8; 16 * 1024];
     let mut server: Server<'_, _> = Server::new(handler, config, Buffers { rx: &mut rx, tx: &mut tx });
@@ -213,6 +215,7 @@ fn serve_http<H: Handler + Send + 'static>(
     transmit: usize,
     max_sessions: usize,
     threads: u16,
+    spin: std::time::Duration,
 ) -> ExitCode {
     let runtime = match threads {
         1 => tokio::runtime::Builder::new_current_thread().enable_all().build(),
@@ -229,6 +232,7 @@ fn serve_http<H: Handler + Send + 'static>(
     http.session_transmit_bytes = transmit;
     http.stateless_transmit_bytes = transmit;
     http.max_sessions = max_sessions;
+    http.spin_before_wait = spin;
     // Clients of the deprecated 2024-11-05 HTTP+SSE transport connect to /sse.
     http.legacy_sse = Some(mcp_sansio::http::SsePaths::DEFAULT);
     let result = runtime.block_on(async {
