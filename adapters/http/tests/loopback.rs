@@ -744,3 +744,48 @@ where
     }
     out
 }
+
+#[tokio::test]
+async fn connections_that_spin_before_waiting_serve_kept_alive_requests_in_order() {
+    let server = start(|c| c.spin_before_wait = Duration::from_micros(500)).await;
+    let addr = server.addr;
+    // A blocking client on a thread of its own, so that it writes while the server spins.
+    let client = tokio::task::spawn_blocking(move || {
+        use std::io::{Read, Write};
+        let mut stream = std::net::TcpStream::connect(addr).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let mut buf = vec![0u8; 8192];
+        for id in 1..=20u32 {
+            // Every other request after a pause longer than the spin: the reactor reads those.
+            if id % 2 == 0 {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            let body = modern_call(id, &format!("call {id}"));
+            let mut request = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Length: {}\r\n", body.len());
+            for (name, value) in MODERN {
+                request += &format!("{name}: {value}\r\n");
+            }
+            request += "\r\n";
+            request += &body;
+            stream.write_all(request.as_bytes()).unwrap();
+            let mut raw = Vec::new();
+            let reply = loop {
+                let n = stream.read(&mut buf).expect("an answer in time");
+                assert!(n > 0, "connection closed after {id} calls");
+                raw.extend_from_slice(&buf[..n]);
+                if let Some(head) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+                    let reply = parse(&raw);
+                    let length: usize = reply.header("content-length").map_or(0, |l| l.parse().unwrap());
+                    if raw.len() >= head + 4 + length {
+                        break reply;
+                    }
+                }
+            };
+            assert_eq!(reply.status, 200);
+            let answer = reply.json();
+            assert_eq!(answer["id"], id);
+            assert_eq!(answer["result"]["content"][0]["text"], format!("call {id}"));
+        }
+    });
+    client.await.unwrap();
+}
