@@ -123,33 +123,55 @@ mod tests {
         .await
     }
 
+    /// Writes `bytes` from another thread after 20 ms, on `client` (a std stream, given back).
+    fn write_later(client: std::net::TcpStream, bytes: &'static [u8]) -> std::thread::JoinHandle<std::net::TcpStream> {
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(20));
+            std::io::Write::write_all(&mut &client, bytes).unwrap();
+            client
+        })
+    }
+
     #[tokio::test]
-    async fn a_read_spins_for_bytes_then_waits_on_the_reactor() {
+    async fn a_read_spins_only_after_an_answer_then_waits_on_the_reactor() {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let client = TcpStream::connect(listener.local_addr().unwrap()).await.unwrap();
         let (server, _) = listener.accept().await.unwrap();
-
-        // No answer written yet: a read does not spin (it could delay the answer).
         let mut spinning = SpinningStream::new(server, Duration::from_secs(5));
+        assert_eq!(spinning.is_write_vectored(), spinning.stream.is_write_vectored());
         let mut buf = [0u8; 16];
+
+        // No answer written yet: the read does not spin (it could delay the answer), so the
+        // bytes written meanwhile are not seen by this poll (the single-threaded runtime cannot
+        // wake it; only a spin could see them).
+        let mut client = client.into_std().unwrap();
+        let writer = write_later(client, b"early");
         assert!(poll_once(&mut spinning, &mut buf).await.is_pending());
-        // After an answer, with nothing to read yet, the next read spins, and gets the bytes
-        // another thread writes meanwhile (the single-threaded runtime cannot wake it: only the
-        // spin can see them).
-        spinning.write_all(b"answer").await.unwrap();
-        let mut client = client;
-        let mut answer = [0u8; 6];
-        client.read_exact(&mut answer).await.unwrap();
-        let client = client.into_std().unwrap();
-        let writer = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(20));
-            std::io::Write::write_all(&mut &client, b"ping").unwrap();
-            client
-        });
-        let first = poll_once(&mut spinning, &mut buf).await;
-        assert!(matches!(first, Poll::Ready(Ok(4))), "{first:?}");
-        assert_eq!(&buf[..4], b"ping");
-        let mut client = TcpStream::from_std(writer.join().unwrap()).unwrap();
+        client = writer.join().unwrap();
+        let n = spinning.read(&mut buf).await.unwrap();
+        assert_eq!(&buf[..n], b"early");
+
+        // After an answer (`write_all`, then `write_vectored`, the form hyper uses), with nothing
+        // to read yet, the next read spins and gets the bytes another thread writes meanwhile.
+        for round in 0..2 {
+            if round == 0 {
+                spinning.write_all(b"answer").await.unwrap();
+            } else {
+                let written =
+                    spinning.write_vectored(&[io::IoSlice::new(b"ans"), io::IoSlice::new(b"wer")]).await.unwrap();
+                assert_eq!(written, 6);
+            }
+            let mut answer = [0u8; 6];
+            std::io::Read::read_exact(&mut &client, &mut answer).unwrap();
+            assert_eq!(&answer, b"answer");
+            let word: &'static [u8] = if round == 0 { b"ping" } else { b"pong" };
+            let writer = write_later(client, word);
+            let first = poll_once(&mut spinning, &mut buf).await;
+            assert!(matches!(first, Poll::Ready(Ok(4))), "round {round}: {first:?}");
+            assert_eq!(&buf[..4], word);
+            client = writer.join().unwrap();
+        }
+        let mut client = TcpStream::from_std(client).unwrap();
 
         // A spin that finds nothing leaves the read pending on the reactor, which completes it
         // when bytes come.
@@ -163,15 +185,18 @@ mod tests {
             (buf[..n].to_vec(), short)
         });
         tokio::time::sleep(Duration::from_millis(20)).await;
-        client.write_all(b"pong").await.unwrap();
+        client.write_all(b"last").await.unwrap();
         let (got, mut short) = read.await.unwrap();
-        assert_eq!(got, b"pong");
+        assert_eq!(got, b"last");
 
-        // Writes pass through; the peer's close reads as the end.
+        // Writes pass through, and so does a shutdown (the peer reads the end); the peer's close
+        // reads as the end.
         short.write_all(b"done").await.unwrap();
-        let mut back = [0u8; 4];
-        client.read_exact(&mut back).await.unwrap();
-        assert_eq!(&back, b"done");
+        short.flush().await.unwrap();
+        short.shutdown().await.unwrap();
+        let mut back = Vec::new();
+        client.read_to_end(&mut back).await.unwrap();
+        assert_eq!(back, b"done");
         drop(client);
         assert_eq!(short.read(&mut buf).await.unwrap(), 0);
     }
