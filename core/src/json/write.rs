@@ -651,15 +651,18 @@ mod tests {
         assert_eq!(parsed_string(&written), "tool\n\"x\": \"q\" -3");
     }
 
+    /// A `Display` that writes a valid JSON text, then fails.
+    struct Failing;
+
+    impl fmt::Display for Failing {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("{}")?;
+            Err(fmt::Error)
+        }
+    }
+
     #[test]
     fn string_fmt_with_a_failing_display_writes_nothing_and_overflows() {
-        struct Failing;
-        impl fmt::Display for Failing {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("partial")?;
-                Err(fmt::Error)
-            }
-        }
         let (written, overflowed) = with_writer(64, |out| {
             out.raw(b"[");
             out.string_fmt(format_args!("{Failing}"));
@@ -790,13 +793,6 @@ mod tests {
 
     #[test]
     fn json_fmt_writes_only_json_and_no_line_break() {
-        struct Failing;
-        impl fmt::Display for Failing {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("{}")?;
-                Err(fmt::Error)
-            }
-        }
         let write = |object_only: bool, args: fmt::Arguments<'_>| {
             let mut buf = [0u8; 64];
             let mut out = JsonWriter::new(&mut buf);
