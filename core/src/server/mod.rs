@@ -39,6 +39,8 @@ mod tests_input;
 #[cfg(test)]
 mod tests_limits;
 #[cfg(test)]
+mod tests_replies;
+#[cfg(test)]
 mod tests_surface;
 #[cfg(test)]
 mod tests_suspend;

@@ -1,0 +1,181 @@
+//! Deterministic engine tests of error answers and tool replies: spec errors, rejections and their
+//! events, structured results written as JSON text, answers that do not fit the transmit window.
+//! The scripted handler and harness are those of [`tests`](super::tests).
+
+use core::fmt;
+use std::string::String;
+use std::vec::Vec;
+
+use serde_json::{Value as Json, json};
+
+use super::tests::{Harness, error_code, format_line, legacy, modern};
+use super::*;
+use crate::jsonrpc::code;
+
+#[test]
+fn tool_errors_follow_the_spec() {
+    let mut h = Harness::new();
+    let unknown = h.request(&modern(1, "tools/call", r#""name":"nope""#));
+    assert_eq!(error_code(&unknown), code::INVALID_PARAMS as i64);
+    assert!(unknown["error"]["message"].as_str().unwrap().contains("nope"));
+    let bad_args = h.request(&modern(2, "tools/call", r#""name":"echo","arguments":[1]"#));
+    assert_eq!(error_code(&bad_args), code::INVALID_PARAMS as i64);
+    let failed = h.request(&modern(3, "tools/call", r#""name":"echo","arguments":{}"#));
+    assert_eq!(failed["result"]["isError"], true);
+    assert_eq!(failed["result"]["content"][0]["text"], "missing text");
+    let dropped = h.request(&modern(4, "tools/call", r#""name":"forget""#));
+    assert_eq!(error_code(&dropped), code::INTERNAL_ERROR as i64);
+    let escaped = h.request(&modern(5, "tools/call", r#""name":"\u0065cho","arguments":{"text":"e"}"#));
+    assert_eq!(escaped["result"]["content"][0]["text"], "e");
+}
+
+#[test]
+fn a_rejection_is_reported_with_its_fixed_message_or_its_code_name() {
+    let mut h = Harness::new();
+    h.initialize("2025-11-25");
+    let out = h.request(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":5}"#);
+    assert_eq!(out["error"]["message"], "Invalid params: \"params\" must be an object");
+    let out = h.request(&legacy(2, "tools/call", r#""name":"nope""#));
+    assert_eq!(out["error"]["message"], "Unknown tool: nope");
+    let events = &h.server.handler().events;
+    let rejected: Vec<&String> = events.iter().filter(|e| e.starts_with("Rejected")).collect();
+    assert_eq!(
+        rejected,
+        [
+            r#"Rejected { code: -32602, reason: "\"params\" must be an object" }"#,
+            r#"Rejected { code: -32602, reason: "Invalid params" }"#,
+        ]
+    );
+    let names = [
+        (code::PARSE_ERROR, "Parse error"),
+        (code::INVALID_REQUEST, "Invalid Request"),
+        (code::METHOD_NOT_FOUND, "Method not found"),
+        (code::INVALID_PARAMS, "Invalid params"),
+        (code::INTERNAL_ERROR, "Internal error"),
+        (code::RESOURCE_NOT_FOUND, "Resource not found"),
+        (code::HEADER_MISMATCH, "Header mismatch"),
+        (code::MISSING_CLIENT_CAPABILITY, "Missing client capability"),
+        (code::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version"),
+        (-32000, "Server error"),
+    ];
+    for (code, name) in names {
+        assert_eq!(code::name(code), name, "{code}");
+    }
+    // A named message on the wire: the code's name, then the detail.
+    let out = h.request(r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"x"}}"#);
+    assert_eq!(out["error"]["message"], "Invalid params: invalid cursor");
+    let out = h.request(r#"[]"#);
+    assert_eq!(
+        out["error"]["message"],
+        "Invalid Request: JSON-RPC batches are only accepted in protocol version 2025-03-26"
+    );
+}
+
+#[test]
+fn structured_results_written_as_json_text_are_checked_for_their_era() {
+    // One measure call per case, answered with `structured_fmt`.
+    let answer = |version: &str, json: fmt::Arguments<'_>| -> Json {
+        let mut h = Harness::new();
+        let line = if version == "2026-07-28" {
+            modern(7, "tools/call", r#""name":"measure""#)
+        } else {
+            h.initialize(version);
+            legacy(7, "tools/call", r#""name":"measure""#)
+        };
+        assert!(h.feed(format_line(&line).as_bytes()).is_empty());
+        let deferred = h.server.handler_mut().deferred.pop().unwrap();
+        h.server.reply_tool(&deferred).unwrap().structured_fmt(json).finish();
+        h.feed(b"").remove(0)
+    };
+    for version in ["2025-06-18", "2026-07-28"] {
+        let out = answer(version, format_args!("{{\"value\":{}}}", 1.5));
+        assert_eq!(out["result"]["structuredContent"], json!({"value": 1.5}), "{version}");
+        assert_eq!(out["result"]["content"][0], json!({"type":"text","text":"{\"value\":1.5}"}), "{version}");
+    }
+    // Before 2025-06-18: only the text block.
+    let out = answer("2025-03-26", format_args!("{{\"value\":{}}}", 2));
+    assert!(out["result"].get("structuredContent").is_none());
+    assert_eq!(out["result"]["content"][0]["text"], "{\"value\":2}");
+    // A `Display` that writes JSON when checked and something else when written: the reply is
+    // dropped as if it did not fit, never sent as broken JSON.
+    struct Fickle(std::cell::Cell<bool>);
+    impl fmt::Display for Fickle {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            let first = self.0.replace(false);
+            f.write_str(if first { "{}" } else { "{" })
+        }
+    }
+    let fickle = Fickle(std::cell::Cell::new(true));
+    let out = answer("2026-07-28", format_args!("{fickle}"));
+    assert_eq!(error_code(&out), code::INTERNAL_ERROR as i64);
+    assert!(out["error"]["message"].as_str().unwrap().contains("does not fit"), "{out}");
+    // Any JSON value from 2026-07-28, an object before; never anything but JSON.
+    let out = answer("2026-07-28", format_args!("[1,\n2]"));
+    assert_eq!(out["result"]["structuredContent"], json!([1, 2]));
+    for (version, text, expected) in [
+        ("2025-11-25", "[1,2]", "Internal error: structured content is not a JSON object"),
+        ("2024-11-05", "7", "Internal error: structured content is not a JSON object"),
+        ("2026-07-28", "{\"value\":}", "Internal error: structured content is not JSON"),
+        ("2025-06-18", "{} {}", "Internal error: structured content is not a JSON object"),
+    ] {
+        let out = answer(version, format_args!("{text}"));
+        assert_eq!(error_code(&out), code::INTERNAL_ERROR as i64, "{version} {text}");
+        assert_eq!(out["error"]["message"], expected, "{version} {text}");
+        assert_eq!(out["id"], 7);
+    }
+}
+
+#[test]
+fn oversized_results_become_errors() {
+    let mut h = Harness::with(8192, 300, Limits::default());
+    let text = "y".repeat(400);
+    let answer = h.request(&modern(1, "tools/call", &std::format!(r#""name":"echo","arguments":{{"text":"{text}"}}"#)));
+    assert_eq!(error_code(&answer), code::INTERNAL_ERROR as i64);
+    assert_eq!(answer["id"], 1);
+}
+
+#[test]
+fn errors_too_large_for_the_window_keep_the_request_id() {
+    // Found by the `engine` fuzz target: an error whose message or data did not fit the transmit
+    // window was replaced by an error without the id, so the request was never answered.
+    let mut h = Harness::with(4096, 256, Limits::default());
+    let name = "x".repeat(300);
+    let unknown = h.request(&modern(1, "tools/call", &std::format!(r#""name":"{name}""#)));
+    assert_eq!(error_code(&unknown), code::INVALID_PARAMS as i64);
+    assert_eq!(unknown["id"], 1);
+    assert_eq!(unknown["error"]["message"], "error response too large");
+    let unsupported = h.request(&std::format!(
+        r#"{{"jsonrpc":"2.0","id":"v","method":"tools/list","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"{name}","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+    ));
+    assert_eq!(error_code(&unsupported), code::UNSUPPORTED_PROTOCOL_VERSION as i64);
+    assert_eq!(unsupported["id"], "v");
+    // An id too long for even the short error is still dropped rather than overflowing.
+    let long_id = "i".repeat(300);
+    let answer = h.request(&std::format!(r#"{{"jsonrpc":"2.0","id":"{long_id}","method":"no/such"}}"#));
+    assert_eq!(error_code(&answer), code::INVALID_PARAMS as i64);
+    assert!(answer.get("id").is_none());
+}
+
+#[test]
+fn a_result_that_fills_the_window_but_its_newline_is_still_answered() {
+    // Found by the `engine` fuzz target: a result (or error) that fit its window exactly, leaving no
+    // room for the newline, was dropped without any answer. Try every length around the window size.
+    for window in [256, 300, 301] {
+        let mut h = Harness::with(8192, window, Limits::default());
+        for (id, len) in (0..window as u32).enumerate() {
+            let text = "t".repeat(len as usize);
+            let answer = h.request(&modern(
+                id as u32,
+                "tools/call",
+                &std::format!(r#""name":"echo","arguments":{{"text":"{text}"}}"#),
+            ));
+            assert_eq!(answer["id"], id, "window {window}, text {len}: {answer}");
+        }
+    }
+    // Errors with a long message keep their id too (here `data.uri` and the message hold the URI).
+    let mut h = Harness::with(8192, 256, Limits::default());
+    let uri = "u".repeat(300);
+    let missing = h.request(&modern(1, "resources/read", &std::format!(r#""uri":"{uri}""#)));
+    assert_eq!(missing["id"], 1);
+    assert_eq!(error_code(&missing), code::INTERNAL_ERROR as i64);
+}
