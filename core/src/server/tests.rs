@@ -60,6 +60,9 @@ impl Handler for TestHandler {
 
     fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
         match call.name {
+            "echo" if call.argument("structured").is_some() => {
+                reply.structured_fmt(format_args!("{{\"v\":1}}")).finish();
+            }
             "echo" => match call.argument("text").and_then(|v| v.as_str()) {
                 Some(text) => reply.text_json(text).finish(),
                 None => reply.finish_error_text("missing text"),
@@ -98,7 +101,7 @@ const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":
 /// A server over heap buffers (tests only), with helpers to exchange lines.
 pub(super) struct Harness {
     pub(super) server: Server<'static, TestHandler, 2>,
-    now: Instant,
+    pub(super) now: Instant,
 }
 
 impl Harness {

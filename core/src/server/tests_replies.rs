@@ -179,3 +179,36 @@ fn a_result_that_fills_the_window_but_its_newline_is_still_answered() {
     assert_eq!(missing["id"], 1);
     assert_eq!(error_code(&missing), code::INTERNAL_ERROR as i64);
 }
+
+#[test]
+fn a_structured_result_whose_head_did_not_fit_is_not_sent_broken() {
+    // An id too long for the transmit window: the result's head overflows before the structured
+    // result is written, and checking the JSON text must not clear that overflow (the rest of the
+    // answer would then be sent without its head).
+    let mut h = Harness::with(4096, 300, Limits::default());
+    let id = "i".repeat(280);
+    let line = std::format!(
+        r#"{{"jsonrpc":"2.0","id":"{id}","method":"tools/call","params":{{"name":"echo","arguments":{{"structured":true}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+    );
+    // `feed` parses every line it drains as JSON: a broken answer fails there.
+    let out = h.feed(format_line(&line).as_bytes());
+    assert_eq!(out.len(), 1);
+    assert_eq!(error_code(&out[0]), code::INTERNAL_ERROR as i64, "{}", out[0]);
+    // With room, the same call is answered.
+    let out = h.request(&modern(1, "tools/call", r#""name":"echo","arguments":{"structured":true}"#));
+    assert_eq!(out["result"]["structuredContent"], json!({"v": 1}));
+}
+
+#[test]
+fn a_list_whose_head_did_not_fit_is_not_sent_broken() {
+    // The same for a list: measuring the page's tail must not clear the head's overflow.
+    let mut h = Harness::with(4096, 300, Limits::default());
+    let id = "i".repeat(280);
+    let line = std::format!(
+        r#"{{"jsonrpc":"2.0","id":"{id}","method":"tools/list","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+    );
+    // `feed` parses every line it drains as JSON: a broken answer fails there.
+    let out = h.feed(format_line(&line).as_bytes());
+    assert_eq!(out.len(), 1);
+    assert_eq!(error_code(&out[0]), code::INTERNAL_ERROR as i64, "{}", out[0]);
+}

@@ -123,9 +123,14 @@ impl<'a> ToolReply<'a> {
     pub fn structured_fmt(mut self, json: fmt::Arguments<'_>) -> Self {
         let object_only = self.out.version().era() == Era::Legacy;
         let w = self.out.writer();
-        let end = w.len();
-        let valid = w.json_fmt(json, object_only);
-        w.truncate(end);
+        // Checked in the space past the end, then taken back; a writer already overflowed (the
+        // result's head did not fit) stays so: `truncate` would clear that.
+        let valid = w.is_overflowed() || {
+            let end = w.len();
+            let valid = w.json_fmt(json, object_only);
+            w.truncate(end);
+            valid
+        };
         if !valid {
             self.invalid = true;
             return self;
