@@ -69,17 +69,25 @@ impl<'b> Rejection<'b> {
     pub fn write_body(&self, out: &mut [u8]) -> usize {
         let Some(code) = self.code else { return 0 };
         let mut w = JsonWriter::new(out);
-        w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        match &self.id {
-            Some(id) => id.write(&mut w),
-            None => w.null(),
+        // An id too long for `out` (ids are not bounded on the wire) gives way to `null`, as the
+        // engine drops an id its answer cannot hold: the error itself is still said.
+        for id in [self.id.as_ref(), None] {
+            w.truncate(0);
+            w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
+            match id {
+                Some(id) => id.write(&mut w),
+                None => w.null(),
+            }
+            w.raw(b",\"error\":{\"code\":");
+            w.i64(i64::from(code));
+            w.raw(b",\"message\":");
+            w.string(self.message);
+            w.raw(b"}}");
+            if !w.is_overflowed() {
+                return w.len();
+            }
         }
-        w.raw(b",\"error\":{\"code\":");
-        w.i64(i64::from(code));
-        w.raw(b",\"message\":");
-        w.string(self.message);
-        w.raw(b"}}");
-        if w.is_overflowed() { 0 } else { w.len() }
+        0
     }
 }
 
@@ -283,6 +291,12 @@ mod tests {
         assert_eq!(v, serde_json::json!({"jsonrpc":"2.0","id":7,"error":{"code":-32020,"message":"Header mismatch"}}));
         assert_eq!(Rejection::status(404, "Not Found").write_body(&mut out), 0);
         assert_eq!(Rejection::unknown_session().write_body(&mut [0u8; 8]), 0, "too small: nothing");
+        // An id too long for the buffer gives way to null; the error is still written.
+        let long = std::format!("\"{}\"", "i".repeat(600));
+        let long_id = crate::json::parse(long.as_bytes(), 0).ok().and_then(Id::from_value);
+        let rejection = Rejection::with_id(400, -32600, "Bad Request: no", long_id);
+        let n = rejection.write_body(&mut out);
+        assert_eq!(&out[..n], br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: no"}}"#);
         let unknown = Rejection::unknown_session();
         let n = unknown.write_body(&mut out);
         let v: serde_json::Value = serde_json::from_slice(&out[..n]).unwrap();
