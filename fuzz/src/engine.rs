@@ -561,12 +561,13 @@ impl Setup {
         let limits_byte = input.byte();
         let max_response = [usize::MAX, 0, 256, 300, 400, 512, 1024, tx / 4][usize::from(limits_byte & 7)];
         let page_size = [100, 0, 1, 2, 3, 5, 8, usize::MAX][usize::from(limits_byte >> 3 & 7)];
+        let write_threshold = [1024, 0, 1, usize::MAX][usize::from(limits_byte >> 6)];
         let depth_byte = input.byte();
         let max_depth = [64, 0, 1, 2, 3, 4, 8, 300][usize::from(depth_byte & 7)];
         Setup {
             rx,
             tx,
-            limits: Limits { max_depth, max_response, page_size },
+            limits: Limits { max_depth, max_response, page_size, write_threshold },
             bad_schema: depth_byte & 8 != 0,
             instructions: depth_byte & 16 != 0,
         }

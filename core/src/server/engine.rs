@@ -491,6 +491,10 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                 self.announce_changes(handler);
                 continue;
             }
+            // Enough output waits: let the adapter write it before the next request is taken.
+            if self.tx.capacity() - self.tx.free() >= self.config.limits.write_threshold.max(1) {
+                return;
+            }
             match self.rx.next_frame() {
                 Some(Ok(frame)) => {
                     self.handle_frame(now, frame, window, handler, &mut spans);

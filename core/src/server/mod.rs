@@ -78,6 +78,8 @@ pub const DEFAULT_MAX_DEPTH: usize = 64;
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// Default number of items on one page of `tools/list`, `resources/list` and `prompts/list`.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
+/// Default of [`Limits::write_threshold`]: about seven 64-byte echo answers.
+pub const DEFAULT_WRITE_THRESHOLD: usize = 1024;
 /// Smallest transmit window the engine accepts: room for any error it writes itself.
 pub const MIN_RESPONSE_WINDOW: usize = 256;
 /// Longest tool name, prompt name or resource URI that may arrive with JSON escapes in it (unescaped
@@ -107,11 +109,31 @@ pub struct Limits {
     pub max_response: usize,
     /// Items per page of the list methods.
     pub page_size: usize,
+    /// Output, in bytes, after which the engine takes no further request from the receive buffer
+    /// until the adapter has written what waits ([`Engine::transmit_done`]); it then goes on with
+    /// the requests it holds. A peer that pipelines requests (sends many before reading) thus reads
+    /// its first answers while the later ones are computed, instead of after the whole burst: on two
+    /// CPUs both sides work at once. The cost is a write per this many bytes of answers (at least one
+    /// per answer); `usize::MAX` answers everything buffered before the first write. It is measured,
+    /// on both counts, in the README's performance section. Applies to byte streams
+    /// ([`Engine::rx_commit`]); whole messages ([`Engine::handle_message`]) are one request each.
+    pub write_threshold: usize,
+}
+
+impl Limits {
+    /// The defaults: [`DEFAULT_MAX_DEPTH`], the whole transmit buffer, [`DEFAULT_PAGE_SIZE`],
+    /// [`DEFAULT_WRITE_THRESHOLD`].
+    pub const DEFAULT: Limits = Limits {
+        max_depth: DEFAULT_MAX_DEPTH,
+        max_response: usize::MAX,
+        page_size: DEFAULT_PAGE_SIZE,
+        write_threshold: DEFAULT_WRITE_THRESHOLD,
+    };
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_depth: DEFAULT_MAX_DEPTH, max_response: usize::MAX, page_size: DEFAULT_PAGE_SIZE }
+        Limits::DEFAULT
     }
 }
 
@@ -146,7 +168,7 @@ impl<'a> Config<'a> {
         Config {
             server_info: Implementation::new(name, version),
             instructions: None,
-            limits: Limits { max_depth: DEFAULT_MAX_DEPTH, max_response: usize::MAX, page_size: DEFAULT_PAGE_SIZE },
+            limits: Limits::DEFAULT,
             list_cache: CacheHints { ttl_ms: 0, scope: CacheScope::Public },
             resource_cache: CacheHints { ttl_ms: 0, scope: CacheScope::Private },
             capabilities: None,

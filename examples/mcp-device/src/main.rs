@@ -33,6 +33,11 @@ struct Args {
     /// batched into one write.
     #[arg(long, default_value_t = 1 << 20)]
     transmit_bytes: usize,
+    /// Write the answers to a burst of pipelined requests once this many bytes of them wait, before
+    /// taking the next request (`mcp_sansio::server::Limits::write_threshold`); a larger value means
+    /// fewer, larger writes. On stdio and serial lines only.
+    #[arg(long, default_value_t = mcp_sansio::server::DEFAULT_WRITE_THRESHOLD)]
+    write_threshold: usize,
     /// Print every protocol event (sessions, rejected input) on stderr.
     #[arg(long)]
     verbose: bool,
@@ -156,7 +161,7 @@ fn main() -> ExitCode {
     let mut config = Config::new(SERVER_NAME, env!("CARGO_PKG_VERSION"));
     config.server_info.title = Some("Example MCP device");
     config.instructions = Some(INSTRUCTIONS);
-    config.limits = Limits { max_response: tx.len() / 4, ..Limits::default() };
+    config.limits = Limits { max_response: tx.len() / 4, write_threshold: args.write_threshold, ..Limits::default() };
     // The tool list changes (blink_led), announced with listChanged; other clients re-read it soon.
     config.list_cache = CacheHints { ttl_ms: 60_000, scope: CacheScope::Public };
     let handler = Logged { inner: Device::new(SimulatedBoard { led: false }), verbose: args.verbose };

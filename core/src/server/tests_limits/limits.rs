@@ -403,3 +403,51 @@ fn list_pages_leave_room_for_a_long_server_info() {
     }
     h.assert_serving();
 }
+
+/// `count` pings with ids 1..=count, one line each.
+fn pings(count: u32) -> Vec<u8> {
+    (1..=count).flat_map(|id| std::format!("{}\n", legacy(id, "ping", "")).into_bytes()).collect()
+}
+
+/// Feeds `input` in one call, then writes the pending output one `poll_transmit` at a time: the
+/// ids answered by each write, and the length of each write.
+fn ids_per_write(h: &mut Harness, input: &[u8]) -> (Vec<Vec<i64>>, Vec<usize>) {
+    assert_eq!(h.server.handle_input(h.now, input), input.len());
+    let (mut writes, mut lens) = (Vec::new(), Vec::new());
+    while let Some(pending) = h.server.poll_transmit() {
+        writes.push(lines(pending).iter().map(|answer| answer["id"].as_i64().unwrap()).collect());
+        let n = pending.len();
+        lens.push(n);
+        h.server.transmit_done(h.now, n);
+    }
+    (writes, lens)
+}
+
+#[test]
+fn write_threshold_lets_answers_out_before_the_rest_of_a_burst_is_taken() {
+    use crate::server::DEFAULT_WRITE_THRESHOLD;
+    assert_eq!(Limits::default().write_threshold, DEFAULT_WRITE_THRESHOLD);
+    // 20 pings in one read, room for all their answers (each under 512 bytes); answers of ids 1..=9
+    // are 37 bytes, the rest 38.
+    for (threshold, per_write) in [(200, 6), (37 * 3, 3), (1, 1), (0, 1)] {
+        let limits = Limits { write_threshold: threshold, max_response: 512, ..Limits::default() };
+        let mut h = Harness::with(8192, 8192, limits, App::default());
+        let (writes, lens) = ids_per_write(&mut h, &pings(20));
+        assert_eq!(writes[0].len(), per_write, "threshold {threshold}: {writes:?}");
+        // Every write but the last reaches the threshold, and holds one answer more than stays below it.
+        for (write, len) in writes.iter().zip(&lens).take(writes.len() - 1) {
+            assert!(
+                *len >= threshold && len.saturating_sub(38) < threshold.max(1),
+                "threshold {threshold}: {lens:?} {writes:?}"
+            );
+            assert!(!write.is_empty());
+        }
+        let all: Vec<i64> = writes.concat();
+        assert_eq!(all, (1..=20).collect::<Vec<i64>>(), "threshold {threshold}: every ping answered, in order");
+        h.assert_serving();
+    }
+    // `usize::MAX`: the whole burst before the first write.
+    let limits = Limits { write_threshold: usize::MAX, max_response: 512, ..Limits::default() };
+    let mut h = Harness::with(8192, 8192, limits, App::default());
+    assert_eq!(ids_per_write(&mut h, &pings(20)).0, [(1..=20).collect::<Vec<i64>>()]);
+}
