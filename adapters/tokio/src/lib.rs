@@ -21,6 +21,9 @@
 //!
 //! Writes are [interruptible](mcp_sansio_driver::Options::interruptible_writes) (tokio writes are
 //! cancel-safe): while the peer is not reading, deadlines still fire and completions still run.
+//! The loop runs outside tokio's cooperative budget ([`tokio::task::unconstrained`]): it yields to
+//! the runtime by itself, after [`ROUNDS_BEFORE_YIELD`](mcp_sansio_driver::ROUNDS_BEFORE_YIELD)
+//! rounds without waiting.
 //! IO errors end the loop and are returned; nothing panics on them. A peer that closed its end
 //! shows up as a `BrokenPipe` write error.
 //!
@@ -134,7 +137,9 @@ where
 {
     let mut clock = TokioClock::start();
     let options = Options::new().interruptible_writes(true);
-    mcp_sansio_driver::run_with_options(conn, &mut reader, &mut writer, &mut clock, completions, options)
-        .await
-        .map_err(io_glue::into_io_error)
+    // The loop yields by itself (the driver's fairness), so tokio's cooperative budget is not
+    // applied on top: spent, it would turn a ready read or write into a yield (and, the first time,
+    // allocate the runtime's list of deferred wakers).
+    let run = mcp_sansio_driver::run_with_options(conn, &mut reader, &mut writer, &mut clock, completions, options);
+    tokio::task::unconstrained(run).await.map_err(io_glue::into_io_error)
 }
