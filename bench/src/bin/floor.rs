@@ -6,6 +6,9 @@
 //! anything else (the echo text is not copied). Notifications get nothing. All answers to the
 //! lines of one read go out in one write.
 //!
+//! `--write-threshold N`: write the answers once N bytes of them wait, before parsing the next line
+//! (as `mcp_sansio::server::Limits::write_threshold` does), instead of once per read.
+//!
 //! `--spin-us N`: when stdin is empty, poll it without blocking for up to N microseconds before
 //! sleeping in `poll(2)` (the wake-up experiment of the README's performance section). The
 //! default, 0, sleeps at once, like any blocking reader.
@@ -84,6 +87,12 @@ fn main() -> io::Result<()> {
         .map(|v| v.parse().expect("--spin-us takes microseconds"))
         .unwrap_or(0);
     let spin = Duration::from_micros(spin_us);
+    let write_threshold: usize = args
+        .iter()
+        .position(|a| a == "--write-threshold")
+        .and_then(|i| args.get(i + 1))
+        .map(|v| v.parse().expect("--write-threshold takes bytes"))
+        .unwrap_or(usize::MAX);
     let mut stdin = io::stdin().lock();
     if !spin.is_zero() {
         let fd = stdin.as_raw_fd();
@@ -104,6 +113,11 @@ fn main() -> io::Result<()> {
         while let Some(end) = memchr::memchr(b'\n', &buf[start..filled]) {
             answer(&buf[start..start + end], &mut out);
             start += end + 1;
+            if out.len() >= write_threshold {
+                stdout.write_all(&out)?;
+                stdout.flush()?;
+                out.clear();
+            }
         }
         buf.copy_within(start..filled, 0);
         filled -= start;
