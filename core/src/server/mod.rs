@@ -105,7 +105,8 @@ pub struct Limits {
     /// [`MIN_RESPONSE_WINDOW`]). A result that does not fit becomes a `-32603` error; list results end
     /// the page early instead. The engine only reads the next request when this much transmit space is
     /// free: with the default (the whole transmit buffer) it answers one request at a time; a transmit
-    /// buffer several times larger lets it answer a burst of requests before the adapter flushes.
+    /// buffer several times larger lets it answer a burst of requests before the adapter writes
+    /// (up to [`Limits::write_threshold`] bytes of them).
     pub max_response: usize,
     /// Items per page of the list methods.
     pub page_size: usize,
