@@ -9,7 +9,7 @@ use std::rc::Rc;
 use embedded_io_async::ErrorKind;
 use mcp_sansio::connection::Connection;
 use mcp_sansio::server::{Buffers, Config, Deferred, Handler, Server, Tool, ToolCall, ToolReply};
-use mcp_sansio::server::{MIN_RESPONSE_WINDOW, ReplyError};
+use mcp_sansio::server::{DEFAULT_WRITE_THRESHOLD, Limits, MIN_RESPONSE_WINDOW, ReplyError};
 use mcp_sansio::time::Instant;
 use mcp_sansio_driver::{
     Completions, Error, Job, Options, ROUNDS_BEFORE_YIELD, run, run_with_completions, run_with_options,
@@ -83,6 +83,33 @@ fn a_burst_is_answered_then_flushed_once() {
     let answers = serve(&mut ScriptedReader::chunked(&input, input.len(), false), &mut writer);
     assert_eq!(answers.len(), 8);
     assert_eq!(writer.flushed_at, vec![writer.output.len()], "one flush, after the last answer");
+}
+
+#[test]
+fn a_burst_is_written_as_its_answers_reach_the_write_threshold_and_flushed_once() {
+    let input = session_input(30);
+    let serve_with = |write_threshold: usize| {
+        let (mut rx, mut tx) = (vec![0u8; 16 * 1024], vec![0u8; 64 * 1024]);
+        let mut config = Config::new("mcp-device", "0.1.0");
+        // Room for many answers at once, so that only the threshold splits the burst.
+        config.limits = Limits { max_response: 4096, write_threshold, ..Limits::default() };
+        let device = mcp_example_device::Device::new(FakeBoard { led: false });
+        let mut server: DeviceServer<'_> = Server::new(device, config, Buffers { rx: &mut rx, tx: &mut tx });
+        let mut reader = ScriptedReader::chunked(&input, input.len(), false);
+        let mut writer = RecordingWriter::new();
+        block_on(run(&mut server, &mut reader, &mut writer, &mut FrozenClock)).unwrap().unwrap();
+        writer
+    };
+    let whole = serve_with(usize::MAX);
+    let pieces = serve_with(DEFAULT_WRITE_THRESHOLD);
+    assert_eq!(whole.messages().len(), 33, "initialize, tools/list, 30 calls, ping");
+    assert_eq!(pieces.messages(), whole.messages());
+    assert_eq!(whole.calls, 1, "every answer of the burst in one write");
+    let most = pieces.output.len().div_ceil(DEFAULT_WRITE_THRESHOLD);
+    assert!(pieces.calls > 3 && pieces.calls <= most, "{} writes of {} bytes", pieces.calls, pieces.output.len());
+    for writer in [&whole, &pieces] {
+        assert_eq!(writer.flushed_at, vec![writer.output.len()], "one flush, after the last answer");
+    }
 }
 
 #[test]
