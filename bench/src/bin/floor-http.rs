@@ -25,6 +25,8 @@ use serde_json::value::RawValue;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+use mcp_sansio_bench::measure::{push_decimal, read_room};
+
 #[derive(Deserialize)]
 struct Request<'a> {
     #[serde(borrow)]
@@ -53,10 +55,10 @@ struct Arguments<'a> {
 const INITIALIZE: &[u8] =
     br#"{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"floor-http","version":"0"}}"#;
 
-/// The status and JSON body answering the request `body`.
-fn answer(body: &[u8]) -> (u16, Vec<u8>) {
-    let mut json = Vec::with_capacity(256);
-    let status = match serde_json::from_slice::<Request<'_>>(body) {
+/// Writes the JSON body answering the request `body` to `json` (cleared first); its status.
+fn answer(body: &[u8], json: &mut Vec<u8>) -> u16 {
+    json.clear();
+    match serde_json::from_slice::<Request<'_>>(body) {
         Err(_) => {
             json.extend_from_slice(br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}"#);
             400
@@ -77,22 +79,20 @@ fn answer(body: &[u8]) -> (u16, Vec<u8>) {
             json.push(b'}');
             200
         }
-    };
-    (status, json)
+    }
 }
 
-/// Appends the HTTP answer to the request `body` to `out`.
-fn write_answer(body: &[u8], out: &mut Vec<u8>) {
-    let (status, json) = answer(body);
-    out.extend_from_slice(match status {
+/// Appends the HTTP answer to the request `body` to `out`; `json` is scratch space for its body.
+fn write_answer(body: &[u8], json: &mut Vec<u8>, out: &mut Vec<u8>) {
+    out.extend_from_slice(match answer(body, json) {
         200 => b"HTTP/1.1 200 OK",
         202 => b"HTTP/1.1 202 Accepted",
         _ => b"HTTP/1.1 400 Bad Request",
     });
     out.extend_from_slice(b"\r\ncontent-type: application/json\r\ncontent-length: ");
-    out.extend_from_slice(json.len().to_string().as_bytes());
+    push_decimal(out, json.len() as u64);
     out.extend_from_slice(b"\r\n\r\n");
-    out.extend_from_slice(&json);
+    out.extend_from_slice(json);
 }
 
 /// The `Content-Length` of a request head (0 if there is none).
@@ -110,7 +110,7 @@ async fn serve(mut stream: TcpStream) -> io::Result<()> {
     stream.set_nodelay(true)?;
     let mut buf = vec![0u8; 64 * 1024];
     let (mut start, mut end) = (0, 0);
-    let mut out = Vec::with_capacity(4096);
+    let (mut json, mut out) = (Vec::with_capacity(1024), Vec::with_capacity(4096));
     loop {
         // Every request whole in the buffer is answered; the answers of one read go out in one write.
         loop {
@@ -123,22 +123,14 @@ async fn serve(mut stream: TcpStream) -> io::Result<()> {
             if unread.len() < whole {
                 break;
             }
-            write_answer(&unread[head_len + 4..whole], &mut out);
+            write_answer(&unread[head_len + 4..whole], &mut json, &mut out);
             start += whole;
         }
         if !out.is_empty() {
             stream.write_all(&out).await?;
             out.clear();
         }
-        if start > 0 {
-            buf.copy_within(start..end, 0);
-            end -= start;
-            start = 0;
-        }
-        if end == buf.len() {
-            return Err(io::Error::new(io::ErrorKind::InvalidData, "request larger than 64 KiB"));
-        }
-        let n = stream.read(&mut buf[end..]).await?;
+        let n = stream.read(read_room(&mut buf, &mut start, &mut end)).await?;
         if n == 0 {
             return Ok(());
         }
@@ -154,7 +146,8 @@ async fn serve_hyper(stream: TcpStream) -> io::Result<()> {
     stream.set_nodelay(true)?;
     let service = hyper::service::service_fn(|request: hyper::Request<Incoming>| async move {
         let body = request.into_body().collect().await?.to_bytes();
-        let (status, json) = answer(&body);
+        let mut json = Vec::with_capacity(256);
+        let status = answer(&body, &mut json);
         let mut response = hyper::Response::new(Full::new(Bytes::from(json)));
         *response.status_mut() = hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::OK);
         response.headers_mut().insert("content-type", hyper::header::HeaderValue::from_static("application/json"));

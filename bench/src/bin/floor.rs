@@ -80,19 +80,13 @@ fn read_spinning(stdin: &mut io::StdinLock<'_>, buf: &mut [u8], spin: Duration) 
 
 fn main() -> io::Result<()> {
     let args: Vec<String> = std::env::args().collect();
-    let spin_us: u64 = args
-        .iter()
-        .position(|a| a == "--spin-us")
-        .and_then(|i| args.get(i + 1))
-        .map(|v| v.parse().expect("--spin-us takes microseconds"))
-        .unwrap_or(0);
-    let spin = Duration::from_micros(spin_us);
-    let write_threshold: usize = args
-        .iter()
-        .position(|a| a == "--write-threshold")
-        .and_then(|i| args.get(i + 1))
-        .map(|v| v.parse().expect("--write-threshold takes bytes"))
-        .unwrap_or(usize::MAX);
+    // The number after `flag`, if given.
+    let number = |flag: &str| -> Option<u64> {
+        let value = args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1))?;
+        Some(value.parse().unwrap_or_else(|_| panic!("{flag} takes a number")))
+    };
+    let spin = Duration::from_micros(number("--spin-us").unwrap_or(0));
+    let write_threshold = number("--write-threshold").map_or(usize::MAX, |n| n as usize);
     let mut stdin = io::stdin().lock();
     if !spin.is_zero() {
         let fd = stdin.as_raw_fd();
