@@ -114,8 +114,9 @@ pub struct Limits {
     /// until the adapter has written what waits ([`Engine::transmit_done`]); it then goes on with
     /// the requests it holds. A peer that pipelines requests (sends many before reading) thus reads
     /// its first answers while the later ones are computed, instead of after the whole burst: on two
-    /// CPUs both sides work at once. The cost is a write per this many bytes of answers (at least one
-    /// per answer); `usize::MAX` answers everything buffered before the first write. It is measured,
+    /// CPUs both sides work at once. The cost is a write per this many bytes of answers (or per
+    /// answer, for answers larger than it); `usize::MAX` answers everything buffered before the
+    /// first write. Values below 1 count as 1. It is measured,
     /// on both counts, in the README's performance section. Applies to byte streams
     /// ([`Engine::rx_commit`]); whole messages ([`Engine::handle_message`]) are one request each.
     pub write_threshold: usize,

@@ -35,7 +35,7 @@ struct Args {
     transmit_bytes: usize,
     /// Write the answers to a burst of pipelined requests once this many bytes of them wait, before
     /// taking the next request (`mcp_sansio::server::Limits::write_threshold`); a larger value means
-    /// fewer, larger writes. On stdio and serial lines only.
+    /// fewer, larger writes. On stdio only: an HTTP request carries one message.
     #[arg(long, default_value_t = mcp_sansio::server::DEFAULT_WRITE_THRESHOLD)]
     write_threshold: usize,
     /// Print every protocol event (sessions, rejected input) on stderr.
