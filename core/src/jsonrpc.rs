@@ -281,6 +281,43 @@ struct Envelope<'a> {
     error: Option<Value<'a>>,
 }
 
+/// The JSON-RPC envelope is written here and nowhere else: every message an endpoint sends starts
+/// with one of these heads (`scripts/check-envelope` keeps it so).
+///
+/// Writes `{"jsonrpc":"2.0","id":<id>,"method":` (the caller writes the method name, the optional
+/// `,"params":…` and the closing `}`).
+pub(crate) fn write_request_head(w: &mut JsonWriter<'_>, id: &dyn WriteId) {
+    w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    id.write_id(w);
+    w.raw(b",\"method\":");
+}
+
+/// Writes `{"jsonrpc":"2.0","method":` (the caller writes the method name, the optional
+/// `,"params":…` and the closing `}`).
+pub(crate) fn write_notification_head(w: &mut JsonWriter<'_>) {
+    w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":");
+}
+
+/// Writes a whole request or notification: the head, `method`, `,"params":` and what `params`
+/// writes (a JSON object) if given, and the closing `}`. `id: None` makes it a notification.
+pub(crate) fn write_call(
+    w: &mut JsonWriter<'_>,
+    id: Option<&dyn WriteId>,
+    method: &str,
+    params: Option<&dyn Fn(&mut JsonWriter<'_>)>,
+) {
+    match id {
+        Some(id) => write_request_head(w, id),
+        None => write_notification_head(w),
+    }
+    w.string(method);
+    if let Some(params) = params {
+        w.raw(b",\"params\":");
+        params(w);
+    }
+    w.raw(b"}");
+}
+
 /// Writes `{"jsonrpc":"2.0","id":<id>,"result":` (the caller writes the result and the closing `}`).
 pub(crate) fn write_result_head(w: &mut JsonWriter<'_>, id: &dyn WriteId) {
     w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
@@ -328,6 +365,23 @@ pub(crate) fn write_error_head(w: &mut JsonWriter<'_>, id: Option<&dyn WriteId>,
 /// Anything that can be written as a request id.
 pub(crate) trait WriteId {
     fn write_id(&self, w: &mut JsonWriter<'_>);
+}
+
+/// An integer id, as an endpoint numbers the requests it sends.
+impl WriteId for i64 {
+    fn write_id(&self, w: &mut JsonWriter<'_>) {
+        w.i64(*self)
+    }
+}
+
+/// `null`: the id of an error answering a message whose id could not be read, where the id member
+/// must be present (an HTTP rejection's body).
+pub(crate) struct NullId;
+
+impl WriteId for NullId {
+    fn write_id(&self, w: &mut JsonWriter<'_>) {
+        w.null()
+    }
 }
 
 impl WriteId for Id<'_> {

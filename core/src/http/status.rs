@@ -4,7 +4,7 @@
 use crate::endpoint::Framing;
 use crate::frame::EventId;
 use crate::json::{self, JsonWriter, MAX_DEPTH_LIMIT};
-use crate::jsonrpc::{Id, code};
+use crate::jsonrpc::{ErrorMessage, Id, NullId, WriteId, code, write_error_head};
 use crate::version::Era;
 
 /// A request refused before any engine saw it: the status, and the JSON-RPC error of the body (none
@@ -73,15 +73,11 @@ impl<'b> Rejection<'b> {
         // engine drops an id its answer cannot hold: the error itself is still said.
         for id in [self.id.as_ref(), None] {
             w.truncate(0);
-            w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-            match id {
-                Some(id) => id.write(&mut w),
-                None => w.null(),
-            }
-            w.raw(b",\"error\":{\"code\":");
-            w.i64(i64::from(code));
-            w.raw(b",\"message\":");
-            w.string(self.message);
+            let id: &dyn WriteId = match id {
+                Some(id) => id,
+                None => &NullId,
+            };
+            write_error_head(&mut w, Some(id), code, ErrorMessage::Whole(format_args!("{}", self.message)));
             w.raw(b"}}");
             if !w.is_overflowed() {
                 return w.len();

@@ -5,7 +5,7 @@ use core::fmt;
 use crate::endpoint::{OutboundKey, OutboundTable, Outcome, Response, Route, SendError, StreamId, Transmit, TxQueue};
 use crate::frame::LineBuffer;
 use crate::json::{self, JsonWriter, Kind};
-use crate::jsonrpc::code;
+use crate::jsonrpc::{self, code};
 use crate::mcp::ClientCapabilities;
 use crate::server::reply::{InFlight, Outgoing, ReplyId};
 use crate::server::{
@@ -329,11 +329,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             // A bare HTTP body carries exactly one message: the response.
             return Err(SendError::NotAvailable);
         }
-        self.write(route, |w| {
-            w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":");
-            w.string(method);
-            write_params(w, params);
-        })
+        self.write(route, |w| jsonrpc::write_call(w, None, method, params))
     }
 
     /// Where [`Engine::notify`] and [`Engine::send_request`] write: the byte stream by default, the
@@ -366,13 +362,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         }
         let key = self.outbound.next_key();
         let route = self.notify_route;
-        self.write(route, |w| {
-            w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-            w.i64(key.id());
-            w.raw(b",\"method\":");
-            w.string(method);
-            write_params(w, params);
-        })?;
+        self.write(route, |w| jsonrpc::write_call(w, Some(&key.id()), method, params))?;
         let deadline = self.config.request_timeout.map(|timeout| now + timeout);
         self.outbound.insert(deadline, route).ok_or(SendError::TooManyRequests)
     }
@@ -415,11 +405,13 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// Writes the `notifications/cancelled` of timed-out requests, as far as there is room.
     fn flush_cancellations(&mut self) {
         while let Some(entry) = self.outbound.cancel_pending() {
-            let written = self.write(entry.route, |w| {
-                w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":");
+            let request_id = |w: &mut JsonWriter<'_>| {
+                w.raw(b"{\"requestId\":");
                 w.i64(entry.key.id());
-                w.raw(b"}}");
-            });
+                w.raw(b"}");
+            };
+            let written =
+                self.write(entry.route, |w| jsonrpc::write_call(w, None, "notifications/cancelled", Some(&request_id)));
             if written.is_err() {
                 return;
             }
@@ -519,15 +511,6 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             }
         }
     }
-}
-
-/// Writes `,"params":…}` (or `}`).
-fn write_params(w: &mut JsonWriter<'_>, params: Option<&dyn Fn(&mut JsonWriter<'_>)>) {
-    if let Some(params) = params {
-        w.raw(b",\"params\":");
-        params(w);
-    }
-    w.raw(b"}");
 }
 
 /// An [`Engine`] with the handler it serves, for one call or one drive by an adapter; implements

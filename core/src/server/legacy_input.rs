@@ -15,7 +15,7 @@
 
 use crate::endpoint::{Framing, OutboundKey, Route};
 use crate::json::{self, JsonWriter, Kind, Value};
-use crate::jsonrpc::{ErrorMessage, Id, OwnedId, code};
+use crate::jsonrpc::{self, ErrorMessage, Id, OwnedId, code};
 use crate::server::dispatch::Parts;
 use crate::server::input::MAX_INPUT_REQUESTS;
 use crate::server::{Engine, Handler};
@@ -205,9 +205,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 }
                 let outbound = self.outbound.next_key();
                 let mut w = JsonWriter::new(&mut *window);
-                w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-                w.i64(outbound.id());
-                w.raw(b",\"method\":");
+                jsonrpc::write_request_head(&mut w, &outbound.id());
                 if let Some(method) = request.get("method") {
                     w.value(method);
                 }
@@ -311,9 +309,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let Some(retry) = self.input.retry.take() else { return };
         let record = &*self.input.record;
         let mut w = JsonWriter::new(&mut *retry);
-        w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        pending.id.write(&mut w);
-        w.raw(b",\"method\":");
+        jsonrpc::write_request_head(&mut w, &pending.id);
         w.string(pending.method);
         w.raw(b",\"params\":");
         w.raw(record.get(..pending.state).unwrap_or_default());

@@ -3,7 +3,7 @@
 //! (progress, log level).
 
 use crate::json::{JsonWriter, Kind, Value};
-use crate::jsonrpc::{ErrorMessage, Id, OwnedId, code};
+use crate::jsonrpc::{self, ErrorMessage, Id, OwnedId, code};
 use crate::mcp::{LoggingLevel, UriTemplate};
 use crate::server::dispatch::{Parts, plain_or_unescaped};
 use crate::server::handler::{CompletionRef, CompletionRequest, RequestContext};
@@ -182,7 +182,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         // The acknowledgement: the honoured subset of the filter.
         let mut uri_buf = [0u8; MAX_ESCAPED_NAME_LEN];
         let written = self.write_notification(|w: &mut JsonWriter<'_>| {
-            w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\",\"params\":{");
+            jsonrpc::write_notification_head(w);
+            w.raw(b"\"notifications/subscriptions/acknowledged\",\"params\":{");
             write_subscription_meta(w, &owned);
             w.raw(b",\"notifications\":{");
             let mut first = true;

@@ -5,6 +5,7 @@ use core::fmt;
 
 use crate::endpoint::SendError;
 use crate::json::JsonWriter;
+use crate::jsonrpc;
 use crate::mcp::LoggingLevel;
 use crate::server::reply::{ReplyKind, write_log};
 use crate::server::subscriptions::{ListChanged, write_subscription_meta};
@@ -103,7 +104,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         sent += self.send_to_listens(
             |listen, _| listen.wants(list),
             |w, id| {
-                w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":");
+                jsonrpc::write_notification_head(w);
                 w.string(list.method());
                 w.raw(b",\"params\":{");
                 write_subscription_meta(w, id);
@@ -134,7 +135,8 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         sent += self.send_to_listens(
             |listen, _| listen.uris.contains(uri),
             |w, id| {
-                w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/resources/updated\",\"params\":{");
+                jsonrpc::write_notification_head(w);
+                w.raw(b"\"notifications/resources/updated\",\"params\":{");
                 write_subscription_meta(w, id);
                 w.raw(b",\"uri\":");
                 w.string(uri);
@@ -153,9 +155,8 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             let Some(entry) = self.in_flight[slot].as_ref().filter(|e| e.kind == ReplyKind::Listen) else { continue };
             let (route, id) = (entry.route, entry.id.clone());
             self.write_ending(route, |w| {
-                w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-                id.write(w);
-                w.raw(b",\"result\":{\"resultType\":\"complete\",");
+                jsonrpc::write_result_head(w, &id);
+                w.raw(b"{\"resultType\":\"complete\",");
                 write_subscription_meta(w, &id);
                 w.raw(b"}}");
             })?;

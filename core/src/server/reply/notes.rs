@@ -5,7 +5,7 @@ use core::fmt;
 
 use crate::endpoint::SendError;
 use crate::json::JsonWriter;
-use crate::jsonrpc::write_result_head;
+use crate::jsonrpc::{self, write_result_head};
 use crate::jsonrpc::{Id, OwnedId, WriteId};
 use crate::mcp::LoggingLevel;
 use crate::server::reply::{Outgoing, ReplyId};
@@ -40,7 +40,8 @@ impl<T: WriteId> Notes<T> {
         if self.last_progress.is_some_and(|last| progress <= last) {
             return Err(SendError::NotIncreasing);
         }
-        w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":");
+        jsonrpc::write_notification_head(w);
+        w.raw(b"\"notifications/progress\",\"params\":{\"progressToken\":");
         token.write_id(w);
         w.raw(b",\"progress\":");
         w.u64(progress);
@@ -88,7 +89,8 @@ pub(crate) fn write_log(w: &mut JsonWriter<'_>, level: LoggingLevel, logger: Opt
 
 /// Writes a `notifications/message` up to its data.
 fn write_log_head(w: &mut JsonWriter<'_>, level: LoggingLevel, logger: Option<&str>) {
-    w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":");
+    jsonrpc::write_notification_head(w);
+    w.raw(b"\"notifications/message\",\"params\":{\"level\":");
     w.string(level.as_str());
     if let Some(logger) = logger {
         w.raw(b",\"logger\":");
