@@ -1,6 +1,9 @@
-//! The role-neutral layer beneath [`server`](crate::server) (and the client to come): the transmit
-//! queue with its streams and framings, the table of requests sent to the peer (ids, deadlines,
-//! routing of their answers), and the errors of sending.
+//! The role-neutral layer beneath [`server`](crate::server) (and the client to come): the endpoint
+//! (`Endpoint`: its receive buffer and its `Outbox`, which writes every framed message, sends
+//! requests and notifications, cancels, expires and matches answers, and answers unusable
+//! messages with errors), the transmit queue with its streams and framings, the table of requests
+//! sent to the peer (ids, deadlines, routing of their answers), the [`Buffers`] and [`Limits`], and
+//! the errors of sending.
 //!
 //! # Streams
 //!
@@ -25,15 +28,102 @@
 //! - Requests to the peer wait in a fixed table (the `OUTBOUND` parameter of the engine); each has an
 //!   optional deadline, after which it is cancelled on the wire and reported as timed out.
 
+mod limits;
 mod outbound;
+mod outbox;
 mod tx;
 
+pub use limits::{Buffers, DEFAULT_MAX_DEPTH, DEFAULT_PAGE_SIZE, DEFAULT_WRITE_THRESHOLD, Limits, MIN_RESPONSE_WINDOW};
 pub(crate) use outbound::OutboundTable;
 pub use outbound::{OutboundKey, Outcome, Response};
+pub(crate) use outbox::{Eof, Outbox};
 pub(crate) use tx::{Commit, TxMark, TxQueue};
 pub use tx::{MAX_TX_RECORDS, Transmit};
 
 use core::fmt;
+
+use crate::frame::{Frame, FrameError, LineBuffer};
+use crate::time::Instant;
+
+/// One end of an MCP connection, whichever its role: the receive buffer it frames messages from,
+/// and its [`Outbox`] (the transmit queue, the requests awaiting the peer's answers, the limits and
+/// the end of input). A role (the [server](crate::server::Engine), the client) is an endpoint plus
+/// its own state: it takes each received message from [`Endpoint::next_frame`], decides what it
+/// is, and answers through the outbox. `OUTBOUND` requests to the peer may await answers at once.
+pub(crate) struct Endpoint<'a, const OUTBOUND: usize> {
+    pub(crate) rx: LineBuffer<'a>,
+    pub(crate) out: Outbox<'a, OUTBOUND>,
+}
+
+/// What [`Endpoint::next_frame`] found in the receive buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Next {
+    /// A message to serve.
+    Frame(Frame),
+    /// A message the framing layer dropped (too long): answer it, and report it.
+    Dropped(FrameError),
+    /// Input is buffered but held back: enough output waits to be written first
+    /// ([`Limits::write_threshold`]), or the next message needs transmit room that is not free.
+    /// Transmit, then go on.
+    Held,
+    /// No complete message is buffered.
+    Empty,
+}
+
+impl<'a, const OUTBOUND: usize> Endpoint<'a, OUTBOUND> {
+    /// An endpoint over `buffers` with `limits`.
+    pub(crate) fn new(buffers: Buffers<'a>, limits: Limits) -> Self {
+        Endpoint { rx: LineBuffer::new(buffers.rx), out: Outbox::new(TxQueue::new(buffers.tx), limits) }
+    }
+
+    /// Whether input is still taken (the end of input was not reported).
+    pub(crate) fn is_open(&self) -> bool {
+        self.out.eof == Eof::Open
+    }
+
+    /// Reports the end of input: what is buffered is still served, then [`finish_input`](Self::finish_input).
+    pub(crate) fn end_input(&mut self) {
+        if self.out.eof == Eof::Open {
+            self.out.eof = Eof::Pending;
+        }
+    }
+
+    /// The next received message, if the role can take it now. Input waits while
+    /// [`Limits::write_threshold`] bytes of output wait (so a pipelining peer reads its first answers
+    /// while the rest are computed). `needs_room` tells, per message, whether serving it writes an
+    /// answer: a server answers every request (and errors to anything unusable), a client must go on
+    /// reading answers and notifications while its transmit queue is full and only needs room for a
+    /// request from its peer. A message that needs room when no answer fits stays buffered (`Held`).
+    pub(crate) fn next_frame(&mut self, needs_room: impl Fn(&[u8]) -> bool) -> Next {
+        if self.out.tx.capacity() - self.out.tx.free() >= self.out.limits.write_threshold.max(1) {
+            return Next::Held;
+        }
+        let room = self.out.has_answer_room(StreamId::BYTE_STREAM);
+        match self.rx.next_frame() {
+            Some(Ok(frame)) if room || !needs_room(self.rx.frame(frame)) => Next::Frame(frame),
+            Some(Ok(_)) => {
+                self.rx.unread();
+                Next::Held
+            }
+            // A dropped message is answered with an error: only with room (it is reported again
+            // otherwise, as the framing layer keeps its report until taken).
+            Some(Err(error)) => Next::Dropped(error),
+            None => Next::Empty,
+        }
+    }
+
+    /// Ends the input once everything buffered was served: a partial last message is dropped and
+    /// returned to report. Afterwards nothing more is read or sent.
+    pub(crate) fn finish_input(&mut self) -> Option<FrameError> {
+        self.out.eof = Eof::Done;
+        self.rx.finish()
+    }
+
+    /// The earliest deadline of the requests sent to the peer.
+    pub(crate) fn poll_timeout(&self) -> Option<Instant> {
+        self.out.outbound.next_deadline()
+    }
+}
 
 /// Identifies the stream a message is written to. Numbers other than [`StreamId::BYTE_STREAM`] are
 /// the adapter's to hand out (one per HTTP response or SSE stream).

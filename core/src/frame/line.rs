@@ -118,6 +118,9 @@ pub struct LineBuffer<'a> {
     newline_after_buffer: bool,
     /// The only frame `frame` will serve bytes for.
     last_frame: Option<Frame>,
+    /// Where the last frame's line started and ended, and whether its `\n` came through the
+    /// one-byte slot: what [`unread`](Self::unread) restores.
+    last_line: (usize, usize, bool),
     /// Generation of the last frame handed out.
     generation: u32,
 }
@@ -126,7 +129,13 @@ impl<'a> LineBuffer<'a> {
     /// A decoder over `buf`, which it uses as its receive buffer. Lines up to `buf.len()` bytes are
     /// accepted; an empty `buf` works but rejects every non-blank line.
     pub fn new(buf: &'a mut [u8]) -> Self {
-        LineBuffer { rx: RxWindow::new(buf), newline_after_buffer: false, last_frame: None, generation: 0 }
+        LineBuffer {
+            rx: RxWindow::new(buf),
+            newline_after_buffer: false,
+            last_frame: None,
+            last_line: (0, 0, false),
+            generation: 0,
+        }
     }
 
     /// The size of the receive buffer, which is also the longest accepted line in bytes.
@@ -214,6 +223,7 @@ impl<'a> LineBuffer<'a> {
         }
         while let Some(line_end) = self.find_line_end() {
             let line_start = self.rx.start;
+            self.last_line = (line_start, line_end, line_end == self.rx.end);
             if line_end == self.rx.end {
                 // The `\n` arrived through the one-byte slot, after a full buffer.
                 self.newline_after_buffer = false;
@@ -236,6 +246,20 @@ impl<'a> LineBuffer<'a> {
         }
         self.debug_check_invariants();
         None
+    }
+
+    /// Puts the frame the last [`next_frame`](Self::next_frame) returned back, so that the next call
+    /// returns it again (an endpoint that cannot serve a message yet keeps it). Does nothing if
+    /// another `&mut` call happened since. Its newline is not searched for again.
+    pub fn unread(&mut self) {
+        if self.last_frame.take().is_none() {
+            return;
+        }
+        let (start, end, via_slot) = self.last_line;
+        self.rx.start = start;
+        self.rx.scan = if via_slot { self.rx.end } else { end };
+        self.newline_after_buffer = via_slot;
+        self.debug_check_invariants();
     }
 
     /// The bytes of a frame returned by the last [`next_frame`](Self::next_frame) call.
@@ -426,6 +450,55 @@ mod tests {
             out.push(Event::Error(error));
         }
         out
+    }
+
+    #[test]
+    fn an_unread_frame_comes_back_whole_and_then_the_next() {
+        let mut buf = [0u8; 32];
+        let mut lines = LineBuffer::new(&mut buf);
+        assert_eq!(lines.push(b"\n{\"a\":1}\r\n{\"b\":2}\n"), 18);
+        let first = lines.next_frame().unwrap().unwrap();
+        assert_eq!(lines.frame(first), b"{\"a\":1}");
+        lines.unread();
+        assert_eq!(lines.frame(first), b"", "the frame handed out is stale once put back");
+        for _ in 0..2 {
+            let again = lines.next_frame().unwrap().unwrap();
+            assert_eq!(lines.frame(again), b"{\"a\":1}");
+            lines.unread();
+        }
+        assert_eq!(lines.next_frame().map(|f| f.map(|f| lines.frame(f).to_vec())), Some(Ok(b"{\"a\":1}".to_vec())));
+        let second = lines.next_frame().unwrap().unwrap();
+        assert_eq!(lines.frame(second), b"{\"b\":2}");
+        lines.unread();
+        lines.unread(); // a second call puts nothing back
+        let second = lines.next_frame().unwrap().unwrap();
+        assert_eq!(lines.frame(second), b"{\"b\":2}");
+        assert_eq!(lines.next_frame(), None);
+        // A stale unread (after `spare`) changes nothing.
+        let _ = lines.spare();
+        lines.unread();
+        assert_eq!(lines.next_frame(), None);
+        assert_eq!(lines.buffered(), 0);
+    }
+
+    #[test]
+    fn a_line_ended_through_the_one_byte_slot_is_put_back_too() {
+        let mut buf = [0u8; 4];
+        let mut lines = LineBuffer::new(&mut buf);
+        assert_eq!(lines.push(b"abcd"), 4);
+        let slot = lines.spare();
+        assert_eq!(slot.len(), 1);
+        slot[0] = b'\n';
+        lines.commit(1);
+        let frame = lines.next_frame().unwrap().unwrap();
+        assert_eq!(lines.frame(frame), b"abcd");
+        lines.unread();
+        let frame = lines.next_frame().unwrap().unwrap();
+        assert_eq!(lines.frame(frame), b"abcd");
+        assert_eq!(lines.next_frame(), None);
+        assert_eq!(lines.push(b"ef\n"), 3);
+        let frame = lines.next_frame().unwrap().unwrap();
+        assert_eq!(lines.frame(frame), b"ef");
     }
 
     #[test]

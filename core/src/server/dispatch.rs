@@ -6,10 +6,10 @@
 
 use core::fmt;
 
-use crate::endpoint::{OutboundTable, Outcome, Response, Route, TxQueue};
+use crate::endpoint::{Outbox, Outcome, Response, Route};
 use crate::frame::{Frame, FrameError, LineBuffer};
 use crate::json::{self, JsonStr, JsonWriter, Kind, ScanError, ScanErrorKind, Spans, Value};
-use crate::jsonrpc::{EnvelopeError, ErrorMessage, Id, Message, WriteId, classify_spanned, code, write_error_head};
+use crate::jsonrpc::{EnvelopeError, ErrorMessage, Id, Message, WriteId, classify_spanned, code};
 use crate::mcp::{ClientCapabilities, ServerCapabilities};
 use crate::server::handler::RequestContext;
 use crate::server::params::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, Meta, Params};
@@ -24,19 +24,18 @@ pub const MAX_BATCH_LEN: usize = 64;
 /// The engine's state, split so that a received message can be read while answering, with the
 /// handler of this call and the route answers go to.
 pub(crate) struct Parts<'s, 'a, H, const OUTBOUND: usize> {
+    /// The application, for this call.
     pub(crate) handler: &'s mut H,
     pub(crate) config: &'s Config<'a>,
-    pub(crate) tx: &'s mut TxQueue<'a>,
+    /// The endpoint's sending half: answers, requests to the client, errors.
+    pub(crate) out: &'s mut Outbox<'a, OUTBOUND>,
     pub(crate) session: &'s mut Session,
     pub(crate) slots: &'s mut [Option<InFlight>],
     pub(crate) next_generation: &'s mut u32,
-    pub(crate) outbound: &'s mut OutboundTable<OUTBOUND>,
     pub(crate) input: &'s mut crate::server::legacy_input::InputArea<'a>,
     pub(crate) now: Instant,
-    pub(crate) window: usize,
+    /// Where answers to the message being served go.
     pub(crate) route: Route,
-    /// Where the legacy session's own messages go (its standalone stream over HTTP).
-    pub(crate) notify_route: Route,
 }
 
 impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OUTBOUND> {
@@ -45,36 +44,25 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         &'s mut self,
         handler: &'s mut H,
         now: Instant,
-        window: usize,
         route: Route,
     ) -> (&'s LineBuffer<'a>, Parts<'s, 'a, H, OUTBOUND>) {
         let parts = Parts {
             handler,
             config: &self.config,
-            tx: &mut self.tx,
+            out: &mut self.ep.out,
             session: &mut self.session,
             slots: &mut self.in_flight,
             next_generation: &mut self.next_generation,
-            outbound: &mut self.outbound,
             input: &mut self.input,
             now,
-            window,
             route,
-            notify_route: self.notify_route,
         };
-        (&self.rx, parts)
+        (&self.ep.rx, parts)
     }
 
     /// Answers one received line; `spans` is the validator's record to fill.
-    pub(super) fn handle_frame<H: Handler>(
-        &mut self,
-        now: Instant,
-        frame: Frame,
-        window: usize,
-        handler: &mut H,
-        spans: &mut Spans,
-    ) {
-        let (rx, mut parts) = self.split(handler, now, window, Route::BYTE_STREAM);
+    pub(super) fn handle_frame<H: Handler>(&mut self, now: Instant, frame: Frame, handler: &mut H, spans: &mut Spans) {
+        let (rx, mut parts) = self.split(handler, now, Route::BYTE_STREAM);
         let value = match json::parse_spanned(rx.frame(frame), parts.config.limits.max_depth, spans) {
             Ok(value) => value,
             Err(error) => return parts.reject_unparsable(error, rx.frame(frame)),
@@ -100,7 +88,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                 format_args!("batches may hold at most {MAX_BATCH_LEN} messages"),
             );
         } else {
-            self.batch = Some(BatchCursor { frame, next: 0, mark: self.tx.mark() });
+            self.batch = Some(BatchCursor { frame, next: 0, mark: self.ep.out.tx.mark() });
         }
     }
 
@@ -111,11 +99,10 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         &mut self,
         now: Instant,
         cursor: BatchCursor,
-        window: usize,
         handler: &mut H,
         spans: &mut Spans,
     ) {
-        let (rx, mut parts) = self.split(handler, now, window, Route::BYTE_STREAM);
+        let (rx, mut parts) = self.split(handler, now, Route::BYTE_STREAM);
         let element = json::parse_spanned(rx.frame(cursor.frame), parts.config.limits.max_depth, spans)
             .ok()
             .and_then(|batch| batch.elements().nth(cursor.next));
@@ -129,14 +116,14 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                 // One array of responses, as JSON-RPC says a batch should be answered, when nothing
                 // else (a notification, a request to the client) came in between and nothing was
                 // transmitted meanwhile; otherwise each answer stays a message of its own.
-                self.tx.join_as_array(cursor.mark, is_response_line);
+                self.ep.out.tx.join_as_array(cursor.mark, is_response_line);
             }
         }
     }
 
     /// Answers a frame the framing layer dropped.
-    pub(super) fn reject_frame<H: Handler>(&mut self, now: Instant, error: FrameError, window: usize, handler: &mut H) {
-        let (_, mut parts) = self.split(handler, now, window, Route::BYTE_STREAM);
+    pub(super) fn reject_frame<H: Handler>(&mut self, now: Instant, error: FrameError, handler: &mut H) {
+        let (_, mut parts) = self.split(handler, now, Route::BYTE_STREAM);
         match error {
             FrameError::TooLong { limit } => parts.reject(
                 None,
@@ -175,36 +162,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         message: ErrorMessage<'_>,
         data: Option<&dyn Fn(&mut JsonWriter<'_>)>,
     ) {
-        if let Some((window, commit)) = self.tx.open(self.route, self.window) {
-            let suffix = commit.suffix();
-            let mut w = JsonWriter::new(window);
-            write_error_head(&mut w, id, code, message);
-            if let Some(data) = data {
-                w.raw(b",\"data\":");
-                data(&mut w);
-            }
-            w.raw(b"}}");
-            w.raw(suffix);
-            // Shorten an error that does not fit, keeping the id if at all possible: an answer without
-            // its id answers no request.
-            for fallback_id in [id, None] {
-                if w.is_overflowed() {
-                    w.truncate(0);
-                    write_error_head(
-                        &mut w,
-                        fallback_id,
-                        code,
-                        ErrorMessage::Whole(format_args!("error response too large")),
-                    );
-                    w.raw(b"}}");
-                    w.raw(suffix);
-                }
-            }
-            if !w.is_overflowed() {
-                commit.commit(w.len(), self.route.ends_with_response);
-            }
-        }
-        let reason = message.as_str().unwrap_or(code::name(code));
+        let reason = self.out.reject(self.route, id, code, message, data);
         self.handler.on_event(self.now, Event::Rejected { code, reason });
     }
 
@@ -243,8 +201,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         version: ProtocolVersion,
         deferrable: bool,
     ) -> (&'x mut H, &'x Config<'a>, Outgoing<'x>) {
-        let Parts { handler, config, tx, slots, next_generation, window, route, input, .. } = self;
-        let slot = tx.open(*route, *window);
+        let Parts { handler, config, out, slots, next_generation, route, input, .. } = self;
+        let window = out.window_len();
+        let slot = out.tx.open(*route, window);
         let input_signal = &mut input.signal;
         let defer_slots = deferrable.then_some(DeferSlots { slots, next_generation, input_signal });
         let out = Outgoing::open(slot, ReplyId::Borrowed(id), version, &config.server_info, defer_slots);
@@ -288,7 +247,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// Hands an answer to the request it answers (to the handler, whichever part of the server sent
     /// it), or reports it as unexpected.
     fn route_response(&mut self, id: Option<Id<'_>>, outcome: Outcome<'_>) {
-        match id.and_then(|id| self.outbound.take(id)) {
+        match id.and_then(|id| self.out.answer(id)) {
             Some(entry) => self.handler.on_response(self.now, Response { request: entry.key, outcome }),
             None => self.handler.on_event(self.now, Event::UnexpectedResponse),
         }
@@ -303,15 +262,14 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// Writes a notification (the closure writes all of it but the framing) on this message's
     /// route; `false` if it does not fit.
     pub(crate) fn write_notification(&mut self, body: impl FnOnce(&mut JsonWriter<'_>)) -> bool {
-        let Some((window, commit)) = self.tx.open(self.route, self.window) else { return false };
-        let mut w = JsonWriter::new(window);
-        body(&mut w);
-        w.raw(commit.suffix());
-        if w.is_overflowed() {
-            return false;
-        }
-        commit.commit(w.len(), false);
-        true
+        let mut body = Some(body);
+        self.out
+            .write(self.route, |w| {
+                if let Some(body) = body.take() {
+                    body(w)
+                }
+            })
+            .is_ok()
     }
 
     fn handle_notification(&mut self, method: JsonStr<'_>, params: Option<Value<'_>>) {

@@ -2,15 +2,14 @@
 
 use core::fmt;
 
-use crate::endpoint::{OutboundKey, OutboundTable, Outcome, Response, Route, SendError, StreamId, Transmit, TxQueue};
-use crate::frame::LineBuffer;
+use crate::endpoint::{Endpoint, Eof, Next, OutboundKey, Outcome, Response, Route, SendError, StreamId, Transmit};
 use crate::json::{self, JsonWriter, Kind};
-use crate::jsonrpc::{self, code};
+use crate::jsonrpc::code;
 use crate::mcp::ClientCapabilities;
 use crate::server::reply::{InFlight, Outgoing, ReplyId};
 use crate::server::{
-    BatchCursor, Buffers, Config, Deferred, Eof, Event, Handler, MIN_RESPONSE_WINDOW, PromptReply, ReplyError,
-    ReplyKind, ResourceReply, Session, ToolReply,
+    BatchCursor, Buffers, Config, Deferred, Event, Handler, PromptReply, ReplyError, ReplyKind, ResourceReply, Session,
+    ToolReply,
 };
 use crate::time::Instant;
 use crate::version::ProtocolVersion;
@@ -26,15 +25,12 @@ use crate::version::ProtocolVersion;
 /// [`Connection`]: crate::connection::Connection
 pub struct Engine<'a, const IN_FLIGHT: usize = 4, const OUTBOUND: usize = 2> {
     pub(crate) config: Config<'a>,
-    pub(crate) rx: LineBuffer<'a>,
-    pub(crate) tx: TxQueue<'a>,
+    /// The endpoint: receive buffer, transmit queue, requests to the client, limits, end of input.
+    pub(crate) ep: Endpoint<'a, OUTBOUND>,
     pub(crate) session: Session,
     pub(crate) in_flight: [Option<InFlight>; IN_FLIGHT],
-    pub(crate) outbound: OutboundTable<OUTBOUND>,
     pub(crate) next_generation: u32,
     pub(crate) batch: Option<BatchCursor>,
-    pub(crate) eof: Eof,
-    pub(crate) notify_route: Route,
     /// List changes not yet announced for lack of room.
     pub(crate) pending_changes: crate::server::ListChanges,
     /// Legacy requests waiting for the client's input.
@@ -82,16 +78,12 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// An engine over `buffers` with `config`.
     pub fn new(config: Config<'a>, buffers: Buffers<'a>) -> Self {
         Engine {
+            ep: Endpoint::new(buffers, config.limits),
             config,
-            rx: LineBuffer::new(buffers.rx),
-            tx: TxQueue::new(buffers.tx),
             session: Session::None,
             in_flight: [const { None }; IN_FLIGHT],
-            outbound: OutboundTable::new(),
             next_generation: 0,
             batch: None,
-            eof: Eof::Open,
-            notify_route: Route::BYTE_STREAM,
             pending_changes: crate::server::ListChanges::NONE,
             input: crate::server::legacy_input::InputArea::none(),
         }
@@ -133,7 +125,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
 
     /// How many requests sent to the client await an answer.
     pub fn awaiting_answers(&self) -> usize {
-        self.outbound.len()
+        self.ep.out.outbound.len()
     }
 
     /// Whether the client cancelled this deferred request (its answer would be suppressed).
@@ -145,7 +137,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// were taken: fewer than `data.len()` when the engine holds back input until bytes are
     /// transmitted (then transmit, and offer the rest again), and none after [`Engine::handle_eof`].
     pub fn handle_input<H: Handler>(&mut self, now: Instant, data: &[u8], handler: &mut H) -> usize {
-        if self.eof != Eof::Open {
+        if !self.ep.is_open() {
             // Input after `handle_eof` is not part of the stream.
             return 0;
         }
@@ -154,7 +146,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             if self.batch.is_some() {
                 break;
             }
-            let n = self.rx.push(rest);
+            let n = self.ep.rx.push(rest);
             if n == 0 {
                 break;
             }
@@ -174,14 +166,13 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         message: &[u8],
         handler: &mut H,
     ) -> Result<Received, InputError> {
-        if self.eof != Eof::Open {
+        if !self.ep.is_open() {
             return Err(InputError::Closed);
         }
-        let window = self.window_len();
-        if self.tx.free() < window || window < MIN_RESPONSE_WINDOW || !self.tx.has_record_room(route.stream) {
+        if !self.ep.out.has_answer_room(route.stream) {
             return Err(InputError::Busy);
         }
-        let (_, mut parts) = self.split(handler, now, window, route);
+        let (_, mut parts) = self.split(handler, now, route);
         let mut spans = json::Spans::default();
         let value = match json::parse_spanned(message, parts.config.limits.max_depth, &mut spans) {
             Ok(value) => value,
@@ -206,61 +197,61 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// Free space at the end of the receive buffer, to read into directly (see
     /// [`Connection::rx_spare`](crate::connection::Connection::rx_spare)).
     pub fn rx_spare(&mut self) -> &mut [u8] {
-        if self.batch.is_some() || self.eof != Eof::Open {
+        if self.batch.is_some() || !self.ep.is_open() {
             return &mut [];
         }
-        self.rx.spare()
+        self.ep.rx.spare()
     }
 
     /// Reports `n` bytes read into [`Engine::rx_spare`] and processes them.
     pub fn rx_commit<H: Handler>(&mut self, now: Instant, n: usize, handler: &mut H) {
-        if self.batch.is_none() && self.eof == Eof::Open {
-            self.rx.commit(n);
+        if self.batch.is_none() && self.ep.is_open() {
+            self.ep.rx.commit(n);
         }
         self.process(now, handler);
     }
 
     /// Reports the end of the input stream.
     pub fn handle_eof<H: Handler>(&mut self, now: Instant, handler: &mut H) {
-        if self.eof == Eof::Open {
-            self.eof = Eof::Pending;
-        }
+        self.ep.end_input();
         self.process(now, handler);
     }
 
     /// The next bytes to write, with their stream (see [`Transmit`]).
+    #[must_use = "the bytes to write are lost if not written"]
     pub fn poll_transmit(&self) -> Option<Transmit<'_>> {
-        self.tx.pending()
+        self.ep.out.tx.pending()
     }
 
     /// Reports that `n` bytes of the last [`Engine::poll_transmit`] were written. May process
     /// held-back input.
     pub fn transmit_done<H: Handler>(&mut self, now: Instant, n: usize, handler: &mut H) {
-        self.tx.consume(n);
-        self.flush_cancellations();
+        self.ep.out.tx.consume(n);
+        self.ep.out.flush_cancellations();
         self.process(now, handler);
     }
 
     /// The earliest deadline: of the requests sent to the client.
+    #[must_use = "a deadline that is not waited for never expires its requests"]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.outbound.next_deadline()
+        self.ep.poll_timeout()
     }
 
     /// Expires the requests whose deadline passed: each is cancelled on the wire
     /// (`notifications/cancelled`) and reported to the handler as timed out.
     pub fn handle_timeout<H: Handler>(&mut self, now: Instant, handler: &mut H) {
-        while let Some(entry) = self.outbound.expire_one(now) {
+        while let Some(entry) = self.ep.out.expire(now) {
             if !self.input_timed_out(entry.key) {
                 handler.on_response(now, Response { request: entry.key, outcome: Outcome::TimedOut });
             }
         }
-        self.flush_cancellations();
+        self.ep.out.flush_cancellations();
         self.process(now, handler);
     }
 
     /// The input has ended and every pending byte has been transmitted.
     pub fn is_finished(&self) -> bool {
-        self.eof == Eof::Done && self.tx.is_empty() && self.in_flight.iter().all(Option::is_none)
+        self.ep.out.eof == Eof::Done && self.ep.out.tx.is_empty() && self.in_flight.iter().all(Option::is_none)
     }
 
     /// Starts the answer to a deferred `tools/call`. Errors: the client cancelled it (the handle is
@@ -304,15 +295,13 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// transmit buffer has room), a late answer is ignored, and [`Handler::on_response`] is not called
     /// for it. `false` if the request is not awaiting an answer (answered, timed out, or unknown).
     pub fn cancel_request(&mut self, key: OutboundKey) -> bool {
-        let cancelled = self.outbound.cancel(key);
-        self.flush_cancellations();
-        cancelled
+        self.ep.out.cancel(key)
     }
 
     /// Sends the notification `method` with `params` (a JSON object written by the closure) on the
     /// notification route ([`Route::BYTE_STREAM`] unless [set](Engine::set_notification_route)).
     pub fn notify(&mut self, method: &str, params: Option<&dyn Fn(&mut JsonWriter<'_>)>) -> Result<(), SendError> {
-        self.notify_on(self.notify_route, method, params)
+        self.notify_on(self.ep.out.notify_route, method, params)
     }
 
     /// Sends a notification to `route` (for example the stream of the request it is about).
@@ -322,25 +311,18 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         method: &str,
         params: Option<&dyn Fn(&mut JsonWriter<'_>)>,
     ) -> Result<(), SendError> {
-        if self.eof == Eof::Done {
-            return Err(SendError::Closed);
-        }
-        if route.framing == crate::endpoint::Framing::Body {
-            // A bare HTTP body carries exactly one message: the response.
-            return Err(SendError::NotAvailable);
-        }
-        self.write(route, |w| jsonrpc::write_call(w, None, method, params))
+        self.ep.out.notify(route, method, params)
     }
 
     /// Where [`Engine::notify`] and [`Engine::send_request`] write: the byte stream by default, the
     /// standalone GET stream of a Streamable HTTP session.
     pub fn set_notification_route(&mut self, route: Route) {
-        self.notify_route = route;
+        self.ep.out.notify_route = route;
     }
 
     /// Ends `stream` after what is queued for it (a [`Transmit`] with `end_of_stream` follows).
     pub fn end_stream(&mut self, stream: StreamId) -> Result<(), SendError> {
-        if self.tx.end_stream(stream) { Ok(()) } else { Err(SendError::Full) }
+        if self.ep.out.tx.end_stream(stream) { Ok(()) } else { Err(SendError::Full) }
     }
 
     fn send(
@@ -349,74 +331,27 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         method: &str,
         params: Option<&dyn Fn(&mut JsonWriter<'_>)>,
     ) -> Result<OutboundKey, SendError> {
-        if self.eof != Eof::Open {
-            return Err(SendError::Closed);
-        }
-        if !matches!(self.session, Session::Legacy { .. }) {
+        if self.ep.is_open() && !matches!(self.session, Session::Legacy { .. }) {
             // 2026-07-28 has no server-to-client requests (the server returns `input_required`), and
             // before `initialize` there is no session to send them in.
             return Err(SendError::NotAvailable);
         }
-        if !self.outbound.has_room() {
-            return Err(SendError::TooManyRequests);
-        }
-        let key = self.outbound.next_key();
-        let route = self.notify_route;
-        self.write(route, |w| jsonrpc::write_call(w, Some(&key.id()), method, params))?;
         let deadline = self.config.request_timeout.map(|timeout| now + timeout);
-        self.outbound.insert(deadline, route).ok_or(SendError::TooManyRequests)
+        self.ep.out.request(self.ep.out.notify_route, method, params, deadline)
     }
 
     /// Writes one message (the closure writes it without its framing suffix) all or nothing.
-    pub(crate) fn write(&mut self, route: Route, mut body: impl FnMut(&mut JsonWriter<'_>)) -> Result<(), SendError> {
-        self.write_message(route, false, &mut body)
+    pub(crate) fn write(&mut self, route: Route, body: impl FnMut(&mut JsonWriter<'_>)) -> Result<(), SendError> {
+        self.ep.out.write(route, body)
     }
 
     /// Writes a response that ends its stream if its route says so.
     pub(crate) fn write_ending(
         &mut self,
         route: Route,
-        mut body: impl FnMut(&mut JsonWriter<'_>),
+        body: impl FnMut(&mut JsonWriter<'_>),
     ) -> Result<(), SendError> {
-        self.write_message(route, route.ends_with_response, &mut body)
-    }
-
-    /// [`write`](Self::write) and [`write_ending`](Self::write_ending) share this body, not generic
-    /// over the closure: one copy in flash instead of one per message kind.
-    fn write_message(
-        &mut self,
-        route: Route,
-        end_of_stream: bool,
-        body: &mut dyn FnMut(&mut JsonWriter<'_>),
-    ) -> Result<(), SendError> {
-        let window = self.window_len();
-        let whole_window_free = self.tx.free() >= window;
-        let Some((buf, commit)) = self.tx.open(route, window) else { return Err(SendError::Full) };
-        let mut w = JsonWriter::new(buf);
-        body(&mut w);
-        w.raw(commit.suffix());
-        if w.is_overflowed() {
-            return Err(if whole_window_free { SendError::TooLarge } else { SendError::Full });
-        }
-        commit.commit(w.len(), end_of_stream);
-        Ok(())
-    }
-
-    /// Writes the `notifications/cancelled` of timed-out requests, as far as there is room.
-    fn flush_cancellations(&mut self) {
-        while let Some(entry) = self.outbound.cancel_pending() {
-            let request_id = |w: &mut JsonWriter<'_>| {
-                w.raw(b"{\"requestId\":");
-                w.i64(entry.key.id());
-                w.raw(b"}");
-            };
-            let written =
-                self.write(entry.route, |w| jsonrpc::write_call(w, None, "notifications/cancelled", Some(&request_id)));
-            if written.is_err() {
-                return;
-            }
-            self.outbound.remove(entry.key);
-        }
+        self.ep.out.write_ending(route, body)
     }
 
     pub(crate) fn slot(&self, deferred: &Deferred) -> Option<&InFlight> {
@@ -432,12 +367,12 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             self.in_flight[usize::from(deferred.slot)] = None;
             return Err(ReplyError::Cancelled);
         }
-        let window = self.window_len();
-        if self.tx.free() < window || !self.tx.has_record_room(entry.route.stream) {
+        let window = self.ep.out.window_len();
+        if self.ep.out.tx.free() < window || !self.ep.out.tx.has_record_room(entry.route.stream) {
             return Err(ReplyError::Busy);
         }
         let entry = self.in_flight[usize::from(deferred.slot)].take().ok_or(ReplyError::Unknown)?;
-        let slot = self.tx.open(entry.route, window);
+        let slot = self.ep.out.tx.open(entry.route, window);
         let notes = crate::server::reply::Notes {
             progress_token: entry.notes.progress_token.map(ReplyId::Owned),
             last_progress: entry.notes.last_progress,
@@ -445,11 +380,6 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         };
         let out = Outgoing::open(slot, ReplyId::Owned(entry.id), entry.version, &self.config.server_info, None);
         Ok(out.with_notes(notes))
-    }
-
-    /// Bytes one message may take in the transmit buffer.
-    pub(crate) fn window_len(&self) -> usize {
-        self.config.limits.max_response.min(self.tx.capacity()).max(MIN_RESPONSE_WINDOW.min(self.tx.capacity()))
     }
 
     /// Processes buffered frames while the transmit buffer has room for an answer. Once the input
@@ -461,50 +391,43 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         self.process_input(now, handler);
         // Requests to the client that the input gave up on (a cancelled or failed request waiting
         // for input) are cancelled on the wire at once.
-        self.flush_cancellations();
-        if self.eof == Eof::Done {
+        self.ep.out.flush_cancellations();
+        if self.ep.out.eof == Eof::Done {
             let _ = self.end_listens();
         }
     }
 
     fn process_input<H: Handler>(&mut self, now: Instant, handler: &mut H) {
-        let window = self.window_len();
         // One record for every frame of this call (each validation starts it afresh).
         let mut spans = json::Spans::default();
         loop {
-            if self.tx.free() < window
-                || window < MIN_RESPONSE_WINDOW
-                || !self.tx.has_record_room(StreamId::BYTE_STREAM)
-            {
+            // Every message a server takes may need an answer: none is read without room for one.
+            if !self.ep.out.has_answer_room(StreamId::BYTE_STREAM) {
                 return;
             }
             if let Some(batch) = self.batch {
-                self.resume_batch(now, batch, window, handler, &mut spans);
+                self.resume_batch(now, batch, handler, &mut spans);
                 self.announce_changes(handler);
                 continue;
             }
-            // Enough output waits: let the adapter write it before the next request is taken.
-            if self.tx.capacity() - self.tx.free() >= self.config.limits.write_threshold.max(1) {
-                return;
-            }
-            match self.rx.next_frame() {
-                Some(Ok(frame)) => {
-                    self.handle_frame(now, frame, window, handler, &mut spans);
+            match self.ep.next_frame(|_| true) {
+                Next::Frame(frame) => {
+                    self.handle_frame(now, frame, handler, &mut spans);
                     self.announce_changes(handler);
                 }
-                Some(Err(error)) => self.reject_frame(now, error, window, handler),
-                None => break,
+                Next::Dropped(error) => self.reject_frame(now, error, handler),
+                Next::Held => return,
+                Next::Empty => break,
             }
         }
-        if self.eof == Eof::Pending {
-            if let Some(error) = self.rx.finish() {
+        if self.ep.out.eof == Eof::Pending {
+            if let Some(error) = self.ep.finish_input() {
                 handler.on_event(now, Event::FrameDropped(error));
             }
-            self.eof = Eof::Done;
             self.drop_pending_input();
             // Nobody is left to answer requests sent to the client. Those that timed out or were
             // cancelled have had their outcome already.
-            while let Some(entry) = self.outbound.take_any() {
+            while let Some(entry) = self.ep.out.drain() {
                 if !entry.cancel_pending {
                     handler.on_response(now, Response { request: entry.key, outcome: Outcome::Closed });
                 }

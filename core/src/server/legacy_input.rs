@@ -79,7 +79,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         let Some(pending) = self.input.pending.take() else { return false };
         for (_, other, answered) in &pending.keys {
             if !answered && *other != key {
-                self.outbound.cancel(*other);
+                self.ep.out.outbound.cancel(*other);
             }
         }
         // Written now, or lost if the transmit buffer is full: the client is not answering anyway.
@@ -147,7 +147,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         // Keep the params (without the previous round's input), the state, and for now the input
         // requests, from the answer the handler wrote (uncommitted in the transmit window):
         // {"jsonrpc":"2.0","id":…,"result":{"inputRequests":{…},"requestState":"…"}}
-        let answer = json::parse(self.tx.uncommitted(len), json::MAX_DEPTH_LIMIT).map_err(|_| UNREADABLE)?;
+        let answer = json::parse(self.out.tx.uncommitted(len), json::MAX_DEPTH_LIMIT).map_err(|_| UNREADABLE)?;
         let result = answer.get("result").ok_or(UNREADABLE)?;
         let requests = result.get("inputRequests").filter(|r| r.kind() == Kind::Object).ok_or(UNREADABLE)?;
         let mut w = JsonWriter::new(&mut *self.input.record);
@@ -184,7 +184,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             request.get("method").ok_or(UNREADABLE)?;
             count += 1;
         }
-        if count > self.outbound.free() || count > MAX_INPUT_REQUESTS {
+        if count > self.out.outbound.free() || count > MAX_INPUT_REQUESTS {
             return Err("too many requests to the client await answers");
         }
         // Each input request becomes a request to the client, all in one window.
@@ -192,9 +192,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let route = self.route;
         // A bare-body answer (an HTTP POST answered as JSON) carries one message, the answer: the
         // requests go on the session's own stream then, as any other request to the client.
-        let ask_route = if route.framing == Framing::Body { self.notify_route } else { route };
+        let ask_route = if route.framing == Framing::Body { self.out.notify_route } else { route };
         let mut keys = heapless::Vec::new();
-        let Some((mut window, mut commit)) = self.tx.open(ask_route, self.window) else {
+        let Some((mut window, mut commit)) = self.out.tx.open(ask_route, self.out.window_len()) else {
             return Err("the transmit buffer is full");
         };
         let failure = 'ask: {
@@ -203,7 +203,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 for c in key.chars() {
                     let _ = name.push(c); // the length was checked above
                 }
-                let outbound = self.outbound.next_key();
+                let outbound = self.out.outbound.next_key();
                 let mut w = JsonWriter::new(&mut *window);
                 jsonrpc::write_request_head(&mut w, &outbound.id());
                 if let Some(method) = request.get("method") {
@@ -219,7 +219,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                     break 'ask Some("the input requests do not fit the transmit window");
                 }
                 let written = w.len();
-                let Some(key) = self.outbound.insert(deadline, ask_route) else {
+                let Some(key) = self.out.outbound.insert(deadline, ask_route) else {
                     break 'ask Some("too many requests to the client await answers");
                 };
                 let _ = keys.push((name, key, false));
@@ -232,7 +232,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         if let Some(reason) = failure {
             // The requests already sent are cancelled on the wire; their late answers are ignored.
             for (_, key, _) in &keys {
-                self.outbound.cancel(*key);
+                self.out.outbound.cancel(*key);
             }
             return Err(reason);
         }
@@ -251,7 +251,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let Some(index) = pending.keys.iter().position(|(_, key, answered)| key.id() == number && !answered) else {
             return false;
         };
-        let _ = self.outbound.take(Id::Number(number));
+        let _ = self.out.outbound.take(Id::Number(number));
         let Ok(answer) = result else {
             self.fail_pending("the client refused an input request");
             return true;
@@ -280,7 +280,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let Some(pending) = self.input.pending.take() else { return };
         for (_, key, answered) in &pending.keys {
             if !answered {
-                self.outbound.cancel(*key);
+                self.out.outbound.cancel(*key);
             }
         }
         let route = core::mem::replace(&mut self.route, pending.route);
@@ -296,7 +296,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         if let Some(pending) = self.input.pending.take() {
             for (_, key, answered) in &pending.keys {
                 if !answered {
-                    self.outbound.cancel(*key);
+                    self.out.outbound.cancel(*key);
                 }
             }
         }

@@ -81,7 +81,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         if level < log_level {
             return Ok(false);
         }
-        let route = self.notify_route;
+        let route = self.ep.out.notify_route;
         self.write(route, |w| write_log(w, level, logger, data)).map(|()| true)
     }
 

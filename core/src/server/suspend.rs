@@ -3,7 +3,7 @@
 //! bytes instead ([`Engine::suspend`], [`Engine::resume`]).
 
 use crate::server::engine::Engine;
-use crate::server::{Eof, ListChanges, Session};
+use crate::server::{ListChanges, Session};
 use crate::version::ProtocolVersion;
 
 /// What a suspended engine's session negotiated and set: its version, the client's capabilities,
@@ -36,19 +36,19 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// [`resume`](Self::resume) on a new engine with the same configuration, as if this one had
     /// never stopped. `None` otherwise: keep this engine.
     pub fn suspend(&self) -> Option<SessionState> {
-        let quiet = self.tx.is_empty()
-            && self.rx.buffered() == 0
+        let quiet = self.ep.out.tx.is_empty()
+            && self.ep.rx.buffered() == 0
             && self.in_flight.iter().all(Option::is_none)
-            && self.outbound.len() == 0
+            && self.ep.out.outbound.len() == 0
             && !self.awaiting_input()
             && self.batch.is_none()
             && self.pending_changes == ListChanges::NONE
-            && self.eof == Eof::Open;
+            && self.ep.is_open();
         quiet.then_some(SessionState {
             session: self.session,
             next_generation: self.next_generation,
-            next_event: self.tx.next_event(),
-            next_request_id: self.outbound.next_id(),
+            next_event: self.ep.out.tx.next_event(),
+            next_request_id: self.ep.out.outbound.next_id(),
         })
     }
 
@@ -59,7 +59,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     pub fn resume(&mut self, state: SessionState) {
         self.session = state.session;
         self.next_generation = state.next_generation;
-        self.tx.set_next_event(state.next_event);
-        self.outbound.set_next_id(state.next_request_id);
+        self.ep.out.tx.set_next_event(state.next_event);
+        self.ep.out.outbound.set_next_id(state.next_request_id);
     }
 }

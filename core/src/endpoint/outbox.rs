@@ -1,0 +1,212 @@
+//! [`Outbox`]: everything an endpoint sends, in one place: framed messages written all or nothing,
+//! requests to the peer with their ids and deadlines, notifications, cancellations, and the error
+//! answers to messages it cannot use.
+
+use crate::endpoint::outbound::Entry;
+use crate::endpoint::{Framing, Limits, MIN_RESPONSE_WINDOW, OutboundKey, OutboundTable, Route, SendError, TxQueue};
+use crate::json::JsonWriter;
+use crate::jsonrpc::{self, ErrorMessage, Id, WriteId, code, write_error_head};
+use crate::time::Instant;
+
+/// Whether the input has ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Eof {
+    /// Input may still come.
+    Open,
+    /// The end was reported; what is buffered is still to be served.
+    Pending,
+    /// Everything was served; nothing more is read or sent.
+    Done,
+}
+
+/// The sending half of an [`Endpoint`](crate::endpoint::Endpoint): the transmit queue, the table of
+/// requests sent to the peer (`OUTBOUND` at once), the limits and whether the input has ended. It is
+/// apart from the receive buffer so that a role can answer a received message while reading it.
+pub(crate) struct Outbox<'a, const OUTBOUND: usize> {
+    pub(crate) tx: TxQueue<'a>,
+    pub(crate) outbound: OutboundTable<OUTBOUND>,
+    pub(crate) limits: Limits,
+    pub(crate) eof: Eof,
+    /// Where notifications and requests to the peer go unless a route is given.
+    pub(crate) notify_route: Route,
+}
+
+impl<'a, const OUTBOUND: usize> Outbox<'a, OUTBOUND> {
+    pub(crate) fn new(tx: TxQueue<'a>, limits: Limits) -> Self {
+        Outbox { tx, outbound: OutboundTable::new(), limits, eof: Eof::Open, notify_route: Route::BYTE_STREAM }
+    }
+
+    /// Bytes one message may take in the transmit buffer: [`Limits::max_response`], clamped to the
+    /// buffer and to at least [`MIN_RESPONSE_WINDOW`].
+    pub(crate) fn window_len(&self) -> usize {
+        self.limits.max_response.min(self.tx.capacity()).max(MIN_RESPONSE_WINDOW.min(self.tx.capacity()))
+    }
+
+    /// Whether an answer to a message received on `stream` fits now: a whole window is free and the
+    /// queue can take a record for the stream.
+    pub(crate) fn has_answer_room(&self, stream: crate::endpoint::StreamId) -> bool {
+        let window = self.window_len();
+        self.tx.free() >= window && window >= MIN_RESPONSE_WINDOW && self.tx.has_record_room(stream)
+    }
+
+    /// Writes one message (the closure writes it without its framing suffix) all or nothing.
+    pub(crate) fn write(&mut self, route: Route, mut body: impl FnMut(&mut JsonWriter<'_>)) -> Result<(), SendError> {
+        self.write_message(route, false, &mut body)
+    }
+
+    /// Writes a response that ends its stream if its route says so.
+    pub(crate) fn write_ending(
+        &mut self,
+        route: Route,
+        mut body: impl FnMut(&mut JsonWriter<'_>),
+    ) -> Result<(), SendError> {
+        self.write_message(route, route.ends_with_response, &mut body)
+    }
+
+    /// [`write`](Self::write) and [`write_ending`](Self::write_ending) share this body, not generic
+    /// over the closure: one copy in flash instead of one per message kind.
+    fn write_message(
+        &mut self,
+        route: Route,
+        end_of_stream: bool,
+        body: &mut dyn FnMut(&mut JsonWriter<'_>),
+    ) -> Result<(), SendError> {
+        let window = self.window_len();
+        let whole_window_free = self.tx.free() >= window;
+        let Some((buf, commit)) = self.tx.open(route, window) else { return Err(SendError::Full) };
+        let mut w = JsonWriter::new(buf);
+        body(&mut w);
+        w.raw(commit.suffix());
+        if w.is_overflowed() {
+            return Err(if whole_window_free { SendError::TooLarge } else { SendError::Full });
+        }
+        commit.commit(w.len(), end_of_stream);
+        Ok(())
+    }
+
+    /// Sends the notification `method` with `params` (a JSON object written by the closure) to
+    /// `route`.
+    pub(crate) fn notify(
+        &mut self,
+        route: Route,
+        method: &str,
+        params: Option<&dyn Fn(&mut JsonWriter<'_>)>,
+    ) -> Result<(), SendError> {
+        if self.eof == Eof::Done {
+            return Err(SendError::Closed);
+        }
+        if route.framing == Framing::Body {
+            // A bare HTTP body carries exactly one message: the response.
+            return Err(SendError::NotAvailable);
+        }
+        self.write(route, |w| jsonrpc::write_call(w, None, method, params))
+    }
+
+    /// Sends the request `method` with `params` to `route` under the next id, awaiting its answer
+    /// until `deadline` (then it is [expired](Self::expire)). The role decides whether it may send
+    /// requests at all.
+    pub(crate) fn request(
+        &mut self,
+        route: Route,
+        method: &str,
+        params: Option<&dyn Fn(&mut JsonWriter<'_>)>,
+        deadline: Option<Instant>,
+    ) -> Result<OutboundKey, SendError> {
+        if self.eof != Eof::Open {
+            return Err(SendError::Closed);
+        }
+        if !self.outbound.has_room() {
+            return Err(SendError::TooManyRequests);
+        }
+        let key = self.outbound.next_key();
+        self.write(route, |w| jsonrpc::write_call(w, Some(&key.id()), method, params))?;
+        self.outbound.insert(deadline, route).ok_or(SendError::TooManyRequests)
+    }
+
+    /// Gives up on a request sent to the peer: `notifications/cancelled` goes out (now, or once the
+    /// transmit buffer has room) and a late answer is ignored. `false` if it awaits no answer.
+    pub(crate) fn cancel(&mut self, key: OutboundKey) -> bool {
+        let cancelled = self.outbound.cancel(key);
+        self.flush_cancellations();
+        cancelled
+    }
+
+    /// The next request whose deadline passed by `now`: it is marked for cancellation on the wire
+    /// ([`flush_cancellations`](Self::flush_cancellations) writes it) and its answer will be ignored.
+    pub(crate) fn expire(&mut self, now: Instant) -> Option<Entry> {
+        self.outbound.expire_one(now)
+    }
+
+    /// The request an answer with `id` answers, taken from the table (`None`: an unexpected answer).
+    pub(crate) fn answer(&mut self, id: Id<'_>) -> Option<Entry> {
+        self.outbound.take(id)
+    }
+
+    /// The next request that will never be answered because the input ended, taken from the table.
+    /// Those cancelled or timed out already had their outcome (`cancel_pending`).
+    pub(crate) fn drain(&mut self) -> Option<Entry> {
+        self.outbound.take_any()
+    }
+
+    /// Writes the `notifications/cancelled` of cancelled and timed-out requests, as far as there is
+    /// room.
+    pub(crate) fn flush_cancellations(&mut self) {
+        while let Some(entry) = self.outbound.cancel_pending() {
+            let request_id = |w: &mut JsonWriter<'_>| {
+                w.raw(b"{\"requestId\":");
+                w.i64(entry.key.id());
+                w.raw(b"}");
+            };
+            let written =
+                self.write(entry.route, |w| jsonrpc::write_call(w, None, "notifications/cancelled", Some(&request_id)));
+            if written.is_err() {
+                return;
+            }
+            self.outbound.remove(entry.key);
+        }
+    }
+
+    /// Answers a message on `route` with the error `code` and `message` (and `data`, written by the
+    /// closure). An error that does not fit the window is shortened to "error response too large",
+    /// keeping the id if at all possible (an answer without its id answers no request); if even that
+    /// does not fit, nothing is written. Returns the reason to report: the message's fixed text, or
+    /// the code's name ([`code::name`]).
+    pub(crate) fn reject(
+        &mut self,
+        route: Route,
+        id: Option<&dyn WriteId>,
+        code: i32,
+        message: ErrorMessage<'_>,
+        data: Option<&dyn Fn(&mut JsonWriter<'_>)>,
+    ) -> &'static str {
+        let window = self.window_len();
+        if let Some((window, commit)) = self.tx.open(route, window) {
+            let suffix = commit.suffix();
+            let mut w = JsonWriter::new(window);
+            write_error_head(&mut w, id, code, message);
+            if let Some(data) = data {
+                w.raw(b",\"data\":");
+                data(&mut w);
+            }
+            w.raw(b"}}");
+            w.raw(suffix);
+            for fallback_id in [id, None] {
+                if w.is_overflowed() {
+                    w.truncate(0);
+                    write_error_head(
+                        &mut w,
+                        fallback_id,
+                        code,
+                        ErrorMessage::Whole(format_args!("error response too large")),
+                    );
+                    w.raw(b"}}");
+                    w.raw(suffix);
+                }
+            }
+            if !w.is_overflowed() {
+                commit.commit(w.len(), route.ends_with_response);
+            }
+        }
+        message.as_str().unwrap_or(code::name(code))
+    }
+}
