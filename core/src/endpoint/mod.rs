@@ -31,6 +31,8 @@
 mod limits;
 mod outbound;
 mod outbox;
+#[cfg(test)]
+mod tests;
 mod tx;
 
 pub use limits::{Buffers, DEFAULT_MAX_DEPTH, DEFAULT_PAGE_SIZE, DEFAULT_WRITE_THRESHOLD, Limits, MIN_RESPONSE_WINDOW};
@@ -105,8 +107,7 @@ impl<'a, const OUTBOUND: usize> Endpoint<'a, OUTBOUND> {
                 self.rx.unread();
                 Next::Held
             }
-            // A dropped message is answered with an error: only with room (it is reported again
-            // otherwise, as the framing layer keeps its report until taken).
+            // A dropped message is answered with an error where one fits, and reported.
             Some(Err(error)) => Next::Dropped(error),
             None => Next::Empty,
         }
