@@ -1,6 +1,7 @@
 //! The Streamable HTTP rules, sans-IO: everything an HTTP server needs to decide about a request
-//! to the MCP endpoint before and after an [`Engine`](crate::server::Engine) serves its body, so an
-//! embedded HTTP server and the tokio adapter share them and the adapters only move bytes.
+//! to the MCP endpoint before and after an engine serves its body, so an embedded HTTP server and
+//! the tokio adapter share them and the adapters only move bytes. Nothing here depends on the
+//! server role: the tools whose headers are checked come through [`ToolSchemas`].
 //!
 //! One endpoint serves both eras:
 //!
@@ -53,7 +54,7 @@ pub use header::{
     HeaderList, HeaderValueError, Headers, MAX_HEADER_VALUE_LEN, decode_value, matches_value, name, trim_ows,
 };
 pub use origin::{HostPolicy, LOOPBACK_HOSTS};
-pub use param::{MAX_PARAM_HEADER_NAME_LEN, MAX_PARAM_HEADERS, check_param_headers};
+pub use param::{MAX_PARAM_HEADER_NAME_LEN, MAX_PARAM_HEADERS, ToolSchemas, check_param_headers};
 pub use request::{
     DEFAULT_MAX_BODY, DEFAULT_PATH, HeadPlan, HttpMethod, Policy, PostPlan, Serve, SsePaths, accepts, media_type_is,
     plan_head, plan_post, request_id, write_endpoint_event,

@@ -6,12 +6,19 @@ use crate::http::request::header_text;
 use crate::http::status::Rejection;
 use crate::json::{self, Kind};
 use crate::jsonrpc::{Message, classify_recorded, code};
-use crate::server::Handler;
 
 /// Longest `x-mcp-header` name checked (longer ones cannot name a header this server reads).
 pub const MAX_PARAM_HEADER_NAME_LEN: usize = 64;
 /// Most `x-mcp-header` properties checked per tool.
 pub const MAX_PARAM_HEADERS: usize = 32;
+
+/// The tools whose `Mcp-Param-*` headers [`check_param_headers`] checks: each tool's name and input
+/// schema (JSON text), by index. Every [`server::Handler`](crate::server::Handler) is one (its tool
+/// table); the HTTP rules need nothing else of the server.
+pub trait ToolSchemas {
+    /// The name and input schema of the tool at `index`; `None` past the last one.
+    fn tool_schema(&self, index: usize) -> Option<(&str, &str)>;
+}
 
 /// Checks the `Mcp-Param-*` headers of a 2026-07-28 `tools/call` in `body` against its
 /// `arguments`, for the tool of that name in `handler`'s table: each property of the tool's
@@ -22,7 +29,7 @@ pub const MAX_PARAM_HEADERS: usize = 32;
 /// Call it on a request [`plan_post`](super::plan_post) accepted as 2026-07-28: the body is read
 /// only when its `Mcp-Method` and `Mcp-Name` headers, which that plan checked against the body, name
 /// `tools/call` of a tool whose schema may name a header.
-pub fn check_param_headers<'b, H: Headers + ?Sized, A: Handler + ?Sized>(
+pub fn check_param_headers<'b, H: Headers + ?Sized, A: ToolSchemas + ?Sized>(
     headers: &H,
     body: &'b [u8],
     handler: &A,
@@ -32,8 +39,8 @@ pub fn check_param_headers<'b, H: Headers + ?Sized, A: Handler + ?Sized>(
         return Ok(());
     }
     let Ok(Some(named)) = header_text(headers, name::NAME, &mut buf) else { return Ok(()) };
-    let named = (0..).map_while(|i| handler.tool(i)).find(|t| t.name == named);
-    if named.is_none_or(|t| !t.input_schema.contains("x-mcp-header") && !t.input_schema.contains('\\')) {
+    let named = (0..).map_while(|i| handler.tool_schema(i)).find(|(name, _)| *name == named);
+    if named.is_none_or(|(_, schema)| !schema.contains("x-mcp-header") && !schema.contains('\\')) {
         return Ok(());
     }
     let mut spans = json::Spans::default();
@@ -45,10 +52,9 @@ pub fn check_param_headers<'b, H: Headers + ?Sized, A: Handler + ?Sized>(
     }
     let [name, arguments] = params.map_or([None; 2], |p| p.members_spanned(spans).find_all(["name", "arguments"]));
     let Some(name) = name.and_then(|n| n.as_str()) else { return Ok(()) };
-    let tool = (0..).map_while(|i| handler.tool(i)).find(|t| name.eq_str(t.name));
-    let Some(tool) = tool else { return Ok(()) };
+    let tool = (0..).map_while(|i| handler.tool_schema(i)).find(|(tool, _)| name.eq_str(tool));
+    let Some((_, schema)) = tool else { return Ok(()) };
     // A schema that names no header (it would show `x-mcp-header`, or escape it) is not read.
-    let schema = tool.input_schema;
     if !schema.contains("x-mcp-header") && !schema.contains('\\') {
         return Ok(());
     }
@@ -94,7 +100,7 @@ pub fn check_param_headers<'b, H: Headers + ?Sized, A: Handler + ?Sized>(
 mod tests {
     use super::*;
     use crate::http::HeaderList;
-    use crate::server::Tool;
+    use crate::server::{Handler, Tool};
 
     static TOOLS: [Tool<'static>; 2] = [
         Tool::new(

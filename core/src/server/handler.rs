@@ -261,3 +261,10 @@ pub trait Handler {
         let _ = (now, event);
     }
 }
+
+/// A handler's tool table is what the Streamable HTTP rules check `Mcp-Param-*` headers against.
+impl<H: Handler + ?Sized> crate::http::ToolSchemas for H {
+    fn tool_schema(&self, index: usize) -> Option<(&str, &str)> {
+        self.tool(index).map(|tool| (tool.name, tool.input_schema))
+    }
+}
