@@ -1,9 +1,13 @@
 //! MCP data types that both roles use: implementation info, tools, resources, prompts and
 //! capabilities. A server describes itself with them; a client reads them from a server.
 
+use crate::json::JsonWriter;
+use crate::version::ProtocolVersion;
+
 mod capabilities;
 mod content;
 mod logging;
+pub mod meta;
 pub mod uri_template;
 
 pub use capabilities::{ClientCapabilities, ListCapability, ResourceCapability, ServerCapabilities};
@@ -33,6 +37,29 @@ impl<'a> Implementation<'a> {
     /// A name and a version; other fields empty.
     pub const fn new(name: &'a str, version: &'a str) -> Self {
         Implementation { name, version, title: None, description: None, website_url: None, icons: &[] }
+    }
+
+    /// Writes the `Implementation` object (`serverInfo`, `clientInfo`) with the fields `version` has.
+    pub(crate) fn write(&self, w: &mut JsonWriter<'_>, version: ProtocolVersion) {
+        w.raw(b"{\"name\":");
+        w.string(self.name);
+        w.raw(b",\"version\":");
+        w.string(self.version);
+        if let (Some(title), true) = (self.title, version.has_titles()) {
+            w.raw(b",\"title\":");
+            w.string(title);
+        }
+        if version.has_icons() {
+            for (key, value) in [(&b",\"description\":"[..], self.description), (b",\"websiteUrl\":", self.website_url)]
+            {
+                if let Some(value) = value {
+                    w.raw(key);
+                    w.string(value);
+                }
+            }
+            write_icons(w, self.icons, version);
+        }
+        w.raw(b"}");
     }
 }
 

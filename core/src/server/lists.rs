@@ -7,7 +7,6 @@ use crate::mcp::ClientCapabilities;
 use crate::server::dispatch::Parts;
 use crate::server::items::{ItemError, write_prompt, write_resource, write_template, write_tool};
 use crate::server::params::Params;
-use crate::server::reply::write_implementation;
 use crate::server::{Event, Handler, Session};
 use crate::version::{Era, ProtocolVersion};
 
@@ -66,7 +65,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         out.field("capabilities");
         capabilities.write(out.writer(), version);
         out.field("serverInfo");
-        write_implementation(out.writer(), &config.server_info, version);
+        config.server_info.write(out.writer(), version);
         if let Some(instructions) = config.instructions {
             out.field("instructions");
             out.writer().string(instructions);
@@ -147,8 +146,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let (handler, config, mut out) = self.reply_parts(id, version, false);
         let page_size = config.limits.page_size.max(1);
         // The tail repeats the implementation info (2026-07-28 `_meta`): its length as written.
-        let reserve = PAGE_TAIL_RESERVE
-            .saturating_add(written_len(out.writer(), |w| write_implementation(w, &config.server_info, version)));
+        let reserve =
+            PAGE_TAIL_RESERVE.saturating_add(written_len(out.writer(), |w| config.server_info.write(w, version)));
         out.field(kind.field());
         out.writer().raw(b"[");
         if start > 0 && !has_item(&*handler, kind, start) {

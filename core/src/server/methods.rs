@@ -4,10 +4,11 @@
 
 use crate::json::{JsonWriter, Kind, Value};
 use crate::jsonrpc::{self, ErrorMessage, Id, OwnedId, code};
+use crate::mcp::meta::META_LOG_LEVEL;
 use crate::mcp::{LoggingLevel, UriTemplate};
 use crate::server::dispatch::{Parts, plain_or_unescaped};
 use crate::server::handler::{CompletionRef, CompletionRequest, RequestContext};
-use crate::server::params::{META_LOG_LEVEL, Params};
+use crate::server::params::Params;
 use crate::server::reply::{CompletionReply, InFlight, Notes, ReplyId, ReplyKind};
 use crate::server::subscriptions::{Filter, Listen, write_subscription_meta};
 use crate::server::{Handler, MAX_ESCAPED_NAME_LEN, Session};

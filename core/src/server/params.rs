@@ -39,44 +39,6 @@ impl<'a> Params<'a> {
     }
 }
 
-/// `_meta` keys of a 2026-07-28 request: its protocol version, the client's capabilities and
-/// information.
-pub(crate) const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-pub(crate) const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-pub(crate) const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-/// `_meta` key of a 2026-07-28 request's log level.
-pub(crate) const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-
-/// The members of a request's `_meta` the engine reads, found in one walk.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Meta<'a> {
-    pub(crate) protocol_version: Option<Value<'a>>,
-    pub(crate) client_capabilities: Option<Value<'a>>,
-    pub(crate) client_info: Option<Value<'a>>,
-    pub(crate) progress_token: Option<Value<'a>>,
-    pub(crate) log_level: Option<Value<'a>>,
-}
-
-impl<'a> Meta<'a> {
-    pub(crate) fn new(meta: Option<Value<'a>>, spans: &'a Spans) -> Self {
-        let Some(meta) = meta else { return Meta::default() };
-        let [protocol_version, client_capabilities, client_info, progress_token, log_level] =
-            meta.members_spanned(spans).find_all([
-                META_PROTOCOL_VERSION,
-                META_CLIENT_CAPABILITIES,
-                META_CLIENT_INFO,
-                "progressToken",
-                META_LOG_LEVEL,
-            ]);
-        Meta { protocol_version, client_capabilities, client_info, progress_token, log_level }
-    }
-
-    /// Whether the request is a 2026-07-28 one: its `_meta` names a version, capabilities or client.
-    pub(crate) fn is_modern(&self) -> bool {
-        self.protocol_version.is_some() || self.client_capabilities.is_some() || self.client_info.is_some()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::{PICKED, Params};

@@ -328,7 +328,7 @@ impl<'a> Outgoing<'a> {
             self.w.raw(b"{");
             self.write_meta_members();
             self.w.raw(b"\"io.modelcontextprotocol/serverInfo\":");
-            write_implementation(&mut self.w, self.server_info, self.version);
+            self.server_info.write(&mut self.w, self.version);
             self.w.raw(b"}");
         } else if self.meta.is_some() {
             self.field("_meta");
@@ -528,28 +528,6 @@ macro_rules! note_methods {
             self.out.log_value(level, logger, data)
         }
     };
-}
-
-/// Writes an `Implementation` object with the fields `version` has.
-pub(crate) fn write_implementation(w: &mut JsonWriter<'_>, info: &Implementation<'_>, version: ProtocolVersion) {
-    w.raw(b"{\"name\":");
-    w.string(info.name);
-    w.raw(b",\"version\":");
-    w.string(info.version);
-    if let (Some(title), true) = (info.title, version.has_titles()) {
-        w.raw(b",\"title\":");
-        w.string(title);
-    }
-    if version.has_icons() {
-        for (key, value) in [(&b",\"description\":"[..], info.description), (b",\"websiteUrl\":", info.website_url)] {
-            if let Some(value) = value {
-                w.raw(key);
-                w.string(value);
-            }
-        }
-        crate::mcp::write_icons(w, info.icons, version);
-    }
-    w.raw(b"}");
 }
 
 mod completion;
