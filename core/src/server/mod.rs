@@ -44,6 +44,7 @@ mod tests_replies;
 mod tests_surface;
 #[cfg(test)]
 mod tests_suspend;
+pub mod wrapper;
 
 use crate::frame::FrameError;
 use crate::json::JsonStr;
@@ -54,6 +55,7 @@ use crate::version::ProtocolVersion;
 pub use engine::{Bound, Engine, InputError, Received};
 pub use serve::Server;
 pub use suspend::SessionState;
+pub use wrapper::Wrapper;
 
 pub use crate::endpoint::{
     Buffers, DEFAULT_MAX_DEPTH, DEFAULT_PAGE_SIZE, DEFAULT_WRITE_THRESHOLD, Limits, MIN_RESPONSE_WINDOW,

@@ -1,16 +1,13 @@
 //! [`Server`]: one [`Engine`] with its handler, and the [`Connection`] impls adapters drive.
 
 use crate::connection::Connection;
-use crate::endpoint::{OutboundKey, SendError};
+use crate::endpoint::SendError;
 use core::fmt;
+use core::ops::{Deref, DerefMut};
 
-use crate::json::JsonWriter;
 use crate::mcp::LoggingLevel;
-use crate::server::{
-    Bound, Buffers, Config, Deferred, Engine, Handler, ListChanged, PromptReply, ReplyError, ResourceReply, ToolReply,
-};
+use crate::server::{Bound, Buffers, Config, Engine, Handler, ListChanged};
 use crate::time::Instant;
-use crate::version::ProtocolVersion;
 
 /// A sans-IO MCP server: an [`Engine`] and the [`Handler`] it serves. `IN_FLIGHT` is how many
 /// requests may be deferred at once, `OUTBOUND` how many requests to the client may await answers.
@@ -50,96 +47,9 @@ impl<'a, H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize> Server<'a, H
         (&mut self.engine, &mut self.handler)
     }
 
-    /// The configuration.
-    pub fn config(&self) -> &Config<'a> {
-        self.engine.config()
-    }
-
-    /// The legacy session's negotiated version, once `initialize` was answered.
-    pub fn session_version(&self) -> Option<ProtocolVersion> {
-        self.engine.session_version()
-    }
-
-    /// See [`Engine::client_capabilities`].
-    pub fn client_capabilities(&self) -> Option<crate::mcp::ClientCapabilities> {
-        self.engine.client_capabilities()
-    }
-
-    /// How many deferred requests await an answer.
-    pub fn in_flight(&self) -> usize {
-        self.engine.in_flight()
-    }
-
-    /// Whether the client cancelled this deferred request (its answer would be suppressed).
-    pub fn is_cancelled(&self, deferred: &Deferred) -> bool {
-        self.engine.is_cancelled(deferred)
-    }
-
     /// See [`Engine::handle_input`].
     pub fn handle_input(&mut self, now: Instant, data: &[u8]) -> usize {
         self.engine.handle_input(now, data, &mut self.handler)
-    }
-
-    /// See [`Engine::reply_tool`].
-    pub fn reply_tool(&mut self, deferred: &Deferred) -> Result<ToolReply<'_>, ReplyError> {
-        self.engine.reply_tool(deferred)
-    }
-
-    /// See [`Engine::reply_resource`].
-    pub fn reply_resource(&mut self, deferred: &Deferred) -> Result<ResourceReply<'_>, ReplyError> {
-        self.engine.reply_resource(deferred)
-    }
-
-    /// See [`Engine::reply_prompt`].
-    pub fn reply_prompt(&mut self, deferred: &Deferred) -> Result<PromptReply<'_>, ReplyError> {
-        self.engine.reply_prompt(deferred)
-    }
-
-    /// See [`Engine::ping`].
-    pub fn ping(&mut self, now: Instant) -> Result<OutboundKey, SendError> {
-        self.engine.ping(now)
-    }
-
-    /// See [`Engine::send_request`].
-    pub fn send_request(
-        &mut self,
-        now: Instant,
-        method: &str,
-        params: Option<&dyn Fn(&mut JsonWriter<'_>)>,
-    ) -> Result<OutboundKey, SendError> {
-        self.engine.send_request(now, method, params)
-    }
-
-    /// See [`Engine::cancel_request`].
-    pub fn cancel_request(&mut self, key: OutboundKey) -> bool {
-        self.engine.cancel_request(key)
-    }
-
-    /// See [`Engine::notify`].
-    pub fn notify(&mut self, method: &str, params: Option<&dyn Fn(&mut JsonWriter<'_>)>) -> Result<(), SendError> {
-        self.engine.notify(method, params)
-    }
-
-    /// See [`Engine::progress`].
-    pub fn progress(
-        &mut self,
-        deferred: &Deferred,
-        progress: u64,
-        total: Option<u64>,
-        message: Option<&str>,
-    ) -> Result<(), SendError> {
-        self.engine.progress(deferred, progress, total, message)
-    }
-
-    /// See [`Engine::log_for`].
-    pub fn log_for(
-        &mut self,
-        deferred: &Deferred,
-        level: LoggingLevel,
-        logger: Option<&str>,
-        data: fmt::Arguments<'_>,
-    ) -> Result<bool, SendError> {
-        self.engine.log_for(deferred, level, logger, data)
     }
 
     /// See [`Engine::log`].
@@ -156,37 +66,44 @@ impl<'a, H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize> Server<'a, H
     pub fn list_changed(&mut self, list: ListChanged) -> Result<usize, SendError> {
         self.engine.list_changed(list, &self.handler)
     }
+}
 
-    /// See [`Engine::resource_updated`].
-    pub fn resource_updated(&mut self, uri: &str) -> Result<usize, SendError> {
-        self.engine.resource_updated(uri)
-    }
+/// Everything an [`Engine`] offers that needs no handler (replying to deferred requests, sending
+/// requests and notifications, progress, session state) is reached through the server.
+impl<'a, H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize> Deref for Server<'a, H, IN_FLIGHT, OUTBOUND> {
+    type Target = Engine<'a, IN_FLIGHT, OUTBOUND>;
 
-    /// See [`Engine::end_listens`].
-    pub fn end_listens(&mut self) -> Result<usize, SendError> {
-        self.engine.end_listens()
+    fn deref(&self) -> &Self::Target {
+        &self.engine
     }
 }
 
+impl<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize> DerefMut for Server<'_, H, IN_FLIGHT, OUTBOUND> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.engine
+    }
+}
+
+/// The server is driven as its engine bound to its handler ([`Engine::bind`]): one implementation.
 impl<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize> Connection for Server<'_, H, IN_FLIGHT, OUTBOUND> {
     fn rx_spare(&mut self) -> &mut [u8] {
         self.engine.rx_spare()
     }
 
     fn rx_commit(&mut self, now: Instant, n: usize) {
-        self.engine.rx_commit(now, n, &mut self.handler)
+        self.engine.bind(&mut self.handler).rx_commit(now, n)
     }
 
     fn handle_eof(&mut self, now: Instant) {
-        self.engine.handle_eof(now, &mut self.handler)
+        self.engine.bind(&mut self.handler).handle_eof(now)
     }
 
     fn poll_transmit(&self) -> Option<&[u8]> {
-        self.engine.poll_transmit().map(|t| t.bytes).filter(|bytes| !bytes.is_empty())
+        Bound::<H, IN_FLIGHT, OUTBOUND>::transmit_bytes(&self.engine)
     }
 
     fn transmit_done(&mut self, now: Instant, n: usize) {
-        self.engine.transmit_done(now, n, &mut self.handler)
+        self.engine.bind(&mut self.handler).transmit_done(now, n)
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
@@ -194,7 +111,7 @@ impl<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize> Connection for S
     }
 
     fn handle_timeout(&mut self, now: Instant) {
-        self.engine.handle_timeout(now, &mut self.handler)
+        self.engine.bind(&mut self.handler).handle_timeout(now)
     }
 
     fn is_finished(&self) -> bool {
@@ -216,7 +133,7 @@ impl<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize> Connection for B
     }
 
     fn poll_transmit(&self) -> Option<&[u8]> {
-        self.engine.poll_transmit().map(|t| t.bytes).filter(|bytes| !bytes.is_empty())
+        Self::transmit_bytes(self.engine)
     }
 
     fn transmit_done(&mut self, now: Instant, n: usize) {
@@ -233,5 +150,13 @@ impl<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize> Connection for B
 
     fn is_finished(&self) -> bool {
         self.engine.is_finished()
+    }
+}
+
+impl<'a, H, const IN_FLIGHT: usize, const OUTBOUND: usize> Bound<'_, 'a, H, IN_FLIGHT, OUTBOUND> {
+    /// What a byte stream writes next: the pending transmit's bytes (an end-of-stream marker with
+    /// no bytes means nothing on a byte stream).
+    fn transmit_bytes<'t>(engine: &'t Engine<'a, IN_FLIGHT, OUTBOUND>) -> Option<&'t [u8]> {
+        engine.poll_transmit().map(|t| t.bytes).filter(|bytes| !bytes.is_empty())
     }
 }

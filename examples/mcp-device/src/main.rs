@@ -13,13 +13,7 @@ use clap::{Parser, ValueEnum};
 use mcp_example_device::{
     Board, Centidegrees, Device, INSTRUCTIONS, SAMPLE_CALIBRATION, SERVER_NAME, Sensor, simulated_temperature,
 };
-use mcp_sansio::endpoint::Response;
-use mcp_sansio::mcp::ServerCapabilities;
-use mcp_sansio::server::{
-    Buffers, CacheHints, CacheScope, CompletionReply, CompletionRequest, Config, Event, Handler, Limits, ListChanges,
-    Prompt, PromptGet, PromptReply, Resource, ResourceRead, ResourceReply, ResourceTemplate, Server, Tool, ToolCall,
-    ToolReply,
-};
+use mcp_sansio::server::{Buffers, CacheHints, CacheScope, Config, Event, Handler, Limits, Server, Wrapper};
 use mcp_sansio::time::Instant;
 
 /// The example device as an MCP server speaking newline-delimited JSON-RPC on stdin/stdout.
@@ -111,39 +105,14 @@ struct Logged<H> {
     verbose: bool,
 }
 
-impl<H: Handler> Handler for Logged<H> {
-    fn tool(&self, index: usize) -> Option<Tool<'_>> {
-        self.inner.tool(index)
+/// Only `on_event` is its own: every other method is the device logic's ([`Wrapper`]).
+impl<H: Handler> Wrapper for Logged<H> {
+    type Inner = H;
+    fn inner(&self) -> &H {
+        &self.inner
     }
-    fn resource(&self, index: usize) -> Option<Resource<'_>> {
-        self.inner.resource(index)
-    }
-    fn prompt(&self, index: usize) -> Option<Prompt<'_>> {
-        self.inner.prompt(index)
-    }
-    fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
-        self.inner.call_tool(call, reply)
-    }
-    fn read_resource(&mut self, read: ResourceRead<'_>, reply: ResourceReply<'_>) {
-        self.inner.read_resource(read, reply)
-    }
-    fn get_prompt(&mut self, get: PromptGet<'_>, reply: PromptReply<'_>) {
-        self.inner.get_prompt(get, reply)
-    }
-    fn capabilities(&self) -> ServerCapabilities {
-        self.inner.capabilities()
-    }
-    fn resource_template(&self, index: usize) -> Option<ResourceTemplate<'_>> {
-        self.inner.resource_template(index)
-    }
-    fn complete(&mut self, request: CompletionRequest<'_>, reply: CompletionReply<'_>) {
-        self.inner.complete(request, reply)
-    }
-    fn take_list_changes(&mut self) -> ListChanges {
-        self.inner.take_list_changes()
-    }
-    fn on_response(&mut self, now: Instant, response: Response<'_>) {
-        self.inner.on_response(now, response)
+    fn inner_mut(&mut self) -> &mut H {
+        &mut self.inner
     }
     fn on_event(&mut self, now: Instant, event: Event<'_>) {
         let important = matches!(event, Event::Rejected { .. } | Event::FrameDropped(_));
