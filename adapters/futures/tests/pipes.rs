@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use async_io::Async;
-use mcp_sansio_futures::{FdMode, FdReader, FdWriter, run, run_with_completions};
+use mcp_sansio_futures::{FdMode, FdReader, FdWriter, run, run_with_jobs};
 use smol::io::{AsyncWriteExt, BufReader};
 use support::slow::{request, slow_server};
 use support::{INITIALIZE, Runtime, device_server, next_line};
@@ -38,7 +38,7 @@ async fn answers_that_meet_a_full_pipe_are_retried_and_each_sent_once(runtime: R
     const REQUESTS: u64 = 30;
     // The smallest transmit buffer: one answer fills it, so an answer is refused
     // (`ReplyError::Busy`) while the previous one waits for room in the pipe.
-    let (mut server, completions, busy) = slow_server(runtime, mcp_sansio::server::MIN_RESPONSE_WINDOW);
+    let (mut server, jobs, busy) = slow_server(runtime, mcp_sansio::server::MIN_RESPONSE_WINDOW);
     let ((reader, writer), (client_in, mut client_out)) = pipes();
     let client_side = async move {
         let requests: String = (1..=REQUESTS as u32).map(|id| request(id, 0)).collect();
@@ -56,8 +56,7 @@ async fn answers_that_meet_a_full_pipe_are_retried_and_each_sent_once(runtime: R
         assert_eq!(next_line(&mut lines).await, None, "nothing after the expected answers");
         answers
     };
-    let (served, answers) =
-        smol::future::zip(run_with_completions(&mut server, reader, writer, completions), client_side).await;
+    let (served, answers) = smol::future::zip(run_with_jobs(&mut server, reader, writer, jobs), client_side).await;
     served.unwrap();
     for id in 1..=REQUESTS {
         assert_eq!(answers[&id]["result"]["content"][0]["text"], "slept 0 ms", "{}", answers[&id]);
