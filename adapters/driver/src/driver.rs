@@ -1,14 +1,13 @@
 //! The run loop (see the crate docs).
 
 use core::fmt;
-use core::future::Ready;
 
 use embedded_io_async::{Read, Write};
 use mcp_sansio::connection::Connection;
 
 use crate::clock::Clock;
 use crate::jobs::{JobStatus, Jobs, NoJobs};
-use crate::select::{IoOrder, Raced, Woken, race, yield_now};
+use crate::select::{Drain, IoOrder, Woken, race, race_write, yield_now};
 
 /// Rounds (a read, a deadline or a job, each followed by a full drain) that the loop goes
 /// through without waiting before it yields to the executor once.
@@ -174,33 +173,54 @@ where
     loop {
         handle_due_timeout(conn, clock);
 
-        // Drain. Each `write` may take part of what is offered; the rest is offered again.
-        while let Some(bytes) = conn.poll_transmit().filter(|bytes| !bytes.is_empty()) {
-            let offered = bytes.len();
-            let raced = if INTERRUPTIBLE_WRITES {
-                let timer = conn.poll_timeout().map(|deadline| clock.wait_until(deadline));
-                let job = (retry == Retry::None).then(|| jobs.ready());
-                let no_flush = None::<Ready<Result<(), W::Error>>>;
-                race(Some(writer.write(bytes)), IoOrder::First, timer, job, no_flush).await
+        // Drain. Each `write` may take part of what is offered; the rest is offered again. With
+        // interruptible writes, a write that is not ready at once is raced against the deadline,
+        // the jobs and (once the connection made room for it, `transmit_blocked`) a read.
+        let mut write_blocked = false;
+        loop {
+            let deadline = conn.poll_timeout();
+            let (bytes, spare) = if INTERRUPTIBLE_WRITES && write_blocked && !input_ended {
+                conn.transmit_blocked(clock.now())
             } else {
-                let woken = Woken::Io(writer.write(bytes).await);
-                Raced { woken, waited: true, flushed: false }
+                (conn.poll_transmit(), &mut [][..])
             };
-            match raced.woken {
-                Woken::Io(Ok(0)) => return Err(Error::WriteZero),
-                Woken::Io(Ok(written)) => {
+            let Some(bytes) = bytes.filter(|bytes| !bytes.is_empty()) else { break };
+            let (offered, spare_len) = (bytes.len(), spare.len());
+            let (drained, waited) = if INTERRUPTIBLE_WRITES {
+                let timer = deadline.map(|deadline| clock.wait_until(deadline));
+                let job = (retry == Retry::None).then(|| jobs.ready());
+                let read = (!spare.is_empty()).then(|| reader.read(spare));
+                race_write(writer.write(bytes), read, timer, job, !write_blocked).await
+            } else {
+                (Drain::Written(writer.write(bytes).await), true)
+            };
+            match drained {
+                Drain::Written(Ok(0)) => return Err(Error::WriteZero),
+                Drain::Written(Ok(written)) => {
                     unflushed = true;
+                    write_blocked = false;
                     if retry == Retry::AfterOutput {
                         retry = Retry::Due;
                     }
                     conn.transmit_done(clock.now(), written.min(offered));
                     continue;
                 }
-                Woken::Io(Err(error)) | Woken::FlushFailed(error) => return Err(Error::Write(error)),
-                Woken::Timer => handle_due_timeout(conn, clock),
-                Woken::Job => retry = run_job(jobs, conn, clock),
+                Drain::Written(Err(error)) => return Err(Error::Write(error)),
+                // The dropped write took nothing; offered again with receive room beside it.
+                Drain::Blocked => {
+                    write_blocked = true;
+                    continue;
+                }
+                Drain::Timer => handle_due_timeout(conn, clock),
+                Drain::Job => retry = run_job(jobs, conn, clock),
+                Drain::Read(Ok(0)) => {
+                    input_ended = true;
+                    conn.handle_eof(clock.now());
+                }
+                Drain::Read(Ok(n)) => conn.rx_commit(clock.now(), n.min(spare_len)),
+                Drain::Read(Err(error)) => return Err(Error::Read(error)),
             }
-            pace(&mut rounds_without_waiting, raced.waited).await;
+            pace(&mut rounds_without_waiting, waited).await;
         }
         if retry == Retry::Due {
             retry = run_job(jobs, conn, clock);

@@ -100,6 +100,71 @@ where
     .await
 }
 
+/// Which of the futures of a [`race_write`] completed first.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Drain<W, R> {
+    /// The write, with its output.
+    Written(W),
+    /// The write was not ready at its first poll, and the race was told to stop there.
+    Blocked,
+    /// The timer.
+    Timer,
+    /// The job source.
+    Job,
+    /// The read, with its output.
+    Read(R),
+}
+
+/// Polls `write`, then `timer`, `job` and `read`, until one completes, and drops the others. With
+/// `stop_if_blocked`, a `write` that is not ready at its first poll ends the race at once
+/// ([`Drain::Blocked`]): the caller can then offer receive room for `read`. Returns the winner and
+/// whether the race returned `Pending` at least once.
+pub(crate) async fn race_write<W, R, T, J>(
+    write: W,
+    read: Option<R>,
+    timer: Option<T>,
+    job: Option<J>,
+    stop_if_blocked: bool,
+) -> (Drain<W::Output, R::Output>, bool)
+where
+    W: Future,
+    R: Future,
+    T: Future<Output = ()>,
+    J: Future<Output = ()>,
+{
+    let mut write = pin!(write);
+    let mut read = pin!(read);
+    let mut timer = pin!(timer);
+    let mut job = pin!(job);
+    let mut waited = false;
+    poll_fn(|cx| {
+        if let Poll::Ready(output) = write.as_mut().poll(cx) {
+            return Poll::Ready((Drain::Written(output), waited));
+        }
+        if stop_if_blocked && !waited {
+            return Poll::Ready((Drain::Blocked, false));
+        }
+        if let Some(timer) = timer.as_mut().as_pin_mut()
+            && timer.poll(cx).is_ready()
+        {
+            return Poll::Ready((Drain::Timer, waited));
+        }
+        if let Some(job) = job.as_mut().as_pin_mut()
+            && job.poll(cx).is_ready()
+        {
+            return Poll::Ready((Drain::Job, waited));
+        }
+        if let Some(read) = read.as_mut().as_pin_mut()
+            && let Poll::Ready(output) = read.poll(cx)
+        {
+            return Poll::Ready((Drain::Read(output), waited));
+        }
+        waited = true;
+        Poll::Pending
+    })
+    .await
+}
+
 /// Returns `Pending` once (after waking itself), so the executor can run other tasks.
 pub(crate) async fn yield_now() {
     let mut yielded = false;
@@ -283,6 +348,35 @@ mod tests {
         );
         assert!(raced.is_none());
         assert_eq!(flush.get(), 1, "flushed once before sleeping");
+    }
+
+    #[test]
+    fn a_write_that_is_not_ready_at_once_stops_the_race_when_asked() {
+        let (write, read) = (Cell::new(0), Cell::new(0));
+        let no_timer = None::<core::future::Ready<()>>;
+        let no_job = None::<core::future::Ready<()>>;
+        let raced = poll_up_to(race_write(after(&write, 1, 5), Some(after(&read, 0, 7)), no_timer, no_job, true), 1);
+        assert_eq!(raced, Some((Drain::<u32, u32>::Blocked, false)));
+        assert_eq!(read.get(), 0, "the read is not polled: the caller has no room for it yet");
+    }
+
+    #[test]
+    fn a_blocked_write_goes_first_but_lets_a_read_in() {
+        let (write, read) = (Cell::new(0), Cell::new(0));
+        let no_timer = None::<core::future::Ready<()>>;
+        let no_job = None::<core::future::Ready<()>>;
+        let raced = poll_up_to(race_write(after(&write, 0, 5), Some(after(&read, 0, 7)), no_timer, no_job, false), 1);
+        assert_eq!(raced, Some((Drain::Written(5), false)), "a ready write wins over a ready read");
+        assert_eq!(read.get(), 0);
+
+        let (write, read, timer) = (Cell::new(0), Cell::new(0), Cell::new(0));
+        let no_job = None::<core::future::Ready<()>>;
+        let raced = poll_up_to(
+            race_write(after(&write, 10, 5), Some(after(&read, 1, 7)), Some(after(&timer, 10, ())), no_job, false),
+            10,
+        );
+        assert_eq!(raced, Some((Drain::Read(7), true)));
+        assert_eq!((write.get(), timer.get()), (2, 2), "the write and the timer were polled before the read");
     }
 
     #[test]
