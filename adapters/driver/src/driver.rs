@@ -63,10 +63,11 @@ impl Options {
         Options { interruptible_writes: false }
     }
 
-    /// With `true`, a write that waits for the writer is raced against the deadline and the
-    /// jobs, and dropped when one of them comes first (see the [crate docs](crate#cancellation)).
-    /// Only for writers whose `write` is cancel-safe: a dropped write took no bytes. Poll-based
-    /// streams (tokio's `AsyncWrite`, a socket buffer, a ring buffer) are.
+    /// With `true`, a write that waits for the writer is raced against the deadline, the jobs and
+    /// a read, and dropped when one of them comes first (see the [crate docs](crate#the-loop) and
+    /// [cancellation](crate#cancellation)). Only for writers whose `write` is cancel-safe (a
+    /// dropped write took no bytes) and readers whose `read` is. Poll-based streams (tokio's
+    /// `AsyncWrite`, a socket buffer, a ring buffer) are.
     pub const fn interruptible_writes(mut self, interruptible: bool) -> Self {
         self.interruptible_writes = interruptible;
         self

@@ -36,8 +36,11 @@
 //!    it returns `None` (writing can release held-back input, which can produce more output). A
 //!    write may take fewer bytes than offered (a USB packet, a UART FIFO, a pipe); the rest is
 //!    offered again, so every message goes out whole and messages are never interleaved. With
-//!    [`Options::interruptible_writes`], a write the writer is not ready for is raced against the
-//!    deadline and the [jobs](#jobs), which then run while the output waits.
+//!    [`Options::interruptible_writes`], a write the writer is not ready for is dropped (it took
+//!    nothing), [`Connection::transmit_blocked`] is called, and the write is raced against the
+//!    deadline, the [jobs](#jobs) and a read into the receive room `transmit_blocked` returned, in
+//!    that order after the write: deadlines, jobs and input are served while the output waits
+//!    (read bytes go to [`Connection::rx_commit`], and the drain goes on).
 //! 3. If a [job asked to be retried](#jobs) and output was written since, run it
 //!    again and start the next round.
 //! 4. Return if [`Connection::is_finished`], after flushing the writer.
@@ -49,10 +52,18 @@
 //!
 //! Properties:
 //!
-//! - **Back-pressure.** Nothing is read while output is pending, nor while `rx_spare` is empty (the
-//!   engine holds input back until it can answer it): a client that does not read its answers
-//!   eventually stops being read from, and the receive buffer never holds more than the engine can
-//!   answer.
+//! - **Back-pressure.** Nothing is read while `rx_spare` is empty (the engine holds input back
+//!   until it can answer it), so the receive buffer never holds more than the engine can answer,
+//!   and a client that does not read its answers eventually stops being read from once the
+//!   connection's transmit buffer is full too.
+//! - **No deadlock with a pipelining peer** (interruptible writes). While a write waits for the
+//!   writer, input is still read, as far as [`Connection::transmit_blocked`] gives room: the server
+//!   then answers past its `Limits::write_threshold`, up to its transmit buffer. A peer that writes
+//!   many requests before it reads any answer is thus read from as long as the answers it has not
+//!   read fit in the pipe (or socket) and the transmit buffer; memory stays bounded by the buffers.
+//!   Without interruptible writes a write runs to completion and nothing is read while output is
+//!   pending: such a peer must read its answers (or send less than the buffers between the two
+//!   hold).
 //! - **One flush per burst.** The writer is [flushed](embedded_io_async::Write::flush) only when
 //!   none of the awaited events is ready at once, that is when the loop is about to sleep (and
 //!   before returning). A burst of pipelined requests is answered with many writes and one flush.
@@ -92,7 +103,8 @@
 //!   that is not can be used with [`NoJobs`] and a connection without timeouts, where the
 //!   read is never dropped.
 //! - **Writes** run to completion unless [`Options::interruptible_writes`] is set; then the writer
-//!   must be cancel-safe (a dropped `write` took no bytes).
+//!   must be cancel-safe (a dropped `write` took no bytes), and so must the reader: a read raced
+//!   against a waiting write is dropped when the write goes through first.
 //! - **Dropping the loop's future** is safe between messages; dropped during a write, the bytes that
 //!   write took were never reported, so they are sent again by the next [`run`] (a duplicated
 //!   fragment). Stop a server through its input or a job instead.
@@ -109,6 +121,7 @@
 //! [`Connection::rx_spare`]: mcp_sansio::connection::Connection::rx_spare
 //! [`Connection::rx_commit`]: mcp_sansio::connection::Connection::rx_commit
 //! [`Connection::handle_eof`]: mcp_sansio::connection::Connection::handle_eof
+//! [`Connection::transmit_blocked`]: mcp_sansio::connection::Connection::transmit_blocked
 
 #[cfg(feature = "std")]
 extern crate std;

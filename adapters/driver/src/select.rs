@@ -116,8 +116,9 @@ pub(crate) enum Drain<W, R> {
 }
 
 /// Polls `write`, then `timer`, `job` and `read`, until one completes, and drops the others. With
-/// `stop_if_blocked`, a `write` that is not ready at its first poll ends the race at once
-/// ([`Drain::Blocked`]): the caller can then offer receive room for `read`. Returns the winner and
+/// `stop_if_blocked`, a `write` that is not ready at its first poll ends the race there unless the
+/// timer or the job is ready ([`Drain::Blocked`]): the caller can then offer receive room for
+/// `read`. Returns the winner and
 /// whether the race returned `Pending` at least once.
 pub(crate) async fn race_write<W, R, T, J>(
     write: W,
@@ -141,9 +142,6 @@ where
         if let Poll::Ready(output) = write.as_mut().poll(cx) {
             return Poll::Ready((Drain::Written(output), waited));
         }
-        if stop_if_blocked && !waited {
-            return Poll::Ready((Drain::Blocked, false));
-        }
         if let Some(timer) = timer.as_mut().as_pin_mut()
             && timer.poll(cx).is_ready()
         {
@@ -153,6 +151,9 @@ where
             && job.poll(cx).is_ready()
         {
             return Poll::Ready((Drain::Job, waited));
+        }
+        if stop_if_blocked && !waited {
+            return Poll::Ready((Drain::Blocked, false));
         }
         if let Some(read) = read.as_mut().as_pin_mut()
             && let Poll::Ready(output) = read.poll(cx)
@@ -358,6 +359,12 @@ mod tests {
         let raced = poll_up_to(race_write(after(&write, 1, 5), Some(after(&read, 0, 7)), no_timer, no_job, true), 1);
         assert_eq!(raced, Some((Drain::<u32, u32>::Blocked, false)));
         assert_eq!(read.get(), 0, "the read is not polled: the caller has no room for it yet");
+
+        let (write, job) = (Cell::new(0), Cell::new(0));
+        let no_timer = None::<core::future::Ready<()>>;
+        let no_read = None::<core::future::Ready<()>>;
+        let raced = poll_up_to(race_write(after(&write, 1, 5), no_read, no_timer, Some(after(&job, 0, ())), true), 1);
+        assert_eq!(raced, Some((Drain::Job, false)), "a ready job still gets in while the write waits");
     }
 
     #[test]

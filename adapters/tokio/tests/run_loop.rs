@@ -66,8 +66,9 @@ async fn echo_is_independent_of_how_input_is_chunked() {
 #[tokio::test(start_paused = true)]
 async fn back_pressure_with_a_slow_reader_loses_nothing() {
     let input = random_lines(&mut Rng::new(42), 400);
-    // The output stream holds 8 bytes and is read 3 bytes per millisecond: writes block, so the
-    // loop stops reading, so the 16-byte input stream fills and blocks the writer in turn.
+    // The output stream holds 8 bytes and is read 3 bytes per millisecond: writes block, and the
+    // fake connection gives no room to read meanwhile (`transmit_blocked`'s default), so the loop
+    // stops reading, so the 16-byte input stream fills and blocks the writer in turn.
     let (client_in, server_in) = duplex(16);
     let (server_out, client_out) = duplex(8);
     let mut conn = UpperLines::new();
