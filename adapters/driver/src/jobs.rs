@@ -23,7 +23,7 @@ pub enum JobStatus {
 /// This is how an application answers a deferred request: another task signals (an
 /// `embassy_sync::signal::Signal`, a channel, an interrupt flag) that an answer is ready;
 /// [`Jobs::ready`] completes, and the driver calls [`Jobs::run`] with the connection, whose output
-/// it then writes. With the `std` feature, [`JobQueue`](crate::JobQueue) is a ready-made source fed
+/// it then writes. With the `std` feature, `JobQueue` is a ready-made source fed
 /// from any task or thread.
 #[allow(async_fn_in_trait)] // Single-threaded executors are the target; no `Send` bound wanted.
 pub trait Jobs<C: ?Sized> {

@@ -122,6 +122,10 @@
 //! [`Connection::rx_commit`]: mcp_sansio::connection::Connection::rx_commit
 //! [`Connection::handle_eof`]: mcp_sansio::connection::Connection::handle_eof
 //! [`Connection::transmit_blocked`]: mcp_sansio::connection::Connection::transmit_blocked
+#![cfg_attr(
+    not(feature = "std"),
+    doc = "[`job_queue`]: #jobs \"feature std\"\n[`JobQueue`]: #jobs \"feature std\"\n[`JobSender`]: #jobs \"feature std\""
+)]
 
 #[cfg(feature = "std")]
 extern crate std;
