@@ -33,6 +33,21 @@ pub trait Connection {
     /// May process held-back input.
     fn transmit_done(&mut self, now: Instant, n: usize);
 
+    /// Reports that the writer cannot take [`Connection::poll_transmit`]'s bytes yet, and returns
+    /// them with [`Connection::rx_spare`], so that the caller can write and read at once: a peer
+    /// that sends without reading its answers is still read from, instead of both sides waiting to
+    /// write. Input the connection held back only to let output go first (the server's
+    /// `Limits::write_threshold`) is processed now, up to the room its transmit buffer has; the
+    /// receive buffer then has room again unless the transmit buffer is full.
+    ///
+    /// For callers whose pending write can be dropped without losing bytes. Call it again after
+    /// each [`Connection::rx_commit`] made while the write waits. The default returns no spare room:
+    /// a connection that does not override it is not read from while its output waits.
+    fn transmit_blocked(&mut self, now: Instant) -> (Option<&[u8]>, &mut [u8]) {
+        let _ = now;
+        (self.poll_transmit(), &mut [])
+    }
+
     /// The instant at which [`Connection::handle_timeout`] should next be called, if any.
     #[must_use]
     fn poll_timeout(&self) -> Option<Instant>;

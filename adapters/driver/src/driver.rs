@@ -1,16 +1,15 @@
 //! The run loop (see the crate docs).
 
 use core::fmt;
-use core::future::Ready;
 
 use embedded_io_async::{Read, Write};
 use mcp_sansio::connection::Connection;
 
 use crate::clock::Clock;
-use crate::completion::{Completions, Job, NoCompletions};
-use crate::select::{IoOrder, Raced, Woken, race, yield_now};
+use crate::jobs::{JobStatus, Jobs, NoJobs};
+use crate::select::{Drain, IoOrder, Woken, race, race_write, yield_now};
 
-/// Rounds (a read, a deadline or a completion, each followed by a full drain) that the loop goes
+/// Rounds (a read, a deadline or a job, each followed by a full drain) that the loop goes
 /// through without waiting before it yields to the executor once.
 pub const ROUNDS_BEFORE_YIELD: u32 = 32;
 
@@ -58,16 +57,17 @@ pub struct Options {
 
 impl Options {
     /// Writes run to completion: a write the writer is not ready for holds up deadlines and
-    /// completions until it returns (the only safe choice for writers whose `write` is not
+    /// jobs until it returns (the only safe choice for writers whose `write` is not
     /// cancel-safe, such as a USB endpoint).
     pub const fn new() -> Self {
         Options { interruptible_writes: false }
     }
 
-    /// With `true`, a write that waits for the writer is raced against the deadline and the
-    /// completions, and dropped when one of them comes first (see the [crate docs](crate#cancellation)).
-    /// Only for writers whose `write` is cancel-safe: a dropped write took no bytes. Poll-based
-    /// streams (tokio's `AsyncWrite`, a socket buffer, a ring buffer) are.
+    /// With `true`, a write that waits for the writer is raced against the deadline, the jobs and
+    /// a read, and dropped when one of them comes first (see the [crate docs](crate#the-loop) and
+    /// [cancellation](crate#cancellation)). Only for writers whose `write` is cancel-safe (a
+    /// dropped write took no bytes) and readers whose `read` is. Poll-based streams (tokio's
+    /// `AsyncWrite`, a socket buffer, a ring buffer) are.
     pub const fn interruptible_writes(mut self, interruptible: bool) -> Self {
         self.interruptible_writes = interruptible;
         self
@@ -92,29 +92,29 @@ where
     W: Write + ?Sized,
     K: Clock + ?Sized,
 {
-    drive::<_, _, _, _, _, false>(conn, reader, writer, clock, &mut NoCompletions).await
+    drive::<_, _, _, _, _, false>(conn, reader, writer, clock, &mut NoJobs).await
 }
 
-/// [`run`], also running `completions` against the connection whenever it is ready, then writing
-/// what that produced.
+/// [`run`], also running the [jobs](crate#jobs) of `jobs` against the connection whenever one is
+/// ready, then writing what it produced.
 ///
-/// Completions keep running after the input ended, as long as the connection is not finished (it
+/// Jobs keep running after the input ended, as long as the connection is not finished (it
 /// decides whether deferred work keeps it open).
-pub async fn run_with_completions<C, R, W, K, J>(
+pub async fn run_with_jobs<C, R, W, K, J>(
     conn: &mut C,
     reader: &mut R,
     writer: &mut W,
     clock: &mut K,
-    completions: &mut J,
+    jobs: &mut J,
 ) -> Result<(), Error<R::Error, W::Error>>
 where
     C: Connection + ?Sized,
     R: Read + ?Sized,
     W: Write + ?Sized,
     K: Clock + ?Sized,
-    J: Completions<C> + ?Sized,
+    J: Jobs<C> + ?Sized,
 {
-    drive::<_, _, _, _, _, false>(conn, reader, writer, clock, completions).await
+    drive::<_, _, _, _, _, false>(conn, reader, writer, clock, jobs).await
 }
 
 /// A job that asked to be retried.
@@ -128,13 +128,13 @@ enum Retry {
     Due,
 }
 
-/// [`run_with_completions`] with `options`.
+/// [`run_with_jobs`] with `options`.
 pub async fn run_with_options<C, R, W, K, J>(
     conn: &mut C,
     reader: &mut R,
     writer: &mut W,
     clock: &mut K,
-    completions: &mut J,
+    jobs: &mut J,
     options: Options,
 ) -> Result<(), Error<R::Error, W::Error>>
 where
@@ -142,12 +142,12 @@ where
     R: Read + ?Sized,
     W: Write + ?Sized,
     K: Clock + ?Sized,
-    J: Completions<C> + ?Sized,
+    J: Jobs<C> + ?Sized,
 {
     if options.interruptible_writes {
-        drive::<_, _, _, _, _, true>(conn, reader, writer, clock, completions).await
+        drive::<_, _, _, _, _, true>(conn, reader, writer, clock, jobs).await
     } else {
-        drive::<_, _, _, _, _, false>(conn, reader, writer, clock, completions).await
+        drive::<_, _, _, _, _, false>(conn, reader, writer, clock, jobs).await
     }
 }
 
@@ -158,14 +158,14 @@ async fn drive<C, R, W, K, J, const INTERRUPTIBLE_WRITES: bool>(
     reader: &mut R,
     writer: &mut W,
     clock: &mut K,
-    completions: &mut J,
+    jobs: &mut J,
 ) -> Result<(), Error<R::Error, W::Error>>
 where
     C: Connection + ?Sized,
     R: Read + ?Sized,
     W: Write + ?Sized,
     K: Clock + ?Sized,
-    J: Completions<C> + ?Sized,
+    J: Jobs<C> + ?Sized,
 {
     let mut input_ended = false;
     let mut unflushed = false;
@@ -174,36 +174,57 @@ where
     loop {
         handle_due_timeout(conn, clock);
 
-        // Drain. Each `write` may take part of what is offered; the rest is offered again.
-        while let Some(bytes) = conn.poll_transmit().filter(|bytes| !bytes.is_empty()) {
-            let offered = bytes.len();
-            let raced = if INTERRUPTIBLE_WRITES {
-                let timer = conn.poll_timeout().map(|deadline| clock.wait_until(deadline));
-                let completion = (retry == Retry::None).then(|| completions.ready());
-                let no_flush = None::<Ready<Result<(), W::Error>>>;
-                race(Some(writer.write(bytes)), IoOrder::First, timer, completion, no_flush).await
+        // Drain. Each `write` may take part of what is offered; the rest is offered again. With
+        // interruptible writes, a write that is not ready at once is raced against the deadline,
+        // the jobs and (once the connection made room for it, `transmit_blocked`) a read.
+        let mut write_blocked = false;
+        loop {
+            let deadline = conn.poll_timeout();
+            let (bytes, spare) = if INTERRUPTIBLE_WRITES && write_blocked && !input_ended {
+                conn.transmit_blocked(clock.now())
             } else {
-                let woken = Woken::Io(writer.write(bytes).await);
-                Raced { woken, waited: true, flushed: false }
+                (conn.poll_transmit(), &mut [][..])
             };
-            match raced.woken {
-                Woken::Io(Ok(0)) => return Err(Error::WriteZero),
-                Woken::Io(Ok(written)) => {
+            let Some(bytes) = bytes.filter(|bytes| !bytes.is_empty()) else { break };
+            let (offered, spare_len) = (bytes.len(), spare.len());
+            let (drained, waited) = if INTERRUPTIBLE_WRITES {
+                let timer = deadline.map(|deadline| clock.wait_until(deadline));
+                let job = (retry == Retry::None).then(|| jobs.ready());
+                let read = (!spare.is_empty()).then(|| reader.read(spare));
+                race_write(writer.write(bytes), read, timer, job, !write_blocked).await
+            } else {
+                (Drain::Written(writer.write(bytes).await), true)
+            };
+            match drained {
+                Drain::Written(Ok(0)) => return Err(Error::WriteZero),
+                Drain::Written(Ok(written)) => {
                     unflushed = true;
+                    write_blocked = false;
                     if retry == Retry::AfterOutput {
                         retry = Retry::Due;
                     }
                     conn.transmit_done(clock.now(), written.min(offered));
                     continue;
                 }
-                Woken::Io(Err(error)) | Woken::FlushFailed(error) => return Err(Error::Write(error)),
-                Woken::Timer => handle_due_timeout(conn, clock),
-                Woken::Completion => retry = run_job(completions, conn, clock),
+                Drain::Written(Err(error)) => return Err(Error::Write(error)),
+                // The dropped write took nothing; offered again with receive room beside it.
+                Drain::Blocked => {
+                    write_blocked = true;
+                    continue;
+                }
+                Drain::Timer => handle_due_timeout(conn, clock),
+                Drain::Job => retry = run_job(jobs, conn, clock),
+                Drain::Read(Ok(0)) => {
+                    input_ended = true;
+                    conn.handle_eof(clock.now());
+                }
+                Drain::Read(Ok(n)) => conn.rx_commit(clock.now(), n.min(spare_len)),
+                Drain::Read(Err(error)) => return Err(Error::Read(error)),
             }
-            pace(&mut rounds_without_waiting, raced.waited).await;
+            pace(&mut rounds_without_waiting, waited).await;
         }
         if retry == Retry::Due {
-            retry = run_job(completions, conn, clock);
+            retry = run_job(jobs, conn, clock);
             continue;
         }
         if conn.is_finished() {
@@ -213,11 +234,11 @@ where
             return Ok(());
         }
 
-        // Wait for input, the deadline or a completion; flush only if none is there at once. An
+        // Wait for input, the deadline or a job; flush only if none is there at once. An
         // empty `rx_spare` after a full drain means the connection holds input back for its own
-        // reasons: only a deadline or a completion can help then.
+        // reasons: only a deadline or a job can help then.
         let timer = conn.poll_timeout().map(|deadline| clock.wait_until(deadline));
-        let completion = (retry == Retry::None).then(|| completions.ready());
+        let job = (retry == Retry::None).then(|| jobs.ready());
         let flush = unflushed.then(|| writer.flush());
         let mut spare_len = 0;
         let read = if input_ended {
@@ -227,7 +248,7 @@ where
             spare_len = spare.len();
             Some(spare).filter(|spare| !spare.is_empty()).map(|spare| reader.read(spare))
         };
-        let raced = race(read, IoOrder::Last, timer, completion, flush).await;
+        let raced = race(read, IoOrder::Last, timer, job, flush).await;
         if raced.flushed {
             unflushed = false;
         }
@@ -241,7 +262,7 @@ where
             Woken::FlushFailed(error) => return Err(Error::Write(error)),
             // Handled at the top of the next round.
             Woken::Timer => {}
-            Woken::Completion => retry = run_job(completions, conn, clock),
+            Woken::Job => retry = run_job(jobs, conn, clock),
         }
         pace(&mut rounds_without_waiting, raced.waited).await;
     }
@@ -255,16 +276,16 @@ fn handle_due_timeout<C: Connection + ?Sized, K: Clock + ?Sized>(conn: &mut C, c
     }
 }
 
-/// Runs the next job of `completions`; what to do about it next.
-fn run_job<C, J, K>(completions: &mut J, conn: &mut C, clock: &K) -> Retry
+/// Runs the next job of `jobs`; what to do about it next.
+fn run_job<C, J, K>(jobs: &mut J, conn: &mut C, clock: &K) -> Retry
 where
     C: Connection + ?Sized,
-    J: Completions<C> + ?Sized,
+    J: Jobs<C> + ?Sized,
     K: Clock + ?Sized,
 {
-    match completions.run(conn, clock.now()) {
-        Job::Done => Retry::None,
-        Job::Retry => Retry::AfterOutput,
+    match jobs.run(conn, clock.now()) {
+        JobStatus::Done => Retry::None,
+        JobStatus::Retry => Retry::AfterOutput,
     }
 }
 

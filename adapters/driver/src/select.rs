@@ -9,8 +9,8 @@ use core::task::Poll;
 pub(crate) enum Woken<T, E> {
     /// The timer.
     Timer,
-    /// The completion source.
-    Completion,
+    /// The job source.
+    Job,
     /// The read or write, with its output.
     Io(T),
     /// The flush failed.
@@ -31,14 +31,14 @@ pub(crate) struct Raced<T, E> {
 /// Which future a [`race`] polls first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum IoOrder {
-    /// Timer, then completion, then the IO future: input cannot starve deadlines and deferred
+    /// Timer, then job, then the IO future: input cannot starve deadlines and deferred
     /// answers (both bounded by the application).
     Last,
     /// The IO future first: pending output goes out before anything else gets a turn.
     First,
 }
 
-/// Polls `timer`, `completion` and `io` (in `order`) until one completes, and drops the others. A
+/// Polls `timer`, `job` and `io` (in `order`) until one completes, and drops the others. A
 /// `None` future never completes. Each time none of them is ready, `flush` (if any) is polled, until
 /// it completes: so a flush happens only when the loop is about to sleep, and is dropped (to be
 /// started again later) when something wakes the loop first.
@@ -46,7 +46,7 @@ pub(crate) async fn race<I, T, C, F, E>(
     io: Option<I>,
     order: IoOrder,
     timer: Option<T>,
-    completion: Option<C>,
+    job: Option<C>,
     flush: Option<F>,
 ) -> Raced<I::Output, E>
 where
@@ -57,7 +57,7 @@ where
 {
     let mut io = pin!(io);
     let mut timer = pin!(timer);
-    let mut completion = pin!(completion);
+    let mut job = pin!(job);
     let mut flush = pin!(flush);
     let mut waited = false;
     let mut flushed = false;
@@ -74,10 +74,10 @@ where
         {
             return done(Woken::Timer);
         }
-        if let Some(completion) = completion.as_mut().as_pin_mut()
-            && completion.poll(cx).is_ready()
+        if let Some(job) = job.as_mut().as_pin_mut()
+            && job.poll(cx).is_ready()
         {
-            return done(Woken::Completion);
+            return done(Woken::Job);
         }
         if order == IoOrder::Last
             && let Some(io) = io.as_mut().as_pin_mut()
@@ -93,6 +93,72 @@ where
                 Ok(()) => flushed = true,
                 Err(error) => return Poll::Ready(Raced { woken: Woken::FlushFailed(error), waited, flushed }),
             }
+        }
+        waited = true;
+        Poll::Pending
+    })
+    .await
+}
+
+/// Which of the futures of a [`race_write`] completed first.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Drain<W, R> {
+    /// The write, with its output.
+    Written(W),
+    /// The write was not ready at its first poll, and the race was told to stop there.
+    Blocked,
+    /// The timer.
+    Timer,
+    /// The job source.
+    Job,
+    /// The read, with its output.
+    Read(R),
+}
+
+/// Polls `write`, then `timer`, `job` and `read`, until one completes, and drops the others. With
+/// `stop_if_blocked`, a `write` that is not ready at its first poll ends the race there unless the
+/// timer or the job is ready ([`Drain::Blocked`]): the caller can then offer receive room for
+/// `read`. Returns the winner and
+/// whether the race returned `Pending` at least once.
+pub(crate) async fn race_write<W, R, T, J>(
+    write: W,
+    read: Option<R>,
+    timer: Option<T>,
+    job: Option<J>,
+    stop_if_blocked: bool,
+) -> (Drain<W::Output, R::Output>, bool)
+where
+    W: Future,
+    R: Future,
+    T: Future<Output = ()>,
+    J: Future<Output = ()>,
+{
+    let mut write = pin!(write);
+    let mut read = pin!(read);
+    let mut timer = pin!(timer);
+    let mut job = pin!(job);
+    let mut waited = false;
+    poll_fn(|cx| {
+        if let Poll::Ready(output) = write.as_mut().poll(cx) {
+            return Poll::Ready((Drain::Written(output), waited));
+        }
+        if let Some(timer) = timer.as_mut().as_pin_mut()
+            && timer.poll(cx).is_ready()
+        {
+            return Poll::Ready((Drain::Timer, waited));
+        }
+        if let Some(job) = job.as_mut().as_pin_mut()
+            && job.poll(cx).is_ready()
+        {
+            return Poll::Ready((Drain::Job, waited));
+        }
+        if stop_if_blocked && !waited {
+            return Poll::Ready((Drain::Blocked, false));
+        }
+        if let Some(read) = read.as_mut().as_pin_mut()
+            && let Poll::Ready(output) = read.poll(cx)
+        {
+            return Poll::Ready((Drain::Read(output), waited));
         }
         waited = true;
         Poll::Pending
@@ -166,16 +232,10 @@ mod tests {
     fn the_flush_runs_once_the_read_would_block_and_the_read_still_wins_later() {
         let (read, flush) = (Cell::new(0), Cell::new(0));
         let no_timer = None::<core::future::Ready<()>>;
-        let no_completion = None::<core::future::Ready<()>>;
+        let no_job = None::<core::future::Ready<()>>;
         // The read is pending twice; the flush completes at its second poll.
         let raced = poll_up_to(
-            race(
-                Some(after(&read, 2, 7)),
-                IoOrder::Last,
-                no_timer,
-                no_completion,
-                Some(after(&flush, 1, Ok::<(), ()>(()))),
-            ),
+            race(Some(after(&read, 2, 7)), IoOrder::Last, no_timer, no_job, Some(after(&flush, 1, Ok::<(), ()>(())))),
             10,
         );
         assert_eq!(raced, Some(Raced { woken: Woken::Io(7), waited: true, flushed: true }));
@@ -216,13 +276,13 @@ mod tests {
 
     #[test]
     fn input_is_checked_last_and_output_first() {
-        let (io, timer, completion) = (Cell::new(0), Cell::new(0), Cell::new(0));
+        let (io, timer, job) = (Cell::new(0), Cell::new(0), Cell::new(0));
         let raced = poll_up_to(
             race(
                 Some(after(&io, 0, 1)),
                 IoOrder::Last,
                 Some(after(&timer, 0, ())),
-                Some(after(&completion, 0, ())),
+                Some(after(&job, 0, ())),
                 None::<NoFlush>,
             ),
             1,
@@ -235,12 +295,12 @@ mod tests {
                 Some(after(&io, 0, 1)),
                 IoOrder::Last,
                 None::<core::future::Ready<()>>,
-                Some(after(&completion, 0, ())),
+                Some(after(&job, 0, ())),
                 None::<NoFlush>,
             ),
             1,
         );
-        assert_eq!(raced.map(|raced| raced.woken), Some(Woken::Completion));
+        assert_eq!(raced.map(|raced| raced.woken), Some(Woken::Job));
 
         let (io, timer) = (Cell::new(0), Cell::new(0));
         let raced = poll_up_to(
@@ -258,19 +318,19 @@ mod tests {
     }
 
     #[test]
-    fn blocked_output_lets_a_completion_in() {
-        let (io, completion) = (Cell::new(0), Cell::new(0));
+    fn blocked_output_lets_a_job_in() {
+        let (io, job) = (Cell::new(0), Cell::new(0));
         let raced = poll_up_to(
             race(
                 Some(after(&io, 10, 1)),
                 IoOrder::First,
                 None::<core::future::Ready<()>>,
-                Some(after(&completion, 1, ())),
+                Some(after(&job, 1, ())),
                 None::<NoFlush>,
             ),
             10,
         );
-        assert_eq!(raced, Some(Raced { woken: Woken::Completion, waited: true, flushed: false }));
+        assert_eq!(raced, Some(Raced { woken: Woken::Job, waited: true, flushed: false }));
         assert_eq!(io.get(), 2);
     }
 
@@ -289,6 +349,41 @@ mod tests {
         );
         assert!(raced.is_none());
         assert_eq!(flush.get(), 1, "flushed once before sleeping");
+    }
+
+    #[test]
+    fn a_write_that_is_not_ready_at_once_stops_the_race_when_asked() {
+        let (write, read) = (Cell::new(0), Cell::new(0));
+        let no_timer = None::<core::future::Ready<()>>;
+        let no_job = None::<core::future::Ready<()>>;
+        let raced = poll_up_to(race_write(after(&write, 1, 5), Some(after(&read, 0, 7)), no_timer, no_job, true), 1);
+        assert_eq!(raced, Some((Drain::<u32, u32>::Blocked, false)));
+        assert_eq!(read.get(), 0, "the read is not polled: the caller has no room for it yet");
+
+        let (write, job) = (Cell::new(0), Cell::new(0));
+        let no_timer = None::<core::future::Ready<()>>;
+        let no_read = None::<core::future::Ready<()>>;
+        let raced = poll_up_to(race_write(after(&write, 1, 5), no_read, no_timer, Some(after(&job, 0, ())), true), 1);
+        assert_eq!(raced, Some((Drain::Job, false)), "a ready job still gets in while the write waits");
+    }
+
+    #[test]
+    fn a_blocked_write_goes_first_but_lets_a_read_in() {
+        let (write, read) = (Cell::new(0), Cell::new(0));
+        let no_timer = None::<core::future::Ready<()>>;
+        let no_job = None::<core::future::Ready<()>>;
+        let raced = poll_up_to(race_write(after(&write, 0, 5), Some(after(&read, 0, 7)), no_timer, no_job, false), 1);
+        assert_eq!(raced, Some((Drain::Written(5), false)), "a ready write wins over a ready read");
+        assert_eq!(read.get(), 0);
+
+        let (write, read, timer) = (Cell::new(0), Cell::new(0), Cell::new(0));
+        let no_job = None::<core::future::Ready<()>>;
+        let raced = poll_up_to(
+            race_write(after(&write, 10, 5), Some(after(&read, 1, 7)), Some(after(&timer, 10, ())), no_job, false),
+            10,
+        );
+        assert_eq!(raced, Some((Drain::Read(7), true)));
+        assert_eq!((write.get(), timer.get()), (2, 2), "the write and the timer were polled before the read");
     }
 
     #[test]

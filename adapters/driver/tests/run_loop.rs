@@ -11,9 +11,7 @@ use mcp_sansio::connection::Connection;
 use mcp_sansio::server::{Buffers, Config, Deferred, Handler, Server, Tool, ToolCall, ToolReply};
 use mcp_sansio::server::{DEFAULT_WRITE_THRESHOLD, Limits, MIN_RESPONSE_WINDOW, ReplyError};
 use mcp_sansio::time::Instant;
-use mcp_sansio_driver::{
-    Completions, Error, Job, Options, ROUNDS_BEFORE_YIELD, run, run_with_completions, run_with_options,
-};
+use mcp_sansio_driver::{Error, JobStatus, Jobs, Options, ROUNDS_BEFORE_YIELD, run, run_with_jobs, run_with_options};
 use serde_json::{Value, json};
 use support::*;
 
@@ -305,7 +303,7 @@ struct Answerer {
     answered: usize,
 }
 
-impl<'a> Completions<Server<'a, Deferring>> for Answerer {
+impl<'a> Jobs<Server<'a, Deferring>> for Answerer {
     async fn ready(&mut self) {
         std::future::poll_fn(|_| {
             if self.queue.borrow().is_empty() { std::task::Poll::Pending } else { std::task::Poll::Ready(()) }
@@ -313,22 +311,22 @@ impl<'a> Completions<Server<'a, Deferring>> for Answerer {
         .await
     }
 
-    fn run(&mut self, server: &mut Server<'a, Deferring>, _now: Instant) -> Job {
+    fn run(&mut self, server: &mut Server<'a, Deferring>, _now: Instant) -> JobStatus {
         let deferred = self.queue.borrow_mut().pop_front().expect("ready only when queued");
         self.answered += 1;
         server.reply_tool(&deferred).expect("room to answer").text(&format!("answer {}", self.answered)).finish();
-        Job::Done
+        JobStatus::Done
     }
 }
 
 #[test]
-fn completions_answer_deferred_requests_between_reads() {
+fn jobs_answer_deferred_requests_between_reads() {
     let queue = Rc::new(RefCell::new(VecDeque::new()));
     let call = |id: u32| {
         format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"slow","arguments":{{}}}}}}"#)
     };
     // Both calls arrive in one read; the first answer goes out before the second call is read
-    // only if completions run between reads.
+    // only if jobs run between reads.
     let input = lines(&[INITIALIZE, INITIALIZED, &call(2), &call(3)]);
     let mut reader = ScriptedReader::new([In::Bytes(input)]);
     let mut writer = RecordingWriter::new();
@@ -336,9 +334,7 @@ fn completions_answer_deferred_requests_between_reads() {
     let (mut rx, mut tx) = ([0u8; 1024], [0u8; 1024]);
     let mut server: Server<'_, Deferring> =
         Server::new(Deferring { queue }, Config::new("slow", "1"), Buffers { rx: &mut rx, tx: &mut tx });
-    block_on(run_with_completions(&mut server, &mut reader, &mut writer, &mut FrozenClock, &mut answerer))
-        .unwrap()
-        .unwrap();
+    block_on(run_with_jobs(&mut server, &mut reader, &mut writer, &mut FrozenClock, &mut answerer)).unwrap().unwrap();
     let answers = writer.messages();
     assert_eq!(ids(&answers), vec![json!(1), json!(2), json!(3)]);
     assert_eq!(answers[1]["result"]["content"][0]["text"], "answer 1");
@@ -389,7 +385,7 @@ struct RetryingAnswerer {
     busy: usize,
 }
 
-impl<'a> Completions<Server<'a, Deferring>> for RetryingAnswerer {
+impl<'a> Jobs<Server<'a, Deferring>> for RetryingAnswerer {
     async fn ready(&mut self) {
         std::future::poll_fn(|_| {
             if self.queue.borrow().is_empty() { std::task::Poll::Pending } else { std::task::Poll::Ready(()) }
@@ -397,7 +393,7 @@ impl<'a> Completions<Server<'a, Deferring>> for RetryingAnswerer {
         .await
     }
 
-    fn run(&mut self, server: &mut Server<'a, Deferring>, _now: Instant) -> Job {
+    fn run(&mut self, server: &mut Server<'a, Deferring>, _now: Instant) -> JobStatus {
         self.attempts += 1;
         let mut queue = self.queue.borrow_mut();
         let deferred = queue.front().expect("run only when ready or retried");
@@ -405,11 +401,11 @@ impl<'a> Completions<Server<'a, Deferring>> for RetryingAnswerer {
             Ok(reply) => {
                 reply.text(&format!("answer {}", self.attempts - self.busy)).finish();
                 queue.pop_front();
-                Job::Done
+                JobStatus::Done
             }
             Err(ReplyError::Busy) => {
                 self.busy += 1;
-                Job::Retry
+                JobStatus::Retry
             }
             Err(error) => panic!("{error:?}"),
         }
@@ -417,7 +413,7 @@ impl<'a> Completions<Server<'a, Deferring>> for RetryingAnswerer {
 }
 
 #[test]
-fn a_completion_that_meets_a_full_transmit_buffer_is_retried_after_the_drain_in_order() {
+fn a_job_that_meets_a_full_transmit_buffer_is_retried_after_the_drain_in_order() {
     let queue = Rc::new(RefCell::new(VecDeque::new()));
     let call = |id: u32| {
         format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"slow","arguments":{{}}}}}}"#)
@@ -425,7 +421,7 @@ fn a_completion_that_meets_a_full_transmit_buffer_is_retried_after_the_drain_in_
     let ping = r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#;
     let input = lines(&[INITIALIZE, INITIALIZED, &call(2), &call(3), ping]);
     let mut reader = ScriptedReader::new([In::Bytes(input)]);
-    // 8 bytes per write and every other write waits: the completions get in while output is
+    // 8 bytes per write and every other write waits: the jobs get in while output is
     // pending, which fills the smallest transmit buffer there is.
     let mut writer = RecordingWriter::with_pattern(&[8], 2);
     let mut answerer = RetryingAnswerer { queue: queue.clone(), attempts: 0, busy: 0 };

@@ -8,9 +8,9 @@
 //! CDC-ACM port, a TCP socket. No allocator, no executor of its own, no protocol logic.
 //!
 //! The run loop itself is [`mcp_sansio_driver`]'s, re-exported here ([`run`],
-//! [`run_with_completions`], [`run_with_options`], [`Clock`], [`Completions`], [`Error`]); its
+//! [`run_with_jobs`], [`run_with_options`], [`Clock`], [`Jobs`], [`Error`]); its
 //! [crate docs](mcp_sansio_driver#the-loop) describe the loop, back-pressure, flushing,
-//! [completions](mcp_sansio_driver#completions) and [cancellation](mcp_sansio_driver#cancellation)
+//! [jobs](mcp_sansio_driver#jobs) and [cancellation](mcp_sansio_driver#cancellation)
 //! once. This crate adds the embedded IO glue: [`PacketWriter`] for USB packet links and
 //! `EmbassyClock` (feature `embassy-time`).
 //!
@@ -31,7 +31,8 @@
 //!
 //! Writes run to completion by default (a USB endpoint's `write` is not cancel-safe). With a
 //! cancel-safe writer (embassy's `BufferedUart`, embassy-net's `TcpSocket`), [`run_with_options`]
-//! and [`Options::interruptible_writes`] let deadlines and completions run while a write waits.
+//! and [`Options::interruptible_writes`] let deadlines and jobs run, and input be read, while a
+//! write waits.
 //!
 //! # USB CDC-ACM
 //!
@@ -54,7 +55,6 @@ mod packet;
 #[cfg_attr(docsrs, doc(cfg(feature = "embassy-time")))]
 pub use clock::EmbassyClock;
 pub use mcp_sansio_driver::{
-    Clock, Completions, Error, Job, NoCompletions, Options, ROUNDS_BEFORE_YIELD, run, run_with_completions,
-    run_with_options,
+    Clock, Error, JobStatus, Jobs, NoJobs, Options, ROUNDS_BEFORE_YIELD, run, run_with_jobs, run_with_options,
 };
 pub use packet::{PacketWrite, PacketWriter};

@@ -13,17 +13,17 @@
 //!
 //! The loop is [`mcp_sansio_driver`]'s, the same one the tokio and embedded adapters run: its
 //! [crate docs](mcp_sansio_driver#the-loop) describe it once (back-pressure, one flush per burst of
-//! input, fairness, [completions](mcp_sansio_driver#completions) and their retries). This crate
+//! input, fairness, [jobs](mcp_sansio_driver#jobs) and their retries). This crate
 //! provides the futures side:
 //!
 //! - the streams: [`FdReader`]/[`FdWriter`] (non-blocking descriptors registered with async-io's
 //!   reactor, one syscall per transfer) and [`FuturesIo`] around any [`AsyncRead`]/[`AsyncWrite`];
 //! - the clock: [`AsyncIoClock`], milliseconds since [`run`] started, waiting on
 //!   [`async_io::Timer`];
-//! - the completion queue: [`completion_channel`].
+//! - the job queue: [`job_queue`], the driver's (re-exported), runtime-neutral.
 //!
 //! Writes are [interruptible](mcp_sansio_driver::Options::interruptible_writes) (poll-based writes
-//! are cancel-safe): while the peer is not reading, deadlines still fire and completions still run.
+//! are cancel-safe): while the peer is not reading, deadlines still fire, jobs still run and input is still read.
 //! IO errors end the loop and are returned; nothing panics on them. A peer that closed its end
 //! shows up as a `BrokenPipe` write error.
 //!
@@ -60,27 +60,27 @@
 //! # Answering later
 //!
 //! Application code that deferred a request finishes it from another task or thread through a
-//! [`Completer`]: it queues a closure that the loop runs against the connection.
-//! [`Completer::complete`] takes a job that always finishes; [`Completer::submit`] one that may
-//! return [`Job::Retry`] (the contract is the driver's: see
-//! [`mcp_sansio_driver`'s completions](mcp_sansio_driver#completions)).
+//! [`JobSender`]: it queues a closure that the loop runs against the connection.
+//! [`JobSender::complete`] takes a job that always finishes; [`JobSender::submit`] one that may
+//! return [`JobStatus::Retry`] (the contract is the driver's: see
+//! [`mcp_sansio_driver`'s jobs](mcp_sansio_driver#jobs)).
 //!
 //! ```no_run
 //! use mcp_sansio::connection::Connection;
-//! use mcp_sansio_futures::{completion_channel, serve_stdio_with_completions};
+//! use mcp_sansio_futures::{job_queue, serve_stdio_with_jobs};
 //!
 //! fn serve<C: Connection + 'static>(mut server: C) -> std::io::Result<()> {
-//!     let (completer, completions) = completion_channel::<C>();
-//!     // Give `completer` (it is `Clone + Send + Sync`) to whatever defers work, e.g.:
+//!     let (sender, jobs) = job_queue::<C>();
+//!     // Give `sender` (it is `Clone + Send + Sync`) to whatever defers work, e.g.:
 //!     smol::spawn(async move {
 //!         // ... slow work ...
-//!         let _ = completer.complete(|server: &mut C, now| {
+//!         let _ = sender.complete(|server: &mut C, now| {
 //!             // Call the engine's own "answer the deferred request" method here.
 //!             let _ = (server, now);
 //!         });
 //!     })
 //!     .detach();
-//!     smol::block_on(serve_stdio_with_completions(&mut server, completions))
+//!     smol::block_on(serve_stdio_with_jobs(&mut server, jobs))
 //! }
 //! ```
 //!
@@ -91,22 +91,20 @@ use std::io;
 
 use futures_io::{AsyncRead, AsyncWrite};
 use mcp_sansio::connection::Connection;
-use mcp_sansio_driver::{NoCompletions, Options};
+use mcp_sansio_driver::{NoJobs, Options};
 
-mod completion;
 #[cfg(unix)]
 mod fd;
 mod io_glue;
 #[cfg(unix)]
 mod stdio;
 
-pub use completion::{Completer, Completion, Completions, DriverStopped, completion_channel};
 #[cfg(unix)]
 pub use fd::{FdMode, FdReader, FdWriter};
 pub use io_glue::{AsyncIoClock, FuturesIo};
-pub use mcp_sansio_driver::Job;
+pub use mcp_sansio_driver::{BoxedJob, DriverStopped, JobQueue, JobSender, JobStatus, job_queue};
 #[cfg(unix)]
-pub use stdio::{serve_stdio, serve_stdio_with_completions};
+pub use stdio::{serve_stdio, serve_stdio_with_jobs};
 
 /// Drives `conn` over `reader` and `writer` until [`Connection::is_finished`] (see the crate docs
 /// for the loop).
@@ -120,27 +118,22 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
-    drive(conn, FuturesIo::new(reader), FuturesIo::new(writer), &mut NoCompletions).await
+    drive(conn, FuturesIo::new(reader), FuturesIo::new(writer), &mut NoJobs).await
 }
 
-/// [`run`], also running each job sent through a [`Completer`] of `completions`, in order, in this
+/// [`run`], also running each job sent through a [`JobSender`] of `jobs`, in order, in this
 /// future, then writing what it produced.
 ///
 /// Jobs keep running after the input ended, as long as the connection is not finished (it decides
 /// whether deferred work keeps it open). Jobs still queued when this returns are dropped, and
-/// [`Completer::complete`] fails from then on.
-pub async fn run_with_completions<C, R, W>(
-    conn: &mut C,
-    reader: R,
-    writer: W,
-    mut completions: Completions<C>,
-) -> io::Result<()>
+/// [`JobSender::complete`] fails from then on.
+pub async fn run_with_jobs<C, R, W>(conn: &mut C, reader: R, writer: W, mut jobs: JobQueue<C>) -> io::Result<()>
 where
     C: Connection,
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
-    drive(conn, FuturesIo::new(reader), FuturesIo::new(writer), &mut completions).await
+    drive(conn, FuturesIo::new(reader), FuturesIo::new(writer), &mut jobs).await
 }
 
 /// Serves `conn` on one duplex byte stream, typically an accepted TCP connection
@@ -156,46 +149,42 @@ where
     C: Connection,
     S: AsyncRead + AsyncWrite + Unpin,
 {
-    serve_duplex(conn, stream, &mut NoCompletions).await
+    serve_duplex(conn, stream, &mut NoJobs).await
 }
 
-/// [`serve_tcp`], also running the jobs sent through the [`Completer`]s of `completions` (see
-/// [`run_with_completions`]).
-pub async fn serve_tcp_with_completions<C, S>(
-    conn: &mut C,
-    stream: S,
-    mut completions: Completions<C>,
-) -> io::Result<()>
+/// [`serve_tcp`], also running the jobs sent through the [`JobSender`]s of `jobs` (see
+/// [`run_with_jobs`]).
+pub async fn serve_tcp_with_jobs<C, S>(conn: &mut C, stream: S, mut jobs: JobQueue<C>) -> io::Result<()>
 where
     C: Connection,
     S: AsyncRead + AsyncWrite + Unpin,
 {
-    serve_duplex(conn, stream, &mut completions).await
+    serve_duplex(conn, stream, &mut jobs).await
 }
 
-async fn serve_duplex<C, S, J>(conn: &mut C, stream: S, completions: &mut J) -> io::Result<()>
+async fn serve_duplex<C, S, J>(conn: &mut C, stream: S, jobs: &mut J) -> io::Result<()>
 where
     C: Connection,
     S: AsyncRead + AsyncWrite + Unpin,
-    J: mcp_sansio_driver::Completions<C>,
+    J: mcp_sansio_driver::Jobs<C>,
 {
     let stream = io_glue::Duplex::new(stream);
-    drive(conn, FuturesIo::new(stream.half()), FuturesIo::new(stream.half()), completions).await?;
+    drive(conn, FuturesIo::new(stream.half()), FuturesIo::new(stream.half()), jobs).await?;
     stream.close().await
 }
 
 /// The driver's loop with async-io's clock and interruptible writes. Shared body of every entry
 /// point.
-async fn drive<C, R, W, J>(conn: &mut C, mut reader: R, mut writer: W, completions: &mut J) -> io::Result<()>
+async fn drive<C, R, W, J>(conn: &mut C, mut reader: R, mut writer: W, jobs: &mut J) -> io::Result<()>
 where
     C: Connection,
     R: embedded_io_async::Read<Error = io::Error>,
     W: embedded_io_async::Write<Error = io::Error>,
-    J: mcp_sansio_driver::Completions<C>,
+    J: mcp_sansio_driver::Jobs<C>,
 {
     let mut clock = AsyncIoClock::start();
     let options = Options::new().interruptible_writes(true);
-    mcp_sansio_driver::run_with_options(conn, &mut reader, &mut writer, &mut clock, completions, options)
+    mcp_sansio_driver::run_with_options(conn, &mut reader, &mut writer, &mut clock, jobs, options)
         .await
         .map_err(io_glue::into_io_error)
 }

@@ -4,11 +4,11 @@ use std::io;
 use std::os::fd::AsFd;
 
 use mcp_sansio::connection::Connection;
-use mcp_sansio_driver::NoCompletions;
+use mcp_sansio_driver::NoJobs;
 
-use crate::completion::Completions;
 use crate::drive;
 use crate::fd::{FdReader, FdWriter};
+use mcp_sansio_driver::JobQueue;
 
 /// Serves `conn` on standard input (fd 0) and standard output (fd 1) until it is finished.
 ///
@@ -28,27 +28,24 @@ use crate::fd::{FdReader, FdWriter};
 /// Returns `Ok` once the connection reports it is finished (after stdin ended and every answer was
 /// written), or the first IO error: a closed stdout gives `BrokenPipe`.
 pub async fn serve_stdio<C: Connection>(conn: &mut C) -> io::Result<()> {
-    serve(conn, &mut NoCompletions).await
+    serve(conn, &mut NoJobs).await
 }
 
-/// [`serve_stdio`], also running the jobs sent through the [`Completer`](crate::Completer)s of
-/// `completions` (see [`run_with_completions`](crate::run_with_completions)).
+/// [`serve_stdio`], also running the jobs sent through the [`JobSender`](crate::JobSender)s of
+/// `jobs` (see [`run_with_jobs`](crate::run_with_jobs)).
 ///
-/// The tasks that hold the completers can run on the same executor or on other threads:
-/// [`Completer::complete`](crate::Completer::complete) never blocks.
-pub async fn serve_stdio_with_completions<C: Connection>(
-    conn: &mut C,
-    mut completions: Completions<C>,
-) -> io::Result<()> {
-    serve(conn, &mut completions).await
+/// The tasks that hold the senders can run on the same executor or on other threads:
+/// [`JobSender::complete`](crate::JobSender::complete) never blocks.
+pub async fn serve_stdio_with_jobs<C: Connection>(conn: &mut C, mut jobs: JobQueue<C>) -> io::Result<()> {
+    serve(conn, &mut jobs).await
 }
 
-async fn serve<C, J>(conn: &mut C, completions: &mut J) -> io::Result<()>
+async fn serve<C, J>(conn: &mut C, jobs: &mut J) -> io::Result<()>
 where
     C: Connection,
-    J: mcp_sansio_driver::Completions<C>,
+    J: mcp_sansio_driver::Jobs<C>,
 {
     let reader = FdReader::new(io::stdin().as_fd())?;
     let writer = FdWriter::new(io::stdout().as_fd())?;
-    drive(conn, reader, writer, completions).await
+    drive(conn, reader, writer, jobs).await
 }

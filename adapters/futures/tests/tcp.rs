@@ -6,7 +6,7 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use mcp_sansio_futures::{completion_channel, serve_tcp, serve_tcp_with_completions};
+use mcp_sansio_futures::{job_queue, serve_tcp, serve_tcp_with_jobs};
 use serde_json::json;
 use support::{INITIALIZE, INITIALIZED, Runtime, device_server};
 
@@ -53,13 +53,13 @@ async fn a_request_to_the_client_times_out_on_the_driver_clock(runtime: Runtime)
     let mut server = device_server(|config| {
         config.request_timeout = Some(mcp_sansio::time::Duration::from_millis(TIMEOUT.as_millis() as u64))
     });
-    let (completer, completions) = completion_channel();
+    let (sender, jobs) = job_queue();
     let (mut client, server_stream) = runtime.tcp_pair().await;
     let client_side = async move {
         client.send(&format!("{INITIALIZE}\n{INITIALIZED}\n")).await;
         assert_eq!(client.next().await.unwrap()["id"], 1);
         // The server pings the client, which never answers.
-        completer
+        sender
             .complete(|server: &mut support::DeviceServer, now| {
                 server.ping(now).unwrap();
             })
@@ -74,7 +74,7 @@ async fn a_request_to_the_client_times_out_on_the_driver_clock(runtime: Runtime)
         (ping, cancelled, waited)
     };
     let (served, (ping, cancelled, waited)) =
-        smol::future::zip(serve_tcp_with_completions(&mut server, server_stream, completions), client_side).await;
+        smol::future::zip(serve_tcp_with_jobs(&mut server, server_stream, jobs), client_side).await;
     served.unwrap();
     assert_eq!(cancelled["method"], "notifications/cancelled", "{cancelled}");
     assert_eq!(cancelled["params"]["requestId"], ping["id"]);
@@ -89,9 +89,9 @@ async fn a_request_to_the_client_times_out_on_the_driver_clock(runtime: Runtime)
 fn serving_futures_are_send(
     server: &mut support::DeviceServer,
     stream: smol::net::TcpStream,
-    completions: mcp_sansio_futures::Completions<support::DeviceServer>,
+    jobs: mcp_sansio_futures::JobQueue<support::DeviceServer>,
 ) {
     fn send<T: Send>(_: T) {}
     send(serve_tcp(&mut *server, stream));
-    send(mcp_sansio_futures::serve_stdio_with_completions(server, completions));
+    send(mcp_sansio_futures::serve_stdio_with_jobs(server, jobs));
 }

@@ -79,7 +79,7 @@ impl<'fd> FdReader<'fd> {
     /// (the CPU left its idle state). A request that arrives within `spin` is read without that
     /// sleep. The cost is CPU: each wait burns up to `spin` of it (one `read(2)` per turn, on a
     /// busy machine taken from other processes), and nothing else runs on this thread meanwhile,
-    /// so deadlines and completions are served up to `spin` late. Worth it only for
+    /// so deadlines and jobs are served up to `spin` late. Worth it only for
     /// request/response traffic on an otherwise idle machine; keep `spin` well below 1 ms.
     pub fn spin_before_wait(mut self, spin: Duration) -> Self {
         self.spin = spin;

@@ -6,11 +6,11 @@ use std::time::Duration;
 
 use mcp_sansio::connection::Connection;
 
-use mcp_sansio_driver::NoCompletions;
+use mcp_sansio_driver::NoJobs;
 
-use crate::completion::Completions;
 use crate::drive;
 use crate::fd::{FdReader, FdWriter};
+use mcp_sansio_driver::JobQueue;
 
 /// Serves `conn` on standard input (fd 0) and standard output (fd 1) until it is finished.
 ///
@@ -29,22 +29,19 @@ use crate::fd::{FdReader, FdWriter};
 /// Returns `Ok` once the connection reports it is finished (after stdin ended and every answer was
 /// written), or the first IO error: a closed stdout gives `BrokenPipe`.
 pub async fn serve_stdio<C: Connection>(conn: &mut C) -> io::Result<()> {
-    serve(conn, &mut NoCompletions).await
+    serve(conn, &mut NoJobs).await
 }
 
-/// [`serve_stdio`], also running the jobs sent through the [`Completer`](crate::Completer)s of
-/// `completions` (see [`run_with_completions`](crate::run_with_completions)).
+/// [`serve_stdio`], also running the jobs sent through the [`JobSender`](crate::JobSender)s of
+/// `jobs` (see [`run_with_jobs`](crate::run_with_jobs)).
 ///
-/// Spawn the tasks that hold the completers on the same runtime (`tokio::task::spawn_local` or
-/// `spawn` on a `current_thread` runtime), or send from other threads: [`Completer::complete`]
+/// Spawn the tasks that hold the senders on the same runtime (`tokio::task::spawn_local` or
+/// `spawn` on a `current_thread` runtime), or send from other threads: [`JobSender::complete`]
 /// never blocks.
 ///
-/// [`Completer::complete`]: crate::Completer::complete
-pub async fn serve_stdio_with_completions<C: Connection>(
-    conn: &mut C,
-    mut completions: Completions<C>,
-) -> io::Result<()> {
-    serve(conn, &mut completions).await
+/// [`JobSender::complete`]: crate::JobSender::complete
+pub async fn serve_stdio_with_jobs<C: Connection>(conn: &mut C, mut jobs: JobQueue<C>) -> io::Result<()> {
+    serve(conn, &mut jobs).await
 }
 
 /// [`serve_stdio`], with stdin read through [`FdReader::spin_before_wait`]: when no request is
@@ -52,25 +49,25 @@ pub async fn serve_stdio_with_completions<C: Connection>(
 /// request/response traffic on an idle machine (it trades up to `spin` of CPU per wait for the
 /// wake-up latency of a sleeping process; see there for the costs).
 pub async fn serve_stdio_spinning<C: Connection>(conn: &mut C, spin: Duration) -> io::Result<()> {
-    serve_with_spin(conn, &mut NoCompletions, spin).await
+    serve_with_spin(conn, &mut NoJobs, spin).await
 }
 
-async fn serve<C, J>(conn: &mut C, completions: &mut J) -> io::Result<()>
+async fn serve<C, J>(conn: &mut C, jobs: &mut J) -> io::Result<()>
 where
     C: Connection,
-    J: mcp_sansio_driver::Completions<C>,
+    J: mcp_sansio_driver::Jobs<C>,
 {
-    serve_with_spin(conn, completions, Duration::ZERO).await
+    serve_with_spin(conn, jobs, Duration::ZERO).await
 }
 
-async fn serve_with_spin<C, J>(conn: &mut C, completions: &mut J, spin: Duration) -> io::Result<()>
+async fn serve_with_spin<C, J>(conn: &mut C, jobs: &mut J, spin: Duration) -> io::Result<()>
 where
     C: Connection,
-    J: mcp_sansio_driver::Completions<C>,
+    J: mcp_sansio_driver::Jobs<C>,
 {
     let stdin = io::stdin();
     let stdout = io::stdout();
     let reader = FdReader::new(stdin.as_fd())?.spin_before_wait(spin);
     let writer = FdWriter::new(stdout.as_fd())?;
-    drive(conn, reader, writer, completions).await
+    drive(conn, reader, writer, jobs).await
 }

@@ -1,5 +1,5 @@
 //! A real `Server` whose handler defers requests and finishes them from other tasks through a
-//! `Completer`: cancellation, a full transmit buffer behind a blocked writer (the answer is retried,
+//! `JobSender`: cancellation, a full transmit buffer behind a blocked writer (the answer is retried,
 //! never lost), and a multi-threaded runtime. The whole "answer later" path on tokio.
 
 use std::collections::HashMap;
@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mcp_sansio::server::{Buffers, Config, Deferred, Handler, ReplyError, Server, Tool, ToolCall, ToolReply};
-use mcp_sansio_tokio::{Completer, Job, completion_channel, run_with_completions};
+use mcp_sansio_tokio::{JobSender, JobStatus, job_queue, run_with_jobs};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, duplex};
 use tokio::sync::{Notify, mpsc};
 
@@ -18,7 +18,7 @@ type SlowServer = Server<'static, Slow, 32>;
 static TOOLS: [Tool<'static>; 1] = [Tool::new("slow", "Answers after a delay", r#"{"type":"object"}"#)];
 
 struct Slow {
-    completer: Completer<SlowServer>,
+    sender: JobSender<SlowServer>,
 }
 
 impl Handler for Slow {
@@ -29,24 +29,24 @@ impl Handler for Slow {
     fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
         let delay = call.argument("ms").and_then(|v| v.as_u64()).unwrap_or(0);
         let Ok(deferred) = reply.defer() else { return };
-        let completer = self.completer.clone();
+        let sender = self.sender.clone();
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(delay)).await;
-            let _ = completer.submit(move |server: &mut SlowServer, _now| answer(server, &deferred, delay));
+            let _ = sender.submit(move |server: &mut SlowServer, _now| answer(server, &deferred, delay));
         });
     }
 }
 
-fn answer(server: &mut SlowServer, deferred: &Deferred, delay: u64) -> Job {
+fn answer(server: &mut SlowServer, deferred: &Deferred, delay: u64) -> JobStatus {
     match server.reply_tool(deferred) {
         Ok(reply) => {
             reply.text_fmt(format_args!("slept {delay} ms")).finish();
-            Job::Done
+            JobStatus::Done
         }
         // The transmit buffer is full: again once output was written.
-        Err(ReplyError::Busy) => Job::Retry,
+        Err(ReplyError::Busy) => JobStatus::Retry,
         // A cancelled request is refused here and never answered.
-        Err(_) => Job::Done,
+        Err(_) => JobStatus::Done,
     }
 }
 
@@ -58,10 +58,10 @@ fn request(id: u32, ms: u64) -> String {
 
 #[tokio::test(start_paused = true)]
 async fn deferred_answers_arrive_from_other_tasks_and_cancellation_suppresses_them() {
-    let (completer, completions) = completion_channel::<SlowServer>();
+    let (sender, jobs) = job_queue::<SlowServer>();
     let rx = vec![0u8; 4096].leak();
     let tx = vec![0u8; 4096].leak();
-    let mut server: SlowServer = Server::new(Slow { completer }, Config::new("slow", "1"), Buffers { rx, tx });
+    let mut server: SlowServer = Server::new(Slow { sender }, Config::new("slow", "1"), Buffers { rx, tx });
     let (mut client, server_io) = duplex(4096);
     let (server_in, server_out) = tokio::io::split(server_io);
 
@@ -82,7 +82,7 @@ async fn deferred_answers_arrive_from_other_tasks_and_cancellation_suppresses_th
         (first, second, rest)
     };
     let (result, (first, second, rest)) =
-        tokio::join!(run_with_completions(&mut server, server_in, server_out, completions), client_side);
+        tokio::join!(run_with_jobs(&mut server, server_in, server_out, jobs), client_side);
     result.unwrap();
     let first: serde_json::Value = serde_json::from_str(&first).unwrap();
     let second: serde_json::Value = serde_json::from_str(&second).unwrap();
@@ -154,7 +154,7 @@ fn call(id: u32, tool: &str) -> String {
 
 #[tokio::test(start_paused = true)]
 async fn a_deferred_answer_that_meets_a_full_transmit_buffer_is_retried_and_sent_once() {
-    let (completer, completions) = completion_channel::<ParkedServer>();
+    let (sender, jobs) = job_queue::<ParkedServer>();
     let (parked, mut parked_rx) = mpsc::unbounded_channel();
     // The smallest transmit buffer: one answer fills it, so a deferred answer is refused
     // (`ReplyError::Busy`) as long as any output is pending.
@@ -173,18 +173,18 @@ async fn a_deferred_answer_that_meets_a_full_transmit_buffer_is_retried_and_sent
         let (attempts, busy, first_attempt) = (attempts.clone(), busy.clone(), first_attempt.clone());
         async move {
             let deferred = parked_rx.recv().await.unwrap();
-            completer
+            sender
                 .submit(move |server: &mut ParkedServer, _now| {
                     attempts.fetch_add(1, Ordering::SeqCst);
                     first_attempt.notify_one();
                     match server.reply_tool(&deferred) {
                         Ok(reply) => {
                             reply.text("deferred answer").finish();
-                            Job::Done
+                            JobStatus::Done
                         }
                         Err(ReplyError::Busy) => {
                             busy.fetch_add(1, Ordering::SeqCst);
-                            Job::Retry
+                            JobStatus::Retry
                         }
                         Err(error) => panic!("{error:?}"),
                     }
@@ -200,7 +200,7 @@ async fn a_deferred_answer_that_meets_a_full_transmit_buffer_is_retried_and_sent
     };
     // Virtual time: if the loop stalls (a lost answer keeps the server open), time jumps to the
     // deadline at once and the test fails instead of hanging.
-    let serve = run_with_completions(&mut server, server_in, server_out, completions);
+    let serve = run_with_jobs(&mut server, server_in, server_out, jobs);
     let (result, answers) = tokio::time::timeout(Duration::from_secs(3600), async { tokio::join!(serve, client_side) })
         .await
         .expect("the loop stalled: the deferred answer was lost");
@@ -216,18 +216,18 @@ async fn a_deferred_answer_that_meets_a_full_transmit_buffer_is_retried_and_sent
 }
 
 #[test]
-fn completers_of_a_server_are_send_sync_and_clone() {
+fn senders_of_a_server_are_send_sync_and_clone() {
     fn assert_send_sync_clone<T: Send + Sync + Clone + 'static>() {}
-    assert_send_sync_clone::<Completer<SlowServer>>();
+    assert_send_sync_clone::<JobSender<SlowServer>>();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deferred_answers_from_worker_threads_each_arrive_once() {
-    let (completer, completions) = completion_channel::<SlowServer>();
+    let (sender, jobs) = job_queue::<SlowServer>();
     let rx = vec![0u8; 4096].leak();
     // Small enough that answers from other threads meet pending output and get retried.
     let tx = vec![0u8; 512].leak();
-    let mut server: SlowServer = Server::new(Slow { completer }, Config::new("slow", "1"), Buffers { rx, tx });
+    let mut server: SlowServer = Server::new(Slow { sender }, Config::new("slow", "1"), Buffers { rx, tx });
     let requests: String = (1..=20).map(|id| request(id, u64::from(id % 4))).collect();
     let (mut client_in, server_in) = duplex(requests.len());
     let (server_out, client_out) = duplex(64);
@@ -237,7 +237,7 @@ async fn deferred_answers_from_worker_threads_each_arrive_once() {
         answers_then_eof(client_in, client_out, 20).await
     };
     // A hang guard only (a lost answer keeps the server open forever), not a timing assertion.
-    let serve = run_with_completions(&mut server, server_in, server_out, completions);
+    let serve = run_with_jobs(&mut server, server_in, server_out, jobs);
     let (result, answers) = tokio::time::timeout(Duration::from_secs(120), async { tokio::join!(serve, client_side) })
         .await
         .expect("the loop stalled: a deferred answer was lost");

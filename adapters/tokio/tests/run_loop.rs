@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use mcp_sansio::connection::Connection;
 use mcp_sansio::time::Instant;
-use mcp_sansio_tokio::{DriverStopped, completion_channel, run, run_with_completions};
+use mcp_sansio_tokio::{DriverStopped, job_queue, run, run_with_jobs};
 use support::{Rng, UpperLines, random_lines, upper};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, DuplexStream, duplex};
 
@@ -66,8 +66,9 @@ async fn echo_is_independent_of_how_input_is_chunked() {
 #[tokio::test(start_paused = true)]
 async fn back_pressure_with_a_slow_reader_loses_nothing() {
     let input = random_lines(&mut Rng::new(42), 400);
-    // The output stream holds 8 bytes and is read 3 bytes per millisecond: writes block, so the
-    // loop stops reading, so the 16-byte input stream fills and blocks the writer in turn.
+    // The output stream holds 8 bytes and is read 3 bytes per millisecond: writes block, and the
+    // fake connection gives no room to read meanwhile (`transmit_blocked`'s default), so the loop
+    // stops reading, so the 16-byte input stream fills and blocks the writer in turn.
     let (client_in, server_in) = duplex(16);
     let (server_out, client_out) = duplex(8);
     let mut conn = UpperLines::new();
@@ -88,16 +89,16 @@ async fn held_input_stops_reads_without_spinning_until_released() {
     let (server_out, client_out) = duplex(4096);
     let mut conn = UpperLines::new();
     conn.hold_input = true;
-    let (completer, completions) = completion_channel::<UpperLines>();
+    let (sender, jobs) = job_queue::<UpperLines>();
 
     // Its own task, so that only the loop's own wake-ups poll it (`join!` polls every branch).
     let server = tokio::spawn(async move {
-        let result = run_with_completions(&mut conn, server_in, server_out, completions).await;
+        let result = run_with_jobs(&mut conn, server_in, server_out, jobs).await;
         (result, conn)
     });
     let release = async {
         tokio::time::sleep(Duration::from_millis(50)).await;
-        completer
+        sender
             .complete(|conn: &mut UpperLines, _| {
                 // The receive buffer filled and the loop stopped asking for room: a busy loop
                 // would have made thousands of calls in 50 ms.
@@ -201,15 +202,15 @@ async fn deferred_requests_are_finished_from_another_task() {
     let (mut client_in, server_in) = duplex(64);
     let (server_out, client_out) = duplex(64);
     let mut conn = UpperLines::new();
-    let (completer, completions) = completion_channel::<UpperLines>();
+    let (sender, jobs) = job_queue::<UpperLines>();
 
     // The application task: answers two deferred requests later, from a spawned (`Send`) task.
     let worker = tokio::spawn({
-        let completer = completer.clone();
+        let sender = sender.clone();
         async move {
             for answer in [&b"LATER 1\n"[..], b"LATER 2\n"] {
                 tokio::time::sleep(Duration::from_millis(100)).await;
-                completer
+                sender
                     .complete(move |conn: &mut UpperLines, now| {
                         assert!(now >= Instant::from_millis(100));
                         assert!(conn.answer_deferred(answer));
@@ -223,28 +224,28 @@ async fn deferred_requests_are_finished_from_another_task() {
     drop(client_in);
 
     let (result, output) = tokio::join!(
-        run_with_completions(&mut conn, server_in, server_out, completions),
+        run_with_jobs(&mut conn, server_in, server_out, jobs),
         read_slowly(client_out, 64, Duration::ZERO),
     );
     result.unwrap();
     worker.await.unwrap();
     assert_eq!(output, b"NOW\nLATER 1\nLATER 2\n");
-    assert!(completer.is_stopped());
-    assert_eq!(completer.complete(|_, _| {}), Err(DriverStopped));
+    assert!(sender.is_stopped());
+    assert_eq!(sender.complete(|_, _| {}), Err(DriverStopped));
 }
 
 #[tokio::test]
-async fn dropped_completers_do_not_stop_the_loop() {
+async fn dropped_senders_do_not_stop_the_loop() {
     let (mut client_in, server_in) = duplex(64);
     let (server_out, client_out) = duplex(64);
     let mut conn = UpperLines::new();
-    let (completer, completions) = completion_channel::<UpperLines>();
-    drop(completer);
+    let (sender, jobs) = job_queue::<UpperLines>();
+    drop(sender);
     client_in.write_all(b"still\n").await.unwrap();
     drop(client_in);
 
     let (result, output) = tokio::join!(
-        run_with_completions(&mut conn, server_in, server_out, completions),
+        run_with_jobs(&mut conn, server_in, server_out, jobs),
         read_slowly(client_out, 64, Duration::ZERO),
     );
     result.unwrap();

@@ -231,6 +231,19 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         self.process(now, handler);
     }
 
+    /// The writer cannot take [`Engine::poll_transmit`] yet: processes the input held back by
+    /// [`Limits::write_threshold`](crate::server::Limits::write_threshold) (up to the transmit
+    /// room), and returns the pending output with [`Engine::rx_spare`], to write and read at once
+    /// (see [`Connection::transmit_blocked`](crate::connection::Connection::transmit_blocked)).
+    pub fn transmit_blocked<H: Handler>(&mut self, now: Instant, handler: &mut H) -> (Option<Transmit<'_>>, &mut [u8]) {
+        // The threshold exists to let output go first; while the writer is blocked it cannot.
+        let threshold = core::mem::replace(&mut self.config.limits.write_threshold, usize::MAX);
+        self.process(now, handler);
+        self.config.limits.write_threshold = threshold;
+        let spare = if self.batch.is_some() || self.eof != Eof::Open { &mut [][..] } else { self.rx.spare() };
+        (self.tx.pending(), spare)
+    }
+
     /// The earliest deadline: of the requests sent to the client.
     #[must_use = "a deadline that is not waited for never expires its requests"]
     pub fn poll_timeout(&self) -> Option<Instant> {

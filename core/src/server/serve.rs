@@ -106,6 +106,11 @@ impl<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize> Connection for S
         self.engine.bind(&mut self.handler).transmit_done(now, n)
     }
 
+    fn transmit_blocked(&mut self, now: Instant) -> (Option<&[u8]>, &mut [u8]) {
+        let (transmit, spare) = self.engine.transmit_blocked(now, &mut self.handler);
+        (transmit.map(|t| t.bytes).filter(|bytes| !bytes.is_empty()), spare)
+    }
+
     fn poll_timeout(&self) -> Option<Instant> {
         self.engine.poll_timeout()
     }
@@ -138,6 +143,11 @@ impl<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize> Connection for B
 
     fn transmit_done(&mut self, now: Instant, n: usize) {
         self.engine.transmit_done(now, n, self.handler)
+    }
+
+    fn transmit_blocked(&mut self, now: Instant) -> (Option<&[u8]>, &mut [u8]) {
+        let (transmit, spare) = self.engine.transmit_blocked(now, self.handler);
+        (transmit.map(|t| t.bytes).filter(|bytes| !bytes.is_empty()), spare)
     }
 
     fn poll_timeout(&self) -> Option<Instant> {

@@ -163,10 +163,15 @@ pub type DeviceServer = Server<'static, Device<FakeBoard>>;
 
 /// The example device as a server, with `config` adjusted by `configure`.
 pub fn device_server(configure: impl FnOnce(&mut Config<'static>)) -> DeviceServer {
+    device_server_with(8192, 8192, configure)
+}
+
+/// [`device_server`] with `rx` and `tx` bytes of receive and transmit buffer.
+pub fn device_server_with(rx: usize, tx: usize, configure: impl FnOnce(&mut Config<'static>)) -> DeviceServer {
     let mut config = Config::new("mcp-device", "0.1.0");
     configure(&mut config);
-    let rx = vec![0u8; 8192].leak();
-    let tx = vec![0u8; 8192].leak();
+    let rx = vec![0u8; rx].leak();
+    let tx = vec![0u8; tx].leak();
     Server::new(Device::new(FakeBoard { led: false }), config, Buffers { rx, tx })
 }
 

@@ -1,12 +1,12 @@
 //! A server whose handler defers every tool call and answers it from a task spawned on the
-//! runtime's executor, through a `Completer`.
+//! runtime's executor, through a `JobSender`.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mcp_sansio::server::{Buffers, Config, Deferred, Handler, ReplyError, Server, Tool, ToolCall, ToolReply};
-use mcp_sansio_futures::{Completer, Completions, Job, completion_channel};
+use mcp_sansio_futures::{JobQueue, JobSender, JobStatus, job_queue};
 
 use super::Runtime;
 
@@ -17,7 +17,7 @@ static TOOLS: [Tool<'static>; 1] = [Tool::new("slow", "Answers after a delay", r
 
 /// Defers every call; a task spawned on `runtime` answers it after `ms` milliseconds.
 pub struct Slow {
-    completer: Completer<SlowServer>,
+    sender: JobSender<SlowServer>,
     runtime: Runtime,
     /// Times a job found the transmit buffer full.
     busy: Arc<AtomicUsize>,
@@ -31,35 +31,35 @@ impl Handler for Slow {
     fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
         let delay = call.argument("ms").and_then(|v| v.as_u64()).unwrap_or(0);
         let Ok(deferred) = reply.defer() else { return };
-        let (completer, runtime, busy) = (self.completer.clone(), self.runtime, self.busy.clone());
+        let (sender, runtime, busy) = (self.sender.clone(), self.runtime, self.busy.clone());
         self.runtime.spawn(async move {
             runtime.sleep(Duration::from_millis(delay)).await;
-            let _ = completer.submit(move |server: &mut SlowServer, _now| answer(server, &deferred, delay, &busy));
+            let _ = sender.submit(move |server: &mut SlowServer, _now| answer(server, &deferred, delay, &busy));
         });
     }
 }
 
-fn answer(server: &mut SlowServer, deferred: &Deferred, delay: u64, busy: &AtomicUsize) -> Job {
+fn answer(server: &mut SlowServer, deferred: &Deferred, delay: u64, busy: &AtomicUsize) -> JobStatus {
     match server.reply_tool(deferred) {
         Ok(reply) => {
             reply.text_fmt(format_args!("slept {delay} ms")).finish();
-            Job::Done
+            JobStatus::Done
         }
         Err(ReplyError::Busy) => {
             busy.fetch_add(1, Ordering::SeqCst);
-            Job::Retry
+            JobStatus::Retry
         }
         // A cancelled request is refused here and never answered.
-        Err(_) => Job::Done,
+        Err(_) => JobStatus::Done,
     }
 }
 
-pub fn slow_server(runtime: Runtime, tx: usize) -> (SlowServer, Completions<SlowServer>, Arc<AtomicUsize>) {
-    let (completer, completions) = completion_channel::<SlowServer>();
+pub fn slow_server(runtime: Runtime, tx: usize) -> (SlowServer, JobQueue<SlowServer>, Arc<AtomicUsize>) {
+    let (sender, jobs) = job_queue::<SlowServer>();
     let busy = Arc::new(AtomicUsize::new(0));
-    let handler = Slow { completer, runtime, busy: busy.clone() };
+    let handler = Slow { sender, runtime, busy: busy.clone() };
     let buffers = Buffers { rx: vec![0u8; 8192].leak(), tx: vec![0u8; tx].leak() };
-    (Server::new(handler, Config::new("slow", "1"), buffers), completions, busy)
+    (Server::new(handler, Config::new("slow", "1"), buffers), jobs, busy)
 }
 
 pub fn request(id: u32, ms: u64) -> String {

@@ -19,7 +19,7 @@ pub const MAX_LINE: usize = 60;
 ///   in the receive buffer (back-pressure: `rx_spare` shrinks to empty).
 /// - `hold_input` stops processing altogether until [`UpperLines::release_input`].
 /// - The line `DEFER` is not answered: it is counted in `deferred` until
-///   [`UpperLines::answer_deferred`] (called from a completion) writes the answer.
+///   [`UpperLines::answer_deferred`] (called from a job) writes the answer.
 /// - Deadlines from `timeouts` are returned by `poll_timeout`; each one handled writes `TICK`.
 /// - At end of input a partial last line is dropped; the connection is finished once the input
 ///   ended, everything was written and nothing is deferred.
