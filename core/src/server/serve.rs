@@ -108,7 +108,7 @@ impl<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize> Connection for S
 
     fn transmit_blocked(&mut self, now: Instant) -> (Option<&[u8]>, &mut [u8]) {
         let (transmit, spare) = self.engine.transmit_blocked(now, &mut self.handler);
-        (transmit.map(|t| t.bytes).filter(|bytes| !bytes.is_empty()), spare)
+        (Bound::<H, IN_FLIGHT, OUTBOUND>::bytes_of(transmit), spare)
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
@@ -147,7 +147,7 @@ impl<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize> Connection for B
 
     fn transmit_blocked(&mut self, now: Instant) -> (Option<&[u8]>, &mut [u8]) {
         let (transmit, spare) = self.engine.transmit_blocked(now, self.handler);
-        (transmit.map(|t| t.bytes).filter(|bytes| !bytes.is_empty()), spare)
+        (Self::bytes_of(transmit), spare)
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
@@ -167,6 +167,10 @@ impl<'a, H, const IN_FLIGHT: usize, const OUTBOUND: usize> Bound<'_, 'a, H, IN_F
     /// What a byte stream writes next: the pending transmit's bytes (an end-of-stream marker with
     /// no bytes means nothing on a byte stream).
     fn transmit_bytes<'t>(engine: &'t Engine<'a, IN_FLIGHT, OUTBOUND>) -> Option<&'t [u8]> {
-        engine.poll_transmit().map(|t| t.bytes).filter(|bytes| !bytes.is_empty())
+        Self::bytes_of(engine.poll_transmit())
+    }
+
+    fn bytes_of(transmit: Option<crate::endpoint::Transmit<'_>>) -> Option<&[u8]> {
+        transmit.map(|t| t.bytes).filter(|bytes| !bytes.is_empty())
     }
 }
