@@ -6,6 +6,7 @@ use crate::version::ProtocolVersion;
 
 mod capabilities;
 mod content;
+pub mod input;
 mod logging;
 pub mod meta;
 pub mod uri_template;

@@ -10,129 +10,16 @@
 //!
 //! [`ToolReply::input_required`]: crate::server::ToolReply::input_required
 
-use crate::json::{self, JsonWriter};
+use crate::json::JsonWriter;
 use crate::jsonrpc::{ErrorMessage, code};
 use crate::mcp::ClientCapabilities;
+pub use crate::mcp::input::InputRequest;
 use crate::server::reply::{Outgoing, ResultType};
 use crate::server::seal::{MAX_REQUEST_STATE, MAX_SEALED_STATE, StateBinding};
-use crate::version::{Era, ProtocolVersion};
+use crate::version::Era;
 
 /// Most input requests one answer may carry.
 pub const MAX_INPUT_REQUESTS: usize = 4;
-
-/// One thing to ask the client.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum InputRequest<'a> {
-    /// `elicitation/create` in form mode: ask the user to fill in a form (client capability
-    /// `elicitation`, form mode).
-    ElicitForm {
-        /// What to tell the user.
-        message: &'a str,
-        /// The form: a JSON Schema object of primitive properties, as JSON text.
-        requested_schema: &'a str,
-    },
-    /// `elicitation/create` in URL mode: send the user to a web page (client capability
-    /// `elicitation.url`; 2025-11-25 and later).
-    ElicitUrl {
-        /// What to tell the user.
-        message: &'a str,
-        /// The page.
-        url: &'a str,
-        /// An id for the elicitation (2025-11-25 requires one; 2026-07-28 has none).
-        elicitation_id: &'a str,
-    },
-    /// `sampling/createMessage`: ask the client's model (client capability `sampling`, and
-    /// `sampling.tools` when the params offer tools).
-    Sample {
-        /// The request's params as JSON text: `messages`, `maxTokens`, and so on.
-        params: &'a str,
-    },
-    /// `roots/list`: ask for the client's roots (client capability `roots`).
-    ListRoots,
-}
-
-impl InputRequest<'_> {
-    /// The method of the request.
-    pub const fn method(&self) -> &'static str {
-        match self {
-            InputRequest::ElicitForm { .. } | InputRequest::ElicitUrl { .. } => "elicitation/create",
-            InputRequest::Sample { .. } => "sampling/createMessage",
-            InputRequest::ListRoots => "roots/list",
-        }
-    }
-
-    /// Whether `client` declared what this request needs.
-    pub fn is_supported_by(&self, client: &ClientCapabilities) -> bool {
-        match self {
-            InputRequest::ElicitForm { .. } => client.elicitation_form,
-            InputRequest::ElicitUrl { .. } => client.elicitation_url,
-            InputRequest::Sample { params } => client.sampling && (client.sampling_tools || !offers_tools(params)),
-            InputRequest::ListRoots => client.roots.is_some(),
-        }
-    }
-
-    /// Adds what this request needs to `needs`.
-    fn add_needs(&self, needs: &mut ClientCapabilities) {
-        match self {
-            InputRequest::ElicitForm { .. } => needs.elicitation_form = true,
-            InputRequest::ElicitUrl { .. } => needs.elicitation_url = true,
-            InputRequest::Sample { params } => {
-                needs.sampling = true;
-                needs.sampling_tools |= offers_tools(params);
-            }
-            InputRequest::ListRoots => needs.roots = Some(Default::default()),
-        }
-    }
-
-    /// Writes `{"method":…,"params":{…}}` for `version`; `false` if the params are not JSON.
-    pub(crate) fn write(&self, w: &mut JsonWriter<'_>, version: ProtocolVersion) -> bool {
-        w.raw(b"{\"method\":");
-        w.string(self.method());
-        w.raw(b",\"params\":");
-        let ok = match *self {
-            InputRequest::ElicitForm { message, requested_schema } => {
-                let Ok(schema) = json::parse(requested_schema.as_bytes(), json::MAX_DEPTH_LIMIT) else { return false };
-                w.raw(if version.has_icons() { b"{\"mode\":\"form\",\"message\":" } else { b"{\"message\":" });
-                w.string(message);
-                w.raw(b",\"requestedSchema\":");
-                w.value(schema);
-                w.raw(b"}");
-                true
-            }
-            InputRequest::ElicitUrl { message, url, elicitation_id } => {
-                w.raw(b"{\"mode\":\"url\",\"message\":");
-                w.string(message);
-                w.raw(b",\"url\":");
-                w.string(url);
-                if version.era() == Era::Legacy {
-                    w.raw(b",\"elicitationId\":");
-                    w.string(elicitation_id);
-                }
-                w.raw(b"}");
-                true
-            }
-            InputRequest::Sample { params } => match json::parse(params.as_bytes(), json::MAX_DEPTH_LIMIT) {
-                Ok(params) if params.kind() == json::Kind::Object => {
-                    w.value(params);
-                    true
-                }
-                _ => false,
-            },
-            InputRequest::ListRoots => {
-                w.raw(b"{}");
-                true
-            }
-        };
-        w.raw(b"}");
-        ok
-    }
-}
-
-/// Whether sampling params offer the model tools (a `tools` member).
-fn offers_tools(params: &str) -> bool {
-    json::parse(params.as_bytes(), json::MAX_DEPTH_LIMIT).ok().and_then(|p| p.get("tools")).is_some()
-}
 
 /// What the engine knows about a request when its handler asks for input.
 #[derive(Clone, Copy, Debug)]
@@ -293,6 +180,7 @@ impl<'a> InputReply<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::version::ProtocolVersion;
 
     fn written(request: InputRequest<'_>, version: ProtocolVersion) -> Option<std::string::String> {
         let mut buf = [0u8; 512];

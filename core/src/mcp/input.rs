@@ -1,0 +1,255 @@
+//! Input a server asks of the client: elicitation (a form, or a URL), sampling and roots. A legacy
+//! server sends each as a server-to-client request; a 2026-07-28 server returns them as
+//! `inputRequests` of an `input_required` result and the client retries with `inputResponses`. The
+//! server writes an [`InputRequest`]; a client reads a [`ReceivedInput`] borrowed from the message.
+
+use crate::json::{self, JsonStr, JsonWriter, Kind, Value};
+use crate::mcp::ClientCapabilities;
+use crate::version::{Era, ProtocolVersion};
+
+/// One thing to ask the client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InputRequest<'a> {
+    /// `elicitation/create` in form mode: ask the user to fill in a form (client capability
+    /// `elicitation`, form mode).
+    ElicitForm {
+        /// What to tell the user.
+        message: &'a str,
+        /// The form: a JSON Schema object of primitive properties, as JSON text.
+        requested_schema: &'a str,
+    },
+    /// `elicitation/create` in URL mode: send the user to a web page (client capability
+    /// `elicitation.url`; 2025-11-25 and later).
+    ElicitUrl {
+        /// What to tell the user.
+        message: &'a str,
+        /// The page.
+        url: &'a str,
+        /// An id for the elicitation (2025-11-25 requires one; 2026-07-28 has none).
+        elicitation_id: &'a str,
+    },
+    /// `sampling/createMessage`: ask the client's model (client capability `sampling`, and
+    /// `sampling.tools` when the params offer tools).
+    Sample {
+        /// The request's params as JSON text: `messages`, `maxTokens`, and so on.
+        params: &'a str,
+    },
+    /// `roots/list`: ask for the client's roots (client capability `roots`).
+    ListRoots,
+}
+
+impl InputRequest<'_> {
+    /// The method of the request.
+    pub const fn method(&self) -> &'static str {
+        match self {
+            InputRequest::ElicitForm { .. } | InputRequest::ElicitUrl { .. } => "elicitation/create",
+            InputRequest::Sample { .. } => "sampling/createMessage",
+            InputRequest::ListRoots => "roots/list",
+        }
+    }
+
+    /// Whether `client` declared what this request needs.
+    pub fn is_supported_by(&self, client: &ClientCapabilities) -> bool {
+        match self {
+            InputRequest::ElicitForm { .. } => client.elicitation_form,
+            InputRequest::ElicitUrl { .. } => client.elicitation_url,
+            InputRequest::Sample { params } => client.sampling && (client.sampling_tools || !offers_tools(params)),
+            InputRequest::ListRoots => client.roots.is_some(),
+        }
+    }
+
+    /// Adds what this request needs to `needs`.
+    pub(crate) fn add_needs(&self, needs: &mut ClientCapabilities) {
+        match self {
+            InputRequest::ElicitForm { .. } => needs.elicitation_form = true,
+            InputRequest::ElicitUrl { .. } => needs.elicitation_url = true,
+            InputRequest::Sample { params } => {
+                needs.sampling = true;
+                needs.sampling_tools |= offers_tools(params);
+            }
+            InputRequest::ListRoots => needs.roots = Some(Default::default()),
+        }
+    }
+
+    /// Writes `{"method":…,"params":{…}}` for `version`; `false` if the params are not JSON.
+    pub(crate) fn write(&self, w: &mut JsonWriter<'_>, version: ProtocolVersion) -> bool {
+        w.raw(b"{\"method\":");
+        w.string(self.method());
+        w.raw(b",\"params\":");
+        let ok = match *self {
+            InputRequest::ElicitForm { message, requested_schema } => {
+                let Ok(schema) = json::parse(requested_schema.as_bytes(), json::MAX_DEPTH_LIMIT) else { return false };
+                w.raw(if version.has_icons() { b"{\"mode\":\"form\",\"message\":" } else { b"{\"message\":" });
+                w.string(message);
+                w.raw(b",\"requestedSchema\":");
+                w.value(schema);
+                w.raw(b"}");
+                true
+            }
+            InputRequest::ElicitUrl { message, url, elicitation_id } => {
+                w.raw(b"{\"mode\":\"url\",\"message\":");
+                w.string(message);
+                w.raw(b",\"url\":");
+                w.string(url);
+                if version.era() == Era::Legacy {
+                    w.raw(b",\"elicitationId\":");
+                    w.string(elicitation_id);
+                }
+                w.raw(b"}");
+                true
+            }
+            InputRequest::Sample { params } => match json::parse(params.as_bytes(), json::MAX_DEPTH_LIMIT) {
+                Ok(params) if params.kind() == json::Kind::Object => {
+                    w.value(params);
+                    true
+                }
+                _ => false,
+            },
+            InputRequest::ListRoots => {
+                w.raw(b"{}");
+                true
+            }
+        };
+        w.raw(b"}");
+        ok
+    }
+}
+
+/// Whether sampling params offer the model tools (a `tools` member).
+fn offers_tools(params: &str) -> bool {
+    json::parse(params.as_bytes(), json::MAX_DEPTH_LIMIT).ok().and_then(|p| p.get("tools")).is_some()
+}
+
+/// An input request as a client receives it, borrowed from the message: a legacy server-to-client
+/// request's `method` and `params`, or one entry (`{"method":…,"params":…}`) of a 2026-07-28
+/// `inputRequests`. Strings stay [`JsonStr`]s (they may hold escapes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReceivedInput<'a> {
+    /// `elicitation/create` in form mode (a missing `mode` is form mode).
+    ElicitForm {
+        /// What to tell the user.
+        message: JsonStr<'a>,
+        /// The form's JSON Schema.
+        requested_schema: Value<'a>,
+    },
+    /// `elicitation/create` in URL mode.
+    ElicitUrl {
+        /// What to tell the user.
+        message: JsonStr<'a>,
+        /// The page.
+        url: JsonStr<'a>,
+        /// The elicitation's id (legacy only).
+        elicitation_id: Option<JsonStr<'a>>,
+    },
+    /// `sampling/createMessage`, with its params (`messages`, `maxTokens`, …).
+    Sample {
+        /// The params object.
+        params: Value<'a>,
+    },
+    /// `roots/list`.
+    ListRoots,
+}
+
+impl<'a> ReceivedInput<'a> {
+    /// Reads a request for input from its `method` and `params`; `None` for another method, or
+    /// params that lack what the method needs.
+    pub fn read(method: JsonStr<'_>, params: Option<Value<'a>>) -> Option<Self> {
+        let params = params.filter(|p| p.kind() == Kind::Object);
+        let text = |key: &str| params.and_then(|p| p.get(key)).and_then(|v| v.as_str());
+        if method.eq_str("elicitation/create") {
+            let message = text("message")?;
+            if text("mode").is_some_and(|mode| mode.eq_str("url")) {
+                return Some(ReceivedInput::ElicitUrl {
+                    message,
+                    url: text("url")?,
+                    elicitation_id: text("elicitationId"),
+                });
+            }
+            let requested_schema = params?.get("requestedSchema").filter(|s| s.kind() == Kind::Object)?;
+            Some(ReceivedInput::ElicitForm { message, requested_schema })
+        } else if method.eq_str("sampling/createMessage") {
+            Some(ReceivedInput::Sample { params: params? })
+        } else if method.eq_str("roots/list") {
+            Some(ReceivedInput::ListRoots)
+        } else {
+            None
+        }
+    }
+
+    /// Reads one entry of a 2026-07-28 `inputRequests` object: `{"method":…,"params":…}`.
+    pub fn from_entry(entry: Value<'a>) -> Option<Self> {
+        let method = entry.get("method")?.as_str()?;
+        ReceivedInput::read(method, entry.get("params"))
+    }
+
+    /// The method of the request.
+    pub const fn method(&self) -> &'static str {
+        match self {
+            ReceivedInput::ElicitForm { .. } | ReceivedInput::ElicitUrl { .. } => "elicitation/create",
+            ReceivedInput::Sample { .. } => "sampling/createMessage",
+            ReceivedInput::ListRoots => "roots/list",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::parse;
+
+    fn round_trip(request: InputRequest<'_>, version: ProtocolVersion, check: impl Fn(ReceivedInput<'_>)) {
+        let mut buf = [0u8; 512];
+        let mut w = JsonWriter::new(&mut buf);
+        assert!(request.write(&mut w, version));
+        let len = w.len();
+        let entry = parse(&buf[..len], 16).expect("valid JSON");
+        let read = ReceivedInput::from_entry(entry).expect("readable");
+        assert_eq!(read.method(), request.method());
+        check(read);
+    }
+
+    #[test]
+    fn what_a_server_writes_a_client_reads_in_both_eras() {
+        let modern = ProtocolVersion::ALL.iter().copied().find(|v| v.era() == Era::Modern).unwrap();
+        let legacy = ProtocolVersion::LATEST_LEGACY;
+        for version in [legacy, modern] {
+            let form = InputRequest::ElicitForm { message: "Sure?", requested_schema: r#"{"type":"object"}"# };
+            round_trip(form, version, |read| match read {
+                ReceivedInput::ElicitForm { message, requested_schema } => {
+                    assert!(message.eq_str("Sure?"));
+                    assert_eq!(requested_schema.as_bytes(), br#"{"type":"object"}"#);
+                }
+                other => panic!("{other:?}"),
+            });
+            let url =
+                InputRequest::ElicitUrl { message: "Sign \"in\"", url: "https://a.example/x", elicitation_id: "e1" };
+            round_trip(url, version, |read| match read {
+                ReceivedInput::ElicitUrl { message, url, elicitation_id } => {
+                    assert!(message.eq_str("Sign \"in\""), "escapes are read");
+                    assert!(url.eq_str("https://a.example/x"));
+                    assert_eq!(elicitation_id.is_some(), version.era() == Era::Legacy);
+                }
+                other => panic!("{other:?}"),
+            });
+            round_trip(InputRequest::Sample { params: r#"{"messages":[],"maxTokens":5}"# }, version, |read| {
+                assert!(matches!(read, ReceivedInput::Sample { params } if params.get("maxTokens").is_some()));
+            });
+            round_trip(InputRequest::ListRoots, version, |read| assert_eq!(read, ReceivedInput::ListRoots));
+        }
+    }
+
+    #[test]
+    fn other_methods_and_incomplete_params_are_not_input() {
+        fn read(text: &[u8]) -> Option<ReceivedInput<'_>> {
+            ReceivedInput::from_entry(parse(text, 8).unwrap())
+        }
+        assert_eq!(read(br#"{"method":"ping"}"#), None);
+        assert_eq!(read(br#"{"method":"elicitation/create","params":{"message":"m"}}"#), None, "no schema");
+        assert_eq!(read(br#"{"method":"elicitation/create","params":{"mode":"url","message":"m"}}"#), None);
+        assert_eq!(read(br#"{"method":"sampling/createMessage"}"#), None);
+        assert_eq!(read(br#"{"method":"roots/list"}"#), Some(ReceivedInput::ListRoots));
+        assert_eq!(read(br#"{"params":{}}"#), None);
+    }
+}
