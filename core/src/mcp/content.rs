@@ -74,8 +74,19 @@ impl Priority {
     }
 }
 
-/// Hints on how a client should use a resource or a content block (`annotations`).
+/// Hints on how a client should use a resource or a content block (`annotations`), [built with `new` and `with_*`](crate::mcp#building-descriptors).
+///
+/// ```
+/// use mcp_sansio::mcp::{Annotations, Priority, Role};
+///
+/// const HINTS: Annotations<'static> = Annotations::new()
+///     .with_audience(&[Role::User])
+///     .with_priority(Priority::HIGHEST)
+///     .with_last_modified("2025-01-12T15:00:58Z");
+/// assert_eq!(HINTS.audience, &[Role::User]);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Annotations<'a> {
     /// Who the content is meant for; empty: unspecified.
     pub audience: &'a [Role],
@@ -85,9 +96,35 @@ pub struct Annotations<'a> {
     pub last_modified: Option<&'a str>,
 }
 
-impl Annotations<'_> {
+impl<'a> Annotations<'a> {
     /// No hints.
-    pub const NONE: Annotations<'static> = Annotations { audience: &[], priority: None, last_modified: None };
+    pub const NONE: Annotations<'static> = Annotations::new();
+
+    /// No hints (the same as [`NONE`](Self::NONE)), to start a `with_*` chain.
+    pub const fn new() -> Self {
+        Annotations { audience: &[], priority: None, last_modified: None }
+    }
+
+    /// Sets [`audience`](Self::audience).
+    #[must_use]
+    pub const fn with_audience(mut self, audience: &'a [Role]) -> Self {
+        self.audience = audience;
+        self
+    }
+
+    /// Sets [`priority`](Self::priority).
+    #[must_use]
+    pub const fn with_priority(mut self, priority: Priority) -> Self {
+        self.priority = Some(priority);
+        self
+    }
+
+    /// Sets [`last_modified`](Self::last_modified), an ISO 8601 time.
+    #[must_use]
+    pub const fn with_last_modified(mut self, last_modified: &'a str) -> Self {
+        self.last_modified = Some(last_modified);
+        self
+    }
 
     fn is_empty(&self, version: ProtocolVersion) -> bool {
         self.audience.is_empty()
@@ -142,8 +179,17 @@ pub enum Theme {
 }
 
 /// An icon for an implementation, tool, resource, template or prompt (2025-11-25 and later; left
-/// out for older versions).
+/// out for older versions), [built with `new` and `with_*`](crate::mcp#building-descriptors).
+///
+/// ```
+/// use mcp_sansio::mcp::{Icon, Theme};
+///
+/// static ICONS: [Icon<'static>; 1] =
+///     [Icon::new("data:image/png;base64,iVBORw0KGgo=").with_mime_type("image/png").with_sizes(&["any"]).with_theme(Theme::Dark)];
+/// assert_eq!(ICONS[0].theme, Some(Theme::Dark));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Icon<'a> {
     /// An `https:` or `data:` URI of the image.
     pub src: &'a str,
@@ -159,6 +205,27 @@ impl<'a> Icon<'a> {
     /// An icon with only its source.
     pub const fn new(src: &'a str) -> Self {
         Icon { src, mime_type: None, sizes: &[], theme: None }
+    }
+
+    /// Sets [`mime_type`](Self::mime_type).
+    #[must_use]
+    pub const fn with_mime_type(mut self, mime_type: &'a str) -> Self {
+        self.mime_type = Some(mime_type);
+        self
+    }
+
+    /// Sets [`sizes`](Self::sizes).
+    #[must_use]
+    pub const fn with_sizes(mut self, sizes: &'a [&'a str]) -> Self {
+        self.sizes = sizes;
+        self
+    }
+
+    /// Sets [`theme`](Self::theme).
+    #[must_use]
+    pub const fn with_theme(mut self, theme: Theme) -> Self {
+        self.theme = Some(theme);
+        self
     }
 }
 
