@@ -58,11 +58,10 @@ pub fn exchange<S: Connection>(server: &mut S, now: Instant, line: &[u8]) -> usi
 
 /// `mcp-device`'s configuration.
 pub fn config() -> Config<'static> {
-    let mut config = Config::new(SERVER_NAME, "0.1.0");
-    config.server_info.title = Some("Example MCP device");
-    config.instructions = Some(INSTRUCTIONS);
-    config.list_cache = CacheHints { ttl_ms: 3_600_000, scope: CacheScope::Public };
-    config
+    Config::new(SERVER_NAME, "0.1.0")
+        .with_title("Example MCP device")
+        .with_instructions(INSTRUCTIONS)
+        .with_list_cache(CacheHints::new(3_600_000, CacheScope::Public))
 }
 
 /// The measured requests of one era: (era, [(name, line)]).

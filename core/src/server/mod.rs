@@ -89,12 +89,13 @@ pub const MAX_ESCAPED_NAME_LEN: usize = 256;
 /// use mcp_sansio::server::{CacheHints, CacheScope, Config, Limits};
 ///
 /// const CONFIG: Config<'static> = Config::new("thermo", "1.2.0")
-///     .with_server_info(Implementation::new("thermo", "1.2.0").with_title("Thermometer"))
+///     .with_title("Thermometer")
 ///     .with_instructions("Read the sensors with the `read` tool.")
 ///     .with_limits(Limits::DEFAULT)
 ///     .with_list_cache(CacheHints::new(60_000, CacheScope::Public))
 ///     .with_request_timeout(None);
 /// assert_eq!(CONFIG.request_timeout, None);
+/// assert_eq!(CONFIG.server_info, Implementation::new("thermo", "1.2.0").with_title("Thermometer"));
 /// ```
 #[derive(Clone, Copy, Debug)]
 #[non_exhaustive]
@@ -141,6 +142,14 @@ impl<'a> Config<'a> {
     #[must_use]
     pub const fn with_server_info(mut self, server_info: Implementation<'a>) -> Self {
         self.server_info = server_info;
+        self
+    }
+
+    /// Sets the title of [`server_info`](Self::server_info) (its
+    /// [`with_title`](Implementation::with_title)).
+    #[must_use]
+    pub const fn with_title(mut self, title: &'a str) -> Self {
+        self.server_info.title = Some(title);
         self
     }
 
