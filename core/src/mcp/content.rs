@@ -279,11 +279,10 @@ mod tests {
 
     #[test]
     fn annotations_are_written_for_the_version() {
-        let a = Annotations {
-            audience: &[Role::User, Role::Assistant],
-            priority: Some(Priority::new(0.5)),
-            last_modified: Some("t"),
-        };
+        let a = Annotations::new()
+            .with_audience(&[Role::User, Role::Assistant])
+            .with_priority(Priority::new(0.5))
+            .with_last_modified("t");
         assert_eq!(
             written(|w| a.write_member(w, ProtocolVersion::V2025_11_25)),
             r#","annotations":{"audience":["user","assistant"],"priority":0.5,"lastModified":"t"}"#
@@ -292,16 +291,16 @@ mod tests {
             written(|w| a.write_member(w, ProtocolVersion::V2024_11_05)),
             r#","annotations":{"audience":["user","assistant"],"priority":0.5}"#
         );
-        let only_time = Annotations { last_modified: Some("t"), ..Annotations::NONE };
+        let only_time = Annotations::new().with_last_modified("t");
         assert_eq!(written(|w| only_time.write_member(w, ProtocolVersion::V2025_03_26)), "");
         assert_eq!(written(|w| Annotations::NONE.write_member(w, ProtocolVersion::LATEST)), "");
         // Any one hint is worth the member.
-        let only_audience = Annotations { audience: &[Role::User], ..Annotations::NONE };
+        let only_audience = Annotations::new().with_audience(&[Role::User]);
         assert_eq!(
             written(|w| only_audience.write_member(w, ProtocolVersion::V2024_11_05)),
             r#","annotations":{"audience":["user"]}"#
         );
-        let only_priority = Annotations { priority: Some(Priority::HIGHEST), ..Annotations::NONE };
+        let only_priority = Annotations::new().with_priority(Priority::HIGHEST);
         assert_eq!(
             written(|w| only_priority.write_member(w, ProtocolVersion::V2024_11_05)),
             r#","annotations":{"priority":1}"#
@@ -340,13 +339,13 @@ mod tests {
 
     #[test]
     fn icons_only_from_2025_11_25() {
-        let icons = [Icon { src: "data:,x", mime_type: Some("image/png"), sizes: &["any"], theme: Some(Theme::Dark) }];
+        let icons = [Icon::new("data:,x").with_mime_type("image/png").with_sizes(&["any"]).with_theme(Theme::Dark)];
         assert_eq!(
             written(|w| write_icons(w, &icons, ProtocolVersion::V2025_11_25)),
             r#","icons":[{"src":"data:,x","mimeType":"image/png","sizes":["any"],"theme":"dark"}]"#
         );
         assert_eq!(written(|w| write_icons(w, &icons, ProtocolVersion::V2025_06_18)), "");
-        let two = [Icon { sizes: &["16x16", "32x32"], theme: Some(Theme::Light), ..Icon::new("a") }, Icon::new("b")];
+        let two = [Icon::new("a").with_sizes(&["16x16", "32x32"]).with_theme(Theme::Light), Icon::new("b")];
         assert_eq!(
             written(|w| write_icons(w, &two, ProtocolVersion::LATEST)),
             r#","icons":[{"src":"a","sizes":["16x16","32x32"],"theme":"light"},{"src":"b"}]"#
