@@ -103,8 +103,7 @@ impl Default for Memory {
 /// A server on `memory`, its session opened with `initialize` for the legacy era; `line` is
 /// checked to be answered with a result.
 pub fn server<'m>(memory: &'m mut Memory, era: &str, line: &str) -> Server<'m, Device<FixedBoard>> {
-    let mut config = config();
-    config.limits = Limits { max_response: memory.tx.len() / 4, ..Limits::default() };
+    let config = config().with_limits(Limits { max_response: memory.tx.len() / 4, ..Limits::default() });
     let mut server = Server::new(Device::new(FixedBoard), config, Buffers { rx: &mut memory.rx, tx: &mut memory.tx });
     let now = Instant::from_millis(1000);
     if era.starts_with("legacy") {
