@@ -58,11 +58,10 @@ pub fn exchange<S: Connection>(server: &mut S, now: Instant, line: &[u8]) -> usi
 
 /// `mcp-device`'s configuration.
 pub fn config() -> Config<'static> {
-    let mut config = Config::new(SERVER_NAME, "0.1.0");
-    config.server_info.title = Some("Example MCP device");
-    config.instructions = Some(INSTRUCTIONS);
-    config.list_cache = CacheHints { ttl_ms: 3_600_000, scope: CacheScope::Public };
-    config
+    Config::new(SERVER_NAME, "0.1.0")
+        .with_title("Example MCP device")
+        .with_instructions(INSTRUCTIONS)
+        .with_list_cache(CacheHints::new(3_600_000, CacheScope::Public))
 }
 
 /// The measured requests of one era: (era, [(name, line)]).
@@ -104,8 +103,7 @@ impl Default for Memory {
 /// A server on `memory`, its session opened with `initialize` for the legacy era; `line` is
 /// checked to be answered with a result.
 pub fn server<'m>(memory: &'m mut Memory, era: &str, line: &str) -> Server<'m, Device<FixedBoard>> {
-    let mut config = config();
-    config.limits = Limits { max_response: memory.tx.len() / 4, ..Limits::default() };
+    let config = config().with_limits(Limits { max_response: memory.tx.len() / 4, ..Limits::default() });
     let mut server = Server::new(Device::new(FixedBoard), config, Buffers { rx: &mut memory.rx, tx: &mut memory.tx });
     let now = Instant::from_millis(1000);
     if era.starts_with("legacy") {

@@ -58,6 +58,16 @@ const MAX_CHECKED_ID_LEN: usize = 64;
 
 const SCHEMA: &str = r#"{"type":"object","properties":{"text":{"type":"string"},"n":{"type":"integer"}}}"#;
 
+/// A tool with a title, an output schema and annotations, and no description.
+const STRUCTURED_TOOL: Tool<'static> = {
+    let mut tool = Tool::new("structured", "", SCHEMA)
+        .with_title("Structured")
+        .with_output_schema(r#"{"type":"array"}"#)
+        .with_annotations(mcp_sansio::server::ToolAnnotations::new().with_read_only(true).with_idempotent(false));
+    tool.description = None;
+    tool
+};
+
 /// The application's tools, by name; see [`FuzzHandler::call_tool`].
 static TOOLS: [Tool<'static>; 12] = [
     Tool::new("ask", "Asks the user (elicitation), then answers", SCHEMA),
@@ -66,21 +76,7 @@ static TOOLS: [Tool<'static>; 12] = [
     Tool::new("echo_fmt", "Returns `text` formatted", SCHEMA),
     Tool::new("defer", "Answered later", SCHEMA),
     Tool::new("big", "Returns `n` bytes of text", SCHEMA),
-    Tool {
-        name: "structured",
-        title: Some("Structured"),
-        description: None,
-        input_schema: SCHEMA,
-        output_schema: Some(r#"{"type":"array"}"#),
-        annotations: mcp_sansio::server::ToolAnnotations {
-            read_only: Some(true),
-            destructive: None,
-            idempotent: Some(false),
-            open_world: None,
-        },
-        icons: &[],
-        meta: None,
-    },
+    STRUCTURED_TOOL,
     Tool::new("misorder", "Structured content after text (an application bug)", SCHEMA),
     Tool::new("image", "Returns `text` as image bytes", SCHEMA),
     Tool::new("drop", "Drops its reply (an application bug)", SCHEMA),
@@ -92,37 +88,16 @@ static TOOLS: [Tool<'static>; 12] = [
 const BAD_SCHEMA_TOOL: Tool<'static> = Tool::new("bad_schema", "Its schema is not JSON", "{\"type\":");
 
 static RESOURCES: [Resource<'static>; 3] = [
-    Resource {
-        uri: "fz://text",
-        name: "text",
-        title: Some("Text"),
-        description: None,
-        mime_type: Some("text/plain"),
-        ..Resource::EMPTY
-    },
-    Resource {
-        uri: "fz://blob",
-        name: "blob",
-        title: None,
-        description: Some("Bytes"),
-        mime_type: None,
-        ..Resource::EMPTY
-    },
-    Resource { uri: "fz://defer", name: "defer", title: None, description: None, mime_type: None, ..Resource::EMPTY },
+    Resource::new("fz://text", "text").with_title("Text").with_mime_type("text/plain"),
+    Resource::new("fz://blob", "blob").with_description("Bytes"),
+    Resource::new("fz://defer", "defer"),
 ];
 
-static PROMPT_ARGUMENTS: [PromptArgument<'static>; 1] =
-    [PromptArgument { name: "name", title: None, description: Some("Who"), required: true }];
+static PROMPT_ARGUMENTS: [PromptArgument<'static>; 1] = [PromptArgument::new("name", true).with_description("Who")];
 static PROMPTS: [Prompt<'static>; 3] = [
-    Prompt {
-        name: "hello",
-        title: Some("Hello"),
-        description: Some("Greets"),
-        arguments: &PROMPT_ARGUMENTS,
-        icons: &[],
-    },
-    Prompt { name: "later", title: None, description: None, arguments: &[], icons: &[] },
-    Prompt { name: "fail", title: None, description: None, arguments: &[], icons: &[] },
+    Prompt::new("hello", &PROMPT_ARGUMENTS).with_title("Hello").with_description("Greets"),
+    Prompt::new("later", &[]),
+    Prompt::new("fail", &[]),
 ];
 
 static TEMPLATES: [ResourceTemplate<'static>; 1] = [ResourceTemplate::new("fz://t/{+x}", "t")];
@@ -238,7 +213,7 @@ impl Handler for FuzzHandler {
             "fz://text" => reply.text(read.uri, Some("text/plain"), "line one\nline two\u{0}").finish(),
             "fz://blob" => reply
                 .blob(read.uri, None, &[0, 1, 2, 0xff])
-                .cache(CacheHints { ttl_ms: u64::MAX, scope: CacheScope::Public })
+                .cache(CacheHints::new(u64::MAX, CacheScope::Public))
                 .finish(),
             "fz://json" => reply.json(read.uri, &(1u8, "two", [3.5f32])).finish(),
             "fz://defer" => self.keep(reply.defer()),
@@ -1046,11 +1021,9 @@ pub fn run(data: &[u8]) {
     let mut rx = vec![0u8; setup.rx];
     let mut tx = vec![0u8; setup.tx];
     let (rx_range, tx_range) = (address_range(&rx), address_range(&tx));
-    let mut config = Config::new("fuzz-server", "0.0.1");
-    config.limits = setup.limits;
+    let mut config = Config::new("fuzz-server", "0.0.1").with_limits(setup.limits);
     if setup.instructions {
-        config.instructions = Some("Instructions with \"quotes\"\nand a newline");
-        config.server_info.title = Some("Fuzz\tServer");
+        config = config.with_instructions("Instructions with \"quotes\"\nand a newline").with_title("Fuzz\tServer");
     }
     let handler = FuzzHandler { bad_schema: setup.bad_schema, ..FuzzHandler::default() };
     // Room for legacy requests to wait for the client's input (as large as the receive buffer).

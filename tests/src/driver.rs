@@ -65,12 +65,11 @@ pub type DeviceServer<'a> = Server<'a, Device<SimBoard>>;
 
 /// The server's configuration: the `mcp-device` binary's, with a fixed version.
 pub fn config() -> Config<'static> {
-    let mut config = Config::new(SERVER_NAME, SERVER_VERSION);
-    config.server_info.title = Some(SERVER_TITLE);
-    config.instructions = Some(INSTRUCTIONS);
-    config.limits = Limits { max_response: TX_BYTES / 4, ..Limits::default() };
-    config.list_cache = CacheHints { ttl_ms: LIST_TTL_MS, scope: CacheScope::Public };
-    config
+    Config::new(SERVER_NAME, SERVER_VERSION)
+        .with_title(SERVER_TITLE)
+        .with_instructions(INSTRUCTIONS)
+        .with_limits(Limits { max_response: TX_BYTES / 4, ..Limits::default() })
+        .with_list_cache(CacheHints::new(LIST_TTL_MS, CacheScope::Public))
 }
 
 /// The memory a [`Driver`] borrows: the server's receive and transmit buffers, and the buffer

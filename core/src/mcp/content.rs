@@ -74,8 +74,19 @@ impl Priority {
     }
 }
 
-/// Hints on how a client should use a resource or a content block (`annotations`).
+/// Hints on how a client should use a resource or a content block (`annotations`), [built with `new` and `with_*`](crate::mcp#building-descriptors).
+///
+/// ```
+/// use mcp_sansio::mcp::{Annotations, Priority, Role};
+///
+/// const HINTS: Annotations<'static> = Annotations::new()
+///     .with_audience(&[Role::User])
+///     .with_priority(Priority::HIGHEST)
+///     .with_last_modified("2025-01-12T15:00:58Z");
+/// assert_eq!(HINTS.audience, &[Role::User]);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Annotations<'a> {
     /// Who the content is meant for; empty: unspecified.
     pub audience: &'a [Role],
@@ -85,9 +96,35 @@ pub struct Annotations<'a> {
     pub last_modified: Option<&'a str>,
 }
 
-impl Annotations<'_> {
+impl<'a> Annotations<'a> {
     /// No hints.
-    pub const NONE: Annotations<'static> = Annotations { audience: &[], priority: None, last_modified: None };
+    pub const NONE: Annotations<'static> = Annotations::new();
+
+    /// No hints (the same as [`NONE`](Self::NONE)), to start a `with_*` chain.
+    pub const fn new() -> Self {
+        Annotations { audience: &[], priority: None, last_modified: None }
+    }
+
+    /// Sets [`audience`](Self::audience).
+    #[must_use]
+    pub const fn with_audience(mut self, audience: &'a [Role]) -> Self {
+        self.audience = audience;
+        self
+    }
+
+    /// Sets [`priority`](Self::priority).
+    #[must_use]
+    pub const fn with_priority(mut self, priority: Priority) -> Self {
+        self.priority = Some(priority);
+        self
+    }
+
+    /// Sets [`last_modified`](Self::last_modified), an ISO 8601 time.
+    #[must_use]
+    pub const fn with_last_modified(mut self, last_modified: &'a str) -> Self {
+        self.last_modified = Some(last_modified);
+        self
+    }
 
     fn is_empty(&self, version: ProtocolVersion) -> bool {
         self.audience.is_empty()
@@ -142,8 +179,17 @@ pub enum Theme {
 }
 
 /// An icon for an implementation, tool, resource, template or prompt (2025-11-25 and later; left
-/// out for older versions).
+/// out for older versions), [built with `new` and `with_*`](crate::mcp#building-descriptors).
+///
+/// ```
+/// use mcp_sansio::mcp::{Icon, Theme};
+///
+/// static ICONS: [Icon<'static>; 1] =
+///     [Icon::new("data:image/png;base64,iVBORw0KGgo=").with_mime_type("image/png").with_sizes(&["any"]).with_theme(Theme::Dark)];
+/// assert_eq!(ICONS[0].theme, Some(Theme::Dark));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Icon<'a> {
     /// An `https:` or `data:` URI of the image.
     pub src: &'a str,
@@ -159,6 +205,27 @@ impl<'a> Icon<'a> {
     /// An icon with only its source.
     pub const fn new(src: &'a str) -> Self {
         Icon { src, mime_type: None, sizes: &[], theme: None }
+    }
+
+    /// Sets [`mime_type`](Self::mime_type).
+    #[must_use]
+    pub const fn with_mime_type(mut self, mime_type: &'a str) -> Self {
+        self.mime_type = Some(mime_type);
+        self
+    }
+
+    /// Sets [`sizes`](Self::sizes).
+    #[must_use]
+    pub const fn with_sizes(mut self, sizes: &'a [&'a str]) -> Self {
+        self.sizes = sizes;
+        self
+    }
+
+    /// Sets [`theme`](Self::theme).
+    #[must_use]
+    pub const fn with_theme(mut self, theme: Theme) -> Self {
+        self.theme = Some(theme);
+        self
     }
 }
 
@@ -212,11 +279,10 @@ mod tests {
 
     #[test]
     fn annotations_are_written_for_the_version() {
-        let a = Annotations {
-            audience: &[Role::User, Role::Assistant],
-            priority: Some(Priority::new(0.5)),
-            last_modified: Some("t"),
-        };
+        let a = Annotations::new()
+            .with_audience(&[Role::User, Role::Assistant])
+            .with_priority(Priority::new(0.5))
+            .with_last_modified("t");
         assert_eq!(
             written(|w| a.write_member(w, ProtocolVersion::V2025_11_25)),
             r#","annotations":{"audience":["user","assistant"],"priority":0.5,"lastModified":"t"}"#
@@ -225,16 +291,16 @@ mod tests {
             written(|w| a.write_member(w, ProtocolVersion::V2024_11_05)),
             r#","annotations":{"audience":["user","assistant"],"priority":0.5}"#
         );
-        let only_time = Annotations { last_modified: Some("t"), ..Annotations::NONE };
+        let only_time = Annotations::new().with_last_modified("t");
         assert_eq!(written(|w| only_time.write_member(w, ProtocolVersion::V2025_03_26)), "");
         assert_eq!(written(|w| Annotations::NONE.write_member(w, ProtocolVersion::LATEST)), "");
         // Any one hint is worth the member.
-        let only_audience = Annotations { audience: &[Role::User], ..Annotations::NONE };
+        let only_audience = Annotations::new().with_audience(&[Role::User]);
         assert_eq!(
             written(|w| only_audience.write_member(w, ProtocolVersion::V2024_11_05)),
             r#","annotations":{"audience":["user"]}"#
         );
-        let only_priority = Annotations { priority: Some(Priority::HIGHEST), ..Annotations::NONE };
+        let only_priority = Annotations::new().with_priority(Priority::HIGHEST);
         assert_eq!(
             written(|w| only_priority.write_member(w, ProtocolVersion::V2024_11_05)),
             r#","annotations":{"priority":1}"#
@@ -273,13 +339,13 @@ mod tests {
 
     #[test]
     fn icons_only_from_2025_11_25() {
-        let icons = [Icon { src: "data:,x", mime_type: Some("image/png"), sizes: &["any"], theme: Some(Theme::Dark) }];
+        let icons = [Icon::new("data:,x").with_mime_type("image/png").with_sizes(&["any"]).with_theme(Theme::Dark)];
         assert_eq!(
             written(|w| write_icons(w, &icons, ProtocolVersion::V2025_11_25)),
             r#","icons":[{"src":"data:,x","mimeType":"image/png","sizes":["any"],"theme":"dark"}]"#
         );
         assert_eq!(written(|w| write_icons(w, &icons, ProtocolVersion::V2025_06_18)), "");
-        let two = [Icon { sizes: &["16x16", "32x32"], theme: Some(Theme::Light), ..Icon::new("a") }, Icon::new("b")];
+        let two = [Icon::new("a").with_sizes(&["16x16", "32x32"]).with_theme(Theme::Light), Icon::new("b")];
         assert_eq!(
             written(|w| write_icons(w, &two, ProtocolVersion::LATEST)),
             r#","icons":[{"src":"a","sizes":["16x16","32x32"],"theme":"light"},{"src":"b"}]"#

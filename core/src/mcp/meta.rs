@@ -90,7 +90,7 @@ mod tests {
     fn what_a_client_writes_a_server_reads() {
         let mut buf = [0u8; 512];
         let mut w = JsonWriter::new(&mut buf);
-        let info = Implementation { title: Some("Host"), ..Implementation::new("host", "1.0") };
+        let info = Implementation::new("host", "1.0").with_title("Host");
         let version = ProtocolVersion::ALL.iter().copied().find(|v| v.era() == crate::version::Era::Modern).unwrap();
         write_request_meta(&mut w, version, &ClientCapabilities::NONE, &info, Some(LoggingLevel::Info), Some(7));
         let len = w.len();

@@ -145,10 +145,8 @@ mod tests {
 
     #[test]
     fn prompts_list_every_argument() {
-        static ARGS: [PromptArgument<'static>; 2] = [
-            PromptArgument::new("a", true),
-            PromptArgument { description: Some("second"), ..PromptArgument::new("b", false) },
-        ];
+        static ARGS: [PromptArgument<'static>; 2] =
+            [PromptArgument::new("a", true), PromptArgument::new("b", false).with_description("second")];
         let mut buf = [0u8; 256];
         let mut w = JsonWriter::new(&mut buf);
         write_prompt(&mut w, &Prompt::new("p", &ARGS), ProtocolVersion::V2025_11_25);

@@ -83,8 +83,24 @@ pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// length in bytes). Names without escapes have no limit beyond the frame length.
 pub const MAX_ESCAPED_NAME_LEN: usize = 256;
 
-/// Server identity and policy.
+/// Server identity and policy, [built with `new` and `with_*`](crate::mcp#building-descriptors) like
+/// the MCP descriptors.
+///
+/// ```
+/// use mcp_sansio::mcp::Implementation;
+/// use mcp_sansio::server::{CacheHints, CacheScope, Config, Limits};
+///
+/// const CONFIG: Config<'static> = Config::new("thermo", "1.2.0")
+///     .with_title("Thermometer")
+///     .with_instructions("Read the sensors with the `read` tool.")
+///     .with_limits(Limits::DEFAULT)
+///     .with_list_cache(CacheHints::new(60_000, CacheScope::Public))
+///     .with_request_timeout(None);
+/// assert_eq!(CONFIG.request_timeout, None);
+/// assert_eq!(CONFIG.server_info, Implementation::new("thermo", "1.2.0").with_title("Thermometer"));
+/// ```
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct Config<'a> {
     /// `serverInfo`: name, version, title.
     pub server_info: Implementation<'a>,
@@ -115,12 +131,77 @@ impl<'a> Config<'a> {
             server_info: Implementation::new(name, version),
             instructions: None,
             limits: Limits::DEFAULT,
-            list_cache: CacheHints { ttl_ms: 0, scope: CacheScope::Public },
-            resource_cache: CacheHints { ttl_ms: 0, scope: CacheScope::Private },
+            list_cache: CacheHints::new(0, CacheScope::Public),
+            resource_cache: CacheHints::new(0, CacheScope::Private),
             capabilities: None,
             request_timeout: Some(DEFAULT_REQUEST_TIMEOUT),
             state_sealer: None,
         }
+    }
+
+    /// Sets [`server_info`](Self::server_info) (which [`new`](Self::new) fills with a name and a
+    /// version), e.g. to give it a title or icons.
+    #[must_use]
+    pub const fn with_server_info(mut self, server_info: Implementation<'a>) -> Self {
+        self.server_info = server_info;
+        self
+    }
+
+    /// Sets the title of [`server_info`](Self::server_info) (its
+    /// [`with_title`](Implementation::with_title)).
+    #[must_use]
+    pub const fn with_title(mut self, title: &'a str) -> Self {
+        self.server_info.title = Some(title);
+        self
+    }
+
+    /// Sets [`instructions`](Self::instructions).
+    #[must_use]
+    pub const fn with_instructions(mut self, instructions: &'a str) -> Self {
+        self.instructions = Some(instructions);
+        self
+    }
+
+    /// Sets [`limits`](Self::limits).
+    #[must_use]
+    pub const fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Sets [`list_cache`](Self::list_cache).
+    #[must_use]
+    pub const fn with_list_cache(mut self, list_cache: CacheHints) -> Self {
+        self.list_cache = list_cache;
+        self
+    }
+
+    /// Sets [`resource_cache`](Self::resource_cache).
+    #[must_use]
+    pub const fn with_resource_cache(mut self, resource_cache: CacheHints) -> Self {
+        self.resource_cache = resource_cache;
+        self
+    }
+
+    /// Declares [`capabilities`](Self::capabilities) instead of deriving them from the handler.
+    #[must_use]
+    pub const fn with_capabilities(mut self, capabilities: ServerCapabilities) -> Self {
+        self.capabilities = Some(capabilities);
+        self
+    }
+
+    /// Sets [`request_timeout`](Self::request_timeout); `None` waits for ever.
+    #[must_use]
+    pub const fn with_request_timeout(mut self, request_timeout: Option<Duration>) -> Self {
+        self.request_timeout = request_timeout;
+        self
+    }
+
+    /// Sets [`state_sealer`](Self::state_sealer).
+    #[must_use]
+    pub const fn with_state_sealer(mut self, state_sealer: &'a dyn StateSealer) -> Self {
+        self.state_sealer = Some(state_sealer);
+        self
     }
 }
 

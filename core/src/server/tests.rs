@@ -12,35 +12,19 @@ use crate::time::Instant;
 
 static TOOLS: [Tool<'static>; 3] = [
     Tool::new("echo", "Echoes text", r#"{"type":"object","properties":{"text":{"type":"string"}}}"#),
-    Tool {
-        name: "measure",
-        title: Some("Measure"),
-        description: Some("A slow measurement, answered later"),
-        input_schema: "{\"type\":\"object\"}",
-        output_schema: Some(r#"{"type":"object","properties":{"value":{"type":"number"}}}"#),
-        annotations: ToolAnnotations { read_only: Some(true), destructive: None, idempotent: None, open_world: None },
-        icons: &[],
-        meta: None,
-    },
+    Tool::new("measure", "A slow measurement, answered later", "{\"type\":\"object\"}")
+        .with_title("Measure")
+        .with_output_schema(r#"{"type":"object","properties":{"value":{"type":"number"}}}"#)
+        .with_annotations(ToolAnnotations::new().with_read_only(true)),
     Tool::new("forget", "Drops its reply (a handler bug)", "{\"type\":\"object\"}"),
 ];
 
-static RESOURCES: [Resource<'static>; 2] = [
-    Resource {
-        uri: "test://text",
-        name: "text",
-        title: None,
-        description: None,
-        mime_type: Some("text/plain"),
-        ..Resource::EMPTY
-    },
-    Resource { uri: "test://blob", name: "blob", title: None, description: None, mime_type: None, ..Resource::EMPTY },
-];
+static RESOURCES: [Resource<'static>; 2] =
+    [Resource::new("test://text", "text").with_mime_type("text/plain"), Resource::new("test://blob", "blob")];
 
 static PROMPT_ARGS: [PromptArgument<'static>; 1] =
-    [PromptArgument { name: "topic", title: None, description: Some("What to talk about"), required: true }];
-static PROMPTS: [Prompt<'static>; 1] =
-    [Prompt { name: "talk", title: None, description: Some("Talk"), arguments: &PROMPT_ARGS, icons: &[] }];
+    [PromptArgument::new("topic", true).with_description("What to talk about")];
+static PROMPTS: [Prompt<'static>; 1] = [Prompt::new("talk", &PROMPT_ARGS).with_description("Talk")];
 
 #[derive(serde::Serialize)]
 struct Measurement {
@@ -112,9 +96,9 @@ impl Harness {
     pub(super) fn with(rx: usize, tx: usize, limits: Limits) -> Self {
         let rx = std::vec![0u8; rx].leak();
         let tx = std::vec![0u8; tx].leak();
-        let mut config = Config::new("test-server", "1.2.3");
-        config.limits = limits;
-        config.list_cache = CacheHints { ttl_ms: 60_000, scope: CacheScope::Public };
+        let config = Config::new("test-server", "1.2.3")
+            .with_limits(limits)
+            .with_list_cache(CacheHints::new(60_000, CacheScope::Public));
         Harness { server: Server::new(TestHandler::default(), config, Buffers { rx, tx }), now: Instant::ZERO }
     }
 
@@ -509,6 +493,55 @@ fn end_of_input_finishes_after_output_drains() {
     assert!(h.server.rx_spare().is_empty());
     assert_eq!(h.server.handle_input(h.now, b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n"), 0);
     assert!(h.server.poll_transmit().is_none(), "input after the end is ignored");
+}
+
+/// Each `Config::with_*` sets its field and leaves the others as `Config::new` made them.
+#[test]
+fn config_builders_set_one_field_each() {
+    #[derive(Debug)]
+    struct NoSealer;
+    impl StateSealer for NoSealer {
+        fn seal(&self, _: &StateBinding<'_>, _: &[u8], _: &mut [u8]) -> Option<usize> {
+            None
+        }
+        fn open<'o>(&self, _: &StateBinding<'_>, _: &[u8], _: &'o mut [u8]) -> Result<&'o [u8], SealError> {
+            Err(SealError::Invalid)
+        }
+    }
+    static SEALER: NoSealer = NoSealer;
+    const LIMITS: Limits = Limits { max_response: 1234, ..Limits::DEFAULT };
+    const CAPABILITIES: crate::mcp::ServerCapabilities = crate::mcp::ServerCapabilities::NONE.with_logging();
+    let base = Config::new("n", "1");
+    let info = Implementation::new("m", "2").with_title("M");
+    let hints = CacheHints::new(5, CacheScope::Private);
+    let built = Config::new("n", "1")
+        .with_server_info(info)
+        .with_title("T")
+        .with_instructions("I")
+        .with_limits(LIMITS)
+        .with_list_cache(hints)
+        .with_resource_cache(CacheHints::new(7, CacheScope::Public))
+        .with_capabilities(CAPABILITIES)
+        .with_request_timeout(None)
+        .with_state_sealer(&SEALER);
+    assert_eq!(built.server_info, info.with_title("T"));
+    assert_eq!(built.instructions, Some("I"));
+    assert_eq!(built.limits, LIMITS);
+    assert_eq!(built.list_cache, hints);
+    assert_eq!(built.resource_cache, CacheHints { ttl_ms: 7, scope: CacheScope::Public });
+    assert_eq!(built.capabilities, Some(CAPABILITIES));
+    assert_eq!(built.request_timeout, None);
+    assert!(built.state_sealer.is_some());
+    assert_eq!(Config::new("n", "1").with_title("T").server_info, Implementation::new("n", "1").with_title("T"));
+    assert_eq!(
+        (base.server_info, base.instructions, base.limits, base.capabilities, base.request_timeout),
+        (Implementation::new("n", "1"), None, Limits::DEFAULT, None, Some(DEFAULT_REQUEST_TIMEOUT))
+    );
+    assert_eq!(
+        (base.list_cache, base.resource_cache),
+        (CacheHints::new(0, CacheScope::Public), CacheHints::new(0, CacheScope::Private))
+    );
+    assert!(base.state_sealer.is_none());
 }
 
 pub(super) fn format_line(line: &str) -> String {

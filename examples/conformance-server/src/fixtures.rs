@@ -84,50 +84,33 @@ pub static TOOLS: [Tool<'static>; 27] = [
 pub const DYNAMIC_TOOL: Tool<'static> = tool("test_dynamic_tool", "A tool added at run time");
 
 pub static RESOURCES: [Resource<'static>; 3] = [
-    Resource {
-        uri: "test://static-text",
-        name: "static-text",
-        title: Some("Static Text Resource"),
-        description: Some("A static text resource for testing"),
-        mime_type: Some("text/plain"),
-        ..Resource::EMPTY
-    },
-    Resource {
-        uri: "test://static-binary",
-        name: "static-binary",
-        title: Some("Static Binary Resource"),
-        description: Some("A static binary resource (image) for testing"),
-        mime_type: Some("image/png"),
-        ..Resource::EMPTY
-    },
-    Resource {
-        uri: WATCHED_URI,
-        name: "watched-resource",
-        title: Some("Watched Resource"),
-        description: Some("A resource that changes every 3 seconds (subscribe to hear of it)"),
-        mime_type: Some("text/plain"),
-        ..Resource::EMPTY
-    },
+    Resource::new("test://static-text", "static-text")
+        .with_title("Static Text Resource")
+        .with_description("A static text resource for testing")
+        .with_mime_type("text/plain"),
+    Resource::new("test://static-binary", "static-binary")
+        .with_title("Static Binary Resource")
+        .with_description("A static binary resource (image) for testing")
+        .with_mime_type("image/png"),
+    Resource::new(WATCHED_URI, "watched-resource")
+        .with_title("Watched Resource")
+        .with_description("A resource that changes every 3 seconds (subscribe to hear of it)")
+        .with_mime_type("text/plain"),
 ];
 
-pub static RESOURCE_TEMPLATES: [ResourceTemplate<'static>; 1] = [ResourceTemplate {
-    title: Some("Resource Template"),
-    description: Some("A resource template with parameter substitution"),
-    mime_type: Some("application/json"),
-    ..ResourceTemplate::new("test://template/{id}/data", "template")
-}];
+pub static RESOURCE_TEMPLATES: [ResourceTemplate<'static>; 1] =
+    [ResourceTemplate::new("test://template/{id}/data", "template")
+        .with_title("Resource Template")
+        .with_description("A resource template with parameter substitution")
+        .with_mime_type("application/json")];
 
 static PROMPT_ARGS: [PromptArgument<'static>; 2] = [
-    PromptArgument { name: "arg1", title: None, description: Some("First test argument"), required: true },
-    PromptArgument { name: "arg2", title: None, description: Some("Second test argument"), required: true },
+    PromptArgument::new("arg1", true).with_description("First test argument"),
+    PromptArgument::new("arg2", true).with_description("Second test argument"),
 ];
 
-static RESOURCE_URI_ARG: [PromptArgument<'static>; 1] = [PromptArgument {
-    name: "resourceUri",
-    title: None,
-    description: Some("URI of the resource to embed"),
-    required: true,
-}];
+static RESOURCE_URI_ARG: [PromptArgument<'static>; 1] =
+    [PromptArgument::new("resourceUri", true).with_description("URI of the resource to embed")];
 
 const fn prompt(
     name: &'static str,
@@ -135,7 +118,7 @@ const fn prompt(
     description: &'static str,
     arguments: &'static [PromptArgument<'static>],
 ) -> Prompt<'static> {
-    Prompt { name, title: Some(title), description: Some(description), arguments, icons: &[] }
+    Prompt::new(name, arguments).with_title(title).with_description(description)
 }
 
 pub static PROMPTS: [Prompt<'static>; 5] = [

@@ -145,155 +145,70 @@ const BLINK_SCHEMA: &str = r#"{"type":"object","properties":{"times":{"type":"in
 /// Steps of the simulated calibration, one progress notification each.
 pub const CALIBRATION_STEPS: u64 = 4;
 
-const READ_ONLY: ToolAnnotations = ToolAnnotations {
-    read_only: Some(true),
-    destructive: Some(false),
-    idempotent: Some(true),
-    open_world: Some(false),
-};
+const READ_ONLY: ToolAnnotations =
+    ToolAnnotations::new().with_read_only(true).with_destructive(false).with_idempotent(true).with_open_world(false);
+/// Changes the board, harmlessly and idempotently.
+const SETS_STATE: ToolAnnotations =
+    ToolAnnotations::new().with_read_only(false).with_destructive(false).with_idempotent(true).with_open_world(false);
 
 const CONFIRM_FORM: &str = r#"{"type":"object","properties":{"confirm":{"type":"boolean","title":"Erase all settings?","description":"The board restarts with factory settings"}},"required":["confirm"]}"#;
 
 /// The device's tools, in listing order; [`BLINK_TOOL`] follows them while blinking is enabled.
 pub static TOOLS: [Tool<'static>; 9] = [
-    Tool {
-        name: "echo",
-        title: Some("Echo"),
-        description: Some("Sends the message back unchanged; checks the link to the board."),
-        input_schema: ECHO_SCHEMA,
-        output_schema: None,
-        annotations: READ_ONLY,
-        icons: &[],
-        meta: None,
-    },
-    Tool {
-        name: "read_temperature",
-        title: Some("Read temperature"),
-        description: Some("Reads a temperature sensor, in degrees Celsius."),
-        input_schema: TEMPERATURE_SCHEMA,
-        output_schema: Some(TEMPERATURE_OUTPUT),
-        annotations: READ_ONLY,
-        icons: &[],
-        meta: None,
-    },
-    Tool {
-        name: "set_led",
-        title: Some("Set LED"),
-        description: Some("Switches the status LED on or off."),
-        input_schema: LED_SCHEMA,
-        output_schema: Some(LED_OUTPUT),
-        annotations: ToolAnnotations {
-            read_only: Some(false),
-            destructive: Some(false),
-            idempotent: Some(true),
-            open_world: Some(false),
-        },
-        icons: &[],
-        meta: None,
-    },
-    Tool {
-        name: "get_uptime",
-        title: Some("Uptime"),
-        description: Some("Time since the board started, in milliseconds."),
-        input_schema: NO_ARGUMENTS,
-        output_schema: Some(UPTIME_OUTPUT),
-        annotations: READ_ONLY,
-        icons: &[],
-        meta: None,
-    },
-    Tool {
-        name: "calibrate",
-        title: Some("Calibrate sensors"),
-        description: Some("Runs the sensor calibration (reports progress for each of its steps)."),
-        input_schema: NO_ARGUMENTS,
-        output_schema: Some(CALIBRATE_OUTPUT),
-        annotations: ToolAnnotations {
-            read_only: Some(false),
-            destructive: Some(false),
-            idempotent: Some(true),
-            open_world: Some(false),
-        },
-        icons: &[],
-        meta: None,
-    },
-    Tool {
-        name: "enable_blink",
-        title: Some("Enable blinking"),
-        description: Some("Offers or withdraws the blink_led tool (the tool list changes)."),
-        input_schema: ENABLE_BLINK_SCHEMA,
-        output_schema: None,
-        annotations: ToolAnnotations {
-            read_only: Some(false),
-            destructive: Some(false),
-            idempotent: Some(true),
-            open_world: Some(false),
-        },
-        icons: &[],
-        meta: None,
-    },
-    Tool {
-        name: "factory_reset",
-        title: Some("Factory reset"),
-        description: Some("Restores the factory settings, after the user confirms (elicitation)."),
-        input_schema: NO_ARGUMENTS,
-        output_schema: None,
-        annotations: ToolAnnotations {
-            read_only: Some(false),
-            destructive: Some(true),
-            idempotent: Some(true),
-            open_world: Some(false),
-        },
-        icons: &[],
-        meta: None,
-    },
-    Tool {
-        name: "explain_status",
-        title: Some("Explain the status"),
-        description: Some("Asks the client's model to explain the board's live status in a sentence (sampling)."),
-        input_schema: NO_ARGUMENTS,
-        output_schema: None,
-        annotations: READ_ONLY,
-        icons: &[],
-        meta: None,
-    },
-    Tool {
-        name: "export_target",
-        title: Some("Export target"),
-        description: Some("Asks the host for its roots (roots/list) and names where the calibration data would go."),
-        input_schema: NO_ARGUMENTS,
-        output_schema: None,
-        annotations: READ_ONLY,
-        icons: &[],
-        meta: None,
-    },
+    Tool::new("echo", "Sends the message back unchanged; checks the link to the board.", ECHO_SCHEMA)
+        .with_title("Echo")
+        .with_annotations(READ_ONLY),
+    Tool::new("read_temperature", "Reads a temperature sensor, in degrees Celsius.", TEMPERATURE_SCHEMA)
+        .with_title("Read temperature")
+        .with_output_schema(TEMPERATURE_OUTPUT)
+        .with_annotations(READ_ONLY),
+    Tool::new("set_led", "Switches the status LED on or off.", LED_SCHEMA)
+        .with_title("Set LED")
+        .with_output_schema(LED_OUTPUT)
+        .with_annotations(SETS_STATE),
+    Tool::new("get_uptime", "Time since the board started, in milliseconds.", NO_ARGUMENTS)
+        .with_title("Uptime")
+        .with_output_schema(UPTIME_OUTPUT)
+        .with_annotations(READ_ONLY),
+    Tool::new("calibrate", "Runs the sensor calibration (reports progress for each of its steps).", NO_ARGUMENTS)
+        .with_title("Calibrate sensors")
+        .with_output_schema(CALIBRATE_OUTPUT)
+        .with_annotations(SETS_STATE),
+    Tool::new("enable_blink", "Offers or withdraws the blink_led tool (the tool list changes).", ENABLE_BLINK_SCHEMA)
+        .with_title("Enable blinking")
+        .with_annotations(SETS_STATE),
+    Tool::new("factory_reset", "Restores the factory settings, after the user confirms (elicitation).", NO_ARGUMENTS)
+        .with_title("Factory reset")
+        .with_annotations(SETS_STATE.with_destructive(true)),
+    Tool::new(
+        "explain_status",
+        "Asks the client's model to explain the board's live status in a sentence (sampling).",
+        NO_ARGUMENTS,
+    )
+    .with_title("Explain the status")
+    .with_annotations(READ_ONLY),
+    Tool::new(
+        "export_target",
+        "Asks the host for its roots (roots/list) and names where the calibration data would go.",
+        NO_ARGUMENTS,
+    )
+    .with_title("Export target")
+    .with_annotations(READ_ONLY),
 ];
 
 /// The tool offered while blinking is enabled.
-pub static BLINK_TOOL: Tool<'static> = Tool {
-    name: "blink_led",
-    title: Some("Blink LED"),
-    description: Some("Blinks the status LED a number of times, leaving it as it was."),
-    input_schema: BLINK_SCHEMA,
-    output_schema: None,
-    annotations: ToolAnnotations {
-        read_only: Some(false),
-        destructive: Some(false),
-        idempotent: Some(false),
-        open_world: Some(false),
-    },
-    icons: &[],
-    meta: None,
-};
+pub static BLINK_TOOL: Tool<'static> =
+    Tool::new("blink_led", "Blinks the status LED a number of times, leaving it as it was.", BLINK_SCHEMA)
+        .with_title("Blink LED")
+        .with_annotations(SETS_STATE.with_idempotent(false));
 
 const SENSOR_TEMPLATE: &str = "device://sensor/{name}";
 
 /// The device's resource templates.
-pub static RESOURCE_TEMPLATES: [ResourceTemplate<'static>; 1] = [ResourceTemplate {
-    title: Some("Sensor reading"),
-    description: Some("One temperature sensor (board or cpu), read now, as JSON."),
-    mime_type: Some("application/json"),
-    ..ResourceTemplate::new(SENSOR_TEMPLATE, "sensor")
-}];
+pub static RESOURCE_TEMPLATES: [ResourceTemplate<'static>; 1] = [ResourceTemplate::new(SENSOR_TEMPLATE, "sensor")
+    .with_title("Sensor reading")
+    .with_description("One temperature sensor (board or cpu), read now, as JSON.")
+    .with_mime_type("application/json")];
 
 /// Symptoms offered when completing the `diagnose` prompt's argument.
 const SYMPTOMS: [&str; 4] = ["LED does not light", "no answer from the sensor", "overheating", "resets by itself"];
@@ -314,43 +229,23 @@ const CALIBRATION_URI: &str = "device://calibration";
 
 /// The device's resources.
 pub static RESOURCES: [Resource<'static>; 2] = [
-    Resource {
-        uri: STATUS_URI,
-        name: "status",
-        title: Some("Board status"),
-        description: Some("LED state, uptime and board temperature, as JSON."),
-        mime_type: Some("application/json"),
-        size: None,
-        annotations: mcp_sansio::mcp::Annotations::NONE,
-        icons: &[],
-    },
-    Resource {
-        uri: CALIBRATION_URI,
-        name: "calibration",
-        title: Some("Calibration data"),
-        description: Some("The sensor calibration table, as raw bytes."),
-        mime_type: Some("application/octet-stream"),
-        size: None,
-        annotations: mcp_sansio::mcp::Annotations::NONE,
-        icons: &[],
-    },
+    Resource::new(STATUS_URI, "status")
+        .with_title("Board status")
+        .with_description("LED state, uptime and board temperature, as JSON.")
+        .with_mime_type("application/json"),
+    Resource::new(CALIBRATION_URI, "calibration")
+        .with_title("Calibration data")
+        .with_description("The sensor calibration table, as raw bytes.")
+        .with_mime_type("application/octet-stream"),
 ];
 
-static DIAGNOSE_ARGUMENTS: [PromptArgument<'static>; 1] = [PromptArgument {
-    name: "symptom",
-    title: None,
-    description: Some("What looks wrong with the board"),
-    required: true,
-}];
+static DIAGNOSE_ARGUMENTS: [PromptArgument<'static>; 1] =
+    [PromptArgument::new("symptom", true).with_description("What looks wrong with the board")];
 
 /// The device's prompts.
-pub static PROMPTS: [Prompt<'static>; 1] = [Prompt {
-    name: "diagnose",
-    title: Some("Diagnose the board"),
-    description: Some("Asks the model to troubleshoot the board from a symptom and its live status."),
-    arguments: &DIAGNOSE_ARGUMENTS,
-    icons: &[],
-}];
+pub static PROMPTS: [Prompt<'static>; 1] = [Prompt::new("diagnose", &DIAGNOSE_ARGUMENTS)
+    .with_title("Diagnose the board")
+    .with_description("Asks the model to troubleshoot the board from a symptom and its live status.")];
 
 /// Calibration bytes of the simulated boards (host binary, QEMU firmware).
 pub const SAMPLE_CALIBRATION: [u8; 10] = [0x4d, 0x43, 0x50, 0x01, 0x00, 0x10, 0xff, 0x7f, 0x02, 0x9a];

@@ -65,11 +65,11 @@ fn main() -> ! {
     clock::start(core.SYST);
     let Some((mut reader, mut writer)) = uart::take() else { log::exit(false) };
 
-    let mut config = Config::new(SERVER_NAME, env!("CARGO_PKG_VERSION"));
-    config.server_info.title = Some("Example MCP device");
-    config.instructions = Some(INSTRUCTIONS);
-    // The tool list changes (blink_led), announced with listChanged; other clients re-read it soon.
-    config.list_cache = CacheHints { ttl_ms: 60_000, scope: CacheScope::Public };
+    let config = Config::new(SERVER_NAME, env!("CARGO_PKG_VERSION"))
+        .with_title("Example MCP device")
+        .with_instructions(INSTRUCTIONS)
+        // The tool list changes (blink_led), announced with listChanged; other clients re-read it soon.
+        .with_list_cache(CacheHints::new(60_000, CacheScope::Public));
     let device = Logged(Device::new(QemuBoard::new()));
     let mut server: DeviceServer = Server::new(device, config, Buffers { rx: RX, tx: TX });
     server.parts_mut().0.set_input_buffer(INPUT);

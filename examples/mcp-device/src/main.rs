@@ -127,12 +127,12 @@ fn main() -> ExitCode {
     let args = Args::parse();
     let mut rx = vec![0u8; args.max_message_bytes.max(1024)];
     let mut tx = vec![0u8; args.transmit_bytes.max(4096)];
-    let mut config = Config::new(SERVER_NAME, env!("CARGO_PKG_VERSION"));
-    config.server_info.title = Some("Example MCP device");
-    config.instructions = Some(INSTRUCTIONS);
-    config.limits = Limits { max_response: tx.len() / 4, write_threshold: args.write_threshold, ..Limits::default() };
-    // The tool list changes (blink_led), announced with listChanged; other clients re-read it soon.
-    config.list_cache = CacheHints { ttl_ms: 60_000, scope: CacheScope::Public };
+    let config = Config::new(SERVER_NAME, env!("CARGO_PKG_VERSION"))
+        .with_title("Example MCP device")
+        .with_instructions(INSTRUCTIONS)
+        .with_limits(Limits { max_response: tx.len() / 4, write_threshold: args.write_threshold, ..Limits::default() })
+        // The tool list changes (blink_led), announced with listChanged; other clients re-read it soon.
+        .with_list_cache(CacheHints::new(60_000, CacheScope::Public));
     let handler = Logged { inner: Device::new(SimulatedBoard { led: false }), verbose: args.verbose };
     #[cfg(feature = "http")]
     if let Some(filter) = args.log.clone().or_else(|| std::env::var("RUST_LOG").ok()) {

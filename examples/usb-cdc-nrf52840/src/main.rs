@@ -139,10 +139,10 @@ async fn main(_spawner: Spawner) {
     let mut reader = receiver.into_buffered(&mut memory.packet);
     let mut writer = PacketWriter::new(sender);
 
-    let mut config = Config::new(SERVER_NAME, env!("CARGO_PKG_VERSION"));
-    config.server_info.title = Some("Example MCP device (nRF52840, USB)");
-    config.instructions = Some(INSTRUCTIONS);
-    config.list_cache = CacheHints { ttl_ms: 60_000, scope: CacheScope::Public };
+    let config = Config::new(SERVER_NAME, env!("CARGO_PKG_VERSION"))
+        .with_title("Example MCP device (nRF52840, USB)")
+        .with_instructions(INSTRUCTIONS)
+        .with_list_cache(CacheHints::new(60_000, CacheScope::Public));
     let board = Nrf52840Dk { led: Output::new(p.P0_13, Level::High, OutputDrive::Standard), on: false };
     let mut server: Server<'static, Device<Nrf52840Dk>, 0> =
         Server::new(Device::new(board), config, Buffers { rx: &mut memory.rx, tx: &mut memory.tx });

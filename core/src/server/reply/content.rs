@@ -153,8 +153,7 @@ mod tests {
         let audio = Content::Audio { data: b"wav", mime_type: "audio/wav" };
         assert_eq!(block(audio, &none, V::V2025_03_26), json!({"type":"audio","data":"d2F2","mimeType":"audio/wav"}));
         assert_eq!(block(audio, &none, V::V2024_11_05), json!({"type":"text","text":"[audio/wav audio omitted]"}));
-        let resource =
-            crate::mcp::Resource { mime_type: Some("text/plain"), ..crate::mcp::Resource::new("mem://a", "a") };
+        let resource = crate::mcp::Resource::new("mem://a", "a").with_mime_type("text/plain");
         assert_eq!(
             block(Content::ResourceLink(&resource), &none, V::V2025_06_18),
             json!({"type":"resource_link","uri":"mem://a","name":"a","mimeType":"text/plain"})
@@ -173,7 +172,7 @@ mod tests {
             block(Content::Resource(blob), &none, V::LATEST),
             json!({"type":"resource","resource":{"uri":"mem://b","blob":"/w=="}})
         );
-        let annotated = Annotations { audience: &[Role::User], ..Annotations::NONE };
+        let annotated = Annotations::new().with_audience(&[Role::User]);
         assert_eq!(
             block(Content::Text("hi"), &annotated, V::LATEST),
             json!({"type":"text","text":"hi","annotations":{"audience":["user"]}})

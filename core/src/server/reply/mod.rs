@@ -14,13 +14,29 @@ use crate::jsonrpc::{ErrorMessage, Id, MAX_ID_LEN, OwnedId, WriteId, code, write
 use crate::mcp::Implementation;
 use crate::version::{Era, ProtocolVersion};
 
-/// How long a client may cache a result, and who may share the cached copy (2026-07-28).
+/// How long a client may cache a result, and who may share the cached copy (2026-07-28);
+/// [built with `new`](crate::mcp#building-descriptors) like the MCP descriptors.
+///
+/// ```
+/// use mcp_sansio::server::{CacheHints, CacheScope};
+///
+/// const HOUR: CacheHints = CacheHints::new(3_600_000, CacheScope::Public);
+/// assert_eq!(HOUR.ttl_ms, 3_600_000);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct CacheHints {
     /// Time to live in milliseconds (0: do not reuse).
     pub ttl_ms: u64,
     /// Who may share the cached result.
     pub scope: CacheScope,
+}
+
+impl CacheHints {
+    /// Hints with a time to live in milliseconds (0: do not reuse) and a scope.
+    pub const fn new(ttl_ms: u64, scope: CacheScope) -> Self {
+        CacheHints { ttl_ms, scope }
+    }
 }
 
 /// `cacheScope` values.

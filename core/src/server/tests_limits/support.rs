@@ -47,14 +47,7 @@ impl Handler for App {
     }
 
     fn resource(&self, index: usize) -> Option<Resource<'_>> {
-        (index == 0).then_some(Resource {
-            uri: "test://r",
-            name: "r",
-            title: None,
-            description: None,
-            mime_type: Some("text/plain"),
-            ..Resource::EMPTY
-        })
+        (index == 0).then_some(Resource::new("test://r", "r").with_mime_type("text/plain"))
     }
 
     fn prompt(&self, index: usize) -> Option<Prompt<'_>> {
