@@ -29,24 +29,27 @@ pub(crate) struct Outbox<'a, const OUTBOUND: usize> {
     pub(crate) eof: Eof,
     /// Where notifications and requests to the peer go unless a route is given.
     pub(crate) notify_route: Route,
+    /// Bytes one message may take: fixed by the limits and the transmit buffer (see
+    /// [`window_len`](Self::window_len)).
+    window: usize,
 }
 
 impl<'a, const OUTBOUND: usize> Outbox<'a, OUTBOUND> {
     pub(crate) fn new(tx: TxQueue<'a>, limits: Limits) -> Self {
-        Outbox { tx, outbound: OutboundTable::new(), limits, eof: Eof::Open, notify_route: Route::BYTE_STREAM }
+        let window = limits.max_response.min(tx.capacity()).max(MIN_RESPONSE_WINDOW.min(tx.capacity()));
+        Outbox { tx, outbound: OutboundTable::new(), limits, eof: Eof::Open, notify_route: Route::BYTE_STREAM, window }
     }
 
     /// Bytes one message may take in the transmit buffer: [`Limits::max_response`], clamped to the
     /// buffer and to at least [`MIN_RESPONSE_WINDOW`].
     pub(crate) fn window_len(&self) -> usize {
-        self.limits.max_response.min(self.tx.capacity()).max(MIN_RESPONSE_WINDOW.min(self.tx.capacity()))
+        self.window
     }
 
     /// Whether an answer to a message received on `stream` fits now: a whole window is free and the
     /// queue can take a record for the stream.
     pub(crate) fn has_answer_room(&self, stream: crate::endpoint::StreamId) -> bool {
-        let window = self.window_len();
-        self.tx.free() >= window && window >= MIN_RESPONSE_WINDOW && self.tx.has_record_room(stream)
+        self.tx.free() >= self.window && self.window >= MIN_RESPONSE_WINDOW && self.tx.has_record_room(stream)
     }
 
     /// Writes one message (the closure writes it without its framing suffix) all or nothing.
@@ -152,13 +155,12 @@ impl<'a, const OUTBOUND: usize> Outbox<'a, OUTBOUND> {
     /// room.
     pub(crate) fn flush_cancellations(&mut self) {
         while let Some(entry) = self.outbound.cancel_pending() {
-            let request_id = |w: &mut JsonWriter<'_>| {
-                w.raw(b"{\"requestId\":");
+            let written = self.write(entry.route, |w| {
+                jsonrpc::write_notification_head(w);
+                w.raw(b"\"notifications/cancelled\",\"params\":{\"requestId\":");
                 w.i64(entry.key.id());
-                w.raw(b"}");
-            };
-            let written =
-                self.write(entry.route, |w| jsonrpc::write_call(w, None, "notifications/cancelled", Some(&request_id)));
+                w.raw(b"}}");
+            });
             if written.is_err() {
                 return;
             }

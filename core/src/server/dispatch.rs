@@ -262,15 +262,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
 
     /// Writes a notification (the closure writes all of it but the framing) on this message's
     /// route; `false` if it does not fit.
-    pub(crate) fn write_notification(&mut self, body: impl FnOnce(&mut JsonWriter<'_>)) -> bool {
-        let mut body = Some(body);
-        self.out
-            .write(self.route, |w| {
-                if let Some(body) = body.take() {
-                    body(w)
-                }
-            })
-            .is_ok()
+    pub(crate) fn write_notification(&mut self, body: impl FnMut(&mut JsonWriter<'_>)) -> bool {
+        self.out.write(self.route, body).is_ok()
     }
 
     fn handle_notification(&mut self, method: JsonStr<'_>, params: Option<Value<'_>>) {

@@ -84,18 +84,19 @@ impl<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize> DerefMut for Ser
     }
 }
 
-/// The server is driven as its engine bound to its handler ([`Engine::bind`]): one implementation.
+/// The server is driven as its engine with its handler, as [`Bound`] is; both share the byte
+/// mapping of the transmit queue (`Bound::bytes_of`).
 impl<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize> Connection for Server<'_, H, IN_FLIGHT, OUTBOUND> {
     fn rx_spare(&mut self) -> &mut [u8] {
         self.engine.rx_spare()
     }
 
     fn rx_commit(&mut self, now: Instant, n: usize) {
-        self.engine.bind(&mut self.handler).rx_commit(now, n)
+        self.engine.rx_commit(now, n, &mut self.handler)
     }
 
     fn handle_eof(&mut self, now: Instant) {
-        self.engine.bind(&mut self.handler).handle_eof(now)
+        self.engine.handle_eof(now, &mut self.handler)
     }
 
     fn poll_transmit(&self) -> Option<&[u8]> {
@@ -103,7 +104,7 @@ impl<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize> Connection for S
     }
 
     fn transmit_done(&mut self, now: Instant, n: usize) {
-        self.engine.bind(&mut self.handler).transmit_done(now, n)
+        self.engine.transmit_done(now, n, &mut self.handler)
     }
 
     fn transmit_blocked(&mut self, now: Instant) -> (Option<&[u8]>, &mut [u8]) {
@@ -116,7 +117,7 @@ impl<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize> Connection for S
     }
 
     fn handle_timeout(&mut self, now: Instant) {
-        self.engine.bind(&mut self.handler).handle_timeout(now)
+        self.engine.handle_timeout(now, &mut self.handler)
     }
 
     fn is_finished(&self) -> bool {
