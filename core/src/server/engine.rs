@@ -12,6 +12,7 @@ use crate::server::{
     BatchCursor, Buffers, Config, Deferred, Eof, Event, Handler, MIN_RESPONSE_WINDOW, PromptReply, ReplyError,
     ReplyKind, ResourceReply, Session, ToolReply,
 };
+use crate::storage::Storage;
 use crate::time::Instant;
 use crate::version::ProtocolVersion;
 
@@ -81,10 +82,16 @@ impl core::error::Error for InputError {}
 impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OUTBOUND> {
     /// An engine over `buffers` with `config`.
     pub fn new(config: Config<'a>, buffers: Buffers<'a>) -> Self {
+        Engine::with_storage(config, buffers.rx, buffers.tx)
+    }
+
+    /// An engine over a receive and a transmit buffer that are each borrowed (`&mut [u8]`, as in
+    /// [`Buffers`]) or, with `alloc`, owned (`Box<[u8]>`; see [`Engine::new_owned`]).
+    pub fn with_storage(config: Config<'a>, rx: impl Into<Storage<'a>>, tx: impl Into<Storage<'a>>) -> Self {
         Engine {
             config,
-            rx: LineBuffer::new(buffers.rx),
-            tx: TxQueue::new(buffers.tx),
+            rx: LineBuffer::with_storage(rx),
+            tx: TxQueue::new(tx),
             session: Session::None,
             in_flight: [const { None }; IN_FLIGHT],
             outbound: OutboundTable::new(),

@@ -19,6 +19,7 @@ use crate::jsonrpc::{ErrorMessage, Id, OwnedId, code};
 use crate::server::dispatch::Parts;
 use crate::server::input::MAX_INPUT_REQUESTS;
 use crate::server::{Engine, Handler};
+use crate::storage::Storage;
 
 /// Longest key of an input request kept for a legacy session.
 const MAX_KEY_LEN: usize = 32;
@@ -27,8 +28,13 @@ const UNREADABLE: &str = "unreadable input-required answer";
 
 /// The caller's buffer for legacy input, and the request waiting in it.
 pub(crate) struct InputArea<'a> {
-    record: &'a mut [u8],
-    retry: Option<&'a mut [u8]>,
+    /// Keeps the waiting request in its first `record_len` bytes: the first half of a borrowed
+    /// buffer, or the whole of an owned one (whose second half is not used).
+    record: Storage<'a>,
+    record_len: usize,
+    /// Builds the retry: the second half of a borrowed buffer. For an owned buffer, allocated
+    /// (half its length) when a retry is first built, so setting one allocates nothing.
+    retry: Option<Storage<'a>>,
     has_buffer: bool,
     pending: Option<Pending>,
     /// Set by a legacy input-required reply: the length of its uncommitted answer.
@@ -50,7 +56,35 @@ struct Pending {
 
 impl<'a> InputArea<'a> {
     pub(crate) const fn none() -> Self {
-        InputArea { record: &mut [], retry: None, has_buffer: false, pending: None, signal: None }
+        InputArea {
+            record: Storage::empty(),
+            record_len: 0,
+            retry: None,
+            has_buffer: false,
+            pending: None,
+            signal: None,
+        }
+    }
+
+    /// Where the waiting request is kept.
+    fn record(&self) -> &[u8] {
+        self.record.get(..self.record_len).unwrap_or_default()
+    }
+
+    /// The buffer to build a retry in, taken out until it is put back.
+    fn take_retry(&mut self) -> Option<Storage<'a>> {
+        #[cfg(feature = "alloc")]
+        if self.retry.is_none() && self.record.is_owned() {
+            let len = self.record.len().saturating_sub(self.record_len);
+            return Some(Storage::from(alloc::vec![0u8; len]));
+        }
+        self.retry.take()
+    }
+
+    /// The buffer given to [`Engine::set_input_buffer`] if it was owned.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn into_box(self) -> Option<alloc::boxed::Box<[u8]>> {
+        self.record.into_box()
     }
 }
 
@@ -59,10 +93,22 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// [module docs](crate::server::legacy_input)): requests up to half of `buffer` long, with their
     /// answers, can wait for input. Without it a legacy request that needs input is answered
     /// `-32603`. 2026-07-28 requests need no buffer (the client keeps the state).
-    pub fn set_input_buffer(&mut self, buffer: &'a mut [u8]) {
+    ///
+    /// `buffer` is borrowed (`&mut [u8]`) or, with `alloc`, owned (`Box<[u8]>`; see [`Storage`]).
+    /// An owned buffer allocates half its length again while a retry is built, and comes back from
+    /// [`Engine::into_buffers`].
+    pub fn set_input_buffer(&mut self, buffer: impl Into<Storage<'a>>) {
+        let buffer = buffer.into();
         let half = buffer.len() / 2;
-        let (record, retry) = buffer.split_at_mut(half);
-        self.input = InputArea { record, retry: Some(retry), has_buffer: true, pending: None, signal: None };
+        let (record, retry) = match buffer {
+            Storage::Borrowed(buffer) => {
+                let (record, retry) = buffer.split_at_mut(half);
+                (Storage::from(record), Some(Storage::from(retry)))
+            }
+            #[cfg(feature = "alloc")]
+            owned @ Storage::Owned(_) => (owned, None),
+        };
+        self.input = InputArea { record, record_len: half, retry, has_buffer: true, pending: None, signal: None };
     }
 
     /// Whether a legacy request is waiting for the client's input.
@@ -150,7 +196,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let answer = json::parse(self.tx.uncommitted(len), json::MAX_DEPTH_LIMIT).map_err(|_| UNREADABLE)?;
         let result = answer.get("result").ok_or(UNREADABLE)?;
         let requests = result.get("inputRequests").filter(|r| r.kind() == Kind::Object).ok_or(UNREADABLE)?;
-        let mut w = JsonWriter::new(&mut *self.input.record);
+        let record_len = self.input.record_len;
+        let mut w = JsonWriter::new(self.input.record.get_mut(..record_len).unwrap_or_default());
         w.raw(b"{");
         for (key, value) in params.into_iter().flat_map(|p| p.members()) {
             if key.eq_str("inputResponses") || key.eq_str("requestState") {
@@ -172,7 +219,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         if w.is_overflowed() {
             return Err("the request does not fit the input buffer");
         }
-        let requests = self.input.record.get(state_len..requests_end).unwrap_or_default();
+        let requests = self.input.record().get(state_len..requests_end).unwrap_or_default();
         let requests = json::parse(requests, json::MAX_DEPTH_LIMIT).map_err(|_| UNREADABLE)?;
         // Everything that can be checked before the first request is sent, so that a refusal sends
         // nothing to the client.
@@ -258,9 +305,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             self.fail_pending("the client refused an input request");
             return true;
         };
-        let InputArea { record, pending, .. } = &mut *self.input;
+        let InputArea { record, record_len, pending, .. } = &mut *self.input;
         let Some(pending) = pending.as_mut() else { return true };
-        let mut w = JsonWriter::new(record.get_mut(pending.answers..).unwrap_or_default());
+        let mut w = JsonWriter::new(record.get_mut(pending.answers..*record_len).unwrap_or_default());
         w.string(&pending.keys[index].0);
         w.raw(b":");
         w.value(answer);
@@ -308,9 +355,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// Builds the retry of the waiting request and serves it on the request's route.
     fn retry_pending(&mut self) {
         let Some(pending) = self.input.pending.take() else { return };
-        let Some(retry) = self.input.retry.take() else { return };
-        let record = &*self.input.record;
-        let mut w = JsonWriter::new(&mut *retry);
+        let Some(mut retry) = self.input.take_retry() else { return };
+        let record = self.input.record();
+        let mut w = JsonWriter::new(&mut retry);
         w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
         pending.id.write(&mut w);
         w.raw(b",\"method\":");
