@@ -193,7 +193,8 @@ mod tests {
         assert_eq!(&*Storage::from(&mut bytes[..]).into_owned(), b"xy");
         let boxed: Box<[u8]> = Box::from(&b"pq"[..]);
         let address = boxed.as_ptr();
-        assert_eq!(Storage::from(boxed).into_owned().as_ptr(), address);
+        let owned = Storage::from(boxed).into_owned();
+        assert_eq!(owned.as_ptr(), address);
     }
 
     #[test]
