@@ -156,8 +156,8 @@ impl Harness {
     fn new() -> Self {
         let mut config = Config::new("surface", "1");
         config.limits.max_response = 1024;
-        let buffers = Buffers { rx: std::vec![0u8; 4096].leak(), tx: std::vec![0u8; 8192].leak() };
-        Harness { server: Server::new(Surface::default(), config, buffers), now: Instant::ZERO }
+        let buffers = OwnedBuffers::zeroed(4096, 8192, 0);
+        Harness { server: Server::new_owned(Surface::default(), config, buffers), now: Instant::ZERO }
     }
 
     fn send(&mut self, line: &str) -> Vec<Json> {
