@@ -144,8 +144,8 @@ impl Harness {
         if sealed {
             config.state_sealer = Some(&SEALER);
         }
-        let buffers = Buffers { rx: std::vec![0u8; 4096].leak(), tx: std::vec![0u8; 4096].leak() };
-        Harness { server: Server::new(Asker::default(), config, buffers), now: Instant::from_millis(1_000) }
+        let buffers = OwnedBuffers::zeroed(4096, 4096, 0);
+        Harness { server: Server::new_owned(Asker::default(), config, buffers), now: Instant::from_millis(1_000) }
     }
 
     fn call(&mut self, method: &str, params: Json, caps: &str) -> Json {
