@@ -28,10 +28,9 @@ const UNREADABLE: &str = "unreadable input-required answer";
 
 /// The caller's buffer for legacy input, and the request waiting in it.
 pub(crate) struct InputArea<'a> {
-    /// Keeps the waiting request in its first `record_len` bytes: the first half of a borrowed
-    /// buffer, or the whole of an owned one (whose second half is not used).
+    /// Keeps the waiting request: the first half of a borrowed buffer, or the whole of an owned
+    /// one, whose first half only is used (see [`record_mut`]).
     record: Storage<'a>,
-    record_len: usize,
     /// Builds the retry: the second half of a borrowed buffer. For an owned buffer, allocated
     /// (half its length) when a retry is first built, so setting one allocates nothing.
     retry: Option<Storage<'a>>,
@@ -56,26 +55,14 @@ struct Pending {
 
 impl<'a> InputArea<'a> {
     pub(crate) const fn none() -> Self {
-        InputArea {
-            record: Storage::empty(),
-            record_len: 0,
-            retry: None,
-            has_buffer: false,
-            pending: None,
-            signal: None,
-        }
-    }
-
-    /// Where the waiting request is kept.
-    fn record(&self) -> &[u8] {
-        self.record.get(..self.record_len).unwrap_or_default()
+        InputArea { record: Storage::empty(), retry: None, has_buffer: false, pending: None, signal: None }
     }
 
     /// The buffer to build a retry in, taken out until it is put back.
     fn take_retry(&mut self) -> Option<Storage<'a>> {
         #[cfg(feature = "alloc")]
         if self.retry.is_none() && self.record.is_owned() {
-            let len = self.record.len().saturating_sub(self.record_len);
+            let len = self.record.len() - self.record.len() / 2;
             return Some(Storage::from(alloc::vec![0u8; len]));
         }
         self.retry.take()
@@ -108,7 +95,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             #[cfg(feature = "alloc")]
             owned @ Storage::Owned(_) => (owned, None),
         };
-        self.input = InputArea { record, record_len: half, retry, has_buffer: true, pending: None, signal: None };
+        self.input = InputArea { record, retry, has_buffer: true, pending: None, signal: None };
     }
 
     /// Whether a legacy request is waiting for the client's input.
@@ -196,8 +183,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let answer = json::parse(self.tx.uncommitted(len), json::MAX_DEPTH_LIMIT).map_err(|_| UNREADABLE)?;
         let result = answer.get("result").ok_or(UNREADABLE)?;
         let requests = result.get("inputRequests").filter(|r| r.kind() == Kind::Object).ok_or(UNREADABLE)?;
-        let record_len = self.input.record_len;
-        let mut w = JsonWriter::new(self.input.record.get_mut(..record_len).unwrap_or_default());
+        let mut w = JsonWriter::new(record_mut(&mut self.input.record));
         w.raw(b"{");
         for (key, value) in params.into_iter().flat_map(|p| p.members()) {
             if key.eq_str("inputResponses") || key.eq_str("requestState") {
@@ -219,7 +205,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         if w.is_overflowed() {
             return Err("the request does not fit the input buffer");
         }
-        let requests = self.input.record().get(state_len..requests_end).unwrap_or_default();
+        let requests = record(&self.input.record).get(state_len..requests_end).unwrap_or_default();
         let requests = json::parse(requests, json::MAX_DEPTH_LIMIT).map_err(|_| UNREADABLE)?;
         // Everything that can be checked before the first request is sent, so that a refusal sends
         // nothing to the client.
@@ -305,9 +291,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             self.fail_pending("the client refused an input request");
             return true;
         };
-        let InputArea { record, record_len, pending, .. } = &mut *self.input;
+        let InputArea { record, pending, .. } = &mut *self.input;
         let Some(pending) = pending.as_mut() else { return true };
-        let mut w = JsonWriter::new(record.get_mut(pending.answers..*record_len).unwrap_or_default());
+        let mut w = JsonWriter::new(record_mut(record).get_mut(pending.answers..).unwrap_or_default());
         w.string(&pending.keys[index].0);
         w.raw(b":");
         w.value(answer);
@@ -356,7 +342,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     fn retry_pending(&mut self) {
         let Some(pending) = self.input.pending.take() else { return };
         let Some(mut retry) = self.input.take_retry() else { return };
-        let record = self.input.record();
+        let record = record(&self.input.record);
         let mut w = JsonWriter::new(&mut retry);
         w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
         pending.id.write(&mut w);
@@ -385,5 +371,27 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         }
         self.route = route;
         self.input.retry = Some(retry);
+    }
+}
+
+/// Where the waiting request is kept: all of a borrowed record (the first half of the buffer), the
+/// first half of an owned buffer.
+fn record<'r>(record: &'r Storage<'_>) -> &'r [u8] {
+    match record {
+        Storage::Borrowed(record) => record,
+        #[cfg(feature = "alloc")]
+        Storage::Owned(whole) => whole.get(..whole.len() / 2).unwrap_or_default(),
+    }
+}
+
+/// [`record`], to write.
+fn record_mut<'r>(record: &'r mut Storage<'_>) -> &'r mut [u8] {
+    match record {
+        Storage::Borrowed(record) => record,
+        #[cfg(feature = "alloc")]
+        Storage::Owned(whole) => {
+            let half = whole.len() / 2;
+            whole.get_mut(..half).unwrap_or_default()
+        }
     }
 }
