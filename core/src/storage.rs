@@ -168,7 +168,10 @@ mod tests {
         assert!(!storage.is_owned());
         storage.copy_from_slice(b"abc");
         assert_eq!(&*storage, b"abc");
+        #[cfg(feature = "alloc")]
         assert_eq!(storage.into_box(), None);
+        #[cfg(not(feature = "alloc"))]
+        drop(storage);
         assert_eq!(&bytes, b"abc");
     }
 
@@ -195,6 +198,15 @@ mod tests {
         let address = boxed.as_ptr();
         let owned = Storage::from(boxed).into_owned();
         assert_eq!(owned.as_ptr(), address);
+    }
+
+    #[test]
+    fn without_alloc_storage_is_a_slice() {
+        // One variant, no tag: an engine over borrowed buffers is as large as before `Storage`.
+        #[cfg(not(feature = "alloc"))]
+        assert_eq!(core::mem::size_of::<Storage<'_>>(), core::mem::size_of::<&mut [u8]>());
+        #[cfg(feature = "alloc")]
+        assert!(core::mem::size_of::<Storage<'_>>() <= 3 * core::mem::size_of::<usize>());
     }
 
     #[test]

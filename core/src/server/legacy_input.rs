@@ -80,11 +80,14 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// [module docs](crate::server::legacy_input)): requests up to half of `buffer` long, with their
     /// answers, can wait for input. Without it a legacy request that needs input is answered
     /// `-32603`. 2026-07-28 requests need no buffer (the client keeps the state).
-    ///
-    /// `buffer` is borrowed (`&mut [u8]`) or, with `alloc`, owned (`Box<[u8]>`; see [`Storage`]).
-    /// An owned buffer allocates half its length again while a retry is built, and comes back from
-    /// [`Engine::into_buffers`].
-    pub fn set_input_buffer(&mut self, buffer: impl Into<Storage<'a>>) {
+    pub fn set_input_buffer(&mut self, buffer: &'a mut [u8]) {
+        self.set_input_storage(buffer);
+    }
+
+    /// [`Engine::set_input_buffer`] with a buffer that is borrowed or, with `alloc`, owned (a
+    /// `Box<[u8]>`; see [`Storage`]). An owned buffer comes back from `Engine::into_buffers`; it
+    /// allocates half its length again (once) when a waiting request is retried.
+    pub fn set_input_storage(&mut self, buffer: impl Into<Storage<'a>>) {
         let buffer = buffer.into();
         let half = buffer.len() / 2;
         let (record, retry) = match buffer {

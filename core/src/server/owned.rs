@@ -43,12 +43,12 @@ impl OwnedBuffers {
 }
 
 impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OUTBOUND> {
-    /// An engine that owns `buffers`, with the input buffer ([`Engine::set_input_buffer`]) if
+    /// An engine that owns `buffers`, with the input buffer ([`Engine::set_input_storage`]) if
     /// there is one. Get them back with [`Engine::into_buffers`].
     pub fn new_owned(config: Config<'a>, buffers: OwnedBuffers) -> Self {
         let mut engine = Engine::with_storage(config, buffers.rx, buffers.tx);
         if let Some(input) = buffers.input {
-            engine.set_input_buffer(input);
+            engine.set_input_storage(input);
         }
         engine
     }

@@ -32,7 +32,7 @@ impl<const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'_, IN_FLIGHT, OUTBOU
 #[cfg(test)]
 mod tests {
     use crate::endpoint::{Framing, Route, StreamId};
-    use crate::server::{Config, Deferred, Engine, Event, Handler, Received, Tool, ToolCall, ToolReply};
+    use crate::server::{Buffers, Config, Deferred, Engine, Event, Handler, Received, Tool, ToolCall, ToolReply};
     use crate::time::Instant;
 
     static TOOLS: [Tool<'static>; 1] = [Tool::new("slow", "answered later", r#"{"type":"object"}"#)];
@@ -59,8 +59,8 @@ mod tests {
 
     #[test]
     fn closing_a_stream_cancels_only_the_requests_answered_on_it() {
-        let buffers = crate::server::OwnedBuffers::zeroed(256, 4096, 0);
-        let mut engine: Engine<'static> = Engine::new_owned(Config::new("s", "1"), buffers);
+        let (rx, tx) = (std::vec![0u8; 256].leak(), std::vec![0u8; 4096].leak());
+        let mut engine: Engine<'static> = Engine::new(Config::new("s", "1"), Buffers { rx, tx });
         let mut app = Slow::default();
         let call = |id: u32| {
             std::format!(

@@ -110,13 +110,12 @@ impl Harness {
     }
 
     pub(super) fn with(rx: usize, tx: usize, limits: Limits) -> Self {
+        let rx = std::vec![0u8; rx].leak();
+        let tx = std::vec![0u8; tx].leak();
         let mut config = Config::new("test-server", "1.2.3");
         config.limits = limits;
         config.list_cache = CacheHints { ttl_ms: 60_000, scope: CacheScope::Public };
-        Harness {
-            server: Server::new_owned(TestHandler::default(), config, OwnedBuffers::zeroed(rx, tx, 0)),
-            now: Instant::ZERO,
-        }
+        Harness { server: Server::new(TestHandler::default(), config, Buffers { rx, tx }), now: Instant::ZERO }
     }
 
     /// Feeds bytes as the adapter would, transmitting in between, and returns every line written.

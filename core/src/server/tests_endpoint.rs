@@ -66,8 +66,8 @@ fn config() -> Config<'static> {
     config
 }
 
-fn buffers(rx: usize, tx: usize) -> OwnedBuffers {
-    OwnedBuffers::zeroed(rx, tx, 0)
+fn buffers(rx: usize, tx: usize) -> Buffers<'static> {
+    Buffers { rx: std::vec![0u8; rx].leak(), tx: std::vec![0u8; tx].leak() }
 }
 
 fn lines(bytes: &[u8]) -> Vec<Json> {
@@ -95,7 +95,7 @@ struct Pair {
 impl Pair {
     fn new() -> Self {
         Pair {
-            server: Server::new_owned(App::default(), config(), buffers(4096, 4096)),
+            server: Server::new(App::default(), config(), buffers(4096, 4096)),
             now: Instant::ZERO,
             from_server: Vec::new(),
             answer_pings: true,
@@ -225,7 +225,7 @@ fn a_cancellation_that_finds_no_room_is_written_once_the_writer_drains() {
 
 #[test]
 fn one_notification_is_framed_as_an_ndjson_line_and_as_an_sse_event() {
-    let mut engine: Engine<'static, 0, 0> = Engine::new_owned(config(), buffers(1024, 1024));
+    let mut engine: Engine<'static, 0, 0> = Engine::new(config(), buffers(1024, 1024));
     let params = |w: &mut crate::json::JsonWriter<'_>| w.raw(br#"{"progressToken":"t","progress":1}"#);
     engine.notify("notifications/progress", Some(&params)).unwrap();
     let sse = Route::new(StreamId(9), Framing::Sse);
@@ -259,9 +259,9 @@ fn one_notification_is_framed_as_an_ndjson_line_and_as_an_sse_event() {
 #[test]
 fn two_legacy_sessions_and_stateless_requests_share_one_application() {
     let mut app = App::default();
-    let mut a: Engine<'static> = Engine::new_owned(config(), buffers(2048, 2048));
-    let mut b: Engine<'static> = Engine::new_owned(config(), buffers(2048, 2048));
-    let mut stateless: Engine<'static> = Engine::new_owned(config(), buffers(2048, 2048));
+    let mut a: Engine<'static> = Engine::new(config(), buffers(2048, 2048));
+    let mut b: Engine<'static> = Engine::new(config(), buffers(2048, 2048));
+    let mut stateless: Engine<'static> = Engine::new(config(), buffers(2048, 2048));
     let call = |id: u32, text: &str| {
         std::format!(
             r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{text}"}}}}}}"#
@@ -324,7 +324,7 @@ fn two_legacy_sessions_and_stateless_requests_share_one_application() {
 #[test]
 fn handle_message_refuses_untouched_when_there_is_no_room() {
     let mut app = App::default();
-    let mut engine: Engine<'static> = Engine::new_owned(config(), buffers(1024, 512));
+    let mut engine: Engine<'static> = Engine::new(config(), buffers(1024, 512));
     let route = Route::new(StreamId(1), Framing::Sse).ending_with_response();
     let request = br#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
     assert_eq!(engine.handle_message(Instant::ZERO, route, request, &mut app), Ok(Received::Request));
@@ -344,7 +344,7 @@ fn handle_message_refuses_untouched_when_there_is_no_room() {
 #[test]
 fn a_deferred_answer_while_the_writer_is_blocked_is_delivered_once_it_drains() {
     let mut pair = Pair::new();
-    pair.server = Server::new_owned(App::default(), config(), buffers(4096, 1024));
+    pair.server = Server::new(App::default(), config(), buffers(4096, 1024));
     pair.link_capacity = 0; // the writer is blocked
     pair.client_sends(&initialize("2025-11-25"));
     pair.client_sends("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\"}}\n");
@@ -372,7 +372,7 @@ fn explicit_capabilities_replace_the_derived_ones() {
             .with_tools(crate::mcp::ListCapability { list_changed: true })
             .with_prompts(Default::default()),
     );
-    let mut server: Server<'static, App> = Server::new_owned(App::default(), config, buffers(2048, 2048));
+    let mut server: Server<'static, App> = Server::new(App::default(), config, buffers(2048, 2048));
     let init = initialize("2025-06-18");
     server.handle_input(Instant::ZERO, init.as_bytes());
     let list = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"prompts/list\"}\n";

@@ -44,7 +44,10 @@ impl Handler for App {
 }
 
 fn engine() -> Engine<'static> {
-    Engine::new_owned(Config::new("suspend", "1.0.0"), OwnedBuffers::zeroed(64, 4096, 0))
+    Engine::new(
+        Config::new("suspend", "1.0.0"),
+        Buffers { rx: std::vec![0u8; 64].leak(), tx: std::vec![0u8; 4096].leak() },
+    )
 }
 
 const ROUTE: Route = Route::new(StreamId(2), Framing::Sse);

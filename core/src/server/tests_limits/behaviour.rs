@@ -8,7 +8,7 @@ use serde_json::{Value as Json, json};
 use super::support::*;
 use crate::endpoint::{Framing, Route, StreamId};
 use crate::jsonrpc::code;
-use crate::server::{Config, Engine, Received};
+use crate::server::{Buffers, Config, Engine, Received};
 use crate::time::Instant;
 
 #[test]
@@ -94,7 +94,8 @@ fn a_batch_given_to_handle_message_is_an_invalid_request() {
     let mut app = App::default();
     let mut config = Config::new("b", "1");
     config.limits.max_response = 512;
-    let mut engine: Engine<'static> = Engine::new_owned(config, crate::server::OwnedBuffers::zeroed(1024, 4096, 0));
+    let mut engine: Engine<'static> =
+        Engine::new(config, Buffers { rx: std::vec![0u8; 1024].leak(), tx: std::vec![0u8; 4096].leak() });
     let init =
         r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{}}}"#;
     // One HTTP body per stream, each ending with its answer.

@@ -320,7 +320,10 @@ fn queued_runs_of_different_streams_are_limited_to_max_tx_records() {
     let mut app = App::default();
     let mut config = Config::new("limits", "1.0.0");
     config.limits.max_response = 512;
-    let mut engine: Engine<'static> = Engine::new_owned(config, crate::server::OwnedBuffers::zeroed(1024, 16384, 0));
+    let mut engine: Engine<'static> = Engine::new(
+        config,
+        crate::server::Buffers { rx: std::vec![0u8; 1024].leak(), tx: std::vec![0u8; 16384].leak() },
+    );
     let ping = modern(1, "tools/list", "");
     let route = |stream: u32| Route::new(StreamId(stream), Framing::Sse);
     for stream in 1..=MAX_TX_RECORDS as u32 {

@@ -125,8 +125,10 @@ fn ending_a_stream_does_not_end_the_one_queued_before_it() {
     let mut app = App::default();
     let mut config = crate::server::Config::new("s", "1");
     config.limits.max_response = 512;
-    let mut engine: crate::server::Engine<'static> =
-        crate::server::Engine::new_owned(config, crate::server::OwnedBuffers::zeroed(1024, 4096, 0));
+    let mut engine: crate::server::Engine<'static> = crate::server::Engine::new(
+        config,
+        crate::server::Buffers { rx: std::vec![0u8; 1024].leak(), tx: std::vec![0u8; 4096].leak() },
+    );
     let one = Route::new(StreamId(1), Framing::Sse);
     engine.notify_on(one, "notifications/message", None).unwrap();
     engine.end_stream(StreamId(2)).unwrap();
@@ -232,7 +234,10 @@ fn methods_of_undeclared_capabilities_are_not_found() {
 fn engine(rx: usize, tx: usize) -> crate::server::Engine<'static> {
     let mut config = crate::server::Config::new("s", "1");
     config.limits.max_response = 512;
-    crate::server::Engine::new_owned(config, crate::server::OwnedBuffers::zeroed(rx, tx, 0))
+    crate::server::Engine::new(
+        config,
+        crate::server::Buffers { rx: std::vec![0u8; rx].leak(), tx: std::vec![0u8; tx].leak() },
+    )
 }
 
 #[test]
@@ -306,10 +311,10 @@ impl crate::server::Handler for Tables {
 
 #[test]
 fn the_handlers_default_methods_answer_for_an_application_that_has_only_tables() {
-    let mut server: crate::server::Server<'static, Tables> = crate::server::Server::new_owned(
+    let mut server: crate::server::Server<'static, Tables> = crate::server::Server::new(
         Tables,
         crate::server::Config::new("tables", "1"),
-        crate::server::OwnedBuffers::zeroed(4096, 4096, 0),
+        crate::server::Buffers { rx: std::vec![0u8; 4096].leak(), tx: std::vec![0u8; 4096].leak() },
     );
     let mut ask = |line: String| {
         let line = line + "\n";

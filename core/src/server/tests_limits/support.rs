@@ -9,8 +9,8 @@ use serde_json::{Value as Json, json};
 use crate::connection::Connection;
 use crate::endpoint::{OutboundKey, Outcome, Response};
 use crate::server::{
-    Config, Deferred, Event, Handler, Limits, Prompt, PromptArgument, PromptGet, PromptReply, Resource, ResourceRead,
-    ResourceReply, Role, Server, Tool, ToolCall, ToolReply,
+    Buffers, Config, Deferred, Event, Handler, Limits, Prompt, PromptArgument, PromptGet, PromptReply, Resource,
+    ResourceRead, ResourceReply, Role, Server, Tool, ToolCall, ToolReply,
 };
 use crate::time::Instant;
 
@@ -126,8 +126,8 @@ impl Harness {
     }
 
     pub(super) fn with_config(rx: usize, tx: usize, config: Config<'static>, app: App) -> Self {
-        let buffers = crate::server::OwnedBuffers::zeroed(rx, tx, 0);
-        Harness { server: Server::new_owned(app, config, buffers), now: Instant::ZERO, alive: 0 }
+        let buffers = Buffers { rx: std::vec![0u8; rx].leak(), tx: std::vec![0u8; tx].leak() };
+        Harness { server: Server::new(app, config, buffers), now: Instant::ZERO, alive: 0 }
     }
 
     /// Feeds bytes as an adapter would, transmitting in between, and returns every message written.

@@ -108,8 +108,8 @@ fn a_list_change_that_finds_the_buffer_full_is_announced_once_output_drains() {
     let room = answer_len + 20;
     let mut config = Config::new("surface", "1");
     config.limits.max_response = room;
-    let buffers = OwnedBuffers::zeroed(4096, room, 0);
-    let mut h = Harness { server: Server::new_owned(Surface::default(), config, buffers), now: Instant::ZERO };
+    let buffers = Buffers { rx: std::vec![0u8; 4096].leak(), tx: std::vec![0u8; room].leak() };
+    let mut h = Harness { server: Server::new(Surface::default(), config, buffers), now: Instant::ZERO };
     h.initialize();
     h.server.handler_mut().changes.tools = true;
     assert_eq!(h.server.handle_input(h.now, complete.as_bytes()), complete.len());
@@ -124,8 +124,8 @@ fn every_change_a_handler_reports_is_announced_once() {
     let mut config = Config::new("surface", "1");
     config.limits.max_response = 1024;
     config.capabilities = Some(ALL.with_prompts(ListCapability { list_changed: true }));
-    let buffers = OwnedBuffers::zeroed(4096, 8192, 0);
-    let mut h = Harness { server: Server::new_owned(Surface::default(), config, buffers), now: Instant::ZERO };
+    let buffers = Buffers { rx: std::vec![0u8; 4096].leak(), tx: std::vec![0u8; 8192].leak() };
+    let mut h = Harness { server: Server::new(Surface::default(), config, buffers), now: Instant::ZERO };
     h.initialize();
     for (id, uri) in [(1, "file:///a"), (2, "file:///c")] {
         let sub =

@@ -156,8 +156,8 @@ impl Harness {
     fn new() -> Self {
         let mut config = Config::new("surface", "1");
         config.limits.max_response = 1024;
-        let buffers = OwnedBuffers::zeroed(4096, 8192, 0);
-        Harness { server: Server::new_owned(Surface::default(), config, buffers), now: Instant::ZERO }
+        let buffers = Buffers { rx: std::vec![0u8; 4096].leak(), tx: std::vec![0u8; 8192].leak() };
+        Harness { server: Server::new(Surface::default(), config, buffers), now: Instant::ZERO }
     }
 
     fn send(&mut self, line: &str) -> Vec<Json> {
@@ -268,8 +268,8 @@ fn a_request_nested_too_deep_is_refused_with_its_id() {
     // Longer than the harness's receive buffer: make it fit by using a server with a larger one.
     let mut config = Config::new("surface", "1");
     config.limits.max_response = 1024;
-    let buffers = OwnedBuffers::zeroed(32 * 1024, 8192, 0);
-    h.server = Server::new_owned(Surface::default(), config, buffers);
+    let buffers = Buffers { rx: std::vec![0u8; 32 * 1024].leak(), tx: std::vec![0u8; 8192].leak() };
+    h.server = Server::new(Surface::default(), config, buffers);
     let out = h.send(&deep);
     assert_eq!(out.len(), 1, "{out:?}");
     assert_eq!((out[0]["id"].clone(), out[0]["error"]["code"].clone()), (json!("deep-1"), json!(-32600)));
@@ -312,8 +312,8 @@ fn results_carry_the_applications_meta_beside_the_engines() {
             }
         }
     }
-    let buffers = OwnedBuffers::zeroed(4096, 4096, 0);
-    let mut server: Server<'static, Meta> = Server::new_owned(Meta, Config::new("m", "1"), buffers);
+    let buffers = Buffers { rx: std::vec![0u8; 4096].leak(), tx: std::vec![0u8; 4096].leak() };
+    let mut server: Server<'static, Meta> = Server::new(Meta, Config::new("m", "1"), buffers);
     let line = std::format!("{}\n", modern(1, "tools/call", r#""name":"notes""#, ""));
     server.handle_input(Instant::ZERO, line.as_bytes());
     let out = server.poll_transmit().unwrap().to_vec();
