@@ -1,16 +1,5 @@
 //! An [`Engine`] over heap buffers it owns (`alloc`), so it can live in a map or a spawned task
 //! without borrowing anything: with a `Config<'static>` it is an `Engine<'static>`, which is `Send`.
-//!
-//! ```
-//! use mcp_sansio::server::{Config, Engine, OwnedBuffers};
-//!
-//! let engine: Engine<'static> = Engine::new_owned(Config::new("app", "1.0.0"), OwnedBuffers::zeroed(1024, 4096, 0));
-//! let worker = std::thread::spawn(move || engine.into_buffers());
-//! let buffers = worker.join().unwrap().expect("the engine owned its buffers");
-//! assert_eq!((buffers.rx.len(), buffers.tx.len()), (1024, 4096));
-//! // ... and the next engine reuses them.
-//! let _next: Engine<'static> = Engine::new_owned(Config::new("app", "1.0.0"), buffers);
-//! ```
 
 use alloc::boxed::Box;
 use alloc::vec;
@@ -19,7 +8,18 @@ use crate::server::{Config, Engine};
 
 /// The heap buffers of an engine that owns them: receive, transmit (as in
 /// [`Buffers`](crate::server::Buffers)) and the optional input buffer of
-/// [`Engine::set_input_buffer`].
+/// [`Engine::set_input_storage`].
+///
+/// ```
+/// use mcp_sansio::server::{Config, Engine, OwnedBuffers};
+///
+/// let engine: Engine<'static> = Engine::new_owned(Config::new("app", "1.0.0"), OwnedBuffers::zeroed(1024, 4096, 0));
+/// let worker = std::thread::spawn(move || engine.into_buffers());
+/// let buffers = worker.join().unwrap().expect("the engine owned its buffers");
+/// assert_eq!((buffers.rx.len(), buffers.tx.len()), (1024, 4096));
+/// // ... and the next engine reuses them.
+/// let _next: Engine<'static> = Engine::new_owned(Config::new("app", "1.0.0"), buffers);
+/// ```
 #[derive(Debug)]
 pub struct OwnedBuffers {
     /// Receive buffer: its length is the longest message accepted.
