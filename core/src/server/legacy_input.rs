@@ -68,7 +68,7 @@ impl<'a> InputArea<'a> {
         self.retry.take()
     }
 
-    /// The buffer given to [`Engine::set_input_buffer`] if it was owned.
+    /// The buffer given to [`Engine::set_input_storage`] if it was owned.
     #[cfg(feature = "alloc")]
     pub(crate) fn into_box(self) -> Option<alloc::boxed::Box<[u8]>> {
         self.record.into_box()
