@@ -16,6 +16,7 @@
 //! ## Layers
 //! - [`time`]: [`Instant`](time::Instant) and [`Duration`](time::Duration), given by the caller.
 //! - [`num`]: decimal text of `u64` values with 32-bit division only (for firmware).
+//! - [`storage`]: the byte buffers everything works in, borrowed or (with `alloc`) owned.
 //! - [`frame`]: input framing (newline-delimited lines with a hard length limit and
 //!   resynchronisation).
 //! - [`json`]: a strict, iterative JSON scanner with a depth limit, and a writer into fixed buffers.
@@ -157,6 +158,7 @@ pub mod jsonrpc;
 pub mod mcp;
 pub mod num;
 pub mod server;
+pub mod storage;
 mod swar;
 pub mod time;
 pub mod version;

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use mcp_sansio::connection::Connection;
 use mcp_sansio::mcp::{ListCapability, LoggingLevel, ResourceCapability, ServerCapabilities};
 use mcp_sansio::server::{
-    Buffers, CompletionReply, CompletionRequest, Config, Handler, ListChanged, Prompt, Server, Tool, ToolCall,
+    CompletionReply, CompletionRequest, Config, Handler, ListChanged, OwnedBuffers, Prompt, Server, Tool, ToolCall,
     ToolReply,
 };
 use mcp_sansio::time::Instant;
@@ -73,8 +73,8 @@ struct Run {
 
 impl Run {
     fn new() -> Self {
-        let buffers = Buffers { rx: vec![0u8; 4096].leak(), tx: vec![0u8; 8192].leak() };
-        Run { server: Server::new(Example, Config::new("example", "1"), buffers) }
+        let buffers = OwnedBuffers::zeroed(4096, 8192, 0);
+        Run { server: Server::new_owned(Example, Config::new("example", "1"), buffers) }
     }
 
     fn send(&mut self, message: Value) -> Vec<Value> {

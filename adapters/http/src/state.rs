@@ -271,7 +271,9 @@ impl LegacySession {
         let Some(state) = self.live.as_mut().and_then(|live| live.get().suspend()) else { return };
         if let Some(live) = self.live.take() {
             self.suspended = Some(state);
-            pool.give(live.into_buffers());
+            if let Some(buffers) = live.into_buffers() {
+                pool.give(buffers);
+            }
         }
     }
 

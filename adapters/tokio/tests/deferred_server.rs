@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use mcp_sansio::server::{Buffers, Config, Deferred, Handler, ReplyError, Server, Tool, ToolCall, ToolReply};
+use mcp_sansio::server::{Config, Deferred, Handler, OwnedBuffers, ReplyError, Server, Tool, ToolCall, ToolReply};
 use mcp_sansio_tokio::{JobSender, JobStatus, job_queue, run_with_jobs};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, duplex};
 use tokio::sync::{Notify, mpsc};
@@ -59,9 +59,8 @@ fn request(id: u32, ms: u64) -> String {
 #[tokio::test(start_paused = true)]
 async fn deferred_answers_arrive_from_other_tasks_and_cancellation_suppresses_them() {
     let (sender, jobs) = job_queue::<SlowServer>();
-    let rx = vec![0u8; 4096].leak();
-    let tx = vec![0u8; 4096].leak();
-    let mut server: SlowServer = Server::new(Slow { sender }, Config::new("slow", "1"), Buffers { rx, tx });
+    let buffers = OwnedBuffers::zeroed(4096, 4096, 0);
+    let mut server: SlowServer = Server::new_owned(Slow { sender }, Config::new("slow", "1"), buffers);
     let (mut client, server_io) = duplex(4096);
     let (server_in, server_out) = tokio::io::split(server_io);
 
@@ -158,9 +157,8 @@ async fn a_deferred_answer_that_meets_a_full_transmit_buffer_is_retried_and_sent
     let (parked, mut parked_rx) = mpsc::unbounded_channel();
     // The smallest transmit buffer: one answer fills it, so a deferred answer is refused
     // (`ReplyError::Busy`) as long as any output is pending.
-    let rx = vec![0u8; 4096].leak();
-    let tx = vec![0u8; mcp_sansio::server::MIN_RESPONSE_WINDOW].leak();
-    let mut server: ParkedServer = Server::new(Parked { parked }, Config::new("parked", "1"), Buffers { rx, tx });
+    let buffers = OwnedBuffers::zeroed(4096, mcp_sansio::server::MIN_RESPONSE_WINDOW, 0);
+    let mut server: ParkedServer = Server::new_owned(Parked { parked }, Config::new("parked", "1"), buffers);
     // Room for every request; 16 bytes of pipe towards the client, which reads nothing until the
     // job ran once.
     let (mut client_in, server_in) = duplex(4096);
@@ -224,10 +222,10 @@ fn senders_of_a_server_are_send_sync_and_clone() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deferred_answers_from_worker_threads_each_arrive_once() {
     let (sender, jobs) = job_queue::<SlowServer>();
-    let rx = vec![0u8; 4096].leak();
-    // Small enough that answers from other threads meet pending output and get retried.
-    let tx = vec![0u8; 512].leak();
-    let mut server: SlowServer = Server::new(Slow { sender }, Config::new("slow", "1"), Buffers { rx, tx });
+    // A transmit buffer small enough that answers from other threads meet pending output and get
+    // retried.
+    let buffers = OwnedBuffers::zeroed(4096, 512, 0);
+    let mut server: SlowServer = Server::new_owned(Slow { sender }, Config::new("slow", "1"), buffers);
     let requests: String = (1..=20).map(|id| request(id, u64::from(id % 4))).collect();
     let (mut client_in, server_in) = duplex(requests.len());
     let (server_out, client_out) = duplex(64);

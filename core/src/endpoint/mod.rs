@@ -45,6 +45,7 @@ pub use tx::{MAX_TX_RECORDS, Transmit};
 use core::fmt;
 
 use crate::frame::{Frame, FrameError, LineBuffer};
+use crate::storage::Storage;
 use crate::time::Instant;
 
 /// One end of an MCP connection, whichever its role: the receive buffer it frames messages from,
@@ -73,9 +74,10 @@ pub(crate) enum Next {
 }
 
 impl<'a, const OUTBOUND: usize> Endpoint<'a, OUTBOUND> {
-    /// An endpoint over `buffers` with `limits`.
-    pub(crate) fn new(buffers: Buffers<'a>, limits: Limits) -> Self {
-        Endpoint { rx: LineBuffer::new(buffers.rx), out: Outbox::new(TxQueue::new(buffers.tx), limits) }
+    /// An endpoint over a receive and a transmit buffer (borrowed, or owned under `alloc`) with
+    /// `limits`.
+    pub(crate) fn new(rx: Storage<'a>, tx: Storage<'a>, limits: Limits) -> Self {
+        Endpoint { rx: LineBuffer::with_storage(rx), out: Outbox::new(TxQueue::new(tx), limits) }
     }
 
     /// Whether input is still taken (the end of input was not reported).

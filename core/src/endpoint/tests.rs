@@ -4,7 +4,7 @@
 
 use std::vec::Vec;
 
-use crate::endpoint::{Buffers, Endpoint, Limits, Next, Route, SendError, StreamId};
+use crate::endpoint::{Endpoint, Limits, Next, Route, SendError, StreamId};
 use crate::json::JsonWriter;
 use crate::jsonrpc::{ErrorMessage, Id};
 use crate::time::Instant;
@@ -26,7 +26,7 @@ fn is_request(frame: &[u8]) -> bool {
 #[test]
 fn requests_notifications_cancellations_and_answers_go_through_the_outbox() {
     let (mut rx, mut tx) = ([0u8; 256], [0u8; 1024]);
-    let mut ep = Endpoint::<2>::new(Buffers { rx: &mut rx, tx: &mut tx }, Limits::DEFAULT);
+    let mut ep = Endpoint::<2>::new((&mut rx).into(), (&mut tx).into(), Limits::DEFAULT);
     let params = |w: &mut JsonWriter<'_>| w.raw(b"{\"a\":1}");
     let first = ep.out.request(Route::BYTE_STREAM, "tools/list", None, None).unwrap();
     let second = ep.out.request(Route::BYTE_STREAM, "ping", Some(&params), Some(Instant::from_millis(10))).unwrap();
@@ -70,7 +70,7 @@ fn requests_notifications_cancellations_and_answers_go_through_the_outbox() {
 #[test]
 fn an_error_that_does_not_fit_is_shortened_keeping_its_id() {
     let (mut rx, mut tx) = ([0u8; 64], [0u8; 256]);
-    let mut ep = Endpoint::<1>::new(Buffers { rx: &mut rx, tx: &mut tx }, Limits::DEFAULT);
+    let mut ep = Endpoint::<1>::new((&mut rx).into(), (&mut tx).into(), Limits::DEFAULT);
     let long = "x".repeat(400);
     let reason = ep.out.reject(
         Route::BYTE_STREAM,
@@ -102,7 +102,7 @@ fn an_error_that_does_not_fit_is_shortened_keeping_its_id() {
 fn with_a_full_transmit_queue_answers_and_notifications_are_read_and_requests_wait() {
     let (mut rx, mut tx) = ([0u8; 256], [0u8; 512]);
     let limits = Limits { write_threshold: usize::MAX, ..Limits::DEFAULT };
-    let mut ep = Endpoint::<2>::new(Buffers { rx: &mut rx, tx: &mut tx }, limits);
+    let mut ep = Endpoint::<2>::new((&mut rx).into(), (&mut tx).into(), limits);
     // Fill the transmit queue so that no answer window is free.
     let filler = |w: &mut JsonWriter<'_>| {
         w.raw(b"{\"pad\":\"");
@@ -139,7 +139,7 @@ fn with_a_full_transmit_queue_answers_and_notifications_are_read_and_requests_wa
 fn input_waits_while_the_write_threshold_of_output_waits() {
     let (mut rx, mut tx) = ([0u8; 256], [0u8; 1024]);
     let limits = Limits { write_threshold: 10, ..Limits::DEFAULT };
-    let mut ep = Endpoint::<1>::new(Buffers { rx: &mut rx, tx: &mut tx }, limits);
+    let mut ep = Endpoint::<1>::new((&mut rx).into(), (&mut tx).into(), limits);
     let input = b"{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n";
     assert_eq!(ep.rx.push(input), input.len());
     ep.out.notify(Route::BYTE_STREAM, "notifications/x", None).unwrap();

@@ -4,6 +4,7 @@ use heapless::Deque;
 
 use crate::endpoint::{Framing, Route, StreamId};
 use crate::frame::sse::{self, EventId, SseEvent};
+use crate::storage::Storage;
 
 /// Most runs of messages (of different streams, or ended streams) that wait in the transmit queue
 /// at once. Consecutive messages of one open stream share a run, so a byte stream needs one.
@@ -39,7 +40,7 @@ pub struct Transmit<'a> {
 /// A caller-owned byte queue. Messages are framed and written into the free space after `tail`,
 /// committed by advancing `tail`, and transmitted from `head`.
 pub(crate) struct TxQueue<'a> {
-    buf: &'a mut [u8],
+    buf: Storage<'a>,
     head: usize,
     tail: usize,
     records: Deque<Record, MAX_TX_RECORDS>,
@@ -68,8 +69,14 @@ pub(crate) struct Commit<'q> {
 }
 
 impl<'a> TxQueue<'a> {
-    pub(crate) fn new(buf: &'a mut [u8]) -> Self {
-        TxQueue { buf, head: 0, tail: 0, records: Deque::new(), next_event: 1, opened_prefix: 0 }
+    pub(crate) fn new(buf: impl Into<Storage<'a>>) -> Self {
+        TxQueue { buf: buf.into(), head: 0, tail: 0, records: Deque::new(), next_event: 1, opened_prefix: 0 }
+    }
+
+    /// The buffer, to reuse it (what waits in it is dropped).
+    #[cfg(feature = "alloc")]
+    pub(crate) fn into_storage(self) -> Storage<'a> {
+        self.buf
     }
 
     pub(crate) fn capacity(&self) -> usize {

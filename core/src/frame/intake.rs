@@ -2,6 +2,8 @@
 //! caller-owned buffer, read into through `spare` and `commit`, compacted when that pays, with a
 //! one-byte slot beyond a full buffer and the skipping of over-long input.
 
+use crate::storage::Storage;
+
 /// A receive buffer that is read into through a spare slice and a commit.
 pub(crate) trait Intake {
     /// Free space to read into (may be a one-byte slot, or empty when complete input must be taken
@@ -36,7 +38,7 @@ pub(crate) fn push(target: &mut impl Intake, data: &[u8]) -> usize {
 /// The received bytes of a decoder. Invariant: `start <= scan <= end <= buf.len()`; what `scan`
 /// means beyond that is the decoder's.
 pub(crate) struct RxWindow<'a> {
-    pub(crate) buf: &'a mut [u8],
+    pub(crate) buf: Storage<'a>,
     /// First byte not yet returned or dropped.
     pub(crate) start: usize,
     /// First byte not yet scanned by the decoder.
@@ -54,9 +56,9 @@ pub(crate) struct RxWindow<'a> {
 }
 
 impl<'a> RxWindow<'a> {
-    pub(crate) fn new(buf: &'a mut [u8]) -> Self {
+    pub(crate) fn new(buf: impl Into<Storage<'a>>) -> Self {
         RxWindow {
-            buf,
+            buf: buf.into(),
             start: 0,
             scan: 0,
             end: 0,

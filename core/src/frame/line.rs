@@ -40,6 +40,7 @@
 use core::fmt;
 
 use crate::frame::intake::{self, Intake, RxWindow};
+use crate::storage::Storage;
 
 /// A complete line inside a [`LineBuffer`]: a byte range, without its `\n` and trailing `\r`.
 ///
@@ -129,6 +130,12 @@ impl<'a> LineBuffer<'a> {
     /// A decoder over `buf`, which it uses as its receive buffer. Lines up to `buf.len()` bytes are
     /// accepted; an empty `buf` works but rejects every non-blank line.
     pub fn new(buf: &'a mut [u8]) -> Self {
+        LineBuffer::with_storage(buf)
+    }
+
+    /// A decoder over `buf`, borrowed as in [`LineBuffer::new`] or, with `alloc`, owned (a
+    /// `Box<[u8]>`; see [`Storage`]).
+    pub fn with_storage(buf: impl Into<Storage<'a>>) -> Self {
         LineBuffer {
             rx: RxWindow::new(buf),
             newline_after_buffer: false,
@@ -136,6 +143,12 @@ impl<'a> LineBuffer<'a> {
             last_line: (0, 0, false),
             generation: 0,
         }
+    }
+
+    /// The receive buffer, to reuse it (what it holds is dropped).
+    #[must_use]
+    pub fn into_storage(self) -> Storage<'a> {
+        self.rx.buf
     }
 
     /// The size of the receive buffer, which is also the longest accepted line in bytes.

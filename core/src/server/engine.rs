@@ -11,6 +11,7 @@ use crate::server::{
     BatchCursor, Buffers, Config, Deferred, Event, Handler, PromptReply, ReplyError, ReplyKind, ResourceReply, Session,
     ToolReply,
 };
+use crate::storage::Storage;
 use crate::time::Instant;
 use crate::version::ProtocolVersion;
 
@@ -77,8 +78,14 @@ impl core::error::Error for InputError {}
 impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OUTBOUND> {
     /// An engine over `buffers` with `config`.
     pub fn new(config: Config<'a>, buffers: Buffers<'a>) -> Self {
+        Engine::with_storage(config, buffers.rx, buffers.tx)
+    }
+
+    /// An engine over a receive and a transmit buffer that are each borrowed (`&mut [u8]`, as in
+    /// [`Buffers`]) or, with `alloc`, owned (`Box<[u8]>`; see [`Engine::new_owned`]).
+    pub fn with_storage(config: Config<'a>, rx: impl Into<Storage<'a>>, tx: impl Into<Storage<'a>>) -> Self {
         Engine {
-            ep: Endpoint::new(buffers, config.limits),
+            ep: Endpoint::new(rx.into(), tx.into(), config.limits),
             config,
             session: Session::None,
             in_flight: [const { None }; IN_FLIGHT],

@@ -19,6 +19,7 @@ use crate::jsonrpc::{self, ErrorMessage, Id, OwnedId, code};
 use crate::server::dispatch::Parts;
 use crate::server::input::MAX_INPUT_REQUESTS;
 use crate::server::{Engine, Handler};
+use crate::storage::Storage;
 
 /// Longest key of an input request kept for a legacy session.
 const MAX_KEY_LEN: usize = 32;
@@ -27,8 +28,12 @@ const UNREADABLE: &str = "unreadable input-required answer";
 
 /// The caller's buffer for legacy input, and the request waiting in it.
 pub(crate) struct InputArea<'a> {
-    record: &'a mut [u8],
-    retry: Option<&'a mut [u8]>,
+    /// Keeps the waiting request: the first half of a borrowed buffer, or the whole of an owned
+    /// one, whose first half only is used (see [`record_mut`]).
+    record: Storage<'a>,
+    /// Builds the retry: the second half of a borrowed buffer. For an owned buffer, allocated
+    /// (half its length) when a retry is first built, so setting one allocates nothing.
+    retry: Option<Storage<'a>>,
     has_buffer: bool,
     pending: Option<Pending>,
     /// Set by a legacy input-required reply: the length of its uncommitted answer.
@@ -50,7 +55,23 @@ struct Pending {
 
 impl<'a> InputArea<'a> {
     pub(crate) const fn none() -> Self {
-        InputArea { record: &mut [], retry: None, has_buffer: false, pending: None, signal: None }
+        InputArea { record: Storage::empty(), retry: None, has_buffer: false, pending: None, signal: None }
+    }
+
+    /// The buffer to build a retry in, taken out until it is put back.
+    fn take_retry(&mut self) -> Option<Storage<'a>> {
+        #[cfg(feature = "alloc")]
+        if self.retry.is_none() && self.record.is_owned() {
+            let len = self.record.len() - self.record.len() / 2;
+            return Some(Storage::from(alloc::vec![0u8; len]));
+        }
+        self.retry.take()
+    }
+
+    /// The buffer given to [`Engine::set_input_storage`] if it was owned.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn into_box(self) -> Option<alloc::boxed::Box<[u8]>> {
+        self.record.into_box()
     }
 }
 
@@ -60,9 +81,24 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// answers, can wait for input. Without it a legacy request that needs input is answered
     /// `-32603`. 2026-07-28 requests need no buffer (the client keeps the state).
     pub fn set_input_buffer(&mut self, buffer: &'a mut [u8]) {
+        self.set_input_storage(buffer);
+    }
+
+    /// [`Engine::set_input_buffer`] with a buffer that is borrowed or, with `alloc`, owned (a
+    /// `Box<[u8]>`; see [`Storage`]). An owned buffer comes back from `Engine::into_buffers`; it
+    /// allocates half its length again (once) when a waiting request is retried.
+    pub fn set_input_storage(&mut self, buffer: impl Into<Storage<'a>>) {
+        let buffer = buffer.into();
         let half = buffer.len() / 2;
-        let (record, retry) = buffer.split_at_mut(half);
-        self.input = InputArea { record, retry: Some(retry), has_buffer: true, pending: None, signal: None };
+        let (record, retry) = match buffer {
+            Storage::Borrowed(buffer) => {
+                let (record, retry) = buffer.split_at_mut(half);
+                (Storage::from(record), Some(Storage::from(retry)))
+            }
+            #[cfg(feature = "alloc")]
+            owned @ Storage::Owned(_) => (owned, None),
+        };
+        self.input = InputArea { record, retry, has_buffer: true, pending: None, signal: None };
     }
 
     /// Whether a legacy request is waiting for the client's input.
@@ -150,7 +186,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let answer = json::parse(self.out.tx.uncommitted(len), json::MAX_DEPTH_LIMIT).map_err(|_| UNREADABLE)?;
         let result = answer.get("result").ok_or(UNREADABLE)?;
         let requests = result.get("inputRequests").filter(|r| r.kind() == Kind::Object).ok_or(UNREADABLE)?;
-        let mut w = JsonWriter::new(&mut *self.input.record);
+        let mut w = JsonWriter::new(record_mut(&mut self.input.record));
         w.raw(b"{");
         for (key, value) in params.into_iter().flat_map(|p| p.members()) {
             if key.eq_str("inputResponses") || key.eq_str("requestState") {
@@ -172,7 +208,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         if w.is_overflowed() {
             return Err("the request does not fit the input buffer");
         }
-        let requests = self.input.record.get(state_len..requests_end).unwrap_or_default();
+        let requests = record(&self.input.record).get(state_len..requests_end).unwrap_or_default();
         let requests = json::parse(requests, json::MAX_DEPTH_LIMIT).map_err(|_| UNREADABLE)?;
         // Everything that can be checked before the first request is sent, so that a refusal sends
         // nothing to the client.
@@ -258,7 +294,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         };
         let InputArea { record, pending, .. } = &mut *self.input;
         let Some(pending) = pending.as_mut() else { return true };
-        let mut w = JsonWriter::new(record.get_mut(pending.answers..).unwrap_or_default());
+        let mut w = JsonWriter::new(record_mut(record).get_mut(pending.answers..).unwrap_or_default());
         w.string(&pending.keys[index].0);
         w.raw(b":");
         w.value(answer);
@@ -306,9 +342,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// Builds the retry of the waiting request and serves it on the request's route.
     fn retry_pending(&mut self) {
         let Some(pending) = self.input.pending.take() else { return };
-        let Some(retry) = self.input.retry.take() else { return };
-        let record = &*self.input.record;
-        let mut w = JsonWriter::new(&mut *retry);
+        let Some(mut retry) = self.input.take_retry() else { return };
+        let record = record(&self.input.record);
+        let mut w = JsonWriter::new(&mut retry);
         jsonrpc::write_request_head(&mut w, &pending.id);
         w.string(pending.method);
         w.raw(b",\"params\":");
@@ -334,5 +370,27 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         }
         self.route = route;
         self.input.retry = Some(retry);
+    }
+}
+
+/// Where the waiting request is kept: all of a borrowed record (the first half of the buffer), the
+/// first half of an owned buffer.
+fn record<'r>(record: &'r Storage<'_>) -> &'r [u8] {
+    match record {
+        Storage::Borrowed(record) => record,
+        #[cfg(feature = "alloc")]
+        Storage::Owned(whole) => whole.get(..whole.len() / 2).unwrap_or_default(),
+    }
+}
+
+/// [`record`], to write.
+fn record_mut<'r>(record: &'r mut Storage<'_>) -> &'r mut [u8] {
+    match record {
+        Storage::Borrowed(record) => record,
+        #[cfg(feature = "alloc")]
+        Storage::Owned(whole) => {
+            let half = whole.len() / 2;
+            whole.get_mut(..half).unwrap_or_default()
+        }
     }
 }

@@ -21,6 +21,8 @@ pub mod legacy_input;
 mod lists;
 mod methods;
 mod notify;
+#[cfg(feature = "alloc")]
+mod owned;
 mod params;
 #[cfg(feature = "alloc")]
 pub mod registry;
@@ -52,7 +54,10 @@ use crate::mcp::ServerCapabilities;
 use crate::time::Duration;
 use crate::version::ProtocolVersion;
 
+pub use crate::storage::Storage;
 pub use engine::{Bound, Engine, InputError, Received};
+#[cfg(feature = "alloc")]
+pub use owned::OwnedBuffers;
 pub use serve::Server;
 pub use suspend::SessionState;
 pub use wrapper::Wrapper;

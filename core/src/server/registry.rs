@@ -388,8 +388,8 @@ mod tests {
         let mut registry = Registry::new();
         registry
             .add_tool(ToolInfo::new("t", "T", r#"{"type":"object"}"#), |_, reply| reply.text("from a thread").finish());
-        let (rx, tx) = (std::vec![0u8; 1024].leak(), std::vec![0u8; 1024].leak());
-        let mut server = Server::new(registry, Config::new("dyn", "1"), Buffers { rx, tx });
+        let mut server =
+            Server::new_owned(registry, Config::new("dyn", "1"), crate::server::OwnedBuffers::zeroed(1024, 1024, 0));
         let answer = std::thread::spawn(move || {
             exchange(&mut server, r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#)
         })

@@ -27,6 +27,12 @@ impl<'a, H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize> Server<'a, H
         Server { engine: Engine::new(config, buffers), handler }
     }
 
+    /// A server over buffers it owns (see [`Engine::new_owned`]), serving `handler` with `config`.
+    #[cfg(feature = "alloc")]
+    pub fn new_owned(handler: H, config: Config<'a>, buffers: crate::server::OwnedBuffers) -> Self {
+        Server { engine: Engine::new_owned(config, buffers), handler }
+    }
+
     /// The application.
     pub fn handler(&self) -> &H {
         &self.handler

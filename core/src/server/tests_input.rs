@@ -365,7 +365,14 @@ struct Legacy {
 }
 
 impl Legacy {
+    /// With a borrowed input buffer of `input_buffer` bytes (none if 0).
     fn new(input_buffer: usize, sealed: bool) -> Self {
+        let input = (input_buffer > 0).then(|| crate::storage::Storage::from(std::vec![0u8; input_buffer].leak()));
+        Legacy::over(input, sealed)
+    }
+
+    /// With `input` as the input buffer.
+    fn over(input: Option<crate::storage::Storage<'static>>, sealed: bool) -> Self {
         let mut config = Config::new("asker", "1");
         config.request_timeout = Some(Duration::from_millis(500));
         if sealed {
@@ -373,8 +380,8 @@ impl Legacy {
         }
         let buffers = Buffers { rx: std::vec![0u8; 4096].leak(), tx: std::vec![0u8; 4096].leak() };
         let mut server = Server::new(Asker::default(), config, buffers);
-        if input_buffer > 0 {
-            server.parts_mut().0.set_input_buffer(std::vec![0u8; input_buffer].leak());
+        if let Some(input) = input {
+            server.parts_mut().0.set_input_storage(input);
         }
         let mut legacy = Legacy { server, now: Instant::from_millis(1_000) };
         let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",
@@ -431,7 +438,18 @@ fn a_legacy_session_is_asked_by_the_engine_and_the_handler_resumed() {
 
 #[test]
 fn legacy_input_runs_several_rounds_and_fails_cleanly() {
-    let mut s = Legacy::new(2048, true);
+    legacy_input_runs_several_rounds_and_fails_cleanly_over(std::vec![0u8; 2048].leak().into());
+}
+
+/// The same over an owned input buffer, whose retry half is allocated when first needed.
+#[cfg(feature = "alloc")]
+#[test]
+fn legacy_input_runs_several_rounds_and_fails_cleanly_over_an_owned_input_buffer() {
+    legacy_input_runs_several_rounds_and_fails_cleanly_over(std::vec![0u8; 2048].into());
+}
+
+fn legacy_input_runs_several_rounds_and_fails_cleanly_over(input: crate::storage::Storage<'static>) {
+    let mut s = Legacy::over(Some(input), true);
     let first = s.send(&call(1, "rounds"));
     assert_eq!(first[0]["method"], "roots/list");
     let second = s.send(&json!({"jsonrpc":"2.0","id":first[0]["id"],"result":{"roots":[]}}));

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use futures_io::{AsyncRead, AsyncWrite};
 use mcp_example_device::{Board, Centidegrees, Device, Sensor};
-use mcp_sansio::server::{Buffers, Config, Server};
+use mcp_sansio::server::{Config, OwnedBuffers, Server};
 use mcp_sansio::time::Instant;
 use smol::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -170,9 +170,7 @@ pub fn device_server(configure: impl FnOnce(&mut Config<'static>)) -> DeviceServ
 pub fn device_server_with(rx: usize, tx: usize, configure: impl FnOnce(&mut Config<'static>)) -> DeviceServer {
     let mut config = Config::new("mcp-device", "0.1.0");
     configure(&mut config);
-    let rx = vec![0u8; rx].leak();
-    let tx = vec![0u8; tx].leak();
-    Server::new(Device::new(FakeBoard { led: false }), config, Buffers { rx, tx })
+    Server::new_owned(Device::new(FakeBoard { led: false }), config, OwnedBuffers::zeroed(rx, tx, 0))
 }
 
 pub const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#;

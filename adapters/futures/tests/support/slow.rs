@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use mcp_sansio::server::{Buffers, Config, Deferred, Handler, ReplyError, Server, Tool, ToolCall, ToolReply};
+use mcp_sansio::server::{Config, Deferred, Handler, OwnedBuffers, ReplyError, Server, Tool, ToolCall, ToolReply};
 use mcp_sansio_futures::{JobQueue, JobSender, JobStatus, job_queue};
 
 use super::Runtime;
@@ -58,8 +58,8 @@ pub fn slow_server(runtime: Runtime, tx: usize) -> (SlowServer, JobQueue<SlowSer
     let (sender, jobs) = job_queue::<SlowServer>();
     let busy = Arc::new(AtomicUsize::new(0));
     let handler = Slow { sender, runtime, busy: busy.clone() };
-    let buffers = Buffers { rx: vec![0u8; 8192].leak(), tx: vec![0u8; tx].leak() };
-    (Server::new(handler, Config::new("slow", "1"), buffers), jobs, busy)
+    let buffers = OwnedBuffers::zeroed(8192, tx, 0);
+    (Server::new_owned(handler, Config::new("slow", "1"), buffers), jobs, busy)
 }
 
 pub fn request(id: u32, ms: u64) -> String {

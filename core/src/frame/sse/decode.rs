@@ -4,6 +4,7 @@ use core::fmt;
 
 use super::parse::parse_event;
 use crate::frame::intake::{self, Intake, RxWindow};
+use crate::storage::Storage;
 
 const BOM: &[u8; 3] = b"\xEF\xBB\xBF";
 const DEFAULT_TYPE: &[u8] = b"message";
@@ -180,6 +181,12 @@ impl<'a> SseDecoder<'a> {
     /// A decoder over `buf`, which it uses as its receive buffer: events up to `buf.len()` bytes are
     /// accepted. An empty `buf` works but rejects every event.
     pub fn new(buf: &'a mut [u8]) -> Self {
+        SseDecoder::with_storage(buf)
+    }
+
+    /// A decoder over `buf`, borrowed as in [`SseDecoder::new`] or, with `alloc`, owned (a
+    /// `Box<[u8]>`; see [`Storage`]).
+    pub fn with_storage(buf: impl Into<Storage<'a>>) -> Self {
         SseDecoder {
             rx: RxWindow::new(buf),
             ready: None,
@@ -297,7 +304,7 @@ impl<'a> SseDecoder<'a> {
         let len = self.buffered();
         let report = (!self.rx.discarding && len > 0).then_some(SseError::Truncated { len });
         let buf = core::mem::take(&mut self.rx.buf);
-        *self = SseDecoder::new(buf);
+        *self = SseDecoder::with_storage(buf);
         report
     }
 
