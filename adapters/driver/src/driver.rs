@@ -214,11 +214,14 @@ where
                 }
                 Drain::Timer => handle_due_timeout(conn, clock),
                 Drain::Job => retry = run_job(jobs, conn, clock),
-                Drain::Read(Ok(0)) => {
+                // Only interruptible writes read while writing: the guards drop these calls from
+                // the other loop, so a firmware's `rx_commit` keeps its single, inlined call site.
+                Drain::Read(Ok(0)) if INTERRUPTIBLE_WRITES => {
                     input_ended = true;
                     conn.handle_eof(clock.now());
                 }
-                Drain::Read(Ok(n)) => conn.rx_commit(clock.now(), n.min(spare_len)),
+                Drain::Read(Ok(n)) if INTERRUPTIBLE_WRITES => conn.rx_commit(clock.now(), n.min(spare_len)),
+                Drain::Read(Ok(_)) => {}
                 Drain::Read(Err(error)) => return Err(Error::Read(error)),
             }
             pace(&mut rounds_without_waiting, waited).await;
