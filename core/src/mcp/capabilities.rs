@@ -82,6 +82,22 @@ impl ServerCapabilities {
         self
     }
 
+    /// Reads a server's `capabilities` object (from an `initialize` or `server/discover` result, as
+    /// a client does). Members of the wrong kind count as absent; unknown members are ignored.
+    pub fn from_value(value: Value<'_>) -> Self {
+        let object = |name: &str| value.get(name).filter(|v| v.kind() == crate::json::Kind::Object);
+        let flag = |v: Value<'_>, name: &str| v.get(name).and_then(|f| f.as_bool()) == Some(true);
+        let list = |v: Value<'_>| ListCapability { list_changed: flag(v, "listChanged") };
+        ServerCapabilities {
+            tools: object("tools").map(list),
+            resources: object("resources")
+                .map(|r| ResourceCapability { subscribe: flag(r, "subscribe"), list_changed: flag(r, "listChanged") }),
+            prompts: object("prompts").map(list),
+            logging: object("logging").is_some(),
+            completions: object("completions").is_some(),
+        }
+    }
+
     /// Writes the capabilities object for `version` (`completions` only where it exists).
     pub fn write(&self, w: &mut JsonWriter<'_>, version: ProtocolVersion) {
         let mut object = ObjectWriter::open(w);
@@ -233,6 +249,30 @@ impl MemberWriter<'_, '_> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_server_s_capabilities_read_back_as_written() {
+        let all = ServerCapabilities::NONE
+            .with_tools(ListCapability { list_changed: true })
+            .with_resources(ResourceCapability { subscribe: true, list_changed: false })
+            .with_prompts(ListCapability { list_changed: false })
+            .with_logging()
+            .with_completions();
+        for caps in [ServerCapabilities::NONE, all, ServerCapabilities::NONE.with_prompts(ListCapability::default())] {
+            let mut buf = [0u8; 256];
+            let mut w = JsonWriter::new(&mut buf);
+            caps.write(&mut w, ProtocolVersion::LATEST_LEGACY);
+            let len = w.len();
+            let value = crate::json::parse(&buf[..len], 8).unwrap();
+            assert_eq!(ServerCapabilities::from_value(value), caps);
+        }
+        let odd = crate::json::parse(br#"{"tools":true,"resources":{"subscribe":"yes"},"experimental":{},"logging":{}}"#, 8).unwrap();
+        assert_eq!(
+            ServerCapabilities::from_value(odd),
+            ServerCapabilities::NONE.with_resources(ResourceCapability::default()).with_logging(),
+            "members of the wrong kind are absent, unknown ones ignored"
+        );
+    }
+
     use super::*;
 
     fn written(f: impl FnOnce(&mut JsonWriter<'_>)) -> std::string::String {
