@@ -265,7 +265,9 @@ mod tests {
             let value = crate::json::parse(&buf[..len], 8).unwrap();
             assert_eq!(ServerCapabilities::from_value(value), caps);
         }
-        let odd = crate::json::parse(br#"{"tools":true,"resources":{"subscribe":"yes"},"experimental":{},"logging":{}}"#, 8).unwrap();
+        let odd =
+            crate::json::parse(br#"{"tools":true,"resources":{"subscribe":"yes"},"experimental":{},"logging":{}}"#, 8)
+                .unwrap();
         assert_eq!(
             ServerCapabilities::from_value(odd),
             ServerCapabilities::NONE.with_resources(ResourceCapability::default()).with_logging(),

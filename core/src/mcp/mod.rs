@@ -44,12 +44,14 @@ pub mod input;
 mod logging;
 pub mod meta;
 pub mod uri_template;
+pub mod view;
 
 pub use capabilities::{ClientCapabilities, ListCapability, ResourceCapability, ServerCapabilities};
 pub(crate) use content::write_icons;
 pub use content::{Annotations, Icon, Priority, Role, Theme};
 pub use logging::LoggingLevel;
 pub use uri_template::{UriTemplate, Variables};
+pub use view::{ListPage, PromptView, ResourceTemplateView, ResourceView, ToolView};
 
 /// Name and version of a program (`serverInfo`, `clientInfo`), [built with `new` and `with_*`](crate::mcp#building-descriptors).
 ///
