@@ -194,6 +194,43 @@ impl<'a> ReceivedInput<'a> {
     }
 }
 
+/// Writes the start of the params of a multi-round-trip retry (2026-07-28 `input_required`, and the
+/// legacy server's own replay of a request that waited for input): `{`, every member of the
+/// original `params` but the previous round's `inputResponses` and `requestState`, then
+/// `"requestState":<request_state>` if the server sent one, each member followed by a comma.
+/// Close it with `"inputResponses":{…}}` ([`write_retry_params`] does the whole).
+pub fn write_retry_params_head(w: &mut JsonWriter<'_>, params: Option<Value<'_>>, request_state: Option<Value<'_>>) {
+    w.raw(b"{");
+    for (key, value) in params.into_iter().flat_map(|p| p.members()) {
+        if key.eq_str("inputResponses") || key.eq_str("requestState") {
+            continue;
+        }
+        w.json_str(key);
+        w.raw(b":");
+        w.value(value);
+        w.raw(b",");
+    }
+    if let Some(state) = request_state {
+        w.raw(b"\"requestState\":");
+        w.value(state);
+        w.raw(b",");
+    }
+}
+
+/// Writes the whole params of a retry: [`write_retry_params_head`], then `"inputResponses":{…}`
+/// with the members `responses` writes (`"key":{…}` separated by commas), and the closing `}`.
+pub fn write_retry_params(
+    w: &mut JsonWriter<'_>,
+    params: Option<Value<'_>>,
+    request_state: Option<Value<'_>>,
+    responses: &dyn Fn(&mut JsonWriter<'_>),
+) {
+    write_retry_params_head(w, params, request_state);
+    w.raw(b"\"inputResponses\":{");
+    responses(w);
+    w.raw(b"}}");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,6 +275,28 @@ mod tests {
             });
             round_trip(InputRequest::ListRoots, version, |read| assert_eq!(read, ReceivedInput::ListRoots));
         }
+    }
+
+    #[test]
+    fn a_retry_keeps_the_params_and_replaces_the_previous_round() {
+        let params = parse(
+            br#"{"name":"deploy","arguments":{"env":"prod"},"inputResponses":{"old":{}},"requestState":"s1","_meta":{"k":1}}"#,
+            8,
+        )
+        .unwrap();
+        let state = parse(br#""s2""#, 8).unwrap();
+        let mut buf = [0u8; 256];
+        let mut w = JsonWriter::new(&mut buf);
+        write_retry_params(&mut w, Some(params), Some(state), &|w| w.raw(br#""ok":{"action":"accept"}"#));
+        let len = w.len();
+        assert_eq!(
+            &buf[..len],
+            br#"{"name":"deploy","arguments":{"env":"prod"},"_meta":{"k":1},"requestState":"s2","inputResponses":{"ok":{"action":"accept"}}}"#
+        );
+        let mut w = JsonWriter::new(&mut buf);
+        write_retry_params(&mut w, None, None, &|_| {});
+        let len = w.len();
+        assert_eq!(&buf[..len], br#"{"inputResponses":{}}"#);
     }
 
     #[test]

@@ -16,6 +16,7 @@
 use crate::endpoint::{Framing, OutboundKey, Route};
 use crate::json::{self, JsonWriter, Kind, Value};
 use crate::jsonrpc::{self, ErrorMessage, Id, OwnedId, code};
+use crate::mcp::input::write_retry_params_head;
 use crate::server::dispatch::Parts;
 use crate::server::input::MAX_INPUT_REQUESTS;
 use crate::server::{Engine, Handler};
@@ -187,21 +188,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let result = answer.get("result").ok_or(UNREADABLE)?;
         let requests = result.get("inputRequests").filter(|r| r.kind() == Kind::Object).ok_or(UNREADABLE)?;
         let mut w = JsonWriter::new(record_mut(&mut self.input.record));
-        w.raw(b"{");
-        for (key, value) in params.into_iter().flat_map(|p| p.members()) {
-            if key.eq_str("inputResponses") || key.eq_str("requestState") {
-                continue;
-            }
-            w.json_str(key);
-            w.raw(b":");
-            w.value(value);
-            w.raw(b",");
-        }
-        if let Some(state) = result.get("requestState") {
-            w.raw(b"\"requestState\":");
-            w.value(state);
-            w.raw(b",");
-        }
+        write_retry_params_head(&mut w, params, result.get("requestState"));
         let state_len = w.len();
         w.value(requests);
         let requests_end = w.len();
