@@ -7,7 +7,6 @@
 use core::fmt;
 
 use crate::endpoint::{Outbox, Outcome, Response, Route};
-use crate::frame::{Frame, FrameError, LineBuffer};
 use crate::json::{self, JsonStr, JsonWriter, Kind, ScanError, ScanErrorKind, Spans, Value};
 use crate::jsonrpc::{EnvelopeError, ErrorMessage, Id, Message, WriteId, classify_spanned, code};
 use crate::mcp::meta::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, Meta};
@@ -15,7 +14,7 @@ use crate::mcp::{ClientCapabilities, ServerCapabilities};
 use crate::server::handler::RequestContext;
 use crate::server::params::Params;
 use crate::server::reply::{DeferSlots, InFlight, Outgoing, ReplyId, ReplyKind};
-use crate::server::{BatchCursor, Config, Engine, Event, Handler, Received, Session};
+use crate::server::{Config, Event, Handler, Received, Session};
 use crate::time::Instant;
 use crate::version::{Era, ProtocolVersion};
 
@@ -37,109 +36,6 @@ pub(crate) struct Parts<'s, 'a, H, const OUTBOUND: usize> {
     pub(crate) now: Instant,
     /// Where answers to the message being served go.
     pub(crate) route: Route,
-}
-
-impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OUTBOUND> {
-    /// The receive buffer, and the state beside it for answering messages that arrived on `route`.
-    pub(crate) fn split<'s, H>(
-        &'s mut self,
-        handler: &'s mut H,
-        now: Instant,
-        route: Route,
-    ) -> (&'s LineBuffer<'a>, Parts<'s, 'a, H, OUTBOUND>) {
-        let parts = Parts {
-            handler,
-            config: &self.config,
-            out: &mut self.ep.out,
-            session: &mut self.session,
-            slots: &mut self.in_flight,
-            next_generation: &mut self.next_generation,
-            input: &mut self.input,
-            now,
-            route,
-        };
-        (&self.ep.rx, parts)
-    }
-
-    /// Answers one received line; `spans` is the validator's record to fill.
-    pub(super) fn handle_frame<H: Handler>(&mut self, now: Instant, frame: Frame, handler: &mut H, spans: &mut Spans) {
-        let (rx, mut parts) = self.split(handler, now, Route::BYTE_STREAM);
-        let value = match json::parse_spanned(rx.frame(frame), parts.config.limits.max_depth, spans) {
-            Ok(value) => value,
-            Err(error) => return parts.reject_unparsable(error, rx.frame(frame)),
-        };
-        if value.kind() != Kind::Array {
-            parts.handle_message(value, false, spans);
-            return;
-        }
-        let accepts_batches = matches!(*parts.session, Session::Legacy { version, .. } if version.accepts_batches());
-        let len = value.elements().take(MAX_BATCH_LEN + 1).count();
-        if !accepts_batches {
-            parts.reject(
-                None,
-                code::INVALID_REQUEST,
-                format_args!("JSON-RPC batches are only accepted in protocol version 2025-03-26"),
-            );
-        } else if len == 0 {
-            parts.reject(None, code::INVALID_REQUEST, format_args!("empty batch"));
-        } else if len > MAX_BATCH_LEN {
-            parts.reject(
-                None,
-                code::INVALID_REQUEST,
-                format_args!("batches may hold at most {MAX_BATCH_LEN} messages"),
-            );
-        } else {
-            self.batch = Some(BatchCursor { frame, next: 0, mark: self.ep.out.tx.mark() });
-        }
-    }
-
-    /// Answers the next element of the batch being served, as a message of its own (so the engine can
-    /// pause between elements when the transmit buffer fills); at the end the answers are joined
-    /// into one array where they can be (see `TxQueue::join_as_array`).
-    pub(super) fn resume_batch<H: Handler>(
-        &mut self,
-        now: Instant,
-        cursor: BatchCursor,
-        handler: &mut H,
-        spans: &mut Spans,
-    ) {
-        let (rx, mut parts) = self.split(handler, now, Route::BYTE_STREAM);
-        let element = json::parse_spanned(rx.frame(cursor.frame), parts.config.limits.max_depth, spans)
-            .ok()
-            .and_then(|batch| batch.elements().nth(cursor.next));
-        match element {
-            Some(element) => {
-                parts.handle_message(element, true, spans);
-                self.batch = Some(BatchCursor { next: cursor.next + 1, ..cursor });
-            }
-            None => {
-                self.batch = None;
-                // One array of responses, as JSON-RPC says a batch should be answered, when nothing
-                // else (a notification, a request to the client) came in between and nothing was
-                // transmitted meanwhile; otherwise each answer stays a message of its own.
-                self.ep.out.tx.join_as_array(cursor.mark, is_response_line);
-            }
-        }
-    }
-
-    /// Answers a frame the framing layer dropped.
-    pub(super) fn reject_frame<H: Handler>(&mut self, now: Instant, error: FrameError, handler: &mut H) {
-        let (_, mut parts) = self.split(handler, now, Route::BYTE_STREAM);
-        match error {
-            FrameError::TooLong { limit } => parts.reject(
-                None,
-                code::INVALID_REQUEST,
-                format_args!("message longer than the {limit}-byte limit; skipped"),
-            ),
-            FrameError::Truncated { .. } => {}
-        }
-        parts.handler.on_event(now, Event::FrameDropped(error));
-    }
-}
-
-/// Whether an output line is a response or an error (not a notification or a request).
-fn is_response_line(line: &[u8]) -> bool {
-    json::peek_member(line, "method").is_none() && json::peek_member(line, "jsonrpc").is_some()
 }
 
 /// A method name, unescaped into a small buffer when it has escapes.

@@ -1,15 +1,15 @@
 //! [`Engine`]: the protocol state of one connection, driven with the handler passed to each call.
 
-use core::fmt;
-
 use crate::endpoint::{Endpoint, Eof, Next, OutboundKey, Outcome, Response, Route, SendError, StreamId, Transmit};
-use crate::json::{self, JsonWriter, Kind};
+use crate::frame::{Frame, FrameError, LineBuffer};
+use crate::json::{self, JsonWriter, Kind, Spans};
 use crate::jsonrpc::code;
 use crate::mcp::ClientCapabilities;
+use crate::server::dispatch::{MAX_BATCH_LEN, Parts};
 use crate::server::reply::{InFlight, Outgoing, ReplyId};
 use crate::server::{
-    BatchCursor, Buffers, Config, Deferred, Event, Handler, PromptReply, ReplyError, ReplyKind, ResourceReply, Session,
-    ToolReply,
+    BatchCursor, Bound, Buffers, Config, Deferred, Event, Handler, InputError, PromptReply, Received, ReplyError,
+    ReplyKind, ResourceReply, Session, ToolReply,
 };
 use crate::storage::Storage;
 use crate::time::Instant;
@@ -37,43 +37,6 @@ pub struct Engine<'a, const IN_FLIGHT: usize = 4, const OUTBOUND: usize = 2> {
     /// Legacy requests waiting for the client's input.
     pub(crate) input: crate::server::legacy_input::InputArea<'a>,
 }
-
-/// What [`Engine::handle_message`] made of a message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[non_exhaustive]
-pub enum Received {
-    /// A request: its answer goes (now, or when a deferred reply is finished) to the message's route.
-    Request,
-    /// A notification: nothing is sent in return (Streamable HTTP answers `202 Accepted`).
-    Notification,
-    /// A response or error from the client: nothing is sent in return (`202 Accepted`).
-    Response,
-    /// Not a valid message: a JSON-RPC error was sent to the message's route.
-    Invalid,
-}
-
-/// Why [`Engine::handle_message`] did not take a message. Nothing was read or written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[non_exhaustive]
-pub enum InputError {
-    /// The transmit buffer lacks room for the answer: transmit, then offer the message again.
-    Busy,
-    /// The input has ended ([`Engine::handle_eof`]).
-    Closed,
-}
-
-impl fmt::Display for InputError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            InputError::Busy => "no transmit room for the answer: transmit, then try again",
-            InputError::Closed => "the input has ended",
-        })
-    }
-}
-
-impl core::error::Error for InputError {}
 
 impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OUTBOUND> {
     /// An engine over `buffers` with `config`.
@@ -402,6 +365,28 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         Ok(out.with_notes(notes))
     }
 
+    /// Cancels the deferred requests whose answers go to `stream`, as `notifications/cancelled`
+    /// naming each would: in 2026-07-28 over HTTP, a client that closes a request's response stream
+    /// cancels the request. Each is reported to the handler ([`Event::Cancelled`]) and its answer
+    /// is suppressed. Returns how many were cancelled. (Legacy sessions must not call this:
+    /// there, a disconnection is not a cancellation.)
+    pub fn cancel_stream<H: Handler>(&mut self, now: Instant, stream: StreamId, handler: &mut H) -> usize {
+        let mut cancelled = 0;
+        for (slot, entry) in self.in_flight.iter_mut().enumerate() {
+            let Some(entry) = entry.as_mut().filter(|e| !e.cancelled && e.route.stream == stream) else { continue };
+            entry.cancelled = true;
+            cancelled += 1;
+            let request = Deferred {
+                slot: u16::try_from(slot).unwrap_or(u16::MAX),
+                generation: entry.generation,
+                kind: entry.kind,
+            }
+            .key();
+            handler.on_event(now, Event::Cancelled { request });
+        }
+        cancelled
+    }
+
     /// Processes buffered frames while the transmit buffer has room for an answer. Once the input
     /// has ended, listen streams are ended gracefully (their result written as room allows).
     fn process<H: Handler>(&mut self, now: Instant, handler: &mut H) {
@@ -456,21 +441,105 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     }
 }
 
-/// An [`Engine`] with the handler it serves, for one call or one drive by an adapter; implements
-/// [`Connection`](crate::connection::Connection).
-pub struct Bound<'e, 'a, H, const IN_FLIGHT: usize = 4, const OUTBOUND: usize = 2> {
-    pub(crate) engine: &'e mut Engine<'a, IN_FLIGHT, OUTBOUND>,
-    pub(crate) handler: &'e mut H,
+impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OUTBOUND> {
+    /// The receive buffer, and the state beside it for answering messages that arrived on `route`.
+    pub(crate) fn split<'s, H>(
+        &'s mut self,
+        handler: &'s mut H,
+        now: Instant,
+        route: Route,
+    ) -> (&'s LineBuffer<'a>, Parts<'s, 'a, H, OUTBOUND>) {
+        let parts = Parts {
+            handler,
+            config: &self.config,
+            out: &mut self.ep.out,
+            session: &mut self.session,
+            slots: &mut self.in_flight,
+            next_generation: &mut self.next_generation,
+            input: &mut self.input,
+            now,
+            route,
+        };
+        (&self.ep.rx, parts)
+    }
+
+    /// Answers one received line; `spans` is the validator's record to fill.
+    pub(super) fn handle_frame<H: Handler>(&mut self, now: Instant, frame: Frame, handler: &mut H, spans: &mut Spans) {
+        let (rx, mut parts) = self.split(handler, now, Route::BYTE_STREAM);
+        let value = match json::parse_spanned(rx.frame(frame), parts.config.limits.max_depth, spans) {
+            Ok(value) => value,
+            Err(error) => return parts.reject_unparsable(error, rx.frame(frame)),
+        };
+        if value.kind() != Kind::Array {
+            parts.handle_message(value, false, spans);
+            return;
+        }
+        let accepts_batches = matches!(*parts.session, Session::Legacy { version, .. } if version.accepts_batches());
+        let len = value.elements().take(MAX_BATCH_LEN + 1).count();
+        if !accepts_batches {
+            parts.reject(
+                None,
+                code::INVALID_REQUEST,
+                format_args!("JSON-RPC batches are only accepted in protocol version 2025-03-26"),
+            );
+        } else if len == 0 {
+            parts.reject(None, code::INVALID_REQUEST, format_args!("empty batch"));
+        } else if len > MAX_BATCH_LEN {
+            parts.reject(
+                None,
+                code::INVALID_REQUEST,
+                format_args!("batches may hold at most {MAX_BATCH_LEN} messages"),
+            );
+        } else {
+            self.batch = Some(BatchCursor { frame, next: 0, mark: self.ep.out.tx.mark() });
+        }
+    }
+
+    /// Answers the next element of the batch being served, as a message of its own (so the engine can
+    /// pause between elements when the transmit buffer fills); at the end the answers are joined
+    /// into one array where they can be (see `TxQueue::join_as_array`).
+    pub(super) fn resume_batch<H: Handler>(
+        &mut self,
+        now: Instant,
+        cursor: BatchCursor,
+        handler: &mut H,
+        spans: &mut Spans,
+    ) {
+        let (rx, mut parts) = self.split(handler, now, Route::BYTE_STREAM);
+        let element = json::parse_spanned(rx.frame(cursor.frame), parts.config.limits.max_depth, spans)
+            .ok()
+            .and_then(|batch| batch.elements().nth(cursor.next));
+        match element {
+            Some(element) => {
+                parts.handle_message(element, true, spans);
+                self.batch = Some(BatchCursor { next: cursor.next + 1, ..cursor });
+            }
+            None => {
+                self.batch = None;
+                // One array of responses, as JSON-RPC says a batch should be answered, when nothing
+                // else (a notification, a request to the client) came in between and nothing was
+                // transmitted meanwhile; otherwise each answer stays a message of its own.
+                self.ep.out.tx.join_as_array(cursor.mark, is_response_line);
+            }
+        }
+    }
+
+    /// Answers a frame the framing layer dropped.
+    pub(super) fn reject_frame<H: Handler>(&mut self, now: Instant, error: FrameError, handler: &mut H) {
+        let (_, mut parts) = self.split(handler, now, Route::BYTE_STREAM);
+        match error {
+            FrameError::TooLong { limit } => parts.reject(
+                None,
+                code::INVALID_REQUEST,
+                format_args!("message longer than the {limit}-byte limit; skipped"),
+            ),
+            FrameError::Truncated { .. } => {}
+        }
+        parts.handler.on_event(now, Event::FrameDropped(error));
+    }
 }
 
-impl<'a, H, const IN_FLIGHT: usize, const OUTBOUND: usize> Bound<'_, 'a, H, IN_FLIGHT, OUTBOUND> {
-    /// The engine.
-    pub fn engine(&mut self) -> &mut Engine<'a, IN_FLIGHT, OUTBOUND> {
-        self.engine
-    }
-
-    /// The handler.
-    pub fn handler(&mut self) -> &mut H {
-        self.handler
-    }
+/// Whether an output line is a response or an error (not a notification or a request).
+fn is_response_line(line: &[u8]) -> bool {
+    json::peek_member(line, "method").is_none() && json::peek_member(line, "jsonrpc").is_some()
 }

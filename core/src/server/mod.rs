@@ -29,7 +29,6 @@ pub mod registry;
 pub mod reply;
 mod seal;
 mod serve;
-mod streams;
 mod subscriptions;
 mod suspend;
 #[cfg(test)]
@@ -43,10 +42,14 @@ mod tests_limits;
 #[cfg(test)]
 mod tests_replies;
 #[cfg(test)]
+mod tests_streams;
+#[cfg(test)]
 mod tests_surface;
 #[cfg(test)]
 mod tests_suspend;
 pub mod wrapper;
+
+use core::fmt;
 
 use crate::frame::FrameError;
 use crate::json::JsonStr;
@@ -55,9 +58,10 @@ use crate::time::Duration;
 use crate::version::ProtocolVersion;
 
 pub use crate::storage::Storage;
-pub use engine::{Bound, Engine, InputError, Received};
+pub use engine::Engine;
 #[cfg(feature = "alloc")]
 pub use owned::OwnedBuffers;
+pub use serve::Bound;
 pub use serve::Server;
 pub use suspend::SessionState;
 pub use wrapper::Wrapper;
@@ -209,6 +213,43 @@ impl<'a> Config<'a> {
         self
     }
 }
+
+/// What [`Engine::handle_message`] made of a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum Received {
+    /// A request: its answer goes (now, or when a deferred reply is finished) to the message's route.
+    Request,
+    /// A notification: nothing is sent in return (Streamable HTTP answers `202 Accepted`).
+    Notification,
+    /// A response or error from the client: nothing is sent in return (`202 Accepted`).
+    Response,
+    /// Not a valid message: a JSON-RPC error was sent to the message's route.
+    Invalid,
+}
+
+/// Why [`Engine::handle_message`] did not take a message. Nothing was read or written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum InputError {
+    /// The transmit buffer lacks room for the answer: transmit, then offer the message again.
+    Busy,
+    /// The input has ended ([`Engine::handle_eof`]).
+    Closed,
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            InputError::Busy => "no transmit room for the answer: transmit, then try again",
+            InputError::Closed => "the input has ended",
+        })
+    }
+}
+
+impl core::error::Error for InputError {}
 
 /// Something the application may want to know or log; see [`Handler::on_event`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

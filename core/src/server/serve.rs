@@ -6,7 +6,7 @@ use core::fmt;
 use core::ops::{Deref, DerefMut};
 
 use crate::mcp::LoggingLevel;
-use crate::server::{Bound, Buffers, Config, Engine, Handler, ListChanged};
+use crate::server::{Buffers, Config, Engine, Handler, ListChanged};
 use crate::time::Instant;
 
 /// A sans-IO MCP server: an [`Engine`] and the [`Handler`] it serves. `IN_FLIGHT` is how many
@@ -179,5 +179,24 @@ impl<'a, H, const IN_FLIGHT: usize, const OUTBOUND: usize> Bound<'_, 'a, H, IN_F
 
     fn bytes_of(transmit: Option<crate::endpoint::Transmit<'_>>) -> Option<&[u8]> {
         transmit.map(|t| t.bytes).filter(|bytes| !bytes.is_empty())
+    }
+}
+
+/// An [`Engine`] with the handler it serves, for one call or one drive by an adapter; implements
+/// [`Connection`](crate::connection::Connection).
+pub struct Bound<'e, 'a, H, const IN_FLIGHT: usize = 4, const OUTBOUND: usize = 2> {
+    pub(crate) engine: &'e mut Engine<'a, IN_FLIGHT, OUTBOUND>,
+    pub(crate) handler: &'e mut H,
+}
+
+impl<'a, H, const IN_FLIGHT: usize, const OUTBOUND: usize> Bound<'_, 'a, H, IN_FLIGHT, OUTBOUND> {
+    /// The engine.
+    pub fn engine(&mut self) -> &mut Engine<'a, IN_FLIGHT, OUTBOUND> {
+        self.engine
+    }
+
+    /// The handler.
+    pub fn handler(&mut self) -> &mut H {
+        self.handler
     }
 }
