@@ -5,8 +5,8 @@
 //! Firmware lends `&'a mut [u8]` from a static or the stack and pays nothing for the choice: without
 //! `alloc` the enum has only the [`Borrowed`](Storage::Borrowed) variant, so it is a slice and every
 //! `match` on it compiles away. A host that wants an engine in a spawned task gives it
-//! [`Owned`](Storage::Owned) boxes instead, so the engine is `'static` (and `Send`) with no leak and
-//! no `unsafe`, and takes the boxes back with [`Storage::into_box`] to reuse them.
+//! `Owned` boxes instead, so the engine is `'static` (and `Send`) with no leak and
+//! no `unsafe`, and takes the boxes back with `Storage::into_box` to reuse them.
 //!
 //! ```
 //! use mcp_sansio::storage::Storage;
@@ -44,7 +44,7 @@ impl<'a> Storage<'a> {
         Storage::Borrowed(&mut [])
     }
 
-    /// `true` for an [`Owned`](Storage::Owned) buffer.
+    /// `true` for an `Owned` buffer (only with `alloc`).
     #[must_use]
     pub fn is_owned(&self) -> bool {
         match self {

@@ -45,7 +45,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     }
 
     /// An engine over a receive and a transmit buffer that are each borrowed (`&mut [u8]`, as in
-    /// [`Buffers`]) or, with `alloc`, owned (`Box<[u8]>`; see [`Engine::new_owned`]).
+    /// [`Buffers`]) or, with `alloc`, owned (`Box<[u8]>`; see `Engine::new_owned`).
     pub fn with_storage(config: Config<'a>, rx: impl Into<Storage<'a>>, tx: impl Into<Storage<'a>>) -> Self {
         Engine {
             ep: Endpoint::new(rx.into(), tx.into(), config.limits),

@@ -166,7 +166,7 @@ impl<'a> PromptGet<'a> {
 /// Listing methods are called by index, from 0 until they return `None`; the order must be stable
 /// (pagination cursors are indexes). Each answering method receives a reply that writes straight into
 /// the transmit buffer. The handler must either finish it, or [`defer`](ToolReply::defer) it and answer
-/// later through [`Server::reply_tool`](crate::server::Server::reply_tool) and friends. A reply dropped
+/// later through [`Engine::reply_tool`](crate::server::Engine::reply_tool) (through a `Server` too) and friends. A reply dropped
 /// without either is answered with an internal error, so every request gets exactly one answer.
 pub trait Handler {
     /// A fixed table of tools. A handler whose tools never change sets this and leaves

@@ -13,8 +13,8 @@ use crate::time::Instant;
 /// requests may be deferred at once, `OUTBOUND` how many requests to the client may await answers.
 ///
 /// Drive it through [`Connection`] (see the [crate docs](crate#the-run-loop) for the run loop);
-/// answer deferred requests with [`Server::reply_tool`], [`Server::reply_resource`] and
-/// [`Server::reply_prompt`]. To serve many connections from one application, use one [`Engine`] per
+/// answer deferred requests with [`Engine::reply_tool`], [`Engine::reply_resource`] and
+/// [`Engine::reply_prompt`], which the server offers as its engine's (it derefs to it). To serve many connections from one application, use one [`Engine`] per
 /// connection and pass the handler to each call instead.
 pub struct Server<'a, H: Handler, const IN_FLIGHT: usize = 4, const OUTBOUND: usize = 2> {
     engine: Engine<'a, IN_FLIGHT, OUTBOUND>,
