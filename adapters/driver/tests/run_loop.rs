@@ -288,6 +288,11 @@ struct Deferring {
 static SLOW: [Tool<'static>; 1] = [Tool::new("slow", "Answers later", r#"{"type":"object"}"#)];
 
 impl Handler for Deferring {
+    /// A dynamic table: its capabilities are declared.
+    fn capabilities(&self) -> mcp_sansio::mcp::ServerCapabilities {
+        mcp_sansio::mcp::ServerCapabilities::NONE.with_tools(Default::default())
+    }
+
     fn tool(&self, index: usize) -> Option<Tool<'_>> {
         SLOW.get(index).copied()
     }

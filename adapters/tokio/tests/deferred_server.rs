@@ -22,6 +22,11 @@ struct Slow {
 }
 
 impl Handler for Slow {
+    /// A dynamic table: its capabilities are declared.
+    fn capabilities(&self) -> mcp_sansio::mcp::ServerCapabilities {
+        mcp_sansio::mcp::ServerCapabilities::NONE.with_tools(Default::default())
+    }
+
     fn tool(&self, index: usize) -> Option<Tool<'_>> {
         TOOLS.get(index).copied()
     }
@@ -132,6 +137,11 @@ struct Parked {
 }
 
 impl Handler for Parked {
+    /// A dynamic table: its capabilities are declared.
+    fn capabilities(&self) -> mcp_sansio::mcp::ServerCapabilities {
+        mcp_sansio::mcp::ServerCapabilities::NONE.with_tools(Default::default())
+    }
+
     fn tool(&self, index: usize) -> Option<Tool<'_>> {
         PARKED_TOOLS.get(index).copied()
     }

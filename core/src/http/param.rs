@@ -173,6 +173,11 @@ mod tests {
     /// A tool whose two header names are `MAX_PARAM_HEADER_NAME_LEN` and one more characters long.
     struct Long(std::string::String);
     impl Handler for Long {
+        /// A dynamic table: its capabilities are declared.
+        fn capabilities(&self) -> crate::mcp::ServerCapabilities {
+            crate::mcp::ServerCapabilities::NONE.with_tools(Default::default())
+        }
+
         fn tool(&self, index: usize) -> Option<Tool<'_>> {
             (index == 0).then(|| Tool::new("lookup", "", &self.0))
         }

@@ -24,7 +24,8 @@ pub struct ResourceCapability {
 /// What a server declares in `initialize` and `server/discover` results.
 ///
 /// Build it with the `const` methods, starting from [`ServerCapabilities::NONE`]; a server whose
-/// configuration sets none derives one from its handler (a tool, resource or prompt at index 0).
+/// configuration sets none takes its handler's (`Handler::capabilities`: declared, or derived from
+/// its static tables).
 /// The engine only serves the methods of a declared capability.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]

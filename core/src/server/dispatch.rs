@@ -369,18 +369,3 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         }
     }
 }
-
-/// The capabilities of a handler's tables: what they hold at start (see [`Handler::capabilities`]).
-pub(crate) fn table_capabilities<H: Handler + ?Sized>(handler: &H) -> ServerCapabilities {
-    let mut capabilities = ServerCapabilities::NONE;
-    if handler.tool(0).is_some() {
-        capabilities = capabilities.with_tools(Default::default());
-    }
-    if handler.resource(0).is_some() || handler.resource_template(0).is_some() {
-        capabilities = capabilities.with_resources(Default::default());
-    }
-    if handler.prompt(0).is_some() {
-        capabilities = capabilities.with_prompts(Default::default());
-    }
-    capabilities
-}

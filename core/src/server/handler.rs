@@ -8,7 +8,7 @@
 
 use crate::endpoint::Response;
 use crate::json::{JsonStr, Kind, Spans, Value};
-use crate::mcp::{ClientCapabilities, ServerCapabilities, UriTemplate, Variables};
+use crate::mcp::{ClientCapabilities, ListCapability, ResourceCapability, ServerCapabilities, UriTemplate, Variables};
 pub use crate::mcp::{Implementation, Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolAnnotations};
 use crate::server::Event;
 use crate::server::reply::{CompletionReply, PromptReply, ResourceReply, ToolReply};
@@ -180,12 +180,18 @@ pub trait Handler {
     const RESOURCE_TEMPLATES: &'static [ResourceTemplate<'static>] = &[];
 
     /// The capabilities this application offers, when [`Config::capabilities`] does not set them.
-    /// The default derives `tools`, `resources` and `prompts` from what the tables hold at index 0;
-    /// override it to add `completions`, `logging`, `listChanged` or `subscribe`.
+    ///
+    /// The default declares what the static tables hold ([`table_capabilities`]): `tools` when
+    /// [`Handler::TOOLS`] is not empty, `resources` for [`Handler::RESOURCES`] or
+    /// [`Handler::RESOURCE_TEMPLATES`], `prompts` for [`Handler::PROMPTS`]. A handler whose tables
+    /// are dynamic (it overrides [`Handler::tool`] and the like) declares its capabilities here, so
+    /// that they hold from the first request on, whatever its tables hold at that moment (a list
+    /// that starts empty and fills later is still served). Override it as well to add
+    /// `completions`, `logging`, `listChanged` or `subscribe`.
     ///
     /// [`Config::capabilities`]: crate::server::Config::capabilities
     fn capabilities(&self) -> ServerCapabilities {
-        crate::server::dispatch::table_capabilities(self)
+        table_capabilities::<Self>()
     }
 
     /// The tool at `index`, or `None` past the end. Defaults to [`Handler::TOOLS`].
@@ -267,4 +273,21 @@ impl<H: Handler + ?Sized> crate::http::ToolSchemas for H {
     fn tool_schema(&self, index: usize) -> Option<(&str, &str)> {
         self.tool(index).map(|tool| (tool.name, tool.input_schema))
     }
+}
+
+/// The capabilities of `H`'s static tables: `tools` when [`Handler::TOOLS`] is not empty,
+/// `resources` when [`Handler::RESOURCES`] or [`Handler::RESOURCE_TEMPLATES`] is, `prompts` when
+/// [`Handler::PROMPTS`] is (the default of [`Handler::capabilities`]).
+pub const fn table_capabilities<H: Handler + ?Sized>() -> ServerCapabilities {
+    let mut capabilities = ServerCapabilities::NONE;
+    if !H::TOOLS.is_empty() {
+        capabilities = capabilities.with_tools(ListCapability { list_changed: false });
+    }
+    if !H::RESOURCES.is_empty() || !H::RESOURCE_TEMPLATES.is_empty() {
+        capabilities = capabilities.with_resources(ResourceCapability { subscribe: false, list_changed: false });
+    }
+    if !H::PROMPTS.is_empty() {
+        capabilities = capabilities.with_prompts(ListCapability { list_changed: false });
+    }
+    capabilities
 }

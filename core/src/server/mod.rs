@@ -72,7 +72,7 @@ pub use crate::endpoint::{
 pub use dispatch::MAX_BATCH_LEN;
 pub use handler::{
     CompletionRef, CompletionRequest, Handler, Implementation, Prompt, PromptArgument, PromptGet, RequestContext,
-    Resource, ResourceRead, ResourceTemplate, Tool, ToolAnnotations, ToolCall,
+    Resource, ResourceRead, ResourceTemplate, Tool, ToolAnnotations, ToolCall, table_capabilities,
 };
 pub use input::{InputReply, InputRequest, MAX_INPUT_REQUESTS};
 #[cfg(feature = "alloc")]
@@ -121,8 +121,8 @@ pub struct Config<'a> {
     pub list_cache: CacheHints,
     /// Default cache hints of `resources/read` results (2026-07-28).
     pub resource_cache: CacheHints,
-    /// The capabilities declared and served; `None` derives them from the handler (`tools` when it
-    /// has a tool at index 0, and so on). Declare them when the tables start empty and fill later.
+    /// The capabilities declared and served; `None` takes the handler's ([`Handler::capabilities`]:
+    /// declared by the handler, or derived from its static tables).
     pub capabilities: Option<ServerCapabilities>,
     /// How long a request sent to the client (`ping`, sampling, elicitation, roots) may wait for its
     /// answer before it is cancelled and reported as [timed out](crate::endpoint::Outcome::TimedOut);

@@ -383,6 +383,48 @@ fn explicit_capabilities_replace_the_derived_ones() {
     assert_eq!(out[1]["result"]["prompts"], json!([]));
 }
 
+/// A dynamic table that starts empty, with and without declared capabilities.
+struct Later {
+    declared: bool,
+    tools: usize,
+}
+
+impl Handler for Later {
+    fn capabilities(&self) -> crate::mcp::ServerCapabilities {
+        if self.declared {
+            crate::mcp::ServerCapabilities::NONE.with_tools(Default::default())
+        } else {
+            table_capabilities::<Self>()
+        }
+    }
+
+    fn tool(&self, index: usize) -> Option<Tool<'_>> {
+        (index < self.tools).then(|| TOOLS[0])
+    }
+}
+
+#[test]
+fn capabilities_are_declared_or_those_of_the_static_tables_never_of_what_a_table_holds_now() {
+    assert_eq!(table_capabilities::<App>().tools, Some(Default::default()), "App's static TOOLS");
+    for declared in [true, false] {
+        let mut server: Server<'static, Later> =
+            Server::new(Later { declared, tools: 0 }, config(), buffers(2048, 2048));
+        server.handle_input(Instant::ZERO, initialize("2025-06-18").as_bytes());
+        server.handler_mut().tools = 1;
+        server.handle_input(Instant::ZERO, b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n");
+        let out = lines(server.poll_transmit().unwrap());
+        if declared {
+            // Declared while the table was empty: served once it fills.
+            assert_eq!(out[0]["result"]["capabilities"], json!({"tools":{}}));
+            assert_eq!(out[1]["result"]["tools"][0]["name"], json!(TOOLS[0].name));
+        } else {
+            // Not declared and no static table: not served, whatever the table holds.
+            assert_eq!(out[0]["result"]["capabilities"], json!({}));
+            assert_eq!(out[1]["error"]["code"], json!(-32601));
+        }
+    }
+}
+
 #[test]
 fn the_application_cancels_a_request_and_its_late_answer_is_ignored() {
     let mut pair = Pair::new();

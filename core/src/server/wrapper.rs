@@ -194,6 +194,11 @@ mod tests {
     }
 
     impl Handler for Dynamic {
+        /// A dynamic table: its capabilities are declared.
+        fn capabilities(&self) -> ServerCapabilities {
+            ServerCapabilities::NONE.with_tools(Default::default()).with_resources(Default::default())
+        }
+
         fn tool(&self, index: usize) -> Option<Tool<'_>> {
             (index < 2).then(|| Tool::new(["a", "b"][index], "", "{\"type\":\"object\"}"))
         }

@@ -24,6 +24,11 @@ pub struct Slow {
 }
 
 impl Handler for Slow {
+    /// A dynamic table: its capabilities are declared.
+    fn capabilities(&self) -> mcp_sansio::mcp::ServerCapabilities {
+        mcp_sansio::mcp::ServerCapabilities::NONE.with_tools(Default::default())
+    }
+
     fn tool(&self, index: usize) -> Option<Tool<'_>> {
         TOOLS.get(index).copied()
     }

@@ -305,7 +305,7 @@ impl crate::server::Handler for Tables {
     const PROMPTS: &'static [crate::server::Prompt<'static>] = &TABLE_PROMPTS;
 
     fn capabilities(&self) -> crate::mcp::ServerCapabilities {
-        crate::server::dispatch::table_capabilities(self).with_completions()
+        crate::server::handler::table_capabilities::<Self>().with_completions()
     }
 }
 

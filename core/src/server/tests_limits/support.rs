@@ -42,6 +42,14 @@ impl Default for App {
 }
 
 impl Handler for App {
+    /// A dynamic table: its capabilities are declared.
+    fn capabilities(&self) -> crate::mcp::ServerCapabilities {
+        crate::mcp::ServerCapabilities::NONE
+            .with_tools(Default::default())
+            .with_resources(Default::default())
+            .with_prompts(Default::default())
+    }
+
     fn tool(&self, index: usize) -> Option<Tool<'_>> {
         self.tools.get(index).map(|name| Tool::new(name, "a test tool", "{\"type\":\"object\"}"))
     }
