@@ -8,7 +8,7 @@ use crate::http::origin::HostPolicy;
 use crate::http::session::SessionId;
 use crate::http::status::Rejection;
 use crate::json::{self, Kind, Value};
-use crate::jsonrpc::{Id, Message, classify, classify_recorded, code};
+use crate::jsonrpc::{Id, Message, ParsedMessage, classify, classify_recorded, code};
 use crate::version::{Era, ProtocolVersion};
 
 /// The path of the MCP endpoint unless configured otherwise.
@@ -278,17 +278,32 @@ pub fn plan_post<'b, H: Headers + ?Sized>(
     body: &'b [u8],
     session: bool,
 ) -> Result<PostPlan, Rejection<'b>> {
+    plan_post_parsed(headers, &ParsedMessage::parse(body, PLAN_DEPTH), session)
+}
+
+/// [`plan_post`] of a body validated already, so that the engine serving it
+/// ([`Engine::handle_parsed`](crate::server::Engine::handle_parsed)) need not validate it again:
+/// validate it with the engine's depth limit ([`Limits::max_depth`](crate::server::Limits::max_depth));
+/// the plan is the same whatever the limit (with another limit than [`plan_post`]'s, 64, the body
+/// is validated again here).
+pub fn plan_post_parsed<'b, H: Headers + ?Sized>(
+    headers: &H,
+    body: &ParsedMessage<'b>,
+    session: bool,
+) -> Result<PostPlan, Rejection<'b>> {
+    if body.max_depth() != PLAN_DEPTH {
+        return plan_post_parsed(headers, &ParsedMessage::parse(body.bytes(), PLAN_DEPTH), session);
+    }
     let accept = accepted(headers.get(name::ACCEPT));
     let version_header = headers.get(name::PROTOCOL_VERSION).map(header::trim_ows);
     let header_version = version_header.and_then(|v| core::str::from_utf8(v).ok()).and_then(ProtocolVersion::from_wire);
     // Walked by reading the validator's record of its shallow members (see `json::Spans`).
-    let mut spans = json::Spans::default();
-    let Ok(value) = json::parse_spanned(body, PLAN_DEPTH, &mut spans) else {
+    let Ok(value) = body.value() else {
         // Unparsable: the engine answers it (-32700 / -32600).
         let serve = if session { Serve::Session } else { Serve::Stateless };
         return Ok(PostPlan { serve, framing: Framing::Body, is_request: true });
     };
-    let spans = &spans;
+    let spans = body.spans();
     let message = classify_recorded(value, spans).ok();
     let (id, method, params) = match message {
         Some(Message::Request { id, method, params }) => (Some(id), Some(method), params),

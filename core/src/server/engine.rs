@@ -4,7 +4,7 @@ use core::fmt;
 
 use crate::endpoint::{Endpoint, Eof, Next, OutboundKey, Outcome, Response, Route, SendError, StreamId, Transmit};
 use crate::json::{self, JsonWriter, Kind};
-use crate::jsonrpc::code;
+use crate::jsonrpc::{ParsedMessage, code};
 use crate::mcp::ClientCapabilities;
 use crate::server::reply::{InFlight, Outgoing, ReplyId};
 use crate::server::{
@@ -166,6 +166,30 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         message: &[u8],
         handler: &mut H,
     ) -> Result<Received, InputError> {
+        self.handle_body(now, route, message, None, handler)
+    }
+
+    /// [`Engine::handle_message`] of a body validated already (an HTTP server that routed it read
+    /// it first): the same, without validating it again unless it was validated with another depth
+    /// limit than this engine's.
+    pub fn handle_parsed<H: Handler>(
+        &mut self,
+        now: Instant,
+        route: Route,
+        message: &ParsedMessage<'_>,
+        handler: &mut H,
+    ) -> Result<Received, InputError> {
+        self.handle_body(now, route, message.bytes(), Some(message), handler)
+    }
+
+    fn handle_body<H: Handler>(
+        &mut self,
+        now: Instant,
+        route: Route,
+        message: &[u8],
+        parsed: Option<&ParsedMessage<'_>>,
+        handler: &mut H,
+    ) -> Result<Received, InputError> {
         if !self.ep.is_open() {
             return Err(InputError::Closed);
         }
@@ -173,8 +197,16 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             return Err(InputError::Busy);
         }
         let (_, mut parts) = self.split(handler, now, route);
-        let mut spans = json::Spans::default();
-        let value = match json::parse_spanned(message, parts.config.limits.max_depth, &mut spans) {
+        let max_depth = parts.config.limits.max_depth;
+        let mut own;
+        let (value, spans) = match parsed.filter(|p| p.max_depth() == max_depth) {
+            Some(parsed) => (parsed.value(), parsed.spans()),
+            None => {
+                own = json::Spans::default();
+                (json::parse_spanned(message, max_depth, &mut own), &own)
+            }
+        };
+        let value = match value {
             Ok(value) => value,
             Err(error) => {
                 parts.reject_unparsable(error, message);
@@ -189,7 +221,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             );
             return Ok(Received::Invalid);
         }
-        let received = parts.handle_message(value, false, &spans);
+        let received = parts.handle_message(value, false, spans);
         self.announce_changes(handler);
         Ok(received)
     }
