@@ -56,12 +56,13 @@ fn check<'b, H: Headers + ?Sized, A: ToolSchemas + ?Sized>(
     parsed: Option<&ParsedMessage<'b>>,
     handler: &A,
 ) -> Result<(), Rejection<'b>> {
-    let mut buf = [0u8; MAX_HEADER_VALUE_LEN];
-    if !matches!(header_text(headers, name::METHOD, &mut buf), Ok(Some("tools/call"))) {
+    let mut scratch = None;
+    if !matches!(header_text(headers, name::METHOD, &mut scratch), Ok(Some(b"tools/call"))) {
         return Ok(());
     }
-    let Ok(Some(named)) = header_text(headers, name::NAME, &mut buf) else { return Ok(()) };
-    let named = (0..).map_while(|i| handler.tool_schema(i)).find(|(name, _)| *name == named);
+    let mut scratch = None;
+    let Ok(Some(named)) = header_text(headers, name::NAME, &mut scratch) else { return Ok(()) };
+    let named = (0..).map_while(|i| handler.tool_schema(i)).find(|(name, _)| name.as_bytes() == named);
     if named.is_none_or(|(_, schema)| !schema.contains("x-mcp-header") && !schema.contains('\\')) {
         return Ok(());
     }

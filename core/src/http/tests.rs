@@ -367,3 +367,30 @@ fn an_engine_answers_a_parsed_body_as_it_answers_its_bytes() {
         }
     }
 }
+
+#[test]
+fn one_pass_accept_reading_agrees_with_each_range_read_alone() {
+    let values: [&[u8]; 16] = [
+        b"APPLICATION/*",
+        b"abcdefghijk/*",
+        b"text/**",
+        b"TeXt/*",
+        b"tex/*",
+        b"*/*;q=0",
+        b"*/*;q=0, application/json",
+        b" */* ",
+        b"*/**",
+        b"application/jsonx, text/event-streamx",
+        b"text/event-stream ; q=0.001",
+        b",,, ,application/json,",
+        b"application/json\t",
+        b"text\t/*",
+        b"image/*, text/*;q=0, application/*",
+        b"*/x",
+    ];
+    for value in values {
+        let one_pass = request::accepted(Some(value));
+        let each = (accepts(Some(value), b"application/json"), accepts(Some(value), b"text/event-stream"));
+        assert_eq!((one_pass.json, one_pass.sse), each, "{value:?}");
+    }
+}
