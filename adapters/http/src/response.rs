@@ -30,6 +30,7 @@ impl<'a> HeaderView<'a> {
 }
 
 impl rules::Headers for HeaderView<'_> {
+    #[inline]
     fn get(&self, name: &str) -> Option<&[u8]> {
         debug_assert!(!name.bytes().any(|b| b.is_ascii_uppercase()), "header name {name:?} not in lower case");
         match self.index.lookup(name) {
@@ -37,6 +38,7 @@ impl rules::Headers for HeaderView<'_> {
             None => self.map.get(name).map(HeaderValue::as_bytes),
         }
     }
+    #[inline]
     fn count(&self, name: &str) -> usize {
         debug_assert!(!name.bytes().any(|b| b.is_ascii_uppercase()), "header name {name:?} not in lower case");
         match self.index.lookup(name) {
@@ -44,6 +46,7 @@ impl rules::Headers for HeaderView<'_> {
             None => self.map.get_all(name).iter().count(),
         }
     }
+    #[inline]
     fn get_unique(&self, name: &str) -> Result<Option<&[u8]>, usize> {
         match self.index.lookup(name) {
             Some((_, count)) if count > 1 => Err(count),

@@ -113,6 +113,7 @@ impl<'a> HeaderIndex<'a> {
     /// The value of the first field named `name` (in lower case, as [`Headers::get`]'s), and how
     /// many fields have that name; `None` if the index does not hold that name (look it up in the
     /// header list).
+    #[inline]
     pub fn lookup(&self, name: &str) -> Option<(Option<&'a [u8]>, usize)> {
         let slot = indexed_slot(name.as_bytes())?;
         Some((*self.values.get(slot)?, usize::try_from(*self.counts.get(slot)?).unwrap_or(usize::MAX)))
