@@ -6,7 +6,7 @@
 
 use core::fmt;
 
-use crate::json::{JsonStr, JsonWriter, Kind, Value};
+use crate::json::{JsonStr, JsonWriter, Kind, ScanError, Value};
 
 /// Error codes used on the wire.
 pub mod code {
@@ -270,6 +270,49 @@ impl fmt::Display for EnvelopeError<'_> {
 }
 
 impl core::error::Error for EnvelopeError<'_> {}
+
+/// One message body validated once, with the validator's record of its shallow structure, so that
+/// several readers (an HTTP server routing a POST, then the engine serving it) share one validation:
+/// [`http::plan_post_parsed`](crate::http::plan_post_parsed) and
+/// [`Engine::handle_parsed`](crate::server::Engine::handle_parsed) take it. Each reader reads it as
+/// it would have read the bytes, validating them again only if it needs another depth limit than
+/// the one the body was validated with.
+#[derive(Clone, Debug)]
+pub struct ParsedMessage<'a> {
+    bytes: &'a [u8],
+    max_depth: usize,
+    value: Result<Value<'a>, ScanError>,
+    spans: crate::json::Spans,
+}
+
+impl<'a> ParsedMessage<'a> {
+    /// Validates `bytes` (nested at most `max_depth` levels, as [`json::parse`](crate::json::parse)).
+    pub fn parse(bytes: &'a [u8], max_depth: usize) -> Self {
+        let mut spans = crate::json::Spans::default();
+        let value = crate::json::parse_spanned(bytes, max_depth, &mut spans);
+        ParsedMessage { bytes, max_depth, value, spans }
+    }
+
+    /// The body as received.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The depth limit it was validated with.
+    pub fn max_depth(&self) -> usize {
+        self.max_depth
+    }
+
+    /// The validated document, or why it is not one.
+    pub fn value(&self) -> Result<Value<'a>, ScanError> {
+        self.value
+    }
+
+    /// The validator's record of the document.
+    pub(crate) fn spans(&self) -> &crate::json::Spans {
+        &self.spans
+    }
+}
 
 #[derive(Default)]
 struct Envelope<'a> {

@@ -13,52 +13,48 @@ use crate::body::ResponseBody;
 /// hyper's `HeaderMap` as the core reads headers.
 pub(crate) struct HeaderView<'a> {
     map: &'a HeaderMap,
-    /// The fields, names in lower case as `HeaderMap` keeps them, in its order (so the first of a
-    /// name is `HeaderMap::get`'s); `None` for a head of more than [`SCANNED_FIELDS`].
-    fields: Option<([Field<'a>; SCANNED_FIELDS], usize)>,
+    /// The fields the core's rules read, found in one pass over the map: each of the dozen lookups
+    /// of a request is then a comparison, not a search (`HeaderMap`'s lookup by `&str` parses and
+    /// hashes the name each time). Other names (`Mcp-Param-*`) are looked up in the map.
+    index: rules::HeaderIndex<'a>,
 }
-
-/// A field of a head: its name in lower case and its value.
-type Field<'a> = (&'a str, &'a [u8]);
-
-/// Heads with at most this many fields are listed once and searched field by field: the core asks
-/// for a dozen names per request, and comparing a few short names costs less than `HeaderMap`'s
-/// lookup by `&str` (which parses and hashes the name each time). Larger heads are looked up.
-const SCANNED_FIELDS: usize = 16;
 
 impl<'a> HeaderView<'a> {
     pub(crate) fn new(map: &'a HeaderMap) -> Self {
-        if map.len() > SCANNED_FIELDS {
-            return HeaderView { map, fields: None };
+        let mut index = rules::HeaderIndex::new();
+        for (name, value) in map {
+            index.insert(name.as_str().as_bytes(), value.as_bytes());
         }
-        let mut fields = [("", &b""[..]); SCANNED_FIELDS];
-        let mut len = 0;
-        for ((name, value), slot) in map.iter().zip(&mut fields) {
-            *slot = (name.as_str(), value.as_bytes());
-            len += 1;
-        }
-        HeaderView { map, fields: Some((fields, len)) }
-    }
-
-    fn listed(&self) -> Option<&[Field<'a>]> {
-        self.fields.as_ref().map(|(fields, len)| &fields[..*len])
+        HeaderView { map, index }
     }
 }
 
 impl rules::Headers for HeaderView<'_> {
+    #[inline]
     fn get(&self, name: &str) -> Option<&[u8]> {
         debug_assert!(!name.bytes().any(|b| b.is_ascii_uppercase()), "header name {name:?} not in lower case");
-        match self.listed() {
-            // `name` is given in lower case (the trait's contract), as the names listed are.
-            Some(fields) => fields.iter().find(|(field, _)| *field == name).map(|(_, value)| *value),
+        match self.index.lookup(name) {
+            Some((value, _)) => value,
             None => self.map.get(name).map(HeaderValue::as_bytes),
         }
     }
+    #[inline]
     fn count(&self, name: &str) -> usize {
         debug_assert!(!name.bytes().any(|b| b.is_ascii_uppercase()), "header name {name:?} not in lower case");
-        match self.listed() {
-            Some(fields) => fields.iter().filter(|(field, _)| *field == name).count(),
+        match self.index.lookup(name) {
+            Some((_, count)) => count,
             None => self.map.get_all(name).iter().count(),
+        }
+    }
+    #[inline]
+    fn get_unique(&self, name: &str) -> Result<Option<&[u8]>, usize> {
+        match self.index.lookup(name) {
+            Some((_, count)) if count > 1 => Err(count),
+            Some((value, _)) => Ok(value),
+            None => match self.count(name) {
+                n if n > 1 => Err(n),
+                _ => Ok(self.get(name)),
+            },
         }
     }
 }
@@ -163,11 +159,13 @@ mod tests {
 
     #[test]
     fn scanned_and_looked_up_heads_read_alike() {
-        for padding in [0, SCANNED_FIELDS] {
+        // Heads of a few fields and of more than the 16 the view once listed.
+        for padding in [0, 17] {
             let mut map = HeaderMap::new();
             map.append("accept", HeaderValue::from_static("application/json"));
             map.append("mcp-method", HeaderValue::from_static("tools/call"));
             map.append("Accept", HeaderValue::from_static("text/event-stream"));
+            map.append("mcp-param-region", HeaderValue::from_static("eu"));
             for i in 0..padding {
                 map.append(
                     hyper::header::HeaderName::try_from(format!("x-pad-{i}")).unwrap(),
@@ -177,9 +175,20 @@ mod tests {
             let view = HeaderView::new(&map);
             assert_eq!(view.get("accept"), Some(&b"application/json"[..]), "{padding}");
             assert_eq!(view.count("accept"), 2);
+            assert_eq!(
+                (view.get_unique("accept"), view.get_unique("mcp-method")),
+                (Err(2), Ok(Some(&b"tools/call"[..])))
+            );
+            assert_eq!(
+                (view.get_unique("origin"), view.get_unique("mcp-param-region")),
+                (Ok(None), Ok(Some(&b"eu"[..])))
+            );
             assert_eq!(view.get("mcp-method"), Some(&b"tools/call"[..]));
             assert_eq!(view.count("mcp-method"), 1);
             assert_eq!((view.get("origin"), view.count("origin")), (None, 0));
+            // Names the core's index does not hold are looked up in the map.
+            assert_eq!((view.get("mcp-param-region"), view.count("mcp-param-region")), (Some(&b"eu"[..]), 1));
+            assert_eq!((view.get("mcp-param-n"), view.count("mcp-param-n")), (None, 0));
         }
     }
 }

@@ -9,6 +9,7 @@ use bytes::Bytes;
 use mcp_sansio::endpoint::{Framing, Route, StreamId};
 use mcp_sansio::frame::EventId;
 use mcp_sansio::http::{SessionId, first_transmit_status, response_status, sse_events};
+use mcp_sansio::jsonrpc::ParsedMessage;
 use mcp_sansio::server::{Engine, Handler, InputError, Received, SessionState};
 use mcp_sansio::time::Instant;
 use mcp_sansio::version::{Era, ProtocolVersion};
@@ -232,10 +233,10 @@ impl LegacySession {
         handler: &mut H,
         now: Instant,
         framing: Framing,
-        body: &[u8],
+        body: &ParsedMessage<'_>,
     ) -> (Route, Result<Received, InputError>) {
         let route = self.streams.open(framing);
-        let received = self.serve(context, handler, now, |e, h| e.handle_message(now, route, body, h));
+        let received = self.serve(context, handler, now, |e, h| e.handle_parsed(now, route, body, h));
         (route, received)
     }
 

@@ -15,6 +15,15 @@ pub trait Headers {
     fn count(&self, name: &str) -> usize {
         usize::from(self.get(name).is_some())
     }
+    /// The value of the only field named `name` (`Ok(None)` if there is none), or `Err` with how
+    /// many there are if there are several: [`Headers::get`] and [`Headers::count`] in one lookup,
+    /// for maps that can do both at once.
+    fn get_unique(&self, name: &str) -> Result<Option<&[u8]>, usize> {
+        match self.count(name) {
+            n if n > 1 => Err(n),
+            _ => Ok(self.get(name)),
+        }
+    }
 }
 
 /// [`Headers`] over a slice of `(name, value)` pairs, for servers that parse into arrays.
@@ -28,6 +37,86 @@ impl Headers for HeaderList<'_> {
 
     fn count(&self, name: &str) -> usize {
         self.0.iter().filter(|(n, _)| n.eq_ignore_ascii_case(name)).count()
+    }
+}
+
+/// The header fields the HTTP rules read ([`name`]: `Host`, `Accept`, the `Mcp-*` headers…), found
+/// in one pass over a request's header list, so that each of the rules' lookups of them costs a
+/// comparison instead of a search: a [`Headers`] implementation fills one per request
+/// ([`HeaderIndex::insert`] each field) and answers the names it holds from it
+/// ([`HeaderIndex::lookup`]), others (`Mcp-Param-*`) as before. Names are compared
+/// ASCII-case-insensitively; the first field of a name is its value, as [`Headers::get`]'s.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HeaderIndex<'a> {
+    values: [Option<&'a [u8]>; INDEXED.len()],
+    counts: [u32; INDEXED.len()],
+}
+
+/// The names a [`HeaderIndex`] holds; [`indexed_slot`] finds them.
+const INDEXED: [&str; 11] = [
+    name::HOST,
+    name::ORIGIN,
+    name::ACCEPT,
+    name::CONTENT_TYPE,
+    name::CONTENT_LENGTH,
+    name::TRANSFER_ENCODING,
+    name::SESSION_ID,
+    name::LAST_EVENT_ID,
+    name::PROTOCOL_VERSION,
+    name::METHOD,
+    name::NAME,
+];
+
+/// The slot of an indexed name in [`INDEXED`], compared ASCII-case-insensitively: picked by length
+/// (and a first letter where two names share one), then compared once.
+#[inline]
+fn indexed_slot(name: &[u8]) -> Option<usize> {
+    let first = name.first().map_or(0, |b| b.to_ascii_lowercase());
+    let slot = match name.len() {
+        4 => 0,
+        6 if first == b'o' => 1,
+        6 => 2,
+        12 => 3,
+        14 if first == b'c' => 4,
+        17 => 5,
+        14 => 6,
+        13 => 7,
+        20 => 8,
+        10 => 9,
+        8 => 10,
+        _ => return None,
+    };
+    let expected = INDEXED.get(slot)?.as_bytes();
+    // The rules look names up by these very constants: the same bytes, often at the same address.
+    let same = core::ptr::eq(expected.as_ptr(), name.as_ptr()) || expected == name;
+    (same || expected.eq_ignore_ascii_case(name)).then_some(slot)
+}
+
+impl<'a> HeaderIndex<'a> {
+    /// An index of no field.
+    pub const fn new() -> Self {
+        HeaderIndex { values: [None; INDEXED.len()], counts: [0; INDEXED.len()] }
+    }
+
+    /// Records the field `name: value` if its name is one the index holds; returns whether it is.
+    pub fn insert(&mut self, name: &[u8], value: &'a [u8]) -> bool {
+        let Some(slot) = indexed_slot(name) else { return false };
+        if let (Some(stored), Some(count)) = (self.values.get_mut(slot), self.counts.get_mut(slot)) {
+            if stored.is_none() {
+                *stored = Some(value);
+            }
+            *count = count.saturating_add(1);
+        }
+        true
+    }
+
+    /// The value of the first field named `name` (in lower case, as [`Headers::get`]'s), and how
+    /// many fields have that name; `None` if the index does not hold that name (look it up in the
+    /// header list).
+    #[inline]
+    pub fn lookup(&self, name: &str) -> Option<(Option<&'a [u8]>, usize)> {
+        let slot = indexed_slot(name.as_bytes())?;
+        Some((*self.values.get(slot)?, usize::try_from(*self.counts.get(slot)?).unwrap_or(usize::MAX)))
     }
 }
 
@@ -112,6 +201,35 @@ pub fn decode_value<'o>(value: &[u8], out: &'o mut [u8]) -> Result<&'o str, Head
     core::str::from_utf8(decoded).map_err(|_| HeaderValueError::InvalidEncoding)
 }
 
+/// Room for one decoded `=?base64?…?=` value: zeroed only when such a value is decoded.
+pub(crate) type Scratch = Option<[u8; MAX_HEADER_VALUE_LEN]>;
+
+/// [`decode_value`] with a buffer of [`MAX_HEADER_VALUE_LEN`] bytes, as bytes: a plain value is
+/// checked and borrowed (visible ASCII is UTF-8 as it is), and only the `=?base64?…?=` form, which
+/// starts with `=?`, is decoded (into `scratch`) and checked to be UTF-8.
+pub(crate) fn decode_bytes<'v>(value: &'v [u8], scratch: &'v mut Scratch) -> Result<&'v [u8], HeaderValueError> {
+    let value = trim_ows(value);
+    if value.starts_with(b"=?")
+        && let Some(payload) = encoded_payload(value)
+    {
+        let out = scratch.insert([0; MAX_HEADER_VALUE_LEN]);
+        let len = base64_decode(payload, out)?;
+        let decoded = out.get(..len).unwrap_or(&[]);
+        return match core::str::from_utf8(decoded) {
+            Ok(_) => Ok(decoded),
+            Err(_) => Err(HeaderValueError::InvalidEncoding),
+        };
+    }
+    // Visible ASCII and spaces, checked without a branch per byte.
+    if !value.iter().fold(true, |ok, &b| ok & (b.wrapping_sub(b' ') < 0x5f)) {
+        return Err(HeaderValueError::InvalidCharacter);
+    }
+    if value.len() > MAX_HEADER_VALUE_LEN {
+        return Err(HeaderValueError::TooLong);
+    }
+    Ok(value)
+}
+
 /// The payload of `=?base64?<payload>?=`, if `value` has that form.
 fn encoded_payload(value: &[u8]) -> Option<&[u8]> {
     const PREFIX: &[u8] = b"=?base64?";
@@ -170,9 +288,14 @@ fn base64_decode(input: &[u8], out: &mut [u8]) -> Result<usize, HeaderValueError
 /// Other kinds (null, numbers with fractions, objects, arrays) never match: the header must be
 /// omitted for them.
 pub fn matches_value(header: &str, value: Value<'_>) -> bool {
+    matches_bytes(header.as_bytes(), value)
+}
+
+/// [`matches_value`] of decoded header text given as bytes (bytes that are not UTF-8 never match).
+pub(crate) fn matches_bytes(header: &[u8], value: Value<'_>) -> bool {
     match value.kind() {
-        Kind::String => value.as_str().is_some_and(|s| s.eq_str(header)),
-        Kind::True | Kind::False => value.as_bool().is_some_and(|b| header == if b { "true" } else { "false" }),
+        Kind::String => value.as_str().is_some_and(|s| s.eq_bytes(header)),
+        Kind::True | Kind::False => value.as_bool().is_some_and(|b| header == if b { &b"true"[..] } else { b"false" }),
         Kind::Number => match (value.as_i64(), parse_integer(header)) {
             (Some(expected), Some(got)) => expected == got,
             _ => false,
@@ -182,17 +305,17 @@ pub fn matches_value(header: &str, value: Value<'_>) -> bool {
 }
 
 /// A decimal integer with an optional sign.
-fn parse_integer(text: &str) -> Option<i64> {
-    let (negative, digits) = match text.as_bytes().first()? {
+fn parse_integer(text: &[u8]) -> Option<i64> {
+    let (negative, digits) = match text.first()? {
         b'-' => (true, text.get(1..)?),
         b'+' => (false, text.get(1..)?),
         _ => (false, text),
     };
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    if digits.is_empty() || !digits.iter().all(|b| b.is_ascii_digit()) {
         return None;
     }
     let mut n: i64 = 0;
-    for b in digits.bytes() {
+    for &b in digits {
         n = n.checked_mul(10)?.checked_sub(i64::from(b - b'0'))?;
     }
     if negative { Some(n) } else { n.checked_neg() }
@@ -254,6 +377,9 @@ mod tests {
         assert_eq!(list.get(name::METHOD), Some(&b"a"[..]));
         assert_eq!(list.count(name::METHOD), 2);
         assert_eq!(list.count(name::NAME), 0);
+        assert_eq!(list.get_unique(name::METHOD), Err(2));
+        assert_eq!(list.get_unique(name::HOST), Ok(Some(&b"h"[..])));
+        assert_eq!(list.get_unique(name::NAME), Ok(None));
     }
 
     #[test]
@@ -277,6 +403,74 @@ mod tests {
         assert_eq!(decode("=?BASE64?aGk=?=").unwrap(), "hi");
         // The two digits beyond letters and numbers.
         assert_eq!(decode("=?base64?fn5+Pz8/?=").unwrap(), "~~~???");
+    }
+
+    #[test]
+    fn an_index_holds_the_first_value_and_the_count_of_each_standard_name() {
+        let all = [
+            name::PROTOCOL_VERSION,
+            name::METHOD,
+            name::NAME,
+            name::SESSION_ID,
+            name::LAST_EVENT_ID,
+            name::ORIGIN,
+            name::HOST,
+            name::ACCEPT,
+            name::CONTENT_TYPE,
+            name::CONTENT_LENGTH,
+            name::TRANSFER_ENCODING,
+        ];
+        let mut index = HeaderIndex::new();
+        for (i, name) in all.iter().enumerate() {
+            assert_eq!(index.lookup(name), Some((None, 0)), "{name}");
+            assert!(index.insert(name.to_ascii_uppercase().as_bytes(), &b"first"[..]));
+            assert!(index.insert(name.as_bytes(), &b"second"[..]));
+            for (j, other) in all.iter().enumerate() {
+                let expected = if j <= i { Some((Some(&b"first"[..]), 2)) } else { Some((None, 0)) };
+                assert_eq!(index.lookup(other), expected, "{name} {other}");
+            }
+        }
+        // Other names, including ones of the same lengths, are not held.
+        for other in ["mcp-param-n", "x-host", "oRigix", "mcp-nam", "content-lengtx", "mcp-session-ix", ""] {
+            assert!(!index.insert(other.as_bytes(), b"v"), "{other}");
+            assert_eq!(index.lookup(&other.to_ascii_lowercase()), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn decoding_to_bytes_is_decoding() {
+        let long = |n: usize| "x".repeat(n);
+        let encoded = |n: usize| std::format!("=?base64?{}?=", "eHh4".repeat(n));
+        for value in [
+            "  tools/call\t",
+            "a b",
+            "caf\u{e9}",
+            "a\u{7f}",
+            "=?base64?Y2Fmw6k=?=",
+            "=?BASE64?IGxlYWQ=?=",
+            "=?base64?SGVsbG8?=",
+            "=?base64??=",
+            "=?base64?!!!!?=",
+            "=?base64?/w==?=",
+            "=?base64?",
+            "=?base64?abc",
+            "abcdefghij?=",
+            "=?base64?=",
+            "=?x",
+            "",
+            " ",
+            "\x1f",
+            "~",
+        ]
+        .iter()
+        .map(|v| std::string::String::from(*v))
+        .chain([long(512), long(513), encoded(170), encoded(171)])
+        {
+            let mut out = [0u8; MAX_HEADER_VALUE_LEN];
+            let expected = decode_value(value.as_bytes(), &mut out).map(|s| s.as_bytes().to_vec());
+            let mut scratch = None;
+            assert_eq!(decode_bytes(value.as_bytes(), &mut scratch).map(<[u8]>::to_vec), expected, "{value:?}");
+        }
     }
 
     #[test]

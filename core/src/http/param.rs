@@ -5,12 +5,14 @@ use crate::http::header::{self, Headers, MAX_HEADER_VALUE_LEN, name};
 use crate::http::request::header_text;
 use crate::http::status::Rejection;
 use crate::json::{self, Kind};
-use crate::jsonrpc::{Message, classify_recorded, code};
+use crate::jsonrpc::{Message, ParsedMessage, classify_recorded, code};
 
 /// Longest `x-mcp-header` name checked (longer ones cannot name a header this server reads).
 pub const MAX_PARAM_HEADER_NAME_LEN: usize = 64;
 /// Most `x-mcp-header` properties checked per tool.
 pub const MAX_PARAM_HEADERS: usize = 32;
+/// JSON nesting a body is read with.
+const BODY_DEPTH: usize = 64;
 
 /// The tools whose `Mcp-Param-*` headers [`check_param_headers`] checks: each tool's name and input
 /// schema (JSON text), by index. Every [`server::Handler`](crate::server::Handler) is one (its tool
@@ -34,18 +36,45 @@ pub fn check_param_headers<'b, H: Headers + ?Sized, A: ToolSchemas + ?Sized>(
     body: &'b [u8],
     handler: &A,
 ) -> Result<(), Rejection<'b>> {
-    let mut buf = [0u8; MAX_HEADER_VALUE_LEN];
-    if !matches!(header_text(headers, name::METHOD, &mut buf), Ok(Some("tools/call"))) {
+    check(headers, body, None, handler)
+}
+
+/// [`check_param_headers`] of a body validated already (as
+/// [`plan_post_parsed`](super::plan_post_parsed) read it): the same, reading it without validating
+/// it again (unless it was validated with another depth limit than 64).
+pub fn check_param_headers_parsed<'b, H: Headers + ?Sized, A: ToolSchemas + ?Sized>(
+    headers: &H,
+    body: &ParsedMessage<'b>,
+    handler: &A,
+) -> Result<(), Rejection<'b>> {
+    check(headers, body.bytes(), Some(body), handler)
+}
+
+fn check<'b, H: Headers + ?Sized, A: ToolSchemas + ?Sized>(
+    headers: &H,
+    body: &'b [u8],
+    parsed: Option<&ParsedMessage<'b>>,
+    handler: &A,
+) -> Result<(), Rejection<'b>> {
+    let mut scratch = None;
+    if !matches!(header_text(headers, name::METHOD, &mut scratch), Ok(Some(b"tools/call"))) {
         return Ok(());
     }
-    let Ok(Some(named)) = header_text(headers, name::NAME, &mut buf) else { return Ok(()) };
-    let named = (0..).map_while(|i| handler.tool_schema(i)).find(|(name, _)| *name == named);
+    let mut scratch = None;
+    let Ok(Some(named)) = header_text(headers, name::NAME, &mut scratch) else { return Ok(()) };
+    let named = (0..).map_while(|i| handler.tool_schema(i)).find(|(name, _)| name.as_bytes() == named);
     if named.is_none_or(|(_, schema)| !schema.contains("x-mcp-header") && !schema.contains('\\')) {
         return Ok(());
     }
-    let mut spans = json::Spans::default();
-    let Ok(value) = json::parse_spanned(body, 64, &mut spans) else { return Ok(()) };
-    let spans = &spans;
+    let mut own;
+    let (value, spans) = match parsed.filter(|p| p.max_depth() == BODY_DEPTH) {
+        Some(parsed) => (parsed.value(), parsed.spans()),
+        None => {
+            own = json::Spans::default();
+            (json::parse_spanned(body, BODY_DEPTH, &mut own), &own)
+        }
+    };
+    let Ok(value) = value else { return Ok(()) };
     let Ok(Message::Request { id, method, params }) = classify_recorded(value, spans) else { return Ok(()) };
     if !method.eq_str("tools/call") {
         return Ok(());

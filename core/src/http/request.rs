@@ -3,12 +3,12 @@
 
 use crate::endpoint::Framing;
 use crate::frame::EventId;
-use crate::http::header::{self, HeaderValueError, Headers, MAX_HEADER_VALUE_LEN, name};
+use crate::http::header::{self, HeaderValueError, Headers, name};
 use crate::http::origin::HostPolicy;
 use crate::http::session::SessionId;
 use crate::http::status::Rejection;
 use crate::json::{self, Kind, Value};
-use crate::jsonrpc::{Id, Message, classify, classify_recorded, code};
+use crate::jsonrpc::{Id, Message, ParsedMessage, classify, classify_recorded, code};
 use crate::version::{Era, ProtocolVersion};
 
 /// The path of the MCP endpoint unless configured otherwise.
@@ -278,17 +278,32 @@ pub fn plan_post<'b, H: Headers + ?Sized>(
     body: &'b [u8],
     session: bool,
 ) -> Result<PostPlan, Rejection<'b>> {
+    plan_post_parsed(headers, &ParsedMessage::parse(body, PLAN_DEPTH), session)
+}
+
+/// [`plan_post`] of a body validated already, so that the engine serving it
+/// ([`Engine::handle_parsed`](crate::server::Engine::handle_parsed)) need not validate it again:
+/// validate it with the engine's depth limit ([`Limits::max_depth`](crate::server::Limits::max_depth));
+/// the plan is the same whatever the limit (with another limit than [`plan_post`]'s, 64, the body
+/// is validated again here).
+pub fn plan_post_parsed<'b, H: Headers + ?Sized>(
+    headers: &H,
+    body: &ParsedMessage<'b>,
+    session: bool,
+) -> Result<PostPlan, Rejection<'b>> {
+    if body.max_depth() != PLAN_DEPTH {
+        return plan_post_parsed(headers, &ParsedMessage::parse(body.bytes(), PLAN_DEPTH), session);
+    }
     let accept = accepted(headers.get(name::ACCEPT));
     let version_header = headers.get(name::PROTOCOL_VERSION).map(header::trim_ows);
     let header_version = version_header.and_then(|v| core::str::from_utf8(v).ok()).and_then(ProtocolVersion::from_wire);
     // Walked by reading the validator's record of its shallow members (see `json::Spans`).
-    let mut spans = json::Spans::default();
-    let Ok(value) = json::parse_spanned(body, PLAN_DEPTH, &mut spans) else {
+    let Ok(value) = body.value() else {
         // Unparsable: the engine answers it (-32700 / -32600).
         let serve = if session { Serve::Session } else { Serve::Stateless };
         return Ok(PostPlan { serve, framing: Framing::Body, is_request: true });
     };
-    let spans = &spans;
+    let spans = body.spans();
     let message = classify_recorded(value, spans).ok();
     let (id, method, params) = match message {
         Some(Message::Request { id, method, params }) => (Some(id), Some(method), params),
@@ -364,9 +379,9 @@ pub fn plan_post<'b, H: Headers + ?Sized>(
         return Err(mismatch("Header mismatch: MCP-Protocol-Version differs from _meta"));
     }
     if let Some(method) = method {
-        let mut buf = [0u8; MAX_HEADER_VALUE_LEN];
-        let got = header_text(headers, name::METHOD, &mut buf).map_err(|_| mismatch(BAD_VALUE))?;
-        if !got.is_some_and(|got| method.eq_str(got)) {
+        let mut scratch = None;
+        let got = header_text(headers, name::METHOD, &mut scratch).map_err(|_| mismatch(BAD_VALUE))?;
+        if !got.is_some_and(|got| method.eq_bytes(got)) {
             return Err(mismatch("Header mismatch: Mcp-Method differs from the body's method"));
         }
         let named = if method.eq_str("tools/call") || method.eq_str("prompts/get") {
@@ -394,21 +409,21 @@ pub fn plan_post<'b, H: Headers + ?Sized>(
 
 const BAD_VALUE: &str = "Header mismatch: invalid header value";
 
-/// The decoded text of header `name` (`None` if absent; a repeated header is an error).
+/// The decoded text of header `name`, as bytes (`None` if absent; a repeated header is an error).
 pub(super) fn header_text<'o, H: Headers + ?Sized>(
-    headers: &H,
+    headers: &'o H,
     name: &str,
-    out: &'o mut [u8],
-) -> Result<Option<&'o str>, HeaderValueError> {
-    if headers.count(name) > 1 {
-        return Err(HeaderValueError::InvalidCharacter);
+    scratch: &'o mut header::Scratch,
+) -> Result<Option<&'o [u8]>, HeaderValueError> {
+    match headers.get_unique(name) {
+        Ok(value) => value.map(|v| header::decode_bytes(v, scratch)).transpose(),
+        Err(_) => Err(HeaderValueError::InvalidCharacter),
     }
-    headers.get(name).map(|v| header::decode_value(v, out)).transpose()
 }
 
 fn header_matches<H: Headers + ?Sized>(headers: &H, name: &str, value: Value<'_>) -> Result<bool, HeaderValueError> {
-    let mut buf = [0u8; MAX_HEADER_VALUE_LEN];
-    Ok(header_text(headers, name, &mut buf)?.is_some_and(|text| header::matches_value(text, value)))
+    let mut scratch = None;
+    Ok(header_text(headers, name, &mut scratch)?.is_some_and(|text| header::matches_bytes(text, value)))
 }
 
 /// Whether a `Content-Type` value names `media` (parameters ignored, case-insensitive).
@@ -431,19 +446,38 @@ pub(super) struct Accepted {
     pub(super) sse: bool,
 }
 
-/// [`accepts`] of `application/json` and of `text/event-stream`, in one pass over `accept`.
+/// [`accepts`] of `application/json` and of `text/event-stream`, in one pass over `accept`: each
+/// media range is told by its length, then compared once (as [`range_allows`] would).
 pub(super) fn accepted(accept: Option<&[u8]>) -> Accepted {
     let Some(accept) = accept else { return Accepted { json: true, sse: true } };
+    // What clients of the spec send (it tells them to accept both): read without splitting.
+    if accept == b"application/json, text/event-stream" {
+        return Accepted { json: true, sse: true };
+    }
     let mut allowed = Accepted { json: false, sse: false };
     for range in accept.split(|&b| b == b',').filter_map(entry_range) {
-        allowed.json = allowed.json || range_allows(range, b"application/json");
-        allowed.sse = allowed.sse || range_allows(range, b"text/event-stream");
+        match range.len() {
+            16 => allowed.json |= range.eq_ignore_ascii_case(b"application/json"),
+            17 => allowed.sse |= range.eq_ignore_ascii_case(b"text/event-stream"),
+            3 if range == b"*/*" => return Accepted { json: true, sse: true },
+            13 => {
+                allowed.json |=
+                    range.ends_with(b"/*") && range.get(..11).is_some_and(|t| t.eq_ignore_ascii_case(b"application"))
+            }
+            6 => {
+                allowed.sse |= range.ends_with(b"/*") && range.get(..4).is_some_and(|t| t.eq_ignore_ascii_case(b"text"))
+            }
+            _ => {}
+        }
     }
     allowed
 }
 
 /// The media range of one entry of an `Accept` list, unless its `q` is zero.
 fn entry_range(entry: &[u8]) -> Option<&[u8]> {
+    if !entry.contains(&b';') {
+        return Some(header::trim_ows(entry));
+    }
     let mut parts = entry.split(|&b| b == b';');
     let range = header::trim_ows(parts.next().unwrap_or(&[]));
     let refused = parts.any(|p| {

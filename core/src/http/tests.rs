@@ -281,3 +281,116 @@ fn the_deprecated_sse_transport_has_its_own_two_paths_when_enabled() {
     assert_eq!(len, "/messages".len() + 67);
     assert_eq!(write_endpoint_event("/messages", sid, &mut out[..len - 1]), None);
 }
+
+/// Bodies whose plans and answers must not depend on who validated them, or with which limit.
+fn parsed_bodies() -> std::vec::Vec<std::string::String> {
+    let deep = |n: usize| {
+        std::format!(
+            r#"{{"jsonrpc":"2.0","id":9,"method":"ping","params":{{"x":{}1{}}}}}"#,
+            "[".repeat(n),
+            "]".repeat(n)
+        )
+    };
+    std::vec![
+        modern_call("test_simple_text"),
+        modern_call("nope"),
+        std::format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{META}}}}}"#),
+        std::format!(r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{{META}}}}}"#),
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":2,"result":{}}"#.into(),
+        r#"[{"jsonrpc":"2.0","id":2,"method":"ping"}]"#.into(),
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping""#.into(),
+        r#"{"id":2}"#.into(),
+        "".into(),
+        deep(4),
+        deep(20),
+        deep(70),
+    ]
+}
+
+#[test]
+fn a_plan_of_a_parsed_body_is_the_plan_of_its_bytes_whatever_the_depth_it_was_parsed_with() {
+    let headers = [
+        modern_headers(b"tools/call", Some(b"test_simple_text")),
+        modern_headers(b"tools/list", None),
+        modern_headers(b"ping", None),
+        post_headers(),
+        std::vec![("Accept", &b"text/event-stream"[..]), ("MCP-Protocol-Version", b"2025-11-25")],
+    ];
+    for body in parsed_bodies() {
+        for pairs in &headers {
+            for session in [false, true] {
+                let expected = plan_post(&HeaderList(pairs), body.as_bytes(), session);
+                for depth in [64, 8, 300] {
+                    let parsed = crate::jsonrpc::ParsedMessage::parse(body.as_bytes(), depth);
+                    assert_eq!(plan_post_parsed(&HeaderList(pairs), &parsed, session), expected, "{body} {depth}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn an_engine_answers_a_parsed_body_as_it_answers_its_bytes() {
+    use crate::endpoint::{Route, StreamId};
+    use crate::server::{Buffers, Config, Engine, Handler, Tool};
+    use crate::time::Instant;
+
+    static TOOLS: [Tool<'static>; 1] = [Tool::new("test_simple_text", "", r#"{"type":"object"}"#)];
+    struct App;
+    impl Handler for App {
+        const TOOLS: &'static [Tool<'static>] = &TOOLS;
+    }
+    // What an engine with the depth limit `limit` answers, given the bytes or a body validated with `depth`.
+    let answer = |body: &[u8], limit: usize, depth: Option<usize>| {
+        let mut config = Config::new("parsed", "1.0.0");
+        config.limits.max_depth = limit;
+        let buffers = Buffers { rx: std::vec![0u8; 4096].leak(), tx: std::vec![0u8; 4096].leak() };
+        let mut engine: Engine<'static> = Engine::new(config, buffers);
+        let route = Route::new(StreamId(1), Framing::Body).ending_with_response();
+        let received = match depth {
+            None => engine.handle_message(Instant::ZERO, route, body, &mut App),
+            Some(depth) => {
+                let parsed = crate::jsonrpc::ParsedMessage::parse(body, depth);
+                engine.handle_parsed(Instant::ZERO, route, &parsed, &mut App)
+            }
+        };
+        let sent = engine.poll_transmit().map(|t| t.bytes.to_vec()).unwrap_or_default();
+        (received, sent)
+    };
+    for body in parsed_bodies() {
+        for limit in [64, 16] {
+            let expected = answer(body.as_bytes(), limit, None);
+            for depth in [64, 16, 300] {
+                assert_eq!(answer(body.as_bytes(), limit, Some(depth)), expected, "{body} {limit} {depth}");
+            }
+        }
+    }
+}
+
+#[test]
+fn one_pass_accept_reading_agrees_with_each_range_read_alone() {
+    let values: [&[u8]; 16] = [
+        b"APPLICATION/*",
+        b"abcdefghijk/*",
+        b"text/**",
+        b"TeXt/*",
+        b"tex/*",
+        b"*/*;q=0",
+        b"*/*;q=0, application/json",
+        b" */* ",
+        b"*/**",
+        b"application/jsonx, text/event-streamx",
+        b"text/event-stream ; q=0.001",
+        b",,, ,application/json,",
+        b"application/json\t",
+        b"text\t/*",
+        b"image/*, text/*;q=0, application/*",
+        b"*/x",
+    ];
+    for value in values {
+        let one_pass = request::accepted(Some(value));
+        let each = (accepts(Some(value), b"application/json"), accepts(Some(value), b"text/event-stream"));
+        assert_eq!((one_pass.json, one_pass.sse), each, "{value:?}");
+    }
+}

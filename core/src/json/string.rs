@@ -45,11 +45,16 @@ impl<'a> JsonStr<'a> {
 
     /// Whether the unescaped text equals `s`. No allocation, O(length).
     pub fn eq_str(&self, s: &str) -> bool {
+        self.eq_bytes(s.as_bytes())
+    }
+
+    /// [`JsonStr::eq_str`] of UTF-8 text given as bytes (bytes that are not UTF-8 never match).
+    pub(crate) fn eq_bytes(&self, s: &[u8]) -> bool {
         // Without escapes the text is the raw bytes (the common case: member names, methods).
         if !self.raw.contains(&b'\\') {
-            return self.raw == s.as_bytes();
+            return self.raw == s;
         }
-        let mut expected = s.as_bytes();
+        let mut expected = s;
         for piece in self.pieces() {
             let mut encoded = [0u8; 4];
             let bytes = match piece {

@@ -3,7 +3,7 @@
 use crate::endpoint::{Endpoint, Eof, Next, OutboundKey, Outcome, Response, Route, SendError, StreamId, Transmit};
 use crate::frame::{Frame, FrameError, LineBuffer};
 use crate::json::{self, JsonWriter, Kind, Spans};
-use crate::jsonrpc::code;
+use crate::jsonrpc::{ParsedMessage, code};
 use crate::mcp::ClientCapabilities;
 use crate::server::dispatch::{MAX_BATCH_LEN, Parts};
 use crate::server::reply::{InFlight, Outgoing, ReplyId};
@@ -136,6 +136,30 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         message: &[u8],
         handler: &mut H,
     ) -> Result<Received, InputError> {
+        self.handle_body(now, route, message, None, handler)
+    }
+
+    /// [`Engine::handle_message`] of a body validated already (an HTTP server that routed it read
+    /// it first): the same, without validating it again unless it was validated with another depth
+    /// limit than this engine's.
+    pub fn handle_parsed<H: Handler>(
+        &mut self,
+        now: Instant,
+        route: Route,
+        message: &ParsedMessage<'_>,
+        handler: &mut H,
+    ) -> Result<Received, InputError> {
+        self.handle_body(now, route, message.bytes(), Some(message), handler)
+    }
+
+    fn handle_body<H: Handler>(
+        &mut self,
+        now: Instant,
+        route: Route,
+        message: &[u8],
+        parsed: Option<&ParsedMessage<'_>>,
+        handler: &mut H,
+    ) -> Result<Received, InputError> {
         if !self.ep.is_open() {
             return Err(InputError::Closed);
         }
@@ -143,8 +167,16 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             return Err(InputError::Busy);
         }
         let (_, mut parts) = self.split(handler, now, route);
-        let mut spans = json::Spans::default();
-        let value = match json::parse_spanned(message, parts.config.limits.max_depth, &mut spans) {
+        let max_depth = parts.config.limits.max_depth;
+        let mut own;
+        let (value, spans) = match parsed.filter(|p| p.max_depth() == max_depth) {
+            Some(parsed) => (parsed.value(), parsed.spans()),
+            None => {
+                own = json::Spans::default();
+                (json::parse_spanned(message, max_depth, &mut own), &own)
+            }
+        };
+        let value = match value {
             Ok(value) => value,
             Err(error) => {
                 parts.reject_unparsable(error, message);
@@ -159,7 +191,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             );
             return Ok(Received::Invalid);
         }
-        let received = parts.handle_message(value, false, &spans);
+        let received = parts.handle_message(value, false, spans);
         self.announce_changes(handler);
         Ok(received)
     }

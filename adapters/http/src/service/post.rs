@@ -8,6 +8,7 @@ use hyper::header::HeaderValue;
 use hyper::{Response, StatusCode};
 use mcp_sansio::endpoint::{Framing, Route};
 use mcp_sansio::http::{self as rules, Rejection, Serve, SessionId};
+use mcp_sansio::jsonrpc::ParsedMessage;
 use mcp_sansio::server::{Handler, InputError, Received};
 use mcp_sansio::version::{Era, ProtocolVersion};
 
@@ -48,13 +49,15 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         if session.is_some() && known.is_none() {
             return Err(Box::new(rejection_response(&Rejection::unknown_session())));
         }
-        let plan = match rules::plan_post(headers, body, known.is_some()) {
+        // Validated once: routed by the plan, then served by the engine.
+        let body = ParsedMessage::parse(body, config.engine.limits.max_depth);
+        let plan = match rules::plan_post_parsed(headers, &body, known.is_some()) {
             Ok(plan) => plan,
             Err(rejection) => return Err(Box::new(rejection_response(&rejection))),
         };
         let state = &mut *guard;
         if plan.serve == Serve::Stateless
-            && let Err(rejection) = rules::check_param_headers(headers, body, &state.handler)
+            && let Err(rejection) = rules::check_param_headers_parsed(headers, &body, &state.handler)
         {
             return Err(Box::new(rejection_response(&rejection)));
         }
@@ -64,7 +67,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 let _entered = span.enter();
                 let route = state.stateless_streams.open(plan.framing);
                 let engine = state.stateless.get();
-                let received = engine.handle_message(now, route, body, &mut state.handler);
+                let received = engine.handle_parsed(now, route, &body, &mut state.handler);
                 state.stateless_streams.drain(engine, &mut state.handler, now, None);
                 (Era::Modern, route, received, None, None)
             }
@@ -84,7 +87,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 let span = tracing::debug_span!("mcp", era = "legacy", session = ?id, new = true);
                 let _entered = span.enter();
                 let context = (config, &mut state.pool, state.events.as_mut(), id);
-                let (route, received) = session.handle_post(context, &mut state.handler, now, plan.framing, body);
+                let (route, received) = session.handle_post(context, &mut state.handler, now, plan.framing, &body);
                 let version = session.version();
                 let keep = version.is_some();
                 let reader = session.streams.take_reader(route.stream);
@@ -104,7 +107,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 let span = tracing::debug_span!("mcp", era = "legacy", session = ?id);
                 let _entered = span.enter();
                 let context = (config, &mut state.pool, state.events.as_mut(), id);
-                let (route, received) = session.handle_post(context, &mut state.handler, now, plan.framing, body);
+                let (route, received) = session.handle_post(context, &mut state.handler, now, plan.framing, &body);
                 let version = session.version();
                 (Era::Legacy, route, received, Some(id), version)
             }
