@@ -110,7 +110,18 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// Answers one message (a whole frame, or one element of a batch).
     /// `spans`: what the validator recorded of `value`'s document ([`json::parse_spanned`]).
     pub(crate) fn handle_message<'v>(&mut self, value: Value<'v>, in_batch: bool, spans: &'v Spans) -> Received {
-        match classify_spanned(value, Some(spans)) {
+        self.handle_classified(classify_spanned(value, Some(spans)), in_batch, spans)
+    }
+
+    /// [`Parts::handle_message`] of a message classified already (`message`, what
+    /// [`classify_spanned`] makes of it).
+    pub(crate) fn handle_classified<'v>(
+        &mut self,
+        message: Result<Message<'v>, EnvelopeError<'v>>,
+        in_batch: bool,
+        spans: &'v Spans,
+    ) -> Received {
+        match message {
             Ok(Message::Request { id, method, params }) => {
                 self.handle_request(id, method, params, in_batch, spans);
                 Received::Request

@@ -169,7 +169,8 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         let (_, mut parts) = self.split(handler, now, route);
         let max_depth = parts.config.limits.max_depth;
         let mut own;
-        let (value, spans) = match parsed.filter(|p| p.max_depth() == max_depth) {
+        let parsed = parsed.filter(|p| p.max_depth() == max_depth);
+        let (value, spans) = match parsed {
             Some(parsed) => (parsed.value(), parsed.spans()),
             None => {
                 own = json::Spans::default();
@@ -191,7 +192,10 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             );
             return Ok(Received::Invalid);
         }
-        let received = parts.handle_message(value, false, spans);
+        let received = match parsed.and_then(ParsedMessage::message) {
+            Some(classified) => parts.handle_classified(classified, false, spans),
+            None => parts.handle_message(value, false, spans),
+        };
         self.announce_changes(handler);
         Ok(received)
     }
