@@ -14,6 +14,7 @@ use crate::mcp::{ClientCapabilities, ServerCapabilities};
 use crate::server::handler::RequestContext;
 use crate::server::params::Params;
 use crate::server::reply::{DeferSlots, InFlight, Outgoing, ReplyId, ReplyKind};
+use crate::server::server_info::ServerInfo;
 use crate::server::{Config, Event, Handler, Received, Session};
 use crate::time::Instant;
 use crate::version::{Era, ProtocolVersion};
@@ -27,6 +28,8 @@ pub(crate) struct Parts<'s, 'a, H, const OUTBOUND: usize> {
     /// The application, for this call.
     pub(crate) handler: &'s mut H,
     pub(crate) config: &'s Config<'a>,
+    /// `config.server_info`, with its text for 2026-07-28 results.
+    pub(crate) server_info: ServerInfo<'s>,
     /// The endpoint's sending half: answers, requests to the client, errors.
     pub(crate) out: &'s mut Outbox<'a, OUTBOUND>,
     pub(crate) session: &'s mut Session,
@@ -98,12 +101,12 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         version: ProtocolVersion,
         deferrable: bool,
     ) -> (&'x mut H, &'x Config<'a>, Outgoing<'x>) {
-        let Parts { handler, config, out, slots, next_generation, route, input, .. } = self;
+        let Parts { handler, config, server_info, out, slots, next_generation, route, input, .. } = self;
         let window = out.window_len();
         let slot = out.tx.open(*route, window);
         let input_signal = &mut input.signal;
         let defer_slots = deferrable.then_some(DeferSlots { slots, next_generation, input_signal });
-        let out = Outgoing::open(slot, ReplyId::Borrowed(id), version, &config.server_info, defer_slots);
+        let out = Outgoing::open(slot, ReplyId::Borrowed(id), version, *server_info, defer_slots);
         (handler, config, out)
     }
 
