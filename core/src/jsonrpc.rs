@@ -283,6 +283,8 @@ pub struct ParsedMessage<'a> {
     max_depth: usize,
     value: Result<Value<'a>, ScanError>,
     spans: crate::json::Spans,
+    /// The classification of `value` (when it is a document), made once for every reader.
+    message: Option<Result<Message<'a>, EnvelopeError<'a>>>,
 }
 
 impl<'a> ParsedMessage<'a> {
@@ -290,7 +292,8 @@ impl<'a> ParsedMessage<'a> {
     pub fn parse(bytes: &'a [u8], max_depth: usize) -> Self {
         let mut spans = crate::json::Spans::default();
         let value = crate::json::parse_spanned(bytes, max_depth, &mut spans);
-        ParsedMessage { bytes, max_depth, value, spans }
+        let message = value.ok().map(|value| classify_recorded(value, &spans));
+        ParsedMessage { bytes, max_depth, value, spans, message }
     }
 
     /// The body as received.
@@ -311,6 +314,11 @@ impl<'a> ParsedMessage<'a> {
     /// The validator's record of the document.
     pub(crate) fn spans(&self) -> &crate::json::Spans {
         &self.spans
+    }
+
+    /// The document classified as a JSON-RPC message ([`classify`]); `None` if it is not a document.
+    pub fn message(&self) -> Option<Result<Message<'a>, EnvelopeError<'a>>> {
+        self.message
     }
 }
 

@@ -8,7 +8,7 @@ use crate::http::origin::HostPolicy;
 use crate::http::session::SessionId;
 use crate::http::status::Rejection;
 use crate::json::{self, Kind, Value};
-use crate::jsonrpc::{Id, Message, ParsedMessage, classify, classify_recorded, code};
+use crate::jsonrpc::{Id, Message, ParsedMessage, classify, code};
 use crate::version::{Era, ProtocolVersion};
 
 /// The path of the MCP endpoint unless configured otherwise.
@@ -304,7 +304,7 @@ pub fn plan_post_parsed<'b, H: Headers + ?Sized>(
         return Ok(PostPlan { serve, framing: Framing::Body, is_request: true });
     };
     let spans = body.spans();
-    let message = classify_recorded(value, spans).ok();
+    let message = body.message().and_then(Result::ok);
     let (id, method, params) = match message {
         Some(Message::Request { id, method, params }) => (Some(id), Some(method), params),
         Some(Message::Notification { method, params }) => (None, Some(method), params),

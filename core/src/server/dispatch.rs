@@ -14,6 +14,7 @@ use crate::mcp::{ClientCapabilities, ServerCapabilities};
 use crate::server::handler::RequestContext;
 use crate::server::params::Params;
 use crate::server::reply::{DeferSlots, InFlight, Outgoing, ReplyId, ReplyKind};
+use crate::server::server_info::ServerInfo;
 use crate::server::{Config, Event, Handler, Received, Session};
 use crate::time::Instant;
 use crate::version::{Era, ProtocolVersion};
@@ -27,6 +28,8 @@ pub(crate) struct Parts<'s, 'a, H, const OUTBOUND: usize> {
     /// The application, for this call.
     pub(crate) handler: &'s mut H,
     pub(crate) config: &'s Config<'a>,
+    /// `config.server_info`, with its text for 2026-07-28 results.
+    pub(crate) server_info: ServerInfo<'s>,
     /// The endpoint's sending half: answers, requests to the client, errors.
     pub(crate) out: &'s mut Outbox<'a, OUTBOUND>,
     pub(crate) session: &'s mut Session,
@@ -98,19 +101,30 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         version: ProtocolVersion,
         deferrable: bool,
     ) -> (&'x mut H, &'x Config<'a>, Outgoing<'x>) {
-        let Parts { handler, config, out, slots, next_generation, route, input, .. } = self;
+        let Parts { handler, config, server_info, out, slots, next_generation, route, input, .. } = self;
         let window = out.window_len();
         let slot = out.tx.open(*route, window);
         let input_signal = &mut input.signal;
         let defer_slots = deferrable.then_some(DeferSlots { slots, next_generation, input_signal });
-        let out = Outgoing::open(slot, ReplyId::Borrowed(id), version, &config.server_info, defer_slots);
+        let out = Outgoing::open(slot, ReplyId::Borrowed(id), version, *server_info, defer_slots);
         (handler, config, out)
     }
 
     /// Answers one message (a whole frame, or one element of a batch).
     /// `spans`: what the validator recorded of `value`'s document ([`json::parse_spanned`]).
     pub(crate) fn handle_message<'v>(&mut self, value: Value<'v>, in_batch: bool, spans: &'v Spans) -> Received {
-        match classify_spanned(value, Some(spans)) {
+        self.handle_classified(classify_spanned(value, Some(spans)), in_batch, spans)
+    }
+
+    /// [`Parts::handle_message`] of a message classified already (`message`, what
+    /// [`classify_spanned`] makes of it).
+    pub(crate) fn handle_classified<'v>(
+        &mut self,
+        message: Result<Message<'v>, EnvelopeError<'v>>,
+        in_batch: bool,
+        spans: &'v Spans,
+    ) -> Received {
+        match message {
             Ok(Message::Request { id, method, params }) => {
                 self.handle_request(id, method, params, in_batch, spans);
                 Received::Request

@@ -36,6 +36,8 @@ pub struct Engine<'a, const IN_FLIGHT: usize = 4, const OUTBOUND: usize = 2> {
     pub(crate) pending_changes: crate::server::ListChanges,
     /// Legacy requests waiting for the client's input.
     pub(crate) input: crate::server::legacy_input::InputArea<'a>,
+    /// `config.server_info` as 2026-07-28 results carry it, written once.
+    pub(crate) server_info: crate::server::server_info::ServerInfoText,
 }
 
 impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OUTBOUND> {
@@ -49,6 +51,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     pub fn with_storage(config: Config<'a>, rx: impl Into<Storage<'a>>, tx: impl Into<Storage<'a>>) -> Self {
         Engine {
             ep: Endpoint::new(rx.into(), tx.into(), config.limits),
+            server_info: crate::server::server_info::ServerInfoText::new(&config.server_info),
             config,
             session: Session::None,
             in_flight: [const { None }; IN_FLIGHT],
@@ -169,7 +172,8 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         let (_, mut parts) = self.split(handler, now, route);
         let max_depth = parts.config.limits.max_depth;
         let mut own;
-        let (value, spans) = match parsed.filter(|p| p.max_depth() == max_depth) {
+        let parsed = parsed.filter(|p| p.max_depth() == max_depth);
+        let (value, spans) = match parsed {
             Some(parsed) => (parsed.value(), parsed.spans()),
             None => {
                 own = json::Spans::default();
@@ -191,7 +195,10 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             );
             return Ok(Received::Invalid);
         }
-        let received = parts.handle_message(value, false, spans);
+        let received = match parsed.and_then(ParsedMessage::message) {
+            Some(classified) => parts.handle_classified(classified, false, spans),
+            None => parts.handle_message(value, false, spans),
+        };
         self.announce_changes(handler);
         Ok(received)
     }
@@ -393,7 +400,13 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             last_progress: entry.notes.last_progress,
             log_level: entry.notes.log_level,
         };
-        let out = Outgoing::open(slot, ReplyId::Owned(entry.id), entry.version, &self.config.server_info, None);
+        let out = Outgoing::open(
+            slot,
+            ReplyId::Owned(entry.id),
+            entry.version,
+            self.server_info.with(&self.config.server_info),
+            None,
+        );
         Ok(out.with_notes(notes))
     }
 
@@ -484,6 +497,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         let parts = Parts {
             handler,
             config: &self.config,
+            server_info: self.server_info.with(&self.config.server_info),
             out: &mut self.ep.out,
             session: &mut self.session,
             slots: &mut self.in_flight,

@@ -29,6 +29,7 @@ pub mod registry;
 pub mod reply;
 mod seal;
 mod serve;
+mod server_info;
 mod subscriptions;
 mod suspend;
 #[cfg(test)]

@@ -11,7 +11,7 @@ use core::fmt;
 use crate::endpoint::{Commit, Route};
 use crate::json::JsonWriter;
 use crate::jsonrpc::{ErrorMessage, Id, MAX_ID_LEN, OwnedId, WriteId, code, write_error_head, write_result_head};
-use crate::mcp::Implementation;
+use crate::server::server_info::ServerInfo;
 use crate::version::{Era, ProtocolVersion};
 
 /// How long a client may cache a result, and who may share the cached copy (2026-07-28);
@@ -220,7 +220,7 @@ pub(crate) struct Outgoing<'a> {
     result_type: ResultType,
     id: ReplyId<'a>,
     version: ProtocolVersion,
-    server_info: &'a Implementation<'a>,
+    server_info: ServerInfo<'a>,
     defer_slots: Option<DeferSlots<'a>>,
     notes: Notes<ReplyId<'a>>,
     input: Option<crate::server::input::InputScope<'a>>,
@@ -237,7 +237,7 @@ impl<'a> Outgoing<'a> {
         slot: Option<(&'a mut [u8], Commit<'a>)>,
         id: ReplyId<'a>,
         version: ProtocolVersion,
-        server_info: &'a Implementation<'a>,
+        server_info: ServerInfo<'a>,
         defer_slots: Option<DeferSlots<'a>>,
     ) -> Self {
         let (window, commit) = match slot {
@@ -318,14 +318,13 @@ impl<'a> Outgoing<'a> {
         &mut self.w
     }
 
-    /// Starts the member `name` of the result object.
-    pub(crate) fn field(&mut self, name: &str) {
-        if !self.first_field {
-            self.w.raw(b",");
-        }
+    /// Starts the member `name` (a name that needs no escaping) of the result object.
+    pub(crate) fn field(&mut self, name: &'static str) {
+        debug_assert!(name.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\'));
+        self.w.raw(if self.first_field { b"\"" } else { b",\"" });
         self.first_field = false;
-        self.w.string(name);
-        self.w.raw(b":");
+        self.w.raw(name.as_bytes());
+        self.w.raw(b"\":");
     }
 
     /// Closes the result (adding the modern era's `resultType`, cache hints and `_meta.serverInfo`) and
@@ -333,7 +332,9 @@ impl<'a> Outgoing<'a> {
     pub(crate) fn finish(&mut self, cache: Option<CacheHints>) {
         if self.version.era() == Era::Modern {
             self.field("resultType");
-            self.w.string(self.result_type.as_str());
+            self.w.raw(b"\"");
+            self.w.raw(self.result_type.as_str().as_bytes());
+            self.w.raw(b"\"");
             if let Some(cache) = cache {
                 self.field("ttlMs");
                 self.w.u64(cache.ttl_ms);
