@@ -93,13 +93,13 @@ impl<'a, const OUTBOUND: usize> Endpoint<'a, OUTBOUND> {
     }
 
     /// The next received message, if the role can take it now. Input waits while
-    /// [`Limits::write_threshold`] bytes of output wait (so a pipelining peer reads its first answers
+    /// `write_threshold` bytes of output wait ([`Limits::write_threshold`], which the role may lift) (so a pipelining peer reads its first answers
     /// while the rest are computed). `needs_room` tells, per message, whether serving it writes an
     /// answer: a server answers every request (and errors to anything unusable), a client must go on
     /// reading answers and notifications while its transmit queue is full and only needs room for a
     /// request from its peer. A message that needs room when no answer fits stays buffered (`Held`).
-    pub(crate) fn next_frame(&mut self, needs_room: impl Fn(&[u8]) -> bool) -> Next {
-        if self.out.tx.capacity() - self.out.tx.free() >= self.out.limits.write_threshold.max(1) {
+    pub(crate) fn next_frame(&mut self, write_threshold: usize, needs_room: impl Fn(&[u8]) -> bool) -> Next {
+        if self.out.tx.capacity() - self.out.tx.free() >= write_threshold.max(1) {
             return Next::Held;
         }
         let room = self.out.has_answer_room(StreamId::BYTE_STREAM);

@@ -25,7 +25,6 @@ pub(crate) enum Eof {
 pub(crate) struct Outbox<'a, const OUTBOUND: usize> {
     pub(crate) tx: TxQueue<'a>,
     pub(crate) outbound: OutboundTable<OUTBOUND>,
-    pub(crate) limits: Limits,
     pub(crate) eof: Eof,
     /// Where notifications and requests to the peer go unless a route is given.
     pub(crate) notify_route: Route,
@@ -37,7 +36,7 @@ pub(crate) struct Outbox<'a, const OUTBOUND: usize> {
 impl<'a, const OUTBOUND: usize> Outbox<'a, OUTBOUND> {
     pub(crate) fn new(tx: TxQueue<'a>, limits: Limits) -> Self {
         let window = limits.max_response.min(tx.capacity()).max(MIN_RESPONSE_WINDOW.min(tx.capacity()));
-        Outbox { tx, outbound: OutboundTable::new(), limits, eof: Eof::Open, notify_route: Route::BYTE_STREAM, window }
+        Outbox { tx, outbound: OutboundTable::new(), eof: Eof::Open, notify_route: Route::BYTE_STREAM, window }
     }
 
     /// Bytes one message may take in the transmit buffer: [`Limits::max_response`], clamped to the
@@ -48,6 +47,7 @@ impl<'a, const OUTBOUND: usize> Outbox<'a, OUTBOUND> {
 
     /// Whether an answer to a message received on `stream` fits now: a whole window is free and the
     /// queue can take a record for the stream.
+    #[inline(always)]
     pub(crate) fn has_answer_room(&self, stream: crate::endpoint::StreamId) -> bool {
         self.tx.free() >= self.window && self.window >= MIN_RESPONSE_WINDOW && self.tx.has_record_room(stream)
     }

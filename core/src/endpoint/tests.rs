@@ -118,7 +118,7 @@ fn with_a_full_transmit_queue_answers_and_notifications_are_read_and_requests_wa
     // A server needs room for every message: it takes none.
     let mut taken = Vec::new();
     loop {
-        match ep.next_frame(is_request) {
+        match ep.next_frame(usize::MAX, is_request) {
             Next::Frame(frame) => taken.push(ep.rx.frame(frame).to_vec()),
             Next::Held => break,
             other => panic!("unexpected {other:?}"),
@@ -126,13 +126,13 @@ fn with_a_full_transmit_queue_answers_and_notifications_are_read_and_requests_wa
     }
     assert_eq!(taken.len(), 2, "the answer and the notification are read; the request waits");
     assert!(taken[0].ends_with(b"\"result\":{}}") && taken[1].ends_with(b"progress\"}"));
-    assert_eq!(ep.next_frame(is_request), Next::Held, "the request stays held while there is no room");
+    assert_eq!(ep.next_frame(usize::MAX, is_request), Next::Held, "the request stays held while there is no room");
     let _ = drain(&mut ep);
-    match ep.next_frame(is_request) {
+    match ep.next_frame(usize::MAX, is_request) {
         Next::Frame(frame) => assert_eq!(ep.rx.frame(frame), b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}"),
         other => panic!("unexpected {other:?}"),
     }
-    assert_eq!(ep.next_frame(is_request), Next::Empty);
+    assert_eq!(ep.next_frame(usize::MAX, is_request), Next::Empty);
 }
 
 #[test]
@@ -143,7 +143,7 @@ fn input_waits_while_the_write_threshold_of_output_waits() {
     let input = b"{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n";
     assert_eq!(ep.rx.push(input), input.len());
     ep.out.notify(Route::BYTE_STREAM, "notifications/x", None).unwrap();
-    assert_eq!(ep.next_frame(|_| false), Next::Held);
+    assert_eq!(ep.next_frame(10, |_| false), Next::Held);
     let _ = drain(&mut ep);
-    assert!(matches!(ep.next_frame(|_| false), Next::Frame(_)));
+    assert!(matches!(ep.next_frame(10, |_| false), Next::Frame(_)));
 }

@@ -119,9 +119,6 @@ pub struct LineBuffer<'a> {
     newline_after_buffer: bool,
     /// The only frame `frame` will serve bytes for.
     last_frame: Option<Frame>,
-    /// Where the last frame's line started and ended, and whether its `\n` came through the
-    /// one-byte slot: what [`unread`](Self::unread) restores.
-    last_line: (usize, usize, bool),
     /// Generation of the last frame handed out.
     generation: u32,
 }
@@ -136,13 +133,7 @@ impl<'a> LineBuffer<'a> {
     /// A decoder over `buf`, borrowed as in [`LineBuffer::new`] or, with `alloc`, owned (a
     /// `Box<[u8]>`; see [`Storage`]).
     pub fn with_storage(buf: impl Into<Storage<'a>>) -> Self {
-        LineBuffer {
-            rx: RxWindow::new(buf),
-            newline_after_buffer: false,
-            last_frame: None,
-            last_line: (0, 0, false),
-            generation: 0,
-        }
+        LineBuffer { rx: RxWindow::new(buf), newline_after_buffer: false, last_frame: None, generation: 0 }
     }
 
     /// The receive buffer, to reuse it (what it holds is dropped).
@@ -236,7 +227,6 @@ impl<'a> LineBuffer<'a> {
         }
         while let Some(line_end) = self.find_line_end() {
             let line_start = self.rx.start;
-            self.last_line = (line_start, line_end, line_end == self.rx.end);
             if line_end == self.rx.end {
                 // The `\n` arrived through the one-byte slot, after a full buffer.
                 self.newline_after_buffer = false;
@@ -265,12 +255,13 @@ impl<'a> LineBuffer<'a> {
     /// returns it again (an endpoint that cannot serve a message yet keeps it). Does nothing if
     /// another `&mut` call happened since. Its newline is not searched for again.
     pub fn unread(&mut self) {
-        if self.last_frame.take().is_none() {
-            return;
-        }
-        let (start, end, via_slot) = self.last_line;
-        self.rx.start = start;
-        self.rx.scan = if via_slot { self.rx.end } else { end };
+        let Some(frame) = self.last_frame.take() else { return };
+        // The line ends right after the frame's content, or after the `\r` stripped from it: at a
+        // `\n` in the buffer, or at `end` when the `\n` came through the one-byte slot.
+        let line_end = frame.end + usize::from(self.rx.buf.get(frame.end) == Some(&b'\r'));
+        let via_slot = line_end >= self.rx.end;
+        self.rx.start = frame.start;
+        self.rx.scan = if via_slot { self.rx.end } else { line_end };
         self.newline_after_buffer = via_slot;
         self.debug_check_invariants();
     }

@@ -323,8 +323,6 @@ impl<'a> Members<'a> {
     fn find_into(mut self, keys: &[&str], found: &mut [Option<Value<'a>>]) {
         let mut missing = found.len().min(keys.len());
         while let Some((name, value, plain)) = self.next_entry() {
-            // Whether the name has an escape, found once for all the keys.
-            let plain = plain || !name.raw().contains(&b'\\');
             for (slot, key) in found.iter_mut().zip(keys.iter().copied()) {
                 if slot.is_none() && name.is(plain, key) {
                     *slot = Some(value);

@@ -246,9 +246,9 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// (see [`Connection::transmit_blocked`](crate::connection::Connection::transmit_blocked)).
     pub fn transmit_blocked<H: Handler>(&mut self, now: Instant, handler: &mut H) -> (Option<Transmit<'_>>, &mut [u8]) {
         // The threshold exists to let output go first; while the writer is blocked it cannot.
-        let threshold = core::mem::replace(&mut self.ep.out.limits.write_threshold, usize::MAX);
+        let threshold = core::mem::replace(&mut self.config.limits.write_threshold, usize::MAX);
         self.process(now, handler);
-        self.ep.out.limits.write_threshold = threshold;
+        self.config.limits.write_threshold = threshold;
         let spare = if self.batch.is_some() || !self.ep.is_open() { &mut [][..] } else { self.ep.rx.spare() };
         (self.ep.out.tx.pending(), spare)
     }
@@ -460,7 +460,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                 self.announce_changes(handler);
                 continue;
             }
-            match self.ep.next_frame(|_| true) {
+            match self.ep.next_frame(self.config.limits.write_threshold, |_| true) {
                 Next::Frame(frame) => {
                     self.handle_frame(now, frame, handler, &mut spans);
                     self.announce_changes(handler);

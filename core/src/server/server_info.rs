@@ -2,27 +2,35 @@
 //!
 //! A 2026-07-28 server SHOULD add `io.modelcontextprotocol/serverInfo` to every result (the
 //! `_meta` of `Result` in the 2026-07-28 schema): it is the same text for every result of an
-//! engine, so the engine writes it once and every result copies it.
+//! engine, so with the `alloc` feature (a host serving many requests) the engine writes it once and
+//! every result copies it. Without `alloc` (firmware) nothing is kept: the 160 bytes of RAM per
+//! engine, and a wider reply on the stack, cost more there than writing it each time.
 
 use crate::json::JsonWriter;
 use crate::mcp::Implementation;
 use crate::version::ProtocolVersion;
 
 /// Longest `serverInfo` text kept; a longer one is written for each result.
+#[cfg(feature = "alloc")]
 const CAPACITY: usize = 160;
 
 /// The version whose fields the kept text has.
+#[cfg(feature = "alloc")]
 const VERSION: ProtocolVersion = ProtocolVersion::V2026_07_28;
 
-/// The `serverInfo` object as [`Implementation::write`] writes it for 2026-07-28, if it fits.
+/// The `serverInfo` object as [`Implementation::write`] writes it for 2026-07-28, if it fits (with
+/// `alloc`; nothing without).
 #[derive(Clone)]
 pub(crate) struct ServerInfoText {
+    #[cfg(feature = "alloc")]
     buf: [u8; CAPACITY],
+    #[cfg(feature = "alloc")]
     len: usize,
 }
 
 impl ServerInfoText {
     /// Writes `info` once; empty if it does not fit.
+    #[cfg(feature = "alloc")]
     pub(crate) fn new(info: &Implementation<'_>) -> Self {
         let mut buf = [0; CAPACITY];
         let mut w = JsonWriter::new(&mut buf);
@@ -31,9 +39,19 @@ impl ServerInfoText {
         ServerInfoText { buf, len }
     }
 
+    /// Keeps nothing (without `alloc`).
+    #[cfg(not(feature = "alloc"))]
+    pub(crate) fn new(_info: &Implementation<'_>) -> Self {
+        ServerInfoText {}
+    }
+
     /// What results answer with: `info` and this text of it.
     pub(crate) fn with<'a>(&'a self, info: &'a Implementation<'a>) -> ServerInfo<'a> {
-        ServerInfo { info, text: (self.len > 0).then(|| &self.buf[..self.len]) }
+        ServerInfo {
+            info,
+            #[cfg(feature = "alloc")]
+            text: (self.len > 0).then(|| &self.buf[..self.len]),
+        }
     }
 }
 
@@ -41,20 +59,23 @@ impl ServerInfoText {
 #[derive(Clone, Copy)]
 pub(crate) struct ServerInfo<'a> {
     info: &'a Implementation<'a>,
+    #[cfg(feature = "alloc")]
     text: Option<&'a [u8]>,
 }
 
 impl ServerInfo<'_> {
     /// Writes the `Implementation` object with the fields `version` has.
     pub(crate) fn write(&self, w: &mut JsonWriter<'_>, version: ProtocolVersion) {
-        match self.text {
-            Some(text) if version == VERSION => w.raw(text),
-            _ => self.info.write(w, version),
+        #[cfg(feature = "alloc")]
+        if let Some(text) = self.text.filter(|_| version == VERSION) {
+            w.raw(text);
+            return;
         }
+        self.info.write(w, version)
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "alloc"))]
 mod tests {
     use super::*;
 
