@@ -201,6 +201,33 @@ pub fn decode_value<'o>(value: &[u8], out: &'o mut [u8]) -> Result<&'o str, Head
     core::str::from_utf8(decoded).map_err(|_| HeaderValueError::InvalidEncoding)
 }
 
+/// Encodes `text` as an `Mcp-*` header value into `out`, as a client sends it (the inverse of
+/// [`decode_value`]): as it is when it is visible ASCII and spaces with no leading or trailing
+/// whitespace, else as `=?base64?<base64 of its UTF-8>?=`, as is a plain text that would read as
+/// that form. [`HeaderValueError::TooLong`] when `out` is too small.
+pub fn encode_value<'o>(text: &str, out: &'o mut [u8]) -> Result<&'o [u8], HeaderValueError> {
+    let bytes = text.as_bytes();
+    let plain = bytes.iter().all(|&b| b == b' ' || b.is_ascii_graphic())
+        && trim_ows(bytes).len() == bytes.len()
+        && encoded_payload(bytes).is_none();
+    if plain {
+        let dst = out.get_mut(..bytes.len()).ok_or(HeaderValueError::TooLong)?;
+        dst.copy_from_slice(bytes);
+        return Ok(dst);
+    }
+    const PREFIX: &[u8] = b"=?base64?";
+    let len = PREFIX.len() + bytes.len().div_ceil(3) * 4 + 2;
+    let dst = out.get_mut(..len).ok_or(HeaderValueError::TooLong)?;
+    let (head, rest) = dst.split_at_mut(PREFIX.len());
+    head.copy_from_slice(PREFIX);
+    let (body, tail) = rest.split_at_mut(rest.len() - 2);
+    for (input, output) in bytes.chunks(3).zip(body.chunks_exact_mut(4)) {
+        output.copy_from_slice(&crate::json::encode_base64_chunk(input));
+    }
+    tail.copy_from_slice(b"?=");
+    Ok(dst)
+}
+
 /// Room for one decoded `=?base64?…?=` value: zeroed only when such a value is decoded.
 pub(crate) type Scratch = Option<[u8; MAX_HEADER_VALUE_LEN]>;
 
@@ -323,6 +350,29 @@ fn parse_integer(text: &[u8]) -> Option<i64> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn encoded_values_decode_to_what_was_encoded() {
+        let mut out = [0u8; 128];
+        let mut back = [0u8; 128];
+        for (text, plain) in [
+            ("tools/call", true),
+            ("a b", true),
+            ("", true),
+            (" leading", false),
+            ("trailing\t", false),
+            ("héllo", false),
+            ("line\nbreak", false),
+            ("=?base64?aGk=?=", false),
+            ("=?BASE64?x?=", false),
+        ] {
+            let encoded = encode_value(text, &mut out).unwrap().to_vec();
+            assert_eq!(encoded == text.as_bytes(), plain, "{text:?} -> {:?}", core::str::from_utf8(&encoded));
+            assert_eq!(decode_value(&encoded, &mut back), Ok(text), "{text:?}");
+        }
+        assert_eq!(encode_value("héllo", &mut out[..10]), Err(HeaderValueError::TooLong));
+        assert_eq!(encode_value("plain", &mut out[..4]), Err(HeaderValueError::TooLong));
+    }
+
     use super::*;
 
     fn decode(value: &str) -> Result<std::string::String, HeaderValueError> {

@@ -51,8 +51,8 @@ mod status;
 
 pub use auth::{RESOURCE_METADATA_PATH, bearer_token, is_resource_metadata_path, write_challenge};
 pub use header::{
-    HeaderIndex, HeaderList, HeaderValueError, Headers, MAX_HEADER_VALUE_LEN, decode_value, matches_value, name,
-    trim_ows,
+    HeaderIndex, HeaderList, HeaderValueError, Headers, MAX_HEADER_VALUE_LEN, decode_value, encode_value,
+    matches_value, name, trim_ows,
 };
 pub use origin::{HostPolicy, LOOPBACK_HOSTS};
 pub use param::{

@@ -468,7 +468,7 @@ fn escape_sequence(byte: u8) -> ([u8; MAX_ESCAPE_LEN], usize) {
 }
 
 /// Base64 of one to three input bytes, padded with `=`.
-fn encode_base64_chunk(input: &[u8]) -> [u8; 4] {
+pub(crate) fn encode_base64_chunk(input: &[u8]) -> [u8; 4] {
     let byte = |index: usize| input.get(index).copied();
     let group =
         u32::from(byte(0).unwrap_or(0)) << 16 | u32::from(byte(1).unwrap_or(0)) << 8 | u32::from(byte(2).unwrap_or(0));
