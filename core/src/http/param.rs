@@ -79,7 +79,11 @@ fn check<'b, H: Headers + ?Sized, A: ToolSchemas + ?Sized>(
     if !method.eq_str("tools/call") {
         return Ok(());
     }
-    let [name, arguments] = params.map_or([None; 2], |p| p.members_spanned(spans).find_all(["name", "arguments"]));
+    let picked = parsed.filter(|p| p.max_depth() == BODY_DEPTH).and_then(ParsedMessage::picked);
+    let [name, arguments] = match picked {
+        Some(p) => [p.params.get("name"), p.params.get("arguments")],
+        None => params.map_or([None; 2], |p| p.members_spanned(spans).find_all(["name", "arguments"])),
+    };
     let Some(name) = name.and_then(|n| n.as_str()) else { return Ok(()) };
     let tool = (0..).map_while(|i| handler.tool_schema(i)).find(|(tool, _)| name.eq_str(tool));
     let Some((_, schema)) = tool else { return Ok(()) };

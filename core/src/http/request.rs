@@ -311,8 +311,12 @@ pub fn plan_post_parsed<'b, H: Headers + ?Sized>(
         _ => (None, None, None),
     };
     let is_request = id.is_some() || message.is_none();
-    let [meta, name_param, uri_param] =
-        params.map_or([None; 3], |p| p.members_spanned(spans).find_all(["_meta", "name", "uri"]));
+    // What the engine reads of `params` and `_meta` was found once, when the body was validated.
+    let picked = body.picked();
+    let [meta, name_param, uri_param] = match picked {
+        Some(p) => [p.params.get("_meta"), p.params.get("name"), p.params.get("uri")],
+        None => params.map_or([None; 3], |p| p.members_spanned(spans).find_all(["_meta", "name", "uri"])),
+    };
     let meta = meta.filter(|m| m.kind() == Kind::Object);
     let modern_meta =
         meta.is_some_and(|m| m.members_spanned(spans).any(|(k, _)| k.raw().starts_with(b"io.modelcontextprotocol/")));
@@ -353,14 +357,17 @@ pub fn plan_post_parsed<'b, H: Headers + ?Sized>(
             id,
         ));
     }
-    let [meta_version, meta_capabilities, progress_token, log_level] = meta.map_or([None; 4], |m| {
-        m.members_spanned(spans).find_all([
-            "io.modelcontextprotocol/protocolVersion",
-            "io.modelcontextprotocol/clientCapabilities",
-            "progressToken",
-            "io.modelcontextprotocol/logLevel",
-        ])
-    });
+    let [meta_version, meta_capabilities, progress_token, log_level] = match picked {
+        Some(p) => [p.meta.protocol_version, p.meta.client_capabilities, p.meta.progress_token, p.meta.log_level],
+        None => meta.map_or([None; 4], |m| {
+            m.members_spanned(spans).find_all([
+                "io.modelcontextprotocol/protocolVersion",
+                "io.modelcontextprotocol/clientCapabilities",
+                "progressToken",
+                "io.modelcontextprotocol/logLevel",
+            ])
+        }),
+    };
     if is_request
         && (meta_version.is_none_or(|v| v.kind() != Kind::String)
             || meta_capabilities.is_none_or(|c| c.kind() != Kind::Object))

@@ -12,7 +12,7 @@ use crate::jsonrpc::{EnvelopeError, ErrorMessage, Id, Message, WriteId, classify
 use crate::mcp::meta::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, Meta};
 use crate::mcp::{ClientCapabilities, ServerCapabilities};
 use crate::server::handler::RequestContext;
-use crate::server::params::Params;
+use crate::server::params::{Params, Picked};
 use crate::server::reply::{DeferSlots, InFlight, Outgoing, ReplyId, ReplyKind};
 use crate::server::server_info::ServerInfo;
 use crate::server::{Config, Event, Handler, Received, Session};
@@ -113,20 +113,22 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// Answers one message (a whole frame, or one element of a batch).
     /// `spans`: what the validator recorded of `value`'s document ([`json::parse_spanned`]).
     pub(crate) fn handle_message<'v>(&mut self, value: Value<'v>, in_batch: bool, spans: &'v Spans) -> Received {
-        self.handle_classified(classify_spanned(value, Some(spans)), in_batch, spans)
+        self.handle_classified(classify_spanned(value, Some(spans)), in_batch, spans, None)
     }
 
     /// [`Parts::handle_message`] of a message classified already (`message`, what
-    /// [`classify_spanned`] makes of it).
+    /// [`classify_spanned`] makes of it), with what was found in its `params` already (`picked`,
+    /// as [`ParsedMessage`](crate::jsonrpc::ParsedMessage) keeps it) if it was.
     pub(crate) fn handle_classified<'v>(
         &mut self,
         message: Result<Message<'v>, EnvelopeError<'v>>,
         in_batch: bool,
         spans: &'v Spans,
+        picked: Option<&Picked<'v>>,
     ) -> Received {
         match message {
             Ok(Message::Request { id, method, params }) => {
-                self.handle_request(id, method, params, in_batch, spans);
+                self.handle_request(id, method, params, in_batch, spans, picked);
                 Received::Request
             }
             Ok(Message::Notification { method, params }) => {
@@ -221,6 +223,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         params: Option<Value<'v>>,
         in_batch: bool,
         spans: &'v Spans,
+        picked: Option<&Picked<'v>>,
     ) {
         let mut method_buf = [0u8; 64];
         let method = plain_or_unescaped(method, &mut method_buf).unwrap_or("");
@@ -228,12 +231,12 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             let _ = params;
             return self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"params\" must be an object"));
         }
-        let params = Params::new(params, spans);
+        let params = picked.map_or_else(|| Params::new(params, spans), |p| p.params);
         let meta = params.get("_meta");
         if meta.is_some_and(|m| m.kind() != Kind::Object) {
             return self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"_meta\" must be an object"));
         }
-        let picked = Meta::new(meta, spans);
+        let picked = picked.map_or_else(|| Meta::new(meta, spans), |p| p.meta);
         let is_modern = picked.is_modern();
         let version = if is_modern {
             match self.modern_version(id, &picked) {
