@@ -296,7 +296,9 @@ pub fn plan_post_parsed<'b, H: Headers + ?Sized>(
     }
     let accept = accepted(headers.get(name::ACCEPT));
     let version_header = headers.get(name::PROTOCOL_VERSION).map(header::trim_ows);
-    let header_version = version_header.and_then(|v| core::str::from_utf8(v).ok()).and_then(ProtocolVersion::from_wire);
+    // Matched as bytes: a value that equals a version's name is UTF-8 (no check of its own needed).
+    let header_version =
+        version_header.and_then(|v| ProtocolVersion::ALL.into_iter().find(|known| known.as_str().as_bytes() == v));
     // Walked by reading the validator's record of its shallow members (see `json::Spans`).
     let Ok(value) = body.value() else {
         // Unparsable: the engine answers it (-32700 / -32600).
