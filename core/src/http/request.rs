@@ -313,6 +313,8 @@ pub fn plan_post_parsed<'b, H: Headers + ?Sized>(
         _ => (None, None, None),
     };
     let is_request = id.is_some() || message.is_none();
+    // The method is compared several times: whether it has an escape is looked up once.
+    let plain = method.is_some_and(|m| !m.raw().contains(&b'\\'));
     // What the engine reads of `params` and `_meta` was found once, when the body was validated.
     let picked = body.picked();
     let [meta, name_param, uri_param] = match picked {
@@ -340,7 +342,7 @@ pub fn plan_post_parsed<'b, H: Headers + ?Sized>(
         if value.kind() == Kind::Array {
             return Err(Rejection::error(400, code::INVALID_REQUEST, "Bad Request: batches need a session"));
         }
-        if method.is_some_and(|m| m.eq_str("initialize")) && id.is_some() {
+        if method.is_some_and(|m| m.is(plain, "initialize")) && id.is_some() {
             return Ok(PostPlan { serve: Serve::NewSession, framing: legacy_framing, is_request });
         }
         return Err(Rejection::with_id(
@@ -390,12 +392,12 @@ pub fn plan_post_parsed<'b, H: Headers + ?Sized>(
     if let Some(method) = method {
         let mut scratch = None;
         let got = header_text(headers, name::METHOD, &mut scratch).map_err(|_| mismatch(BAD_VALUE))?;
-        if !got.is_some_and(|got| method.eq_bytes(got)) {
+        if !got.is_some_and(|got| if plain { method.raw() == got } else { method.eq_bytes(got) }) {
             return Err(mismatch("Header mismatch: Mcp-Method differs from the body's method"));
         }
-        let named = if method.eq_str("tools/call") || method.eq_str("prompts/get") {
+        let named = if method.is(plain, "tools/call") || method.is(plain, "prompts/get") {
             Some(name_param)
-        } else if method.eq_str("resources/read") {
+        } else if method.is(plain, "resources/read") {
             Some(uri_param)
         } else {
             None
@@ -411,7 +413,7 @@ pub fn plan_post_parsed<'b, H: Headers + ?Sized>(
         }
     }
     let streams =
-        progress_token.is_some() || log_level.is_some() || method.is_some_and(|m| m.eq_str("subscriptions/listen"));
+        progress_token.is_some() || log_level.is_some() || method.is_some_and(|m| m.is(plain, "subscriptions/listen"));
     let framing = if accept.sse && (streams || !accept.json) { Framing::Sse } else { Framing::Body };
     Ok(PostPlan { serve: Serve::Stateless, framing, is_request })
 }
