@@ -285,6 +285,8 @@ pub struct ParsedMessage<'a> {
     spans: crate::json::Spans,
     /// The classification of `value` (when it is a document), made once for every reader.
     message: Option<Result<Message<'a>, EnvelopeError<'a>>>,
+    /// What the readers look up in a request's or notification's `params` and `_meta`, found once.
+    picked: Option<crate::server::params::Picked<'a>>,
 }
 
 impl<'a> ParsedMessage<'a> {
@@ -293,7 +295,12 @@ impl<'a> ParsedMessage<'a> {
         let mut spans = crate::json::Spans::default();
         let value = crate::json::parse_spanned(bytes, max_depth, &mut spans);
         let message = value.ok().map(|value| classify_recorded(value, &spans));
-        ParsedMessage { bytes, max_depth, value, spans, message }
+        let params = match message {
+            Some(Ok(Message::Request { params, .. } | Message::Notification { params, .. })) => params,
+            _ => None,
+        };
+        let picked = params.and_then(|params| crate::server::params::Picked::new(params, &spans));
+        ParsedMessage { bytes, max_depth, value, spans, message, picked }
     }
 
     /// The body as received.
@@ -314,6 +321,11 @@ impl<'a> ParsedMessage<'a> {
     /// The validator's record of the document.
     pub(crate) fn spans(&self) -> &crate::json::Spans {
         &self.spans
+    }
+
+    /// The members of the message's `params` (when an object) and `_meta` the readers look up.
+    pub(crate) fn picked(&self) -> Option<&crate::server::params::Picked<'a>> {
+        self.picked.as_ref()
     }
 
     /// The document classified as a JSON-RPC message ([`classify`]); `None` if it is not a document.

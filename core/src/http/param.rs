@@ -56,6 +56,13 @@ fn check<'b, H: Headers + ?Sized, A: ToolSchemas + ?Sized>(
     parsed: Option<&ParsedMessage<'b>>,
     handler: &A,
 ) -> Result<(), Rejection<'b>> {
+    // Every refusal needs a body that is a `tools/call` of a tool whose schema may name a header:
+    // when the body read already says it is not one, no header is read.
+    if let Some(parsed) = parsed.filter(|p| p.max_depth() == BODY_DEPTH)
+        && !may_name_headers(parsed, handler)
+    {
+        return Ok(());
+    }
     let mut scratch = None;
     if !matches!(header_text(headers, name::METHOD, &mut scratch), Ok(Some(b"tools/call"))) {
         return Ok(());
@@ -79,7 +86,11 @@ fn check<'b, H: Headers + ?Sized, A: ToolSchemas + ?Sized>(
     if !method.eq_str("tools/call") {
         return Ok(());
     }
-    let [name, arguments] = params.map_or([None; 2], |p| p.members_spanned(spans).find_all(["name", "arguments"]));
+    let picked = parsed.filter(|p| p.max_depth() == BODY_DEPTH).and_then(ParsedMessage::picked);
+    let [name, arguments] = match picked {
+        Some(p) => [p.params.get("name"), p.params.get("arguments")],
+        None => params.map_or([None; 2], |p| p.members_spanned(spans).find_all(["name", "arguments"])),
+    };
     let Some(name) = name.and_then(|n| n.as_str()) else { return Ok(()) };
     let tool = (0..).map_while(|i| handler.tool_schema(i)).find(|(tool, _)| name.eq_str(tool));
     let Some((_, schema)) = tool else { return Ok(()) };
@@ -123,6 +134,19 @@ fn check<'b, H: Headers + ?Sized, A: ToolSchemas + ?Sized>(
         }
     }
     Ok(())
+}
+
+/// Whether `parsed` is a `tools/call` of a tool in `handler`'s table whose schema may name a header
+/// (shows `x-mcp-header`, or escapes something): what [`check`] reads of the body, in its order.
+fn may_name_headers<A: ToolSchemas + ?Sized>(parsed: &ParsedMessage<'_>, handler: &A) -> bool {
+    if !matches!(parsed.message(), Some(Ok(Message::Request { method, .. })) if method.eq_str("tools/call")) {
+        return false;
+    }
+    let name = parsed.picked().and_then(|p| p.params.get("name")).and_then(|n| n.as_str());
+    let Some(name) = name else { return false };
+    let plain = !name.raw().contains(&b'\\');
+    let tool = (0..).map_while(|i| handler.tool_schema(i)).find(|(tool, _)| name.is(plain, tool));
+    tool.is_some_and(|(_, schema)| schema.contains("x-mcp-header") || schema.contains('\\'))
 }
 
 #[cfg(test)]
@@ -196,6 +220,35 @@ mod tests {
         for named in [&b"nope"[..], b"plain"] {
             let unread = [("Mcp-Method", &b"tools/call"[..]), ("Mcp-Name", named)];
             assert!(check_param_headers(&HeaderList(&unread), body.as_bytes(), &App).is_ok(), "{named:?}");
+        }
+    }
+
+    #[test]
+    fn a_parsed_body_is_checked_as_its_bytes_are() {
+        let bodies = [
+            call(r#"{"region":"eu"}"#),
+            call(r#"{}"#),
+            std::string::String::from(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"plain"}}"#),
+            std::string::String::from(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[1]}"#),
+            std::string::String::from(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"name":"lookup"}}"#),
+            std::string::String::from(r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"lookup"}}"#),
+        ];
+        let headers: [&[(&str, &[u8])]; 4] =
+            [&[], &[("Mcp-Param-Region", b"eu")], &[("Mcp-Param-Region", b"us")], &[("Mcp-Param-N", b"1")]];
+        for body in &bodies {
+            for pairs in headers {
+                for named in [&b"lookup"[..], b"plain", b"nope"] {
+                    let mut all = std::vec![("Mcp-Method", &b"tools/call"[..]), ("Mcp-Name", named)];
+                    all.extend_from_slice(pairs);
+                    let list = HeaderList(&all);
+                    let expected = check_param_headers(&list, body.as_bytes(), &App).map_err(|r| r.status);
+                    for depth in [BODY_DEPTH, 8] {
+                        let parsed = ParsedMessage::parse(body.as_bytes(), depth);
+                        let got = check_param_headers_parsed(&list, &parsed, &App).map_err(|r| r.status);
+                        assert_eq!(got, expected, "{body} {pairs:?} {named:?} {depth}");
+                    }
+                }
+            }
         }
     }
 

@@ -296,7 +296,9 @@ pub fn plan_post_parsed<'b, H: Headers + ?Sized>(
     }
     let accept = accepted(headers.get(name::ACCEPT));
     let version_header = headers.get(name::PROTOCOL_VERSION).map(header::trim_ows);
-    let header_version = version_header.and_then(|v| core::str::from_utf8(v).ok()).and_then(ProtocolVersion::from_wire);
+    // Matched as bytes: a value that equals a version's name is UTF-8 (no check of its own needed).
+    let header_version =
+        version_header.and_then(|v| ProtocolVersion::ALL.into_iter().find(|known| known.as_str().as_bytes() == v));
     // Walked by reading the validator's record of its shallow members (see `json::Spans`).
     let Ok(value) = body.value() else {
         // Unparsable: the engine answers it (-32700 / -32600).
@@ -311,8 +313,14 @@ pub fn plan_post_parsed<'b, H: Headers + ?Sized>(
         _ => (None, None, None),
     };
     let is_request = id.is_some() || message.is_none();
-    let [meta, name_param, uri_param] =
-        params.map_or([None; 3], |p| p.members_spanned(spans).find_all(["_meta", "name", "uri"]));
+    // The method is compared several times: whether it has an escape is looked up once.
+    let plain = method.is_some_and(|m| !m.raw().contains(&b'\\'));
+    // What the engine reads of `params` and `_meta` was found once, when the body was validated.
+    let picked = body.picked();
+    let [meta, name_param, uri_param] = match picked {
+        Some(p) => [p.params.get("_meta"), p.params.get("name"), p.params.get("uri")],
+        None => params.map_or([None; 3], |p| p.members_spanned(spans).find_all(["_meta", "name", "uri"])),
+    };
     let meta = meta.filter(|m| m.kind() == Kind::Object);
     let modern_meta =
         meta.is_some_and(|m| m.members_spanned(spans).any(|(k, _)| k.raw().starts_with(b"io.modelcontextprotocol/")));
@@ -334,7 +342,7 @@ pub fn plan_post_parsed<'b, H: Headers + ?Sized>(
         if value.kind() == Kind::Array {
             return Err(Rejection::error(400, code::INVALID_REQUEST, "Bad Request: batches need a session"));
         }
-        if method.is_some_and(|m| m.eq_str("initialize")) && id.is_some() {
+        if method.is_some_and(|m| m.is(plain, "initialize")) && id.is_some() {
             return Ok(PostPlan { serve: Serve::NewSession, framing: legacy_framing, is_request });
         }
         return Err(Rejection::with_id(
@@ -353,14 +361,17 @@ pub fn plan_post_parsed<'b, H: Headers + ?Sized>(
             id,
         ));
     }
-    let [meta_version, meta_capabilities, progress_token, log_level] = meta.map_or([None; 4], |m| {
-        m.members_spanned(spans).find_all([
-            "io.modelcontextprotocol/protocolVersion",
-            "io.modelcontextprotocol/clientCapabilities",
-            "progressToken",
-            "io.modelcontextprotocol/logLevel",
-        ])
-    });
+    let [meta_version, meta_capabilities, progress_token, log_level] = match picked {
+        Some(p) => [p.meta.protocol_version, p.meta.client_capabilities, p.meta.progress_token, p.meta.log_level],
+        None => meta.map_or([None; 4], |m| {
+            m.members_spanned(spans).find_all([
+                "io.modelcontextprotocol/protocolVersion",
+                "io.modelcontextprotocol/clientCapabilities",
+                "progressToken",
+                "io.modelcontextprotocol/logLevel",
+            ])
+        }),
+    };
     if is_request
         && (meta_version.is_none_or(|v| v.kind() != Kind::String)
             || meta_capabilities.is_none_or(|c| c.kind() != Kind::Object))
@@ -381,12 +392,12 @@ pub fn plan_post_parsed<'b, H: Headers + ?Sized>(
     if let Some(method) = method {
         let mut scratch = None;
         let got = header_text(headers, name::METHOD, &mut scratch).map_err(|_| mismatch(BAD_VALUE))?;
-        if !got.is_some_and(|got| method.eq_bytes(got)) {
+        if !got.is_some_and(|got| if plain { method.raw() == got } else { method.eq_bytes(got) }) {
             return Err(mismatch("Header mismatch: Mcp-Method differs from the body's method"));
         }
-        let named = if method.eq_str("tools/call") || method.eq_str("prompts/get") {
+        let named = if method.is(plain, "tools/call") || method.is(plain, "prompts/get") {
             Some(name_param)
-        } else if method.eq_str("resources/read") {
+        } else if method.is(plain, "resources/read") {
             Some(uri_param)
         } else {
             None
@@ -402,7 +413,7 @@ pub fn plan_post_parsed<'b, H: Headers + ?Sized>(
         }
     }
     let streams =
-        progress_token.is_some() || log_level.is_some() || method.is_some_and(|m| m.eq_str("subscriptions/listen"));
+        progress_token.is_some() || log_level.is_some() || method.is_some_and(|m| m.is(plain, "subscriptions/listen"));
     let framing = if accept.sse && (streams || !accept.json) { Framing::Sse } else { Framing::Body };
     Ok(PostPlan { serve: Serve::Stateless, framing, is_request })
 }

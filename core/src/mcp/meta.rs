@@ -39,6 +39,22 @@ impl<'a> Meta<'a> {
         Meta { protocol_version, client_capabilities, client_info, progress_token, log_level }
     }
 
+    /// [`Meta::new`] of an object `meta` with a record that does not live as long as it: what it
+    /// keeps borrows `meta`, not the record.
+    pub(crate) fn recorded(meta: Value<'a>, spans: &Spans) -> Self {
+        let [protocol_version, client_capabilities, client_info, progress_token, log_level] = meta
+            .members_spanned(spans)
+            .find_all([
+                META_PROTOCOL_VERSION,
+                META_CLIENT_CAPABILITIES,
+                META_CLIENT_INFO,
+                "progressToken",
+                META_LOG_LEVEL,
+            ])
+            .map(|v| v.map(|v| v.within(meta)));
+        Meta { protocol_version, client_capabilities, client_info, progress_token, log_level }
+    }
+
     /// Whether the request is a 2026-07-28 one: its `_meta` names a version, capabilities or client.
     pub(crate) fn is_modern(&self) -> bool {
         self.protocol_version.is_some() || self.client_capabilities.is_some() || self.client_info.is_some()

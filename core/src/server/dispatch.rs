@@ -12,7 +12,7 @@ use crate::jsonrpc::{EnvelopeError, ErrorMessage, Id, Message, WriteId, classify
 use crate::mcp::meta::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, Meta};
 use crate::mcp::{ClientCapabilities, ServerCapabilities};
 use crate::server::handler::RequestContext;
-use crate::server::params::Params;
+use crate::server::params::{Params, Picked};
 use crate::server::reply::{DeferSlots, InFlight, Outgoing, ReplyId, ReplyKind};
 use crate::server::server_info::ServerInfo;
 use crate::server::{Config, Event, Handler, Received, Session};
@@ -113,20 +113,22 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// Answers one message (a whole frame, or one element of a batch).
     /// `spans`: what the validator recorded of `value`'s document ([`json::parse_spanned`]).
     pub(crate) fn handle_message<'v>(&mut self, value: Value<'v>, in_batch: bool, spans: &'v Spans) -> Received {
-        self.handle_classified(classify_spanned(value, Some(spans)), in_batch, spans)
+        self.handle_classified(classify_spanned(value, Some(spans)), in_batch, spans, None)
     }
 
     /// [`Parts::handle_message`] of a message classified already (`message`, what
-    /// [`classify_spanned`] makes of it).
+    /// [`classify_spanned`] makes of it), with what was found in its `params` already (`picked`,
+    /// as [`ParsedMessage`](crate::jsonrpc::ParsedMessage) keeps it) if it was.
     pub(crate) fn handle_classified<'v>(
         &mut self,
         message: Result<Message<'v>, EnvelopeError<'v>>,
         in_batch: bool,
         spans: &'v Spans,
+        picked: Option<&Picked<'v>>,
     ) -> Received {
         match message {
             Ok(Message::Request { id, method, params }) => {
-                self.handle_request(id, method, params, in_batch, spans);
+                self.handle_request(id, method, params, in_batch, spans, picked);
                 Received::Request
             }
             Ok(Message::Notification { method, params }) => {
@@ -221,19 +223,25 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         params: Option<Value<'v>>,
         in_batch: bool,
         spans: &'v Spans,
+        picked: Option<&Picked<'v>>,
     ) {
         let mut method_buf = [0u8; 64];
-        let method = plain_or_unescaped(method, &mut method_buf).unwrap_or("");
+        // Dispatched on its bytes: without escapes the raw bytes are the name (the validator checked
+        // they are UTF-8; compared with the names they need no second check).
+        let method = match method.raw() {
+            raw if !raw.contains(&b'\\') => raw,
+            _ => method.unescape_into(&mut method_buf).unwrap_or("").as_bytes(),
+        };
         if let Some(params) = params.filter(|p| p.kind() != Kind::Object) {
             let _ = params;
             return self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"params\" must be an object"));
         }
-        let params = Params::new(params, spans);
+        let params = picked.map_or_else(|| Params::new(params, spans), |p| p.params);
         let meta = params.get("_meta");
         if meta.is_some_and(|m| m.kind() != Kind::Object) {
             return self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"_meta\" must be an object"));
         }
-        let picked = Meta::new(meta, spans);
+        let picked = picked.map_or_else(|| Meta::new(meta, spans), |p| p.meta);
         let is_modern = picked.is_modern();
         let version = if is_modern {
             match self.modern_version(id, &picked) {
@@ -248,7 +256,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 Some(version) if self.check_log_level(id, picked.log_level) => version,
                 _ => return,
             }
-        } else if method == "initialize" {
+        } else if method == b"initialize" {
             if in_batch {
                 return self.reject(
                     Some(&id),
@@ -260,7 +268,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         } else {
             match *self.session {
                 Session::Legacy { version, .. } => version,
-                Session::None if method == "ping" => ProtocolVersion::LATEST_LEGACY,
+                Session::None if method == b"ping" => ProtocolVersion::LATEST_LEGACY,
                 Session::None => {
                     return self.reject(
                         Some(&id),
@@ -312,7 +320,11 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             return None;
         }
         let mut buf = [0u8; 32];
-        let version = plain_or_unescaped(requested, &mut buf).and_then(ProtocolVersion::from_wire);
+        // Matched as bytes when it has no escape (the validator checked they are UTF-8).
+        let version = match requested.raw() {
+            raw if !raw.contains(&b'\\') => ProtocolVersion::ALL.into_iter().find(|v| v.as_str().as_bytes() == raw),
+            _ => requested.unescape_into(&mut buf).and_then(ProtocolVersion::from_wire),
+        };
         match version.filter(|v| v.era() == Era::Modern) {
             Some(version) => Some(version),
             None => {
@@ -349,11 +361,12 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         }
     }
 
-    fn method_not_found(&mut self, id: Id<'_>, method: &str, version: ProtocolVersion) {
+    fn method_not_found(&mut self, id: Id<'_>, method: &[u8], version: ProtocolVersion) {
+        let method = core::str::from_utf8(method).unwrap_or("");
         self.reject(Some(&id), code::METHOD_NOT_FOUND, format_args!("{method} (protocol version {version})"));
     }
 
-    fn dispatch(&mut self, id: Id<'_>, method: &str, params: &Params<'_>, context: RequestContext<'_>) {
+    fn dispatch(&mut self, id: Id<'_>, method: &[u8], params: &Params<'_>, context: RequestContext<'_>) {
         let version = context.version;
         let modern = version.era() == Era::Modern;
         let capabilities = self.capabilities();
@@ -362,23 +375,23 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let has_prompts = capabilities.prompts.is_some();
         let subscribe = capabilities.resources.is_some_and(|r| r.subscribe);
         match method {
-            "server/discover" if modern => self.discover(id),
-            "ping" if !modern => {
+            b"server/discover" if modern => self.discover(id),
+            b"ping" if !modern => {
                 let mut out = self.open(id, version);
                 out.finish(None);
             }
-            "completion/complete" if capabilities.completions => self.complete(id, params, context),
-            "logging/setLevel" if !modern && capabilities.logging => self.set_level(id, params, context),
-            "resources/subscribe" if !modern && subscribe => self.subscribe(id, params, context, true),
-            "resources/unsubscribe" if !modern && subscribe => self.subscribe(id, params, context, false),
-            "subscriptions/listen" if modern => self.listen(id, params, context),
-            "tools/list" if has_tools => self.list_tools(id, params, version),
-            "tools/call" if has_tools => self.call_tool(id, params, context),
-            "resources/list" if has_resources => self.list_resources(id, params, version),
-            "resources/templates/list" if has_resources => self.list_resource_templates(id, params, version),
-            "resources/read" if has_resources => self.read_resource(id, params, context),
-            "prompts/list" if has_prompts => self.list_prompts(id, params, version),
-            "prompts/get" if has_prompts => self.get_prompt(id, params, context),
+            b"completion/complete" if capabilities.completions => self.complete(id, params, context),
+            b"logging/setLevel" if !modern && capabilities.logging => self.set_level(id, params, context),
+            b"resources/subscribe" if !modern && subscribe => self.subscribe(id, params, context, true),
+            b"resources/unsubscribe" if !modern && subscribe => self.subscribe(id, params, context, false),
+            b"subscriptions/listen" if modern => self.listen(id, params, context),
+            b"tools/list" if has_tools => self.list_tools(id, params, version),
+            b"tools/call" if has_tools => self.call_tool(id, params, context),
+            b"resources/list" if has_resources => self.list_resources(id, params, version),
+            b"resources/templates/list" if has_resources => self.list_resource_templates(id, params, version),
+            b"resources/read" if has_resources => self.read_resource(id, params, context),
+            b"prompts/list" if has_prompts => self.list_prompts(id, params, version),
+            b"prompts/get" if has_prompts => self.get_prompt(id, params, context),
             _ => self.method_not_found(id, method, version),
         }
     }

@@ -195,8 +195,8 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             );
             return Ok(Received::Invalid);
         }
-        let received = match parsed.and_then(ParsedMessage::message) {
-            Some(classified) => parts.handle_classified(classified, false, spans),
+        let received = match parsed.and_then(|p| Some((p.message()?, p.picked()))) {
+            Some((classified, picked)) => parts.handle_classified(classified, false, spans, picked),
             None => parts.handle_message(value, false, spans),
         };
         self.announce_changes(handler);

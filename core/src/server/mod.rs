@@ -23,7 +23,7 @@ mod methods;
 mod notify;
 #[cfg(feature = "alloc")]
 mod owned;
-mod params;
+pub(crate) mod params;
 #[cfg(feature = "alloc")]
 pub mod registry;
 pub mod reply;

@@ -5,7 +5,8 @@
 //! time). [`Params`] walks it once ([`Value::get_all`]) for the keys the common requests read and
 //! falls back to a walk for any other key, so every lookup returns what [`Value::get`] would.
 
-use crate::json::{Spans, Value};
+use crate::json::{Kind, Spans, Value};
+use crate::mcp::meta::Meta;
 
 /// The members found by the one walk, in this order.
 const PICKED: [&str; 7] = ["_meta", "name", "arguments", "uri", "inputResponses", "requestState", "cursor"];
@@ -25,6 +26,13 @@ impl<'a> Params<'a> {
         Params { value, picked }
     }
 
+    /// [`Params::new`] with a record that does not live as long as `value`: what it keeps borrows
+    /// `value`, not the record.
+    pub(crate) fn recorded(value: Value<'a>, spans: &Spans) -> Self {
+        let picked = value.members_spanned(spans).find_all(PICKED).map(|v| v.map(|v| v.within(value)));
+        Params { value: Some(value), picked }
+    }
+
     /// The first member named `key`, as [`Value::get`] finds it.
     pub(crate) fn get(&self, key: &str) -> Option<Value<'a>> {
         match PICKED.iter().position(|picked| *picked == key) {
@@ -36,6 +44,30 @@ impl<'a> Params<'a> {
     /// The `params` object itself.
     pub(crate) fn value(&self) -> Option<Value<'a>> {
         self.value
+    }
+}
+
+/// What the engine reads of a request's `params` (an object) and of its `_meta` (an object, or
+/// absent), found once when a body is validated ([`ParsedMessage`](crate::jsonrpc::ParsedMessage))
+/// for every reader of it: the HTTP rules and the engine.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Picked<'a> {
+    pub(crate) params: Params<'a>,
+    /// `_meta`'s members; default when `_meta` is absent or not an object.
+    pub(crate) meta: Meta<'a>,
+}
+
+impl<'a> Picked<'a> {
+    /// Reads `params` with `spans`, the validator's record of its document; `None` unless it is an
+    /// object.
+    pub(crate) fn new(params: Value<'a>, spans: &Spans) -> Option<Self> {
+        if params.kind() != Kind::Object {
+            return None;
+        }
+        let params = Params::recorded(params, spans);
+        let meta = params.get("_meta").filter(|m| m.kind() == Kind::Object);
+        let meta = meta.map_or_else(Meta::default, |m| Meta::recorded(m, spans));
+        Some(Picked { params, meta })
     }
 }
 
