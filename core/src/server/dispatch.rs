@@ -226,12 +226,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         picked: Option<&Picked<'v>>,
     ) {
         let mut method_buf = [0u8; 64];
-        // Dispatched on its bytes: without escapes the raw bytes are the name (the validator checked
-        // they are UTF-8; compared with the names they need no second check).
-        let method = match method.raw() {
-            raw if !raw.contains(&b'\\') => raw,
-            _ => method.unescape_into(&mut method_buf).unwrap_or("").as_bytes(),
-        };
+        let method = plain_or_unescaped(method, &mut method_buf).unwrap_or("");
         if let Some(params) = params.filter(|p| p.kind() != Kind::Object) {
             let _ = params;
             return self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"params\" must be an object"));
@@ -256,7 +251,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 Some(version) if self.check_log_level(id, picked.log_level) => version,
                 _ => return,
             }
-        } else if method == b"initialize" {
+        } else if method == "initialize" {
             if in_batch {
                 return self.reject(
                     Some(&id),
@@ -268,7 +263,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         } else {
             match *self.session {
                 Session::Legacy { version, .. } => version,
-                Session::None if method == b"ping" => ProtocolVersion::LATEST_LEGACY,
+                Session::None if method == "ping" => ProtocolVersion::LATEST_LEGACY,
                 Session::None => {
                     return self.reject(
                         Some(&id),
@@ -361,12 +356,11 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         }
     }
 
-    fn method_not_found(&mut self, id: Id<'_>, method: &[u8], version: ProtocolVersion) {
-        let method = core::str::from_utf8(method).unwrap_or("");
+    fn method_not_found(&mut self, id: Id<'_>, method: &str, version: ProtocolVersion) {
         self.reject(Some(&id), code::METHOD_NOT_FOUND, format_args!("{method} (protocol version {version})"));
     }
 
-    fn dispatch(&mut self, id: Id<'_>, method: &[u8], params: &Params<'_>, context: RequestContext<'_>) {
+    fn dispatch(&mut self, id: Id<'_>, method: &str, params: &Params<'_>, context: RequestContext<'_>) {
         let version = context.version;
         let modern = version.era() == Era::Modern;
         let capabilities = self.capabilities();
@@ -375,23 +369,23 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let has_prompts = capabilities.prompts.is_some();
         let subscribe = capabilities.resources.is_some_and(|r| r.subscribe);
         match method {
-            b"server/discover" if modern => self.discover(id),
-            b"ping" if !modern => {
+            "server/discover" if modern => self.discover(id),
+            "ping" if !modern => {
                 let mut out = self.open(id, version);
                 out.finish(None);
             }
-            b"completion/complete" if capabilities.completions => self.complete(id, params, context),
-            b"logging/setLevel" if !modern && capabilities.logging => self.set_level(id, params, context),
-            b"resources/subscribe" if !modern && subscribe => self.subscribe(id, params, context, true),
-            b"resources/unsubscribe" if !modern && subscribe => self.subscribe(id, params, context, false),
-            b"subscriptions/listen" if modern => self.listen(id, params, context),
-            b"tools/list" if has_tools => self.list_tools(id, params, version),
-            b"tools/call" if has_tools => self.call_tool(id, params, context),
-            b"resources/list" if has_resources => self.list_resources(id, params, version),
-            b"resources/templates/list" if has_resources => self.list_resource_templates(id, params, version),
-            b"resources/read" if has_resources => self.read_resource(id, params, context),
-            b"prompts/list" if has_prompts => self.list_prompts(id, params, version),
-            b"prompts/get" if has_prompts => self.get_prompt(id, params, context),
+            "completion/complete" if capabilities.completions => self.complete(id, params, context),
+            "logging/setLevel" if !modern && capabilities.logging => self.set_level(id, params, context),
+            "resources/subscribe" if !modern && subscribe => self.subscribe(id, params, context, true),
+            "resources/unsubscribe" if !modern && subscribe => self.subscribe(id, params, context, false),
+            "subscriptions/listen" if modern => self.listen(id, params, context),
+            "tools/list" if has_tools => self.list_tools(id, params, version),
+            "tools/call" if has_tools => self.call_tool(id, params, context),
+            "resources/list" if has_resources => self.list_resources(id, params, version),
+            "resources/templates/list" if has_resources => self.list_resource_templates(id, params, version),
+            "resources/read" if has_resources => self.read_resource(id, params, context),
+            "prompts/list" if has_prompts => self.list_prompts(id, params, version),
+            "prompts/get" if has_prompts => self.get_prompt(id, params, context),
             _ => self.method_not_found(id, method, version),
         }
     }
