@@ -315,11 +315,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             return None;
         }
         let mut buf = [0u8; 32];
-        // Matched as bytes when it has no escape (the validator checked they are UTF-8).
-        let version = match requested.raw() {
-            raw if !raw.contains(&b'\\') => ProtocolVersion::ALL.into_iter().find(|v| v.as_str().as_bytes() == raw),
-            _ => requested.unescape_into(&mut buf).and_then(ProtocolVersion::from_wire),
-        };
+        let version = plain_or_unescaped(requested, &mut buf).and_then(ProtocolVersion::from_wire);
         match version.filter(|v| v.era() == Era::Modern) {
             Some(version) => Some(version),
             None => {
