@@ -240,15 +240,22 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         self.process(now, handler);
     }
 
-    /// The writer cannot take [`Engine::poll_transmit`] yet: processes the input held back by
-    /// [`Limits::write_threshold`](crate::server::Limits::write_threshold) (up to the transmit
-    /// room), and returns the pending output with [`Engine::rx_spare`], to write and read at once
-    /// (see [`Connection::transmit_blocked`](crate::connection::Connection::transmit_blocked)).
+    /// The writer cannot take [`Engine::poll_transmit`] yet: returns the pending output with
+    /// [`Engine::rx_spare`], to write and read at once (see
+    /// [`Connection::transmit_blocked`](crate::connection::Connection::transmit_blocked)). When the
+    /// receive buffer is full, the input held back by
+    /// [`Limits::write_threshold`](crate::server::Limits::write_threshold) is served first (up to
+    /// the transmit room), so that reading can go on.
     pub fn transmit_blocked<H: Handler>(&mut self, now: Instant, handler: &mut H) -> (Option<Transmit<'_>>, &mut [u8]) {
-        // The threshold exists to let output go first; while the writer is blocked it cannot.
-        let threshold = core::mem::replace(&mut self.config.limits.write_threshold, usize::MAX);
-        self.process(now, handler);
-        self.config.limits.write_threshold = threshold;
+        // The threshold lets output go first; while the writer is blocked it cannot. Until the
+        // receive buffer is full, reading on is enough to keep a pipelining peer going, and answers
+        // still go out in threshold-sized writes (both sides work at once); only a full buffer
+        // needs the held requests served now, or neither side would move.
+        if self.batch.is_none() && self.ep.is_open() && self.ep.rx.spare().is_empty() {
+            let threshold = core::mem::replace(&mut self.config.limits.write_threshold, usize::MAX);
+            self.process(now, handler);
+            self.config.limits.write_threshold = threshold;
+        }
         let spare = if self.batch.is_some() || !self.ep.is_open() { &mut [][..] } else { self.ep.rx.spare() };
         (self.ep.out.tx.pending(), spare)
     }
