@@ -1,7 +1,6 @@
 //! The run loop (see the crate docs).
 
 use core::fmt;
-use core::future::{Future, Ready};
 
 use embedded_io_async::{Read, Write};
 use mcp_sansio::connection::Connection;
@@ -93,7 +92,7 @@ where
     W: Write + ?Sized,
     K: Clock + ?Sized,
 {
-    drive::<_, _, _, _, _, ToCompletion>(conn, reader, writer, clock, &mut NoJobs).await
+    drive::<_, _, _, _, _, false>(conn, reader, writer, clock, &mut NoJobs).await
 }
 
 /// [`run`], also running the [jobs](crate#jobs) of `jobs` against the connection whenever one is
@@ -115,7 +114,7 @@ where
     K: Clock + ?Sized,
     J: Jobs<C> + ?Sized,
 {
-    drive::<_, _, _, _, _, ToCompletion>(conn, reader, writer, clock, jobs).await
+    drive::<_, _, _, _, _, false>(conn, reader, writer, clock, jobs).await
 }
 
 /// A job that asked to be retried.
@@ -146,57 +145,15 @@ where
     J: Jobs<C> + ?Sized,
 {
     if options.interruptible_writes {
-        drive::<_, _, _, _, _, Interruptible>(conn, reader, writer, clock, jobs).await
+        drive::<_, _, _, _, _, true>(conn, reader, writer, clock, jobs).await
     } else {
-        drive::<_, _, _, _, _, ToCompletion>(conn, reader, writer, clock, jobs).await
+        drive::<_, _, _, _, _, false>(conn, reader, writer, clock, jobs).await
     }
 }
 
-/// How the loop writes: a type rather than a `bool`, so that a loop whose writes run to completion
-/// carries neither the code nor the state (in its future) of reading while a write waits: a
-/// firmware's stack pays only for what it does.
-trait WriteMode {
-    /// See [`Options::interruptible_writes`].
-    const INTERRUPTIBLE: bool;
-
-    /// The read raced against a write that waits, into `spare`: none when writes run to completion.
-    fn read_while_writing<'a, R: Read + ?Sized + 'a>(
-        reader: &'a mut R,
-        spare: &'a mut [u8],
-    ) -> Option<impl Future<Output = Result<usize, R::Error>> + 'a>;
-}
-
-/// Writes run to completion.
-struct ToCompletion;
-
-impl WriteMode for ToCompletion {
-    const INTERRUPTIBLE: bool = false;
-
-    fn read_while_writing<'a, R: Read + ?Sized + 'a>(
-        _reader: &'a mut R,
-        _spare: &'a mut [u8],
-    ) -> Option<impl Future<Output = Result<usize, R::Error>> + 'a> {
-        None::<Ready<Result<usize, R::Error>>>
-    }
-}
-
-/// Writes are raced, and a read goes on while one waits.
-struct Interruptible;
-
-impl WriteMode for Interruptible {
-    const INTERRUPTIBLE: bool = true;
-
-    fn read_while_writing<'a, R: Read + ?Sized + 'a>(
-        reader: &'a mut R,
-        spare: &'a mut [u8],
-    ) -> Option<impl Future<Output = Result<usize, R::Error>> + 'a> {
-        Some(reader.read(spare))
-    }
-}
-
-/// The loop; `M` is [`Options::interruptible_writes`], a type so that a
+/// The loop; `INTERRUPTIBLE_WRITES` is [`Options::interruptible_writes`], a constant so that a
 /// firmware that never sets it does not carry the code.
-async fn drive<C, R, W, K, J, M: WriteMode>(
+async fn drive<C, R, W, K, J, const INTERRUPTIBLE_WRITES: bool>(
     conn: &mut C,
     reader: &mut R,
     writer: &mut W,
@@ -223,17 +180,17 @@ where
         let mut write_blocked = false;
         loop {
             let deadline = conn.poll_timeout();
-            let (bytes, spare) = if M::INTERRUPTIBLE && write_blocked && !input_ended {
+            let (bytes, spare) = if INTERRUPTIBLE_WRITES && write_blocked && !input_ended {
                 conn.transmit_blocked(clock.now())
             } else {
                 (conn.poll_transmit(), &mut [][..])
             };
             let Some(bytes) = bytes.filter(|bytes| !bytes.is_empty()) else { break };
             let (offered, spare_len) = (bytes.len(), spare.len());
-            let (drained, waited) = if M::INTERRUPTIBLE {
+            let (drained, waited) = if INTERRUPTIBLE_WRITES {
                 let timer = deadline.map(|deadline| clock.wait_until(deadline));
                 let job = (retry == Retry::None).then(|| jobs.ready());
-                let read = if spare.is_empty() { None } else { M::read_while_writing(reader, spare) };
+                let read = (!spare.is_empty()).then(|| reader.read(spare));
                 race_write(writer.write(bytes), read, timer, job, !write_blocked).await
             } else {
                 (Drain::Written(writer.write(bytes).await), true)
@@ -259,11 +216,11 @@ where
                 Drain::Job => retry = run_job(jobs, conn, clock),
                 // Only interruptible writes read while writing: the guards drop these calls from
                 // the other loop, so a firmware's `rx_commit` keeps its single, inlined call site.
-                Drain::Read(Ok(0)) if M::INTERRUPTIBLE => {
+                Drain::Read(Ok(0)) if INTERRUPTIBLE_WRITES => {
                     input_ended = true;
                     conn.handle_eof(clock.now());
                 }
-                Drain::Read(Ok(n)) if M::INTERRUPTIBLE => conn.rx_commit(clock.now(), n.min(spare_len)),
+                Drain::Read(Ok(n)) if INTERRUPTIBLE_WRITES => conn.rx_commit(clock.now(), n.min(spare_len)),
                 Drain::Read(Ok(_)) => {}
                 Drain::Read(Err(error)) => return Err(Error::Read(error)),
             }
