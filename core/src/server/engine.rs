@@ -252,9 +252,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         // still go out in threshold-sized writes (both sides work at once); only a full buffer
         // needs the held requests served now, or neither side would move.
         if self.batch.is_none() && self.ep.is_open() && self.ep.rx.spare().is_empty() {
-            let threshold = core::mem::replace(&mut self.config.limits.write_threshold, usize::MAX);
-            self.process(now, handler);
-            self.config.limits.write_threshold = threshold;
+            self.process_with(now, handler, usize::MAX);
         }
         let spare = if self.batch.is_some() || !self.ep.is_open() { &mut [][..] } else { self.ep.rx.spare() };
         (self.ep.out.tx.pending(), spare)
@@ -442,10 +440,17 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// Processes buffered frames while the transmit buffer has room for an answer. Once the input
     /// has ended, listen streams are ended gracefully (their result written as room allows).
     fn process<H: Handler>(&mut self, now: Instant, handler: &mut H) {
+        self.process_with(now, handler, self.config.limits.write_threshold);
+    }
+
+    /// [`process`](Self::process) taking input while less than `write_threshold` bytes of output
+    /// wait (the configured [`Limits::write_threshold`](crate::server::Limits::write_threshold), or
+    /// none while the writer is blocked).
+    fn process_with<H: Handler>(&mut self, now: Instant, handler: &mut H, write_threshold: usize) {
         if self.pending_changes != crate::server::ListChanges::NONE {
             self.flush_changes(&*handler);
         }
-        self.process_input(now, handler);
+        self.process_input(now, handler, write_threshold);
         // Requests to the client that the input gave up on (a cancelled or failed request waiting
         // for input) are cancelled on the wire at once.
         self.ep.out.flush_cancellations();
@@ -454,7 +459,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         }
     }
 
-    fn process_input<H: Handler>(&mut self, now: Instant, handler: &mut H) {
+    fn process_input<H: Handler>(&mut self, now: Instant, handler: &mut H, write_threshold: usize) {
         // One record for every frame of this call (each validation starts it afresh).
         let mut spans = json::Spans::default();
         loop {
@@ -467,7 +472,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                 self.announce_changes(handler);
                 continue;
             }
-            match self.ep.next_frame(self.config.limits.write_threshold, |_| true) {
+            match self.ep.next_frame(write_threshold, |_| true) {
                 Next::Frame(frame) => {
                     self.handle_frame(now, frame, handler, &mut spans);
                     self.announce_changes(handler);
