@@ -8,10 +8,12 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 use std::thread;
 use std::time::Duration;
 
-use mcp_example_device::{Board, Centidegrees, Device, SAMPLE_CALIBRATION, Sensor};
+use mcp_example_device::Device;
 use mcp_sansio::server::{Buffers, Config, Limits, Server};
-use mcp_sansio::time::Instant;
 use mcp_sansio_tokio::{FdReader, FdWriter, run};
+
+mod support;
+use support::FixedBoard;
 
 /// 256 pings of 4 KiB each (a long ignored parameter): 1 MiB of requests.
 const PINGS: usize = 256;
@@ -20,21 +22,6 @@ const PING_BYTES: usize = 4096;
 const PIPE: usize = 4096;
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}"#;
-
-struct FixedBoard;
-
-impl Board for FixedBoard {
-    fn temperature(&mut self, _sensor: Sensor, _now: Instant) -> Option<Centidegrees> {
-        Some(Centidegrees(2150))
-    }
-    fn set_led(&mut self, _on: bool) {}
-    fn led(&self) -> bool {
-        false
-    }
-    fn calibration(&self) -> &[u8] {
-        &SAMPLE_CALIBRATION
-    }
-}
 
 fn set_pipe_size(fd: BorrowedFd<'_>, size: usize) {
     // SAFETY: F_SETPIPE_SZ only resizes the buffer of an open pipe.

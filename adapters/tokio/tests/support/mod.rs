@@ -3,6 +3,7 @@
 
 use std::collections::VecDeque;
 
+use mcp_example_device::{Board, Centidegrees, SAMPLE_CALIBRATION, Sensor};
 use mcp_sansio::connection::Connection;
 use mcp_sansio::time::Instant;
 
@@ -211,4 +212,20 @@ pub fn random_lines(rng: &mut Rng, count: usize) -> Vec<u8> {
 /// What [`UpperLines`] answers to `input` (no `DEFER` lines, all complete).
 pub fn upper(input: &[u8]) -> Vec<u8> {
     input.to_ascii_uppercase()
+}
+
+/// A board whose sensors always read 21.50 °C, for the example device served in a test.
+pub struct FixedBoard;
+
+impl Board for FixedBoard {
+    fn temperature(&mut self, _sensor: Sensor, _now: Instant) -> Option<Centidegrees> {
+        Some(Centidegrees(2150))
+    }
+    fn set_led(&mut self, _on: bool) {}
+    fn led(&self) -> bool {
+        false
+    }
+    fn calibration(&self) -> &[u8] {
+        &SAMPLE_CALIBRATION
+    }
 }
