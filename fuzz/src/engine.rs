@@ -35,6 +35,7 @@ use std::fmt;
 use std::ops::Range;
 
 use mcp_sansio::connection::Connection;
+use mcp_sansio::endpoint;
 use mcp_sansio::json::{JsonWriter, Kind, MAX_DEPTH_LIMIT, Value, parse};
 use mcp_sansio::jsonrpc::{EnvelopeError, Id, Message, classify};
 use mcp_sansio::mcp::{ListCapability, LoggingLevel, ResourceCapability, ServerCapabilities};
@@ -243,7 +244,7 @@ impl Handler for FuzzHandler {
 
     fn on_event(&mut self, _now: Instant, event: Event<'_>) {
         self.events += 1;
-        if let Event::Rejected { code, reason } = event {
+        if let Event::Endpoint(endpoint::Event::Rejected { code, reason }) = event {
             assert!((-32800..=-32000).contains(&code), "unexpected error code {code}");
             assert!(!reason.is_empty());
         }

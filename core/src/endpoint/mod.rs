@@ -2,8 +2,8 @@
 //! (`Endpoint`: its receive buffer and its `Outbox`, which writes every framed message, sends
 //! requests and notifications, cancels, expires and matches answers, and answers unusable
 //! messages with errors), the transmit queue with its streams and framings, the table of requests
-//! sent to the peer (ids, deadlines, routing of their answers), the [`Buffers`] and [`Limits`], and
-//! the errors of sending.
+//! sent to the peer (ids, deadlines, routing of their answers), the [`Buffers`] and [`Limits`], the
+//! errors of sending, and the [`Event`]s every role reports about the connection itself.
 //!
 //! # Streams
 //!
@@ -28,6 +28,7 @@
 //! - Requests to the peer wait in a fixed table (the `OUTBOUND` parameter of the engine); each has an
 //!   optional deadline, after which it is cancelled on the wire and reported as timed out.
 
+mod event;
 mod limits;
 mod outbound;
 mod outbox;
@@ -35,6 +36,7 @@ mod outbox;
 mod tests;
 mod tx;
 
+pub use event::Event;
 pub use limits::{Buffers, DEFAULT_MAX_DEPTH, DEFAULT_PAGE_SIZE, DEFAULT_WRITE_THRESHOLD, Limits, MIN_RESPONSE_WINDOW};
 pub(crate) use outbound::OutboundTable;
 pub use outbound::{OutboundKey, Outcome, Response};
@@ -116,10 +118,10 @@ impl<'a, const OUTBOUND: usize> Endpoint<'a, OUTBOUND> {
     }
 
     /// Ends the input once everything buffered was served: a partial last message is dropped and
-    /// returned to report. Afterwards nothing more is read or sent.
-    pub(crate) fn finish_input(&mut self) -> Option<FrameError> {
+    /// returned to report ([`Event::FrameDropped`]). Afterwards nothing more is read or sent.
+    pub(crate) fn finish_input(&mut self) -> Option<Event> {
         self.out.eof = Eof::Done;
-        self.rx.finish()
+        self.rx.finish().map(Event::FrameDropped)
     }
 
     /// The earliest deadline of the requests sent to the peer.

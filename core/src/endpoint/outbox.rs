@@ -3,7 +3,9 @@
 //! answers to messages it cannot use.
 
 use crate::endpoint::outbound::Entry;
-use crate::endpoint::{Framing, Limits, MIN_RESPONSE_WINDOW, OutboundKey, OutboundTable, Route, SendError, TxQueue};
+use crate::endpoint::{
+    Event, Framing, Limits, MIN_RESPONSE_WINDOW, OutboundKey, OutboundTable, Route, SendError, TxQueue,
+};
 use crate::json::JsonWriter;
 use crate::jsonrpc::{self, ErrorMessage, Id, WriteId, code, write_error_head};
 use crate::time::Instant;
@@ -140,9 +142,10 @@ impl<'a, const OUTBOUND: usize> Outbox<'a, OUTBOUND> {
         self.outbound.expire_one(now)
     }
 
-    /// The request an answer with `id` answers, taken from the table (`None`: an unexpected answer).
-    pub(crate) fn answer(&mut self, id: Id<'_>) -> Option<Entry> {
-        self.outbound.take(id)
+    /// The request an answer with `id` answers, taken from the table, or
+    /// [`Event::UnexpectedResponse`] to report (no id, or no request waits for it).
+    pub(crate) fn answer(&mut self, id: Option<Id<'_>>) -> Result<Entry, Event> {
+        id.and_then(|id| self.outbound.take(id)).ok_or(Event::UnexpectedResponse)
     }
 
     /// The next request that will never be answered because the input ended, taken from the table.
@@ -171,8 +174,8 @@ impl<'a, const OUTBOUND: usize> Outbox<'a, OUTBOUND> {
     /// Answers a message on `route` with the error `code` and `message` (and `data`, written by the
     /// closure). An error that does not fit the window is shortened to "error response too large",
     /// keeping the id if at all possible (an answer without its id answers no request); if even that
-    /// does not fit, nothing is written. Returns the reason to report: the message's fixed text, or
-    /// the code's name ([`code::name`]).
+    /// does not fit, nothing is written. Returns the [`Event::Rejected`] to report, whose reason is
+    /// the message's fixed text or the code's name ([`code::name`]).
     pub(crate) fn reject(
         &mut self,
         route: Route,
@@ -180,7 +183,7 @@ impl<'a, const OUTBOUND: usize> Outbox<'a, OUTBOUND> {
         code: i32,
         message: ErrorMessage<'_>,
         data: Option<&dyn Fn(&mut JsonWriter<'_>)>,
-    ) -> &'static str {
+    ) -> Event {
         let window = self.window_len();
         if let Some((window, commit)) = self.tx.open(route, window) {
             let suffix = commit.suffix();
@@ -209,6 +212,6 @@ impl<'a, const OUTBOUND: usize> Outbox<'a, OUTBOUND> {
                 commit.commit(w.len(), route.ends_with_response);
             }
         }
-        message.as_str().unwrap_or(code::name(code))
+        Event::Rejected { code, reason: message.as_str().unwrap_or(code::name(code)) }
     }
 }

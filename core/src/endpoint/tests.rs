@@ -4,7 +4,7 @@
 
 use std::vec::Vec;
 
-use crate::endpoint::{Endpoint, Limits, Next, Route, SendError, StreamId};
+use crate::endpoint::{Endpoint, Event, Limits, Next, Route, SendError, StreamId};
 use crate::json::JsonWriter;
 use crate::jsonrpc::{ErrorMessage, Id};
 use crate::time::Instant;
@@ -46,9 +46,14 @@ fn requests_notifications_cancellations_and_answers_go_through_the_outbox() {
         drain(&mut ep),
         b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":2}}\n"
     );
-    assert!(ep.out.answer(Id::Number(2)).is_none(), "a late answer answers nothing");
-    assert_eq!(ep.out.answer(Id::Number(1)).map(|e| e.key), Some(first));
-    assert!(ep.out.answer(Id::Number(1)).is_none(), "never two outcomes for one request");
+    assert_eq!(
+        ep.out.answer(Some(Id::Number(2))).map(|e| e.key),
+        Err(Event::UnexpectedResponse),
+        "a late answer answers nothing"
+    );
+    assert_eq!(ep.out.answer(Some(Id::Number(1))).map(|e| e.key), Ok(first));
+    assert!(ep.out.answer(Some(Id::Number(1))).is_err(), "never two outcomes for one request");
+    assert!(ep.out.answer(None).is_err(), "an answer without an id answers nothing");
     let third = ep.out.request(Route::BYTE_STREAM, "ping", None, None).unwrap();
     assert_eq!(third.id(), 3, "ids are never reused");
     assert!(ep.out.cancel(third));
@@ -79,7 +84,7 @@ fn an_error_that_does_not_fit_is_shortened_keeping_its_id() {
         ErrorMessage::Named(format_args!("{long}")),
         None,
     );
-    assert_eq!(reason, "Method not found");
+    assert_eq!(reason, Event::Rejected { code: -32601, reason: "Method not found" });
     assert_eq!(
         drain(&mut ep),
         b"{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32601,\"message\":\"error response too large\"}}\n"
@@ -91,7 +96,11 @@ fn an_error_that_does_not_fit_is_shortened_keeping_its_id() {
         ErrorMessage::Named(format_args!("bad")),
         Some(&|w: &mut JsonWriter<'_>| w.raw(b"{\"at\":3}")),
     );
-    assert_eq!(reason, "bad", "a fixed text is the reason; a formatted one gives the code's name");
+    assert_eq!(
+        reason,
+        Event::Rejected { code: -32700, reason: "bad" },
+        "a fixed text is the reason; a formatted one gives the code's name"
+    );
     assert_eq!(
         drain(&mut ep),
         b"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,\"message\":\"Parse error: bad\",\"data\":{\"at\":3}}}\n"

@@ -62,8 +62,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         message: ErrorMessage<'_>,
         data: Option<&dyn Fn(&mut JsonWriter<'_>)>,
     ) {
-        let reason = self.out.reject(self.route, id, code, message, data);
-        self.handler.on_event(self.now, Event::Rejected { code, reason });
+        let event = self.out.reject(self.route, id, code, message, data);
+        self.handler.on_event(self.now, event.into());
     }
 
     /// Answers a message that could not be parsed. A message nested too deep is still an object
@@ -160,9 +160,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// Hands an answer to the request it answers (to the handler, whichever part of the server sent
     /// it), or reports it as unexpected.
     fn route_response(&mut self, id: Option<Id<'_>>, outcome: Outcome<'_>) {
-        match id.and_then(|id| self.out.answer(id)) {
-            Some(entry) => self.handler.on_response(self.now, Response { request: entry.key, outcome }),
-            None => self.handler.on_event(self.now, Event::UnexpectedResponse),
+        match self.out.answer(id) {
+            Ok(entry) => self.handler.on_response(self.now, Response { request: entry.key, outcome }),
+            Err(event) => self.handler.on_event(self.now, event.into()),
         }
     }
 

@@ -483,8 +483,8 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             }
         }
         if self.ep.out.eof == Eof::Pending {
-            if let Some(error) = self.ep.finish_input() {
-                handler.on_event(now, Event::FrameDropped(error));
+            if let Some(event) = self.ep.finish_input() {
+                handler.on_event(now, event.into());
             }
             self.drop_pending_input();
             // Nobody is left to answer requests sent to the client. Those that timed out or were
@@ -593,7 +593,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             ),
             FrameError::Truncated { .. } => {}
         }
-        parts.handler.on_event(now, Event::FrameDropped(error));
+        parts.handler.on_event(now, crate::endpoint::Event::FrameDropped(error).into());
     }
 }
 

@@ -52,7 +52,6 @@ pub mod wrapper;
 
 use core::fmt;
 
-use crate::frame::FrameError;
 use crate::json::JsonStr;
 use crate::mcp::ServerCapabilities;
 use crate::time::Duration;
@@ -252,8 +251,9 @@ impl fmt::Display for InputError {
 
 impl core::error::Error for InputError {}
 
-/// Something the application may want to know or log; see [`Handler::on_event`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Something the application may want to know or log; see [`Handler::on_event`]. Its `Debug`
+/// shows an [`Event::Endpoint`] as the endpoint event itself (`Rejected { .. }`), as a client logs it.
+#[derive(Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Event<'a> {
     /// A legacy client sent `initialize`; the session speaks `version`.
@@ -270,20 +270,28 @@ pub enum Event<'a> {
         /// Which request.
         request: DeferredKey,
     },
-    /// A received message was answered with an error (`code`) instead of being served.
-    Rejected {
-        /// The JSON-RPC error code sent.
-        code: i32,
-        /// The error message's fixed text, after the code's name (`"params" must be an object` of
-        /// `Invalid params: "params" must be an object`); for a message with a formatted part (a
-        /// tool's name, a limit, …) the code's name itself ([`code::name`](crate::jsonrpc::code::name)).
-        reason: &'static str,
-    },
-    /// A frame was dropped by the framing layer (too long, or cut off by the end of input).
-    FrameDropped(FrameError),
-    /// The client sent a response or an error that answers no request this server is waiting for
-    /// (it sent none with that id, or the request timed out already).
-    UnexpectedResponse,
+    /// Something about the connection itself ([`endpoint::Event`](crate::endpoint::Event)): a
+    /// received message answered with an error, a dropped frame, an answer nobody waits for.
+    Endpoint(crate::endpoint::Event),
+}
+
+impl From<crate::endpoint::Event> for Event<'_> {
+    fn from(event: crate::endpoint::Event) -> Self {
+        Event::Endpoint(event)
+    }
+}
+
+impl fmt::Debug for Event<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Event::SessionStarted { version, client_name } => {
+                f.debug_struct("SessionStarted").field("version", version).field("client_name", client_name).finish()
+            }
+            Event::SessionReady => f.write_str("SessionReady"),
+            Event::Cancelled { request } => f.debug_struct("Cancelled").field("request", request).finish(),
+            Event::Endpoint(event) => fmt::Debug::fmt(event, f),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

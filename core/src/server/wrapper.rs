@@ -8,6 +8,7 @@
 //! implementation below.
 //!
 //! ```
+//! use mcp_sansio::endpoint;
 //! use mcp_sansio::server::{Event, Handler, Tool, Wrapper};
 //! use mcp_sansio::time::Instant;
 //!
@@ -31,7 +32,7 @@
 //!         &mut self.inner
 //!     }
 //!     fn on_event(&mut self, now: Instant, event: Event<'_>) {
-//!         if matches!(event, Event::Rejected { .. }) {
+//!         if matches!(event, Event::Endpoint(endpoint::Event::Rejected { .. })) {
 //!             self.rejected += 1;
 //!         }
 //!         self.inner.on_event(now, event);

@@ -29,7 +29,7 @@ use core::panic::PanicInfo;
 
 use cortex_m_rt::{ExceptionFrame, entry, exception};
 use mcp_example_device::{Device, INSTRUCTIONS, SERVER_NAME};
-use mcp_sansio::endpoint::Response;
+use mcp_sansio::endpoint::{self, Response};
 use mcp_sansio::mcp::ServerCapabilities;
 use mcp_sansio::num::Decimal;
 use mcp_sansio::server::{
@@ -142,8 +142,12 @@ impl Handler for Logged {
     }
     fn on_event(&mut self, now: Instant, event: Event<'_>) {
         match event {
-            Event::Rejected { code, reason } => log!("[{} ms] rejected ({code}): {reason}", Decimal(now.as_millis())),
-            Event::FrameDropped(error) => log!("[{} ms] frame dropped: {error}", Decimal(now.as_millis())),
+            Event::Endpoint(endpoint::Event::Rejected { code, reason }) => {
+                log!("[{} ms] rejected ({code}): {reason}", Decimal(now.as_millis()))
+            }
+            Event::Endpoint(endpoint::Event::FrameDropped(error)) => {
+                log!("[{} ms] frame dropped: {error}", Decimal(now.as_millis()))
+            }
             Event::SessionStarted { version, .. } => {
                 log!("[{} ms] session started: {}", Decimal(now.as_millis()), version)
             }

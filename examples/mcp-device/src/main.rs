@@ -13,6 +13,7 @@ use clap::{Parser, ValueEnum};
 use mcp_example_device::{
     Board, Centidegrees, Device, INSTRUCTIONS, SAMPLE_CALIBRATION, SERVER_NAME, Sensor, simulated_temperature,
 };
+use mcp_sansio::endpoint;
 use mcp_sansio::server::{Buffers, CacheHints, CacheScope, Config, Event, Handler, Limits, Server, Wrapper};
 use mcp_sansio::time::Instant;
 
@@ -115,7 +116,8 @@ impl<H: Handler> Wrapper for Logged<H> {
         &mut self.inner
     }
     fn on_event(&mut self, now: Instant, event: Event<'_>) {
-        let important = matches!(event, Event::Rejected { .. } | Event::FrameDropped(_));
+        let important =
+            matches!(event, Event::Endpoint(endpoint::Event::Rejected { .. } | endpoint::Event::FrameDropped(_)));
         if self.verbose || important {
             eprintln!("mcp-device: [{} ms] {event:?}", now.as_millis());
         }
