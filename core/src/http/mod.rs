@@ -41,29 +41,19 @@
 //! - `Mcp-Param-*` headers: [`check_param_headers`] checks at most [`MAX_PARAM_HEADERS`] annotated
 //!   properties per tool, with names of at most [`MAX_PARAM_HEADER_NAME_LEN`] bytes.
 
-mod auth;
 mod header;
-mod origin;
-mod param;
-mod request;
+pub mod server;
 mod session;
-mod status;
 
-pub use auth::{RESOURCE_METADATA_PATH, bearer_token, is_resource_metadata_path, write_challenge};
 pub use header::{
     HeaderIndex, HeaderList, HeaderValueError, Headers, MAX_HEADER_VALUE_LEN, decode_value, encode_value,
     matches_value, name, trim_ows,
 };
-pub use origin::{HostPolicy, LOOPBACK_HOSTS};
-pub use param::{
-    MAX_PARAM_HEADER_NAME_LEN, MAX_PARAM_HEADERS, ToolSchemas, check_param_headers, check_param_headers_parsed,
-};
-pub use request::{
-    DEFAULT_MAX_BODY, DEFAULT_PATH, HeadPlan, HttpMethod, Policy, PostPlan, Serve, SsePaths, accepts, media_type_is,
-    plan_head, plan_post, plan_post_parsed, request_id, write_endpoint_event,
+pub use server::{
+    DEFAULT_MAX_BODY, DEFAULT_PATH, HeadPlan, HostPolicy, HttpMethod, LOOPBACK_HOSTS, MAX_PARAM_HEADER_NAME_LEN,
+    MAX_PARAM_HEADERS, OutputEvent, Policy, PostPlan, RESOURCE_METADATA_PATH, Rejection, SESSION_NOT_FOUND, Serve,
+    SsePaths, ToolSchemas, accepts, bearer_token, check_param_headers, check_param_headers_parsed,
+    first_transmit_status, is_resource_metadata_path, media_type_is, plan_head, plan_post, plan_post_parsed,
+    request_id, response_status, sse_events, write_challenge, write_endpoint_event,
 };
 pub use session::{MAX_SESSION_ID_LEN, SESSION_ID_RANDOM_BYTES, SessionId};
-pub use status::{OutputEvent, Rejection, SESSION_NOT_FOUND, first_transmit_status, response_status, sse_events};
-
-#[cfg(test)]
-mod tests;

@@ -1,12 +1,12 @@
 //! Planning one HTTP request to the MCP endpoint: what its head allows ([`plan_head`]) and, for a
 //! POST, which era serves its body and how the answer is framed ([`plan_post`]).
 
+use super::origin::HostPolicy;
+use super::status::Rejection;
 use crate::endpoint::Framing;
 use crate::frame::EventId;
 use crate::http::header::{self, HeaderValueError, Headers, name};
-use crate::http::origin::HostPolicy;
 use crate::http::session::SessionId;
-use crate::http::status::Rejection;
 use crate::json::{self, Kind, Value};
 use crate::jsonrpc::{Id, Message, ParsedMessage, classify, code};
 use crate::version::{Era, ProtocolVersion};

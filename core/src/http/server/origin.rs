@@ -33,7 +33,7 @@ impl HostPolicy<'_> {
         let origin_ok = match origin {
             None => true,
             Some(origin) => {
-                let origin = super::header::trim_ows(origin);
+                let origin = crate::http::header::trim_ows(origin);
                 self.origins.iter().any(|o| o.as_bytes().eq_ignore_ascii_case(origin))
                     || origin_host(origin).is_some_and(|h| self.knows(h))
             }
@@ -48,7 +48,7 @@ impl HostPolicy<'_> {
 
 /// The host of a `Host` value (`name[:port]`, `[v6][:port]`), without its port.
 fn host_name(value: &[u8]) -> Option<&[u8]> {
-    let value = super::header::trim_ows(value);
+    let value = crate::http::header::trim_ows(value);
     if value.is_empty() {
         return None;
     }

@@ -1,9 +1,9 @@
 //! `Mcp-Param-{Name}` headers (2026-07-28): a `tools/call` mirrors each argument whose input-schema
 //! property carries `"x-mcp-header": "Name"` into that header, and the server checks they agree.
 
+use super::request::header_text;
+use super::status::Rejection;
 use crate::http::header::{self, Headers, MAX_HEADER_VALUE_LEN, name};
-use crate::http::request::header_text;
-use crate::http::status::Rejection;
 use crate::json::{self, Kind};
 use crate::jsonrpc::{Message, ParsedMessage, classify_recorded, code};
 

@@ -3,6 +3,7 @@
 use super::*;
 use crate::endpoint::Framing;
 use crate::frame::EventId;
+use crate::http::{HeaderList, SessionId};
 use crate::jsonrpc::{Id, code};
 
 const SID: &str = "0123456789abcdef0123456789abcdef";
