@@ -42,6 +42,7 @@
 //!   properties per tool, with names of at most [`MAX_PARAM_HEADER_NAME_LEN`] bytes.
 
 mod header;
+mod media;
 pub mod server;
 mod session;
 
@@ -49,11 +50,12 @@ pub use header::{
     HeaderIndex, HeaderList, HeaderValueError, Headers, MAX_HEADER_VALUE_LEN, decode_value, encode_value,
     matches_value, name, trim_ows,
 };
+pub use media::{accepts, media_type_is};
 pub use server::{
     DEFAULT_MAX_BODY, DEFAULT_PATH, HeadPlan, HostPolicy, HttpMethod, LOOPBACK_HOSTS, MAX_PARAM_HEADER_NAME_LEN,
     MAX_PARAM_HEADERS, OutputEvent, Policy, PostPlan, RESOURCE_METADATA_PATH, Rejection, SESSION_NOT_FOUND, Serve,
-    SsePaths, ToolSchemas, accepts, bearer_token, check_param_headers, check_param_headers_parsed,
-    first_transmit_status, is_resource_metadata_path, media_type_is, plan_head, plan_post, plan_post_parsed,
-    request_id, response_status, sse_events, write_challenge, write_endpoint_event,
+    SsePaths, ToolSchemas, bearer_token, check_param_headers, check_param_headers_parsed, first_transmit_status,
+    is_resource_metadata_path, plan_head, plan_post, plan_post_parsed, request_id, response_status, sse_events,
+    write_challenge, write_endpoint_event,
 };
 pub use session::{MAX_SESSION_ID_LEN, SESSION_ID_RANDOM_BYTES, SessionId};

@@ -22,8 +22,8 @@ pub use param::{
     MAX_PARAM_HEADER_NAME_LEN, MAX_PARAM_HEADERS, ToolSchemas, check_param_headers, check_param_headers_parsed,
 };
 pub use request::{
-    DEFAULT_MAX_BODY, DEFAULT_PATH, HeadPlan, HttpMethod, Policy, PostPlan, Serve, SsePaths, accepts, media_type_is,
-    plan_head, plan_post, plan_post_parsed, request_id, write_endpoint_event,
+    DEFAULT_MAX_BODY, DEFAULT_PATH, HeadPlan, HttpMethod, Policy, PostPlan, Serve, SsePaths, plan_head, plan_post,
+    plan_post_parsed, request_id, write_endpoint_event,
 };
 pub use status::{OutputEvent, Rejection, SESSION_NOT_FOUND, first_transmit_status, response_status, sse_events};
 

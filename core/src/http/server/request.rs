@@ -6,6 +6,7 @@ use super::status::Rejection;
 use crate::endpoint::Framing;
 use crate::frame::EventId;
 use crate::http::header::{self, HeaderValueError, Headers, name};
+use crate::http::media::{accepted, accepts, media_type_is};
 use crate::http::session::SessionId;
 use crate::json::{self, Kind, Value};
 use crate::jsonrpc::{Id, Message, ParsedMessage, classify, code};
@@ -435,77 +436,6 @@ pub(super) fn header_text<'o, H: Headers + ?Sized>(
 fn header_matches<H: Headers + ?Sized>(headers: &H, name: &str, value: Value<'_>) -> Result<bool, HeaderValueError> {
     let mut scratch = None;
     Ok(header_text(headers, name, &mut scratch)?.is_some_and(|text| header::matches_bytes(text, value)))
-}
-
-/// Whether a `Content-Type` value names `media` (parameters ignored, case-insensitive).
-pub fn media_type_is(value: &[u8], media: &[u8]) -> bool {
-    let essence = value.split(|&b| b == b';').next().unwrap_or(&[]);
-    header::trim_ows(essence).eq_ignore_ascii_case(media)
-}
-
-/// Whether an `Accept` value (absent: anything) allows `media` (`type/subtype`), through an exact
-/// entry, `type/*` or `*/*` whose `q` is not zero.
-pub fn accepts(accept: Option<&[u8]>, media: &[u8]) -> bool {
-    let Some(accept) = accept else { return true };
-    accept.split(|&b| b == b',').map(entry_range).any(|range| range.is_some_and(|range| range_allows(range, media)))
-}
-
-/// What an `Accept` value allows of the two media types a POST is answered in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Accepted {
-    pub(super) json: bool,
-    pub(super) sse: bool,
-}
-
-/// [`accepts`] of `application/json` and of `text/event-stream`, in one pass over `accept`: each
-/// media range is told by its length, then compared once (as [`range_allows`] would).
-pub(super) fn accepted(accept: Option<&[u8]>) -> Accepted {
-    let Some(accept) = accept else { return Accepted { json: true, sse: true } };
-    // What clients of the spec send (it tells them to accept both): read without splitting.
-    if accept == b"application/json, text/event-stream" {
-        return Accepted { json: true, sse: true };
-    }
-    let mut allowed = Accepted { json: false, sse: false };
-    for range in accept.split(|&b| b == b',').filter_map(entry_range) {
-        match range.len() {
-            16 => allowed.json |= range.eq_ignore_ascii_case(b"application/json"),
-            17 => allowed.sse |= range.eq_ignore_ascii_case(b"text/event-stream"),
-            3 if range == b"*/*" => return Accepted { json: true, sse: true },
-            13 => {
-                allowed.json |=
-                    range.ends_with(b"/*") && range.get(..11).is_some_and(|t| t.eq_ignore_ascii_case(b"application"))
-            }
-            6 => {
-                allowed.sse |= range.ends_with(b"/*") && range.get(..4).is_some_and(|t| t.eq_ignore_ascii_case(b"text"))
-            }
-            _ => {}
-        }
-    }
-    allowed
-}
-
-/// The media range of one entry of an `Accept` list, unless its `q` is zero.
-fn entry_range(entry: &[u8]) -> Option<&[u8]> {
-    if !entry.contains(&b';') {
-        return Some(header::trim_ows(entry));
-    }
-    let mut parts = entry.split(|&b| b == b';');
-    let range = header::trim_ows(parts.next().unwrap_or(&[]));
-    let refused = parts.any(|p| {
-        let p = header::trim_ows(p);
-        p.len() >= 2 && p[..2].eq_ignore_ascii_case(b"q=") && p[2..].iter().all(|&b| matches!(b, b'0' | b'.'))
-    });
-    (!refused).then_some(range)
-}
-
-/// Whether a media range (`type/subtype`, `type/*`, `*/*`) covers `media`.
-fn range_allows(range: &[u8], media: &[u8]) -> bool {
-    let kind = media.split(|&b| b == b'/').next().unwrap_or(&[]);
-    range.eq_ignore_ascii_case(media)
-        || range == b"*/*"
-        || (range.len() == kind.len() + 2
-            && range[..kind.len()].eq_ignore_ascii_case(kind)
-            && &range[kind.len()..] == b"/*")
 }
 
 fn parse_length(digits: &[u8]) -> Option<u64> {
