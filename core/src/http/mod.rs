@@ -47,15 +47,15 @@ pub mod server;
 mod session;
 
 pub use header::{
-    HeaderIndex, HeaderList, HeaderValueError, Headers, MAX_HEADER_VALUE_LEN, decode_value, encode_value,
-    matches_value, name, trim_ows,
+    HeaderList, HeaderValueError, Headers, MAX_HEADER_VALUE_LEN, decode_value, encode_value, matches_value, name,
+    trim_ows,
 };
 pub use media::{accepts, media_type_is};
 pub use server::{
-    DEFAULT_MAX_BODY, DEFAULT_PATH, HeadPlan, HostPolicy, HttpMethod, LOOPBACK_HOSTS, MAX_PARAM_HEADER_NAME_LEN,
-    MAX_PARAM_HEADERS, OutputEvent, Policy, PostPlan, RESOURCE_METADATA_PATH, Rejection, SESSION_NOT_FOUND, Serve,
-    SsePaths, ToolSchemas, bearer_token, check_param_headers, check_param_headers_parsed, first_transmit_status,
-    is_resource_metadata_path, plan_head, plan_post, plan_post_parsed, request_id, response_status, sse_events,
-    write_challenge, write_endpoint_event,
+    DEFAULT_MAX_BODY, DEFAULT_PATH, HeadPlan, HeaderIndex, HostPolicy, HttpMethod, LOOPBACK_HOSTS,
+    MAX_PARAM_HEADER_NAME_LEN, MAX_PARAM_HEADERS, MAX_SESSION_ID_LEN, OutputEvent, Policy, PostPlan,
+    RESOURCE_METADATA_PATH, Rejection, SESSION_NOT_FOUND, Serve, SsePaths, ToolSchemas, bearer_token,
+    check_param_headers, check_param_headers_parsed, first_transmit_status, is_resource_metadata_path, plan_head,
+    plan_post, plan_post_parsed, request_id, response_status, sse_events, write_challenge, write_endpoint_event,
 };
-pub use session::{MAX_SESSION_ID_LEN, SESSION_ID_RANDOM_BYTES, SessionId};
+pub use session::{SESSION_ID_RANDOM_BYTES, SessionId};

@@ -1,29 +1,18 @@
-//! Legacy session ids (`Mcp-Session-Id`).
+//! Legacy session ids (`Mcp-Session-Id`): the form this crate's servers give them, which a server
+//! that mints one and a client that echoes it share (other servers' ids may be any visible ASCII).
+//! Minting them is the server's ([`SessionId::from_random`]).
 
 use core::fmt;
 
 /// Random bytes in a session id; the id is their lower-case hex (32 characters).
 pub const SESSION_ID_RANDOM_BYTES: usize = 16;
-/// Longest `Mcp-Session-Id` read from a request; longer ones name no session (404).
-pub const MAX_SESSION_ID_LEN: usize = 64;
 
 /// A session id this server minted: the hex of [`SESSION_ID_RANDOM_BYTES`] bytes the caller drew
 /// from a cryptographically secure generator (the core has none).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct SessionId([u8; 2 * SESSION_ID_RANDOM_BYTES]);
+pub struct SessionId(pub(super) [u8; 2 * SESSION_ID_RANDOM_BYTES]);
 
 impl SessionId {
-    /// The id for `random` (which must come from a CSPRNG: the id is the session's only secret).
-    pub fn from_random(random: [u8; SESSION_ID_RANDOM_BYTES]) -> Self {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        let mut text = [0u8; 2 * SESSION_ID_RANDOM_BYTES];
-        for (i, b) in random.iter().enumerate() {
-            text[2 * i] = HEX[usize::from(b >> 4)];
-            text[2 * i + 1] = HEX[usize::from(b & 0xf)];
-        }
-        SessionId(text)
-    }
-
     /// Reads an `Mcp-Session-Id` value; `None` if it cannot be one this server minted.
     pub fn parse(value: &[u8]) -> Option<Self> {
         let value = super::header::trim_ows(value);

@@ -11,12 +11,15 @@
 //! - [`write_endpoint_event`]: the deprecated 2024-11-05 HTTP+SSE transport.
 
 mod auth;
+mod index;
 mod origin;
 mod param;
 mod request;
+mod session;
 mod status;
 
 pub use auth::{RESOURCE_METADATA_PATH, bearer_token, is_resource_metadata_path, write_challenge};
+pub use index::HeaderIndex;
 pub use origin::{HostPolicy, LOOPBACK_HOSTS};
 pub use param::{
     MAX_PARAM_HEADER_NAME_LEN, MAX_PARAM_HEADERS, ToolSchemas, check_param_headers, check_param_headers_parsed,
@@ -25,6 +28,7 @@ pub use request::{
     DEFAULT_MAX_BODY, DEFAULT_PATH, HeadPlan, HttpMethod, Policy, PostPlan, Serve, SsePaths, plan_head, plan_post,
     plan_post_parsed, request_id, write_endpoint_event,
 };
+pub use session::MAX_SESSION_ID_LEN;
 pub use status::{OutputEvent, Rejection, SESSION_NOT_FOUND, first_transmit_status, response_status, sse_events};
 
 #[cfg(test)]
