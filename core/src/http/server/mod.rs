@@ -16,6 +16,7 @@ mod origin;
 mod param;
 mod request;
 mod session;
+mod sse;
 mod status;
 
 pub use auth::{RESOURCE_METADATA_PATH, bearer_token, is_resource_metadata_path, write_challenge};
@@ -25,10 +26,11 @@ pub use param::{
     MAX_PARAM_HEADER_NAME_LEN, MAX_PARAM_HEADERS, ToolSchemas, check_param_headers, check_param_headers_parsed,
 };
 pub use request::{
-    DEFAULT_MAX_BODY, DEFAULT_PATH, HeadPlan, HttpMethod, Policy, PostPlan, Serve, SsePaths, plan_head, plan_post,
-    plan_post_parsed, request_id, write_endpoint_event,
+    DEFAULT_MAX_BODY, DEFAULT_PATH, HeadPlan, HttpMethod, Policy, PostPlan, Serve, plan_head, plan_post,
+    plan_post_parsed, request_id,
 };
 pub use session::MAX_SESSION_ID_LEN;
+pub use sse::{SsePaths, write_endpoint_event};
 pub use status::{OutputEvent, Rejection, SESSION_NOT_FOUND, first_transmit_status, response_status, sse_events};
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! POST, which era serves its body and how the answer is framed ([`plan_post`]).
 
 use super::origin::HostPolicy;
+use super::sse::{SsePaths, query_session};
 use super::status::Rejection;
 use crate::endpoint::Framing;
 use crate::frame::EventId;
@@ -59,21 +60,6 @@ pub struct Policy<'a> {
     pub sse: Option<SsePaths<'a>>,
 }
 
-/// The paths of the deprecated HTTP+SSE transport (2024-11-05): a GET stream whose first event
-/// names the endpoint to POST messages to, with the session in the query.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SsePaths<'a> {
-    /// The stream (`/sse`).
-    pub stream: &'a str,
-    /// Where messages are POSTed (`/messages`), as `<messages>?sessionId=<id>`.
-    pub messages: &'a str,
-}
-
-impl SsePaths<'static> {
-    /// `/sse` and `/messages`, as the 2024-11-05 SDKs serve them.
-    pub const DEFAULT: SsePaths<'static> = SsePaths { stream: "/sse", messages: "/messages" };
-}
-
 impl Default for Policy<'static> {
     fn default() -> Self {
         Policy { path: DEFAULT_PATH, hosts: HostPolicy::LOOPBACK, max_body: DEFAULT_MAX_BODY, sse: None }
@@ -105,7 +91,7 @@ pub enum HeadPlan {
         session: SessionId,
     },
     /// A GET of the HTTP+SSE stream (2024-11-05): open a session whose every message goes on this
-    /// stream, and send the endpoint event ([`write_endpoint_event`]) first.
+    /// stream, and send the endpoint event ([`write_endpoint_event`](super::write_endpoint_event)) first.
     OpenSseSession,
     /// A POST to the HTTP+SSE message endpoint: read the body and serve it in `session`, whose
     /// answers go on its stream; the POST itself is answered 202.
@@ -113,29 +99,6 @@ pub enum HeadPlan {
         /// The session named by the `sessionId` query parameter.
         session: SessionId,
     },
-}
-
-/// Writes the first event of an HTTP+SSE stream: `event: endpoint`, the URI to POST to. Returns its
-/// length, or `None` if `out` is too small (it takes `messages.len() + 67` bytes) or `messages` holds a
-/// line break.
-pub fn write_endpoint_event(messages: &str, session: SessionId, out: &mut [u8]) -> Option<usize> {
-    let parts: [&[u8]; 5] =
-        [b"event: endpoint\ndata: ", messages.as_bytes(), b"?sessionId=", session.as_str().as_bytes(), b"\n\n"];
-    if messages.bytes().any(|b| b == b'\n' || b == b'\r') {
-        return None;
-    }
-    let mut len = 0;
-    for part in parts {
-        out.get_mut(len..len + part.len())?.copy_from_slice(part);
-        len += part.len();
-    }
-    Some(len)
-}
-
-/// The `sessionId` query parameter of a request target.
-fn query_session(target: &[u8]) -> Option<SessionId> {
-    let query = target.splitn(2, |&b| b == b'?').nth(1)?;
-    query.split(|&b| b == b'&').find_map(|pair| pair.strip_prefix(b"sessionId=")).and_then(SessionId::parse)
 }
 
 /// The POST body checks every endpoint shares: media types and declared length.
