@@ -45,6 +45,7 @@ mod header;
 mod media;
 pub mod server;
 mod session;
+mod standard;
 
 pub use header::{
     HeaderList, HeaderValueError, Headers, MAX_HEADER_VALUE_LEN, decode_value, encode_value, matches_value, name,
@@ -59,3 +60,4 @@ pub use server::{
     plan_post, plan_post_parsed, request_id, response_status, sse_events, write_challenge, write_endpoint_event,
 };
 pub use session::{SESSION_ID_RANDOM_BYTES, SessionId};
+pub use standard::{StandardHeaders, standard_header_values};

@@ -9,6 +9,7 @@ use crate::frame::EventId;
 use crate::http::header::{self, HeaderValueError, Headers, name};
 use crate::http::media::{accepted, accepts, media_type_is};
 use crate::http::session::SessionId;
+use crate::http::standard::{StandardHeaders, standard_header_values};
 use crate::json::{self, Kind, Value};
 use crate::jsonrpc::{Id, Message, ParsedMessage, classify, code};
 use crate::version::{Era, ProtocolVersion};
@@ -281,9 +282,12 @@ pub fn plan_post_parsed<'b, H: Headers + ?Sized>(
     let plain = method.is_some_and(|m| !m.raw().contains(&b'\\'));
     // What the engine reads of `params` and `_meta` was found once, when the body was validated.
     let picked = body.picked();
-    let [meta, name_param, uri_param] = match picked {
-        Some(p) => [p.params.get("_meta"), p.params.get("name"), p.params.get("uri")],
-        None => params.map_or([None; 3], |p| p.members_spanned(spans).find_all(["_meta", "name", "uri"])),
+    let meta = match picked {
+        Some(p) => p.params.get("_meta"),
+        None => params.and_then(|p| {
+            let [meta] = p.members_spanned(spans).find_all(["_meta"]);
+            meta
+        }),
     };
     let meta = meta.filter(|m| m.kind() == Kind::Object);
     let modern_meta =
@@ -325,11 +329,12 @@ pub fn plan_post_parsed<'b, H: Headers + ?Sized>(
             id,
         ));
     }
-    let [meta_version, meta_capabilities, progress_token, log_level] = match picked {
-        Some(p) => [p.meta.protocol_version, p.meta.client_capabilities, p.meta.progress_token, p.meta.log_level],
-        None => meta.map_or([None; 4], |m| {
+    // What the body says the standard headers must say: the values a client writes them with.
+    let expected = standard_header_values(body);
+    let [meta_capabilities, progress_token, log_level] = match picked {
+        Some(p) => [p.meta.client_capabilities, p.meta.progress_token, p.meta.log_level],
+        None => meta.map_or([None; 3], |m| {
             m.members_spanned(spans).find_all([
-                "io.modelcontextprotocol/protocolVersion",
                 "io.modelcontextprotocol/clientCapabilities",
                 "progressToken",
                 "io.modelcontextprotocol/logLevel",
@@ -337,7 +342,7 @@ pub fn plan_post_parsed<'b, H: Headers + ?Sized>(
         }),
     };
     if is_request
-        && (meta_version.is_none_or(|v| v.kind() != Kind::String)
+        && (expected.protocol_version.is_none_or(|v| v.kind() != Kind::String)
             || meta_capabilities.is_none_or(|c| c.kind() != Kind::Object))
     {
         return Err(Rejection::with_id(
@@ -347,35 +352,7 @@ pub fn plan_post_parsed<'b, H: Headers + ?Sized>(
             id,
         ));
     }
-    let mismatch = |what| Rejection::with_id(400, code::HEADER_MISMATCH, what, id);
-    if let Some(meta_version) = meta_version
-        && !header_matches(headers, name::PROTOCOL_VERSION, meta_version).map_err(|_| mismatch(BAD_VALUE))?
-    {
-        return Err(mismatch("Header mismatch: MCP-Protocol-Version differs from _meta"));
-    }
-    if let Some(method) = method {
-        let mut scratch = None;
-        let got = header_text(headers, name::METHOD, &mut scratch).map_err(|_| mismatch(BAD_VALUE))?;
-        if !got.is_some_and(|got| if plain { method.raw() == got } else { method.eq_bytes(got) }) {
-            return Err(mismatch("Header mismatch: Mcp-Method differs from the body's method"));
-        }
-        let named = if method.is(plain, "tools/call") || method.is(plain, "prompts/get") {
-            Some(name_param)
-        } else if method.is(plain, "resources/read") {
-            Some(uri_param)
-        } else {
-            None
-        };
-        if let Some(expected) = named {
-            let ok = match expected {
-                Some(expected) => header_matches(headers, name::NAME, expected).map_err(|_| mismatch(BAD_VALUE))?,
-                None => true, // the engine answers the missing parameter
-            };
-            if !ok {
-                return Err(mismatch("Header mismatch: Mcp-Name differs from the body"));
-            }
-        }
-    }
+    check_standard_headers(headers, &expected, plain, id)?;
     let streams =
         progress_token.is_some() || log_level.is_some() || method.is_some_and(|m| m.is(plain, "subscriptions/listen"));
     let framing = if accept.sse && (streams || !accept.json) { Framing::Sse } else { Framing::Body };
@@ -383,6 +360,38 @@ pub fn plan_post_parsed<'b, H: Headers + ?Sized>(
 }
 
 const BAD_VALUE: &str = "Header mismatch: invalid header value";
+
+/// Checks the 2026-07-28 standard headers a request sent against what its body says they must say
+/// (`expected`; `plain`: its method has no escape): each one the body gives a value must be there
+/// once, decode, and match it (-32020 otherwise). A `tools/call`, `prompts/get` or
+/// `resources/read` without its parameter has no `Mcp-Name` to check: the engine answers the
+/// missing parameter.
+fn check_standard_headers<'b, H: Headers + ?Sized>(
+    headers: &H,
+    expected: &StandardHeaders<'b>,
+    plain: bool,
+    id: Option<Id<'b>>,
+) -> Result<(), Rejection<'b>> {
+    let mismatch = |what| Rejection::with_id(400, code::HEADER_MISMATCH, what, id);
+    if let Some(version) = expected.protocol_version
+        && !header_matches(headers, name::PROTOCOL_VERSION, version).map_err(|_| mismatch(BAD_VALUE))?
+    {
+        return Err(mismatch("Header mismatch: MCP-Protocol-Version differs from _meta"));
+    }
+    if let Some(method) = expected.method {
+        let mut scratch = None;
+        let got = header_text(headers, name::METHOD, &mut scratch).map_err(|_| mismatch(BAD_VALUE))?;
+        if !got.is_some_and(|got| if plain { method.raw() == got } else { method.eq_bytes(got) }) {
+            return Err(mismatch("Header mismatch: Mcp-Method differs from the body's method"));
+        }
+        if let Some(named) = expected.name
+            && !header_matches(headers, name::NAME, named).map_err(|_| mismatch(BAD_VALUE))?
+        {
+            return Err(mismatch("Header mismatch: Mcp-Name differs from the body"));
+        }
+    }
+    Ok(())
+}
 
 /// The decoded text of header `name`, as bytes (`None` if absent; a repeated header is an error).
 pub(super) fn header_text<'o, H: Headers + ?Sized>(
