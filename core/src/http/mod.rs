@@ -1,7 +1,30 @@
-//! The Streamable HTTP rules, sans-IO: everything an HTTP server needs to decide about a request
-//! to the MCP endpoint before and after an engine serves its body, so an embedded HTTP server and
-//! the tokio adapter share them and the adapters only move bytes. Nothing here depends on the
-//! server role: the tools whose headers are checked come through [`ToolSchemas`].
+//! The Streamable HTTP rules, sans-IO. They come in two parts, so that an HTTP client can be
+//! written beside the server on the rules both share:
+//!
+//! - **Shared by both roles** (the files of this module): what an MCP server and an MCP client
+//!   both read or write on the wire.
+//! - **The server's** ([`server`]): everything an HTTP server needs to decide about a request to
+//!   the MCP endpoint before and after an engine serves its body, so an embedded HTTP server and
+//!   the tokio adapter share them and the adapters only move bytes. Every item of [`server`] is
+//!   also re-exported here, at `http::`.
+//!
+//! Nothing here depends on the server role's engine ([`crate::server`]): the tools whose headers
+//! are checked come through [`ToolSchemas`].
+//!
+//! # Shared by both roles
+//!
+//! - Header fields, read from any header map through [`Headers`] ([`HeaderList`] over a slice of
+//!   pairs), by the names in [`name`]; [`trim_ows`].
+//! - `Mcp-*` header values: [`decode_value`] reads them and [`encode_value`] writes them, as they
+//!   are or in the `=?base64?…?=` form; [`matches_value`] compares one to the JSON value it stands
+//!   for; [`HeaderValueError`].
+//! - Media types: [`media_type_is`] (`Content-Type`), [`accepts`] (`Accept`).
+//! - The 2026-07-28 standard headers: [`standard_header_values`] says what `MCP-Protocol-Version`,
+//!   `Mcp-Method` and `Mcp-Name` must say of a message ([`StandardHeaders`]); a client writes them
+//!   from it, the server checks them against it.
+//! - Legacy session ids: [`SessionId`], its form, which the server mints and the client echoes.
+//!
+//! # The server's
 //!
 //! One endpoint serves both eras:
 //!
@@ -28,10 +51,13 @@
 //!    writes the 401/403 `WWW-Authenticate` that names the RFC 9728 metadata document served at
 //!    [`RESOURCE_METADATA_PATH`] ([`is_resource_metadata_path`]). Validating the token (signature,
 //!    expiry, audience) is the application's.
-//! 6. Legacy sessions are named by a [`SessionId`] minted from caller-provided random bytes; SSE
-//!    events are named `<stream>-<sequence>` ([`EventId`](crate::frame::EventId)), so a
-//!    `Last-Event-ID` names the stream to replay and where; [`sse_events`] splits the engine's
-//!    output into events for an event store.
+//! 6. Legacy sessions are named by a [`SessionId`] minted from caller-provided random bytes
+//!    ([`SessionId::from_random`]); SSE events are named `<stream>-<sequence>`
+//!    ([`EventId`](crate::frame::EventId)), so a `Last-Event-ID` names the stream to replay and
+//!    where; [`sse_events`] splits the engine's output into events for an event store.
+//!
+//! A server that parses a request's header list once can index the fields these rules read in a
+//! [`HeaderIndex`].
 //!
 //! # Limits
 //! - Request body: [`Policy::max_body`] ([`DEFAULT_MAX_BODY`]).

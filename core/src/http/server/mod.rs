@@ -1,14 +1,20 @@
 //! The server's Streamable HTTP rules: what an MCP server decides about a request to its endpoint
-//! before and after an engine serves the body (the overview is the [parent module](super)'s). Every
-//! item here is also re-exported at [`http`](super).
+//! before and after an engine serves the body. The overview, and the rules the server shares with
+//! a client (header coding, media types, the standard headers' values, the session id's form), are
+//! the [parent module](super)'s. Every item here is also re-exported at [`http`](super).
 //!
-//! - [`plan_head`] and [`plan_post`]: which requests the endpoint serves, by which engine, framed how.
-//! - [`HostPolicy`]: `Host`/`Origin` against DNS rebinding.
-//! - [`Rejection`], [`first_transmit_status`], [`response_status`]: the statuses it answers with;
-//!   [`sse_events`] reads its SSE output back for an event store.
-//! - [`check_param_headers`]: `Mcp-Param-*` headers against the tools' input schemas.
-//! - [`bearer_token`], [`write_challenge`]: bearer-token authorization of a resource server.
-//! - [`write_endpoint_event`]: the deprecated 2024-11-05 HTTP+SSE transport.
+//! - `request.rs`: [`plan_head`] and [`plan_post`], which requests the endpoint serves, by which
+//!   engine, framed how, with the standard-header check.
+//! - `origin.rs`: [`HostPolicy`], `Host`/`Origin` against DNS rebinding.
+//! - `status.rs`: [`Rejection`], [`first_transmit_status`], [`response_status`], the statuses it
+//!   answers with; [`sse_events`] reads its SSE output back for an event store.
+//! - `param.rs`: [`check_param_headers`], `Mcp-Param-*` headers against the tools' input schemas.
+//! - `auth.rs`: [`bearer_token`], [`write_challenge`], bearer-token authorization of a resource
+//!   server.
+//! - `session.rs`: [`SessionId::from_random`](crate::http::SessionId::from_random), minting legacy
+//!   session ids.
+//! - `sse.rs`: [`SsePaths`], [`write_endpoint_event`], the deprecated 2024-11-05 HTTP+SSE transport.
+//! - `index.rs`: [`HeaderIndex`], the header fields these rules read, found in one pass.
 
 mod auth;
 mod index;
