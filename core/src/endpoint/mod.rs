@@ -40,7 +40,7 @@ pub use event::Event;
 pub use limits::{Buffers, DEFAULT_MAX_DEPTH, DEFAULT_PAGE_SIZE, DEFAULT_WRITE_THRESHOLD, Limits, MIN_RESPONSE_WINDOW};
 pub(crate) use outbound::OutboundTable;
 pub use outbound::{OutboundKey, Outcome, Response};
-pub(crate) use outbox::{Eof, Outbox};
+pub(crate) use outbox::{Eof, Outbox, answer_unparsable};
 pub(crate) use tx::{Commit, TxMark, TxQueue};
 pub use tx::{MAX_TX_RECORDS, Transmit};
 

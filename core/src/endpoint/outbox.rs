@@ -6,7 +6,7 @@ use crate::endpoint::outbound::Entry;
 use crate::endpoint::{
     Event, Framing, Limits, MIN_RESPONSE_WINDOW, OutboundKey, OutboundTable, Route, SendError, TxQueue,
 };
-use crate::json::JsonWriter;
+use crate::json::{self, JsonWriter, ScanError, ScanErrorKind};
 use crate::jsonrpc::{self, ErrorMessage, Id, WriteId, code, write_error_head};
 use crate::time::Instant;
 
@@ -213,5 +213,46 @@ impl<'a, const OUTBOUND: usize> Outbox<'a, OUTBOUND> {
             }
         }
         Event::Rejected { code, reason: message.as_str().unwrap_or(code::name(code)) }
+    }
+}
+
+/// The error answer to a message that could not be parsed (`text`, validated with `max_depth`),
+/// given to `reject` (the role's way of answering and reporting), called once: a parse error
+/// without an id; a message nested too deep is still an object whose `id` can be read (skipping
+/// the deep member), and a request's error carries that id (a response is never answered with its
+/// own id).
+pub(crate) fn answer_unparsable(
+    error: ScanError,
+    text: &[u8],
+    max_depth: usize,
+    reject: impl FnOnce(Option<&dyn WriteId>, i32, ErrorMessage<'_>),
+) {
+    let too_deep = error.kind == ScanErrorKind::TooDeep;
+    // (Peeked whatever the error: one path keeps the firmware smaller than a branch.)
+    let id = json::peek_member(text, "method")
+        .and_then(|_| json::peek_member(text, "id"))
+        .and_then(|v| json::parse(v, 0).ok())
+        .and_then(Id::from_value)
+        .filter(|_| too_deep);
+    let code = if too_deep { code::INVALID_REQUEST } else { code::PARSE_ERROR };
+    reject(
+        id.as_ref().map(|id| id as &dyn WriteId),
+        code,
+        ErrorMessage::Named(format_args!("{}", Unparsable { error, max_depth })),
+    )
+}
+
+/// The detail of [`answer_unparsable`]'s error.
+struct Unparsable {
+    error: ScanError,
+    max_depth: usize,
+}
+
+impl core::fmt::Display for Unparsable {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.error.kind {
+            ScanErrorKind::TooDeep => write!(f, "JSON nested deeper than {} levels", self.max_depth),
+            _ => core::fmt::Display::fmt(&self.error, f),
+        }
     }
 }

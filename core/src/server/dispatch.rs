@@ -6,8 +6,8 @@
 
 use core::fmt;
 
-use crate::endpoint::{Outbox, Outcome, Response, Route};
-use crate::json::{self, JsonStr, JsonWriter, Kind, ScanError, ScanErrorKind, Spans, Value};
+use crate::endpoint::{Outbox, Outcome, Response, Route, answer_unparsable};
+use crate::json::{JsonStr, JsonWriter, Kind, ScanError, Spans, Value};
 use crate::jsonrpc::{EnvelopeError, ErrorMessage, Id, Message, WriteId, classify_spanned, code};
 use crate::mcp::meta::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, Meta};
 use crate::mcp::{ClientCapabilities, ServerCapabilities};
@@ -69,22 +69,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// Answers a message that could not be parsed. A message nested too deep is still an object
     /// whose `id` can be read (skipping the deep member), and its error carries that id.
     pub(crate) fn reject_unparsable(&mut self, error: ScanError, text: &[u8]) {
-        match error.kind {
-            ScanErrorKind::TooDeep => {
-                let depth = self.config.limits.max_depth;
-                // Only a request's id: a response is never answered with its own id.
-                let id = json::peek_member(text, "method")
-                    .and_then(|_| json::peek_member(text, "id"))
-                    .and_then(|v| json::parse(v, 0).ok())
-                    .and_then(Id::from_value);
-                self.reject(
-                    id.as_ref().map(|id| id as &dyn WriteId),
-                    code::INVALID_REQUEST,
-                    format_args!("JSON nested deeper than {depth} levels"),
-                )
-            }
-            _ => self.reject(None, code::PARSE_ERROR, format_args!("{error}")),
-        }
+        let max_depth = self.config.limits.max_depth;
+        answer_unparsable(error, text, max_depth, |id, code, message| self.reject_with_data(id, code, message, None));
     }
 
     /// Opens a result for `id` in the transmit window.
