@@ -149,6 +149,7 @@ extern crate alloc;
 #[cfg(any(feature = "std", test))]
 extern crate std;
 
+pub mod client;
 pub mod connection;
 pub mod endpoint;
 pub mod frame;

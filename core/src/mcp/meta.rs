@@ -14,6 +14,8 @@ pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabi
 pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 /// `_meta` key of a 2026-07-28 request's log level.
 pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// The `_meta` key of a notification on a `subscriptions/listen` stream: the listen request's id.
+pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// The members of a request's `_meta` the engine reads, found in one walk.
 #[derive(Clone, Copy, Debug, Default)]

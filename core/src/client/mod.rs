@@ -1,0 +1,238 @@
+//! The client engine: a sans-IO MCP client for both protocol eras, the server's sibling.
+//!
+//! A host (an AI application) keeps one client per server it connects to. [`Engine`] is the
+//! protocol state of one such connection over caller-provided buffers: the era it found
+//! ([`EraPolicy`]: probe `server/discover`, fall back to `initialize`), the server's capabilities,
+//! and the requests awaiting answers. The application, a [`Handler`], is passed to each call that
+//! can run it, as with the [server](crate::server). It is built on the same
+//! [`Endpoint`](crate::endpoint) as the server: the same transmit queue, outbound table, ids,
+//! timeouts, cancellation on the wire and error answers.
+//!
+//! # Eras
+//! - **Auto** (the default): `server/discover` at 2026-07-28 first. A usable `DiscoverResult` that
+//!   lists 2026-07-28 makes the connection modern: every request then carries `_meta` (protocol
+//!   version, client capabilities, client info). Any other answer, an error of any code, or no
+//!   answer within [`Config::connect_timeout`] falls back to `initialize` (never keyed on one error
+//!   code).
+//! - **Legacy**: `initialize` at 2025-11-25 (the server may answer an older version, which is
+//!   accepted if this crate implements it), then `notifications/initialized`.
+//! - **Modern**: `server/discover` only; anything but a usable result fails the connection.
+//!
+//! The verdict ([`Engine::era`]) is reported in [`Event::Connected`], so a host can cache it.
+//!
+//! # Requests and answers
+//! [`Engine::request`] sends any method; [`Engine::call_tool`], [`Engine::list_tools`] and the
+//! other typed helpers write their params. Each returns the [`OutboundKey`] its
+//! [`Response`](crate::endpoint::Response) will name in [`Handler::on_response`]: a result, an
+//! error, [`Outcome::TimedOut`](crate::endpoint::Outcome::TimedOut) after
+//! [`Config::request_timeout`] (the request is cancelled on the wire), or
+//! [`Outcome::Closed`](crate::endpoint::Outcome::Closed) when the input ended first. Ids are never
+//! reused and no request has two outcomes; an answer nobody waits for (a late one after a timeout,
+//! a duplicate) is reported as [`endpoint::Event::UnexpectedResponse`](crate::endpoint::Event).
+//!
+//! # Input from the server
+//! A legacy server asks the client for input with requests (`elicitation/create`,
+//! `sampling/createMessage`, `roots/list`); the engine reads each as a
+//! [`ReceivedInput`](crate::mcp::input::ReceivedInput) and hands it to [`Handler::on_input`], which
+//! writes the result. Methods whose capability the client did not declare, and unknown methods,
+//! are answered `-32601`; `ping` is answered by the engine.
+//!
+//! # Limits
+//! - Requests awaiting answers: the engine's `OUTBOUND` parameter ([`SendError::TooManyRequests`]
+//!   beyond it).
+//! - Messages: the [`Limits`] of the endpoint (receive buffer, transmit window, JSON depth).
+//!
+//! [`OutboundKey`]: crate::endpoint::OutboundKey
+//! [`SendError::TooManyRequests`]: crate::endpoint::SendError::TooManyRequests
+
+mod bound;
+mod engine;
+mod handler;
+mod incoming;
+mod notification;
+#[cfg(test)]
+mod tests;
+
+use core::fmt;
+
+use crate::endpoint::{Limits, OutboundKey};
+use crate::mcp::{ClientCapabilities, Implementation, ServerCapabilities};
+use crate::time::Duration;
+use crate::version::ProtocolVersion;
+
+pub use crate::endpoint::Buffers;
+pub use bound::{Bound, Client};
+pub use engine::Engine;
+pub use handler::{Handler, InputAnswer};
+pub use notification::Notification;
+
+/// How the client finds the server's era; see the [module docs](self#eras).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum EraPolicy {
+    /// Probe `server/discover`; fall back to `initialize` on anything but a usable result.
+    #[default]
+    Auto,
+    /// `initialize` only.
+    Legacy,
+    /// `server/discover` only, at 2026-07-28.
+    Modern,
+}
+
+/// The client's configuration.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+#[must_use]
+pub struct Config<'a> {
+    /// `clientInfo`: who this client is.
+    pub client_info: Implementation<'a>,
+    /// What the client offers the server (sampling, elicitation, roots): answered through
+    /// [`Handler::on_input`].
+    pub capabilities: ClientCapabilities,
+    /// How the era is found.
+    pub era: EraPolicy,
+    /// How long `server/discover` and `initialize` may take (the probe's timeout decides the
+    /// fallback). Default 10 s.
+    pub connect_timeout: Duration,
+    /// How long a request may await its answer before it is cancelled and reported as timed out;
+    /// `None`: no limit. Default 60 s.
+    pub request_timeout: Option<Duration>,
+    /// The endpoint's limits.
+    pub limits: Limits,
+}
+
+impl<'a> Config<'a> {
+    /// A configuration naming the client, with no capabilities, the [`EraPolicy::Auto`] policy and
+    /// the default timeouts and limits.
+    pub const fn new(name: &'a str, version: &'a str) -> Self {
+        Config {
+            client_info: Implementation::new(name, version),
+            capabilities: ClientCapabilities::NONE,
+            era: EraPolicy::Auto,
+            connect_timeout: Duration::from_secs(10),
+            request_timeout: Some(Duration::from_secs(60)),
+            limits: Limits::DEFAULT,
+        }
+    }
+
+    /// With `capabilities` declared to the server.
+    pub const fn with_capabilities(mut self, capabilities: ClientCapabilities) -> Self {
+        self.capabilities = capabilities;
+        self
+    }
+
+    /// With `era` as the era policy.
+    pub const fn with_era(mut self, era: EraPolicy) -> Self {
+        self.era = era;
+        self
+    }
+
+    /// With `timeout` for the handshake (or the probe).
+    pub const fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// With `timeout` for every request (`None`: no limit).
+    pub const fn with_request_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// With `limits`.
+    pub const fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// With `info` as `clientInfo` (title, description, icons, …).
+    pub const fn with_client_info(mut self, info: Implementation<'a>) -> Self {
+        self.client_info = info;
+        self
+    }
+}
+
+/// Why the connection could not be set up; reported in [`Event::ConnectFailed`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum ConnectError {
+    /// The server answered the handshake (or the pinned-modern probe) with an error.
+    Refused {
+        /// The JSON-RPC error code.
+        code: i64,
+    },
+    /// The server's answer was not a usable `InitializeResult` or `DiscoverResult`.
+    Invalid,
+    /// The server answered `initialize` with a version this crate does not implement.
+    UnsupportedVersion,
+    /// No answer within [`Config::connect_timeout`].
+    TimedOut,
+    /// The input ended first.
+    Closed,
+}
+
+impl fmt::Display for ConnectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConnectError::Refused { code } => write!(f, "the server refused the connection (error {code})"),
+            ConnectError::Invalid => f.write_str("the server's answer to the handshake is not usable"),
+            ConnectError::UnsupportedVersion => f.write_str("the server speaks a protocol version this client lacks"),
+            ConnectError::TimedOut => f.write_str("the server did not answer the handshake in time"),
+            ConnectError::Closed => f.write_str("the connection ended during the handshake"),
+        }
+    }
+}
+
+impl core::error::Error for ConnectError {}
+
+/// Something the application may want to know or log; see [`Handler::on_event`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Event<'a> {
+    /// The connection is set up: requests may be sent.
+    Connected {
+        /// The protocol version spoken: its [era](ProtocolVersion::era) is the verdict to cache.
+        version: ProtocolVersion,
+        /// What the server offers.
+        capabilities: ServerCapabilities,
+        /// `serverInfo.name`, if given.
+        server_name: Option<crate::json::JsonStr<'a>>,
+        /// `instructions`, if given.
+        instructions: Option<crate::json::JsonStr<'a>>,
+    },
+    /// The probe did not find a modern server: the client falls back to `initialize`.
+    FellBack,
+    /// The connection could not be set up; nothing more is sent.
+    ConnectFailed(ConnectError),
+    /// The server cancelled a request it had sent (the engine answers requests at once, so
+    /// there is nothing left to stop).
+    Cancelled {
+        /// The id of the server's request, as a number if it was one.
+        request: Option<i64>,
+    },
+    /// Something about the connection itself ([`endpoint::Event`](crate::endpoint::Event)).
+    Endpoint(crate::endpoint::Event),
+}
+
+impl From<crate::endpoint::Event> for Event<'_> {
+    fn from(event: crate::endpoint::Event) -> Self {
+        Event::Endpoint(event)
+    }
+}
+
+/// Where the connection stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum State {
+    /// [`Engine::connect`] not called yet.
+    Idle,
+    /// `server/discover` sent.
+    Discovering(OutboundKey),
+    /// `initialize` sent.
+    Initializing(OutboundKey),
+    /// Requests may be sent.
+    Ready(ProtocolVersion),
+    /// The handshake failed.
+    Failed,
+}

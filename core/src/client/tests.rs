@@ -1,0 +1,501 @@
+//! The client engine against the server engine (a quinn-style `Pair` on a simulated clock, with
+//! seeded random fragmentation), and against scripted servers for what ours never sends.
+
+use std::string::{String, ToString};
+use std::vec::Vec;
+
+use serde_json::{Value as Json, json};
+
+use crate::client::{self, ConnectError, EraPolicy, InputAnswer, Notification};
+use crate::endpoint::{Buffers, OutboundKey, Outcome, Response};
+use crate::json::{self, JsonWriter};
+use crate::mcp::input::{InputRequest, ReceivedInput};
+use crate::mcp::{ClientCapabilities, ListCapability};
+use crate::server::{self, Deferred, Tool, ToolCall, ToolReply};
+use crate::test_rng::XorShift;
+use crate::time::{Duration, Instant};
+use crate::version::ProtocolVersion;
+
+static TOOLS: [Tool<'static>; 3] = [
+    Tool::new("echo", "Echoes text", r#"{"type":"object","properties":{"text":{"type":"string"}}}"#),
+    Tool::new("slow", "Answered later", r#"{"type":"object"}"#),
+    Tool::new("confirm", "Asks the user", r#"{"type":"object"}"#),
+];
+
+const FORM: &str = r#"{"type":"object","properties":{"ok":{"type":"boolean"}}}"#;
+
+/// The server's application.
+#[derive(Default)]
+struct Device {
+    deferred: Vec<Deferred>,
+}
+
+impl server::Handler for Device {
+    const TOOLS: &'static [Tool<'static>] = &TOOLS;
+
+    fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
+        match call.name {
+            "slow" => {
+                if let Ok(deferred) = reply.defer() {
+                    self.deferred.push(deferred);
+                }
+            }
+            "confirm" => match call.context.input("ok") {
+                Some(answer) => reply.text(&String::from_utf8_lossy(answer.as_bytes())).finish(),
+                None => reply
+                    .input_required()
+                    .request("ok", InputRequest::ElicitForm { message: "Sure?", requested_schema: FORM })
+                    .finish(),
+            },
+            _ => match call.argument("text").and_then(|v| v.as_str()) {
+                Some(text) => reply.text_json(text).finish(),
+                None => reply.finish_error_text("missing text"),
+            },
+        }
+    }
+}
+
+/// The host's application: records what it is told, accepts every form.
+#[derive(Default)]
+struct Host {
+    responses: Vec<(OutboundKey, String)>,
+    notifications: Vec<String>,
+    events: Vec<String>,
+    inputs: Vec<String>,
+}
+
+impl Host {
+    fn result(&self, key: OutboundKey) -> Json {
+        let (_, text) = self.responses.iter().find(|(k, _)| *k == key).expect("an answer");
+        serde_json::from_str(text.strip_prefix("result ").expect("a result")).unwrap()
+    }
+
+    fn outcome(&self, key: OutboundKey) -> Option<&str> {
+        self.responses.iter().find(|(k, _)| *k == key).map(|(_, text)| text.as_str())
+    }
+}
+
+impl client::Handler for Host {
+    fn on_response(&mut self, _now: Instant, response: Response<'_>) {
+        let outcome = match response.outcome {
+            Outcome::Result(value) => std::format!("result {}", String::from_utf8_lossy(value.as_bytes())),
+            Outcome::Error { code, .. } => std::format!("error {code}"),
+            Outcome::TimedOut => String::from("timed out"),
+            Outcome::Closed => String::from("closed"),
+        };
+        assert!(self.responses.iter().all(|(k, _)| *k != response.request), "two outcomes for one request");
+        self.responses.push((response.request, outcome));
+    }
+
+    fn on_notification(&mut self, _now: Instant, notification: Notification<'_>) {
+        self.notifications.push(std::format!("{notification:?}"));
+    }
+
+    fn on_input(&mut self, _now: Instant, input: ReceivedInput<'_>, result: &mut JsonWriter<'_>) -> InputAnswer {
+        self.inputs.push(input.method().to_string());
+        match input {
+            ReceivedInput::ElicitForm { .. } => result.raw(br#"{"action":"accept","content":{"ok":true}}"#),
+            ReceivedInput::ListRoots => result.raw(br#"{"roots":[{"uri":"file:///tmp"}]}"#),
+            _ => return InputAnswer::Refused,
+        }
+        InputAnswer::Written
+    }
+
+    fn on_event(&mut self, _now: Instant, event: client::Event<'_>) {
+        self.events.push(std::format!("{event:?}"));
+    }
+}
+
+fn buffers(rx: usize, tx: usize) -> Buffers<'static> {
+    Buffers { rx: std::vec![0u8; rx].leak(), tx: std::vec![0u8; tx].leak() }
+}
+
+fn host_config(era: EraPolicy) -> client::Config<'static> {
+    let capabilities = ClientCapabilities {
+        elicitation_form: true,
+        roots: Some(ListCapability { list_changed: false }),
+        ..ClientCapabilities::NONE
+    };
+    client::Config::new("host", "1.0.0")
+        .with_era(era)
+        .with_capabilities(capabilities)
+        .with_request_timeout(Some(Duration::from_millis(500)))
+}
+
+fn lines(bytes: &[u8]) -> Vec<Json> {
+    bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()).map(|l| serde_json::from_slice(l).unwrap()).collect()
+}
+
+/// A client engine and a server, connected by two byte queues; each delivery is cut at random
+/// points when a seed is given.
+struct Pair {
+    client: client::Engine<'static, 8>,
+    host: Host,
+    server: server::Server<'static, Device>,
+    now: Instant,
+    rng: Option<XorShift>,
+    /// Everything the client wrote, for checking the wire.
+    sent: Vec<u8>,
+}
+
+impl Pair {
+    fn new(era: EraPolicy, seed: Option<u64>) -> Self {
+        let mut config = server::Config::new("device", "1.0.0");
+        config.limits.max_response = 1024;
+        let mut server = server::Server::new(Device::default(), config, buffers(4096, 4096));
+        server.set_input_buffer(std::vec![0u8; 2048].leak());
+        Pair {
+            client: client::Engine::new(host_config(era), buffers(4096, 4096)),
+            host: Host::default(),
+            server,
+            now: Instant::from_millis(1_000),
+            rng: seed.map(XorShift::new),
+            sent: Vec::new(),
+        }
+    }
+
+    fn cut(&mut self, len: usize) -> usize {
+        match &mut self.rng {
+            Some(rng) => 1 + rng.below(len),
+            None => len,
+        }
+    }
+
+    /// Moves bytes both ways until neither side has anything to say.
+    fn drive(&mut self) {
+        let (mut to_server, mut to_client) = (Vec::new(), Vec::new());
+        for _ in 0..10_000 {
+            while let Some(t) = self.client.poll_transmit() {
+                let n = t.bytes.len();
+                to_server.extend_from_slice(t.bytes);
+                self.sent.extend_from_slice(t.bytes);
+                self.client.transmit_done(self.now, n, &mut self.host);
+            }
+            while let Some(bytes) = crate::connection::Connection::poll_transmit(&self.server) {
+                let n = bytes.len();
+                to_client.extend_from_slice(bytes);
+                crate::connection::Connection::transmit_done(&mut self.server, self.now, n);
+            }
+            if to_server.is_empty() && to_client.is_empty() {
+                return;
+            }
+            if !to_server.is_empty() {
+                let n = self.cut(to_server.len());
+                let taken = self.server.handle_input(self.now, &to_server[..n]);
+                to_server.drain(..taken);
+            }
+            if !to_client.is_empty() {
+                let n = self.cut(to_client.len());
+                let taken = self.client.handle_input(self.now, &to_client[..n], &mut self.host);
+                to_client.drain(..taken);
+            }
+        }
+        panic!("the pair did not settle");
+    }
+
+    fn connect(&mut self) {
+        self.client.connect(self.now).unwrap();
+        self.drive();
+    }
+
+    fn call(&mut self, name: &str, arguments: &str) -> OutboundKey {
+        let arguments = json::parse(arguments.as_bytes(), 16).unwrap();
+        let key = self.client.call_tool(self.now, name, Some(arguments)).unwrap();
+        self.drive();
+        key
+    }
+
+    fn advance(&mut self, by: u64) {
+        self.now = self.now + Duration::from_millis(by);
+        if self.client.poll_timeout().is_some_and(|deadline| deadline <= self.now) {
+            self.client.handle_timeout(self.now, &mut self.host);
+        }
+        self.drive();
+    }
+
+    fn sent_lines(&self) -> Vec<Json> {
+        lines(&self.sent)
+    }
+}
+
+#[test]
+fn auto_finds_a_modern_server_and_every_request_carries_meta() {
+    for seed in [None, Some(1), Some(7), Some(42)] {
+        let mut pair = Pair::new(EraPolicy::Auto, seed);
+        pair.connect();
+        assert_eq!(pair.client.era(), Some(ProtocolVersion::V2026_07_28), "{:?}", pair.host.events);
+        assert!(pair.client.server_capabilities().unwrap().tools.is_some());
+        assert!(pair.host.events[0].starts_with("Connected { version: V2026_07_28"), "{:?}", pair.host.events);
+        let key = pair.call("echo", r#"{"text":"hi"}"#);
+        assert_eq!(pair.host.result(key)["content"][0]["text"], "hi");
+        let sent = pair.sent_lines();
+        assert_eq!(sent[0]["method"], "server/discover");
+        for request in &sent {
+            let meta = &request["params"]["_meta"];
+            assert_eq!(meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+            assert_eq!(meta["io.modelcontextprotocol/clientInfo"]["name"], "host");
+            assert_eq!(meta["io.modelcontextprotocol/clientCapabilities"]["elicitation"], json!({"form":{}}));
+        }
+        assert!(sent.iter().all(|m| m["method"] != "initialize"));
+    }
+}
+
+#[test]
+fn legacy_policy_initializes_and_the_same_tool_gives_the_same_result_in_both_eras() {
+    let mut legacy = Pair::new(EraPolicy::Legacy, Some(3));
+    legacy.connect();
+    assert_eq!(legacy.client.era(), Some(ProtocolVersion::V2025_11_25));
+    let sent = legacy.sent_lines();
+    assert_eq!(sent[0]["method"], "initialize");
+    assert_eq!(sent[0]["params"]["protocolVersion"], "2025-11-25");
+    assert_eq!(sent[0]["params"]["clientInfo"]["name"], "host");
+    assert_eq!(sent[1]["method"], "notifications/initialized");
+    let key = legacy.call("echo", r#"{"text":"same"}"#);
+    let mut modern = Pair::new(EraPolicy::Modern, Some(3));
+    modern.connect();
+    let modern_key = modern.call("echo", r#"{"text":"same"}"#);
+    assert_eq!(legacy.host.result(key)["content"], modern.host.result(modern_key)["content"]);
+    assert!(legacy.sent_lines().iter().skip(2).all(|m| m["params"].get("_meta").is_none()));
+}
+
+#[test]
+fn a_legacy_server_asks_for_input_through_the_host_callbacks() {
+    let mut pair = Pair::new(EraPolicy::Legacy, Some(11));
+    pair.connect();
+    let key = pair.call("confirm", "{}");
+    assert_eq!(pair.host.inputs, ["elicitation/create"]);
+    assert_eq!(pair.host.result(key)["content"][0]["text"], r#"{"action":"accept","content":{"ok":true}}"#);
+}
+
+#[test]
+fn a_request_that_times_out_is_cancelled_on_the_wire_once() {
+    let mut pair = Pair::new(EraPolicy::Legacy, None);
+    pair.connect();
+    let key = pair.call("slow", "{}");
+    assert_eq!(pair.host.outcome(key), None);
+    pair.advance(499);
+    assert_eq!(pair.host.outcome(key), None);
+    pair.advance(1);
+    assert_eq!(pair.host.outcome(key), Some("timed out"));
+    let cancels: Vec<Json> =
+        pair.sent_lines().into_iter().filter(|m| m["method"] == "notifications/cancelled").collect();
+    assert_eq!(cancels.len(), 1);
+    assert_eq!(cancels[0]["params"]["requestId"], key.id());
+    assert!(pair.server.handler().deferred.len() == 1);
+    // The server's late answer is refused by the server (it saw the cancellation).
+    let deferred = pair.server.handler_mut().deferred.pop().unwrap();
+    assert!(pair.server.reply_tool(&deferred).is_err());
+    assert_eq!(pair.client.awaiting_answers(), 0);
+}
+
+#[test]
+fn the_end_of_input_closes_every_request_once() {
+    let mut pair = Pair::new(EraPolicy::Auto, Some(5));
+    pair.connect();
+    let slow = pair.call("slow", "{}");
+    let other = pair.call("slow", "{}");
+    pair.client.handle_eof(pair.now, &mut pair.host);
+    assert_eq!(pair.host.outcome(slow), Some("closed"));
+    assert_eq!(pair.host.outcome(other), Some("closed"));
+    assert!(pair.client.is_finished());
+    assert!(pair.client.request(pair.now, "ping", None).is_err());
+}
+
+/// A client alone, fed a scripted server's lines.
+struct Scripted {
+    client: client::Engine<'static, 4>,
+    host: Host,
+    now: Instant,
+}
+
+impl Scripted {
+    fn new(era: EraPolicy) -> Self {
+        let mut client = client::Engine::new(host_config(era), buffers(1024, 2048));
+        let now = Instant::from_millis(0);
+        client.connect(now).unwrap();
+        Scripted { client, host: Host::default(), now }
+    }
+
+    fn feed(&mut self, line: &str) {
+        let line = line.to_string() + "\n";
+        assert_eq!(self.client.handle_input(self.now, line.as_bytes(), &mut self.host), line.len());
+    }
+
+    fn take(&mut self) -> Vec<Json> {
+        let mut out = Vec::new();
+        while let Some(t) = self.client.poll_transmit() {
+            let n = t.bytes.len();
+            out.extend_from_slice(t.bytes);
+            self.client.transmit_done(self.now, n, &mut self.host);
+        }
+        lines(&out)
+    }
+
+    fn initialize_result(&mut self, id: i64) {
+        self.feed(
+            &json!({"jsonrpc":"2.0","id":id,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},
+                "serverInfo":{"name":"old","version":"1"}}})
+            .to_string(),
+        );
+    }
+}
+
+#[test]
+fn any_error_to_the_probe_falls_back_to_initialize() {
+    for code in [-32601, -32600, -32602, -32022, 7] {
+        let mut s = Scripted::new(EraPolicy::Auto);
+        assert_eq!(s.take()[0]["method"], "server/discover");
+        s.feed(&json!({"jsonrpc":"2.0","id":1,"error":{"code":code,"message":"no"}}).to_string());
+        let sent = s.take();
+        assert_eq!(sent[0]["method"], "initialize", "after {code}");
+        s.initialize_result(2);
+        assert_eq!(s.take()[0]["method"], "notifications/initialized");
+        assert_eq!(s.client.era(), Some(ProtocolVersion::V2025_06_18));
+        assert!(s.host.events.iter().any(|e| e == "FellBack"));
+    }
+}
+
+#[test]
+fn an_unusable_discover_result_or_silence_falls_back_too() {
+    let mut s = Scripted::new(EraPolicy::Auto);
+    let _ = s.take();
+    s.feed(r#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25"],"capabilities":{}}}"#);
+    assert_eq!(s.take()[0]["method"], "initialize");
+
+    let mut s = Scripted::new(EraPolicy::Auto);
+    let _ = s.take();
+    s.now = s.now + Duration::from_secs(10);
+    assert_eq!(s.client.poll_timeout(), Some(s.now));
+    s.client.handle_timeout(s.now, &mut s.host);
+    let sent = s.take();
+    assert_eq!(sent[0]["method"], "notifications/cancelled");
+    assert_eq!(sent[0]["params"]["requestId"], 1);
+    assert_eq!(sent[1]["method"], "initialize");
+    // The probe's late answer is only reported.
+    s.feed(r#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{}}}"#);
+    assert!(s.host.events.iter().any(|e| e.contains("UnexpectedResponse")));
+    s.initialize_result(2);
+    assert_eq!(s.client.era(), Some(ProtocolVersion::V2025_06_18));
+}
+
+#[test]
+fn pinned_modern_fails_instead_of_falling_back() {
+    let mut s = Scripted::new(EraPolicy::Modern);
+    let _ = s.take();
+    s.feed(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#);
+    assert!(s.take().is_empty());
+    assert!(s.client.is_failed());
+    assert_eq!(
+        s.host.events,
+        [std::format!("{:?}", client::Event::ConnectFailed(ConnectError::Refused { code: -32601 }))]
+    );
+}
+
+#[test]
+fn an_initialize_answer_with_an_unknown_version_fails() {
+    let mut s = Scripted::new(EraPolicy::Legacy);
+    let _ = s.take();
+    s.feed(r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"1999-01-01","capabilities":{}}}"#);
+    assert!(s.client.is_failed());
+    assert!(s.take().is_empty(), "no notifications/initialized");
+}
+
+#[test]
+fn server_requests_are_answered_by_declared_capability() {
+    let mut s = Scripted::new(EraPolicy::Legacy);
+    let _ = s.take();
+    s.initialize_result(1);
+    let _ = s.take();
+    s.feed(r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#);
+    s.feed(r#"{"jsonrpc":"2.0","id":2,"method":"roots/list"}"#);
+    s.feed(r#"{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}"#);
+    s.feed(r#"{"jsonrpc":"2.0","id":4,"method":"elicitation/create","params":{"mode":"url","message":"m","url":"https://x","elicitationId":"e"}}"#);
+    s.feed(r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#);
+    let out = s.take();
+    assert_eq!(out[0], json!({"jsonrpc":"2.0","id":"p","result":{}}));
+    assert_eq!(out[1]["result"]["roots"][0]["uri"], "file:///tmp");
+    assert_eq!(out[2]["error"]["code"], -32601, "sampling was not declared");
+    assert_eq!(out[3]["error"]["code"], -32601, "URL elicitation was not declared");
+    assert_eq!(out[4]["error"]["code"], -32601);
+    assert_eq!(s.host.inputs, ["roots/list"]);
+}
+
+#[test]
+fn notifications_are_read_and_listen_streams_named() {
+    let mut s = Scripted::new(EraPolicy::Legacy);
+    let _ = s.take();
+    s.initialize_result(1);
+    s.feed(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":9,"progress":0.5,"total":2,"message":"half"}}"#);
+    s.feed(r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","logger":"l","data":{"a":1}}}"#);
+    s.feed(r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#);
+    s.feed(r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"file:///a"}}"#);
+    s.feed(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#);
+    s.feed(r#"{"jsonrpc":"2.0","method":"notifications/other"}"#);
+    let n = &s.host.notifications;
+    assert!(n[0].starts_with("Progress { request: Some(9), progress: 0.5, total: Some(2.0)"), "{n:?}");
+    assert!(n[1].starts_with("Log { level: Some(Warning)"), "{n:?}");
+    assert_eq!(n[2], "ToolsChanged");
+    assert!(n[3].starts_with("ResourceUpdated"));
+    assert!(n[4].starts_with("Other"));
+    assert!(s.host.events.iter().any(|e| e == "Cancelled { request: Some(3) }"));
+    let params = json::parse(br#"{"_meta":{"io.modelcontextprotocol/subscriptionId":12}}"#, 8).unwrap();
+    assert_eq!(Notification::subscription(Some(params)), Some(12));
+}
+
+#[test]
+fn a_broken_server_yields_errors_and_events_never_a_panic() {
+    let mut s = Scripted::new(EraPolicy::Legacy);
+    let _ = s.take();
+    s.initialize_result(1);
+    let _ = s.take();
+    let key = s.client.ping(s.now).unwrap();
+    let _ = s.take();
+    s.feed("garbage");
+    s.feed(&"[".repeat(200));
+    s.feed(r#"[{"jsonrpc":"2.0","id":2,"result":{}}]"#);
+    s.feed(r#"{"jsonrpc":"2.0","id":99,"result":{}}"#);
+    s.feed(r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
+    s.feed(r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
+    // A line longer than the receive buffer is skipped and the stream goes on.
+    let long = std::format!(r#"{{"jsonrpc":"2.0","method":"x","params":"{}"}}"#, "a".repeat(3000));
+    let long = long + "\n";
+    let mut at = 0;
+    while at < long.len() {
+        at += s.client.handle_input(s.now, &long.as_bytes()[at..], &mut s.host);
+        let _ = s.take();
+    }
+    s.feed(r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#);
+    let out = s.take();
+    assert_eq!(s.host.outcome(key), Some("result {}"));
+    assert_eq!(s.host.responses.len(), 1, "a duplicate answer is not a second outcome");
+    assert_eq!(s.host.events.iter().filter(|e| e.contains("UnexpectedResponse")).count(), 2);
+    assert!(s.host.events.iter().any(|e| e.contains("FrameDropped")));
+    assert_eq!(s.host.notifications.last().map(String::as_str), Some("ToolsChanged"));
+    let codes: Vec<i64> = out.iter().filter_map(|m| m["error"]["code"].as_i64()).collect();
+    assert!(codes.is_empty() || codes.iter().all(|c| [-32600, -32700].contains(c)), "{codes:?}");
+}
+
+#[test]
+fn answers_are_read_while_the_transmit_queue_is_full() {
+    let mut client = client::Engine::<4>::new(host_config(EraPolicy::Legacy), buffers(1024, 1024));
+    let mut host = Host::default();
+    let now = Instant::from_millis(0);
+    client.connect(now).unwrap();
+    let initialize = client.poll_transmit().unwrap().bytes.len();
+    client.transmit_done(now, initialize, &mut host);
+    let result =
+        r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{}}}"#.to_string() + "\n";
+    client.handle_input(now, result.as_bytes(), &mut host);
+    // Requests until the queue is full; nothing is transmitted.
+    let mut keys = Vec::new();
+    while let Ok(key) = client.call_tool(now, "echo", None) {
+        keys.push(key);
+    }
+    assert!(!keys.is_empty());
+    let answers: String = keys
+        .iter()
+        .map(|k| std::format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{"content":[]}}}}"#, k.id()) + "\n")
+        .collect();
+    assert_eq!(client.handle_input(now, answers.as_bytes(), &mut host), answers.len());
+    assert_eq!(host.responses.len(), keys.len());
+}
