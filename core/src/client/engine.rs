@@ -1,8 +1,9 @@
 //! [`Engine`]: the protocol state of one client connection, driven with the handler passed to
 //! each call.
 
+use crate::client::retry::{RETRYABLE, RetryArea};
 use crate::client::{Buffers, Config, EraPolicy, Handler, State};
-use crate::endpoint::{Endpoint, Eof, Next, OutboundKey, Outcome, Response, Route, SendError, Transmit};
+use crate::endpoint::{Endpoint, Eof, Next, OutboundKey, Outbox, Outcome, Response, Route, SendError, Transmit};
 use crate::json::{JsonWriter, Value};
 use crate::mcp::{LoggingLevel, ServerCapabilities, meta};
 use crate::storage::Storage;
@@ -20,6 +21,8 @@ pub struct Engine<'a, const OUTBOUND: usize = 8> {
     pub(crate) ep: Endpoint<'a, OUTBOUND>,
     pub(crate) state: State,
     pub(crate) server: ServerCapabilities,
+    /// The params of 2026-07-28 requests that may need a retry with input.
+    pub(crate) retry: RetryArea<'a>,
 }
 
 impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
@@ -36,6 +39,7 @@ impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
             config,
             state: State::Idle,
             server: ServerCapabilities::default(),
+            retry: RetryArea::default(),
         }
     }
 
@@ -43,6 +47,13 @@ impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
     /// can drive.
     pub fn bind<'e, H: Handler>(&'e mut self, handler: &'e mut H) -> crate::client::Bound<'e, 'a, H, OUTBOUND> {
         crate::client::Bound { engine: self, handler }
+    }
+
+    /// Gives the engine room to keep the params of 2026-07-28 requests that a server may answer
+    /// `input_required`, to retry them with the answers (see the
+    /// [module docs](crate::client#input-from-the-server)).
+    pub fn set_retry_buffer(&mut self, buffer: impl Into<Storage<'a>>) {
+        self.retry = RetryArea::new(buffer.into());
     }
 
     /// The configuration.
@@ -60,7 +71,15 @@ impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
             EraPolicy::Legacy => self.initialize(now),
             EraPolicy::Auto | EraPolicy::Modern => {
                 let deadline = Some(now + self.config.connect_timeout);
-                let key = self.send(ProtocolVersion::LATEST, "server/discover", None, None, deadline)?;
+                let key = send(
+                    &mut self.ep.out,
+                    &self.config,
+                    ProtocolVersion::LATEST,
+                    "server/discover",
+                    None,
+                    None,
+                    deadline,
+                )?;
                 self.state = State::Discovering(key);
                 Ok(())
             }
@@ -129,48 +148,21 @@ impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
         let State::Ready(version) = self.state else { return Err(SendError::NotAvailable) };
         let deadline = self.config.request_timeout.map(|timeout| now + timeout);
         let token = progress.then(|| self.ep.out.outbound.next_key().id());
-        self.send(version, method, params, token, deadline)
-    }
-
-    /// Writes a request: params are the members `params` writes, then `_meta` (2026-07-28: the
-    /// version, capabilities and client info; any era: the progress token).
-    fn send(
-        &mut self,
-        version: ProtocolVersion,
-        method: &str,
-        params: Option<Params<'_>>,
-        progress_token: Option<i64>,
-        deadline: Option<Instant>,
-    ) -> Result<OutboundKey, SendError> {
-        let modern = version.era() == Era::Modern;
-        if params.is_none() && !modern && progress_token.is_none() {
-            return self.ep.out.request(Route::BYTE_STREAM, method, None, deadline);
+        let retryable = RETRYABLE.iter().position(|m| *m == method).filter(|_| version.era() == Era::Modern);
+        if let (Some(index), Some(params)) = (retryable, params) {
+            // Kept for a retry with input, and sent from where it is kept.
+            let mut w = JsonWriter::new(self.retry.spare());
+            params(&mut w);
+            if !w.is_overflowed() {
+                let kept: &[u8] = w.into_written();
+                let len = kept.len();
+                let key =
+                    send(&mut self.ep.out, &self.config, version, method, Some(&|w| w.raw(kept)), token, deadline)?;
+                self.retry.keep(key, index as u8, len);
+                return Ok(key);
+            }
         }
-        let (info, capabilities) = (self.config.client_info, self.config.capabilities);
-        let write = |w: &mut JsonWriter<'_>| {
-            w.raw(b"{");
-            let start = w.len();
-            if let Some(params) = params {
-                params(w);
-            }
-            let comma = |w: &mut JsonWriter<'_>| {
-                if w.len() > start {
-                    w.raw(b",");
-                }
-            };
-            if modern {
-                comma(w);
-                w.raw(b"\"_meta\":");
-                meta::write_request_meta(w, version, &capabilities, &info, None, progress_token);
-            } else if let Some(token) = progress_token {
-                comma(w);
-                w.raw(b"\"_meta\":{\"progressToken\":");
-                w.i64(token);
-                w.raw(b"}");
-            }
-            w.raw(b"}");
-        };
-        self.ep.out.request(Route::BYTE_STREAM, method, Some(&write), deadline)
+        send(&mut self.ep.out, &self.config, version, method, params, token, deadline)
     }
 
     /// `ping`.
@@ -292,7 +284,14 @@ impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
     /// buffer has room), a late answer is ignored, and [`Handler::on_response`] is not called for
     /// it. `false` if it awaits no answer.
     pub fn cancel(&mut self, key: OutboundKey) -> bool {
-        self.ep.out.cancel(key)
+        // A request retried with input is on the wire under another id.
+        match self.retry.by_original(key.id()) {
+            Some(record) => {
+                self.retry.remove(&record);
+                self.ep.out.cancel(OutboundKey::from_id(record.current))
+            }
+            None => self.ep.out.cancel(key),
+        }
     }
 
     /// Sends the notification `method` with `params` (a whole JSON object written by the closure).
@@ -411,4 +410,46 @@ fn write_named(w: &mut JsonWriter<'_>, key: &str, name: &str, arguments: Option<
         w.raw(b",\"arguments\":");
         w.value(arguments);
     }
+}
+
+/// Writes a request: params are the members `params` writes, then `_meta` (2026-07-28: the
+/// version, capabilities and client info; any era: the progress token).
+pub(crate) fn send<const OUTBOUND: usize>(
+    out: &mut Outbox<'_, OUTBOUND>,
+    config: &Config<'_>,
+    version: ProtocolVersion,
+    method: &str,
+    params: Option<Params<'_>>,
+    progress_token: Option<i64>,
+    deadline: Option<Instant>,
+) -> Result<OutboundKey, SendError> {
+    let modern = version.era() == Era::Modern;
+    if params.is_none() && !modern && progress_token.is_none() {
+        return out.request(Route::BYTE_STREAM, method, None, deadline);
+    }
+    let (info, capabilities) = (config.client_info, config.capabilities);
+    let write = |w: &mut JsonWriter<'_>| {
+        w.raw(b"{");
+        let start = w.len();
+        if let Some(params) = params {
+            params(w);
+        }
+        let comma = |w: &mut JsonWriter<'_>| {
+            if w.len() > start {
+                w.raw(b",");
+            }
+        };
+        if modern {
+            comma(w);
+            w.raw(b"\"_meta\":");
+            meta::write_request_meta(w, version, &capabilities, &info, None, progress_token);
+        } else if let Some(token) = progress_token {
+            comma(w);
+            w.raw(b"\"_meta\":{\"progressToken\":");
+            w.i64(token);
+            w.raw(b"}");
+        }
+        w.raw(b"}");
+    };
+    out.request(Route::BYTE_STREAM, method, Some(&write), deadline)
 }

@@ -2,15 +2,18 @@
 //! included), the server's requests (legacy) and notifications.
 
 use crate::client::Config;
+use crate::client::engine::send;
+use crate::client::retry::{RETRYABLE, Record, RetryArea};
 use crate::client::{ConnectError, Engine, EraPolicy, Event, Handler, InputAnswer, Notification, State};
+use crate::endpoint::OutboundKey;
 use crate::endpoint::{Outbox, SendError, answer_unparsable};
 use crate::endpoint::{Outcome, Response, Route};
 use crate::frame::{Frame, FrameError};
 use crate::json::JsonWriter;
 use crate::json::{self, Kind, Value};
 use crate::jsonrpc::{self, ErrorMessage, Id, Message, WriteId, code};
-use crate::mcp::ServerCapabilities;
 use crate::mcp::input::ReceivedInput;
+use crate::mcp::{ClientCapabilities, ServerCapabilities};
 use crate::time::Instant;
 use crate::version::{Era, ProtocolVersion};
 
@@ -24,13 +27,24 @@ pub(crate) fn needs_answer(text: &[u8]) -> bool {
 impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
     /// The state beside the receive buffer, to serve a message while reading it.
     pub(crate) fn parts(&mut self) -> Parts<'_, 'a, OUTBOUND> {
-        Parts { config: &self.config, out: &mut self.ep.out, state: &mut self.state, server: &mut self.server }
+        Parts {
+            config: &self.config,
+            out: &mut self.ep.out,
+            state: &mut self.state,
+            server: &mut self.server,
+            retry: &mut self.retry,
+        }
     }
 
     pub(crate) fn handle_frame<H: Handler>(&mut self, now: Instant, frame: Frame, handler: &mut H) {
         let text = self.ep.rx.frame(frame);
-        let mut parts =
-            Parts { config: &self.config, out: &mut self.ep.out, state: &mut self.state, server: &mut self.server };
+        let mut parts = Parts {
+            config: &self.config,
+            out: &mut self.ep.out,
+            state: &mut self.state,
+            server: &mut self.server,
+            retry: &mut self.retry,
+        };
         parts.handle(now, text, handler);
     }
 
@@ -57,6 +71,7 @@ pub(crate) struct Parts<'s, 'a, const OUTBOUND: usize> {
     pub(crate) out: &'s mut Outbox<'a, OUTBOUND>,
     pub(crate) state: &'s mut State,
     pub(crate) server: &'s mut ServerCapabilities,
+    pub(crate) retry: &'s mut RetryArea<'a>,
 }
 
 impl<const OUTBOUND: usize> Parts<'_, '_, OUTBOUND> {
@@ -111,9 +126,89 @@ impl<const OUTBOUND: usize> Parts<'_, '_, OUTBOUND> {
     /// The outcome of a request: the handshake's is the engine's, every other the handler's.
     pub(crate) fn outcome<H: Handler>(&mut self, now: Instant, response: Response<'_>, handler: &mut H) {
         match *self.state {
-            State::Discovering(key) if key == response.request => self.discovered(now, response.outcome, handler),
-            State::Initializing(key) if key == response.request => self.initialized(now, response.outcome, handler),
-            _ => handler.on_response(now, response),
+            State::Discovering(key) if key == response.request => {
+                return self.discovered(now, response.outcome, handler);
+            }
+            State::Initializing(key) if key == response.request => {
+                return self.initialized(now, response.outcome, handler);
+            }
+            _ => {}
+        }
+        let Some(record) = self.retry.by_current(response.request.id()) else {
+            return handler.on_response(now, response);
+        };
+        if let Outcome::Result(result) = response.outcome
+            && record.rounds < self.config.max_input_rounds
+            && self.retry_with_input(now, &record, result, handler)
+        {
+            return;
+        }
+        self.retry.remove(&record);
+        handler
+            .on_response(now, Response { request: OutboundKey::from_id(record.original), outcome: response.outcome });
+    }
+
+    /// Answers the `inputRequests` of an `input_required` result through the handler and retries
+    /// the request under a new id with them; `false` (nothing sent) for any other result, an input
+    /// the client did not declare or the handler refused, or no room.
+    fn retry_with_input<H: Handler>(
+        &mut self,
+        now: Instant,
+        record: &Record,
+        result: Value<'_>,
+        handler: &mut H,
+    ) -> bool {
+        let input_required =
+            result.get("resultType").and_then(|t| t.as_str()).is_some_and(|t| t.eq_str("input_required"));
+        let State::Ready(version) = *self.state else { return false };
+        if !input_required {
+            return false;
+        }
+        let requests = result.get("inputRequests").filter(|r| r.kind() == Kind::Object);
+        let request_state = result.get("requestState");
+        let declared = self.config.capabilities;
+        let answerable = requests
+            .into_iter()
+            .flat_map(|r| r.members())
+            .all(|(_, entry)| ReceivedInput::from_entry(entry).is_some_and(|input| is_declared(&input, &declared)));
+        if !answerable || (requests.is_none() && request_state.is_none()) {
+            return false;
+        }
+        let kept = self.retry.params(record);
+        let handler = core::cell::RefCell::new(handler);
+        let refused = core::cell::Cell::new(false);
+        let members = |w: &mut JsonWriter<'_>| {
+            w.raw(kept);
+            let mut comma = !kept.is_empty();
+            if let Some(state) = request_state {
+                w.raw(if comma { b",\"requestState\":" } else { b"\"requestState\":" });
+                w.value(state);
+                comma = true;
+            }
+            w.raw(if comma { b",\"inputResponses\":{" } else { b"\"inputResponses\":{" });
+            for (i, (key, entry)) in requests.into_iter().flat_map(|r| r.members()).enumerate() {
+                if i > 0 {
+                    w.raw(b",");
+                }
+                w.json_str(key);
+                w.raw(b":");
+                let Some(input) = ReceivedInput::from_entry(entry) else { continue };
+                if handler.borrow_mut().on_input(now, input, w) != InputAnswer::Written {
+                    refused.set(true);
+                    // Nothing of a refused round is written.
+                    w.set_overflowed();
+                }
+            }
+            w.raw(b"}");
+        };
+        let method = RETRYABLE[usize::from(record.method)];
+        let deadline = self.config.request_timeout.map(|timeout| now + timeout);
+        match send(self.out, self.config, version, method, Some(&members), None, deadline) {
+            Ok(key) if !refused.get() => {
+                self.retry.advance(record, key);
+                true
+            }
+            _ => false,
         }
     }
 
@@ -192,12 +287,7 @@ impl<const OUTBOUND: usize> Parts<'_, '_, OUTBOUND> {
         handler: &mut H,
     ) {
         let declared = self.config.capabilities;
-        let input = ReceivedInput::read(method, params).filter(|input| match input {
-            ReceivedInput::ElicitForm { .. } => declared.elicitation_form,
-            ReceivedInput::ElicitUrl { .. } => declared.elicitation_url,
-            ReceivedInput::Sample { .. } => declared.sampling,
-            ReceivedInput::ListRoots => declared.roots.is_some(),
-        });
+        let input = ReceivedInput::read(method, params).filter(|input| is_declared(input, &declared));
         if method.eq_str("ping") {
             // No room: the server's ping goes unanswered, as one whose answer was lost.
             let _ = self.out.write(Route::BYTE_STREAM, |w| {
@@ -252,6 +342,16 @@ impl<const OUTBOUND: usize> Parts<'_, '_, OUTBOUND> {
             return handler.on_event(now, Event::Cancelled { request });
         }
         handler.on_notification(now, Notification::read(method, params));
+    }
+}
+
+/// Whether the client declared the capability `input` needs.
+fn is_declared(input: &ReceivedInput<'_>, declared: &ClientCapabilities) -> bool {
+    match input {
+        ReceivedInput::ElicitForm { .. } => declared.elicitation_form,
+        ReceivedInput::ElicitUrl { .. } => declared.elicitation_url,
+        ReceivedInput::Sample { .. } => declared.sampling,
+        ReceivedInput::ListRoots => declared.roots.is_some(),
     }
 }
 

@@ -37,10 +37,21 @@
 //! writes the result. Methods whose capability the client did not declare, and unknown methods,
 //! are answered `-32601`; `ping` is answered by the engine.
 //!
+//! A 2026-07-28 server answers `input_required` instead (`tools/call`, `prompts/get`,
+//! `resources/read`): the engine asks the same [`Handler::on_input`] for each of its
+//! `inputRequests` and retries the request under a new id with the answers in `inputResponses`
+//! and the server's `requestState` echoed byte for byte (none when it sent none). For that it keeps
+//! each such request's params in the buffer given to [`Engine::set_retry_buffer`]; the
+//! application sees only the last round's outcome, under the key it was given. Without the
+//! buffer, with an input the client did not declare or the handler refused, or after
+//! [`Config::max_input_rounds`], the `input_required` result itself is the outcome.
+//!
 //! # Limits
 //! - Requests awaiting answers: the engine's `OUTBOUND` parameter ([`SendError::TooManyRequests`]
 //!   beyond it).
 //! - Messages: the [`Limits`] of the endpoint (receive buffer, transmit window, JSON depth).
+//! - Multi-round-trip requests: their params must fit the retry buffer (with 20 bytes a request),
+//!   at most [`Config::max_input_rounds`] rounds each.
 //!
 //! [`OutboundKey`]: crate::endpoint::OutboundKey
 //! [`SendError::TooManyRequests`]: crate::endpoint::SendError::TooManyRequests
@@ -50,6 +61,7 @@ mod engine;
 mod handler;
 mod incoming;
 mod notification;
+mod retry;
 #[cfg(test)]
 mod tests;
 
@@ -100,6 +112,9 @@ pub struct Config<'a> {
     pub request_timeout: Option<Duration>,
     /// The endpoint's limits.
     pub limits: Limits,
+    /// How many `input_required` rounds one request may take before its last result is handed
+    /// to the application as it is. Default 8.
+    pub max_input_rounds: u8,
 }
 
 impl<'a> Config<'a> {
@@ -113,6 +128,7 @@ impl<'a> Config<'a> {
             connect_timeout: Duration::from_secs(10),
             request_timeout: Some(Duration::from_secs(60)),
             limits: Limits::DEFAULT,
+            max_input_rounds: 8,
         }
     }
 
@@ -143,6 +159,12 @@ impl<'a> Config<'a> {
     /// With `limits`.
     pub const fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// With at most `rounds` `input_required` rounds per request.
+    pub const fn with_max_input_rounds(mut self, rounds: u8) -> Self {
+        self.max_input_rounds = rounds;
         self
     }
 

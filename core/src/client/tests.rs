@@ -499,3 +499,92 @@ fn answers_are_read_while_the_transmit_queue_is_full() {
     assert_eq!(client.handle_input(now, answers.as_bytes(), &mut host), answers.len());
     assert_eq!(host.responses.len(), keys.len());
 }
+
+#[test]
+fn a_modern_server_asks_for_input_and_the_same_callbacks_answer_it() {
+    for seed in [None, Some(2), Some(9)] {
+        let mut pair = Pair::new(EraPolicy::Auto, seed);
+        pair.client.set_retry_buffer(std::vec![0u8; 512].leak());
+        pair.connect();
+        assert_eq!(pair.client.era(), Some(ProtocolVersion::V2026_07_28));
+        let key = pair.call("confirm", r#"{"why":"test"}"#);
+        assert_eq!(pair.host.inputs, ["elicitation/create"]);
+        // Only the last round reaches the application, under the key it was given, and it is
+        // the legacy session's answer.
+        assert_eq!(pair.host.responses.len(), 1);
+        let result = pair.host.result(key);
+        assert_eq!(result["content"][0]["text"], r#"{"action":"accept","content":{"ok":true}}"#);
+        let calls: Vec<Json> = pair.sent_lines().into_iter().filter(|m| m["method"] == "tools/call").collect();
+        assert_eq!(calls.len(), 2);
+        assert_ne!(calls[0]["id"], calls[1]["id"], "a retry has a new id");
+        assert_eq!(calls[1]["params"]["arguments"], json!({"why":"test"}));
+        assert_eq!(calls[1]["params"]["inputResponses"]["ok"]["action"], "accept");
+        assert!(calls[1]["params"].get("requestState").is_none(), "no requestState when none was given");
+        assert_eq!(pair.client.awaiting_answers(), 0);
+        // An unrelated call in between carries nothing of it.
+        let echo = pair.call("echo", r#"{"text":"x"}"#);
+        assert_eq!(pair.host.result(echo)["content"][0]["text"], "x");
+        let last = pair.sent_lines().pop().unwrap();
+        assert!(last["params"].get("inputResponses").is_none());
+    }
+}
+
+#[test]
+fn request_state_is_echoed_byte_for_byte_and_rounds_are_bounded() {
+    let mut s = Scripted::new(EraPolicy::Modern);
+    s.client.set_retry_buffer(std::vec![0u8; 256].leak());
+    let _ = s.take();
+    s.feed(r#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}}"#);
+    let key = s.client.call_tool(s.now, "t", None).unwrap();
+    let sent = s.take();
+    assert_eq!(sent[0]["params"]["name"], "t");
+    let state = r#""a\u0062 \"c\"""#;
+    s.feed(&std::format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"resultType":"input_required","inputRequests":{{"r":{{"method":"roots/list"}}}},"requestState":{state}}}}}"#,
+        key.id()
+    ));
+    let mut out = Vec::new();
+    while let Some(t) = s.client.poll_transmit() {
+        let n = t.bytes.len();
+        out.extend_from_slice(t.bytes);
+        s.client.transmit_done(s.now, n, &mut s.host);
+    }
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains(&std::format!(r#""requestState":{state}"#)), "{text}");
+    let retry: Json = serde_json::from_str(text.trim()).unwrap();
+    assert_eq!(retry["params"]["inputResponses"]["r"]["roots"][0]["uri"], "file:///tmp");
+    let second = retry["id"].as_i64().unwrap();
+    // A missing resultType means complete.
+    s.feed(&std::format!(r#"{{"jsonrpc":"2.0","id":{second},"result":{{"content":[]}}}}"#));
+    assert_eq!(s.host.result(key), json!({"content":[]}));
+
+    // An input the client did not declare ends the rounds: the result itself is the outcome.
+    let key = s.client.call_tool(s.now, "t", None).unwrap();
+    let _ = s.take();
+    s.feed(&std::format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"resultType":"input_required","inputRequests":{{"s":{{"method":"sampling/createMessage","params":{{"messages":[],"maxTokens":1}}}}}}}}}}"#,
+        key.id()
+    ));
+    assert!(s.take().is_empty());
+    assert_eq!(s.host.result(key)["resultType"], "input_required");
+
+    // Rounds are bounded.
+    let mut s = Scripted::new(EraPolicy::Modern);
+    s.client = client::Engine::new(host_config(EraPolicy::Modern).with_max_input_rounds(2), buffers(1024, 2048));
+    s.client.set_retry_buffer(std::vec![0u8; 256].leak());
+    s.client.connect(s.now).unwrap();
+    let _ = s.take();
+    s.feed(r#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{}}}"#);
+    let key = s.client.call_tool(s.now, "t", None).unwrap();
+    let _ = s.take();
+    let mut id = key.id();
+    for _ in 0..3 {
+        s.feed(&std::format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"resultType":"input_required","requestState":"again"}}}}"#
+        ));
+        if let Some(next) = s.take().iter().find(|m| m["method"] == "tools/call") {
+            id = next["id"].as_i64().unwrap();
+        }
+    }
+    assert_eq!(s.host.result(key)["requestState"], "again", "the third round is the outcome");
+}

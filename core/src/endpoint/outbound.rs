@@ -12,6 +12,11 @@ use crate::time::Instant;
 pub struct OutboundKey(i64);
 
 impl OutboundKey {
+    /// The key of the request sent with the wire id `id`.
+    pub(crate) const fn from_id(id: i64) -> Self {
+        OutboundKey(id)
+    }
+
     /// The JSON-RPC id the request was sent with.
     pub const fn id(self) -> i64 {
         self.0
