@@ -1,6 +1,7 @@
 //! The run loop (see the crate docs).
 
 use core::fmt;
+use core::pin::pin;
 
 use embedded_io_async::{Read, Write};
 use mcp_sansio::connection::Connection;
@@ -188,10 +189,12 @@ where
             let Some(bytes) = bytes.filter(|bytes| !bytes.is_empty()) else { break };
             let (offered, spare_len) = (bytes.len(), spare.len());
             let (drained, waited) = if INTERRUPTIBLE_WRITES {
-                let timer = deadline.map(|deadline| clock.wait_until(deadline));
-                let job = (retry == Retry::None).then(|| jobs.ready());
-                let read = (!spare.is_empty()).then(|| reader.read(spare));
-                race_write(writer.write(bytes), read, timer, job, !write_blocked).await
+                // Pinned here, in this loop's state, once each (see `race`); dropped with this block.
+                let timer = pin!(deadline.map(|deadline| clock.wait_until(deadline)));
+                let job = pin!((retry == Retry::None).then(|| jobs.ready()));
+                let read = pin!((!spare.is_empty()).then(|| reader.read(spare)));
+                let write = pin!(writer.write(bytes));
+                race_write(write, read, timer, job, !write_blocked).await
             } else {
                 (Drain::Written(writer.write(bytes).await), true)
             };
@@ -240,18 +243,21 @@ where
         // Wait for input, the deadline or a job; flush only if none is there at once. An
         // empty `rx_spare` after a full drain means the connection holds input back for its own
         // reasons: only a deadline or a job can help then.
-        let timer = conn.poll_timeout().map(|deadline| clock.wait_until(deadline));
-        let job = (retry == Retry::None).then(|| jobs.ready());
-        let flush = unflushed.then(|| writer.flush());
         let mut spare_len = 0;
-        let read = if input_ended {
-            None
-        } else {
-            let spare = conn.rx_spare();
-            spare_len = spare.len();
-            Some(spare).filter(|spare| !spare.is_empty()).map(|spare| reader.read(spare))
+        let raced = {
+            // Pinned here, in this loop's state, once each (see `race`); dropped with this block.
+            let timer = pin!(conn.poll_timeout().map(|deadline| clock.wait_until(deadline)));
+            let job = pin!((retry == Retry::None).then(|| jobs.ready()));
+            let flush = pin!(unflushed.then(|| writer.flush()));
+            let read = pin!(if input_ended {
+                None
+            } else {
+                let spare = conn.rx_spare();
+                spare_len = spare.len();
+                Some(spare).filter(|spare| !spare.is_empty()).map(|spare| reader.read(spare))
+            });
+            race(read, IoOrder::Last, timer, job, flush).await
         };
-        let raced = race(read, IoOrder::Last, timer, job, flush).await;
         if raced.flushed {
             unflushed = false;
         }

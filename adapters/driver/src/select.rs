@@ -1,7 +1,7 @@
 //! The one select the driver needs, without pulling in a futures crate.
 
 use core::future::{Future, poll_fn};
-use core::pin::pin;
+use core::pin::Pin;
 use core::task::Poll;
 
 /// Which of the raced futures completed first.
@@ -38,30 +38,30 @@ pub(crate) enum IoOrder {
     First,
 }
 
-/// Polls `timer`, `job` and `io` (in `order`) until one completes, and drops the others. A
+/// Polls `timer`, `job` and `io` (in `order`) until one completes; the caller drops the others. A
 /// `None` future never completes. Each time none of them is ready, `flush` (if any) is polled, until
 /// it completes: so a flush happens only when the loop is about to sleep, and is dropped (to be
 /// started again later) when something wakes the loop first.
-pub(crate) async fn race<I, T, C, F, E>(
-    io: Option<I>,
+///
+/// The futures are pinned by the caller, in its own state, and the race only borrows them: an `async
+/// fn` taking them by value would keep each twice in its state (the argument and its pinned move),
+/// and a loop pays for that on its stack.
+pub(crate) fn race<'a, I, T, C, F, E>(
+    mut io: Pin<&'a mut Option<I>>,
     order: IoOrder,
-    timer: Option<T>,
-    job: Option<C>,
-    flush: Option<F>,
-) -> Raced<I::Output, E>
+    mut timer: Pin<&'a mut Option<T>>,
+    mut job: Pin<&'a mut Option<C>>,
+    mut flush: Pin<&'a mut Option<F>>,
+) -> impl Future<Output = Raced<I::Output, E>> + 'a
 where
     I: Future,
     T: Future<Output = ()>,
     C: Future<Output = ()>,
     F: Future<Output = Result<(), E>>,
 {
-    let mut io = pin!(io);
-    let mut timer = pin!(timer);
-    let mut job = pin!(job);
-    let mut flush = pin!(flush);
     let mut waited = false;
     let mut flushed = false;
-    poll_fn(|cx| {
+    poll_fn(move |cx| {
         let done = |woken| Poll::Ready(Raced { woken, waited, flushed });
         if order == IoOrder::First
             && let Some(io) = io.as_mut().as_pin_mut()
@@ -97,7 +97,6 @@ where
         waited = true;
         Poll::Pending
     })
-    .await
 }
 
 /// Which of the futures of a [`race_write`] completed first.
@@ -115,30 +114,26 @@ pub(crate) enum Drain<W, R> {
     Read(R),
 }
 
-/// Polls `write`, then `timer`, `job` and `read`, until one completes, and drops the others. With
-/// `stop_if_blocked`, a `write` that is not ready at its first poll ends the race there unless the
-/// timer or the job is ready ([`Drain::Blocked`]): the caller can then offer receive room for
-/// `read`. Returns the winner and
-/// whether the race returned `Pending` at least once.
-pub(crate) async fn race_write<W, R, T, J>(
-    write: W,
-    read: Option<R>,
-    timer: Option<T>,
-    job: Option<J>,
+/// Polls `write`, then `timer`, `job` and `read`, until one completes; the caller drops the others.
+/// With `stop_if_blocked`, a `write` that is not ready at its first poll ends the race there unless
+/// the timer or the job is ready ([`Drain::Blocked`]): the caller can then offer receive room for
+/// `read`. Returns the winner and whether the race returned `Pending` at least once. The futures
+/// are pinned by the caller (see [`race`]).
+pub(crate) fn race_write<'a, W, R, T, J>(
+    mut write: Pin<&'a mut W>,
+    mut read: Pin<&'a mut Option<R>>,
+    mut timer: Pin<&'a mut Option<T>>,
+    mut job: Pin<&'a mut Option<J>>,
     stop_if_blocked: bool,
-) -> (Drain<W::Output, R::Output>, bool)
+) -> impl Future<Output = (Drain<W::Output, R::Output>, bool)> + 'a
 where
     W: Future,
     R: Future,
     T: Future<Output = ()>,
     J: Future<Output = ()>,
 {
-    let mut write = pin!(write);
-    let mut read = pin!(read);
-    let mut timer = pin!(timer);
-    let mut job = pin!(job);
     let mut waited = false;
-    poll_fn(|cx| {
+    poll_fn(move |cx| {
         if let Poll::Ready(output) = write.as_mut().poll(cx) {
             return Poll::Ready((Drain::Written(output), waited));
         }
@@ -163,7 +158,6 @@ where
         waited = true;
         Poll::Pending
     })
-    .await
 }
 
 /// Returns `Pending` once (after waking itself), so the executor can run other tasks.
@@ -216,11 +210,11 @@ mod tests {
         let (read, flush) = (Cell::new(0), Cell::new(0));
         let raced = poll_up_to(
             race(
-                Some(after(&read, 0, 7)),
+                pin!(Some(after(&read, 0, 7))),
                 IoOrder::Last,
-                None::<core::future::Ready<()>>,
-                None::<core::future::Ready<()>>,
-                Some(after(&flush, 0, Ok::<(), ()>(()))),
+                pin!(None::<core::future::Ready<()>>),
+                pin!(None::<core::future::Ready<()>>),
+                pin!(Some(after(&flush, 0, Ok::<(), ()>(())))),
             ),
             1,
         );
@@ -235,7 +229,13 @@ mod tests {
         let no_job = None::<core::future::Ready<()>>;
         // The read is pending twice; the flush completes at its second poll.
         let raced = poll_up_to(
-            race(Some(after(&read, 2, 7)), IoOrder::Last, no_timer, no_job, Some(after(&flush, 1, Ok::<(), ()>(())))),
+            race(
+                pin!(Some(after(&read, 2, 7))),
+                IoOrder::Last,
+                pin!(no_timer),
+                pin!(no_job),
+                pin!(Some(after(&flush, 1, Ok::<(), ()>(())))),
+            ),
             10,
         );
         assert_eq!(raced, Some(Raced { woken: Woken::Io(7), waited: true, flushed: true }));
@@ -247,11 +247,11 @@ mod tests {
         let (read, flush) = (Cell::new(0), Cell::new(0));
         let raced = poll_up_to(
             race(
-                Some(after(&read, 1, 7)),
+                pin!(Some(after(&read, 1, 7))),
                 IoOrder::Last,
-                None::<core::future::Ready<()>>,
-                None::<core::future::Ready<()>>,
-                Some(after(&flush, 5, Ok::<(), ()>(()))),
+                pin!(None::<core::future::Ready<()>>),
+                pin!(None::<core::future::Ready<()>>),
+                pin!(Some(after(&flush, 5, Ok::<(), ()>(())))),
             ),
             10,
         );
@@ -263,11 +263,11 @@ mod tests {
         let read = Cell::new(0);
         let raced = poll_up_to(
             race(
-                Some(after(&read, 5, 7)),
+                pin!(Some(after(&read, 5, 7))),
                 IoOrder::Last,
-                None::<core::future::Ready<()>>,
-                None::<core::future::Ready<()>>,
-                Some(ready(Err::<(), u8>(3))),
+                pin!(None::<core::future::Ready<()>>),
+                pin!(None::<core::future::Ready<()>>),
+                pin!(Some(ready(Err::<(), u8>(3)))),
             ),
             10,
         );
@@ -279,11 +279,11 @@ mod tests {
         let (io, timer, job) = (Cell::new(0), Cell::new(0), Cell::new(0));
         let raced = poll_up_to(
             race(
-                Some(after(&io, 0, 1)),
+                pin!(Some(after(&io, 0, 1))),
                 IoOrder::Last,
-                Some(after(&timer, 0, ())),
-                Some(after(&job, 0, ())),
-                None::<NoFlush>,
+                pin!(Some(after(&timer, 0, ()))),
+                pin!(Some(after(&job, 0, ()))),
+                pin!(None::<NoFlush>),
             ),
             1,
         );
@@ -292,11 +292,11 @@ mod tests {
 
         let raced = poll_up_to(
             race(
-                Some(after(&io, 0, 1)),
+                pin!(Some(after(&io, 0, 1))),
                 IoOrder::Last,
-                None::<core::future::Ready<()>>,
-                Some(after(&job, 0, ())),
-                None::<NoFlush>,
+                pin!(None::<core::future::Ready<()>>),
+                pin!(Some(after(&job, 0, ()))),
+                pin!(None::<NoFlush>),
             ),
             1,
         );
@@ -305,11 +305,11 @@ mod tests {
         let (io, timer) = (Cell::new(0), Cell::new(0));
         let raced = poll_up_to(
             race(
-                Some(after(&io, 0, 1)),
+                pin!(Some(after(&io, 0, 1))),
                 IoOrder::First,
-                Some(after(&timer, 0, ())),
-                None::<core::future::Ready<()>>,
-                None::<NoFlush>,
+                pin!(Some(after(&timer, 0, ()))),
+                pin!(None::<core::future::Ready<()>>),
+                pin!(None::<NoFlush>),
             ),
             1,
         );
@@ -322,11 +322,11 @@ mod tests {
         let (io, job) = (Cell::new(0), Cell::new(0));
         let raced = poll_up_to(
             race(
-                Some(after(&io, 10, 1)),
+                pin!(Some(after(&io, 10, 1))),
                 IoOrder::First,
-                None::<core::future::Ready<()>>,
-                Some(after(&job, 1, ())),
-                None::<NoFlush>,
+                pin!(None::<core::future::Ready<()>>),
+                pin!(Some(after(&job, 1, ()))),
+                pin!(None::<NoFlush>),
             ),
             10,
         );
@@ -339,11 +339,11 @@ mod tests {
         let flush = Cell::new(0);
         let raced = poll_up_to(
             race(
-                None::<core::future::Ready<()>>,
+                pin!(None::<core::future::Ready<()>>),
                 IoOrder::Last,
-                None::<core::future::Ready<()>>,
-                None::<core::future::Ready<()>>,
-                Some(after(&flush, 0, Ok::<(), ()>(()))),
+                pin!(None::<core::future::Ready<()>>),
+                pin!(None::<core::future::Ready<()>>),
+                pin!(Some(after(&flush, 0, Ok::<(), ()>(())))),
             ),
             5,
         );
@@ -356,14 +356,20 @@ mod tests {
         let (write, read) = (Cell::new(0), Cell::new(0));
         let no_timer = None::<core::future::Ready<()>>;
         let no_job = None::<core::future::Ready<()>>;
-        let raced = poll_up_to(race_write(after(&write, 1, 5), Some(after(&read, 0, 7)), no_timer, no_job, true), 1);
+        let raced = poll_up_to(
+            race_write(pin!(after(&write, 1, 5)), pin!(Some(after(&read, 0, 7))), pin!(no_timer), pin!(no_job), true),
+            1,
+        );
         assert_eq!(raced, Some((Drain::<u32, u32>::Blocked, false)));
         assert_eq!(read.get(), 0, "the read is not polled: the caller has no room for it yet");
 
         let (write, job) = (Cell::new(0), Cell::new(0));
         let no_timer = None::<core::future::Ready<()>>;
         let no_read = None::<core::future::Ready<()>>;
-        let raced = poll_up_to(race_write(after(&write, 1, 5), no_read, no_timer, Some(after(&job, 0, ())), true), 1);
+        let raced = poll_up_to(
+            race_write(pin!(after(&write, 1, 5)), pin!(no_read), pin!(no_timer), pin!(Some(after(&job, 0, ()))), true),
+            1,
+        );
         assert_eq!(raced, Some((Drain::Job, false)), "a ready job still gets in while the write waits");
     }
 
@@ -372,14 +378,23 @@ mod tests {
         let (write, read) = (Cell::new(0), Cell::new(0));
         let no_timer = None::<core::future::Ready<()>>;
         let no_job = None::<core::future::Ready<()>>;
-        let raced = poll_up_to(race_write(after(&write, 0, 5), Some(after(&read, 0, 7)), no_timer, no_job, false), 1);
+        let raced = poll_up_to(
+            race_write(pin!(after(&write, 0, 5)), pin!(Some(after(&read, 0, 7))), pin!(no_timer), pin!(no_job), false),
+            1,
+        );
         assert_eq!(raced, Some((Drain::Written(5), false)), "a ready write wins over a ready read");
         assert_eq!(read.get(), 0);
 
         let (write, read, timer) = (Cell::new(0), Cell::new(0), Cell::new(0));
         let no_job = None::<core::future::Ready<()>>;
         let raced = poll_up_to(
-            race_write(after(&write, 10, 5), Some(after(&read, 1, 7)), Some(after(&timer, 10, ())), no_job, false),
+            race_write(
+                pin!(after(&write, 10, 5)),
+                pin!(Some(after(&read, 1, 7))),
+                pin!(Some(after(&timer, 10, ()))),
+                pin!(no_job),
+                false,
+            ),
             10,
         );
         assert_eq!(raced, Some((Drain::Read(7), true)));
