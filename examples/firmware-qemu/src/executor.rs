@@ -22,12 +22,16 @@ fn wake(_: *const ()) {
 
 fn drop(_: *const ()) {}
 
-/// Runs `future` to completion on this core; `idle` runs each time before the core sleeps.
-pub fn block_on<F: Future>(future: F, mut idle: impl FnMut()) -> F::Output {
+/// Runs the future that `make` returns to completion on this core; `idle` runs each time before the
+/// core sleeps.
+///
+/// The future is made here, in this frame: taken by value, it would be made in the caller's frame
+/// and copied into this one, and the stack would hold it twice.
+pub fn block_on<F: Future>(make: impl FnOnce() -> F, mut idle: impl FnMut()) -> F::Output {
     // SAFETY: the vtable functions ignore the data pointer and are thread-safe (one atomic store).
     let waker = unsafe { Waker::from_raw(RawWaker::new(core::ptr::null(), &VTABLE)) };
     let mut cx = Context::from_waker(&waker);
-    let mut future = pin!(future);
+    let mut future = pin!(make());
     let mut polled_since_idle = false;
     loop {
         if WOKEN.swap(false, Ordering::Acquire) {

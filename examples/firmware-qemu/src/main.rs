@@ -82,7 +82,7 @@ fn main() -> ! {
 
     let mut reported_peak = 0;
     executor::block_on(
-        async {
+        || async {
             let mut clock = clock::SysTickClock;
             loop {
                 // A serial line has no end of input; the UART never fails either, but if the
