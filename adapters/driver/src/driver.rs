@@ -1,6 +1,7 @@
 //! The run loop (see the crate docs).
 
 use core::fmt;
+use core::future::Future;
 use core::pin::pin;
 
 use embedded_io_async::{Read, Write};
@@ -154,13 +155,17 @@ where
 
 /// The loop; `INTERRUPTIBLE_WRITES` is [`Options::interruptible_writes`], a constant so that a
 /// firmware that never sets it does not carry the code.
-async fn drive<C, R, W, K, J, const INTERRUPTIBLE_WRITES: bool>(
+///
+/// An `async move` block rather than an `async fn`: an `async fn` moves its arguments into locals of
+/// its body, and its future keeps both (five pointers more on a firmware's stack).
+#[allow(clippy::manual_async_fn)] // On purpose: see above.
+fn drive<C, R, W, K, J, const INTERRUPTIBLE_WRITES: bool>(
     conn: &mut C,
     reader: &mut R,
     writer: &mut W,
     clock: &mut K,
     jobs: &mut J,
-) -> Result<(), Error<R::Error, W::Error>>
+) -> impl Future<Output = Result<(), Error<R::Error, W::Error>>>
 where
     C: Connection + ?Sized,
     R: Read + ?Sized,
@@ -168,112 +173,114 @@ where
     K: Clock + ?Sized,
     J: Jobs<C> + ?Sized,
 {
-    let mut input_ended = false;
-    let mut unflushed = false;
-    let mut retry = Retry::None;
-    let mut rounds_without_waiting = 0u32;
-    loop {
-        handle_due_timeout(conn, clock);
-
-        // Drain. Each `write` may take part of what is offered; the rest is offered again. With
-        // interruptible writes, a write that is not ready at once is raced against the deadline,
-        // the jobs and (once the connection made room for it, `transmit_blocked`) a read.
-        let mut write_blocked = false;
+    async move {
+        let mut input_ended = false;
+        let mut unflushed = false;
+        let mut retry = Retry::None;
+        let mut rounds_without_waiting = 0u32;
         loop {
-            let deadline = conn.poll_timeout();
-            let (bytes, spare) = if INTERRUPTIBLE_WRITES && write_blocked && !input_ended {
-                conn.transmit_blocked(clock.now())
-            } else {
-                (conn.poll_transmit(), &mut [][..])
-            };
-            let Some(bytes) = bytes.filter(|bytes| !bytes.is_empty()) else { break };
-            let (offered, spare_len) = (bytes.len(), spare.len());
-            let (drained, waited) = if INTERRUPTIBLE_WRITES {
-                // Pinned here, in this loop's state, once each (see `race`); dropped with this block.
-                let timer = pin!(deadline.map(|deadline| clock.wait_until(deadline)));
-                let job = pin!((retry == Retry::None).then(|| jobs.ready()));
-                let read = pin!((!spare.is_empty()).then(|| reader.read(spare)));
-                let write = pin!(writer.write(bytes));
-                race_write(write, read, timer, job, !write_blocked).await
-            } else {
-                (Drain::Written(writer.write(bytes).await), true)
-            };
-            match drained {
-                Drain::Written(Ok(0)) => return Err(Error::WriteZero),
-                Drain::Written(Ok(written)) => {
-                    unflushed = true;
-                    write_blocked = false;
-                    if retry == Retry::AfterOutput {
-                        retry = Retry::Due;
+            handle_due_timeout(conn, clock);
+
+            // Drain. Each `write` may take part of what is offered; the rest is offered again. With
+            // interruptible writes, a write that is not ready at once is raced against the deadline,
+            // the jobs and (once the connection made room for it, `transmit_blocked`) a read.
+            let mut write_blocked = false;
+            loop {
+                let deadline = conn.poll_timeout();
+                let (bytes, spare) = if INTERRUPTIBLE_WRITES && write_blocked && !input_ended {
+                    conn.transmit_blocked(clock.now())
+                } else {
+                    (conn.poll_transmit(), &mut [][..])
+                };
+                let Some(bytes) = bytes.filter(|bytes| !bytes.is_empty()) else { break };
+                let (offered, spare_len) = (bytes.len(), spare.len());
+                let (drained, waited) = if INTERRUPTIBLE_WRITES {
+                    // Pinned here, in this loop's state, once each (see `race`); dropped with this block.
+                    let timer = pin!(deadline.map(|deadline| clock.wait_until(deadline)));
+                    let job = pin!((retry == Retry::None).then(|| jobs.ready()));
+                    let read = pin!((!spare.is_empty()).then(|| reader.read(spare)));
+                    let write = pin!(writer.write(bytes));
+                    race_write(write, read, timer, job, !write_blocked).await
+                } else {
+                    (Drain::Written(writer.write(bytes).await), true)
+                };
+                match drained {
+                    Drain::Written(Ok(0)) => return Err(Error::WriteZero),
+                    Drain::Written(Ok(written)) => {
+                        unflushed = true;
+                        write_blocked = false;
+                        if retry == Retry::AfterOutput {
+                            retry = Retry::Due;
+                        }
+                        conn.transmit_done(clock.now(), written.min(offered));
+                        continue;
                     }
-                    conn.transmit_done(clock.now(), written.min(offered));
-                    continue;
+                    Drain::Written(Err(error)) => return Err(Error::Write(error)),
+                    // The dropped write took nothing; offered again with receive room beside it.
+                    Drain::Blocked => {
+                        write_blocked = true;
+                        continue;
+                    }
+                    Drain::Timer => handle_due_timeout(conn, clock),
+                    Drain::Job => retry = run_job(jobs, conn, clock),
+                    // Only interruptible writes read while writing: the guards drop these calls from
+                    // the other loop, so a firmware's `rx_commit` keeps its single, inlined call site.
+                    Drain::Read(Ok(0)) if INTERRUPTIBLE_WRITES => {
+                        input_ended = true;
+                        conn.handle_eof(clock.now());
+                    }
+                    Drain::Read(Ok(n)) if INTERRUPTIBLE_WRITES => conn.rx_commit(clock.now(), n.min(spare_len)),
+                    Drain::Read(Ok(_)) => {}
+                    Drain::Read(Err(error)) => return Err(Error::Read(error)),
                 }
-                Drain::Written(Err(error)) => return Err(Error::Write(error)),
-                // The dropped write took nothing; offered again with receive room beside it.
-                Drain::Blocked => {
-                    write_blocked = true;
-                    continue;
+                pace(&mut rounds_without_waiting, waited).await;
+            }
+            if retry == Retry::Due {
+                retry = run_job(jobs, conn, clock);
+                continue;
+            }
+            if conn.is_finished() {
+                if unflushed {
+                    writer.flush().await.map_err(Error::Write)?;
                 }
-                Drain::Timer => handle_due_timeout(conn, clock),
-                Drain::Job => retry = run_job(jobs, conn, clock),
-                // Only interruptible writes read while writing: the guards drop these calls from
-                // the other loop, so a firmware's `rx_commit` keeps its single, inlined call site.
-                Drain::Read(Ok(0)) if INTERRUPTIBLE_WRITES => {
+                return Ok(());
+            }
+
+            // Wait for input, the deadline or a job; flush only if none is there at once. An
+            // empty `rx_spare` after a full drain means the connection holds input back for its own
+            // reasons: only a deadline or a job can help then.
+            let mut spare_len = 0;
+            let raced = {
+                // Pinned here, in this loop's state, once each (see `race`); dropped with this block.
+                let timer = pin!(conn.poll_timeout().map(|deadline| clock.wait_until(deadline)));
+                let job = pin!((retry == Retry::None).then(|| jobs.ready()));
+                let flush = pin!(unflushed.then(|| writer.flush()));
+                let read = pin!(if input_ended {
+                    None
+                } else {
+                    let spare = conn.rx_spare();
+                    spare_len = spare.len();
+                    Some(spare).filter(|spare| !spare.is_empty()).map(|spare| reader.read(spare))
+                });
+                race(read, IoOrder::Last, timer, job, flush).await
+            };
+            if raced.flushed {
+                unflushed = false;
+            }
+            match raced.woken {
+                Woken::Io(Ok(0)) => {
                     input_ended = true;
                     conn.handle_eof(clock.now());
                 }
-                Drain::Read(Ok(n)) if INTERRUPTIBLE_WRITES => conn.rx_commit(clock.now(), n.min(spare_len)),
-                Drain::Read(Ok(_)) => {}
-                Drain::Read(Err(error)) => return Err(Error::Read(error)),
+                Woken::Io(Ok(n)) => conn.rx_commit(clock.now(), n.min(spare_len)),
+                Woken::Io(Err(error)) => return Err(Error::Read(error)),
+                Woken::FlushFailed(error) => return Err(Error::Write(error)),
+                // Handled at the top of the next round.
+                Woken::Timer => {}
+                Woken::Job => retry = run_job(jobs, conn, clock),
             }
-            pace(&mut rounds_without_waiting, waited).await;
+            pace(&mut rounds_without_waiting, raced.waited).await;
         }
-        if retry == Retry::Due {
-            retry = run_job(jobs, conn, clock);
-            continue;
-        }
-        if conn.is_finished() {
-            if unflushed {
-                writer.flush().await.map_err(Error::Write)?;
-            }
-            return Ok(());
-        }
-
-        // Wait for input, the deadline or a job; flush only if none is there at once. An
-        // empty `rx_spare` after a full drain means the connection holds input back for its own
-        // reasons: only a deadline or a job can help then.
-        let mut spare_len = 0;
-        let raced = {
-            // Pinned here, in this loop's state, once each (see `race`); dropped with this block.
-            let timer = pin!(conn.poll_timeout().map(|deadline| clock.wait_until(deadline)));
-            let job = pin!((retry == Retry::None).then(|| jobs.ready()));
-            let flush = pin!(unflushed.then(|| writer.flush()));
-            let read = pin!(if input_ended {
-                None
-            } else {
-                let spare = conn.rx_spare();
-                spare_len = spare.len();
-                Some(spare).filter(|spare| !spare.is_empty()).map(|spare| reader.read(spare))
-            });
-            race(read, IoOrder::Last, timer, job, flush).await
-        };
-        if raced.flushed {
-            unflushed = false;
-        }
-        match raced.woken {
-            Woken::Io(Ok(0)) => {
-                input_ended = true;
-                conn.handle_eof(clock.now());
-            }
-            Woken::Io(Ok(n)) => conn.rx_commit(clock.now(), n.min(spare_len)),
-            Woken::Io(Err(error)) => return Err(Error::Read(error)),
-            Woken::FlushFailed(error) => return Err(Error::Write(error)),
-            // Handled at the top of the next round.
-            Woken::Timer => {}
-            Woken::Job => retry = run_job(jobs, conn, clock),
-        }
-        pace(&mut rounds_without_waiting, raced.waited).await;
     }
 }
 
