@@ -132,6 +132,9 @@ extern crate std;
 
 mod clock;
 mod driver;
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub mod host;
 mod jobs;
 #[cfg(feature = "std")]
 mod queue;

@@ -2,8 +2,10 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 //! Runs mcp-sansio endpoints on tokio.
 //!
-//! Any [`Connection`] (a server, later a client) can be driven over any tokio byte stream with
-//! [`run`], or over the process's stdin and stdout with [`serve_stdio`]. The adapter holds no
+//! Any [`Connection`] (a server or a client) can be driven over any tokio byte stream with
+//! [`run`], or over the process's stdin and stdout with [`serve_stdio`]; [`child::spawn`] runs an
+//! MCP server as a child process and calls it through the driver's
+//! [host API](mcp_sansio_driver::host). The adapter holds no
 //! protocol logic: it moves bytes, tells the time and wakes up when asked to.
 //!
 //! # The loop
@@ -76,6 +78,7 @@ use mcp_sansio::connection::Connection;
 use mcp_sansio_driver::{NoJobs, Options};
 use tokio::io::{AsyncRead, AsyncWrite};
 
+pub mod child;
 #[cfg(unix)]
 mod fd;
 mod io_glue;
@@ -85,6 +88,7 @@ mod stdio;
 #[cfg(unix)]
 pub use fd::{FdMode, FdReader, FdWriter};
 pub use io_glue::{TokioClock, TokioIo};
+pub use mcp_sansio_driver::host;
 pub use mcp_sansio_driver::{BoxedJob, DriverStopped, JobQueue, JobSender, JobStatus, job_queue};
 #[cfg(unix)]
 pub use stdio::{serve_stdio, serve_stdio_spinning, serve_stdio_with_jobs};

@@ -165,9 +165,13 @@ impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
         send(&mut self.ep.out, &self.config, version, method, params, token, deadline)
     }
 
-    /// `ping`.
+    /// `ping` (legacy); in 2026-07-28, which has no `ping`, `server/discover` asks the same
+    /// question: whether the server answers.
     pub fn ping(&mut self, now: Instant) -> Result<OutboundKey, SendError> {
-        self.request(now, "ping", None)
+        match self.era() {
+            Some(version) if version.era() == Era::Modern => self.request(now, "server/discover", None),
+            _ => self.request(now, "ping", None),
+        }
     }
 
     /// `tools/list`, from `cursor` (the previous page's `nextCursor`) or the first page.

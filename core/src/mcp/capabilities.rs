@@ -150,6 +150,31 @@ impl ClientCapabilities {
         elicitation_url: false,
     };
 
+    /// With `roots` (and `listChanged` if `list_changed`).
+    pub const fn with_roots(mut self, list_changed: bool) -> Self {
+        self.roots = Some(ListCapability { list_changed });
+        self
+    }
+
+    /// With `sampling` (and `sampling.tools` if `tools`).
+    pub const fn with_sampling(mut self, tools: bool) -> Self {
+        self.sampling = true;
+        self.sampling_tools = tools;
+        self
+    }
+
+    /// With `elicitation` in form mode.
+    pub const fn with_elicitation_form(mut self) -> Self {
+        self.elicitation_form = true;
+        self
+    }
+
+    /// With `elicitation` in URL mode.
+    pub const fn with_elicitation_url(mut self) -> Self {
+        self.elicitation_url = true;
+        self
+    }
+
     /// Reads a `capabilities` object. Members of the wrong kind count as absent.
     pub fn from_value(value: Value<'_>) -> Self {
         let object = |name: &str| value.get(name).filter(|v| v.kind() == crate::json::Kind::Object);

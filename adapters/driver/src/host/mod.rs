@@ -1,0 +1,408 @@
+//! An async client for hosts on the one job queue, under any executor (feature `std`).
+//!
+//! The client engine ([`mcp_sansio::client`]) is driven, like a server, by the driver's loop on
+//! one task; the application talks to it from any task through a [`ClientHandle`], whose async
+//! methods queue a job that sends the request and park a one-value channel for its answer. The
+//! [`Host`] handler (the engine's [`client::Handler`]) hands each outcome to its waiting future,
+//! and runs the application's callbacks for input from the server and notifications.
+//!
+//! Dropping a request's future cancels the request (`notifications/cancelled` on the wire). The
+//! transports (a child process on tokio or async-std/smol, Streamable HTTP) build the pair with
+//! [`connection`] and drive the connection with their `run_with_jobs`.
+//!
+//! # Limits
+//! - At most [`MAX_IN_FLIGHT`] requests await answers at once (more: [`RequestError::Send`] with
+//!   `TooManyRequests`); each answer is copied once into a `Vec<u8>` for its future.
+//! - [`ClientHandle::list_tools`] follows at most [`MAX_PAGES`] cursors.
+
+mod oneshot;
+
+use std::boxed::Box;
+use std::collections::HashMap;
+use std::fmt;
+use std::string::String;
+use std::vec::Vec;
+
+use mcp_sansio::client::{self, Client, ConnectError, InputAnswer, Notification};
+use mcp_sansio::endpoint::{OutboundKey, Outcome, Response, SendError};
+use mcp_sansio::json::{self, JsonWriter, Kind};
+use mcp_sansio::mcp::input::ReceivedInput;
+use mcp_sansio::mcp::view::ListPage;
+use mcp_sansio::time::Instant;
+use mcp_sansio::version::ProtocolVersion;
+
+use crate::{JobQueue, JobSender, JobStatus, job_queue};
+use oneshot::{Receiver, Sender, oneshot};
+
+/// Most requests awaiting answers at once.
+pub const MAX_IN_FLIGHT: usize = 32;
+/// Most pages [`ClientHandle::list_tools`] reads.
+pub const MAX_PAGES: usize = 64;
+
+/// The connection a transport drives: the client engine with its [`Host`].
+pub type HostConnection = Client<'static, Host, MAX_IN_FLIGHT>;
+
+/// The application's answer to input the server asks for: write the result, see
+/// [`client::Handler::on_input`].
+pub type InputCallback = Box<dyn FnMut(ReceivedInput<'_>, &mut JsonWriter<'_>) -> InputAnswer + Send>;
+/// Called with each notification from the server.
+pub type NotificationCallback = Box<dyn FnMut(Notification<'_>) + Send>;
+
+/// The outcome of a request, copied out of the received message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RequestError {
+    /// The request could not be sent (not connected yet, too many in flight, too large).
+    Send(SendError),
+    /// The server answered with an error.
+    Server {
+        /// `error.code`.
+        code: i64,
+        /// `error.message`.
+        message: String,
+        /// `error.data` as JSON text.
+        data: Option<String>,
+    },
+    /// No answer within the request timeout (it was cancelled on the wire).
+    TimedOut,
+    /// The connection ended first (or its driver stopped).
+    Closed,
+    /// The connection could not be set up.
+    Connect(ConnectError),
+    /// The answer is not what the method returns.
+    Invalid(&'static str),
+}
+
+impl fmt::Display for RequestError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestError::Send(error) => write!(f, "cannot send: {error}"),
+            RequestError::Server { code, message, .. } => write!(f, "the server answered {code}: {message}"),
+            RequestError::TimedOut => f.write_str("the server did not answer in time"),
+            RequestError::Closed => f.write_str("the connection to the server ended"),
+            RequestError::Connect(error) => write!(f, "cannot connect: {error}"),
+            RequestError::Invalid(what) => write!(f, "the server's answer is not usable: {what}"),
+        }
+    }
+}
+
+impl std::error::Error for RequestError {}
+
+type Answer = Result<Vec<u8>, RequestError>;
+
+/// What the host knows once connected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Connected {
+    /// The version spoken (its era is the verdict to cache).
+    pub version: ProtocolVersion,
+    /// `serverInfo.name`, if given.
+    pub server_name: Option<String>,
+    /// The server's `instructions`, if given.
+    pub instructions: Option<String>,
+}
+
+/// The client engine's handler in a host: routes each outcome to its waiting future and runs the
+/// application's callbacks.
+#[derive(Default)]
+pub struct Host {
+    waiters: HashMap<OutboundKey, Sender<Answer>>,
+    connect: Option<Sender<Result<Connected, RequestError>>>,
+    input: Option<InputCallback>,
+    notifications: Option<NotificationCallback>,
+}
+
+impl Host {
+    /// A host that refuses input requests and ignores notifications.
+    pub fn new() -> Self {
+        Host::default()
+    }
+
+    /// With `input` answering the server's requests for input (declare them in
+    /// [`client::Config::capabilities`]).
+    pub fn with_input(mut self, input: InputCallback) -> Self {
+        self.input = Some(input);
+        self
+    }
+
+    /// With `notifications` called for each notification.
+    pub fn with_notifications(mut self, notifications: NotificationCallback) -> Self {
+        self.notifications = Some(notifications);
+        self
+    }
+}
+
+impl fmt::Debug for Host {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Host").field("waiting", &self.waiters.len()).finish_non_exhaustive()
+    }
+}
+
+fn text(s: Option<json::JsonStr<'_>>) -> Option<String> {
+    s.map(|s| s.chars().collect())
+}
+
+impl client::Handler for Host {
+    fn on_response(&mut self, _now: Instant, response: Response<'_>) {
+        let Some(waiter) = self.waiters.remove(&response.request) else { return };
+        waiter.send(match response.outcome {
+            Outcome::Result(value) => Ok(value.as_bytes().to_vec()),
+            Outcome::Error { code, message, data } => Err(RequestError::Server {
+                code,
+                message: text(message).unwrap_or_default(),
+                data: data.map(|d| String::from_utf8_lossy(d.as_bytes()).into_owned()),
+            }),
+            Outcome::TimedOut => Err(RequestError::TimedOut),
+            _ => Err(RequestError::Closed),
+        });
+    }
+
+    fn on_notification(&mut self, _now: Instant, notification: Notification<'_>) {
+        if let Some(callback) = &mut self.notifications {
+            callback(notification);
+        }
+    }
+
+    fn on_input(&mut self, _now: Instant, input: ReceivedInput<'_>, result: &mut JsonWriter<'_>) -> InputAnswer {
+        match &mut self.input {
+            Some(callback) => callback(input, result),
+            None => InputAnswer::Refused,
+        }
+    }
+
+    fn on_event(&mut self, _now: Instant, event: client::Event<'_>) {
+        match event {
+            client::Event::Connected { version, server_name, instructions, .. } => {
+                if let Some(connect) = self.connect.take() {
+                    connect.send(Ok(Connected {
+                        version,
+                        server_name: text(server_name),
+                        instructions: text(instructions),
+                    }));
+                }
+            }
+            client::Event::ConnectFailed(error) => {
+                if let Some(connect) = self.connect.take() {
+                    connect.send(Err(RequestError::Connect(error)));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Creates the connection a transport drives (over owned buffers of `rx` and `tx` bytes; `tx`
+/// also bounds one request) and the handle to talk to it.
+pub fn connection(
+    config: client::Config<'static>,
+    host: Host,
+    rx: usize,
+    tx: usize,
+) -> (ClientHandle, HostConnection, JobQueue<HostConnection>) {
+    let mut conn = Client::with_storage(host, config, std::vec![0u8; rx], std::vec![0u8; tx]);
+    // Room to retry 2026-07-28 requests with input: as much as one request can take.
+    conn.set_retry_buffer(std::vec![0u8; tx]);
+    let (jobs, queue) = job_queue();
+    (ClientHandle { jobs }, conn, queue)
+}
+
+/// Talks to a client engine driven on another task: cloneable, `Send + Sync`.
+#[derive(Clone, Debug)]
+pub struct ClientHandle {
+    jobs: JobSender<HostConnection>,
+}
+
+/// A request's answer, cancelled on the wire if dropped before it came.
+struct Pending {
+    answer: Receiver<Answer>,
+    key: std::sync::Arc<std::sync::Mutex<Option<OutboundKey>>>,
+    jobs: JobSender<HostConnection>,
+    done: bool,
+}
+
+impl Pending {
+    async fn wait(mut self) -> Answer {
+        let answer = (&mut self.answer).await;
+        self.done = true;
+        answer.unwrap_or(Err(RequestError::Closed))
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        let key = *self.key.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(key) = key {
+            let _ = self.jobs.complete(move |conn: &mut HostConnection, _| {
+                conn.handler_mut().waiters.remove(&key);
+                conn.cancel(key);
+            });
+        }
+    }
+}
+
+impl ClientHandle {
+    /// Starts the connection (the era probe or `initialize`) and waits until it is set up.
+    pub async fn connect(&self) -> Result<Connected, RequestError> {
+        let (sender, receiver) = oneshot();
+        let mut sender = Some(sender);
+        self.jobs
+            .submit(move |conn: &mut HostConnection, now| {
+                let Some(waiter) = sender.take() else { return JobStatus::Done };
+                match conn.connect(now) {
+                    Ok(()) => conn.handler_mut().connect = Some(waiter),
+                    Err(SendError::Full) => {
+                        sender = Some(waiter);
+                        return JobStatus::Retry;
+                    }
+                    Err(error) => waiter.send(Err(RequestError::Send(error))),
+                }
+                JobStatus::Done
+            })
+            .map_err(|_| RequestError::Closed)?;
+        receiver.await.unwrap_or(Err(RequestError::Closed))
+    }
+
+    /// Sends `method` with `params` (a JSON object as text, or none) and waits for the result
+    /// (JSON text).
+    pub async fn request(&self, method: &str, params: Option<&str>) -> Result<Vec<u8>, RequestError> {
+        let (method, params) = (String::from(method), params.map(String::from));
+        self.send(move |conn, now| {
+            let object = match &params {
+                Some(text) => match json::parse(text.as_bytes(), json::MAX_DEPTH_LIMIT) {
+                    Ok(value) if value.kind() == Kind::Object => Some(value),
+                    _ => return Err(SendError::TooLarge),
+                },
+                None => None,
+            };
+            let members = |w: &mut JsonWriter<'_>| {
+                for (i, (key, value)) in object.into_iter().flat_map(|o| o.members()).enumerate() {
+                    if i > 0 {
+                        w.raw(b",");
+                    }
+                    w.json_str(key);
+                    w.raw(b":");
+                    w.value(value);
+                }
+            };
+            conn.request(now, &method, Some(&members))
+        })
+        .await
+    }
+
+    /// `tools/call` of `name` with `arguments` (a JSON object as text); the `CallToolResult`.
+    pub async fn call_tool(&self, name: &str, arguments: &str) -> Result<Vec<u8>, RequestError> {
+        let (name, arguments) = (String::from(name), String::from(arguments));
+        self.send(move |conn, now| {
+            let arguments = json::parse(arguments.as_bytes(), json::MAX_DEPTH_LIMIT)
+                .ok()
+                .filter(|a| a.kind() == Kind::Object)
+                .ok_or(SendError::TooLarge)?;
+            conn.call_tool(now, &name, Some(arguments))
+        })
+        .await
+    }
+
+    /// `ping`.
+    pub async fn ping(&self) -> Result<(), RequestError> {
+        self.send(|conn, now| conn.ping(now)).await.map(drop)
+    }
+
+    /// Every tool of the server (`tools/list`, following `nextCursor` up to [`MAX_PAGES`] pages),
+    /// each as JSON text.
+    pub async fn list_tools(&self) -> Result<Vec<Vec<u8>>, RequestError> {
+        self.list_all("tools/list", "tools").await
+    }
+
+    /// Every prompt of the server; see [`ClientHandle::list_tools`].
+    pub async fn list_prompts(&self) -> Result<Vec<Vec<u8>>, RequestError> {
+        self.list_all("prompts/list", "prompts").await
+    }
+
+    /// Every resource of the server; see [`ClientHandle::list_tools`].
+    pub async fn list_resources(&self) -> Result<Vec<Vec<u8>>, RequestError> {
+        self.list_all("resources/list", "resources").await
+    }
+
+    async fn list_all(&self, method: &'static str, key: &'static str) -> Result<Vec<Vec<u8>>, RequestError> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let params = cursor.as_ref().map(|c| {
+                let mut text = String::from("{\"cursor\":");
+                text.push_str(&json_string(c));
+                text.push('}');
+                text
+            });
+            let page = self.request(method, params.as_deref()).await?;
+            let value = json::parse(&page, json::MAX_DEPTH_LIMIT).map_err(|_| RequestError::Invalid("not JSON"))?;
+            let page = ListPage::read(value, key).ok_or(RequestError::Invalid("not a list page"))?;
+            items.extend(page.items().map(|item| item.as_bytes().to_vec()));
+            match page.next_cursor {
+                Some(next) => cursor = Some(next.chars().collect()),
+                None => return Ok(items),
+            }
+        }
+        Ok(items)
+    }
+
+    /// `resources/read` of `uri`; the `ReadResourceResult`.
+    pub async fn read_resource(&self, uri: &str) -> Result<Vec<u8>, RequestError> {
+        let uri = String::from(uri);
+        self.send(move |conn, now| conn.read_resource(now, &uri)).await
+    }
+
+    /// `prompts/get` of `name` with `arguments` (a JSON object of strings as text, or none).
+    pub async fn get_prompt(&self, name: &str, arguments: Option<&str>) -> Result<Vec<u8>, RequestError> {
+        let (name, arguments) = (String::from(name), arguments.map(String::from));
+        self.send(move |conn, now| {
+            let arguments = match &arguments {
+                Some(text) => {
+                    Some(json::parse(text.as_bytes(), json::MAX_DEPTH_LIMIT).map_err(|_| SendError::TooLarge)?)
+                }
+                None => None,
+            };
+            conn.get_prompt(now, &name, arguments)
+        })
+        .await
+    }
+
+    /// Queues `send` (which sends one request on the engine) and waits for the answer.
+    async fn send<F>(&self, mut send: F) -> Answer
+    where
+        F: FnMut(&mut HostConnection, Instant) -> Result<OutboundKey, SendError> + Send + 'static,
+    {
+        let (sender, receiver) = oneshot();
+        let key = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let pending = Pending { answer: receiver, key: key.clone(), jobs: self.jobs.clone(), done: false };
+        let mut sender = Some(sender);
+        self.jobs
+            .submit(move |conn: &mut HostConnection, now| {
+                let Some(waiter) = sender.take() else { return JobStatus::Done };
+                match send(conn, now) {
+                    Ok(request) => {
+                        *key.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(request);
+                        conn.handler_mut().waiters.insert(request, waiter);
+                    }
+                    Err(SendError::Full) => {
+                        sender = Some(waiter);
+                        return JobStatus::Retry;
+                    }
+                    Err(error) => waiter.send(Err(RequestError::Send(error))),
+                }
+                JobStatus::Done
+            })
+            .map_err(|_| RequestError::Closed)?;
+        pending.wait().await
+    }
+}
+
+/// `text` as a JSON string.
+fn json_string(text: &str) -> String {
+    let mut buf = std::vec![0u8; text.len() * 6 + 2];
+    let mut w = JsonWriter::new(&mut buf);
+    w.string(text);
+    String::from_utf8_lossy(w.written()).into_owned()
+}
