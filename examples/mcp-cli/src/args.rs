@@ -1,0 +1,122 @@
+//! The command line's words: which are the server's, and tool arguments typed from a schema.
+
+use serde_json::{Map, Value as Json};
+
+/// Splits the words into the server command and the rest: everything after `--` is the server's
+/// (the rest before it); otherwise the first word is the server, one command split at spaces
+/// (quotes group words: `"python 'my server.py'"`).
+pub fn split_server(words: &[String]) -> Result<(Vec<String>, Vec<String>), String> {
+    if let Some(at) = words.iter().position(|w| w == "--") {
+        let server = words[at + 1..].to_vec();
+        if server.is_empty() {
+            return Err(String::from("no server command after `--`"));
+        }
+        return Ok((server, words[..at].to_vec()));
+    }
+    let (first, rest) = words.split_first().ok_or("no server given")?;
+    if first.starts_with("http://") || first.starts_with("https://") {
+        return Err(String::from("servers over Streamable HTTP are not supported by this build yet; give a command"));
+    }
+    Ok((split_command(first)?, rest.to_vec()))
+}
+
+/// Splits one command line at unquoted spaces; `'…'` and `"…"` group.
+fn split_command(line: &str) -> Result<Vec<String>, String> {
+    let (mut words, mut word, mut quote, mut in_word) = (Vec::new(), String::new(), None, false);
+    for c in line.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                in_word = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            (None, c) => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return Err(format!("unbalanced quote in `{line}`"));
+    }
+    if in_word {
+        words.push(word);
+    }
+    if words.is_empty() {
+        return Err(String::from("empty server command"));
+    }
+    Ok(words)
+}
+
+/// The arguments of a tool call: `base` (a JSON object) with each `KEY=VALUE` typed as the input
+/// schema's property says (numbers, booleans, objects and arrays parsed; strings as they are).
+pub fn typed_arguments(base: Option<&str>, pairs: &[String], schema: &Json) -> Result<Json, String> {
+    let mut arguments = match base {
+        Some(text) => match serde_json::from_str(text) {
+            Ok(Json::Object(object)) => object,
+            _ => return Err(String::from("--args must be a JSON object")),
+        },
+        None => Map::new(),
+    };
+    for pair in pairs {
+        let (key, value) = pair.split_once('=').ok_or_else(|| format!("`{pair}` is not KEY=VALUE"))?;
+        let kind = schema["properties"][key]["type"].as_str().unwrap_or("");
+        let typed = match kind {
+            "string" => Json::String(value.to_string()),
+            "number" | "integer" | "boolean" | "object" | "array" | "null" => serde_json::from_str(value)
+                .map_err(|_| format!("`{key}` must be {} {kind}", if kind == "integer" { "an" } else { "a" }))?,
+            // Untyped or unknown: JSON if it reads as JSON, else a string.
+            _ => serde_json::from_str(value).unwrap_or_else(|_| Json::String(value.to_string())),
+        };
+        arguments.insert(key.to_string(), typed);
+    }
+    Ok(Json::Object(arguments))
+}
+
+/// Prompt arguments: every value is a string.
+pub fn string_arguments(pairs: &[String]) -> Result<Json, ()> {
+    let mut arguments = Map::new();
+    for pair in pairs {
+        let (key, value) = pair.split_once('=').ok_or(())?;
+        arguments.insert(key.to_string(), Json::String(value.to_string()));
+    }
+    Ok(Json::Object(arguments))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(line: &[&str]) -> Vec<String> {
+        line.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn the_server_is_one_quoted_command_or_everything_after_two_dashes() {
+        let (server, rest) = split_server(&words(&["python 'my server.py' -v", "echo", "a=1"])).unwrap();
+        assert_eq!(server, ["python", "my server.py", "-v"]);
+        assert_eq!(rest, ["echo", "a=1"]);
+        let (server, rest) = split_server(&words(&["echo", "a=1", "--", "./server", "--flag"])).unwrap();
+        assert_eq!(server, ["./server", "--flag"]);
+        assert_eq!(rest, ["echo", "a=1"]);
+        assert!(split_server(&words(&["echo", "--"])).is_err());
+        assert!(split_server(&words(&["'unbalanced"])).is_err());
+    }
+
+    #[test]
+    fn values_are_typed_from_the_schema() {
+        let schema = serde_json::json!({"properties":{"n":{"type":"integer"},"s":{"type":"string"},"b":{"type":"boolean"},"o":{"type":"object"}}});
+        let pairs = words(&["n=3", "s=42", "b=true", "o={\"a\":1}", "free=[1]", "text=hi"]);
+        let arguments = typed_arguments(Some(r#"{"x":1}"#), &pairs, &schema).unwrap();
+        assert_eq!(arguments, serde_json::json!({"x":1,"n":3,"s":"42","b":true,"o":{"a":1},"free":[1],"text":"hi"}));
+        assert_eq!(typed_arguments(None, &words(&["n=x"]), &schema).unwrap_err(), "`n` must be an integer");
+        assert!(typed_arguments(None, &words(&["novalue"]), &schema).is_err());
+    }
+}

@@ -1,0 +1,123 @@
+//! The `mcp` binary against a real server process: the example device on stdio, which this test
+//! binary becomes when `SERVE_ENV` is set (the `mcp` process passes its environment on to the
+//! server it spawns). Without the test harness, which would write to the server's stdout.
+
+use std::process::{Command, Output};
+
+use mcp_example_device::{Board, Centidegrees, Device, SAMPLE_CALIBRATION, Sensor};
+use mcp_sansio::server::{Buffers, Config, Server};
+use mcp_sansio::time::Instant;
+use serde_json::Value as Json;
+
+const SERVE_ENV: &str = "MCP_CLI_TEST_SERVE";
+
+struct FixedBoard;
+
+impl Board for FixedBoard {
+    fn temperature(&mut self, _sensor: Sensor, _now: Instant) -> Option<Centidegrees> {
+        Some(Centidegrees(2150))
+    }
+    fn set_led(&mut self, _on: bool) {}
+    fn led(&self) -> bool {
+        false
+    }
+    fn calibration(&self) -> &[u8] {
+        &SAMPLE_CALIBRATION
+    }
+}
+
+fn main() {
+    if std::env::var_os(SERVE_ENV).is_some() {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let (mut rx, mut tx) = ([0u8; 8192], [0u8; 8192]);
+        let mut server: Server<'_, _> = Server::new(
+            Device::new(FixedBoard),
+            Config::new("mcp-device", "0.1.0"),
+            Buffers { rx: &mut rx, tx: &mut tx },
+        );
+        let served = runtime.block_on(mcp_sansio_tokio::serve_stdio(&mut server));
+        std::process::exit(i32::from(served.is_err()));
+    }
+    let cases: [(&str, fn()); 4] = [
+        ("tools, in both eras, as JSON and as text", tools),
+        ("call with values typed from the schema; a tool error exits 2", call),
+        ("read, ping and the server command after --", read_and_ping),
+        ("clear errors: unknown tool, missing server, usage", errors),
+    ];
+    let mut failed = 0;
+    for (name, case) in cases {
+        match std::panic::catch_unwind(case) {
+            Ok(()) => println!("test mcp cli: {name} ... ok"),
+            Err(_) => {
+                println!("test mcp cli: {name} ... FAILED");
+                failed += 1;
+            }
+        }
+    }
+    println!("{} passed, {failed} failed", cases.len() - failed);
+    if failed > 0 {
+        std::process::exit(1);
+    }
+}
+
+/// Runs `mcp ARGS... -- <this binary as the server>`.
+fn mcp(args: &[&str]) -> Output {
+    let server = std::env::current_exe().unwrap();
+    Command::new(env!("CARGO_BIN_EXE_mcp")).args(args).arg("--").arg(server).env(SERVE_ENV, "1").output().unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn tools() {
+    for era in ["auto", "legacy", "modern"] {
+        let output = mcp(&["--json", "--era", era, "tools"]);
+        assert!(output.status.success(), "{era}: {}", stderr(&output));
+        let tools: Json = serde_json::from_str(stdout(&output).trim()).unwrap();
+        let names: Vec<&str> = tools.as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+        assert!(names.contains(&"echo") && names.contains(&"set_led"), "{era}: {names:?}");
+    }
+    let text = stdout(&mcp(&["tools"]));
+    assert!(text.lines().any(|l| l == "echo message:string"), "{text}");
+}
+
+fn call() {
+    let output = mcp(&["call", "echo", "message=42"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "42\n", "a string property keeps `42` a string");
+    let output = mcp(&["--json", "--era", "legacy", "call", "set_led", "on=true"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let result: Json = serde_json::from_str(stdout(&output).trim()).unwrap();
+    assert_ne!(result["isError"], true, "{result}");
+    let output = mcp(&["call", "set_led", "on=maybe"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("`on` must be a boolean"), "{}", stderr(&output));
+    let output = mcp(&["call", "read_temperature", "sensor=moon"]);
+    assert_eq!(output.status.code(), Some(2), "an isError result: {}", stdout(&output));
+}
+
+fn read_and_ping() {
+    let output = mcp(&["--json", "read", "device://status"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let result: Json = serde_json::from_str(stdout(&output).trim()).unwrap();
+    assert_eq!(result["contents"][0]["uri"], "device://status");
+    let output = mcp(&["--era", "modern", "ping"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stdout(&output).starts_with("the server answers"));
+}
+
+fn errors() {
+    let output = mcp(&["call", "nosuch"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("unknown tool `nosuch`; the server has: echo,"), "{}", stderr(&output));
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp")).args(["tools", "no-such-server-binary"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("cannot start `no-such-server-binary`: not found"), "{}", stderr(&output));
+    let output = mcp(&["read"]);
+    assert!(stderr(&output).contains("which URI?"), "{}", stderr(&output));
+}
