@@ -5,6 +5,25 @@
 //! child never blocks on it and its last words can go into an error message. [`ChildClient::close`]
 //! ends the child as the spec says: stdin closed, then `SIGTERM` after [`CLOSE_GRACE`], then
 //! `SIGKILL` after as long again.
+//!
+//! ```no_run
+//! use mcp_sansio::client::Config;
+//! use mcp_sansio_tokio::{child, host::Host};
+//!
+//! # async fn host() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = tokio::process::Command::new("mcp-device");
+//! let client = child::spawn(server, Config::new("my-host", "1.0.0"), Host::new())?;
+//! let connected = client.connect().await?; // server/discover, or initialize for an older server
+//! println!("{:?} speaks {}", connected.server_name, connected.version.as_str());
+//! for tool in client.list_tools().await? {
+//!     println!("{}", String::from_utf8_lossy(&tool));
+//! }
+//! let result = client.call_tool("echo", r#"{"message":"hello"}"#).await?;
+//! println!("{}", String::from_utf8_lossy(&result));
+//! client.close().await?;
+//! # Ok(())
+//! # }
+//! ```
 
 use std::io;
 use std::process::{ExitStatus, Stdio};
