@@ -94,6 +94,8 @@ use mcp_sansio::connection::Connection;
 use mcp_sansio_driver::{NoJobs, Options};
 
 #[cfg(unix)]
+pub mod child;
+#[cfg(unix)]
 mod fd;
 mod io_glue;
 #[cfg(unix)]
@@ -102,6 +104,7 @@ mod stdio;
 #[cfg(unix)]
 pub use fd::{FdMode, FdReader, FdWriter};
 pub use io_glue::{AsyncIoClock, FuturesIo};
+pub use mcp_sansio_driver::host;
 pub use mcp_sansio_driver::{BoxedJob, DriverStopped, JobQueue, JobSender, JobStatus, job_queue};
 #[cfg(unix)]
 pub use stdio::{serve_stdio, serve_stdio_with_jobs};

@@ -244,6 +244,15 @@ impl Drop for Pending {
 }
 
 impl ClientHandle {
+    /// Ends the connection from this side, as the end of the server's output would: requests
+    /// still waiting get [`RequestError::Closed`], and the driving loop returns once its output
+    /// is written (a transport then closes its end: a child's stdin).
+    pub fn end(&self) -> Result<(), crate::DriverStopped> {
+        self.jobs.complete(|conn: &mut HostConnection, now| {
+            mcp_sansio::connection::Connection::handle_eof(conn, now);
+        })
+    }
+
     /// Starts the connection (the era probe or `initialize`) and waits until it is set up.
     pub async fn connect(&self) -> Result<Connected, RequestError> {
         let (sender, receiver) = oneshot();
