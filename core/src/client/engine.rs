@@ -23,6 +23,8 @@ pub struct Engine<'a, const OUTBOUND: usize = 8> {
     pub(crate) server: ServerCapabilities,
     /// The params of 2026-07-28 requests that may need a retry with input.
     pub(crate) retry: RetryArea<'a>,
+    /// The requests sent with progress, with the latest their deadline may move to.
+    pub(crate) progress: [Option<(OutboundKey, Option<Instant>)>; OUTBOUND],
 }
 
 impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
@@ -40,6 +42,7 @@ impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
             state: State::Idle,
             server: ServerCapabilities::default(),
             retry: RetryArea::default(),
+            progress: [None; OUTBOUND],
         }
     }
 
@@ -148,6 +151,17 @@ impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
         let State::Ready(version) = self.state else { return Err(SendError::NotAvailable) };
         let deadline = self.config.request_timeout.map(|timeout| now + timeout);
         let token = progress.then(|| self.ep.out.outbound.next_key().id());
+        if progress {
+            // A slot for its cap: a free one, or one whose request is answered.
+            let cap = self.config.max_request_time.map(|cap| now + cap);
+            let key = self.ep.out.outbound.next_key();
+            let outbound = &self.ep.out.outbound;
+            if let Some(slot) =
+                self.progress.iter_mut().find(|slot| slot.is_none_or(|(key, _)| !outbound.is_waiting(key)))
+            {
+                *slot = Some((key, cap));
+            }
+        }
         let retryable = RETRYABLE.iter().position(|m| *m == method).filter(|_| version.era() == Era::Modern);
         if let (Some(index), Some(params)) = (retryable, params) {
             // Kept for a retry with input, and sent from where it is kept.

@@ -33,6 +33,7 @@ impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
             state: &mut self.state,
             server: &mut self.server,
             retry: &mut self.retry,
+            progress: &mut self.progress,
         }
     }
 
@@ -44,6 +45,7 @@ impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
             state: &mut self.state,
             server: &mut self.server,
             retry: &mut self.retry,
+            progress: &mut self.progress,
         };
         parts.handle(now, text, handler);
     }
@@ -72,6 +74,7 @@ pub(crate) struct Parts<'s, 'a, const OUTBOUND: usize> {
     pub(crate) state: &'s mut State,
     pub(crate) server: &'s mut ServerCapabilities,
     pub(crate) retry: &'s mut RetryArea<'a>,
+    pub(crate) progress: &'s mut [Option<(OutboundKey, Option<Instant>)>; OUTBOUND],
 }
 
 impl<const OUTBOUND: usize> Parts<'_, '_, OUTBOUND> {
@@ -341,7 +344,23 @@ impl<const OUTBOUND: usize> Parts<'_, '_, OUTBOUND> {
             let request = params.and_then(|p| p.get("requestId")).and_then(|id| id.as_i64());
             return handler.on_event(now, Event::Cancelled { request });
         }
-        handler.on_notification(now, Notification::read(method, params));
+        let notification = Notification::read(method, params);
+        if let Notification::Progress { request: Some(id), .. } = notification {
+            self.progressed(now, id);
+        }
+        handler.on_notification(now, notification);
+    }
+
+    /// A request sent with progress reported progress: its deadline moves a whole timeout
+    /// ahead, up to its cap.
+    fn progressed(&mut self, now: Instant, id: i64) {
+        let Some(timeout) = self.config.request_timeout else { return };
+        let Some((key, cap)) = self.progress.iter().flatten().find(|(key, _)| key.id() == id).copied() else { return };
+        let deadline = match cap {
+            Some(cap) => (now + timeout).min(cap),
+            None => now + timeout,
+        };
+        self.out.outbound.set_deadline(key, Some(deadline));
     }
 }
 

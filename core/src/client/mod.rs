@@ -27,7 +27,9 @@
 //! error, [`Outcome::TimedOut`](crate::endpoint::Outcome::TimedOut) after
 //! [`Config::request_timeout`] (the request is cancelled on the wire), or
 //! [`Outcome::Closed`](crate::endpoint::Outcome::Closed) when the input ended first. Ids are never
-//! reused and no request has two outcomes; an answer nobody waits for (a late one after a timeout,
+//! reused and no request has two outcomes; a request sent with
+//! [`Engine::request_with_progress`] gets a new timeout with each progress report, up to
+//! [`Config::max_request_time`]; an answer nobody waits for (a late one after a timeout,
 //! a duplicate) is reported as [`endpoint::Event::UnexpectedResponse`](crate::endpoint::Event).
 //!
 //! # Input from the server
@@ -112,6 +114,10 @@ pub struct Config<'a> {
     pub request_timeout: Option<Duration>,
     /// The endpoint's limits.
     pub limits: Limits,
+    /// The longest a request sent with progress may take however often the server reports
+    /// progress (each report moves its deadline [`Config::request_timeout`] ahead, up to this
+    /// long after it was sent); `None`: no cap. Default 10 minutes.
+    pub max_request_time: Option<Duration>,
     /// How many `input_required` rounds one request may take before its last result is handed
     /// to the application as it is. Default 8.
     pub max_input_rounds: u8,
@@ -129,6 +135,7 @@ impl<'a> Config<'a> {
             request_timeout: Some(Duration::from_secs(60)),
             limits: Limits::DEFAULT,
             max_input_rounds: 8,
+            max_request_time: Some(Duration::from_secs(600)),
         }
     }
 
@@ -159,6 +166,12 @@ impl<'a> Config<'a> {
     /// With `limits`.
     pub const fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// With `cap` as the longest a request with progress may take.
+    pub const fn with_max_request_time(mut self, cap: Option<Duration>) -> Self {
+        self.max_request_time = cap;
         self
     }
 

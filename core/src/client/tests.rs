@@ -588,3 +588,54 @@ fn request_state_is_echoed_byte_for_byte_and_rounds_are_bounded() {
     }
     assert_eq!(s.host.result(key)["requestState"], "again", "the third round is the outcome");
 }
+
+#[test]
+fn progress_moves_a_deadline_up_to_the_cap() {
+    let config = host_config(EraPolicy::Legacy).with_max_request_time(Some(Duration::from_millis(1_200)));
+    let client = client::Engine::<4>::new(config, buffers(1024, 2048));
+    let mut s = Scripted { client, host: Host::default(), now: Instant::from_millis(0) };
+    s.client.connect(s.now).unwrap();
+    let _ = s.take();
+    s.initialize_result(1);
+    let _ = s.take();
+    let key = s
+        .client
+        .request_with_progress(s.now, "tools/call", Some(&|w: &mut JsonWriter<'_>| w.raw(br#""name":"slow""#)))
+        .unwrap();
+    let sent = s.take();
+    assert_eq!(sent[0]["params"]["_meta"]["progressToken"], key.id());
+    assert_eq!(s.client.poll_timeout(), Some(Instant::from_millis(500)));
+    for (at, deadline) in [(400, 900), (800, 1_200), (1_100, 1_200)] {
+        s.now = Instant::from_millis(at);
+        s.feed(&std::format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{},"progress":{at}}}}}"#,
+            key.id()
+        ));
+        assert_eq!(s.client.poll_timeout(), Some(Instant::from_millis(deadline)), "after progress at {at}");
+    }
+    s.now = Instant::from_millis(1_200);
+    s.client.handle_timeout(s.now, &mut s.host);
+    assert_eq!(s.host.outcome(key), Some("timed out"));
+    // Progress of another request (or a late one) moves nothing.
+    let other = s.client.call_tool(s.now, "t", None).unwrap();
+    s.feed(&std::format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{},"progress":1}}}}"#,
+        other.id()
+    ));
+    assert_eq!(s.client.poll_timeout(), Some(Instant::from_millis(1_700)));
+}
+
+#[test]
+fn a_2024_11_05_server_is_reached_through_the_fallback() {
+    let mut s = Scripted::new(EraPolicy::Auto);
+    let _ = s.take();
+    s.feed(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#);
+    assert_eq!(s.take()[0]["params"]["protocolVersion"], "2025-11-25");
+    s.feed(r#"{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2024-11-05","capabilities":{"tools":{}},"serverInfo":{"name":"old","version":"0"}}}"#);
+    assert_eq!(s.client.era(), Some(ProtocolVersion::V2024_11_05));
+    let key = s.client.call_tool(s.now, "echo", None).unwrap();
+    let sent = s.take();
+    assert_eq!(sent[0]["method"], "notifications/initialized");
+    assert_eq!(sent[1]["id"], key.id());
+    assert!(sent[1]["params"].get("_meta").is_none());
+}

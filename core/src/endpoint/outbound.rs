@@ -135,6 +135,23 @@ impl<const N: usize> OutboundTable<N> {
         slot.take()
     }
 
+    /// Whether `key` still awaits an answer (not timed out or cancelled).
+    pub(crate) fn is_waiting(&self, key: OutboundKey) -> bool {
+        self.entries.iter().flatten().any(|e| e.key == key && !e.cancel_pending)
+    }
+
+    /// Moves the deadline of `key`, still waiting (not timed out or cancelled). `false` if it is
+    /// not.
+    pub(crate) fn set_deadline(&mut self, key: OutboundKey, deadline: Option<Instant>) -> bool {
+        match self.entries.iter_mut().flatten().find(|e| e.key == key && !e.cancel_pending) {
+            Some(entry) => {
+                entry.deadline = deadline;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// The earliest deadline of a request still waiting.
     pub(crate) fn next_deadline(&self) -> Option<Instant> {
         self.entries.iter().flatten().filter(|e| !e.cancel_pending).filter_map(|e| e.deadline).min()

@@ -194,6 +194,39 @@ impl<'a> ReceivedInput<'a> {
     }
 }
 
+/// Writes an accepted form-mode elicitation result, `{"action":"accept","content":{…}}`, whose
+/// content is `content` (an object: what the user filled in, or `None`) with the `default` of
+/// every property of `requested_schema` the user left out (SEP-1034: a client fills in the
+/// defaults). Members of `content` are written as they are; properties without a default stay
+/// absent.
+pub fn write_accepted_form(w: &mut JsonWriter<'_>, requested_schema: Value<'_>, content: Option<Value<'_>>) {
+    let content = content.filter(|c| c.kind() == Kind::Object);
+    w.raw(b"{\"action\":\"accept\",\"content\":{");
+    let mut first = true;
+    for (key, value) in content.into_iter().flat_map(|c| c.members()) {
+        if !first {
+            w.raw(b",");
+        }
+        first = false;
+        w.json_str(key);
+        w.raw(b":");
+        w.value(value);
+    }
+    let properties = requested_schema.get("properties").filter(|p| p.kind() == Kind::Object);
+    for (key, property) in properties.into_iter().flat_map(|p| p.members()) {
+        let given = content.into_iter().flat_map(|c| c.members()).any(|(name, _)| name.raw() == key.raw());
+        let Some(default) = property.get("default").filter(|_| !given) else { continue };
+        if !first {
+            w.raw(b",");
+        }
+        first = false;
+        w.json_str(key);
+        w.raw(b":");
+        w.value(default);
+    }
+    w.raw(b"}}");
+}
+
 /// Writes the start of the params of a multi-round-trip retry (2026-07-28 `input_required`, and the
 /// legacy server's own replay of a request that waited for input): `{`, every member of the
 /// original `params` but the previous round's `inputResponses` and `requestState`, then
@@ -235,6 +268,28 @@ pub fn write_retry_params(
 mod tests {
     use super::*;
     use crate::json::parse;
+
+    #[test]
+    fn an_accepted_form_gets_the_defaults_the_user_left_out() {
+        let schema = parse(
+            br#"{"type":"object","properties":{"name":{"type":"string","default":"Ada"},"age":{"type":"integer","default":36},
+            "score":{"type":"number","default":0.5},"color":{"type":"string","enum":["red","blue"],"default":"blue"},
+            "ok":{"type":"boolean","default":true},"note":{"type":"string"}}}"#,
+            8,
+        )
+        .unwrap();
+        let content = parse(br#"{"name":"Grace","ok":false}"#, 8).unwrap();
+        let mut buf = [0u8; 256];
+        let mut w = JsonWriter::new(&mut buf);
+        write_accepted_form(&mut w, schema, Some(content));
+        assert_eq!(
+            core::str::from_utf8(w.written()).unwrap(),
+            r#"{"action":"accept","content":{"name":"Grace","ok":false,"age":36,"score":0.5,"color":"blue"}}"#
+        );
+        let mut w = JsonWriter::new(&mut buf);
+        write_accepted_form(&mut w, parse(br#"{"type":"object"}"#, 8).unwrap(), None);
+        assert_eq!(w.written(), br#"{"action":"accept","content":{}}"#);
+    }
 
     fn round_trip(request: InputRequest<'_>, version: ProtocolVersion, check: impl Fn(ReceivedInput<'_>)) {
         let mut buf = [0u8; 512];
