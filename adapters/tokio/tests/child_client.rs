@@ -26,7 +26,8 @@ fn main() {
     if std::env::var_os(CHILD_ENV).is_some() {
         serve_as_child();
     }
-    let cases: [(&str, fn()); 5] = [
+    let cases: [(&str, fn()); 6] = [
+        ("64 pipelined calls of 16 KiB each way, more than a pipe buffer", pipelined),
         ("auto finds the modern era and calls every kind of method", auto_modern),
         ("legacy handshake, and elicitation answered in both eras", legacy_and_input),
         ("dropped request futures leave the client usable", drop_cancels),
@@ -71,8 +72,12 @@ fn serve_as_child() -> ! {
         std::process::exit(7);
     }
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let (mut rx, mut tx, mut input) = ([0u8; 8192], [0u8; 8192], [0u8; 4096]);
-    let config = Config::new("mcp-device", "0.1.0");
+    // Room for 16 KiB messages ("big"), as mcp-device has.
+    let (mut rx, mut tx, mut input) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024], [0u8; 4096]);
+    let mut config = Config::new("mcp-device", "0.1.0");
+    if mode == "big" {
+        config.limits.max_response = 32 * 1024;
+    }
     let mut server: Server<'_, _> = Server::new(Device::new(FixedBoard), config, Buffers { rx: &mut rx, tx: &mut tx });
     server.set_input_buffer(&mut input);
     let served = runtime.block_on(mcp_sansio_tokio::serve_stdio(&mut server));
@@ -131,6 +136,28 @@ fn auto_modern() {
         assert!(read["contents"].is_array());
         let status = client.close().await.unwrap();
         assert!(status.success(), "the child ends when its stdin closes: {status:?}");
+    });
+}
+
+fn pipelined() {
+    runtime().block_on(async {
+        let client = child::spawn(command("big"), config(EraPolicy::Auto), Host::new()).unwrap();
+        client.connect().await.unwrap();
+        let calls: Vec<_> = (0..64)
+            .map(|i| {
+                let handle = (*client).clone();
+                let message = format!("{i:02}{}", "x".repeat(16 * 1024));
+                tokio::spawn(async move {
+                    let arguments = serde_json::json!({ "message": message }).to_string();
+                    (message, handle.call_tool("echo", &arguments).await)
+                })
+            })
+            .collect();
+        for call in calls {
+            let (message, result) = call.await.unwrap();
+            assert_eq!(parse(&result.unwrap())["content"][0]["text"], message.as_str());
+        }
+        client.close().await.unwrap();
     });
 }
 

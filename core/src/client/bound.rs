@@ -93,6 +93,11 @@ impl<H: Handler, const OUTBOUND: usize> Connection for Client<'_, H, OUTBOUND> {
         self.engine.transmit_done(now, n, &mut self.handler)
     }
 
+    fn transmit_blocked(&mut self, _now: Instant) -> (Option<&[u8]>, &mut [u8]) {
+        let (transmit, spare) = self.engine.transmit_blocked();
+        (transmit.map(|t| t.bytes).filter(|bytes| !bytes.is_empty()), spare)
+    }
+
     fn poll_timeout(&self) -> Option<Instant> {
         self.engine.poll_timeout()
     }
@@ -148,6 +153,11 @@ impl<H: Handler, const OUTBOUND: usize> Connection for Bound<'_, '_, H, OUTBOUND
 
     fn transmit_done(&mut self, now: Instant, n: usize) {
         self.engine.transmit_done(now, n, self.handler)
+    }
+
+    fn transmit_blocked(&mut self, _now: Instant) -> (Option<&[u8]>, &mut [u8]) {
+        let (transmit, spare) = self.engine.transmit_blocked();
+        (transmit.map(|t| t.bytes).filter(|bytes| !bytes.is_empty()), spare)
     }
 
     fn poll_timeout(&self) -> Option<Instant> {

@@ -371,6 +371,16 @@ impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
         self.process(now, handler);
     }
 
+    /// The writer cannot take [`Engine::poll_transmit`] yet: returns the pending output with the
+    /// receive buffer's free space, so the caller reads on while the write waits (see
+    /// [`Connection::transmit_blocked`](crate::connection::Connection::transmit_blocked)): answers
+    /// and notifications are served without transmit room, so a server that pipelines its
+    /// answers while this client pipelines its requests never leaves both sides waiting to write.
+    pub fn transmit_blocked(&mut self) -> (Option<Transmit<'_>>, &mut [u8]) {
+        let spare = if self.ep.is_open() { self.ep.rx.spare() } else { &mut [][..] };
+        (self.ep.out.tx.pending(), spare)
+    }
+
     /// The earliest deadline of the requests awaiting answers.
     #[must_use = "a deadline that is not waited for never expires its requests"]
     pub fn poll_timeout(&self) -> Option<Instant> {

@@ -492,6 +492,8 @@ fn answers_are_read_while_the_transmit_queue_is_full() {
         keys.push(key);
     }
     assert!(!keys.is_empty());
+    let (pending, spare) = client.transmit_blocked();
+    assert!(pending.is_some() && !spare.is_empty(), "a blocked writer still gets room to read into");
     let answers: String = keys
         .iter()
         .map(|k| std::format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{"content":[]}}}}"#, k.id()) + "\n")

@@ -11,11 +11,13 @@
 //! [`connection`] and drive the connection with their `run_with_jobs`.
 //!
 //! # Limits
-//! - At most [`MAX_IN_FLIGHT`] requests await answers at once (more: [`RequestError::Send`] with
-//!   `TooManyRequests`); each answer is copied once into a `Vec<u8>` for its future.
+//! - At most [`MAX_IN_FLIGHT`] requests await answers at once: more wait for one of them to be
+//!   answered (or dropped) before they are sent. Each answer is copied once into a `Vec<u8>` for
+//!   its future.
 //! - [`ClientHandle::list_tools`] follows at most [`MAX_PAGES`] cursors.
 
 mod oneshot;
+mod permits;
 
 use std::boxed::Box;
 use std::collections::HashMap;
@@ -33,6 +35,7 @@ use mcp_sansio::version::ProtocolVersion;
 
 use crate::{JobQueue, JobSender, JobStatus, job_queue};
 use oneshot::{Receiver, Sender, oneshot};
+use permits::{Permit, Permits};
 
 /// Most requests awaiting answers at once.
 pub const MAX_IN_FLIGHT: usize = 32;
@@ -203,17 +206,26 @@ pub fn connection(
     // Room to retry 2026-07-28 requests with input: as much as one request can take.
     conn.set_retry_buffer(std::vec![0u8; tx]);
     let (jobs, queue) = job_queue();
-    (ClientHandle { jobs }, conn, queue)
+    (ClientHandle { jobs, permits: Permits::new(MAX_IN_FLIGHT) }, conn, queue)
 }
 
 /// Talks to a client engine driven on another task: cloneable, `Send + Sync`.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ClientHandle {
     jobs: JobSender<HostConnection>,
+    permits: Permits,
+}
+
+impl fmt::Debug for ClientHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientHandle").field("jobs", &self.jobs).finish_non_exhaustive()
+    }
 }
 
 /// A request's answer, cancelled on the wire if dropped before it came.
 struct Pending {
+    /// Held until the answer came (or the request was given up).
+    _permit: Permit,
     answer: Receiver<Answer>,
     key: std::sync::Arc<std::sync::Mutex<Option<OutboundKey>>>,
     jobs: JobSender<HostConnection>,
@@ -383,9 +395,11 @@ impl ClientHandle {
     where
         F: FnMut(&mut HostConnection, Instant) -> Result<OutboundKey, SendError> + Send + 'static,
     {
+        let permit = self.permits.acquire().await;
         let (sender, receiver) = oneshot();
         let key = std::sync::Arc::new(std::sync::Mutex::new(None));
-        let pending = Pending { answer: receiver, key: key.clone(), jobs: self.jobs.clone(), done: false };
+        let pending =
+            Pending { _permit: permit, answer: receiver, key: key.clone(), jobs: self.jobs.clone(), done: false };
         let mut sender = Some(sender);
         self.jobs
             .submit(move |conn: &mut HostConnection, now| {
@@ -395,7 +409,9 @@ impl ClientHandle {
                         *key.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(request);
                         conn.handler_mut().waiters.insert(request, waiter);
                     }
-                    Err(SendError::Full) => {
+                    // No room, or the table still holds given-up requests whose cancellations
+                    // are being written: again once output went out.
+                    Err(SendError::Full | SendError::TooManyRequests) => {
                         sender = Some(waiter);
                         return JobStatus::Retry;
                     }
