@@ -15,10 +15,12 @@ pub enum Notification<'a> {
     Progress {
         /// The request's id, when the token is one of this client's.
         request: Option<i64>,
-        /// Progress so far (increases with each notification).
-        progress: f64,
-        /// The total, if known.
-        total: Option<f64>,
+        /// Progress so far (increases with each notification), a JSON number: read it with
+        /// [`Value::as_f64`] (kept as JSON so a client that only shows it parses no floats: their
+        /// tables are about 14 KiB of flash).
+        progress: Value<'a>,
+        /// The total, if known (a JSON number).
+        total: Option<Value<'a>>,
         /// A message for the user.
         message: Option<JsonStr<'a>>,
     },
@@ -63,11 +65,11 @@ impl<'a> Notification<'a> {
             return Notification::Other { method, params };
         };
         match name {
-            "progress" => match get("progress").and_then(|v| v.as_f64()) {
+            "progress" => match get("progress").filter(|v| v.kind() == Kind::Number) {
                 Some(progress) => Notification::Progress {
                     request: get("progressToken").and_then(|v| v.as_i64()),
                     progress,
-                    total: get("total").and_then(|v| v.as_f64()),
+                    total: get("total").filter(|v| v.kind() == Kind::Number),
                     message: text("message"),
                 },
                 None => Notification::Other { method, params },

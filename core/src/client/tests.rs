@@ -432,7 +432,10 @@ fn notifications_are_read_and_listen_streams_named() {
     s.feed(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#);
     s.feed(r#"{"jsonrpc":"2.0","method":"notifications/other"}"#);
     let n = &s.host.notifications;
-    assert!(n[0].starts_with("Progress { request: Some(9), progress: 0.5, total: Some(2.0)"), "{n:?}");
+    assert!(
+        n[0].starts_with("Progress { request: Some(9), progress: Value(\"0.5\"), total: Some(Value(\"2\"))"),
+        "{n:?}"
+    );
     assert!(n[1].starts_with("Log { level: Some(Warning)"), "{n:?}");
     assert_eq!(n[2], "ToolsChanged");
     assert!(n[3].starts_with("ResourceUpdated"));
