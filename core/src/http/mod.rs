@@ -24,6 +24,14 @@
 //!   from it, the server checks them against it.
 //! - Legacy session ids: [`SessionId`], its form, which the server mints and the client echoes.
 //!
+//! # The client's
+//!
+//! [`client`]: the headers of each POST ([`plan_message`]: the media types, the 2026-07-28 standard
+//! headers or the legacy version and session, cancellation as closing a stream), reading the
+//! answer ([`read_response`], [`EventStream`], [`answers`]), the error answer a client gives itself
+//! when the exchange failed ([`write_failure`]), and the legacy session ([`session_id`],
+//! [`delete_headers`]). Its items are also re-exported here, except its constants.
+//!
 //! # The server's
 //!
 //! One endpoint serves both eras:
@@ -67,12 +75,17 @@
 //! - `Mcp-Param-*` headers: [`check_param_headers`] checks at most [`MAX_PARAM_HEADERS`] annotated
 //!   properties per tool, with names of at most [`MAX_PARAM_HEADER_NAME_LEN`] bytes.
 
+pub mod client;
 mod header;
 mod media;
 pub mod server;
 mod session;
 mod standard;
 
+pub use client::{
+    EventStream, Failure, Outgoing, Post, PostContext, ResponseBody, answers, delete_headers, plan_message,
+    read_response, session_id, to_line, write_failure,
+};
 pub use header::{
     HeaderList, HeaderValueError, Headers, MAX_HEADER_VALUE_LEN, decode_value, encode_value, matches_value, name,
     trim_ows,
