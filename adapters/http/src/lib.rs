@@ -69,6 +69,10 @@
 //!   `/sse` opens a session and names `/messages?sessionId=…` in its first event; POSTs there get 202
 //!   and their answers go on the stream; the session ends with the stream.
 //!
+//! # Client
+//! [`client::connect`] is the other side: the client engine ([`mcp_sansio::client`]) on the host API,
+//! POSTing each message to an MCP endpoint (both eras), with hyper's HTTP/1.1 client.
+//!
 //! # Authorization
 //! With [`HttpConfig::auth`] every MCP request needs `Authorization: Bearer <token>`, which the
 //! application's [`BearerAuth::validate`] checks (signature, expiry, audience, scopes): 401 or 403
@@ -76,6 +80,7 @@
 //! served at `/.well-known/oauth-protected-resource` (and `…/mcp`). The adapter issues no tokens.
 
 mod body;
+pub mod client;
 mod config;
 mod hash;
 mod owned;

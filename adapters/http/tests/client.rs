@@ -1,0 +1,290 @@
+//! `client::connect`: the client engine over Streamable HTTP against the server of this crate
+//! serving the example device, in both eras, behind a recording front that can also play a server
+//! without `server/discover` (404 with an empty body).
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt, Empty, Full};
+use hyper::body::Incoming;
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use mcp_example_device::{Board, Centidegrees, Device, SAMPLE_CALIBRATION, Sensor};
+use mcp_sansio::client::{self, EraPolicy, InputAnswer};
+use mcp_sansio::mcp::ClientCapabilities;
+use mcp_sansio::mcp::input::ReceivedInput;
+use mcp_sansio::server::Config;
+use mcp_sansio::time::Instant;
+use mcp_sansio::version::ProtocolVersion;
+use mcp_sansio_driver::host::{Host, RequestError};
+use mcp_sansio_http::client::connect;
+use mcp_sansio_http::{HttpConfig, McpHttp};
+use serde_json::Value as Json;
+
+struct FixedBoard;
+
+impl Board for FixedBoard {
+    fn temperature(&mut self, _sensor: Sensor, _now: Instant) -> Option<Centidegrees> {
+        Some(Centidegrees(2150))
+    }
+    fn set_led(&mut self, _on: bool) {}
+    fn led(&self) -> bool {
+        false
+    }
+    fn calibration(&self) -> &[u8] {
+        &SAMPLE_CALIBRATION
+    }
+}
+
+/// One request the server got: method, lower-case headers, body, and the status it answered.
+#[derive(Clone, Debug)]
+struct Seen {
+    method: String,
+    headers: Vec<(String, String)>,
+    body: String,
+    status: u16,
+}
+
+impl Seen {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+    fn json(&self) -> Json {
+        serde_json::from_str(&self.body).unwrap_or(Json::Null)
+    }
+    fn mcp_method(&self) -> Option<String> {
+        self.json()["method"].as_str().map(str::to_owned)
+    }
+}
+
+struct Server {
+    url: String,
+    endpoint: McpHttp<Device<FixedBoard>>,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+impl Server {
+    fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+/// The example device's endpoint behind a front that records each request; with
+/// `without_discover`, `server/discover` gets 404 with an empty body (as from a legacy server).
+async fn start(without_discover: bool) -> Server {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr: SocketAddr = listener.local_addr().unwrap();
+    let endpoint = McpHttp::new(Device::new(FixedBoard), HttpConfig::new(Config::new("mcp-device", "0.1.0"), addr));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
+    let (front, record) = (endpoint.clone(), seen.clone());
+    tokio::spawn(async move {
+        loop {
+            let stream = tokio::select! {
+                accepted = listener.accept() => accepted.unwrap().0,
+                _ = &mut stopped => return,
+            };
+            let (front, record) = (front.clone(), record.clone());
+            let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+                let (mut front, record) = (front.clone(), record.clone());
+                async move {
+                    let (parts, body) = request.into_parts();
+                    let body = body.collect().await.unwrap().to_bytes();
+                    let mut seen = Seen {
+                        method: parts.method.to_string(),
+                        headers: parts
+                            .headers
+                            .iter()
+                            .map(|(n, v)| (n.as_str().to_owned(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+                            .collect(),
+                        body: String::from_utf8_lossy(&body).into_owned(),
+                        status: 0,
+                    };
+                    let response: Response<UnsyncBoxBody<Bytes, Box<dyn std::error::Error + Send + Sync>>> =
+                        if without_discover && seen.mcp_method().as_deref() == Some("server/discover") {
+                            let mut response = Response::new(Empty::new().map_err(|e| match e {}).boxed_unsync());
+                            *response.status_mut() = StatusCode::NOT_FOUND;
+                            response
+                        } else {
+                            let request = Request::from_parts(parts, Full::new(body));
+                            let response = tower_service::Service::call(&mut front, request).await.unwrap();
+                            response.map(|b| b.map_err(Into::into).boxed_unsync())
+                        };
+                    seen.status = response.status().as_u16();
+                    record.lock().unwrap().push(seen);
+                    Ok::<_, Infallible>(response)
+                }
+            });
+            tokio::spawn(async move {
+                let _ =
+                    hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+            });
+        }
+    });
+    Server { url: format!("http://{addr}/mcp"), endpoint, seen, _stop: stop }
+}
+
+fn config(era: EraPolicy) -> client::Config<'static> {
+    let capabilities = ClientCapabilities::NONE.with_elicitation_form();
+    client::Config::new("http-client-test", "1.0.0").with_era(era).with_capabilities(capabilities)
+}
+
+/// Confirms every form, counting them.
+fn confirming_host(asked: Arc<Mutex<usize>>) -> Host {
+    Host::new().with_input(Box::new(move |input, result| match input {
+        ReceivedInput::ElicitForm { .. } => {
+            *asked.lock().unwrap() += 1;
+            result.raw(br#"{"action":"accept","content":{"confirm":true}}"#);
+            InputAnswer::Written
+        }
+        _ => InputAnswer::Refused,
+    }))
+}
+
+fn parse(bytes: &[u8]) -> Json {
+    serde_json::from_slice(bytes).unwrap()
+}
+
+async fn tools_and_echo(client: &mcp_sansio_http::client::HttpClient) {
+    let tools = client.list_tools().await.unwrap();
+    let names: Vec<String> = tools.iter().map(|t| parse(t)["name"].as_str().unwrap().to_owned()).collect();
+    assert!(names.contains(&"echo".to_owned()) && names.contains(&"factory_reset".to_owned()), "{names:?}");
+    let echoed = parse(&client.call_tool("echo", r#"{"message":"hello über http"}"#).await.unwrap());
+    assert_eq!(echoed["content"][0]["text"], "hello über http");
+}
+
+#[tokio::test]
+async fn auto_finds_the_modern_era_and_sends_the_standard_headers() {
+    let server = start(false).await;
+    let client = connect(&server.url, config(EraPolicy::Auto), Host::new()).unwrap();
+    let connected = client.connect().await.unwrap();
+    assert_eq!(connected.version, ProtocolVersion::V2026_07_28);
+    assert_eq!(connected.server_name.as_deref(), Some("mcp-device"));
+    tools_and_echo(&client).await;
+    // Several requests in flight at once, each on its own POST.
+    let (a, b, c) = tokio::join!(
+        client.call_tool("echo", r#"{"message":"a"}"#),
+        client.call_tool("echo", r#"{"message":"b"}"#),
+        client.list_prompts()
+    );
+    assert_eq!(parse(&a.unwrap())["content"][0]["text"], "a");
+    assert_eq!(parse(&b.unwrap())["content"][0]["text"], "b");
+    assert!(!c.unwrap().is_empty());
+    let missing = client.request("no/such_method", None).await;
+    assert!(matches!(missing, Err(RequestError::Server { code: -32601, .. })), "{missing:?}");
+    client.ping().await.unwrap();
+    assert_eq!(client.session_id(), None);
+    client.close().await.unwrap();
+
+    let seen = server.seen();
+    assert!(seen.iter().all(|s| s.method == "POST"), "no DELETE without a session");
+    let call = seen.iter().find(|s| s.mcp_method().as_deref() == Some("tools/call")).unwrap();
+    assert_eq!(call.status, 200);
+    assert_eq!(call.header("mcp-protocol-version"), Some("2026-07-28"));
+    assert_eq!(call.header("mcp-method"), Some("tools/call"));
+    assert_eq!(call.header("mcp-name"), Some("echo"));
+    assert_eq!(call.header("content-type"), Some("application/json"));
+    assert_eq!(call.header("accept"), Some("application/json, text/event-stream"));
+    assert_eq!(call.header("mcp-session-id"), None);
+    let unknown = seen.iter().find(|s| s.mcp_method().as_deref() == Some("no/such_method")).unwrap();
+    assert_eq!(unknown.status, 404, "a 404 with a JSON-RPC body is that answer");
+    assert_eq!(seen[0].mcp_method().as_deref(), Some("server/discover"));
+}
+
+#[tokio::test]
+async fn legacy_uses_the_session_and_deletes_it_on_close() {
+    let server = start(false).await;
+    let client = connect(&server.url, config(EraPolicy::Legacy), Host::new()).unwrap();
+    let connected = client.connect().await.unwrap();
+    assert_eq!(connected.version, ProtocolVersion::V2025_11_25);
+    let session = client.session_id().expect("the server named a session");
+    tools_and_echo(&client).await;
+    assert_eq!(server.endpoint.session_count(), 1);
+    client.close().await.unwrap();
+    assert_eq!(server.endpoint.session_count(), 0, "DELETE ended the session");
+
+    let seen = server.seen();
+    assert_eq!(seen[0].mcp_method().as_deref(), Some("initialize"));
+    assert_eq!(seen[0].header("mcp-session-id"), None);
+    for later in &seen[1..] {
+        assert_eq!(later.header("mcp-session-id"), Some(session.as_str()), "{later:?}");
+        assert_eq!(later.header("mcp-protocol-version"), Some("2025-11-25"), "{later:?}");
+        assert_eq!(later.header("mcp-method"), None, "{later:?}");
+    }
+    assert!(seen.iter().any(|s| s.mcp_method().as_deref() == Some("notifications/initialized") && s.status == 202));
+    let last = seen.last().unwrap();
+    assert_eq!((last.method.as_str(), last.status), ("DELETE", 204), "{last:?}");
+}
+
+#[tokio::test]
+async fn modern_pinned_connects_and_calls() {
+    let server = start(false).await;
+    let client = connect(&server.url, config(EraPolicy::Modern), Host::new()).unwrap();
+    assert_eq!(client.connect().await.unwrap().version, ProtocolVersion::V2026_07_28);
+    tools_and_echo(&client).await;
+    let resources = client.list_resources().await.unwrap();
+    let uri = parse(&resources[0])["uri"].as_str().unwrap().to_owned();
+    assert!(parse(&client.read_resource(&uri).await.unwrap())["contents"].is_array());
+    client.close().await.unwrap();
+    let seen = server.seen();
+    let read = seen.iter().find(|s| s.mcp_method().as_deref() == Some("resources/read")).unwrap();
+    assert_eq!(read.header("mcp-name"), Some(uri.as_str()));
+}
+
+#[tokio::test]
+async fn elicitation_is_answered_in_both_eras() {
+    for era in [EraPolicy::Legacy, EraPolicy::Modern] {
+        let server = start(false).await;
+        let asked = Arc::new(Mutex::new(0));
+        let client = connect(&server.url, config(era), confirming_host(asked.clone())).unwrap();
+        client.connect().await.unwrap();
+        let reset = parse(&client.call_tool("factory_reset", "{}").await.unwrap());
+        assert_ne!(reset["isError"], true, "{era:?}: {reset}");
+        assert_eq!(reset["content"][0]["text"], "factory settings restored", "{era:?}");
+        assert_eq!(*asked.lock().unwrap(), 1, "{era:?}");
+        client.close().await.unwrap();
+        let seen = server.seen();
+        let calls: Vec<&Seen> = seen.iter().filter(|s| s.mcp_method().as_deref() == Some("tools/call")).collect();
+        if era == EraPolicy::Legacy {
+            // `elicitation/create` came on the call's stream; its answer was POSTed to the session.
+            assert_eq!(calls.len(), 1);
+            let answer = seen.iter().find(|s| s.json()["result"]["action"] == "accept").expect("the answer was POSTed");
+            assert_eq!(answer.status, 202);
+            assert!(answer.header("mcp-session-id").is_some());
+        } else {
+            // `input_required`, then the call again with the answer.
+            assert_eq!(calls.len(), 2, "{calls:?}");
+            assert!(calls[1].json()["params"]["inputResponses"].is_object(), "{:?}", calls[1]);
+        }
+    }
+}
+
+#[tokio::test]
+async fn auto_falls_back_when_discover_gets_an_empty_404() {
+    let server = start(true).await;
+    let client = connect(&server.url, config(EraPolicy::Auto), Host::new()).unwrap();
+    assert_eq!(client.connect().await.unwrap().version, ProtocolVersion::V2025_11_25);
+    assert!(client.session_id().is_some());
+    tools_and_echo(&client).await;
+    client.close().await.unwrap();
+    let seen = server.seen();
+    assert_eq!((seen[0].mcp_method().as_deref(), seen[0].status), (Some("server/discover"), 404));
+    assert_eq!(seen[1].mcp_method().as_deref(), Some("initialize"));
+}
+
+#[tokio::test]
+async fn no_server_fails_the_connection() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    drop(listener);
+    let client = connect(&format!("http://{addr}/mcp"), config(EraPolicy::Auto), Host::new()).unwrap();
+    let failed = client.connect().await;
+    assert!(matches!(failed, Err(RequestError::Connect(_))), "{failed:?}");
+    client.close().await.unwrap();
+    assert!(connect("https://example.com/mcp", config(EraPolicy::Auto), Host::new()).is_err());
+    assert!(connect("ftp://example.com/mcp", config(EraPolicy::Auto), Host::new()).is_err());
+}
