@@ -16,7 +16,7 @@ use mcp_example_device::{Board, Centidegrees, Device, SAMPLE_CALIBRATION, Sensor
 use mcp_sansio::client::{self, EraPolicy, InputAnswer};
 use mcp_sansio::mcp::ClientCapabilities;
 use mcp_sansio::mcp::input::ReceivedInput;
-use mcp_sansio::server::Config;
+use mcp_sansio::server::{Config, Deferred, Event, Handler, Tool, ToolCall, ToolReply};
 use mcp_sansio::time::Instant;
 use mcp_sansio::version::ProtocolVersion;
 use mcp_sansio_driver::host::{Host, RequestError};
@@ -60,14 +60,14 @@ impl Seen {
     }
 }
 
-struct Server {
+struct Server<H = Device<FixedBoard>> {
     url: String,
-    endpoint: McpHttp<Device<FixedBoard>>,
+    endpoint: McpHttp<H>,
     seen: Arc<Mutex<Vec<Seen>>>,
     _stop: tokio::sync::oneshot::Sender<()>,
 }
 
-impl Server {
+impl<H> Server<H> {
     fn seen(&self) -> Vec<Seen> {
         self.seen.lock().unwrap().clone()
     }
@@ -76,9 +76,13 @@ impl Server {
 /// The example device's endpoint behind a front that records each request; with
 /// `without_discover`, `server/discover` gets 404 with an empty body (as from a legacy server).
 async fn start(without_discover: bool) -> Server {
+    start_with(Device::new(FixedBoard), without_discover).await
+}
+
+async fn start_with<H: Handler + Send + 'static>(handler: H, without_discover: bool) -> Server<H> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr: SocketAddr = listener.local_addr().unwrap();
-    let endpoint = McpHttp::new(Device::new(FixedBoard), HttpConfig::new(Config::new("mcp-device", "0.1.0"), addr));
+    let endpoint = McpHttp::new(handler, HttpConfig::new(Config::new("mcp-device", "0.1.0"), addr));
     let seen = Arc::new(Mutex::new(Vec::new()));
     let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
     let (front, record) = (endpoint.clone(), seen.clone());
@@ -287,4 +291,57 @@ async fn no_server_fails_the_connection() {
     client.close().await.unwrap();
     assert!(connect("https://example.com/mcp", config(EraPolicy::Auto), Host::new()).is_err());
     assert!(connect("ftp://example.com/mcp", config(EraPolicy::Auto), Host::new()).is_err());
+}
+
+static SLOW_TOOLS: [Tool<'static>; 1] = [Tool::new("slow", "Never answered", r#"{"type":"object"}"#)];
+
+/// Defers every call and never answers; counts cancellations.
+#[derive(Default)]
+struct Slow {
+    deferred: Vec<Deferred>,
+    cancelled: usize,
+}
+
+impl Handler for Slow {
+    const TOOLS: &'static [Tool<'static>] = &SLOW_TOOLS;
+    fn call_tool(&mut self, _call: ToolCall<'_>, reply: ToolReply<'_>) {
+        if let Ok(deferred) = reply.defer() {
+            self.deferred.push(deferred);
+        }
+    }
+    fn on_event(&mut self, _now: Instant, event: Event<'_>) {
+        if matches!(event, Event::Cancelled { .. }) {
+            self.cancelled += 1;
+        }
+    }
+}
+
+#[tokio::test]
+async fn cancelled_requests_reach_the_server_in_both_eras() {
+    for era in [EraPolicy::Modern, EraPolicy::Legacy] {
+        let server = start_with(Slow::default(), false).await;
+        let config = config(era).with_request_timeout(Some(mcp_sansio::time::Duration::from_millis(150)));
+        let client = connect(&server.url, config, Host::new()).unwrap();
+        client.connect().await.unwrap();
+        // A dropped future cancels its request; a request without an answer times out (and is
+        // cancelled too).
+        let dropped = tokio::time::timeout(std::time::Duration::from_millis(50), client.call_tool("slow", "{}")).await;
+        assert!(dropped.is_err());
+        assert_eq!(client.call_tool("slow", "{}").await, Err(RequestError::TimedOut), "{era:?}");
+        let mut cancelled = 0;
+        for _ in 0..100 {
+            cancelled = server.endpoint.with_handler(|h| h.cancelled);
+            if cancelled == 2 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        assert_eq!(cancelled, 2, "{era:?}: the server saw both cancellations");
+        // Still usable.
+        client.ping().await.unwrap();
+        client.close().await.unwrap();
+        let posted_cancel = server.seen().iter().any(|s| s.mcp_method().as_deref() == Some("notifications/cancelled"));
+        // 2026-07-28 closes the response stream; legacy sends the notification.
+        assert_eq!(posted_cancel, era == EraPolicy::Legacy, "{era:?}");
+    }
 }
