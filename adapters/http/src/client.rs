@@ -164,15 +164,20 @@ impl Target {
         Ok(Target { authority: authority.to_owned(), host: host.to_owned(), port, path, idle: Mutex::new(Vec::new()) })
     }
 
-    /// An idle connection that can take a request, or a new one.
-    async fn sender(&self) -> io::Result<SendRequest<Full<Bytes>>> {
+    /// An idle connection that can take a request (`true`: reused), or a new one.
+    async fn sender(&self) -> io::Result<(SendRequest<Full<Bytes>>, bool)> {
         loop {
             let idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
             let Some(mut sender) = idle else { break };
             if !sender.is_closed() && sender.ready().await.is_ok() {
-                return Ok(sender);
+                return Ok((sender, true));
             }
         }
+        Ok((self.open().await?, false))
+    }
+
+    /// A new connection.
+    async fn open(&self) -> io::Result<SendRequest<Full<Bytes>>> {
         let stream = tokio::net::TcpStream::connect((self.host.as_str(), self.port)).await?;
         stream.set_nodelay(true)?;
         let (sender, connection) = http1::handshake(TokioIo::new(stream)).await.map_err(io::Error::other)?;
@@ -205,9 +210,20 @@ impl Target {
             request = request.header(*name, value.as_slice());
         }
         let request = request.body(Full::new(body)).map_err(io::Error::other)?;
-        let mut sender = self.sender().await?;
-        let response = sender.send_request(request).await.map_err(io::Error::other)?;
-        Ok((response, sender))
+        let (mut sender, reused) = self.sender().await?;
+        match sender.try_send_request(request).await {
+            Ok(response) => Ok((response, sender)),
+            Err(mut error) => match error.take_message() {
+                // A kept connection the server had closed before the request went out: again on
+                // a new one (never a request that may have been sent).
+                Some(request) if reused => {
+                    let mut sender = self.open().await?;
+                    let response = sender.send_request(request).await.map_err(io::Error::other)?;
+                    Ok((response, sender))
+                }
+                _ => Err(io::Error::other(error.into_error())),
+            },
+        }
     }
 }
 
@@ -521,5 +537,31 @@ impl Exchange {
         let Some(request) = &self.request else { return false };
         let Some(id) = json::parse(request, 4).ok().and_then(Id::from_value) else { return false };
         answers(&ParsedMessage::parse(message, json::MAX_DEPTH_LIMIT), id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_name_the_host_the_port_and_the_path() {
+        let target = Target::parse("http://127.0.0.1:8080/mcp").unwrap();
+        assert_eq!(
+            (target.authority.as_str(), target.host.as_str(), target.port),
+            ("127.0.0.1:8080", "127.0.0.1", 8080)
+        );
+        assert_eq!(target.path, "/mcp");
+        let target = Target::parse("HTTP://example.com").unwrap();
+        assert_eq!((target.host.as_str(), target.port, target.path.as_str()), ("example.com", 80, "/"));
+        let target = Target::parse("http://[::1]:9/a?b=c#frag").unwrap();
+        assert_eq!((target.host.as_str(), target.port, target.path.as_str()), ("::1", 9, "/a?b=c"));
+        assert_eq!(target.authority, "[::1]:9");
+        let target = Target::parse("http://h?x").unwrap();
+        assert_eq!(target.path, "/?x");
+        assert_eq!(Target::parse("https://h/mcp").err().map(|e| e.kind()), Some(io::ErrorKind::Unsupported));
+        for bad in ["h/mcp", "ftp://h/", "http:///mcp", "http://u@h/", "http://h:x/", "http://[::1/"] {
+            assert_eq!(Target::parse(bad).err().map(|e| e.kind()), Some(io::ErrorKind::InvalidInput), "{bad}");
+        }
     }
 }

@@ -46,6 +46,8 @@ struct Seen {
     headers: Vec<(String, String)>,
     body: String,
     status: u16,
+    /// The client's port: its HTTP connection.
+    peer: u16,
 }
 
 impl Seen {
@@ -89,9 +91,10 @@ async fn start_with<H: Handler + Send + 'static>(handler: H, without_discover: b
     tokio::spawn(async move {
         loop {
             let stream = tokio::select! {
-                accepted = listener.accept() => accepted.unwrap().0,
+                accepted = listener.accept() => accepted.unwrap(),
                 _ = &mut stopped => return,
             };
+            let (stream, peer) = stream;
             let (front, record) = (front.clone(), record.clone());
             let service = hyper::service::service_fn(move |request: Request<Incoming>| {
                 let (mut front, record) = (front.clone(), record.clone());
@@ -107,6 +110,7 @@ async fn start_with<H: Handler + Send + 'static>(handler: H, without_discover: b
                             .collect(),
                         body: String::from_utf8_lossy(&body).into_owned(),
                         status: 0,
+                        peer: peer.port(),
                     };
                     let response: Response<UnsyncBoxBody<Bytes, Box<dyn std::error::Error + Send + Sync>>> =
                         if without_discover && seen.mcp_method().as_deref() == Some("server/discover") {
@@ -197,6 +201,10 @@ async fn auto_finds_the_modern_era_and_sends_the_standard_headers() {
     let unknown = seen.iter().find(|s| s.mcp_method().as_deref() == Some("no/such_method")).unwrap();
     assert_eq!(unknown.status, 404, "a 404 with a JSON-RPC body is that answer");
     assert_eq!(seen[0].mcp_method().as_deref(), Some("server/discover"));
+    let mut connections: Vec<u16> = seen.iter().map(|s| s.peer).collect();
+    connections.sort_unstable();
+    connections.dedup();
+    assert!(connections.len() < seen.len() / 2, "connections are reused: {} for {}", connections.len(), seen.len());
 }
 
 #[tokio::test]
