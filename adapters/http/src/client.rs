@@ -17,13 +17,17 @@
 //!   and an era probe (`server/discover`) falls back to `initialize`, as over stdio.
 //! - The `Mcp-Session-Id` of the answer to `initialize` goes on every later request;
 //!   [`HttpClient::close`] (or dropping the [`HttpClient`]) ends the engine and `DELETE`s the session.
+//! - In a legacy era the standalone `GET` stream is opened once connected, for the server's
+//!   notifications and requests unrelated to a POST, and reopened with `Last-Event-ID` when it
+//!   ends ([`reopen_after`]); a 405 means the server offers none.
 //! - In 2026-07-28 a cancelled request (a dropped future, a timeout) has its response stream
 //!   closed, which is how the server learns of it.
 //! - The engine's timeouts run on tokio's clock; jobs from the handle on the driver's job queue.
 //!
 //! # Not done yet
-//! - `https://` (plain `http://` only), the GET stream and `Last-Event-ID` resumption, `Mcp-Param-*`
-//!   headers, the 2024-11-05 HTTP+SSE fallback, re-`initialize` after a 404 for an expired session.
+//! - `https://` (plain `http://` only), resuming a POST's broken stream (the request fails with
+//!   `-32000` instead), `Mcp-Param-*` headers, the 2024-11-05 HTTP+SSE fallback, re-`initialize`
+//!   after a 404 for an expired session.
 //!
 //! # Limits
 //! - One message either way: [`BUFFER`] bytes (the engine's buffers, a JSON body, an SSE event).
@@ -44,8 +48,8 @@ use mcp_sansio::client;
 use mcp_sansio::connection::Connection;
 use mcp_sansio::frame::SseDecoder;
 use mcp_sansio::http::client::{
-    EventStream, Failure, Outgoing, PostContext, ResponseBody, answers, delete_headers, plan_message, read_response,
-    session_id, to_line, write_failure,
+    EventStream, Failure, ListenEnd, Outgoing, PostContext, ResponseBody, answers, delete_headers, listen_headers,
+    opens_listen_stream, plan_message, read_response, reopen_after, session_id, to_line, write_failure,
 };
 use mcp_sansio::http::name;
 use mcp_sansio::json::{self, JsonWriter};
@@ -252,8 +256,16 @@ async fn drive(
     let mut out =
         Outbox { target: target.clone(), inputs, partial: Vec::new(), session: None, streams: HashMap::new() };
     let mut retry_job = false;
+    let mut listening: Option<AbortHandle> = None;
     loop {
         out.flush(&mut conn, now());
+        if listening.is_none() {
+            let context = PostContext { version: conn.era(), session_id: out.session.as_deref() };
+            if opens_listen_stream(context) {
+                let task = listen(target.clone(), out.inputs.clone(), context.version, out.session.clone());
+                listening = Some(tokio::spawn(task).abort_handle());
+            }
+        }
         if retry_job {
             retry_job = jobs.run(&mut conn, now()) == JobStatus::Retry;
             out.flush(&mut conn, now());
@@ -294,6 +306,9 @@ async fn drive(
     conn.handle_eof(now());
     for (_, stream) in out.streams.drain() {
         stream.abort();
+    }
+    if let Some(listening) = listening {
+        listening.abort();
     }
     drop(jobs);
     let context = PostContext { version: conn.era(), session_id: out.session.as_deref() };
@@ -487,47 +502,12 @@ impl Exchange {
     /// Feeds each message of an SSE answer as it comes.
     async fn read_events(
         &self,
-        mut body: Incoming,
+        body: Incoming,
         sender: SendRequest<Full<Bytes>>,
         answered: &mut bool,
     ) -> Result<(), Failure> {
-        let mut decoder = SseDecoder::with_storage(vec![0u8; BUFFER].into_boxed_slice());
         let mut stream = EventStream::new();
-        loop {
-            let chunk = match body.frame().await {
-                Some(Ok(frame)) => match frame.into_data() {
-                    Ok(data) => data,
-                    Err(_) => continue,
-                },
-                Some(Err(error)) => {
-                    tracing::debug!(%error, "SSE answer broke");
-                    return Err(Failure::Ended);
-                }
-                None => break,
-            };
-            let mut rest = chunk.as_ref();
-            loop {
-                let taken = decoder.push(rest);
-                rest = rest.get(taken..).unwrap_or_default();
-                while let Some(event) = decoder.next_event() {
-                    match event {
-                        Ok(event) => {
-                            if let Some(message) = stream.read(&event) {
-                                *answered |= self.answers(message);
-                                let _ = self.inputs.send(Input::Message(message.to_vec()));
-                            }
-                        }
-                        Err(error) => tracing::warn!(%error, "SSE event dropped"),
-                    }
-                }
-                if rest.is_empty() {
-                    break;
-                }
-            }
-        }
-        if let Some(error) = decoder.finish() {
-            tracing::debug!(%error, "SSE answer ended inside an event");
-        }
+        feed_events(body, &mut stream, &self.inputs, |message| *answered |= self.answers(message)).await?;
         self.target.release(sender);
         Ok(())
     }
@@ -537,6 +517,98 @@ impl Exchange {
         let Some(request) = &self.request else { return false };
         let Some(id) = json::parse(request, 4).ok().and_then(Id::from_value) else { return false };
         answers(&ParsedMessage::parse(message, json::MAX_DEPTH_LIMIT), id)
+    }
+}
+
+/// Feeds each message of an SSE body to the engine as it comes (calling `seen` with it), keeping
+/// the stream's last event id and `retry` in `stream`. `Err` when the body broke.
+async fn feed_events(
+    mut body: Incoming,
+    stream: &mut EventStream,
+    inputs: &mpsc::UnboundedSender<Input>,
+    mut seen: impl FnMut(&[u8]),
+) -> Result<(), Failure> {
+    let mut decoder = SseDecoder::with_storage(vec![0u8; BUFFER].into_boxed_slice());
+    loop {
+        let chunk = match body.frame().await {
+            Some(Ok(frame)) => match frame.into_data() {
+                Ok(data) => data,
+                Err(_) => continue,
+            },
+            Some(Err(error)) => {
+                tracing::debug!(%error, "SSE stream broke");
+                return Err(Failure::Ended);
+            }
+            None => break,
+        };
+        let mut rest = chunk.as_ref();
+        loop {
+            let taken = decoder.push(rest);
+            rest = rest.get(taken..).unwrap_or_default();
+            while let Some(event) = decoder.next_event() {
+                match event {
+                    Ok(event) => {
+                        if let Some(message) = stream.read(&event) {
+                            seen(message);
+                            let _ = inputs.send(Input::Message(message.to_vec()));
+                        }
+                    }
+                    Err(error) => tracing::warn!(%error, "SSE event dropped"),
+                }
+            }
+            if rest.is_empty() {
+                break;
+            }
+        }
+    }
+    if let Some(error) = decoder.finish() {
+        tracing::debug!(%error, "SSE stream ended inside an event");
+    }
+    Ok(())
+}
+
+/// The legacy standalone stream: opened with `GET`, reopened (resuming from its last event id)
+/// when it ends, as [`reopen_after`] says; its messages go to the engine.
+async fn listen(
+    target: Arc<Target>,
+    inputs: mpsc::UnboundedSender<Input>,
+    version: Option<mcp_sansio::version::ProtocolVersion>,
+    session: Option<Vec<u8>>,
+) {
+    let context = PostContext { version, session_id: session.as_deref() };
+    let mut stream = EventStream::new();
+    let mut failures = 0;
+    loop {
+        let mut headers = Vec::new();
+        listen_headers(context, stream.last_event_id(), &mut |name, value| headers.push((name, value.to_vec())));
+        let end = match target.send(Method::GET, &headers, Bytes::new()).await {
+            Ok((response, sender)) => {
+                let status = response.status().as_u16();
+                let content_type = response.headers().get(name::CONTENT_TYPE).map(|v| v.as_bytes().to_vec());
+                match read_response(status, content_type.as_deref()) {
+                    ResponseBody::EventStream => {
+                        failures = 0;
+                        if feed_events(response.into_body(), &mut stream, &inputs, |_| {}).await.is_ok() {
+                            target.release(sender);
+                        }
+                        ListenEnd::Ended
+                    }
+                    _ => ListenEnd::Status(status),
+                }
+            }
+            Err(error) => {
+                tracing::debug!(%error, "GET of the standalone stream failed");
+                failures += 1;
+                ListenEnd::Connection
+            }
+        };
+        match reopen_after(end, &stream, failures) {
+            Some(delay) => tokio::time::sleep(Duration::from_millis(delay.as_millis())).await,
+            None => {
+                tracing::debug!(?end, "no standalone stream");
+                return;
+            }
+        }
     }
 }
 

@@ -353,3 +353,44 @@ async fn cancelled_requests_reach_the_server_in_both_eras() {
         assert_eq!(posted_cancel, era == EraPolicy::Legacy, "{era:?}");
     }
 }
+
+#[tokio::test]
+async fn legacy_listens_on_the_standalone_stream_and_resumes_it() {
+    let server = start(false).await;
+    let heard = Arc::new(Mutex::new(Vec::<String>::new()));
+    let log = heard.clone();
+    let host = Host::new().with_notifications(Box::new(move |notification| {
+        log.lock().unwrap().push(format!("{notification:?}"));
+    }));
+    let client = connect(&server.url, config(EraPolicy::Legacy), host).unwrap();
+    client.connect().await.unwrap();
+    let gets = |server: &Server| server.seen().into_iter().filter(|s| s.method == "GET").collect::<Vec<_>>();
+    let wait = async |what: &str, done: &dyn Fn() -> bool| {
+        for _ in 0..150 {
+            if done() {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        panic!("{what}");
+    };
+    wait("the GET stream opens", &|| !gets(&server).is_empty()).await;
+    let first = &gets(&server)[0];
+    assert_eq!((first.status, first.header("accept")), (200, Some("text/event-stream")));
+    assert_eq!(first.header("mcp-session-id").map(str::to_owned), client.session_id());
+    assert_eq!(server.endpoint.notify_sessions("notifications/tools/list_changed", None), 1);
+    wait("the notification arrives", &|| heard.lock().unwrap().len() == 1).await;
+    // The server ends its streams (as at shutdown); the client reopens after `retry`, resuming.
+    server.endpoint.close_streams();
+    wait("the GET stream reopens", &|| gets(&server).len() == 2).await;
+    let second = &gets(&server)[1];
+    assert!(second.header("last-event-id").is_some(), "{second:?}");
+    assert_eq!(server.endpoint.notify_sessions("notifications/resources/list_changed", None), 1);
+    wait("the second notification arrives", &|| heard.lock().unwrap().len() == 2).await;
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let heard = heard.lock().unwrap().clone();
+    assert_eq!(heard.len(), 2, "nothing replayed twice: {heard:?}");
+    assert_ne!(heard[0], heard[1], "{heard:?}");
+    client.close().await.unwrap();
+    assert_eq!(server.endpoint.session_count(), 0);
+}

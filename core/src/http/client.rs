@@ -26,13 +26,19 @@
 //! 4. **Sessions** (legacy): the `Mcp-Session-Id` of the answer to `initialize` ([`session_id`])
 //!    goes on every later request, and on the `DELETE` that ends the session ([`delete_headers`]).
 //!
-//! Not covered yet: the GET stream and `Last-Event-ID` resumption (the last event id is kept),
-//! `Mcp-Param-*` headers, and the 2024-11-05 HTTP+SSE transport.
+//! 5. **The standalone stream** (legacy): once connected the client opens a `GET` stream
+//!    ([`opens_listen_stream`], [`listen_headers`]) for the server's notifications and requests,
+//!    and reopens it when it ends, resuming with `Last-Event-ID` after the server's `retry`
+//!    ([`reopen_after`]); a 405 means the server offers none.
+//!
+//! Not covered yet: resuming a POST's broken stream (its request fails instead), `Mcp-Param-*`
+//! headers, and the 2024-11-05 HTTP+SSE transport.
 
 use crate::frame::ReceivedEvent;
 use crate::http::{HeaderValueError, MAX_HEADER_VALUE_LEN, encode_value, media_type_is, name, standard_header_values};
 use crate::json::{JsonWriter, Kind, Value};
 use crate::jsonrpc::{self, ErrorMessage, Id, Message, ParsedMessage};
+use crate::time::Duration;
 use crate::version::{Era, ProtocolVersion};
 
 /// The `Accept` of every POST: the client takes both answer framings.
@@ -176,6 +182,62 @@ fn put_text(
     let mut out = [0u8; MAX_ENCODED_VALUE_LEN];
     put(header, encode_value(text, &mut out)?);
     Ok(())
+}
+
+/// How long a client waits before reopening a standalone stream whose server sent no `retry`.
+pub const DEFAULT_REOPEN_DELAY: Duration = Duration::from_millis(1000);
+/// Attempts in a row to (re)open a standalone stream that fail before the client gives up.
+pub const MAX_LISTEN_FAILURES: u32 = 3;
+
+/// Whether a client opens the standalone `GET` stream, on which a legacy server sends
+/// notifications and requests unrelated to a POST: once a legacy era (2025-03-26 or later) was
+/// negotiated. A 2026-07-28 endpoint is POST only.
+pub fn opens_listen_stream(context: PostContext<'_>) -> bool {
+    context.version.is_some_and(|v| v.era() == Era::Legacy && v != ProtocolVersion::V2024_11_05)
+}
+
+/// The headers of the `GET` that opens the standalone stream or, with `last_event_id` (from its
+/// [`EventStream`]), resumes it: `Accept: text/event-stream`, the negotiated version, the session
+/// and `Last-Event-ID`.
+pub fn listen_headers(
+    context: PostContext<'_>,
+    last_event_id: Option<&[u8]>,
+    put: &mut dyn FnMut(&'static str, &[u8]),
+) {
+    put(name::ACCEPT, b"text/event-stream");
+    if let Some(version) = context.version {
+        put(name::PROTOCOL_VERSION, version.as_str().as_bytes());
+    }
+    if let Some(session) = context.session_id {
+        put(name::SESSION_ID, session);
+    }
+    if let Some(id) = last_event_id {
+        put(name::LAST_EVENT_ID, id);
+    }
+}
+
+/// How a standalone stream's `GET` ended ([`reopen_after`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListenEnd {
+    /// The server answered with this status and no stream (405: it offers none).
+    Status(u16),
+    /// The stream was open and ended (the server closed it, or it broke).
+    Ended,
+    /// No answer: the connection failed.
+    Connection,
+}
+
+/// Whether to open the standalone stream again after `end`, and after how long: after a stream
+/// that ended, the server's last `retry` (else [`DEFAULT_REOPEN_DELAY`]), resuming from its last
+/// event id; after a failed connection the same, up to [`MAX_LISTEN_FAILURES`] `failures` in a
+/// row; never after an error status (405: no stream; 404: the session is gone; others: refused).
+pub fn reopen_after(end: ListenEnd, stream: &EventStream, failures: u32) -> Option<Duration> {
+    let delay = stream.retry_ms().map_or(DEFAULT_REOPEN_DELAY, Duration::from_millis);
+    match end {
+        ListenEnd::Status(_) => None,
+        ListenEnd::Ended => Some(delay),
+        ListenEnd::Connection => (failures < MAX_LISTEN_FAILURES).then_some(delay),
+    }
 }
 
 /// How to read the answer to a POST ([`read_response`]).
@@ -440,6 +502,36 @@ mod tests {
         let context = PostContext { version: Some(ProtocolVersion::V2025_06_18), session_id: Some(b"abc") };
         delete_headers(context, &mut |n, v| headers.push((n, v.to_vec())));
         assert_eq!(headers, [("mcp-session-id", b"abc".to_vec()), ("mcp-protocol-version", b"2025-06-18".to_vec())]);
+    }
+
+    #[test]
+    fn legacy_clients_listen_and_reopen_as_the_server_says() {
+        let legacy = PostContext { version: Some(ProtocolVersion::V2025_11_25), session_id: Some(b"s") };
+        assert!(opens_listen_stream(legacy));
+        assert!(!opens_listen_stream(PostContext::default()), "not before the handshake");
+        assert!(!opens_listen_stream(PostContext { version: Some(ProtocolVersion::V2026_07_28), session_id: None }));
+        let mut headers = Vec::new();
+        listen_headers(legacy, Some(b"0-7"), &mut |n, v| headers.push((n, v.to_vec())));
+        assert_eq!(
+            headers,
+            [
+                ("accept", b"text/event-stream".to_vec()),
+                ("mcp-protocol-version", b"2025-11-25".to_vec()),
+                ("mcp-session-id", b"s".to_vec()),
+                ("last-event-id", b"0-7".to_vec()),
+            ]
+        );
+        let mut stream = EventStream::new();
+        assert_eq!(reopen_after(ListenEnd::Ended, &stream, 0), Some(DEFAULT_REOPEN_DELAY));
+        assert_eq!(reopen_after(ListenEnd::Status(405), &stream, 0), None);
+        assert_eq!(reopen_after(ListenEnd::Status(404), &stream, 0), None);
+        assert_eq!(reopen_after(ListenEnd::Connection, &stream, MAX_LISTEN_FAILURES - 1), Some(DEFAULT_REOPEN_DELAY));
+        assert_eq!(reopen_after(ListenEnd::Connection, &stream, MAX_LISTEN_FAILURES), None);
+        let mut storage = [0u8; 64];
+        let mut decoder = SseDecoder::new(&mut storage);
+        assert_eq!(decoder.push(b"retry: 250\ndata:\n\n"), 18);
+        stream.read(&decoder.next_event().unwrap().unwrap());
+        assert_eq!(reopen_after(ListenEnd::Ended, &stream, 0), Some(Duration::from_millis(250)));
     }
 
     #[test]

@@ -30,7 +30,8 @@
 //! headers or the legacy version and session, cancellation as closing a stream), reading the
 //! answer ([`read_response`], [`EventStream`], [`answers`]), the error answer a client gives itself
 //! when the exchange failed ([`write_failure`]), and the legacy session ([`session_id`],
-//! [`delete_headers`]). Its items are also re-exported here, except its constants.
+//! [`delete_headers`]), and the legacy standalone stream ([`opens_listen_stream`], [`listen_headers`],
+//! [`reopen_after`]). Its items are also re-exported here, except its constants.
 //!
 //! # The server's
 //!
@@ -83,8 +84,8 @@ mod session;
 mod standard;
 
 pub use client::{
-    EventStream, Failure, Outgoing, Post, PostContext, ResponseBody, answers, delete_headers, plan_message,
-    read_response, session_id, to_line, write_failure,
+    EventStream, Failure, ListenEnd, Outgoing, Post, PostContext, ResponseBody, answers, delete_headers,
+    listen_headers, opens_listen_stream, plan_message, read_response, reopen_after, session_id, to_line, write_failure,
 };
 pub use header::{
     HeaderList, HeaderValueError, Headers, MAX_HEADER_VALUE_LEN, decode_value, encode_value, matches_value, name,
