@@ -2,10 +2,27 @@
 
 use serde_json::{Map, Value as Json};
 
-/// Splits the words into the server command and the rest: everything after `--` is the server's
-/// (the rest before it); otherwise the first word is the server, one command split at spaces
-/// (quotes group words: `"python 'my server.py'"`).
-pub fn split_server(words: &[String]) -> Result<(Vec<String>, Vec<String>), String> {
+/// Where the server is.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Server {
+    /// A command run as a child process (stdio).
+    Command(Vec<String>),
+    /// A Streamable HTTP endpoint.
+    Url(String),
+}
+
+/// Splits the words into the server and the rest: everything after `--` is the server command
+/// (the rest before it); otherwise the first word is the server: an `http://` URL, or one command
+/// split at spaces (quotes group words: `"python 'my server.py'"`).
+pub fn split_server(words: &[String]) -> Result<(Server, Vec<String>), String> {
+    let (server, rest) = split_words(words)?;
+    match server.as_slice() {
+        [url] if url.starts_with("http://") || url.starts_with("https://") => Ok((Server::Url(url.clone()), rest)),
+        _ => Ok((Server::Command(server), rest)),
+    }
+}
+
+fn split_words(words: &[String]) -> Result<(Vec<String>, Vec<String>), String> {
     if let Some(at) = words.iter().position(|w| w == "--") {
         let server = words[at + 1..].to_vec();
         if server.is_empty() {
@@ -14,9 +31,6 @@ pub fn split_server(words: &[String]) -> Result<(Vec<String>, Vec<String>), Stri
         return Ok((server, words[..at].to_vec()));
     }
     let (first, rest) = words.split_first().ok_or("no server given")?;
-    if first.starts_with("http://") || first.starts_with("https://") {
-        return Err(String::from("servers over Streamable HTTP are not supported by this build yet; give a command"));
-    }
     Ok((split_command(first)?, rest.to_vec()))
 }
 
@@ -100,12 +114,15 @@ mod tests {
 
     #[test]
     fn the_server_is_one_quoted_command_or_everything_after_two_dashes() {
+        let command = |w: &[&str]| Server::Command(words(w));
         let (server, rest) = split_server(&words(&["python 'my server.py' -v", "echo", "a=1"])).unwrap();
-        assert_eq!(server, ["python", "my server.py", "-v"]);
+        assert_eq!(server, command(&["python", "my server.py", "-v"]));
         assert_eq!(rest, ["echo", "a=1"]);
         let (server, rest) = split_server(&words(&["echo", "a=1", "--", "./server", "--flag"])).unwrap();
-        assert_eq!(server, ["./server", "--flag"]);
+        assert_eq!(server, command(&["./server", "--flag"]));
         assert_eq!(rest, ["echo", "a=1"]);
+        let (server, _) = split_server(&words(&["http://127.0.0.1:8080/mcp", "echo"])).unwrap();
+        assert_eq!(server, Server::Url(String::from("http://127.0.0.1:8080/mcp")));
         assert!(split_server(&words(&["echo", "--"])).is_err());
         assert!(split_server(&words(&["'unbalanced"])).is_err());
     }

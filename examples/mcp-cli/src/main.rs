@@ -8,8 +8,8 @@
 //! mcp ping   <SERVER>                         whether the server answers
 //! ```
 //!
-//! The server is one quoted command (`"python server.py"`), or everything after `--`
-//! (`mcp call echo message=hi -- ./server --flag`). `--json` prints the results as JSON, one per
+//! The server is an `http://` URL (Streamable HTTP), one quoted command (`"python server.py"`),
+//! or everything after `--` (`mcp call echo message=hi -- ./server --flag`). `--json` prints the results as JSON, one per
 //! line; otherwise text for people. Exit status: 0, 1 for an error (the message on stderr), 2 for a
 //! tool that reported an error (`isError`).
 
@@ -23,8 +23,9 @@ use mcp_sansio::client::{self, EraPolicy, InputAnswer};
 use mcp_sansio::mcp::ClientCapabilities;
 use mcp_sansio::mcp::input::ReceivedInput;
 use mcp_sansio::time::Duration;
+use mcp_sansio_http::client::HttpClient;
 use mcp_sansio_tokio::child::{self, ChildClient};
-use mcp_sansio_tokio::host::{Host, RequestError};
+use mcp_sansio_tokio::host::{ClientHandle, Host, RequestError};
 use serde_json::Value as Json;
 
 /// An MCP client on the command line.
@@ -127,8 +128,42 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
     result
 }
 
-/// Spawns the server and connects.
-async fn start(server: &[String], cli: &Cli) -> Result<ChildClient, String> {
+/// A connected server: a child process or an HTTP endpoint.
+enum Connection {
+    Child(ChildClient),
+    Http(HttpClient),
+}
+
+impl std::ops::Deref for Connection {
+    type Target = ClientHandle;
+
+    fn deref(&self) -> &ClientHandle {
+        match self {
+            Connection::Child(child) => child,
+            Connection::Http(http) => http,
+        }
+    }
+}
+
+impl Connection {
+    async fn close(self) {
+        match self {
+            Connection::Child(child) => drop(child.close().await),
+            Connection::Http(http) => drop(http.close().await),
+        }
+    }
+
+    /// The last lines a child wrote on stderr (none over HTTP).
+    fn stderr_tail(&self) -> String {
+        match self {
+            Connection::Child(child) => child.stderr_tail(),
+            Connection::Http(_) => String::new(),
+        }
+    }
+}
+
+/// Spawns or reaches the server, and connects.
+async fn start(server: &args::Server, cli: &Cli) -> Result<Connection, String> {
     let era = match cli.era {
         Era::Auto => EraPolicy::Auto,
         Era::Legacy => EraPolicy::Legacy,
@@ -151,13 +186,21 @@ async fn start(server: &[String], cli: &Cli) -> Result<ChildClient, String> {
         }
         _ => InputAnswer::Refused,
     }));
-    let (program, arguments) = server.split_first().ok_or("no server command given")?;
-    let mut command = tokio::process::Command::new(program);
-    command.args(arguments);
-    let client = child::spawn(command, config, host).map_err(|error| match error.kind() {
-        std::io::ErrorKind::NotFound => format!("cannot start `{program}`: not found"),
-        _ => format!("cannot start `{program}`: {error}"),
-    })?;
+    let client = match server {
+        args::Server::Url(url) => Connection::Http(
+            mcp_sansio_http::client::connect(url, config, host)
+                .map_err(|error| format!("cannot reach {url}: {error}"))?,
+        ),
+        args::Server::Command(words) => {
+            let (program, arguments) = words.split_first().ok_or("no server command given")?;
+            let mut command = tokio::process::Command::new(program);
+            command.args(arguments);
+            Connection::Child(child::spawn(command, config, host).map_err(|error| match error.kind() {
+                std::io::ErrorKind::NotFound => format!("cannot start `{program}`: not found"),
+                _ => format!("cannot start `{program}`: {error}"),
+            })?)
+        }
+    };
     match client.connect().await {
         Ok(_) => Ok(client),
         Err(error) => {
@@ -169,17 +212,24 @@ async fn start(server: &[String], cli: &Cli) -> Result<ChildClient, String> {
 }
 
 /// An error, with what the server said on stderr when it is gone.
-fn explain(error: RequestError, client: &ChildClient) -> String {
+fn explain(error: RequestError, client: &Connection) -> String {
     let stderr = client.stderr_tail();
     let tail = stderr.trim_end().lines().rev().take(5).collect::<Vec<_>>();
     let tail: Vec<&str> = tail.into_iter().rev().collect();
     match error {
+        // A failed HTTP exchange is answered -32000 by the transport (refused, reset, not HTTP).
+        RequestError::Connect(client::ConnectError::Refused { code: -32000 })
+            if matches!(client, Connection::Http(_)) =>
+        {
+            String::from("cannot reach the server over HTTP")
+        }
         RequestError::Closed | RequestError::Connect(client::ConnectError::Closed) if !tail.is_empty() => {
             format!("the server exited; its last words:\n  {}", tail.join("\n  "))
         }
-        RequestError::Closed | RequestError::Connect(client::ConnectError::Closed) => {
-            String::from("the server exited (its output ended)")
-        }
+        RequestError::Closed | RequestError::Connect(client::ConnectError::Closed) => match client {
+            Connection::Child(_) => String::from("the server exited (its output ended)"),
+            Connection::Http(_) => String::from("the server closed the connection"),
+        },
         error => error.to_string(),
     }
 }
@@ -198,7 +248,7 @@ impl From<RequestError> for Failure {
 
 const NOT_JSON: Failure = Failure::Request(RequestError::Invalid("not JSON"));
 
-async fn serve(client: &ChildClient, cli: &Cli, kind: &str, rest: &[String]) -> Result<ExitCode, Failure> {
+async fn serve(client: &Connection, cli: &Cli, kind: &str, rest: &[String]) -> Result<ExitCode, Failure> {
     let print = |value: &Json| output::print(value, cli.json);
     match kind {
         "tools" => {

@@ -38,7 +38,8 @@ fn main() {
         let served = runtime.block_on(mcp_sansio_tokio::serve_stdio(&mut server));
         std::process::exit(i32::from(served.is_err()));
     }
-    let cases: [(&str, fn()); 4] = [
+    let cases: [(&str, fn()); 5] = [
+        ("a server over Streamable HTTP, both eras", over_http),
         ("tools, in both eras, as JSON and as text", tools),
         ("call with values typed from the schema; a tool error exits 2", call),
         ("read, ping and the server command after --", read_and_ping),
@@ -109,6 +110,38 @@ fn read_and_ping() {
     let output = mcp(&["--era", "modern", "ping"]);
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(stdout(&output).starts_with("the server answers"));
+}
+
+/// Serves the device over Streamable HTTP on a free loopback port, on a thread of its own.
+fn http_server() -> String {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            let config = mcp_sansio_http::HttpConfig::new(Config::new("mcp-device", "0.1.0"), addr);
+            let endpoint = mcp_sansio_http::McpHttp::new(Device::new(FixedBoard), config);
+            sender.send(format!("http://{addr}/mcp")).unwrap();
+            let _ = mcp_sansio_http::serve(listener, endpoint, std::future::pending()).await;
+        });
+    });
+    receiver.recv().unwrap()
+}
+
+fn over_http() {
+    let url = http_server();
+    for era in ["auto", "legacy", "modern"] {
+        let output = Command::new(env!("CARGO_BIN_EXE_mcp"))
+            .args(["--era", era, "call", &url, "echo", "message=web"])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{era}: {}", stderr(&output));
+        assert_eq!(stdout(&output), "web\n", "{era}");
+    }
+    let output = Command::new(env!("CARGO_BIN_EXE_mcp")).args(["tools", "http://127.0.0.1:1/mcp"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("cannot reach the server over HTTP"), "{}", stderr(&output));
 }
 
 fn errors() {
