@@ -26,7 +26,8 @@ fn main() {
     if std::env::var_os(CHILD_ENV).is_some() {
         serve_as_child();
     }
-    let cases: [(&str, fn()); 6] = [
+    let cases: [(&str, fn()); 7] = [
+        ("a listen stream hears the tool list change, and ends when dropped", listen),
         ("64 pipelined calls of 16 KiB each way, more than a pipe buffer", pipelined),
         ("auto finds the modern era and calls every kind of method", auto_modern),
         ("legacy handshake, and elicitation answered in both eras", legacy_and_input),
@@ -158,6 +159,33 @@ fn pipelined() {
             assert_eq!(parse(&result.unwrap())["content"][0]["text"], message.as_str());
         }
         client.close().await.unwrap();
+    });
+}
+
+fn listen() {
+    runtime().block_on(async {
+        let client = child::spawn(command(""), config(EraPolicy::Modern), Host::new()).unwrap();
+        client.connect().await.unwrap();
+        let mut stream = client.listen(r#"{"toolsListChanged":true}"#).await.unwrap();
+        let first = stream.next().await.unwrap();
+        assert_eq!(first.method, "notifications/subscriptions/acknowledged");
+        let params: Json = serde_json::from_str(first.params.as_deref().unwrap()).unwrap();
+        assert_eq!(params["notifications"]["toolsListChanged"], true, "{params}");
+        client.call_tool("enable_blink", r#"{"enabled":true}"#).await.unwrap();
+        let changed = tokio::time::timeout(Duration::from_secs(5), stream.next()).await.unwrap().unwrap();
+        assert_eq!(changed.method, "notifications/tools/list_changed");
+        assert_eq!(stream.dropped(), 0);
+        drop(stream);
+        // The stream was cancelled; the client goes on.
+        let tools = client.list_tools().await.unwrap();
+        assert!(tools.iter().any(|t| parse(t)["name"] == "blink_led"));
+        client.close().await.unwrap();
+
+        let legacy = child::spawn(command(""), config(EraPolicy::Legacy), Host::new()).unwrap();
+        legacy.connect().await.unwrap();
+        let refused = legacy.listen(r#"{"toolsListChanged":true}"#).await;
+        assert!(matches!(refused, Err(RequestError::Send(_))), "no listen streams in a legacy session");
+        legacy.close().await.unwrap();
     });
 }
 

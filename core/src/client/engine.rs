@@ -298,6 +298,27 @@ impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
         )
     }
 
+    /// `subscriptions/listen` (2026-07-28): a stream of the notifications `notifications` asks for
+    /// (the members of its `notifications` object: `"toolsListChanged":true`,
+    /// `"resourceSubscriptions":["file:///…"]`, …). It has no timeout; its notifications reach
+    /// [`Handler::on_listen_notification`] under the returned key (the first is
+    /// `notifications/subscriptions/acknowledged`), and its result when the server ends it. End
+    /// it with [`Engine::cancel`]. [`SendError::NotAvailable`] in a legacy session, which has no
+    /// listen streams.
+    pub fn listen(&mut self, now: Instant, notifications: Params<'_>) -> Result<OutboundKey, SendError> {
+        let _ = now;
+        let State::Ready(version) = self.state else { return Err(SendError::NotAvailable) };
+        if version.era() != Era::Modern {
+            return Err(SendError::NotAvailable);
+        }
+        let members = |w: &mut JsonWriter<'_>| {
+            w.raw(b"\"notifications\":{");
+            notifications(w);
+            w.raw(b"}");
+        };
+        send(&mut self.ep.out, &self.config, version, "subscriptions/listen", Some(&members), None, None)
+    }
+
     /// Gives up on a request: `notifications/cancelled` goes out (now, or once the transmit
     /// buffer has room), a late answer is ignored, and [`Handler::on_response`] is not called for
     /// it. `false` if it awaits no answer.

@@ -1,8 +1,8 @@
 //! [`Handler`]: what a client application provides to its engine.
 
 use crate::client::{Event, Notification};
-use crate::endpoint::Response;
-use crate::json::JsonWriter;
+use crate::endpoint::{OutboundKey, Response};
+use crate::json::{JsonStr, JsonWriter, Value};
 use crate::mcp::input::ReceivedInput;
 use crate::time::Instant;
 
@@ -34,6 +34,21 @@ pub trait Handler {
         let _ = (now, notification);
     }
 
+    /// A notification on the `subscriptions/listen` stream `listen` (the key
+    /// [`Engine::listen`](crate::client::Engine::listen) returned; the server names it in the
+    /// notification's `_meta`), with its raw `method` and `params`. By default it is handled as
+    /// any notification.
+    fn on_listen_notification(
+        &mut self,
+        now: Instant,
+        listen: OutboundKey,
+        method: JsonStr<'_>,
+        params: Option<Value<'_>>,
+    ) {
+        let _ = listen;
+        self.on_notification(now, Notification::read(method, params));
+    }
+
     /// The server asks for input (elicitation, sampling, roots): write the result object with
     /// `result` and return [`InputAnswer::Written`]. Only called for inputs whose capability the
     /// client declared ([`Config::capabilities`](crate::client::Config::capabilities)). The
@@ -55,6 +70,15 @@ impl<H: Handler + ?Sized> Handler for &mut H {
     }
     fn on_notification(&mut self, now: Instant, notification: Notification<'_>) {
         (**self).on_notification(now, notification)
+    }
+    fn on_listen_notification(
+        &mut self,
+        now: Instant,
+        listen: OutboundKey,
+        method: JsonStr<'_>,
+        params: Option<Value<'_>>,
+    ) {
+        (**self).on_listen_notification(now, listen, method, params)
     }
     fn on_input(&mut self, now: Instant, input: ReceivedInput<'_>, result: &mut JsonWriter<'_>) -> InputAnswer {
         (**self).on_input(now, input, result)

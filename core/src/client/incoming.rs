@@ -344,6 +344,13 @@ impl<const OUTBOUND: usize> Parts<'_, '_, OUTBOUND> {
             let request = params.and_then(|p| p.get("requestId")).and_then(|id| id.as_i64());
             return handler.on_event(now, Event::Cancelled { request });
         }
+        // A listen stream's: named by the listen request's id, which must still be open.
+        let listen = Notification::subscription(params)
+            .map(OutboundKey::from_id)
+            .filter(|key| self.out.outbound.is_waiting(*key));
+        if let Some(listen) = listen {
+            return handler.on_listen_notification(now, listen, method, params);
+        }
         let notification = Notification::read(method, params);
         if let Notification::Progress { request: Some(id), .. } = notification {
             self.progressed(now, id);

@@ -62,6 +62,7 @@ struct Host {
     notifications: Vec<String>,
     events: Vec<String>,
     inputs: Vec<String>,
+    listened: Vec<(OutboundKey, String)>,
 }
 
 impl Host {
@@ -89,6 +90,16 @@ impl client::Handler for Host {
 
     fn on_notification(&mut self, _now: Instant, notification: Notification<'_>) {
         self.notifications.push(std::format!("{notification:?}"));
+    }
+
+    fn on_listen_notification(
+        &mut self,
+        _now: Instant,
+        listen: OutboundKey,
+        method: json::JsonStr<'_>,
+        _params: Option<json::Value<'_>>,
+    ) {
+        self.listened.push((listen, String::from_utf8_lossy(method.raw()).into_owned()));
     }
 
     fn on_input(&mut self, _now: Instant, input: ReceivedInput<'_>, result: &mut JsonWriter<'_>) -> InputAnswer {
@@ -643,4 +654,46 @@ fn a_2024_11_05_server_is_reached_through_the_fallback() {
     assert_eq!(sent[0]["method"], "notifications/initialized");
     assert_eq!(sent[1]["id"], key.id());
     assert!(sent[1]["params"].get("_meta").is_none());
+}
+
+#[test]
+fn listen_streams_are_named_by_their_request_and_end_with_it() {
+    let mut s = Scripted::new(EraPolicy::Modern);
+    let _ = s.take();
+    s.feed(r#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{"listChanged":true}}}}"#);
+    let listen = s.client.listen(s.now, &|w: &mut JsonWriter<'_>| w.raw(br#""toolsListChanged":true"#)).unwrap();
+    let sent = s.take();
+    assert_eq!(sent[0]["method"], "subscriptions/listen");
+    assert_eq!(sent[0]["params"]["notifications"], json!({"toolsListChanged":true}));
+    assert_eq!(s.client.poll_timeout(), None, "a listen stream has no timeout");
+    let tagged = |method: &str, id: i64| {
+        std::format!(
+            r#"{{"jsonrpc":"2.0","method":"{method}","params":{{"_meta":{{"io.modelcontextprotocol/subscriptionId":{id}}}}}}}"#
+        )
+    };
+    s.feed(&tagged("notifications/subscriptions/acknowledged", listen.id()));
+    s.feed(&tagged("notifications/tools/list_changed", listen.id()));
+    // Named by an id that is no listen of this client's: an ordinary notification.
+    s.feed(&tagged("notifications/tools/list_changed", 99));
+    assert_eq!(
+        s.host.listened,
+        [
+            (listen, String::from("notifications/subscriptions/acknowledged")),
+            (listen, String::from("notifications/tools/list_changed"))
+        ]
+    );
+    assert_eq!(s.host.notifications, ["ToolsChanged"]);
+    // Cancelled: notifications/cancelled on the wire, and later ones are not the stream's.
+    assert!(s.client.cancel(listen));
+    assert_eq!(s.take()[0]["method"], "notifications/cancelled");
+    s.feed(&tagged("notifications/tools/list_changed", listen.id()));
+    assert_eq!(s.host.listened.len(), 2);
+
+    let mut legacy = Scripted::new(EraPolicy::Legacy);
+    let _ = legacy.take();
+    legacy.initialize_result(1);
+    assert_eq!(
+        legacy.client.listen(legacy.now, &|_: &mut JsonWriter<'_>| {}),
+        Err(crate::endpoint::SendError::NotAvailable)
+    );
 }

@@ -15,7 +15,9 @@
 //!   answered (or dropped) before they are sent. Each answer is copied once into a `Vec<u8>` for
 //!   its future.
 //! - [`ClientHandle::list_tools`] follows at most [`MAX_PAGES`] cursors.
+//! - A [`Listen`] stream keeps at most [`MAX_LISTEN_BACKLOG`] unread notifications.
 
+mod listen;
 mod oneshot;
 mod permits;
 
@@ -34,6 +36,7 @@ use mcp_sansio::time::Instant;
 use mcp_sansio::version::ProtocolVersion;
 
 use crate::{JobQueue, JobSender, JobStatus, job_queue};
+pub use listen::{Listen, ListenNotification};
 use oneshot::{Receiver, Sender, oneshot};
 use permits::{Permit, Permits};
 
@@ -41,6 +44,9 @@ use permits::{Permit, Permits};
 pub const MAX_IN_FLIGHT: usize = 32;
 /// Most pages [`ClientHandle::list_tools`] reads.
 pub const MAX_PAGES: usize = 64;
+/// Most notifications a [`Listen`] stream keeps unread; older ones are dropped beyond it (and
+/// counted: [`Listen::dropped`]).
+pub const MAX_LISTEN_BACKLOG: usize = 256;
 
 /// The connection a transport drives: the client engine with its [`Host`].
 pub type HostConnection = Client<'static, Host, MAX_IN_FLIGHT>;
@@ -110,6 +116,7 @@ pub struct Connected {
 #[derive(Default)]
 pub struct Host {
     waiters: HashMap<OutboundKey, Sender<Answer>>,
+    listens: HashMap<OutboundKey, listen::Queue>,
     connect: Option<Sender<Result<Connected, RequestError>>>,
     input: Option<InputCallback>,
     notifications: Option<NotificationCallback>,
@@ -147,6 +154,11 @@ fn text(s: Option<json::JsonStr<'_>>) -> Option<String> {
 
 impl client::Handler for Host {
     fn on_response(&mut self, _now: Instant, response: Response<'_>) {
+        if let Some(listen) = self.listens.remove(&response.request) {
+            // The server ended the stream (its result), or it timed out or the input ended.
+            listen.end();
+            return;
+        }
         let Some(waiter) = self.waiters.remove(&response.request) else { return };
         waiter.send(match response.outcome {
             Outcome::Result(value) => Ok(value.as_bytes().to_vec()),
@@ -163,6 +175,22 @@ impl client::Handler for Host {
     fn on_notification(&mut self, _now: Instant, notification: Notification<'_>) {
         if let Some(callback) = &mut self.notifications {
             callback(notification);
+        }
+    }
+
+    fn on_listen_notification(
+        &mut self,
+        now: Instant,
+        listen: OutboundKey,
+        method: json::JsonStr<'_>,
+        params: Option<json::Value<'_>>,
+    ) {
+        match self.listens.get(&listen) {
+            Some(queue) => queue.push(ListenNotification {
+                method: method.chars().collect(),
+                params: params.map(|p| String::from_utf8_lossy(p.as_bytes()).into_owned()),
+            }),
+            None => self.on_notification(now, Notification::read(method, params)),
         }
     }
 
@@ -299,18 +327,49 @@ impl ClientHandle {
                 None => None,
             };
             let members = |w: &mut JsonWriter<'_>| {
-                for (i, (key, value)) in object.into_iter().flat_map(|o| o.members()).enumerate() {
-                    if i > 0 {
-                        w.raw(b",");
-                    }
-                    w.json_str(key);
-                    w.raw(b":");
-                    w.value(value);
+                if let Some(object) = object {
+                    write_members(w, object);
                 }
             };
             conn.request(now, &method, Some(&members))
         })
         .await
+    }
+
+    /// `subscriptions/listen` (2026-07-28) for `notifications` (its `notifications` object as
+    /// JSON text: `{"toolsListChanged":true}`): a stream of the notifications the server sends
+    /// on it, the first `notifications/subscriptions/acknowledged`. Dropping it cancels it.
+    pub async fn listen(&self, notifications: &str) -> Result<Listen, RequestError> {
+        let filter = String::from(notifications);
+        let (sender, receiver) = oneshot();
+        let mut sender = Some(sender);
+        self.jobs
+            .submit(move |conn: &mut HostConnection, now| {
+                let Some(waiter) = sender.take() else { return JobStatus::Done };
+                let object =
+                    json::parse(filter.as_bytes(), json::MAX_DEPTH_LIMIT).ok().filter(|v| v.kind() == Kind::Object);
+                let Some(object) = object else {
+                    waiter.send(Err(RequestError::Invalid("the filter is not a JSON object")));
+                    return JobStatus::Done;
+                };
+                let members = |w: &mut JsonWriter<'_>| write_members(w, object);
+                match conn.listen(now, &members) {
+                    Ok(key) => {
+                        let (queue, stream) = listen::channel(key);
+                        conn.handler_mut().listens.insert(key, queue);
+                        waiter.send(Ok(stream));
+                    }
+                    Err(SendError::Full | SendError::TooManyRequests) => {
+                        sender = Some(waiter);
+                        return JobStatus::Retry;
+                    }
+                    Err(error) => waiter.send(Err(RequestError::Send(error))),
+                }
+                JobStatus::Done
+            })
+            .map_err(|_| RequestError::Closed)?;
+        let stream = receiver.await.unwrap_or(Err(RequestError::Closed))?;
+        Ok(stream.with_jobs(self.jobs.clone()))
     }
 
     /// `tools/call` of `name` with `arguments` (a JSON object as text); the `CallToolResult`.
@@ -421,6 +480,18 @@ impl ClientHandle {
             })
             .map_err(|_| RequestError::Closed)?;
         pending.wait().await
+    }
+}
+
+/// The members of `object`, without its braces.
+fn write_members(w: &mut JsonWriter<'_>, object: json::Value<'_>) {
+    for (i, (key, value)) in object.members().enumerate() {
+        if i > 0 {
+            w.raw(b",");
+        }
+        w.json_str(key);
+        w.raw(b":");
+        w.value(value);
     }
 }
 

@@ -1,0 +1,146 @@
+//! [`Listen`]: the notifications of one `subscriptions/listen` stream, for one reader.
+
+use std::collections::VecDeque;
+use std::future::poll_fn;
+use std::string::String;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Poll, Waker};
+
+use mcp_sansio::endpoint::OutboundKey;
+
+use crate::JobSender;
+use crate::host::{HostConnection, MAX_LISTEN_BACKLOG};
+
+/// A notification of a listen stream, copied out of the message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ListenNotification {
+    /// Its method (`notifications/tools/list_changed`, …).
+    pub method: String,
+    /// Its params as JSON text (with the `_meta` naming the stream).
+    pub params: Option<String>,
+}
+
+struct State {
+    items: VecDeque<ListenNotification>,
+    waker: Option<Waker>,
+    ended: bool,
+    dropped: u64,
+}
+
+fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
+    state.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The engine's side: where the handler puts the stream's notifications.
+pub(crate) struct Queue(Arc<Mutex<State>>);
+
+impl Queue {
+    pub(crate) fn push(&self, notification: ListenNotification) {
+        let waker = {
+            let mut state = lock(&self.0);
+            if state.items.len() == MAX_LISTEN_BACKLOG {
+                state.items.pop_front();
+                state.dropped += 1;
+            }
+            state.items.push_back(notification);
+            state.waker.take()
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+
+    /// The stream ended (the server's result, a timeout, the end of the connection).
+    pub(crate) fn end(self) {
+        let waker = {
+            let mut state = lock(&self.0);
+            state.ended = true;
+            state.waker.take()
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+}
+
+impl Drop for Queue {
+    fn drop(&mut self) {
+        // Dropped with the engine (the connection is gone): the stream has ended too.
+        let waker = {
+            let mut state = lock(&self.0);
+            state.ended = true;
+            state.waker.take()
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+}
+
+pub(crate) fn channel(key: OutboundKey) -> (Queue, Listen) {
+    let state = Arc::new(Mutex::new(State { items: VecDeque::new(), waker: None, ended: false, dropped: 0 }));
+    (Queue(state.clone()), Listen { state, key, jobs: None })
+}
+
+/// A `subscriptions/listen` stream ([`ClientHandle::listen`](crate::host::ClientHandle::listen)):
+/// read it with [`Listen::next`]. Dropping it cancels the stream on the wire.
+pub struct Listen {
+    state: Arc<Mutex<State>>,
+    key: OutboundKey,
+    jobs: Option<JobSender<HostConnection>>,
+}
+
+impl Listen {
+    pub(crate) fn with_jobs(mut self, jobs: JobSender<HostConnection>) -> Self {
+        self.jobs = Some(jobs);
+        self
+    }
+
+    /// The next notification, or `None` once the stream ended and every notification was read.
+    pub async fn next(&mut self) -> Option<ListenNotification> {
+        poll_fn(|cx| {
+            let mut state = lock(&self.state);
+            if let Some(item) = state.items.pop_front() {
+                return Poll::Ready(Some(item));
+            }
+            if state.ended {
+                return Poll::Ready(None);
+            }
+            state.waker = Some(cx.waker().clone());
+            Poll::Pending
+        })
+        .await
+    }
+
+    /// How many notifications were dropped because [`MAX_LISTEN_BACKLOG`] were unread.
+    pub fn dropped(&self) -> u64 {
+        lock(&self.state).dropped
+    }
+
+    /// The listen request's key.
+    pub fn key(&self) -> OutboundKey {
+        self.key
+    }
+}
+
+impl std::fmt::Debug for Listen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Listen").field("key", &self.key).finish_non_exhaustive()
+    }
+}
+
+impl Drop for Listen {
+    fn drop(&mut self) {
+        if lock(&self.state).ended {
+            return;
+        }
+        let key = self.key;
+        if let Some(jobs) = &self.jobs {
+            let _ = jobs.complete(move |conn: &mut HostConnection, _| {
+                conn.handler_mut().listens.remove(&key);
+                conn.cancel(key);
+            });
+        }
+    }
+}
