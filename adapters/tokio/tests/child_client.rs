@@ -135,6 +135,14 @@ fn auto_modern() {
         let uri = parse(&resources[0])["uri"].as_str().unwrap().to_string();
         let read = parse(&client.read_resource(&uri).await.unwrap());
         assert!(read["contents"].is_array());
+        // Progress reports reach the call's callback (the device calibrates in 4 steps).
+        let reports = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = reports.clone();
+        let progress = Box::new(move |progress: f64, total: Option<f64>, _: Option<&str>| {
+            seen.lock().unwrap().push((progress, total));
+        });
+        client.call_tool_with_progress("calibrate", "{}", progress).await.unwrap();
+        assert_eq!(*reports.lock().unwrap(), [(1.0, Some(4.0)), (2.0, Some(4.0)), (3.0, Some(4.0)), (4.0, Some(4.0))]);
         let status = client.close().await.unwrap();
         assert!(status.success(), "the child ends when its stdin closes: {status:?}");
     });

@@ -10,12 +10,13 @@
 //!
 //! The server is an `http://` URL (Streamable HTTP), one quoted command (`"python server.py"`),
 //! or everything after `--` (`mcp call echo message=hi -- ./server --flag`). `--json` prints the results as JSON, one per
-//! line; otherwise text for people. Exit status: 0, 1 for an error (the message on stderr), 2 for a
+//! line; otherwise text for people (with a tool's progress on stderr when it is a terminal). Exit status: 0, 1 for an error (the message on stderr), 2 for a
 //! tool that reported an error (`isError`).
 
 mod args;
 mod output;
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -278,7 +279,18 @@ async fn serve(client: &Connection, cli: &Cli, kind: &str, rest: &[String]) -> R
                     return Ok(ExitCode::FAILURE);
                 }
             };
-            let result = client.call_tool(tool, &arguments.to_string()).await?;
+            // Progress on a terminal: one line on stderr, rewritten with each report.
+            let result = if !cli.json && std::io::stderr().is_terminal() {
+                let report = Box::new(|progress: f64, total: Option<f64>, message: Option<&str>| {
+                    let of = total.map(|t| format!("/{t}")).unwrap_or_default();
+                    eprint!("\r\x1b[2K  {progress}{of} {}", message.unwrap_or(""));
+                });
+                let result = client.call_tool_with_progress(tool, &arguments.to_string(), report).await;
+                eprint!("\r\x1b[2K");
+                result?
+            } else {
+                client.call_tool(tool, &arguments.to_string()).await?
+            };
             let result: Json = serde_json::from_slice(&result).map_err(|_| NOT_JSON)?;
             print(&result);
             if result["isError"] == true {

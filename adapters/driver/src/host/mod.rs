@@ -56,6 +56,8 @@ pub type HostConnection = Client<'static, Host, MAX_IN_FLIGHT>;
 pub type InputCallback = Box<dyn FnMut(ReceivedInput<'_>, &mut JsonWriter<'_>) -> InputAnswer + Send>;
 /// Called with each notification from the server.
 pub type NotificationCallback = Box<dyn FnMut(Notification<'_>) + Send>;
+/// Called with a request's progress: `progress`, `total` if known, and the server's message.
+pub type ProgressCallback = Box<dyn FnMut(f64, Option<f64>, Option<&str>) + Send>;
 
 /// The outcome of a request, copied out of the received message.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -117,6 +119,7 @@ pub struct Connected {
 pub struct Host {
     waiters: HashMap<OutboundKey, Sender<Answer>>,
     listens: HashMap<OutboundKey, listen::Queue>,
+    progress: HashMap<i64, ProgressCallback>,
     connect: Option<Sender<Result<Connected, RequestError>>>,
     input: Option<InputCallback>,
     notifications: Option<NotificationCallback>,
@@ -159,6 +162,7 @@ impl client::Handler for Host {
             listen.end();
             return;
         }
+        self.progress.remove(&response.request.id());
         let Some(waiter) = self.waiters.remove(&response.request) else { return };
         waiter.send(match response.outcome {
             Outcome::Result(value) => Ok(value.as_bytes().to_vec()),
@@ -173,6 +177,12 @@ impl client::Handler for Host {
     }
 
     fn on_notification(&mut self, _now: Instant, notification: Notification<'_>) {
+        if let Notification::Progress { request: Some(id), progress, total, message } = notification
+            && let Some(callback) = self.progress.get_mut(&id)
+        {
+            let message: Option<String> = text(message);
+            callback(progress.as_f64().unwrap_or(0.0), total.and_then(|t| t.as_f64()), message.as_deref());
+        }
         if let Some(callback) = &mut self.notifications {
             callback(notification);
         }
@@ -277,6 +287,7 @@ impl Drop for Pending {
         if let Some(key) = key {
             let _ = self.jobs.complete(move |conn: &mut HostConnection, _| {
                 conn.handler_mut().waiters.remove(&key);
+                conn.handler_mut().progress.remove(&key.id());
                 conn.cancel(key);
             });
         }
@@ -381,6 +392,37 @@ impl ClientHandle {
                 .filter(|a| a.kind() == Kind::Object)
                 .ok_or(SendError::TooLarge)?;
             conn.call_tool(now, &name, Some(arguments))
+        })
+        .await
+    }
+
+    /// [`ClientHandle::call_tool`] asking for progress: `progress` is called with each report
+    /// the server sends about this call (each also moves its timeout, up to
+    /// [`client::Config::max_request_time`]).
+    pub async fn call_tool_with_progress(
+        &self,
+        name: &str,
+        arguments: &str,
+        progress: ProgressCallback,
+    ) -> Result<Vec<u8>, RequestError> {
+        let (name, arguments) = (String::from(name), String::from(arguments));
+        let mut progress = Some(progress);
+        self.send(move |conn, now| {
+            let arguments = json::parse(arguments.as_bytes(), json::MAX_DEPTH_LIMIT)
+                .ok()
+                .filter(|a| a.kind() == Kind::Object)
+                .ok_or(SendError::TooLarge)?;
+            let members = |w: &mut JsonWriter<'_>| {
+                w.raw(b"\"name\":");
+                w.string(&name);
+                w.raw(b",\"arguments\":");
+                w.value(arguments);
+            };
+            let key = conn.request_with_progress(now, "tools/call", Some(&members))?;
+            if let Some(progress) = progress.take() {
+                conn.handler_mut().progress.insert(key.id(), progress);
+            }
+            Ok(key)
         })
         .await
     }
