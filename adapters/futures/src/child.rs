@@ -5,7 +5,7 @@
 //! This crate spawns no task: [`spawn`] returns the client and the [`Driver`] future, which the
 //! caller runs on its executor (`smol::spawn(driver).detach()`,
 //! `async_std::task::spawn(driver)`). The child's stderr is drained by a thread into a bounded
-//! tail (the last [`STDERR_TAIL`] bytes). [`ChildClient::close`] ends the connection (the driver
+//! tail (the last [`STDERR_TAIL`](host::STDERR_TAIL) bytes). [`ChildClient::close`] ends the connection (the driver
 //! returns and closes the child's stdin), then sends `SIGTERM` if the child has not exited within
 //! [`CLOSE_GRACE`], then kills it after as long again.
 
@@ -13,17 +13,14 @@ use std::future::Future;
 use std::io::{self, Read};
 use std::pin::Pin;
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use async_io::{Async, Timer};
 use mcp_sansio::client;
 use mcp_sansio_driver::JobQueue;
-use mcp_sansio_driver::host::{self, ClientHandle, Host, HostConnection};
+use mcp_sansio_driver::host::{self, ClientHandle, Host, HostConnection, StderrTail};
 
-/// Bytes of the child's stderr kept (the most recent).
-pub const STDERR_TAIL: usize = 8 * 1024;
 /// How long [`ChildClient::close`] waits for the child to exit after closing its stdin, and again
 /// after `SIGTERM`.
 pub const CLOSE_GRACE: Duration = Duration::from_secs(2);
@@ -36,7 +33,7 @@ pub const BUFFER: usize = 1 << 20;
 pub struct ChildClient {
     handle: ClientHandle,
     child: Child,
-    stderr: Arc<Mutex<Vec<u8>>>,
+    stderr: StderrTail,
 }
 
 /// The loop that moves the child's bytes: run it on the executor (it completes when the
@@ -71,7 +68,7 @@ pub fn spawn(mut command: Command, config: client::Config<'static>, host: Host) 
     };
     let (stdin, stdout) = (Async::new(stdin)?, Async::new(stdout)?);
     let (handle, conn, jobs) = host::connection(config, host, BUFFER, BUFFER);
-    let tail = Arc::new(Mutex::new(Vec::new()));
+    let tail = StderrTail::new();
     drain_stderr(stderr, tail.clone())?;
     let driver = Driver { future: Box::pin(drive(conn, stdout, stdin, jobs)) };
     Ok((ChildClient { handle, child, stderr: tail }, driver))
@@ -86,24 +83,21 @@ async fn drive(
     crate::run_with_jobs(&mut conn, stdout, stdin, jobs).await
 }
 
-/// Keeps the last [`STDERR_TAIL`] bytes of `stderr`, read on a thread of its own.
-fn drain_stderr(mut stderr: std::process::ChildStderr, tail: Arc<Mutex<Vec<u8>>>) -> io::Result<()> {
+/// Keeps the last [`STDERR_TAIL`](host::STDERR_TAIL) bytes of `stderr`, read on a thread of its own.
+fn drain_stderr(mut stderr: std::process::ChildStderr, tail: StderrTail) -> io::Result<()> {
     std::thread::Builder::new().name(String::from("mcp-child-stderr")).spawn(move || {
         let mut buf = [0u8; 4096];
         while let Ok(n @ 1..) = stderr.read(&mut buf) {
-            let mut tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
-            tail.extend_from_slice(&buf[..n]);
-            let excess = tail.len().saturating_sub(STDERR_TAIL);
-            tail.drain(..excess);
+            tail.push(&buf[..n]);
         }
     })?;
     Ok(())
 }
 
 impl ChildClient {
-    /// The last [`STDERR_TAIL`] bytes the child wrote to stderr.
+    /// The last [`STDERR_TAIL`](host::STDERR_TAIL) bytes the child wrote to stderr.
     pub fn stderr_tail(&self) -> String {
-        String::from_utf8_lossy(&self.stderr.lock().unwrap_or_else(PoisonError::into_inner)).into_owned()
+        self.stderr.text()
     }
 
     /// The child's process id.

@@ -6,33 +6,17 @@
 
 use std::process::Command;
 
-use mcp_example_device::{Board, Centidegrees, Device, SAMPLE_CALIBRATION, Sensor};
+use mcp_example_device::{Device, FixedBoard};
 use mcp_sansio::client::{self, EraPolicy, InputAnswer};
 use mcp_sansio::mcp::ClientCapabilities;
 use mcp_sansio::mcp::input::ReceivedInput;
 use mcp_sansio::server::{Buffers, Config, Server};
-use mcp_sansio::time::Instant;
 use mcp_sansio::version::ProtocolVersion;
 use mcp_sansio_futures::child;
 use mcp_sansio_futures::host::{Host, RequestError};
 use serde_json::Value as Json;
 
 const CHILD_ENV: &str = "MCP_SANSIO_FUTURES_CLIENT_CHILD";
-
-struct FixedBoard;
-
-impl Board for FixedBoard {
-    fn temperature(&mut self, _sensor: Sensor, _now: Instant) -> Option<Centidegrees> {
-        Some(Centidegrees(2150))
-    }
-    fn set_led(&mut self, _on: bool) {}
-    fn led(&self) -> bool {
-        false
-    }
-    fn calibration(&self) -> &[u8] {
-        &SAMPLE_CALIBRATION
-    }
-}
 
 fn main() {
     if std::env::var_os(CHILD_ENV).is_some() {

@@ -12,7 +12,7 @@ use http_body_util::{BodyExt, Empty, Full};
 use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
-use mcp_example_device::{Board, Centidegrees, Device, SAMPLE_CALIBRATION, Sensor};
+use mcp_example_device::{Device, FixedBoard};
 use mcp_sansio::client::{self, EraPolicy, InputAnswer};
 use mcp_sansio::mcp::ClientCapabilities;
 use mcp_sansio::mcp::input::ReceivedInput;
@@ -23,21 +23,6 @@ use mcp_sansio_driver::host::{Host, RequestError};
 use mcp_sansio_http::client::connect;
 use mcp_sansio_http::{HttpConfig, McpHttp};
 use serde_json::Value as Json;
-
-struct FixedBoard;
-
-impl Board for FixedBoard {
-    fn temperature(&mut self, _sensor: Sensor, _now: Instant) -> Option<Centidegrees> {
-        Some(Centidegrees(2150))
-    }
-    fn set_led(&mut self, _on: bool) {}
-    fn led(&self) -> bool {
-        false
-    }
-    fn calibration(&self) -> &[u8] {
-        &SAMPLE_CALIBRATION
-    }
-}
 
 /// One request the server got: method, lower-case headers, body, and the status it answered.
 #[derive(Clone, Debug)]

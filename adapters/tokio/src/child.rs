@@ -1,7 +1,7 @@
 //! A client of an MCP server run as a child process over its stdin and stdout (the stdio
 //! transport), on the driver's loop and the [host API](mcp_sansio_driver::host).
 //!
-//! The child's stderr is drained into a bounded tail (the last [`STDERR_TAIL`] bytes), so the
+//! The child's stderr is drained into a bounded tail (the last [`STDERR_TAIL`](host::STDERR_TAIL) bytes), so the
 //! child never blocks on it and its last words can go into an error message. [`ChildClient::close`]
 //! ends the child as the spec says: stdin closed, then `SIGTERM` after [`CLOSE_GRACE`], then
 //! `SIGKILL` after as long again.
@@ -27,17 +27,14 @@
 
 use std::io;
 use std::process::{ExitStatus, Stdio};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use mcp_sansio::client;
-use mcp_sansio_driver::host::{self, ClientHandle, Host};
+use mcp_sansio_driver::host::{self, ClientHandle, Host, StderrTail};
 use tokio::io::AsyncReadExt;
 use tokio::process::{Child, Command};
 use tokio::task::JoinHandle;
 
-/// Bytes of the child's stderr kept (the most recent).
-pub const STDERR_TAIL: usize = 8 * 1024;
 /// How long [`ChildClient::close`] waits after closing stdin, and again after `SIGTERM`.
 pub const CLOSE_GRACE: Duration = Duration::from_secs(2);
 /// The client's receive and transmit buffers: the longest message either way.
@@ -50,7 +47,7 @@ pub struct ChildClient {
     handle: ClientHandle,
     driver: JoinHandle<io::Result<()>>,
     child: Child,
-    stderr: Arc<Mutex<Vec<u8>>>,
+    stderr: StderrTail,
 }
 
 /// Spawns `command` with piped stdio and drives a client engine over it on a tokio task (call it
@@ -64,24 +61,21 @@ pub fn spawn(mut command: Command, config: client::Config<'static>, host: Host) 
     };
     let (handle, mut conn, jobs) = host::connection(config, host, BUFFER, BUFFER);
     let driver = tokio::spawn(async move { crate::run_with_jobs(&mut conn, stdout, stdin, jobs).await });
-    let tail = Arc::new(Mutex::new(Vec::new()));
+    let tail = StderrTail::new();
     let sink = tail.clone();
     tokio::spawn(async move {
         let mut buf = [0u8; 4096];
         while let Ok(n @ 1..) = stderr.read(&mut buf).await {
-            let mut tail = sink.lock().unwrap_or_else(PoisonError::into_inner);
-            tail.extend_from_slice(&buf[..n]);
-            let excess = tail.len().saturating_sub(STDERR_TAIL);
-            tail.drain(..excess);
+            sink.push(&buf[..n]);
         }
     });
     Ok(ChildClient { handle, driver, child, stderr: tail })
 }
 
 impl ChildClient {
-    /// The last [`STDERR_TAIL`] bytes the child wrote to stderr.
+    /// The last [`STDERR_TAIL`](host::STDERR_TAIL) bytes the child wrote to stderr.
     pub fn stderr_tail(&self) -> String {
-        String::from_utf8_lossy(&self.stderr.lock().unwrap_or_else(PoisonError::into_inner)).into_owned()
+        self.stderr.text()
     }
 
     /// The child's process id, while it runs.

@@ -16,9 +16,8 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 
-use mcp_example_device::{Board, Centidegrees, Device, SAMPLE_CALIBRATION, Sensor};
+use mcp_example_device::{Device, FixedBoard};
 use mcp_sansio::server::{Buffers, Config, Limits, Server};
-use mcp_sansio::time::Instant;
 
 /// Counts allocations (and reallocations) made through it; frees are not counted.
 struct Counting;
@@ -51,21 +50,6 @@ static GLOBAL: Counting = Counting;
 const CHILD_ENV: &str = "MCP_SANSIO_TOKIO_NO_ALLOC_CHILD";
 /// What the child prints on stderr, followed by the count.
 const REPORT: &str = "allocations: ";
-
-struct FixedBoard;
-
-impl Board for FixedBoard {
-    fn temperature(&mut self, _sensor: Sensor, _now: Instant) -> Option<Centidegrees> {
-        Some(Centidegrees(2150))
-    }
-    fn set_led(&mut self, _on: bool) {}
-    fn led(&self) -> bool {
-        false
-    }
-    fn calibration(&self) -> &[u8] {
-        &SAMPLE_CALIBRATION
-    }
-}
 
 /// The child: `mcp-device`'s set-up (buffers, limits, runtime), then the count.
 fn serve_as_child() -> ! {

@@ -250,6 +250,24 @@ pub static PROMPTS: [Prompt<'static>; 1] = [Prompt::new("diagnose", &DIAGNOSE_AR
 /// Calibration bytes of the simulated boards (host binary, QEMU firmware).
 pub const SAMPLE_CALIBRATION: [u8; 10] = [0x4d, 0x43, 0x50, 0x01, 0x00, 0x10, 0xff, 0x7f, 0x02, 0x9a];
 
+/// A board whose sensors always read 21.50 °C, whose LED stays off and whose calibration is
+/// [`SAMPLE_CALIBRATION`]: the device with predictable answers, for tests and benchmarks.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FixedBoard;
+
+impl Board for FixedBoard {
+    fn temperature(&mut self, _sensor: Sensor, _now: Instant) -> Option<Centidegrees> {
+        Some(Centidegrees(2150))
+    }
+    fn set_led(&mut self, _on: bool) {}
+    fn led(&self) -> bool {
+        false
+    }
+    fn calibration(&self) -> &[u8] {
+        &SAMPLE_CALIBRATION
+    }
+}
+
 /// The temperature a simulated board reports: a fixed base per sensor with a slow, bounded drift over
 /// time (0.05 °C a second, for 20 s), so that successive readings differ.
 pub fn simulated_temperature(sensor: Sensor, now: Instant) -> Centidegrees {

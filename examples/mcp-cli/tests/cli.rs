@@ -4,27 +4,11 @@
 
 use std::process::{Command, Output};
 
-use mcp_example_device::{Board, Centidegrees, Device, SAMPLE_CALIBRATION, Sensor};
+use mcp_example_device::{Device, FixedBoard};
 use mcp_sansio::server::{Buffers, Config, Server};
-use mcp_sansio::time::Instant;
 use serde_json::Value as Json;
 
 const SERVE_ENV: &str = "MCP_CLI_TEST_SERVE";
-
-struct FixedBoard;
-
-impl Board for FixedBoard {
-    fn temperature(&mut self, _sensor: Sensor, _now: Instant) -> Option<Centidegrees> {
-        Some(Centidegrees(2150))
-    }
-    fn set_led(&mut self, _on: bool) {}
-    fn led(&self) -> bool {
-        false
-    }
-    fn calibration(&self) -> &[u8] {
-        &SAMPLE_CALIBRATION
-    }
-}
 
 fn main() {
     if std::env::var_os(SERVE_ENV).is_some() {

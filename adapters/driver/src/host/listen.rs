@@ -53,20 +53,13 @@ impl Queue {
 
     /// The stream ended (the server's result, a timeout, the end of the connection).
     pub(crate) fn end(self) {
-        let waker = {
-            let mut state = lock(&self.0);
-            state.ended = true;
-            state.waker.take()
-        };
-        if let Some(waker) = waker {
-            waker.wake();
-        }
+        drop(self);
     }
 }
 
 impl Drop for Queue {
+    /// Ended, or dropped with the engine (the connection is gone): the stream has ended.
     fn drop(&mut self) {
-        // Dropped with the engine (the connection is gone): the stream has ended too.
         let waker = {
             let mut state = lock(&self.0);
             state.ended = true;

@@ -20,6 +20,7 @@
 mod listen;
 mod oneshot;
 mod permits;
+mod tail;
 
 use std::boxed::Box;
 use std::collections::HashMap;
@@ -39,6 +40,7 @@ use crate::{JobQueue, JobSender, JobStatus, job_queue};
 pub use listen::{Listen, ListenNotification};
 use oneshot::{Receiver, Sender, oneshot};
 use permits::{Permit, Permits};
+pub use tail::{STDERR_TAIL, StderrTail};
 
 /// Most requests awaiting answers at once.
 pub const MAX_IN_FLIGHT: usize = 32;
@@ -386,14 +388,7 @@ impl ClientHandle {
     /// `tools/call` of `name` with `arguments` (a JSON object as text); the `CallToolResult`.
     pub async fn call_tool(&self, name: &str, arguments: &str) -> Result<Vec<u8>, RequestError> {
         let (name, arguments) = (String::from(name), String::from(arguments));
-        self.send(move |conn, now| {
-            let arguments = json::parse(arguments.as_bytes(), json::MAX_DEPTH_LIMIT)
-                .ok()
-                .filter(|a| a.kind() == Kind::Object)
-                .ok_or(SendError::TooLarge)?;
-            conn.call_tool(now, &name, Some(arguments))
-        })
-        .await
+        self.send(move |conn, now| conn.call_tool(now, &name, Some(object(&arguments)?))).await
     }
 
     /// [`ClientHandle::call_tool`] asking for progress: `progress` is called with each report
@@ -408,10 +403,7 @@ impl ClientHandle {
         let (name, arguments) = (String::from(name), String::from(arguments));
         let mut progress = Some(progress);
         self.send(move |conn, now| {
-            let arguments = json::parse(arguments.as_bytes(), json::MAX_DEPTH_LIMIT)
-                .ok()
-                .filter(|a| a.kind() == Kind::Object)
-                .ok_or(SendError::TooLarge)?;
+            let arguments = object(&arguments)?;
             let members = |w: &mut JsonWriter<'_>| {
                 w.raw(b"\"name\":");
                 w.string(&name);
@@ -523,6 +515,15 @@ impl ClientHandle {
             .map_err(|_| RequestError::Closed)?;
         pending.wait().await
     }
+}
+
+/// `text` read as a JSON object (the caller's arguments or params); not one: nothing can be sent
+/// (reported as [`SendError::TooLarge`], the engine's "never fits").
+fn object(text: &str) -> Result<json::Value<'_>, SendError> {
+    json::parse(text.as_bytes(), json::MAX_DEPTH_LIMIT)
+        .ok()
+        .filter(|v| v.kind() == Kind::Object)
+        .ok_or(SendError::TooLarge)
 }
 
 /// The members of `object`, without its braces.

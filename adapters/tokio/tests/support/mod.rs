@@ -3,7 +3,6 @@
 
 use std::collections::VecDeque;
 
-use mcp_example_device::{Board, Centidegrees, SAMPLE_CALIBRATION, Sensor};
 use mcp_sansio::connection::Connection;
 use mcp_sansio::time::Instant;
 
@@ -214,18 +213,6 @@ pub fn upper(input: &[u8]) -> Vec<u8> {
     input.to_ascii_uppercase()
 }
 
-/// A board whose sensors always read 21.50 °C, for the example device served in a test.
-pub struct FixedBoard;
-
-impl Board for FixedBoard {
-    fn temperature(&mut self, _sensor: Sensor, _now: Instant) -> Option<Centidegrees> {
-        Some(Centidegrees(2150))
-    }
-    fn set_led(&mut self, _on: bool) {}
-    fn led(&self) -> bool {
-        false
-    }
-    fn calibration(&self) -> &[u8] {
-        &SAMPLE_CALIBRATION
-    }
-}
+/// The example device's board with fixed readings.
+#[allow(unused_imports)] // Only some test files serve the device.
+pub use mcp_example_device::FixedBoard;
