@@ -12,8 +12,9 @@ use crate::time::Instant;
 pub struct OutboundKey(i64);
 
 impl OutboundKey {
-    /// The key of the request sent with the wire id `id`.
-    pub(crate) const fn from_id(id: i64) -> Self {
+    /// The key of the request sent with the wire id `id` (for a caller that keeps requests by
+    /// their wire ids, as an HTTP transport matching exchanges to requests does).
+    pub const fn from_id(id: i64) -> Self {
         OutboundKey(id)
     }
 

@@ -137,3 +137,36 @@ impl Drop for Listen {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::future::Future;
+
+    fn notification(i: usize) -> ListenNotification {
+        ListenNotification { method: std::format!("notifications/{i}"), params: None }
+    }
+
+    #[test]
+    fn a_flood_keeps_the_newest_and_counts_the_dropped() {
+        let (queue, mut listen) = channel(OutboundKey::from_id(7));
+        for i in 0..MAX_LISTEN_BACKLOG + 10 {
+            queue.push(notification(i));
+        }
+        assert_eq!(listen.dropped(), 10);
+        queue.end();
+        let mut read = std::vec::Vec::new();
+        let waker = std::task::Waker::noop();
+        let mut cx = std::task::Context::from_waker(waker);
+        loop {
+            let next = core::pin::pin!(listen.next());
+            match next.poll(&mut cx) {
+                Poll::Ready(Some(item)) => read.push(item),
+                Poll::Ready(None) => break,
+                Poll::Pending => panic!("an ended stream never waits"),
+            }
+        }
+        assert_eq!(read.len(), MAX_LISTEN_BACKLOG);
+        assert_eq!(read[0], notification(10), "the oldest were dropped");
+    }
+}
