@@ -12,6 +12,8 @@
 //! [`generated_seeds`]; `seeds_are_up_to_date` fails when the committed files differ. To rewrite
 //! them: `MCP_FUZZ_WRITE_SEEDS=1 cargo test -p mcp-sansio --test fuzz_replay`.
 
+#[path = "../../fuzz/src/client.rs"]
+mod client;
 #[path = "../../fuzz/src/engine.rs"]
 mod engine;
 #[path = "../../fuzz/src/http.rs"]
@@ -110,6 +112,11 @@ fn replay_http() {
 #[test]
 fn replay_engine() {
     replay("engine", engine::run);
+}
+
+#[test]
+fn replay_client() {
+    replay("client", client::run);
 }
 
 #[test]
@@ -385,6 +392,150 @@ fn generated_seeds() -> Vec<(&'static str, String, Vec<u8>)> {
         "sse-open".to_string(),
         http::encode(1, b"/sse", &[host, ("accept", b"text/event-stream")], true, b""),
     ));
+
+    // client: scripted servers of both eras (the client's ids are 1 for the handshake, then 2, 3, …
+    // in request order), the same through tight buffers, sessions built from the generator's
+    // operations, and every spec message as the server's answer or message in each era.
+    seeds.extend(client_seeds(&spec_lines));
+    seeds
+}
+
+/// The `client` seeds (see `fuzz/src/client.rs` for the configuration bytes and operations).
+fn client_seeds(spec_lines: &[(String, Vec<u8>)]) -> Vec<(&'static str, String, Vec<u8>)> {
+    use client::Script;
+    // Configuration bytes: era policy and capabilities (all four declared), buffers, retry buffer
+    // and rounds, limits and timeouts.
+    const CAPS: u8 = 4 | 8 | 16 | 32;
+    let roomy = |policy: u8| [policy | CAPS, 13 | 10 << 4, 3, 0];
+    let tight = |policy: u8| [policy | CAPS, 7 | 4 << 4, 2 | 2 << 3, 2 << 3 | 2 << 5 | 128];
+    const LEGACY: u8 = 1;
+    const AUTO: u8 = 0;
+    const MODERN: u8 = 2;
+    let initialize = |id: u32, version: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"result":{{"protocolVersion":"{version}","capabilities":{{"tools":{{"listChanged":true}},"resources":{{"subscribe":true}},"prompts":{{}},"logging":{{}}}},"serverInfo":{{"name":"s","version":"1"}},"instructions":"hi"}}}}"#
+        )
+    };
+    let discover = r#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2025-11-25","2026-07-28"],"capabilities":{"tools":{},"resources":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}}"#;
+    let mut seeds = Vec::new();
+
+    let legacy_session = |config: [u8; 4]| {
+        let mut s = Script::new(config);
+        s.transmit().line(initialize(1, "2025-11-25").as_bytes()).transmit();
+        s.request(0, b"echo", 2).transmit(); // tools/call, id 2
+        s.line(br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":2,"progress":1,"total":2,"message":"half"}}"#);
+        s.line(br#"{"jsonrpc":"2.0","id":"s1","method":"elicitation/create","params":{"message":"Sure?","requestedSchema":{"type":"object"}}}"#);
+        s.line(br#"{"jsonrpc":"2.0","id":7,"method":"roots/list"}"#);
+        s.line(br#"{"jsonrpc":"2.0","id":8,"method":"sampling/createMessage","params":{"messages":[],"maxTokens":5}}"#);
+        s.line(br#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#).transmit();
+        s.line(br#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"echo"}]}}"#);
+        s.request(4, b"", 0).transmit(); // tools/list, id 3
+        s.line(br#"{"jsonrpc":"2.0","id":3,"result":{"tools":[],"nextCursor":"c"}}"#);
+        s.line(br#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","logger":"l","data":{"a":1}}}"#);
+        s.line(br#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#);
+        s.line(br#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"file:///a"}}"#);
+        s.request(6, b"file:///a", 0).request(5, b"", 0).transmit(); // resources/read 4, ping 5
+        s.clock(60_000).transmit(); // both time out: cancelled on the wire
+        s.line(br#"{"jsonrpc":"2.0","id":4,"result":{"contents":[]}}"#); // late
+        s.eof().transmit();
+        s.finish()
+    };
+    seeds.push(("client", "legacy-session".to_string(), legacy_session(roomy(LEGACY))));
+    seeds.push(("client", "legacy-session-tight".to_string(), legacy_session(tight(LEGACY))));
+
+    let modern_session = |config: [u8; 4]| {
+        let mut s = Script::new(config);
+        s.transmit().line(discover.as_bytes()).transmit();
+        s.request(0, b"confirm", 2).transmit(); // tools/call, id 2
+        s.line(br#"{"jsonrpc":"2.0","id":2,"result":{"resultType":"input_required","inputRequests":{"ok":{"method":"elicitation/create","params":{"message":"Sure?","requestedSchema":{"type":"object"}}},"r":{"method":"roots/list"}},"requestState":"a\u0062c"}}"#);
+        s.transmit(); // the retry, id 3
+        s.line(br#"{"jsonrpc":"2.0","id":3,"result":{"resultType":"input_required","inputRequests":{"s":{"method":"sampling/createMessage","params":{"messages":[],"maxTokens":1}}},"requestState":{"n":1}}}"#);
+        s.transmit(); // id 4
+        s.line(br#"{"jsonrpc":"2.0","id":4,"result":{"content":[]}}"#);
+        s.request(6, b"file:///a", 0).transmit(); // resources/read, id 5
+        s.line(br#"{"jsonrpc":"2.0","id":5,"result":{"resultType":"input_required","requestState":"again"}}"#);
+        s.transmit().cancel(1).transmit(); // the retry (id 6) cancelled under the first key
+        s.request(4, b"", 0)
+            .transmit()
+            .line(br#"{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"bad cursor"}}"#);
+        s.eof().transmit();
+        s.finish()
+    };
+    seeds.push(("client", "modern-session".to_string(), modern_session(roomy(AUTO))));
+    seeds.push(("client", "modern-session-pinned".to_string(), modern_session(roomy(MODERN))));
+    seeds.push(("client", "modern-session-tight".to_string(), modern_session(tight(AUTO))));
+
+    let mut s = Script::new(roomy(AUTO));
+    s.transmit().line(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#);
+    s.transmit().line(initialize(2, "2025-06-18").as_bytes()).transmit();
+    s.request(5, b"", 0).transmit().line(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#).eof().transmit();
+    seeds.push(("client", "auto-fallback-error".to_string(), s.finish()));
+
+    let mut s = Script::new(roomy(AUTO));
+    s.transmit().clock(10_000).transmit();
+    s.line(br#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{}}}"#);
+    s.line(initialize(2, "2024-11-05").as_bytes()).transmit().eof().transmit();
+    seeds.push(("client", "auto-fallback-timeout".to_string(), s.finish()));
+
+    let mut s = Script::new(roomy(MODERN));
+    s.transmit().line(br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}"#);
+    s.line(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).transmit().eof().transmit();
+    seeds.push(("client", "modern-refused".to_string(), s.finish()));
+
+    let mut s = Script::new(roomy(LEGACY));
+    s.transmit().line(br#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"1999-01-01","capabilities":{}}}"#);
+    s.line(b"garbage").line(&b"[".repeat(300)).line(br#"[{"jsonrpc":"2.0","id":2,"result":{}}]"#);
+    s.line(br#"{"jsonrpc":"2.0","id":99,"result":{}}"#).transmit().eof().transmit();
+    seeds.push(("client", "legacy-unknown-version".to_string(), s.finish()));
+
+    // Sessions through the generator's operations: answers to the latest request of each kind.
+    for (name, policy, answers) in [
+        (
+            "ops-legacy",
+            LEGACY,
+            &[(2u8, 0x23u8, &[1u8][..]), (3, 1, &[2, 0, b'o', b'k']), (4, 0x81, &[0, 1, 0, 1]), (6, 0, &[])][..],
+        ),
+        ("ops-modern", AUTO, &[(0, 0x28, &[][..]), (4, 0x85, &[0, 1, 0, 1]), (5, 0x2e, &[2, 1, 3, 1, 1]), (3, 3, &[])]),
+        (
+            "ops-modern-state",
+            MODERN,
+            &[(0, 0x08, &[][..]), (4, 0xe1, &[3, 0, 0, 0]), (4, 0x61, &[4, 1, 16, 0, 1]), (9, 5, &[])],
+        ),
+    ] {
+        let mut s = Script::new(roomy(policy));
+        for (i, (kind, variant, details)) in answers.iter().enumerate() {
+            s.answer(*kind, *variant, details);
+            if i < answers.len() - 1 {
+                s.request(if i % 2 == 0 { 0 } else { 6 }, b"tool", 2);
+            }
+        }
+        s.raw_op(&[client::op::SERVER_REQUEST, client::flag::DELIVER, 0, 0, 0, 3]);
+        s.raw_op(&[client::op::SERVER_REQUEST, client::flag::DELIVER, 5, 3, 0, 3]);
+        s.raw_op(&[client::op::NOTIFICATION, client::flag::DELIVER, 0, 0, 0, 1, 0]);
+        s.raw_op(&[client::op::TRANSMIT, 10, 0]).clock(u16::MAX).transmit().eof().transmit();
+        seeds.push(("client", name.to_string(), s.finish()));
+    }
+
+    // Every spec message from the server's side: after a handshake in each era and a tools/call
+    // (id 2), as it is, and (documents that are not messages) as the result and the error of id 2.
+    for (name, line) in spec_lines {
+        let stem = name.trim_end_matches(".json");
+        let document = line.strip_suffix(b"\n").unwrap_or(line);
+        let is_message = document.starts_with(br#"{"jsonrpc""#) || document.windows(9).any(|w| w == br#""jsonrpc""#);
+        for (era, handshake, policy) in
+            [("legacy", initialize(1, "2025-11-25"), LEGACY), ("modern", discover.to_string(), MODERN)]
+        {
+            let mut s = Script::new(roomy(policy));
+            s.transmit().line(handshake.as_bytes()).transmit().request(0, b"tool", 2).transmit();
+            s.line(document);
+            if !is_message {
+                let result = [br#"{"jsonrpc":"2.0","id":2,"result":"#.as_slice(), document, b"}"].concat();
+                s.line(&result);
+            }
+            s.transmit().eof().transmit();
+            seeds.push(("client", format!("spec-{stem}-{era}"), s.finish()));
+        }
+    }
     seeds
 }
 

@@ -10,7 +10,9 @@
 //! | `engine` | [`engine`]   | server engine under operation sequences, invariants after every step, and the exact error code where the message determines it ([`oracle`]) |
 //! | `sse`    | [`sse`]      | SSE decoder under arbitrary bytes and chunking, against a model; encoder read back |
 //! | `http`   | [`http`]     | Streamable HTTP rules: planning, refusals, header values, ids, statuses |
+//! | `client` | [`client`]   | client engine against an arbitrary server in both eras, invariants after every step |
 
+pub mod client;
 pub mod engine;
 pub mod http;
 pub mod input;
