@@ -429,15 +429,18 @@ impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
     /// Serves the buffered messages. Answers and notifications are read while the transmit
     /// queue is full; a request from the server waits for room to answer it.
     fn process<H: Handler>(&mut self, now: Instant, handler: &mut H) {
-        loop {
+        let held = loop {
             match self.ep.next_frame(usize::MAX, crate::client::incoming::needs_answer) {
                 Next::Frame(frame) => self.handle_frame(now, frame, handler),
                 Next::Dropped(error) => self.drop_frame(now, error, handler),
-                Next::Held | Next::Empty => break,
+                Next::Held => break true,
+                Next::Empty => break false,
             }
-        }
+        };
         self.ep.out.flush_cancellations();
-        if self.ep.out.eof == Eof::Pending {
+        // The input ends once everything buffered was served: a message held for transmit room
+        // (and what follows it) is served after the next `transmit_done`.
+        if self.ep.out.eof == Eof::Pending && !held {
             if let Some(event) = self.ep.finish_input() {
                 handler.on_event(now, event.into());
             }

@@ -697,3 +697,36 @@ fn listen_streams_are_named_by_their_request_and_end_with_it() {
         Err(crate::endpoint::SendError::NotAvailable)
     );
 }
+
+#[test]
+fn input_held_for_transmit_room_is_still_served_after_the_end_of_input() {
+    // Found by the `client` fuzz target (fuzz/regressions/client/eof-drops-held-server-request):
+    // a server request waits for room to answer it while the client's own request is not written
+    // yet; the input ends meanwhile. Everything buffered is still served, in order, once there is
+    // room: the ping is answered, and the answer to `initialize` behind it connects.
+    let mut client = client::Engine::<4>::new(host_config(EraPolicy::Legacy), buffers(1024, 1024));
+    let mut host = Host::default();
+    let now = Instant::from_millis(0);
+    client.connect(now).unwrap();
+    let input = concat!(
+        r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{}}}"#,
+        "\n"
+    );
+    assert_eq!(client.handle_input(now, input.as_bytes(), &mut host), input.len());
+    client.handle_eof(now, &mut host);
+    assert!(!client.is_finished(), "the held request is still to be served");
+    let mut out = Vec::new();
+    while let Some(t) = client.poll_transmit() {
+        let n = t.bytes.len();
+        out.extend_from_slice(t.bytes);
+        client.transmit_done(now, n, &mut host);
+    }
+    let sent = lines(&out);
+    assert_eq!(sent[0]["method"], "initialize");
+    assert_eq!(sent[1], json!({"jsonrpc":"2.0","id":7,"result":{}}));
+    assert_eq!(sent[2]["method"], "notifications/initialized");
+    assert_eq!(client.era(), Some(ProtocolVersion::V2025_11_25), "{:?}", host.events);
+    assert!(client.is_finished());
+}
