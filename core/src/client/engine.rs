@@ -429,6 +429,11 @@ impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
     /// Serves the buffered messages. Answers and notifications are read while the transmit
     /// queue is full; a request from the server waits for room to answer it.
     fn process<H: Handler>(&mut self, now: Instant, handler: &mut H) {
+        if self.state == State::FallingBack {
+            // The probe's cancellation first, then `initialize` if it fits now.
+            self.ep.out.flush_cancellations();
+            self.parts().fall_back(now, handler);
+        }
         let held = loop {
             match self.ep.next_frame(usize::MAX, crate::client::incoming::needs_answer) {
                 Next::Frame(frame) => self.handle_frame(now, frame, handler),

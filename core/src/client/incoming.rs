@@ -231,8 +231,17 @@ impl<const OUTBOUND: usize> Parts<'_, '_, OUTBOUND> {
             return self.fail(now, connect_error(outcome), handler);
         }
         handler.on_event(now, Event::FellBack);
-        if self.initialize(now).is_err() {
-            self.fail(now, ConnectError::Closed, handler);
+        self.fall_back(now, handler);
+    }
+
+    /// Sends the fallback `initialize`; with no room for it yet (a full transmit buffer, or the
+    /// timed-out probe's slot until its cancellation is written) it waits, and is tried again
+    /// as the engine processes (after each `transmit_done`).
+    pub(crate) fn fall_back<H: Handler>(&mut self, now: Instant, handler: &mut H) {
+        match self.initialize(now) {
+            Ok(()) => {}
+            Err(SendError::Full | SendError::TooManyRequests) => *self.state = State::FallingBack,
+            Err(_) => self.fail(now, ConnectError::Closed, handler),
         }
     }
 

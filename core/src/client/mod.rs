@@ -13,7 +13,7 @@
 //!   lists 2026-07-28 makes the connection modern: every request then carries `_meta` (protocol
 //!   version, client capabilities, client info). Any other answer, an error of any code, or no
 //!   answer within [`Config::connect_timeout`] falls back to `initialize` (never keyed on one error
-//!   code).
+//!   code), written as soon as the transmit buffer has room for it.
 //! - **Legacy**: `initialize` at 2025-11-25 (the server may answer an older version, which is
 //!   accepted if this crate implements it), then `notifications/initialized`.
 //! - **Modern**: `server/discover` only; anything but a usable result fails the connection.
@@ -264,6 +264,9 @@ pub(crate) enum State {
     Idle,
     /// `server/discover` sent.
     Discovering(OutboundKey),
+    /// The probe found no modern server; `initialize` waits for transmit room (or for the
+    /// probe's outbound slot, until its cancellation is written).
+    FallingBack,
     /// `initialize` sent.
     Initializing(OutboundKey),
     /// Requests may be sent.

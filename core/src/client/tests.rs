@@ -730,3 +730,40 @@ fn input_held_for_transmit_room_is_still_served_after_the_end_of_input() {
     assert_eq!(client.era(), Some(ProtocolVersion::V2025_11_25), "{:?}", host.events);
     assert!(client.is_finished());
 }
+
+#[test]
+fn the_fallback_initialize_waits_for_transmit_room() {
+    // Found by the `client` fuzz target (fuzz/regressions/client/fallback-fails-on-full-transmit):
+    // the probe times out while the transmit buffer is full (here the probe itself is not written
+    // yet, so its cancellation waits, and with one outbound slot so does `initialize`). The
+    // fallback waits for room instead of failing the connection as `Closed`.
+    let discover_len = {
+        let mut probe = client::Engine::<1>::new(host_config(EraPolicy::Auto), buffers(1024, 4096));
+        probe.connect(Instant::from_millis(0)).unwrap();
+        probe.poll_transmit().unwrap().bytes.len()
+    };
+    let mut client = client::Engine::<1>::new(host_config(EraPolicy::Auto), buffers(1024, discover_len + 10));
+    let mut host = Host::default();
+    let mut now = Instant::from_millis(0);
+    client.connect(now).unwrap();
+    now = now + Duration::from_secs(10);
+    client.handle_timeout(now, &mut host);
+    assert!(!client.is_failed(), "{:?}", host.events);
+    assert_eq!(host.events, ["FellBack"]);
+    let mut out = Vec::new();
+    while let Some(t) = client.poll_transmit() {
+        let n = t.bytes.len();
+        out.extend_from_slice(t.bytes);
+        client.transmit_done(now, n, &mut host);
+    }
+    let sent = lines(&out);
+    assert_eq!(sent[0]["method"], "server/discover");
+    assert_eq!(sent[1]["method"], "notifications/cancelled");
+    assert_eq!(sent[1]["params"]["requestId"], 1);
+    assert_eq!(sent[2]["method"], "initialize");
+    assert_eq!(sent[2]["id"], 2);
+    let result =
+        r#"{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-11-25","capabilities":{}}}"#.to_string() + "\n";
+    client.handle_input(now, result.as_bytes(), &mut host);
+    assert_eq!(client.era(), Some(ProtocolVersion::V2025_11_25));
+}
