@@ -129,6 +129,16 @@ fn regressions_are_kept_for_the_engine() {
     }
 }
 
+#[test]
+fn regressions_are_kept_for_the_client() {
+    // Each has a unit test in `core/src/client/tests.rs`.
+    let regressions = files_under(&fuzz_dir().join("regressions/client"));
+    let names: Vec<_> = regressions.iter().filter_map(|p| p.file_name()?.to_str()).collect();
+    for expected in ["eof-drops-held-server-request", "fallback-fails-on-full-transmit", "retry-params-over-64k"] {
+        assert!(names.contains(&expected), "missing regression {expected}: {names:?}");
+    }
+}
+
 /// The targets themselves detect what they must: a harness that cannot fail proves nothing.
 #[test]
 fn targets_reject_broken_expectations() {

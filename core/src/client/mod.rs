@@ -52,8 +52,8 @@
 //! - Requests awaiting answers: the engine's `OUTBOUND` parameter ([`SendError::TooManyRequests`]
 //!   beyond it).
 //! - Messages: the [`Limits`] of the endpoint (receive buffer, transmit window, JSON depth).
-//! - Multi-round-trip requests: their params must fit the retry buffer (with 20 bytes a request),
-//!   at most [`Config::max_input_rounds`] rounds each.
+//! - Multi-round-trip requests: their params must fit the retry buffer (with 20 bytes a request)
+//!   and be at most 65,535 bytes long, at most [`Config::max_input_rounds`] rounds each.
 //!
 //! [`OutboundKey`]: crate::endpoint::OutboundKey
 //! [`SendError::TooManyRequests`]: crate::endpoint::SendError::TooManyRequests

@@ -36,10 +36,12 @@ impl<'a> RetryArea<'a> {
         RetryArea { buf, used: 0 }
     }
 
-    /// Room for params of up to this many bytes, to write them into.
+    /// Room for params of up to this many bytes, to write them into: at most `u16::MAX`, the
+    /// longest a record describes.
     pub(crate) fn spare(&mut self) -> &mut [u8] {
         let start = (self.used + HEAD).min(self.buf.len());
-        &mut self.buf[start..]
+        let end = self.buf.len().min(start + usize::from(u16::MAX));
+        &mut self.buf[start..end]
     }
 
     /// Keeps the `len` bytes written into [`spare`](Self::spare) as the params of `method` sent

@@ -767,3 +767,39 @@ fn the_fallback_initialize_waits_for_transmit_room() {
     client.handle_input(now, result.as_bytes(), &mut host);
     assert_eq!(client.era(), Some(ProtocolVersion::V2025_11_25));
 }
+
+#[test]
+fn params_too_long_for_a_retry_record_are_not_kept() {
+    // Found with the `client` fuzz target's operations (fuzz/regressions/client/retry-params-over-64k):
+    // a retry record holds its params' length in 16 bits, so params of 64 KiB or more, kept in a
+    // large retry buffer, were cut when retried (invalid JSON on the wire). Such a request is not
+    // kept: an `input_required` answer to it is its outcome.
+    let config = host_config(EraPolicy::Modern).with_request_timeout(None);
+    let mut s = Scripted {
+        client: client::Engine::new(config, buffers(1024, 80_000)),
+        host: Host::default(),
+        now: Instant::from_millis(0),
+    };
+    s.client.set_retry_buffer(std::vec![0u8; 70_000].leak());
+    s.client.connect(s.now).unwrap();
+    let _ = s.take();
+    s.feed(r#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}}"#);
+    let pad = "p".repeat(65_520);
+    let arguments = std::format!(r#"{{"pad":"{pad}"}}"#);
+    let key = s.client.call_tool(s.now, "t", Some(json::parse(arguments.as_bytes(), 8).unwrap())).unwrap();
+    assert_eq!(s.take()[0]["params"]["arguments"]["pad"], pad.as_str());
+    s.feed(&std::format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"resultType":"input_required","inputRequests":{{"r":{{"method":"roots/list"}}}}}}}}"#,
+        key.id()
+    ));
+    assert!(s.take().is_empty(), "no retry");
+    assert_eq!(s.host.result(key)["resultType"], "input_required");
+    // Params that fit a record are still kept and retried.
+    let key = s.client.call_tool(s.now, "t", None).unwrap();
+    let _ = s.take();
+    s.feed(&std::format!(
+        r#"{{"jsonrpc":"2.0","id":{},"result":{{"resultType":"input_required","inputRequests":{{"r":{{"method":"roots/list"}}}}}}}}"#,
+        key.id()
+    ));
+    assert_eq!(s.take()[0]["params"]["inputResponses"]["r"]["roots"][0]["uri"], "file:///tmp");
+}
