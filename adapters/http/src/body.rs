@@ -12,6 +12,8 @@ use mcp_sansio::endpoint::StreamId;
 use tokio::sync::mpsc;
 use tokio::time::Interval;
 
+use crate::head::ResponseEnd;
+
 /// The body of every response of the endpoint: a whole JSON message, nothing, or an SSE stream fed
 /// by the endpoint (ending when the endpoint ends the stream, or drops it).
 pub struct ResponseBody {
@@ -22,6 +24,9 @@ pub struct ResponseBody {
     rx: Option<mpsc::Receiver<Bytes>>,
     keep_alive: Option<Interval>,
     on_abort: AbortGuard,
+    /// Tells the connection, when hyper drops the body after its last frame, that the next request
+    /// head is awaited (connections of [`serve`](crate::serve)).
+    on_end: ResponseEnd,
 }
 
 /// What a response stream the client closed before its end calls: the endpoint, to cancel what its
@@ -63,6 +68,7 @@ impl ResponseBody {
             rx: None,
             keep_alive: None,
             on_abort: AbortGuard::default(),
+            on_end: ResponseEnd::default(),
         }
     }
 
@@ -81,7 +87,19 @@ impl ResponseBody {
         rx: Option<mpsc::Receiver<Bytes>>,
         keep_alive: Option<Interval>,
     ) -> Self {
-        ResponseBody { first, front: rest, rx, keep_alive, on_abort: AbortGuard::default() }
+        ResponseBody {
+            first,
+            front: rest,
+            rx,
+            keep_alive,
+            on_abort: AbortGuard::default(),
+            on_end: ResponseEnd::default(),
+        }
+    }
+
+    /// Tells `end`'s connection when the body is dropped.
+    pub(crate) fn set_end(&mut self, end: ResponseEnd) {
+        self.on_end = end;
     }
 
     /// This body, running `guard`'s action if it is dropped before its end.

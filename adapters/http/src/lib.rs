@@ -83,6 +83,7 @@ mod body;
 pub mod client;
 mod config;
 mod hash;
+mod head;
 mod owned;
 mod response;
 mod server;

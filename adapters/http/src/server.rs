@@ -1,18 +1,24 @@
 //! Accepting connections: hyper HTTP/1.1 with the configured timeouts, `TCP_NODELAY`, and graceful
 //! shutdown.
 
+use std::convert::Infallible;
 use std::future::Future;
 use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
 
+use hyper::body::Incoming;
 use hyper::server::conn::http1;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
 use hyper_util::server::graceful::GracefulShutdown;
 use mcp_sansio::server::Handler;
 use tokio::net::TcpListener;
 
-use crate::McpHttp;
+use crate::head::{HeadClock, HeadTimed, ResponseEnd};
 #[cfg(unix)]
 use crate::spin::SpinningStream;
+use crate::{McpHttp, ResponseBody};
 
 /// Serves `endpoint` on `listener` until `shutdown` completes; then ends open streams and gives
 /// connections [`HttpConfig::shutdown_grace`](crate::HttpConfig::shutdown_grace) to finish.
@@ -42,17 +48,20 @@ pub async fn serve<H: Handler + Send + 'static>(
         }
         let config = endpoint.config();
         let mut builder = http1::Builder::new();
-        builder
-            .timer(TokioTimer::new())
-            .header_read_timeout(config.header_read_timeout)
-            .max_buf_size(config.max_header_bytes.max(8192));
+        builder.max_buf_size(config.max_header_bytes.max(8192));
         #[cfg(unix)]
         if !config.spin_before_wait.is_zero() {
+            // hyper's own head deadline: its read after each response (to start the next head's
+            // timer) is where the spin happens.
+            builder.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(config.header_read_timeout);
             let stream = SpinningStream::new(stream, config.spin_before_wait);
             spawn_connection(&graceful, builder.serve_connection(TokioIo::new(stream), endpoint.clone()), peer);
             continue;
         }
-        spawn_connection(&graceful, builder.serve_connection(TokioIo::new(stream), endpoint.clone()), peer);
+        let clock = HeadClock::new();
+        let stream = HeadTimed::new(stream, Arc::clone(&clock), config.header_read_timeout);
+        let service = Connection { endpoint: endpoint.clone(), clock };
+        spawn_connection(&graceful, builder.serve_connection(TokioIo::new(stream), service), peer);
     }
     endpoint.close_streams();
     let grace = endpoint.config().shutdown_grace;
@@ -60,6 +69,30 @@ pub async fn serve<H: Handler + Send + 'static>(
         tracing::debug!("connections still open after the shutdown grace period; dropped");
     }
     Ok(())
+}
+
+/// The service of one connection: the endpoint, telling the connection's head deadline when a
+/// request starts and when its response ends (see [`crate::head`]).
+struct Connection<H> {
+    endpoint: McpHttp<H>,
+    clock: Arc<HeadClock>,
+}
+
+impl<H: Handler + Send + 'static> hyper::service::Service<Request<Incoming>> for Connection<H> {
+    type Response = Response<ResponseBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+    fn call(&self, request: Request<Incoming>) -> Self::Future {
+        self.clock.request_started();
+        let endpoint = self.endpoint.clone();
+        let end = ResponseEnd(Some(Arc::clone(&self.clock)));
+        Box::pin(async move {
+            let mut response = endpoint.handle(request).await;
+            response.body_mut().set_end(end);
+            Ok(response)
+        })
+    }
 }
 
 /// Runs one connection on its own task, watched for the graceful shutdown.

@@ -511,6 +511,61 @@ async fn an_idle_kept_alive_connection_is_closed_after_the_head_timeout() {
     assert!(started.elapsed() >= Duration::from_millis(250));
 }
 
+/// Reads one response with a `Content-Length` body from a kept-alive connection.
+async fn read_response(stream: &mut TcpStream) -> Reply {
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        if let Some(split) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+            let length = parse(&raw).header("content-length").map_or(0, |v| v.parse::<usize>().unwrap());
+            if raw.len() >= split + 4 + length {
+                return parse(&raw);
+            }
+        }
+        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await.unwrap().unwrap();
+        assert!(n > 0, "closed before the whole response: {:?}", String::from_utf8_lossy(&raw));
+        raw.extend_from_slice(&buf[..n]);
+    }
+}
+
+#[tokio::test]
+async fn a_request_served_past_the_head_timeout_is_answered_and_the_next_head_gets_its_own() {
+    let server = start(|c| c.header_read_timeout = Duration::from_millis(300)).await;
+    let mut stream = post_kept_open(server.addr, &MODERN, &modern_call(1, "a")).await;
+    assert_eq!(read_response(&mut stream).await.status, 200);
+    // A second request on the connection, answered after twice the head timeout: not cut.
+    let mut request = format!("POST /mcp HTTP/1.1\r\nHost: {}\r\n", server.addr);
+    for (name, value) in SLOW {
+        request += &format!("{name}: {value}\r\n");
+    }
+    let body = slow_call(2);
+    request += &format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    stream.write_all(request.as_bytes()).await.unwrap();
+    wait_for(&server, |app| app.deferred.len() == 1).await;
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let answered = server.endpoint.with_engine(None, |engine, app| {
+        let deferred = app.deferred.pop().unwrap();
+        engine.reply_tool(&deferred).map(|reply| reply.text("later").finish()).is_ok()
+    });
+    assert_eq!(answered, Some(true));
+    let reply = read_response(&mut stream).await;
+    assert_eq!((reply.status, reply.json()["result"]["content"][0]["text"].clone()), (200, json!("later")));
+    // Then idle: closed once the next head is awaited for the timeout, counted from the answer.
+    let started = std::time::Instant::now();
+    let mut buf = [0u8; 256];
+    let closed = tokio::time::timeout(Duration::from_secs(3), async {
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+        }
+    })
+    .await;
+    assert!(closed.is_ok(), "the idle connection stayed open");
+    assert!(started.elapsed() >= Duration::from_millis(250), "closed after {:?}", started.elapsed());
+}
+
 #[tokio::test]
 async fn the_session_limit_refuses_further_sessions_until_one_ends() {
     let server = start(|c| c.max_sessions = 1).await;
