@@ -6,14 +6,15 @@ use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
-use hyper_util::server::graceful::GracefulShutdown;
 use mcp_sansio::server::Handler;
 use tokio::net::TcpListener;
+use tokio::sync::{Notify, watch};
 
 use crate::head::{HeadClock, HeadTimed, ResponseEnd};
 #[cfg(unix)]
@@ -28,7 +29,7 @@ pub async fn serve<H: Handler + Send + 'static>(
     endpoint: McpHttp<H>,
     shutdown: impl Future<Output = ()>,
 ) -> io::Result<()> {
-    let graceful = GracefulShutdown::new();
+    let graceful = Graceful::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let (stream, peer) = tokio::select! {
@@ -95,17 +96,69 @@ impl<H: Handler + Send + 'static> hyper::service::Service<Request<Incoming>> for
     }
 }
 
+/// The graceful shutdown of the connections: each connection's task is told to finish its
+/// request and close (hyper's `graceful_shutdown`), and the server waits until they have.
+///
+/// As `hyper_util`'s `GracefulShutdown`, but its connections do not poll a `watch` channel's
+/// `changed()` at every poll of the connection: each registers its task once with a [`Notify`],
+/// and reads a flag.
+struct Graceful {
+    shared: Arc<Shutdown>,
+    /// One receiver per connection, dropped when it ends: `closed()` when none is left.
+    alive: watch::Sender<()>,
+}
+
+struct Shutdown {
+    started: AtomicBool,
+    notify: Notify,
+}
+
+impl Graceful {
+    fn new() -> Self {
+        let shared = Arc::new(Shutdown { started: AtomicBool::new(false), notify: Notify::new() });
+        Graceful { shared, alive: watch::channel(()).0 }
+    }
+
+    /// Tells every connection to finish, and completes once they have.
+    async fn shutdown(self) {
+        self.shared.started.store(true, Ordering::Release);
+        self.shared.notify.notify_waiters();
+        self.alive.closed().await;
+    }
+}
+
 /// Runs one connection on its own task, watched for the graceful shutdown.
-fn spawn_connection<C>(graceful: &GracefulShutdown, connection: C, peer: std::net::SocketAddr)
+fn spawn_connection<C>(graceful: &Graceful, connection: C, peer: std::net::SocketAddr)
 where
     C: hyper_util::server::graceful::GracefulConnection + Send + 'static,
     C::Error: std::fmt::Display + Send,
 {
-    let connection = graceful.watch(connection);
+    let shared = Arc::clone(&graceful.shared);
+    let alive = graceful.alive.subscribe();
     tokio::spawn(async move {
-        if let Err(error) = connection.await {
+        let mut connection = std::pin::pin!(connection);
+        // Created before the flag is first read: a later `notify_waiters` reaches it.
+        let mut notified = std::pin::pin!(shared.notify.notified());
+        let (mut listening, mut finishing) = (false, false);
+        let ended = std::future::poll_fn(|cx| {
+            if !finishing {
+                if !listening {
+                    // Once: the task's waker stays registered (it is the same at every poll).
+                    let _ = notified.as_mut().poll(cx);
+                    listening = true;
+                }
+                if shared.started.load(Ordering::Acquire) {
+                    connection.as_mut().graceful_shutdown();
+                    finishing = true;
+                }
+            }
+            connection.as_mut().poll(cx)
+        })
+        .await;
+        if let Err(error) = ended {
             tracing::debug!(%peer, %error, "connection ended with an error");
         }
+        drop(alive);
     });
 }
 

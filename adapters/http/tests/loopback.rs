@@ -567,6 +567,35 @@ async fn a_request_served_past_the_head_timeout_is_answered_and_the_next_head_ge
 }
 
 #[tokio::test]
+async fn shutdown_closes_idle_kept_alive_connections_and_serve_returns_before_the_grace_period() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let config = HttpConfig::new(Config::new("loopback", "1.0.0"), addr);
+    assert!(config.shutdown_grace >= Duration::from_secs(5));
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let served = tokio::spawn(serve(listener, McpHttp::new(Echo::default(), config), async move {
+        let _ = stopped.await;
+    }));
+    // Two kept-alive connections, answered once each, then idle.
+    let mut idle = Vec::new();
+    for id in 1..=2 {
+        let mut stream = post_kept_open(addr, &MODERN, &modern_call(id, "a")).await;
+        assert_eq!(read_response(&mut stream).await.status, 200);
+        idle.push(stream);
+    }
+    let started = std::time::Instant::now();
+    stop.send(()).unwrap();
+    let result = tokio::time::timeout(Duration::from_secs(4), served).await;
+    assert!(matches!(result, Ok(Ok(Ok(())))), "serve did not return: {result:?}");
+    assert!(started.elapsed() < Duration::from_secs(2), "returned after {:?}", started.elapsed());
+    for stream in &mut idle {
+        let mut buf = [0u8; 64];
+        let read = tokio::time::timeout(Duration::from_secs(2), stream.read(&mut buf)).await;
+        assert!(matches!(read, Ok(Ok(0)) | Ok(Err(_))), "an idle connection was left open: {read:?}");
+    }
+}
+
+#[tokio::test]
 async fn the_session_limit_refuses_further_sessions_until_one_ends() {
     let server = start(|c| c.max_sessions = 1).await;
     let sid = open_session(server.addr).await;
