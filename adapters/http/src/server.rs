@@ -86,13 +86,8 @@ impl<H: Handler + Send + 'static> hyper::service::Service<Request<Incoming>> for
 
     fn call(&self, request: Request<Incoming>) -> Self::Future {
         self.clock.request_started();
-        let endpoint = self.endpoint.clone();
         let end = ResponseEnd(Some(Arc::clone(&self.clock)));
-        Box::pin(async move {
-            let mut response = endpoint.handle(request).await;
-            response.body_mut().set_end(end);
-            Ok(response)
-        })
+        Box::pin(self.endpoint.clone().answer(request, end))
     }
 }
 

@@ -596,6 +596,23 @@ async fn shutdown_closes_idle_kept_alive_connections_and_serve_returns_before_th
 }
 
 #[tokio::test]
+async fn a_body_not_received_in_time_gets_408() {
+    let server = start(|c| c.body_read_timeout = Duration::from_millis(200)).await;
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    let mut request = format!("POST /mcp HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n", server.addr);
+    for (name, value) in MODERN {
+        request += &format!("{name}: {value}\r\n");
+    }
+    request += "Content-Length: 100\r\n\r\n{\"jsonrpc\":";
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let started = std::time::Instant::now();
+    let mut raw = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(3), stream.read_to_end(&mut raw)).await;
+    assert_eq!(parse(&raw).status, 408);
+    assert!(started.elapsed() >= Duration::from_millis(150), "answered after {:?}", started.elapsed());
+}
+
+#[tokio::test]
 async fn the_session_limit_refuses_further_sessions_until_one_ends() {
     let server = start(|c| c.max_sessions = 1).await;
     let sid = open_session(server.addr).await;

@@ -10,7 +10,6 @@ use std::task::{Context, Poll};
 use std::time::Instant as StdInstant;
 
 use bytes::{Buf, Bytes};
-use http_body_util::{BodyExt, LengthLimitError, Limited};
 use hyper::body::Body;
 use hyper::header::HeaderValue;
 use hyper::{Request, Response, StatusCode};
@@ -24,6 +23,7 @@ use tracing::Instrument;
 
 use crate::body::{Abort, ResponseBody};
 use crate::config::HttpConfig;
+use crate::head::ResponseEnd;
 use crate::owned::{BufferPool, OwnedEngine};
 use crate::response::{HeaderView, authorize, method_of, priming, rejection_response, sse_response, status_only};
 use crate::state::{GET_STREAM, Streams, replay};
@@ -200,98 +200,181 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         B: Body,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        let span = tracing::debug_span!("http", method = %request.method(), path = %request.uri().path());
-        async move {
-            let response = self.route(request).await;
-            tracing::debug!(status = response.status().as_u16(), "answered");
-            response
-        }
-        .instrument(span)
-        .await
+        let Ok(response) = self.clone().answer(request, ResponseEnd::default()).await;
+        response
     }
 
-    async fn route<B>(&self, request: Request<B>) -> Response<ResponseBody>
+    /// The future serving `request`, owning a clone of the endpoint (hyper's and tower's
+    /// `'static` futures): [`McpHttp::route`] in the request's `http` span. `end` goes with the
+    /// response's body.
+    ///
+    /// One future holds the whole request, so that it is small (a box from the allocator's fast
+    /// bins) and moved whole as few times as possible: the request is split before it is made,
+    /// and what waits on an answer given later is a box of its own ([`McpHttp::respond`]).
+    pub(crate) fn answer<B>(
+        self,
+        request: Request<B>,
+        end: ResponseEnd,
+    ) -> impl Future<Output = Result<Response<ResponseBody>, Infallible>>
     where
         B: Body,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
-        let config = &self.inner.config;
-        let policy = config.policy();
+        let span = tracing::debug_span!("http", method = %request.method(), path = %request.uri().path());
         let (parts, body) = request.into_parts();
-        let path = parts.uri.path_and_query().map_or("/", |p| p.as_str()).as_bytes();
-        if let Some(auth) = &config.auth
-            && parts.method == hyper::Method::GET
-            && rules::is_resource_metadata_path(path, config.path)
-        {
-            let mut response = Response::new(ResponseBody::full(Bytes::from(auth.resource_metadata.clone())));
-            response.headers_mut().insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-            return response;
-        }
-        let view = HeaderView::new(&parts.headers);
-        let plan = rules::plan_head(&policy, method_of(&parts.method), path, &view);
-        let plan = match plan {
-            Ok(plan) => plan,
-            Err(rejection) => return rejection_response(&rejection),
-        };
-        if let Some(auth) = &config.auth
-            && let Err(response) = authorize(auth, &parts.headers)
-        {
-            return *response;
-        }
-        match plan {
-            HeadPlan::Post { session } => {
-                let body = match self.read_body(body).await {
-                    Ok(body) => body,
-                    Err(response) => return response,
-                };
-                self.post(&view, session, &body).await
-            }
-            HeadPlan::OpenStream { session, last_event } => self.open_stream(session, last_event),
-            HeadPlan::OpenSseSession => self.open_sse_session(),
-            HeadPlan::SseMessage { session } => {
-                let body = match self.read_body(body).await {
-                    Ok(body) => body,
-                    Err(response) => return response,
-                };
-                self.sse_message(session, &body)
-            }
-            HeadPlan::EndSession { session } => {
-                let mut state = self.lock();
-                if !self.live(&mut state, session, StdInstant::now()) {
-                    return rejection_response(&Rejection::unknown_session());
+        self.route(parts, body, end).instrument(span)
+    }
+
+    /// Routes the request by the core's plan of its head. A function returning an `async` block
+    /// rather than an `async fn`: an `async fn` keeps its arguments twice in its state (the
+    /// captured ones, and the locals they are moved into), the request's head among them.
+    #[expect(clippy::manual_async_fn, reason = "an async fn's state holds its arguments twice")]
+    fn route<B>(
+        self,
+        parts: hyper::http::request::Parts,
+        body: B,
+        end: ResponseEnd,
+    ) -> impl Future<Output = Result<Response<ResponseBody>, Infallible>>
+    where
+        B: Body,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        async move {
+            let config = &self.inner.config;
+            let path = parts.uri.path_and_query().map_or("/", |p| p.as_str()).as_bytes();
+            let mut response = 'answer: {
+                if let Some(auth) = &config.auth
+                    && parts.method == hyper::Method::GET
+                    && rules::is_resource_metadata_path(path, config.path)
+                {
+                    let mut response = Response::new(ResponseBody::full(Bytes::from(auth.resource_metadata.clone())));
+                    response
+                        .headers_mut()
+                        .insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                    break 'answer response;
                 }
-                match state.sessions.remove(&session) {
-                    Some(_) => {
-                        state.events.remove_session(session);
-                        tracing::debug!(?session, "session ended by DELETE");
-                        status_only(StatusCode::NO_CONTENT)
+                let view = HeaderView::new(&parts.headers);
+                let plan = match rules::plan_head(&config.policy(), method_of(&parts.method), path, &view) {
+                    Ok(plan) => plan,
+                    Err(rejection) => break 'answer rejection_response(&rejection),
+                };
+                if let Some(auth) = &config.auth
+                    && let Err(response) = authorize(auth, &parts.headers)
+                {
+                    break 'answer *response;
+                }
+                match plan {
+                    HeadPlan::Post { session } => {
+                        // Nothing but the future of a later answer is kept across its wait (the
+                        // future's size is that of its largest state).
+                        let later = {
+                            let body = match self.read_body(body).await {
+                                Ok(body) => body,
+                                Err(response) => break 'answer response,
+                            };
+                            let prepared = match self.post_now(&view, session, &body) {
+                                Ok(prepared) => prepared,
+                                Err(response) => break 'answer *response,
+                            };
+                            match self.respond(prepared) {
+                                Ok(response) => break 'answer response,
+                                Err(later) => later,
+                            }
+                        };
+                        later.await
                     }
-                    None => rejection_response(&Rejection::unknown_session()),
+                    HeadPlan::OpenStream { session, last_event } => self.open_stream(session, last_event),
+                    HeadPlan::OpenSseSession => self.open_sse_session(),
+                    HeadPlan::SseMessage { session } => {
+                        let body = match self.read_body(body).await {
+                            Ok(body) => body,
+                            Err(response) => break 'answer response,
+                        };
+                        self.sse_message(session, &body)
+                    }
+                    HeadPlan::EndSession { session } => self.end_session(session),
+                    _ => rejection_response(&Rejection::method_not_allowed()),
                 }
-            }
-            _ => rejection_response(&Rejection::method_not_allowed()),
+            };
+            response.body_mut().set_end(end);
+            tracing::debug!(status = response.status().as_u16(), "answered");
+            Ok(response)
         }
     }
 
-    /// Reads a whole request body within the size and time limits.
+    /// DELETE of a session.
+    fn end_session(&self, session: SessionId) -> Response<ResponseBody> {
+        let mut state = self.lock();
+        if !self.live(&mut state, session, StdInstant::now()) {
+            return rejection_response(&Rejection::unknown_session());
+        }
+        match state.sessions.remove(&session) {
+            Some(_) => {
+                state.events.remove_session(session);
+                tracing::debug!(?session, "session ended by DELETE");
+                status_only(StatusCode::NO_CONTENT)
+            }
+            None => rejection_response(&Rejection::unknown_session()),
+        }
+    }
+
+    /// Reads a whole request body within the size and time limits: its one data frame as it came
+    /// (the common case: hyper hands over the part of its read buffer), or the frames copied
+    /// together. The time limit's timer is made only if the body is not all there at once.
     async fn read_body<B>(&self, body: B) -> Result<Bytes, Response<ResponseBody>>
     where
         B: Body,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
         let config = &self.inner.config;
-        let limited = Limited::new(body, config.max_body_bytes);
-        match tokio::time::timeout(config.body_read_timeout, collect(limited)).await {
-            Err(_) => Err(status_only(StatusCode::REQUEST_TIMEOUT)),
-            Ok(Err(error)) if error.downcast_ref::<LengthLimitError>().is_some() => {
-                Err(rejection_response(&Rejection::too_large()))
+        let mut body = std::pin::pin!(body);
+        let mut remaining = config.max_body_bytes;
+        let mut first: Option<Bytes> = None;
+        let mut joined: Option<bytes::BytesMut> = None;
+        let mut deadline: Option<Pin<Box<tokio::time::Sleep>>> = None;
+        std::future::poll_fn(|cx| {
+            loop {
+                let frame = match body.as_mut().poll_frame(cx) {
+                    Poll::Ready(Some(Ok(frame))) => frame,
+                    Poll::Ready(Some(Err(error))) => {
+                        let error: Box<dyn std::error::Error + Send + Sync> = error.into();
+                        tracing::debug!(%error, "body read failed");
+                        return Poll::Ready(Err(status_only(StatusCode::BAD_REQUEST)));
+                    }
+                    Poll::Ready(None) => break,
+                    Poll::Pending => {
+                        let timer =
+                            deadline.get_or_insert_with(|| Box::pin(tokio::time::sleep(config.body_read_timeout)));
+                        return match timer.as_mut().poll(cx) {
+                            Poll::Ready(()) => Poll::Ready(Err(status_only(StatusCode::REQUEST_TIMEOUT))),
+                            Poll::Pending => Poll::Pending,
+                        };
+                    }
+                };
+                let Ok(mut data) = frame.into_data() else { continue };
+                if data.remaining() > remaining {
+                    return Poll::Ready(Err(rejection_response(&Rejection::too_large())));
+                }
+                remaining -= data.remaining();
+                let data = data.copy_to_bytes(data.remaining());
+                match (&mut joined, first.take()) {
+                    (Some(all), _) => all.extend_from_slice(&data),
+                    (None, Some(previous)) => {
+                        let mut all = bytes::BytesMut::with_capacity(previous.len() + data.len());
+                        all.extend_from_slice(&previous);
+                        all.extend_from_slice(&data);
+                        joined = Some(all);
+                    }
+                    (None, None) => first = Some(data),
+                }
             }
-            Ok(Err(error)) => {
-                tracing::debug!(%error, "body read failed");
-                Err(status_only(StatusCode::BAD_REQUEST))
-            }
-            Ok(Ok(bytes)) => Ok(bytes),
-        }
+            let whole = match joined.take() {
+                Some(all) => all.freeze(),
+                None => first.take().unwrap_or_default(),
+            };
+            Poll::Ready(Ok(whole))
+        })
+        .await
     }
 
     /// Removes the sessions idle past the timeout: at most once per [`SWEEP_INTERVAL`], or now with
@@ -395,38 +478,13 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     }
 }
 
-/// A whole body: its one data frame as it came (the common case: hyper hands over the part of its
-/// read buffer), or the frames copied together.
-async fn collect<B: Body>(body: B) -> Result<Bytes, B::Error> {
-    let mut body = std::pin::pin!(body);
-    let mut first: Option<Bytes> = None;
-    let mut joined: Option<bytes::BytesMut> = None;
-    while let Some(frame) = body.frame().await {
-        let Ok(data) = frame?.into_data() else { continue };
-        let mut data = data;
-        let data = data.copy_to_bytes(data.remaining());
-        match (&mut joined, first.take()) {
-            (Some(all), _) => all.extend_from_slice(&data),
-            (None, Some(previous)) => {
-                let mut all = bytes::BytesMut::with_capacity(previous.len() + data.len());
-                all.extend_from_slice(&previous);
-                all.extend_from_slice(&data);
-                joined = Some(all);
-            }
-            (None, None) => first = Some(data),
-        }
-    }
-    Ok(joined.map_or_else(|| first.unwrap_or_default(), bytes::BytesMut::freeze))
-}
-
 impl<H: Handler + Send + 'static> hyper::service::Service<Request<hyper::body::Incoming>> for McpHttp<H> {
     type Response = Response<ResponseBody>;
     type Error = Infallible;
     type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
 
     fn call(&self, request: Request<hyper::body::Incoming>) -> Self::Future {
-        let this = self.clone();
-        Box::pin(async move { Ok(this.handle(request).await) })
+        Box::pin(self.clone().answer(request, ResponseEnd::default()))
     }
 }
 
@@ -446,7 +504,6 @@ where
     }
 
     fn call(&mut self, request: Request<B>) -> Self::Future {
-        let this = self.clone();
-        Box::pin(async move { Ok(this.handle(request).await) })
+        Box::pin(self.clone().answer(request, ResponseEnd::default()))
     }
 }

@@ -1,9 +1,12 @@
 //! A POST: planned by the core's HTTP rules, served by the stateless engine or a session's, and
 //! answered with a JSON body or an SSE stream.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Instant as StdInstant;
 
+use bytes::Bytes;
 use hyper::header::HeaderValue;
 use hyper::{Response, StatusCode};
 use mcp_sansio::endpoint::{Framing, Route};
@@ -18,23 +21,16 @@ use crate::response::{HeaderView, priming, rejection_response, set_session_heade
 use crate::state::{LegacySession, Reader};
 
 /// A POST served by an engine, waiting for its response head.
-type Prepared = (Era, Route, Reader, Result<Received, InputError>, Option<SessionId>, Option<ProtocolVersion>);
+pub(super) type Prepared =
+    (Era, Route, Reader, Result<Received, InputError>, Option<SessionId>, Option<ProtocolVersion>);
+
+/// A response waiting for an answer given later (a deferred reply, finished through
+/// [`McpHttp::with_engine`]).
+pub(super) type Later = Pin<Box<dyn Future<Output = Response<ResponseBody>> + Send>>;
 
 impl<H: Handler + Send + 'static> McpHttp<H> {
-    pub(super) async fn post(
-        &self,
-        headers: &HeaderView<'_>,
-        session: Option<SessionId>,
-        body: &[u8],
-    ) -> Response<ResponseBody> {
-        match self.post_now(headers, session, body) {
-            Ok(p) => self.respond(p.0, p.1, p.2, p.3, p.4, p.5).await,
-            Err(response) => *response,
-        }
-    }
-
     /// The synchronous part of a POST: everything under the lock.
-    fn post_now(
+    pub(super) fn post_now(
         &self,
         headers: &HeaderView<'_>,
         session: Option<SessionId>,
@@ -124,15 +120,10 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         Ok((era, route, reader, received, None, version))
     }
 
-    async fn respond(
-        &self,
-        era: Era,
-        route: Route,
-        reader: Reader,
-        received: Result<Received, InputError>,
-        new_session: Option<SessionId>,
-        version: Option<ProtocolVersion>,
-    ) -> Response<ResponseBody> {
+    /// The response to a POST the engine served: now, or (a bare body whose answer comes later)
+    /// the future of it.
+    pub(super) fn respond(&self, prepared: Prepared) -> Result<Response<ResponseBody>, Later> {
+        let (era, route, reader, received, new_session, version) = prepared;
         // 2026-07-28: a client that closes the response stream before the answer cancels the
         // request (in a legacy session a disconnection is not a cancellation).
         let mut guard = match (era, &received) {
@@ -159,30 +150,38 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 // A bare body is one message: the answer, given at once or when a deferred reply is
                 // finished.
                 let Reader { status, mut frames, rx } = reader;
-                let answer = match (frames.pop_front(), rx) {
-                    (Some(bytes), _) => Some(bytes),
-                    (None, Some(mut rx)) => rx.recv().await,
-                    (None, None) => None,
-                };
-                match answer {
-                    Some(bytes) => {
-                        guard.disarm();
-                        // The status the drain read from this message, if it came then.
-                        let status = status.unwrap_or_else(|| rules::response_status(era, &bytes));
-                        let mut response = Response::new(ResponseBody::full(bytes));
-                        *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-                        response
-                            .headers_mut()
-                            .insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-                        response
+                match (frames.pop_front(), rx) {
+                    (Some(bytes), _) => json_answer(era, status, bytes, &mut guard),
+                    (None, Some(mut rx)) => {
+                        return Err(Box::pin(async move {
+                            let mut response = match rx.recv().await {
+                                Some(bytes) => json_answer(era, status, bytes, &mut guard),
+                                None => status_only(StatusCode::INTERNAL_SERVER_ERROR),
+                            };
+                            if let Some(id) = new_session {
+                                set_session_header(&mut response, id);
+                            }
+                            response
+                        }));
                     }
-                    None => status_only(StatusCode::INTERNAL_SERVER_ERROR),
+                    (None, None) => status_only(StatusCode::INTERNAL_SERVER_ERROR),
                 }
             }
         };
         if let Some(id) = new_session {
             set_session_header(&mut response, id);
         }
-        response
+        Ok(response)
     }
+}
+
+/// The response of a bare body: its one message, with the status the drain read from it (`status`)
+/// or read now; the stream ended as it should (`guard` disarmed).
+fn json_answer(era: Era, status: Option<u16>, bytes: Bytes, guard: &mut AbortGuard) -> Response<ResponseBody> {
+    guard.disarm();
+    let status = status.unwrap_or_else(|| rules::response_status(era, &bytes));
+    let mut response = Response::new(ResponseBody::full(bytes));
+    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+    response.headers_mut().insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
 }
