@@ -612,6 +612,45 @@ async fn a_body_not_received_in_time_gets_408() {
     assert!(started.elapsed() >= Duration::from_millis(150), "answered after {:?}", started.elapsed());
 }
 
+/// Writes a POST of `body` with `headers` on a kept-alive connection.
+async fn post_on(stream: &mut TcpStream, addr: SocketAddr, headers: &[(&str, &str)], body: &str) {
+    let mut request = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nX-Extra: 1\r\n");
+    for (name, value) in headers {
+        request += &format!("{name}: {value}\r\n");
+    }
+    request += &format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    stream.write_all(request.as_bytes()).await.unwrap();
+}
+
+/// The names of a response's header fields, sorted.
+fn header_names(reply: &Reply) -> Vec<&str> {
+    let mut names: Vec<&str> = reply.headers.iter().map(|(n, _)| n.as_str()).collect();
+    names.sort_unstable();
+    names
+}
+
+#[tokio::test]
+async fn responses_on_a_kept_alive_connection_carry_only_their_own_headers() {
+    let server = start(|_| {}).await;
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    let notification = json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99,
+        "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}})
+    .to_string();
+    let notify = [JSON, BOTH, ("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "notifications/cancelled")];
+    post_on(&mut stream, server.addr, &MODERN, &modern_call(1, "a")).await;
+    for id in 1..=3 {
+        let reply = read_response(&mut stream).await;
+        assert_eq!((reply.status, reply.json()["id"].clone()), (200, json!(id)));
+        assert_eq!(header_names(&reply), ["content-length", "content-type", "date"], "response {id}");
+        assert_eq!(reply.header("content-type"), Some("application/json"));
+        post_on(&mut stream, server.addr, &notify, &notification).await;
+        let accepted = read_response(&mut stream).await;
+        assert_eq!(accepted.status, 202);
+        assert!(header_names(&accepted).iter().all(|n| ["content-length", "date"].contains(n)), "{accepted:?}");
+        post_on(&mut stream, server.addr, &MODERN, &modern_call(id + 1, "b")).await;
+    }
+}
+
 #[tokio::test]
 async fn the_session_limit_refuses_further_sessions_until_one_ends() {
     let server = start(|c| c.max_sessions = 1).await;

@@ -231,7 +231,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     #[expect(clippy::manual_async_fn, reason = "an async fn's state holds its arguments twice")]
     fn route<B>(
         self,
-        parts: hyper::http::request::Parts,
+        mut parts: hyper::http::request::Parts,
         body: B,
         end: ResponseEnd,
     ) -> impl Future<Output = Result<Response<ResponseBody>, Infallible>>
@@ -276,7 +276,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                                 Ok(prepared) => prepared,
                                 Err(response) => break 'answer *response,
                             };
-                            match self.respond(prepared) {
+                            match self.respond(prepared, &mut parts.headers) {
                                 Ok(response) => break 'answer response,
                                 Err(later) => later,
                             }
@@ -296,6 +296,12 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                     _ => rejection_response(&Rejection::method_not_allowed()),
                 }
             };
+            if response.headers().is_empty() && parts.headers.capacity() != 0 {
+                // A head of no field takes the request's map, cleared (see `json_answer`).
+                let mut headers = std::mem::take(&mut parts.headers);
+                headers.clear();
+                *response.headers_mut() = headers;
+            }
             response.body_mut().set_end(end);
             tracing::debug!(status = response.status().as_u16(), "answered");
             Ok(response)

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Instant as StdInstant;
 
 use bytes::Bytes;
-use hyper::header::HeaderValue;
+use hyper::header::{HeaderMap, HeaderValue};
 use hyper::{Response, StatusCode};
 use mcp_sansio::endpoint::{Framing, Route};
 use mcp_sansio::http::{self as rules, Rejection, Serve, SessionId};
@@ -122,7 +122,9 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
 
     /// The response to a POST the engine served: now, or (a bare body whose answer comes later)
     /// the future of it.
-    pub(super) fn respond(&self, prepared: Prepared) -> Result<Response<ResponseBody>, Later> {
+    ///
+    /// A JSON answer's head takes `headers` (the request's map, cleared; see [`json_answer`]).
+    pub(super) fn respond(&self, prepared: Prepared, headers: &mut HeaderMap) -> Result<Response<ResponseBody>, Later> {
         let (era, route, reader, received, new_session, version) = prepared;
         // 2026-07-28: a client that closes the response stream before the answer cancels the
         // request (in a legacy session a disconnection is not a cancellation).
@@ -151,11 +153,12 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 // finished.
                 let Reader { status, mut frames, rx } = reader;
                 match (frames.pop_front(), rx) {
-                    (Some(bytes), _) => json_answer(era, status, bytes, &mut guard),
+                    (Some(bytes), _) => json_answer(era, status, bytes, &mut guard, std::mem::take(headers)),
                     (None, Some(mut rx)) => {
+                        let headers = std::mem::take(headers);
                         return Err(Box::pin(async move {
                             let mut response = match rx.recv().await {
-                                Some(bytes) => json_answer(era, status, bytes, &mut guard),
+                                Some(bytes) => json_answer(era, status, bytes, &mut guard, headers),
                                 None => status_only(StatusCode::INTERNAL_SERVER_ERROR),
                             };
                             if let Some(id) = new_session {
@@ -177,11 +180,23 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
 
 /// The response of a bare body: its one message, with the status the drain read from it (`status`)
 /// or read now; the stream ended as it should (`guard` disarmed).
-fn json_answer(era: Era, status: Option<u16>, bytes: Bytes, guard: &mut AbortGuard) -> Response<ResponseBody> {
+///
+/// Its head is written in `headers`, the request's map (cleared): hyper keeps a response's map for
+/// the next request's head, which then fits without allocating (a new map grows as the head is read
+/// into it).
+fn json_answer(
+    era: Era,
+    status: Option<u16>,
+    bytes: Bytes,
+    guard: &mut AbortGuard,
+    mut headers: HeaderMap,
+) -> Response<ResponseBody> {
     guard.disarm();
     let status = status.unwrap_or_else(|| rules::response_status(era, &bytes));
     let mut response = Response::new(ResponseBody::full(bytes));
     *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-    response.headers_mut().insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.clear();
+    headers.insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    *response.headers_mut() = headers;
     response
 }
