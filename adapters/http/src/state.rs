@@ -23,13 +23,60 @@ use crate::store::{EventStore, StreamState};
 /// The stream of a session's standalone GET (and of its notifications and requests to the client).
 pub(crate) const GET_STREAM: StreamId = StreamId(1);
 
+/// Output waiting for its reader, the first frame apart: one answer needs no queue.
+#[derive(Default)]
+pub(crate) struct Frames {
+    first: Option<Bytes>,
+    rest: VecDeque<Bytes>,
+}
+
+impl Frames {
+    fn push(&mut self, bytes: Bytes) {
+        if self.first.is_none() && self.rest.is_empty() {
+            self.first = Some(bytes);
+        } else {
+            self.rest.push_back(bytes);
+        }
+    }
+
+    /// The next frame.
+    pub(crate) fn pop_front(&mut self) -> Option<Bytes> {
+        self.first.take().or_else(|| self.rest.pop_front())
+    }
+
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.first.is_none() && self.rest.is_empty()
+    }
+
+    /// The first frame and the others.
+    pub(crate) fn into_parts(self) -> (Option<Bytes>, VecDeque<Bytes>) {
+        match self.first {
+            Some(first) => (Some(first), self.rest),
+            None => {
+                let mut rest = self.rest;
+                (rest.pop_front(), rest)
+            }
+        }
+    }
+
+    /// All the frames, in order.
+    pub(crate) fn into_deque(self) -> VecDeque<Bytes> {
+        let (first, mut rest) = self.into_parts();
+        if let Some(first) = first {
+            rest.push_front(first);
+        }
+        rest
+    }
+}
+
 /// A client waiting for a stream's bytes.
 pub(crate) struct Sink {
     /// The reader's channel. A stream a POST opened gets it only if it is still open when the
     /// POST's synchronous part ends ([`Streams::take_reader`]); until then its output waits in
     /// `early`, so an answer given at once needs no channel.
     tx: Option<mpsc::Sender<Bytes>>,
-    early: VecDeque<Bytes>,
+    early: Frames,
     /// The status the first output decided: for SSE streams, see `first_transmit_status`; for a
     /// bare body, the `response_status` of its message (the first bytes the receiver gets).
     first_status: Option<u16>,
@@ -42,11 +89,18 @@ impl Sink {
     }
 }
 
+/// An open stream: its framing, and who reads it (no one once its reader went away: a session's
+/// output still goes to its event store).
+struct Open {
+    framing: Framing,
+    sink: Option<Sink>,
+}
+
 /// A stream that ended before its POST took its reader: what [`Reader`] will hold.
 struct Ended {
     stream: StreamId,
     status: Option<u16>,
-    frames: VecDeque<Bytes>,
+    frames: Frames,
 }
 
 /// What a POST's response reads from its stream ([`Streams::take_reader`]).
@@ -54,7 +108,7 @@ pub(crate) struct Reader {
     /// The status the stream's first output decided, if it had output.
     pub(crate) status: Option<u16>,
     /// The output so far.
-    pub(crate) frames: VecDeque<Bytes>,
+    pub(crate) frames: Frames,
     /// The rest, if the stream is still open.
     pub(crate) rx: Option<mpsc::Receiver<Bytes>>,
 }
@@ -63,8 +117,7 @@ pub(crate) struct Reader {
 pub(crate) struct Streams {
     era: Era,
     next: u32,
-    framing: IdMap<StreamId, Framing>,
-    sinks: IdMap<StreamId, Sink>,
+    open: IdMap<StreamId, Open>,
     /// The stream that ended before [`Streams::take_reader`] took it. There is at most one: a
     /// POST opens its stream, has its engine drain and takes the reader under one lock.
     ended: Option<Ended>,
@@ -73,7 +126,7 @@ pub(crate) struct Streams {
 
 impl Streams {
     pub(crate) fn new(era: Era, first: u32, sse_buffer: usize) -> Self {
-        Streams { era, next: first, framing: IdMap::default(), sinks: IdMap::default(), ended: None, sse_buffer }
+        Streams { era, next: first, open: IdMap::default(), ended: None, sse_buffer }
     }
 
     /// A new stream for a POST's response, ending with it; its reader is taken with
@@ -81,28 +134,28 @@ impl Streams {
     pub(crate) fn open(&mut self, framing: Framing) -> Route {
         let stream = StreamId(self.next);
         self.next = self.next.wrapping_add(1).max(GET_STREAM.0 + 1);
-        self.framing.insert(stream, framing);
-        self.sinks.insert(stream, Sink { tx: None, early: VecDeque::new(), first_status: None });
+        let sink = Sink { tx: None, early: Frames::default(), first_status: None };
+        self.open.insert(stream, Open { framing, sink: Some(sink) });
         Route::new(stream, framing).ending_with_response()
     }
 
     /// Attaches a (new) reader to `stream`, replacing any.
     pub(crate) fn attach(&mut self, stream: StreamId, framing: Framing) -> mpsc::Receiver<Bytes> {
         let (tx, rx) = mpsc::channel(self.sse_buffer.max(1));
-        self.framing.insert(stream, framing);
-        self.sinks.insert(stream, Sink { tx: Some(tx), early: VecDeque::new(), first_status: None });
+        let sink = Sink { tx: Some(tx), early: Frames::default(), first_status: None };
+        self.open.insert(stream, Open { framing, sink: Some(sink) });
         rx
     }
 
     pub(crate) fn has_reader(&self, stream: StreamId) -> bool {
-        self.sinks.get(&stream).is_some_and(Sink::is_read)
+        self.open.get(&stream).and_then(|open| open.sink.as_ref()).is_some_and(Sink::is_read)
     }
 
     /// The reader of a stream [`open`](Self::open) made: what it had by now and, if it is still
     /// open, the channel of the rest. Call once, right after the drain that followed the request,
     /// before sending the response head.
     pub(crate) fn take_reader(&mut self, stream: StreamId) -> Reader {
-        let Some(sink) = self.sinks.get_mut(&stream) else {
+        let Some(sink) = self.open.get_mut(&stream).and_then(|open| open.sink.as_mut()) else {
             let ended = self.ended.take_if(|ended| ended.stream == stream);
             let (status, frames) = ended.map_or_else(Default::default, |ended| (ended.status, ended.frames));
             return Reader { status, frames, rx: None };
@@ -121,18 +174,19 @@ impl Streams {
 
     /// Forgets a stream whose answer needs no body (a notification's, 202).
     pub(crate) fn close(&mut self, stream: StreamId) {
-        self.sinks.remove(&stream);
-        self.framing.remove(&stream);
+        self.open.remove(&stream);
         self.ended.take_if(|ended| ended.stream == stream);
     }
 
     /// Ends every reader (shutdown): their bodies finish.
     pub(crate) fn close_all(&mut self) {
-        self.sinks.clear();
+        for open in self.open.values_mut() {
+            open.sink = None;
+        }
     }
 
     pub(crate) fn open_readers(&self) -> usize {
-        self.sinks.values().filter(|s| s.is_read()).count()
+        self.open.values().filter(|open| open.sink.as_ref().is_some_and(Sink::is_read)).count()
     }
 
     /// Moves everything the engine has to transmit to the readers (and, for a session, into the
@@ -144,10 +198,12 @@ impl Streams {
         now: Instant,
         mut store: Option<(&mut dyn EventStore, SessionId)>,
     ) {
+        let era = self.era;
         // Bounded: each round consumes one transmit; the engine writes no more than it was fed.
         while let Some(t) = engine.poll_transmit() {
             let (stream, end, len) = (t.stream, t.end_of_stream, t.bytes.len());
-            let framing = self.framing.get(&stream).copied().unwrap_or(Framing::Sse);
+            let mut open = self.open.get_mut(&stream);
+            let framing = open.as_ref().map_or(Framing::Sse, |open| open.framing);
             if let (Some((store, session)), Framing::Sse) = (store.as_mut(), framing) {
                 for event in sse_events(t.bytes) {
                     if let Some(id) = event.id {
@@ -155,31 +211,33 @@ impl Streams {
                     }
                 }
             }
-            if let Some(sink) = self.sinks.get_mut(&stream) {
+            if let Some(open) = open.as_mut()
+                && let Some(sink) = open.sink.as_mut()
+            {
                 if sink.first_status.is_none() {
                     sink.first_status = match framing {
-                        Framing::Sse => Some(first_transmit_status(self.era, framing, t.bytes, end)),
+                        Framing::Sse => Some(first_transmit_status(era, framing, t.bytes, end)),
                         // A bare body is one message, the answer: its own status, which its
                         // response takes (so the answer is read once, here).
-                        _ => (!t.bytes.is_empty()).then(|| response_status(self.era, t.bytes)),
+                        _ => (!t.bytes.is_empty()).then(|| response_status(era, t.bytes)),
                     };
                 }
                 let bytes = (!t.bytes.is_empty()).then(|| Bytes::copy_from_slice(t.bytes));
                 match (bytes, &sink.tx) {
                     (None, _) => {}
-                    (Some(bytes), None) => sink.early.push_back(bytes),
+                    (Some(bytes), None) => sink.early.push(bytes),
                     (Some(bytes), Some(tx)) => {
                         if tx.try_send(bytes).is_err() {
                             // Gone, or too slow for the SSE buffer: drop the reader (a legacy
                             // client resumes from the event store).
                             tracing::debug!(stream = stream.0, "reader gone or over the SSE buffer; dropped");
-                            self.sinks.remove(&stream);
+                            open.sink = None;
                         }
                     }
                 }
             }
             if end {
-                let sink = self.sinks.remove(&stream);
+                let sink = self.open.remove(&stream).and_then(|open| open.sink);
                 if let (Some((store, session)), Framing::Sse) = (store.as_mut(), framing) {
                     // Delivered: its reader took every event, the last included.
                     store.end_stream(*session, stream.0, sink.is_some());
@@ -190,7 +248,6 @@ impl Streams {
                 {
                     self.ended = Some(Ended { stream, status: sink.first_status, frames: sink.early });
                 }
-                self.framing.remove(&stream);
             }
             engine.transmit_done(now, len, handler);
         }

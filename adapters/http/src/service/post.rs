@@ -145,7 +145,11 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 let primes = era == Era::Legacy && version.is_some_and(|v| v >= ProtocolVersion::V2025_11_25);
                 let prime = primes.then(|| priming(route.stream.0, self.inner.config.sse_retry_ms)).flatten();
                 let guard = std::mem::take(&mut guard);
-                sse_response(reader.status.unwrap_or(200), prime, reader.frames, reader.rx, None)
+                let (first, rest) = match prime {
+                    Some(prime) => (Some(prime), reader.frames.into_deque()),
+                    None => reader.frames.into_parts(),
+                };
+                sse_response(reader.status.unwrap_or(200), first, rest, reader.rx, None)
                     .map(|b| b.with_abort_guard(guard))
             }
             Ok(_) => {
