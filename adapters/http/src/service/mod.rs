@@ -61,7 +61,13 @@ impl<H> Inner<H> {
     }
 
     fn now(&self) -> Instant {
-        Instant::from_millis(u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX))
+        self.at(StdInstant::now())
+    }
+
+    /// The engines' time at `clock` (one clock read serves both).
+    pub(crate) fn at(&self, clock: StdInstant) -> Instant {
+        let since = clock.saturating_duration_since(self.started);
+        Instant::from_millis(u64::try_from(since.as_millis()).unwrap_or(u64::MAX))
     }
 }
 

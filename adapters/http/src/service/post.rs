@@ -37,8 +37,8 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         body: &[u8],
     ) -> Result<Prepared, Box<Response<ResponseBody>>> {
         let config = &self.inner.config;
-        let now = self.now();
         let clock = StdInstant::now();
+        let now = self.inner.at(clock);
         let mut guard = self.lock();
         self.sweep(&mut guard, clock, false);
         let known = session.filter(|&id| self.live(&mut guard, id, clock));
