@@ -61,7 +61,7 @@ enum Command {
     /// List the server's tools.
     Tools {
         /// The server: one quoted command, or `--` then the command.
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         words: Vec<String>,
     },
     /// Call a tool: `mcp call <SERVER> <TOOL> [KEY=VALUE]...`.
@@ -70,31 +70,51 @@ enum Command {
         #[arg(long = "args")]
         arguments: Option<String>,
         /// The server, the tool and its arguments.
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         words: Vec<String>,
     },
     /// Read a resource: `mcp read <SERVER> <URI>`.
     Read {
         /// The server and the URI.
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         words: Vec<String>,
     },
     /// Get a prompt: `mcp prompt <SERVER> <NAME> [KEY=VALUE]...`.
     Prompt {
         /// The server, the prompt and its arguments.
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         words: Vec<String>,
     },
     /// Check that the server answers.
     Ping {
         /// The server.
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         words: Vec<String>,
     },
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // Everything after the first `--` is the server's. Split here, not by clap: clap takes a `--`
+    // right after the subcommand (`mcp tools -- ./server --flag`) as its own end of options and
+    // drops it, and the server's words would be read as one quoted command and the rest.
+    let mut argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let server = match argv.iter().position(|word| word == "--") {
+        Some(at) => {
+            let server = argv.split_off(at + 1);
+            argv.pop();
+            match server.into_iter().map(std::ffi::OsString::into_string).collect::<Result<Vec<_>, _>>() {
+                Ok(server) => Some(server),
+                Err(word) => return fail(&format!("the server command is not UTF-8: {}", word.to_string_lossy())),
+            }
+        }
+        None => None,
+    };
+    let mut cli = Cli::parse_from(argv);
+    if let Some(server) = server {
+        let words = cli.command.words_mut();
+        words.push(String::from("--"));
+        words.extend(server);
+    }
     let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => return fail(&format!("cannot start the runtime: {error}")),
@@ -102,6 +122,19 @@ fn main() -> ExitCode {
     match runtime.block_on(run(cli)) {
         Ok(code) => code,
         Err(message) => fail(&message),
+    }
+}
+
+impl Command {
+    /// The subcommand's words: the server (unless after `--`) and what it acts on.
+    fn words_mut(&mut self) -> &mut Vec<String> {
+        match self {
+            Command::Tools { words }
+            | Command::Call { words, .. }
+            | Command::Read { words }
+            | Command::Prompt { words }
+            | Command::Ping { words } => words,
+        }
     }
 }
 

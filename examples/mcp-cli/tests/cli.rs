@@ -9,9 +9,18 @@ use mcp_sansio::server::{Buffers, Config, Server};
 use serde_json::Value as Json;
 
 const SERVE_ENV: &str = "MCP_CLI_TEST_SERVE";
+/// When set, the server exits at once (status 3) unless its arguments, joined with `|`, are this.
+const WANT_ARGS_ENV: &str = "MCP_CLI_TEST_WANT_ARGS";
 
 fn main() {
     if std::env::var_os(SERVE_ENV).is_some() {
+        if let Some(want) = std::env::var_os(WANT_ARGS_ENV) {
+            let got = std::env::args().skip(1).collect::<Vec<_>>().join("|");
+            if want.to_str() != Some(got.as_str()) {
+                eprintln!("server: got the arguments `{got}`");
+                std::process::exit(3);
+            }
+        }
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         let (mut rx, mut tx) = ([0u8; 8192], [0u8; 8192]);
         let mut server: Server<'_, _> = Server::new(
@@ -22,11 +31,12 @@ fn main() {
         let served = runtime.block_on(mcp_sansio_tokio::serve_stdio(&mut server));
         std::process::exit(i32::from(served.is_err()));
     }
-    let cases: [(&str, fn()); 5] = [
+    let cases: [(&str, fn()); 6] = [
         ("a server over Streamable HTTP, both eras", over_http),
         ("tools, in both eras, as JSON and as text", tools),
         ("call with values typed from the schema; a tool error exits 2", call),
         ("read, ping and the server command after --", read_and_ping),
+        ("the server's own arguments after --, right after the subcommand too", server_arguments),
         ("clear errors: unknown tool, missing server, usage", errors),
     ];
     let mut failed = 0;
@@ -137,4 +147,27 @@ fn errors() {
     assert!(stderr(&output).contains("cannot start `no-such-server-binary`: not found"), "{}", stderr(&output));
     let output = mcp(&["read"]);
     assert!(stderr(&output).contains("which URI?"), "{}", stderr(&output));
+}
+
+/// Regression: clap took a `--` right after the subcommand (`mcp tools -- ./server --flag`) as its
+/// own and dropped it, so `./server` was started without its arguments (`python server.py` became
+/// a bare `python` reading its script from the pipe, and the handshake timed out).
+fn server_arguments() {
+    let server = std::env::current_exe().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_mcp"))
+            .args(args)
+            .arg("--")
+            .arg(&server)
+            .args(["--flag", "two words", "--"])
+            .env(SERVE_ENV, "1")
+            .env(WANT_ARGS_ENV, "--flag|two words|--")
+            .output()
+            .unwrap()
+    };
+    for args in [&["--json", "tools"][..], &["ping"], &["--era", "legacy", "call", "echo", "message=hi"]] {
+        let output = run(args);
+        assert!(output.status.success(), "{args:?}: {}", stderr(&output));
+    }
+    assert_eq!(stdout(&run(&["call", "echo", "message=hi"])), "hi\n");
 }
