@@ -349,9 +349,9 @@ async fn serve(client: &Connection, cli: &Cli, kind: &str, rest: &[String]) -> R
             client.ping().await?;
             let elapsed = started.elapsed();
             if cli.json {
-                println!("{}", serde_json::json!({"ok": true, "ms": elapsed.as_secs_f64() * 1000.0}));
+                output::say!("{}", serde_json::json!({"ok": true, "ms": elapsed.as_secs_f64() * 1000.0}));
             } else {
-                println!("the server answers ({:.1} ms)", elapsed.as_secs_f64() * 1000.0);
+                output::say!("the server answers ({:.1} ms)", elapsed.as_secs_f64() * 1000.0);
             }
         }
     }

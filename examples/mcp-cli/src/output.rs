@@ -1,11 +1,34 @@
 //! What `mcp` prints: JSON for scripts, text for people.
 
+use std::io::Write;
+
 use serde_json::Value as Json;
+
+/// `println!` that ends the process quietly when stdout is gone (`mcp … | head`), as command-line
+/// tools do, instead of panicking.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::output::line(format_args!($($arg)*))
+    };
+}
+pub(crate) use say;
+
+/// Writes one line to stdout; a closed stdout ends the process with success.
+pub fn line(args: std::fmt::Arguments<'_>) {
+    let mut out = std::io::stdout().lock();
+    if let Err(error) = out.write_fmt(args).and_then(|()| out.write_all(b"\n")) {
+        if error.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("mcp: cannot write the output: {error}");
+        std::process::exit(1);
+    }
+}
 
 /// A result: as JSON, or its content blocks as text.
 pub fn print(result: &Json, json: bool) {
     if json {
-        println!("{result}");
+        say!("{result}");
         return;
     }
     let blocks = result["content"].as_array().or_else(|| result["contents"].as_array());
@@ -14,31 +37,31 @@ pub fn print(result: &Json, json: bool) {
         (Some(blocks), _) => {
             for block in blocks {
                 match block["text"].as_str() {
-                    Some(text) => println!("{text}"),
-                    None => println!("{block}"),
+                    Some(text) => say!("{text}"),
+                    None => say!("{block}"),
                 }
             }
             if let Some(structured) = result.get("structuredContent") {
-                println!("{structured}");
+                say!("{structured}");
             }
         }
         (None, Some(messages)) => {
             for message in messages {
                 let role = message["role"].as_str().unwrap_or("?");
                 match message["content"]["text"].as_str() {
-                    Some(text) => println!("{role}: {text}"),
-                    None => println!("{role}: {}", message["content"]),
+                    Some(text) => say!("{role}: {text}"),
+                    None => say!("{role}: {}", message["content"]),
                 }
             }
         }
-        _ => println!("{result}"),
+        _ => say!("{result}"),
     }
 }
 
 /// The tool list: one JSON array, or a line per tool with its arguments.
 pub fn print_tools(tools: &[Json], json: bool) {
     if json {
-        println!("{}", Json::Array(tools.to_vec()));
+        say!("{}", Json::Array(tools.to_vec()));
         return;
     }
     for tool in tools {
@@ -55,9 +78,9 @@ pub fn print_tools(tools: &[Json], json: bool) {
                 if required.contains(&key.as_str()) { format!("{key}:{kind}") } else { format!("[{key}:{kind}]") }
             })
             .collect();
-        println!("{name} {}", arguments.join(" "));
+        say!("{name} {}", arguments.join(" "));
         if !description.is_empty() {
-            println!("    {description}");
+            say!("    {description}");
         }
     }
 }
