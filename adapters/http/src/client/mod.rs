@@ -11,15 +11,15 @@
 //! - Each message of the answer (a JSON body, or the `data` of each SSE event) is fed back to the
 //!   engine as a line. A legacy server's requests (`elicitation/create`, …) on a POST's stream are
 //!   answered by the engine, and its answers POSTed like any message.
-//! - An error status whose JSON body [`answers`](mcp_sansio::http::client::answers) the request is fed as that answer; otherwise, and
+//! - An error status whose JSON body [`answers`] the request is fed as that answer; otherwise, and
 //!   when the connection fails or a response ends before the answer, the engine is fed an error
-//!   answer for the request ([`write_failure`](mcp_sansio::http::client::write_failure), `-32000`): the request's outcome is that error,
+//!   answer for the request ([`write_failure`], `-32000`): the request's outcome is that error,
 //!   and an era probe (`server/discover`) falls back to `initialize`, as over stdio.
 //! - The `Mcp-Session-Id` of the answer to `initialize` goes on every later request;
 //!   [`HttpClient::close`] (or dropping the [`HttpClient`]) ends the engine and `DELETE`s the session.
 //! - In a legacy era the standalone `GET` stream is opened once connected, for the server's
 //!   notifications and requests unrelated to a POST, and reopened with `Last-Event-ID` when it
-//!   ends ([`reopen_after`](mcp_sansio::http::client::reopen_after)); a 405 means the server offers none.
+//!   ends ([`reopen_after`]); a 405 means the server offers none.
 //! - In 2026-07-28 a cancelled request (a dropped future, a timeout) has its response stream
 //!   closed, which is how the server learns of it.
 //! - The engine's timeouts run on tokio's clock; jobs from the handle on the driver's job queue.
