@@ -1,0 +1,639 @@
+//! A Streamable HTTP client: the client engine ([`mcp_sansio::client`]) on the driver's
+//! [host API](mcp_sansio_driver::host), POSTing each message to one MCP endpoint with hyper.
+//!
+//! [`connect`] spawns the task that owns the engine and returns an [`HttpClient`], which derefs to
+//! the [`ClientHandle`] the application calls (`connect`, `call_tool`, `list_tools`, …). The task
+//! only moves messages; every decision is a core rule of [`mcp_sansio::http::client`]:
+//!
+//! - Each line the engine writes is POSTed on its own, with the headers
+//!   [`plan_message`] gives (2026-07-28 standard headers, or the legacy version and
+//!   `Mcp-Session-Id`). Requests run concurrently, each on an HTTP/1.1 connection of a small pool.
+//! - Each message of the answer (a JSON body, or the `data` of each SSE event) is fed back to the
+//!   engine as a line. A legacy server's requests (`elicitation/create`, …) on a POST's stream are
+//!   answered by the engine, and its answers POSTed like any message.
+//! - An error status whose JSON body [`answers`] the request is fed as that answer; otherwise, and
+//!   when the connection fails or a response ends before the answer, the engine is fed an error
+//!   answer for the request ([`write_failure`], `-32000`): the request's outcome is that error,
+//!   and an era probe (`server/discover`) falls back to `initialize`, as over stdio.
+//! - The `Mcp-Session-Id` of the answer to `initialize` goes on every later request;
+//!   [`HttpClient::close`] (or dropping the [`HttpClient`]) ends the engine and `DELETE`s the session.
+//! - In a legacy era the standalone `GET` stream is opened once connected, for the server's
+//!   notifications and requests unrelated to a POST, and reopened with `Last-Event-ID` when it
+//!   ends ([`reopen_after`]); a 405 means the server offers none.
+//! - In 2026-07-28 a cancelled request (a dropped future, a timeout) has its response stream
+//!   closed, which is how the server learns of it.
+//! - The engine's timeouts run on tokio's clock; jobs from the handle on the driver's job queue.
+//!
+//! # Not done yet
+//! - `https://` (plain `http://` only), resuming a POST's broken stream (the request fails with
+//!   `-32000` instead), `Mcp-Param-*` headers, the 2024-11-05 HTTP+SSE fallback, re-`initialize`
+//!   after a 404 for an expired session.
+//!
+//! # Limits
+//! - One message either way: [`BUFFER`] bytes (the engine's buffers, a JSON body, an SSE event).
+//! - Idle connections kept for reuse: [`MAX_IDLE_CONNECTIONS`].
+
+use std::collections::HashMap;
+use std::io;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper::client::conn::http1::{self, SendRequest};
+use hyper::{Method, Request, Response};
+use hyper_util::rt::TokioIo;
+use mcp_sansio::client;
+use mcp_sansio::connection::Connection;
+use mcp_sansio::frame::SseDecoder;
+use mcp_sansio::http::client::{
+    EventStream, Failure, ListenEnd, Outgoing, PostContext, ResponseBody, answers, delete_headers, listen_headers,
+    opens_listen_stream, plan_message, read_response, reopen_after, session_id, to_line, write_failure,
+};
+use mcp_sansio::http::name;
+use mcp_sansio::json::{self, JsonWriter};
+use mcp_sansio::jsonrpc::{Id, Message, ParsedMessage};
+use mcp_sansio::time::Instant;
+use mcp_sansio_driver::host::{self, ClientHandle, Host, HostConnection};
+use mcp_sansio_driver::{JobQueue, JobStatus, Jobs};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::{AbortHandle, JoinHandle};
+
+/// The engine's receive and transmit buffers, and the longest JSON body or SSE event read: the
+/// longest message either way.
+pub const BUFFER: usize = 1 << 20;
+/// Idle HTTP/1.1 connections kept for the next requests.
+pub const MAX_IDLE_CONNECTIONS: usize = 8;
+/// How long [`HttpClient::close`] waits for the answer to its `DELETE`.
+pub const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A connection to an MCP server over Streamable HTTP, and the handle to call it. Derefs to its
+/// [`ClientHandle`]; call [`ClientHandle::connect`] first. Dropped without [`HttpClient::close`],
+/// it ends on its task as `close` would end it.
+#[derive(Debug)]
+pub struct HttpClient {
+    handle: ClientHandle,
+    driver: JoinHandle<()>,
+    close: Option<oneshot::Sender<()>>,
+    session: Arc<Mutex<Option<String>>>,
+}
+
+/// Connects to the MCP endpoint at `url` (`http://host[:port]/path`; `https` is not supported yet)
+/// and drives a client engine for it on a tokio task (call it from a tokio runtime with IO and
+/// time enabled). Nothing is sent until [`ClientHandle::connect`].
+pub fn connect(url: &str, config: client::Config<'static>, host: Host) -> io::Result<HttpClient> {
+    let target = Arc::new(Target::parse(url)?);
+    let (handle, conn, jobs) = host::connection(config, host, BUFFER, BUFFER);
+    let (close, closed) = oneshot::channel();
+    let session = Arc::new(Mutex::new(None));
+    let driver = tokio::spawn(drive(conn, jobs, target, closed, session.clone()));
+    Ok(HttpClient { handle, driver, close: Some(close), session })
+}
+
+impl HttpClient {
+    /// The legacy session the server named (`Mcp-Session-Id`), once `initialize` was answered.
+    pub fn session_id(&self) -> Option<String> {
+        self.session.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// Ends the connection: requests still waiting get
+    /// [`RequestError::Closed`](host::RequestError::Closed), responses still streaming are
+    /// dropped, and a legacy session is ended with `DELETE` (waiting at most [`DELETE_TIMEOUT`];
+    /// a server that refuses it, with 405, is fine).
+    pub async fn close(mut self) -> io::Result<()> {
+        if let Some(close) = self.close.take() {
+            let _ = close.send(());
+        }
+        (&mut self.driver).await.map_err(io::Error::other)
+    }
+}
+
+impl std::ops::Deref for HttpClient {
+    type Target = ClientHandle;
+
+    fn deref(&self) -> &ClientHandle {
+        &self.handle
+    }
+}
+
+/// The endpoint, and the idle connections to it.
+struct Target {
+    /// `host[:port]` as given, for `Host`.
+    authority: String,
+    /// The host to connect to (without IPv6 brackets).
+    host: String,
+    port: u16,
+    /// The path and query, for the request line.
+    path: String,
+    idle: Mutex<Vec<SendRequest<Full<Bytes>>>>,
+}
+
+impl Target {
+    /// Reads `http://authority/path`.
+    fn parse(url: &str) -> io::Result<Target> {
+        let invalid = |what: &str| io::Error::new(io::ErrorKind::InvalidInput, format!("{what}: {url}"));
+        let scheme_end = url.find("://").ok_or_else(|| invalid("not an absolute URL"))?;
+        let scheme = &url[..scheme_end];
+        if scheme.eq_ignore_ascii_case("https") {
+            return Err(io::Error::new(io::ErrorKind::Unsupported, "https is not supported yet; use http://"));
+        }
+        if !scheme.eq_ignore_ascii_case("http") {
+            return Err(invalid("not an http URL"));
+        }
+        let rest = &url[scheme_end + 3..];
+        let (authority, path) = match rest.find(['/', '?']) {
+            Some(at) => (&rest[..at], &rest[at..]),
+            None => (rest, "/"),
+        };
+        let path = if path.starts_with('?') { format!("/{path}") } else { path.to_owned() };
+        let path = path.split('#').next().unwrap_or("/").to_owned();
+        if authority.is_empty() || authority.contains('@') {
+            return Err(invalid("no host, or user information (not supported)"));
+        }
+        let (host, port) = match authority.strip_prefix('[') {
+            Some(v6) => {
+                let (host, after) = v6.split_once(']').ok_or_else(|| invalid("unclosed IPv6 address"))?;
+                (host, after.strip_prefix(':'))
+            }
+            None => match authority.rsplit_once(':') {
+                Some((host, port)) => (host, Some(port)),
+                None => (authority, None),
+            },
+        };
+        let port = match port {
+            Some(port) => port.parse().map_err(|_| invalid("bad port"))?,
+            None => 80,
+        };
+        Ok(Target { authority: authority.to_owned(), host: host.to_owned(), port, path, idle: Mutex::new(Vec::new()) })
+    }
+
+    /// An idle connection that can take a request (`true`: reused), or a new one.
+    async fn sender(&self) -> io::Result<(SendRequest<Full<Bytes>>, bool)> {
+        loop {
+            let idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
+            let Some(mut sender) = idle else { break };
+            if !sender.is_closed() && sender.ready().await.is_ok() {
+                return Ok((sender, true));
+            }
+        }
+        Ok((self.open().await?, false))
+    }
+
+    /// A new connection.
+    async fn open(&self) -> io::Result<SendRequest<Full<Bytes>>> {
+        let stream = tokio::net::TcpStream::connect((self.host.as_str(), self.port)).await?;
+        stream.set_nodelay(true)?;
+        let (sender, connection) = http1::handshake(TokioIo::new(stream)).await.map_err(io::Error::other)?;
+        tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::debug!(%error, "HTTP connection ended with an error");
+            }
+        });
+        Ok(sender)
+    }
+
+    /// Keeps `sender` for another request (its last response was read to the end).
+    fn release(&self, sender: SendRequest<Full<Bytes>>) {
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        if idle.len() < MAX_IDLE_CONNECTIONS && !sender.is_closed() {
+            idle.push(sender);
+        }
+    }
+
+    /// Sends `method` with `headers` and `body`; the response, and the connection to release once
+    /// its body was read.
+    async fn send(
+        &self,
+        method: Method,
+        headers: &[(&'static str, Vec<u8>)],
+        body: Bytes,
+    ) -> io::Result<(Response<Incoming>, SendRequest<Full<Bytes>>)> {
+        let mut request = Request::builder().method(method).uri(self.path.as_str()).header("host", &self.authority);
+        for (name, value) in headers {
+            request = request.header(*name, value.as_slice());
+        }
+        let request = request.body(Full::new(body)).map_err(io::Error::other)?;
+        let (mut sender, reused) = self.sender().await?;
+        match sender.try_send_request(request).await {
+            Ok(response) => Ok((response, sender)),
+            Err(mut error) => match error.take_message() {
+                // A kept connection the server had closed before the request went out: again on
+                // a new one (never a request that may have been sent).
+                Some(request) if reused => {
+                    let mut sender = self.open().await?;
+                    let response = sender.send_request(request).await.map_err(io::Error::other)?;
+                    Ok((response, sender))
+                }
+                _ => Err(io::Error::other(error.into_error())),
+            },
+        }
+    }
+}
+
+/// What the exchanges tell the engine's task.
+enum Input {
+    /// A message received (a line without its `\n`).
+    Message(Vec<u8>),
+    /// The session named in the answer to `initialize`.
+    Session(Vec<u8>),
+    /// The exchange of the request with this id (its JSON text) is over.
+    Finished(Vec<u8>),
+}
+
+/// The engine's task: moves each message the engine writes to an exchange, and each message an
+/// exchange received to the engine, runs the jobs and the timeouts, until closed.
+async fn drive(
+    mut conn: HostConnection,
+    mut jobs: JobQueue<HostConnection>,
+    target: Arc<Target>,
+    mut closed: oneshot::Receiver<()>,
+    session: Arc<Mutex<Option<String>>>,
+) {
+    let epoch = std::time::Instant::now();
+    let now = || Instant::from_std(epoch, std::time::Instant::now());
+    let (inputs, mut received) = mpsc::unbounded_channel();
+    let mut out =
+        Outbox { target: target.clone(), inputs, partial: Vec::new(), session: None, streams: HashMap::new() };
+    let mut retry_job = false;
+    let mut listening: Option<AbortHandle> = None;
+    loop {
+        out.flush(&mut conn, now());
+        if listening.is_none() {
+            let context = PostContext { version: conn.era(), session_id: out.session.as_deref() };
+            if opens_listen_stream(context) {
+                let task = listen(target.clone(), out.inputs.clone(), context.version, out.session.clone());
+                listening = Some(tokio::spawn(task).abort_handle());
+            }
+        }
+        if retry_job {
+            retry_job = jobs.run(&mut conn, now()) == JobStatus::Retry;
+            out.flush(&mut conn, now());
+        }
+        let deadline = conn.poll_timeout();
+        let sleep = async {
+            match deadline {
+                Some(deadline) => {
+                    let wait = deadline.saturating_duration_since(now()).as_millis();
+                    tokio::time::sleep(Duration::from_millis(wait)).await;
+                }
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            biased;
+            _ = &mut closed => break,
+            input = received.recv() => match input {
+                Some(Input::Message(message)) => out.feed(&mut conn, message, now()),
+                Some(Input::Session(id)) => {
+                    *session.lock().unwrap_or_else(PoisonError::into_inner) =
+                        Some(String::from_utf8_lossy(&id).into_owned());
+                    out.session = Some(id);
+                }
+                Some(Input::Finished(id)) => {
+                    out.streams.remove(&id);
+                }
+                // The outbox holds a sender: never closed.
+                None => break,
+            },
+            () = jobs.ready(), if !retry_job => {
+                retry_job = jobs.run(&mut conn, now()) == JobStatus::Retry;
+            }
+            () = sleep => conn.handle_timeout(now()),
+        }
+    }
+    // The requests still waiting end `Closed`; their exchanges are dropped.
+    conn.handle_eof(now());
+    for (_, stream) in out.streams.drain() {
+        stream.abort();
+    }
+    if let Some(listening) = listening {
+        listening.abort();
+    }
+    drop(jobs);
+    let context = PostContext { version: conn.era(), session_id: out.session.as_deref() };
+    let mut headers = Vec::new();
+    delete_headers(context, &mut |name, value| headers.push((name, value.to_vec())));
+    if !headers.is_empty() {
+        match tokio::time::timeout(DELETE_TIMEOUT, target.send(Method::DELETE, &headers, Bytes::new())).await {
+            Ok(Ok((response, _))) => tracing::debug!(status = %response.status(), "session deleted"),
+            Ok(Err(error)) => tracing::debug!(%error, "DELETE of the session failed"),
+            Err(_) => tracing::debug!("no answer to the DELETE of the session"),
+        }
+    }
+}
+
+/// The engine's side of the exchanges.
+struct Outbox {
+    target: Arc<Target>,
+    inputs: mpsc::UnboundedSender<Input>,
+    /// The start of a line whose end the engine has not written yet.
+    partial: Vec<u8>,
+    session: Option<Vec<u8>>,
+    /// The exchanges of requests awaiting answers, by the id's JSON text (to close the stream of a
+    /// cancelled 2026-07-28 request).
+    streams: HashMap<Vec<u8>, AbortHandle>,
+}
+
+impl Outbox {
+    /// Takes every line the engine wrote and sends each.
+    fn flush(&mut self, conn: &mut HostConnection, now: Instant) {
+        while let Some(bytes) = Connection::poll_transmit(conn) {
+            let n = bytes.len();
+            self.partial.extend_from_slice(bytes);
+            Connection::transmit_done(conn, now, n);
+            while let Some(end) = self.partial.iter().position(|&b| b == b'\n') {
+                let mut line: Vec<u8> = self.partial.drain(..=end).collect();
+                line.pop();
+                self.send(conn, line);
+            }
+        }
+    }
+
+    /// Sends one message as the core's rules say.
+    fn send(&mut self, conn: &HostConnection, line: Vec<u8>) {
+        let parsed = ParsedMessage::parse(&line, json::MAX_DEPTH_LIMIT);
+        let context = PostContext { version: conn.era(), session_id: self.session.as_deref() };
+        let mut headers = Vec::new();
+        match plan_message(&parsed, context, &mut |name, value| headers.push((name, value.to_vec()))) {
+            Ok(Outgoing::Post(post)) => {
+                let request = post.request.map(id_text);
+                let exchange = Exchange {
+                    target: self.target.clone(),
+                    inputs: self.inputs.clone(),
+                    request: request.clone(),
+                    opens_session: post.opens_session,
+                };
+                let task = tokio::spawn(exchange.run(headers, Bytes::from(line)));
+                if let Some(id) = request {
+                    self.streams.insert(id, task.abort_handle());
+                }
+            }
+            Ok(Outgoing::CloseStream { request }) => {
+                if let Some(stream) = self.streams.remove(&id_text(request)) {
+                    stream.abort();
+                }
+            }
+            Err(error) => {
+                tracing::warn!(%error, "message not sent");
+                if let Some(Ok(Message::Request { id, .. })) = parsed.message() {
+                    let _ = self.inputs.send(Input::Message(failure(id, Failure::Header)));
+                }
+            }
+        }
+    }
+
+    /// Gives `message` to the engine as a line, sending what it writes meanwhile.
+    fn feed(&mut self, conn: &mut HostConnection, mut message: Vec<u8>, now: Instant) {
+        to_line(&mut message);
+        message.push(b'\n');
+        let mut rest = message.as_slice();
+        while !rest.is_empty() {
+            let taken = conn.handle_input(now, rest);
+            rest = rest.get(taken..).unwrap_or_default();
+            if taken == 0 {
+                // Held back until output is taken; nothing to take: the engine is closed.
+                if Connection::poll_transmit(conn).is_none() {
+                    break;
+                }
+                self.flush(conn, now);
+            }
+        }
+    }
+}
+
+/// The JSON text of a request id.
+fn id_text(id: Id<'_>) -> Vec<u8> {
+    let mut buf = vec![0u8; 32 + id_len(id)];
+    let mut w = JsonWriter::new(&mut buf);
+    id.write(&mut w);
+    w.written().to_vec()
+}
+
+fn id_len(id: Id<'_>) -> usize {
+    match id {
+        Id::Number(_) => 0,
+        Id::String(s) => s.raw().len(),
+    }
+}
+
+/// The error answer for the request `id` whose exchange failed.
+fn failure(id: Id<'_>, why: Failure) -> Vec<u8> {
+    let mut buf = vec![0u8; 160 + id_len(id)];
+    let mut w = JsonWriter::new(&mut buf);
+    write_failure(&mut w, id, why);
+    w.written().to_vec()
+}
+
+/// One POST and its answer.
+struct Exchange {
+    target: Arc<Target>,
+    inputs: mpsc::UnboundedSender<Input>,
+    /// The JSON text of the request's id, for a request.
+    request: Option<Vec<u8>>,
+    opens_session: bool,
+}
+
+impl Exchange {
+    async fn run(self, headers: Vec<(&'static str, Vec<u8>)>, body: Bytes) {
+        let answered = match self.target.send(Method::POST, &headers, body).await {
+            Ok((response, sender)) => self.read(response, sender).await,
+            Err(error) => {
+                tracing::debug!(%error, "POST failed");
+                Err(Failure::Connection)
+            }
+        };
+        if let Some(request) = &self.request {
+            if let Err(why) = answered
+                && let Ok(value) = json::parse(request, 4)
+                && let Some(id) = Id::from_value(value)
+            {
+                let _ = self.inputs.send(Input::Message(failure(id, why)));
+            }
+            let _ = self.inputs.send(Input::Finished(request.clone()));
+        }
+    }
+
+    /// Reads the answer; `Ok` when the request (if any) was answered.
+    async fn read(&self, response: Response<Incoming>, sender: SendRequest<Full<Bytes>>) -> Result<(), Failure> {
+        if self.opens_session
+            && let Some(id) = response.headers().get(name::SESSION_ID).and_then(|v| session_id(v.as_bytes()))
+        {
+            let _ = self.inputs.send(Input::Session(id.to_vec()));
+        }
+        let content_type = response.headers().get(name::CONTENT_TYPE).map(|v| v.as_bytes().to_vec());
+        let plan = read_response(response.status().as_u16(), content_type.as_deref());
+        let mut answered = self.request.is_none();
+        let result = match plan {
+            ResponseBody::Json | ResponseBody::Failed { json: true, .. } => {
+                match Limited::new(response.into_body(), BUFFER).collect().await {
+                    Ok(body) => {
+                        let body = body.to_bytes().to_vec();
+                        let answers_request = self.answers(&body);
+                        // An error status's body is fed only as the answer it is.
+                        if matches!(plan, ResponseBody::Json) || answers_request {
+                            answered |= answers_request;
+                            let _ = self.inputs.send(Input::Message(body));
+                        }
+                        self.target.release(sender);
+                        Ok(())
+                    }
+                    Err(_) => Err(Failure::Ended),
+                }
+            }
+            ResponseBody::EventStream => self.read_events(response.into_body(), sender, &mut answered).await,
+            _ => {
+                // Nothing to read (or nothing worth reading): drain what there is, then reuse.
+                if Limited::new(response.into_body(), BUFFER).collect().await.is_ok() {
+                    self.target.release(sender);
+                }
+                Ok(())
+            }
+        };
+        match (result, plan) {
+            _ if answered => Ok(()),
+            (Err(why), _) => Err(why),
+            (Ok(()), ResponseBody::Failed { status, .. }) => Err(Failure::Status(status)),
+            (Ok(()), ResponseBody::Unusable) => Err(Failure::ContentType),
+            (Ok(()), _) => Err(Failure::Ended),
+        }
+    }
+
+    /// Feeds each message of an SSE answer as it comes.
+    async fn read_events(
+        &self,
+        body: Incoming,
+        sender: SendRequest<Full<Bytes>>,
+        answered: &mut bool,
+    ) -> Result<(), Failure> {
+        let mut stream = EventStream::new();
+        feed_events(body, &mut stream, &self.inputs, |message| *answered |= self.answers(message)).await?;
+        self.target.release(sender);
+        Ok(())
+    }
+
+    /// Whether `message` is the answer to this exchange's request.
+    fn answers(&self, message: &[u8]) -> bool {
+        let Some(request) = &self.request else { return false };
+        let Some(id) = json::parse(request, 4).ok().and_then(Id::from_value) else { return false };
+        answers(&ParsedMessage::parse(message, json::MAX_DEPTH_LIMIT), id)
+    }
+}
+
+/// Feeds each message of an SSE body to the engine as it comes (calling `seen` with it), keeping
+/// the stream's last event id and `retry` in `stream`. `Err` when the body broke.
+async fn feed_events(
+    mut body: Incoming,
+    stream: &mut EventStream,
+    inputs: &mpsc::UnboundedSender<Input>,
+    mut seen: impl FnMut(&[u8]),
+) -> Result<(), Failure> {
+    let mut decoder = SseDecoder::with_storage(vec![0u8; BUFFER].into_boxed_slice());
+    loop {
+        let chunk = match body.frame().await {
+            Some(Ok(frame)) => match frame.into_data() {
+                Ok(data) => data,
+                Err(_) => continue,
+            },
+            Some(Err(error)) => {
+                tracing::debug!(%error, "SSE stream broke");
+                return Err(Failure::Ended);
+            }
+            None => break,
+        };
+        let mut rest = chunk.as_ref();
+        loop {
+            let taken = decoder.push(rest);
+            rest = rest.get(taken..).unwrap_or_default();
+            while let Some(event) = decoder.next_event() {
+                match event {
+                    Ok(event) => {
+                        if let Some(message) = stream.read(&event) {
+                            seen(message);
+                            let _ = inputs.send(Input::Message(message.to_vec()));
+                        }
+                    }
+                    Err(error) => tracing::warn!(%error, "SSE event dropped"),
+                }
+            }
+            if rest.is_empty() {
+                break;
+            }
+        }
+    }
+    if let Some(error) = decoder.finish() {
+        tracing::debug!(%error, "SSE stream ended inside an event");
+    }
+    Ok(())
+}
+
+/// The legacy standalone stream: opened with `GET`, reopened (resuming from its last event id)
+/// when it ends, as [`reopen_after`] says; its messages go to the engine.
+async fn listen(
+    target: Arc<Target>,
+    inputs: mpsc::UnboundedSender<Input>,
+    version: Option<mcp_sansio::version::ProtocolVersion>,
+    session: Option<Vec<u8>>,
+) {
+    let context = PostContext { version, session_id: session.as_deref() };
+    let mut stream = EventStream::new();
+    let mut failures = 0;
+    loop {
+        let mut headers = Vec::new();
+        listen_headers(context, stream.last_event_id(), &mut |name, value| headers.push((name, value.to_vec())));
+        let end = match target.send(Method::GET, &headers, Bytes::new()).await {
+            Ok((response, sender)) => {
+                let status = response.status().as_u16();
+                let content_type = response.headers().get(name::CONTENT_TYPE).map(|v| v.as_bytes().to_vec());
+                match read_response(status, content_type.as_deref()) {
+                    ResponseBody::EventStream => {
+                        failures = 0;
+                        if feed_events(response.into_body(), &mut stream, &inputs, |_| {}).await.is_ok() {
+                            target.release(sender);
+                        }
+                        ListenEnd::Ended
+                    }
+                    _ => ListenEnd::Status(status),
+                }
+            }
+            Err(error) => {
+                tracing::debug!(%error, "GET of the standalone stream failed");
+                failures += 1;
+                ListenEnd::Connection
+            }
+        };
+        match reopen_after(end, &stream, failures) {
+            Some(delay) => tokio::time::sleep(Duration::from_millis(delay.as_millis())).await,
+            None => {
+                tracing::debug!(?end, "no standalone stream");
+                return;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_name_the_host_the_port_and_the_path() {
+        let target = Target::parse("http://127.0.0.1:8080/mcp").unwrap();
+        assert_eq!(
+            (target.authority.as_str(), target.host.as_str(), target.port),
+            ("127.0.0.1:8080", "127.0.0.1", 8080)
+        );
+        assert_eq!(target.path, "/mcp");
+        let target = Target::parse("HTTP://example.com").unwrap();
+        assert_eq!((target.host.as_str(), target.port, target.path.as_str()), ("example.com", 80, "/"));
+        let target = Target::parse("http://[::1]:9/a?b=c#frag").unwrap();
+        assert_eq!((target.host.as_str(), target.port, target.path.as_str()), ("::1", 9, "/a?b=c"));
+        assert_eq!(target.authority, "[::1]:9");
+        let target = Target::parse("http://h?x").unwrap();
+        assert_eq!(target.path, "/?x");
+        assert_eq!(Target::parse("https://h/mcp").err().map(|e| e.kind()), Some(io::ErrorKind::Unsupported));
+        for bad in ["h/mcp", "ftp://h/", "http:///mcp", "http://u@h/", "http://h:x/", "http://[::1/"] {
+            assert_eq!(Target::parse(bad).err().map(|e| e.kind()), Some(io::ErrorKind::InvalidInput), "{bad}");
+        }
+    }
+}
