@@ -72,20 +72,7 @@ impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
         }
         match self.config.era {
             EraPolicy::Legacy => self.initialize(now),
-            EraPolicy::Auto | EraPolicy::Modern => {
-                let deadline = Some(now + self.config.connect_timeout);
-                let key = send(
-                    &mut self.ep.out,
-                    &self.config,
-                    ProtocolVersion::LATEST,
-                    "server/discover",
-                    None,
-                    None,
-                    deadline,
-                )?;
-                self.state = State::Discovering(key);
-                Ok(())
-            }
+            EraPolicy::Auto | EraPolicy::Modern => self.parts().discover(now, false),
         }
     }
 

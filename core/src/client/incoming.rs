@@ -129,8 +129,8 @@ impl<const OUTBOUND: usize> Parts<'_, '_, OUTBOUND> {
     /// The outcome of a request: the handshake's is the engine's, every other the handler's.
     pub(crate) fn outcome<H: Handler>(&mut self, now: Instant, response: Response<'_>, handler: &mut H) {
         match *self.state {
-            State::Discovering(key) if key == response.request => {
-                return self.discovered(now, response.outcome, handler);
+            State::Discovering(key, again) if key == response.request => {
+                return self.discovered(now, response.outcome, again, handler);
             }
             State::Initializing(key) if key == response.request => {
                 return self.initialized(now, response.outcome, handler);
@@ -215,9 +215,17 @@ impl<const OUTBOUND: usize> Parts<'_, '_, OUTBOUND> {
         }
     }
 
-    /// The answer to `server/discover`: modern if usable, else the fallback (or failure when
-    /// pinned modern).
-    fn discovered<H: Handler>(&mut self, now: Instant, outcome: Outcome<'_>, handler: &mut H) {
+    /// Sends `server/discover` at 2026-07-28 (`again`: the retry after a `-32022`).
+    pub(crate) fn discover(&mut self, now: Instant, again: bool) -> Result<(), SendError> {
+        let deadline = Some(now + self.config.connect_timeout);
+        let key = send(self.out, self.config, ProtocolVersion::LATEST, "server/discover", None, None, deadline)?;
+        *self.state = State::Discovering(key, again);
+        Ok(())
+    }
+
+    /// The answer to `server/discover`: modern if usable, once more after a `-32022` that lists
+    /// 2026-07-28 as supported, else the fallback (or failure when pinned modern).
+    fn discovered<H: Handler>(&mut self, now: Instant, outcome: Outcome<'_>, again: bool, handler: &mut H) {
         let usable = match outcome {
             Outcome::Result(result) => discover_result(result),
             _ => None,
@@ -226,6 +234,9 @@ impl<const OUTBOUND: usize> Parts<'_, '_, OUTBOUND> {
             *self.server = capabilities;
             *self.state = State::Ready(ProtocolVersion::LATEST);
             return connected(now, ProtocolVersion::LATEST, capabilities, result, handler);
+        }
+        if !again && supports_latest_after_all(outcome) && self.discover(now, true).is_ok() {
+            return;
         }
         if self.config.era == EraPolicy::Modern || outcome == Outcome::Closed {
             return self.fail(now, connect_error(outcome), handler);
@@ -397,6 +408,19 @@ fn discover_result(result: Value<'_>) -> Option<(ServerCapabilities, Value<'_>)>
     versions.elements().find(|v| v.as_str().is_some_and(|v| v.eq_str(ProtocolVersion::LATEST.as_str())))?;
     let capabilities = result.get("capabilities").filter(|c| c.kind() == Kind::Object)?;
     Some((ServerCapabilities::from_value(capabilities), result))
+}
+
+/// Whether `outcome` is a `-32022` (unsupported protocol version) whose `data.supported` lists
+/// 2026-07-28, the version the probe was sent at: the client retries ("SHOULD retry with a
+/// mutually supported version"), since the server says it speaks it.
+fn supports_latest_after_all(outcome: Outcome<'_>) -> bool {
+    let Outcome::Error { code, data: Some(data), .. } = outcome else { return false };
+    let supported = data.get("supported").filter(|s| s.kind() == Kind::Array);
+    code == i64::from(code::UNSUPPORTED_PROTOCOL_VERSION)
+        && supported
+            .into_iter()
+            .flat_map(|s| s.elements())
+            .any(|v| v.as_str().is_some_and(|v| v.eq_str(ProtocolVersion::LATEST.as_str())))
 }
 
 fn connect_error(outcome: Outcome<'_>) -> ConnectError {

@@ -13,10 +13,14 @@
 //!   lists 2026-07-28 makes the connection modern: every request then carries `_meta` (protocol
 //!   version, client capabilities, client info). Any other answer, an error of any code, or no
 //!   answer within [`Config::connect_timeout`] falls back to `initialize` (never keyed on one error
-//!   code), written as soon as the transmit buffer has room for it.
+//!   code), written as soon as the transmit buffer has room for it. One exception: a `-32022`
+//!   (unsupported protocol version) whose `data.supported` lists 2026-07-28 after all is a
+//!   rejection the client retries, as the specification asks ("retry with a mutually supported
+//!   version"): the probe is sent once more, then the rules above apply.
 //! - **Legacy**: `initialize` at 2025-11-25 (the server may answer an older version, which is
 //!   accepted if this crate implements it), then `notifications/initialized`.
-//! - **Modern**: `server/discover` only; anything but a usable result fails the connection.
+//! - **Modern**: `server/discover` only (retried once after such a `-32022`); anything but a usable
+//!   result fails the connection.
 //!
 //! The verdict ([`Engine::era`]) is reported in [`Event::Connected`], so a host can cache it.
 //!
@@ -262,8 +266,8 @@ impl From<crate::endpoint::Event> for Event<'_> {
 pub(crate) enum State {
     /// [`Engine::connect`] not called yet.
     Idle,
-    /// `server/discover` sent.
-    Discovering(OutboundKey),
+    /// `server/discover` sent (`true`: again, after a `-32022` that listed 2026-07-28).
+    Discovering(OutboundKey, bool),
     /// The probe found no modern server; `initialize` waits for transmit room (or for the
     /// probe's outbound slot, until its cancellation is written).
     FallingBack,

@@ -367,6 +367,48 @@ fn any_error_to_the_probe_falls_back_to_initialize() {
 }
 
 #[test]
+fn a_version_rejection_that_lists_the_probed_version_is_retried_once() {
+    let rejection = |id: i64, supported: Json| {
+        json!({"jsonrpc":"2.0","id":id,"error":{"code":-32022,"message":"Unsupported protocol version",
+            "data":{"supported":supported,"requested":"2026-07-28"}}})
+        .to_string()
+    };
+    for policy in [EraPolicy::Auto, EraPolicy::Modern] {
+        let mut s = Scripted::new(policy);
+        let first = s.take();
+        assert_eq!(first[0]["method"], "server/discover");
+        s.feed(&rejection(1, json!(["2026-07-28"])));
+        let again = s.take();
+        assert_eq!(again.len(), 1);
+        assert_eq!(again[0]["method"], "server/discover", "{policy:?}");
+        assert_eq!(again[0]["id"], 2, "a new id");
+        assert_eq!(again[0]["params"], first[0]["params"], "the same version and _meta");
+        s.feed(r#"{"jsonrpc":"2.0","id":2,"result":{"supportedVersions":["2026-07-28"],"capabilities":{}}}"#);
+        assert_eq!(s.client.era(), Some(ProtocolVersion::V2026_07_28), "{policy:?}");
+    }
+    // Once only: a second rejection falls back (or fails when pinned modern).
+    let mut s = Scripted::new(EraPolicy::Auto);
+    let _ = s.take();
+    s.feed(&rejection(1, json!(["2026-07-28"])));
+    let _ = s.take();
+    s.feed(&rejection(2, json!(["2026-07-28"])));
+    assert_eq!(s.take()[0]["method"], "initialize");
+    let mut s = Scripted::new(EraPolicy::Modern);
+    let _ = s.take();
+    s.feed(&rejection(1, json!(["2026-07-28"])));
+    let _ = s.take();
+    s.feed(&rejection(2, json!(["2026-07-28"])));
+    assert!(s.client.is_failed());
+    // A list without 2026-07-28 (or no list) is no reason to ask again.
+    for supported in [json!(["2025-11-25"]), json!("2026-07-28"), Json::Null] {
+        let mut s = Scripted::new(EraPolicy::Auto);
+        let _ = s.take();
+        s.feed(&rejection(1, supported.clone()));
+        assert_eq!(s.take()[0]["method"], "initialize", "{supported}");
+    }
+}
+
+#[test]
 fn an_unusable_discover_result_or_silence_falls_back_too() {
     let mut s = Scripted::new(EraPolicy::Auto);
     let _ = s.take();
