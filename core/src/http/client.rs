@@ -30,9 +30,16 @@
 //!    ([`opens_listen_stream`], [`listen_headers`]) for the server's notifications and requests,
 //!    and reopens it when it ends, resuming with `Last-Event-ID` after the server's `retry`
 //!    ([`reopen_after`]); a 405 means the server offers none.
+//! 6. **`x-mcp-header`** (2026-07-28): a tool whose annotations are invalid is dropped
+//!    ([`check_param_annotations`]); a `tools/call` of a kept tool mirrors its annotated arguments
+//!    into `Mcp-Param-{Name}` headers ([`param_headers`], from the tool's `inputSchema` as listed).
 //!
-//! Not covered yet: resuming a POST's broken stream (its request fails instead), `Mcp-Param-*`
-//! headers, and the 2024-11-05 HTTP+SSE transport.
+//! Not covered yet: resuming a POST's broken stream (its request fails instead), and the
+//! 2024-11-05 HTTP+SSE transport.
+
+mod param;
+
+pub use param::{InvalidParamAnnotation, MAX_PARAM_NAME_LEN, check_param_annotations, param_headers};
 
 use crate::frame::ReceivedEvent;
 use crate::http::{HeaderValueError, MAX_HEADER_VALUE_LEN, encode_value, media_type_is, name, standard_header_values};
