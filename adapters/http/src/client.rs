@@ -22,18 +22,23 @@
 //!   ends ([`reopen_after`]); a 405 means the server offers none.
 //! - In 2026-07-28 a cancelled request (a dropped future, a timeout) has its response stream
 //!   closed, which is how the server learns of it.
+//! - In 2026-07-28 the input schema of each tool a `tools/list` answer names with `x-mcp-header`
+//!   annotations is kept (by tool name, the last listing winning; tools whose annotations are
+//!   invalid are forgotten), and a `tools/call` of such a tool carries the `Mcp-Param-*` headers
+//!   [`param_headers`] gives. A tool never listed is called without them.
 //! - The engine's timeouts run on tokio's clock; jobs from the handle on the driver's job queue.
 //!
 //! # Not done yet
 //! - `https://` (plain `http://` only), resuming a POST's broken stream (the request fails with
-//!   `-32000` instead), `Mcp-Param-*` headers, the 2024-11-05 HTTP+SSE fallback, re-`initialize`
-//!   after a 404 for an expired session.
+//!   `-32000` instead), the 2024-11-05 HTTP+SSE fallback, re-`initialize` after a 404 for an
+//!   expired session.
 //!
 //! # Limits
 //! - One message either way: [`BUFFER`] bytes (the engine's buffers, a JSON body, an SSE event).
 //! - Idle connections kept for reuse: [`MAX_IDLE_CONNECTIONS`].
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 use std::io;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -47,9 +52,10 @@ use hyper_util::rt::TokioIo;
 use mcp_sansio::client;
 use mcp_sansio::connection::Connection;
 use mcp_sansio::frame::SseDecoder;
+use mcp_sansio::http::client::check_param_annotations;
 use mcp_sansio::http::client::{
     EventStream, Failure, ListenEnd, Outgoing, PostContext, ResponseBody, answers, delete_headers, listen_headers,
-    opens_listen_stream, plan_message, read_response, reopen_after, session_id, to_line, write_failure,
+    opens_listen_stream, param_headers, plan_message, read_response, reopen_after, session_id, to_line, write_failure,
 };
 use mcp_sansio::http::name;
 use mcp_sansio::json::{self, JsonWriter};
@@ -59,6 +65,9 @@ use mcp_sansio_driver::host::{self, ClientHandle, Host, HostConnection};
 use mcp_sansio_driver::{JobQueue, JobStatus, Jobs};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::{AbortHandle, JoinHandle};
+
+/// A header of a request: its name (`Mcp-Param-*` names are made at run time) and value.
+type Header = (Cow<'static, str>, Vec<u8>);
 
 /// The engine's receive and transmit buffers, and the longest JSON body or SSE event read: the
 /// longest message either way.
@@ -206,12 +215,12 @@ impl Target {
     async fn send(
         &self,
         method: Method,
-        headers: &[(&'static str, Vec<u8>)],
+        headers: &[Header],
         body: Bytes,
     ) -> io::Result<(Response<Incoming>, SendRequest<Full<Bytes>>)> {
         let mut request = Request::builder().method(method).uri(self.path.as_str()).header("host", &self.authority);
         for (name, value) in headers {
-            request = request.header(*name, value.as_slice());
+            request = request.header(name.as_ref(), value.as_slice());
         }
         let request = request.body(Full::new(body)).map_err(io::Error::other)?;
         let (mut sender, reused) = self.sender().await?;
@@ -253,8 +262,15 @@ async fn drive(
     let epoch = std::time::Instant::now();
     let now = || Instant::from_std(epoch, std::time::Instant::now());
     let (inputs, mut received) = mpsc::unbounded_channel();
-    let mut out =
-        Outbox { target: target.clone(), inputs, partial: Vec::new(), session: None, streams: HashMap::new() };
+    let mut out = Outbox {
+        target: target.clone(),
+        inputs,
+        partial: Vec::new(),
+        session: None,
+        streams: HashMap::new(),
+        tool_lists: HashSet::new(),
+        schemas: HashMap::new(),
+    };
     let mut retry_job = false;
     let mut listening: Option<AbortHandle> = None;
     loop {
@@ -292,6 +308,7 @@ async fn drive(
                 }
                 Some(Input::Finished(id)) => {
                     out.streams.remove(&id);
+                    out.tool_lists.remove(&id);
                 }
                 // The outbox holds a sender: never closed.
                 None => break,
@@ -313,7 +330,7 @@ async fn drive(
     drop(jobs);
     let context = PostContext { version: conn.era(), session_id: out.session.as_deref() };
     let mut headers = Vec::new();
-    delete_headers(context, &mut |name, value| headers.push((name, value.to_vec())));
+    delete_headers(context, &mut |name, value| headers.push((Cow::Borrowed(name), value.to_vec())));
     if !headers.is_empty() {
         match tokio::time::timeout(DELETE_TIMEOUT, target.send(Method::DELETE, &headers, Bytes::new())).await {
             Ok(Ok((response, _))) => tracing::debug!(status = %response.status(), "session deleted"),
@@ -333,6 +350,10 @@ struct Outbox {
     /// The exchanges of requests awaiting answers, by the id's JSON text (to close the stream of a
     /// cancelled 2026-07-28 request).
     streams: HashMap<Vec<u8>, AbortHandle>,
+    /// The ids (JSON text) of the 2026-07-28 `tools/list` requests awaiting answers.
+    tool_lists: HashSet<Vec<u8>>,
+    /// The input schema (JSON text) of each listed tool with valid `x-mcp-header` annotations.
+    schemas: HashMap<String, Vec<u8>>,
 }
 
 impl Outbox {
@@ -354,10 +375,25 @@ impl Outbox {
     fn send(&mut self, conn: &HostConnection, line: Vec<u8>) {
         let parsed = ParsedMessage::parse(&line, json::MAX_DEPTH_LIMIT);
         let context = PostContext { version: conn.era(), session_id: self.session.as_deref() };
-        let mut headers = Vec::new();
-        match plan_message(&parsed, context, &mut |name, value| headers.push((name, value.to_vec()))) {
+        let mut headers: Vec<Header> = Vec::new();
+        let planned = plan_message(&parsed, context, &mut |name, value| {
+            headers.push((Cow::Borrowed(name), value.to_vec()));
+        })
+        .and_then(|outgoing| {
+            self.param_headers(&parsed, context, &mut headers)?;
+            Ok(outgoing)
+        });
+        match planned {
             Ok(Outgoing::Post(post)) => {
                 let request = post.request.map(id_text);
+                // A 2026-07-28 `tools/list` (the only kind `plan_message` gives `Mcp-Method`): its
+                // answer names the tools' schemas.
+                if let (Some(id), Some(Ok(Message::Request { method, .. }))) = (&request, parsed.message())
+                    && method.eq_str("tools/list")
+                    && headers.iter().any(|(name, _)| name == name::METHOD)
+                {
+                    self.tool_lists.insert(id.clone());
+                }
                 let exchange = Exchange {
                     target: self.target.clone(),
                     inputs: self.inputs.clone(),
@@ -383,8 +419,59 @@ impl Outbox {
         }
     }
 
+    /// The `Mcp-Param-*` headers of a 2026-07-28 `tools/call` of a tool listed with `x-mcp-header`
+    /// annotations.
+    fn param_headers(
+        &self,
+        parsed: &ParsedMessage<'_>,
+        context: PostContext<'_>,
+        headers: &mut Vec<Header>,
+    ) -> Result<(), mcp_sansio::http::HeaderValueError> {
+        let Some(Ok(Message::Request { method, params: Some(params), .. })) = parsed.message() else { return Ok(()) };
+        if !method.eq_str("tools/call") || self.schemas.is_empty() {
+            return Ok(());
+        }
+        let Some(name) = params.get("name").and_then(|n| n.as_str()) else { return Ok(()) };
+        let Some(schema) = self.schemas.get(&name.chars().collect::<String>()) else { return Ok(()) };
+        let Ok(schema) = json::parse(schema, json::MAX_DEPTH_LIMIT) else { return Ok(()) };
+        param_headers(parsed, context, schema, &mut |name, value| {
+            headers.push((Cow::Owned(format!("Mcp-Param-{name}")), value.to_vec()));
+        })
+    }
+
+    /// Keeps the input schemas of the tools an answer to a 2026-07-28 `tools/list` names with
+    /// `x-mcp-header` annotations (forgetting those whose annotations are invalid).
+    fn learn_tools(&mut self, message: &[u8]) {
+        if self.tool_lists.is_empty() {
+            return;
+        }
+        let parsed = ParsedMessage::parse(message, json::MAX_DEPTH_LIMIT);
+        let (id, result) = match parsed.message() {
+            Some(Ok(Message::Response { id, result })) => (id, Some(result)),
+            Some(Ok(Message::Error { id: Some(id), .. })) => (id, None),
+            _ => return,
+        };
+        if !self.tool_lists.remove(&id_text(id)) {
+            return;
+        }
+        let tools = result.and_then(|r| r.get("tools"));
+        for tool in tools.into_iter().flat_map(|t| t.elements()) {
+            let Some(name) = tool.get("name").and_then(|n| n.as_str()) else { continue };
+            let name: String = name.chars().collect();
+            match tool.get("inputSchema") {
+                Some(schema) if check_param_annotations(schema).is_ok_and(|n| n > 0) => {
+                    self.schemas.insert(name, schema.as_bytes().to_vec());
+                }
+                _ => {
+                    self.schemas.remove(&name);
+                }
+            }
+        }
+    }
+
     /// Gives `message` to the engine as a line, sending what it writes meanwhile.
     fn feed(&mut self, conn: &mut HostConnection, mut message: Vec<u8>, now: Instant) {
+        self.learn_tools(&message);
         to_line(&mut message);
         message.push(b'\n');
         let mut rest = message.as_slice();
@@ -435,7 +522,7 @@ struct Exchange {
 }
 
 impl Exchange {
-    async fn run(self, headers: Vec<(&'static str, Vec<u8>)>, body: Bytes) {
+    async fn run(self, headers: Vec<Header>, body: Bytes) {
         let answered = match self.target.send(Method::POST, &headers, body).await {
             Ok((response, sender)) => self.read(response, sender).await,
             Err(error) => {
@@ -580,7 +667,9 @@ async fn listen(
     let mut failures = 0;
     loop {
         let mut headers = Vec::new();
-        listen_headers(context, stream.last_event_id(), &mut |name, value| headers.push((name, value.to_vec())));
+        listen_headers(context, stream.last_event_id(), &mut |name, value| {
+            headers.push((Cow::Borrowed(name), value.to_vec()))
+        });
         let end = match target.send(Method::GET, &headers, Bytes::new()).await {
             Ok((response, sender)) => {
                 let status = response.status().as_u16();

@@ -286,6 +286,50 @@ async fn no_server_fails_the_connection() {
     assert!(connect("ftp://example.com/mcp", config(EraPolicy::Auto), Host::new()).is_err());
 }
 
+static HEADER_TOOLS: [Tool<'static>; 2] = [
+    Tool::new(
+        "lookup",
+        "Names two headers",
+        r#"{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"priority":{"type":"integer","x-mcp-header":"Priority"},"note":{"type":"string"}}}"#,
+    ),
+    Tool::new(
+        "bad",
+        "An annotation on an object",
+        r#"{"type":"object","properties":{"data":{"type":"object","x-mcp-header":"Data"}}}"#,
+    ),
+];
+
+/// Answers every call; the endpoint checks the `Mcp-Param-*` headers against `HEADER_TOOLS`.
+struct Headed;
+
+impl Handler for Headed {
+    const TOOLS: &'static [Tool<'static>] = &HEADER_TOOLS;
+    fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
+        reply.text(call.name).finish();
+    }
+}
+
+#[tokio::test]
+async fn x_mcp_header_tools_are_checked_and_their_calls_mirror_the_arguments() {
+    let server = start_with(Headed, false).await;
+    let client = connect(&server.url, config(EraPolicy::Modern), Host::new()).unwrap();
+    client.connect().await.unwrap();
+    let names: Vec<String> =
+        client.list_tools().await.unwrap().iter().map(|t| parse(t)["name"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(names, ["lookup"], "the tool with an invalid annotation is dropped");
+    let called = parse(&client.call_tool("lookup", r#"{"region":" Zürich","priority":3,"note":"n"}"#).await.unwrap());
+    assert_eq!(called["content"][0]["text"], "lookup", "{called}");
+    client.close().await.unwrap();
+    let seen = server.seen();
+    let call = seen.iter().find(|s| s.mcp_method().as_deref() == Some("tools/call")).unwrap();
+    assert_eq!(call.status, 200, "the server's checks of the headers passed");
+    let mut decoded = [0u8; 64];
+    let region = call.header("mcp-param-region").unwrap();
+    assert_eq!(mcp_sansio::http::decode_value(region.as_bytes(), &mut decoded), Ok(" Zürich"));
+    assert_eq!(call.header("mcp-param-priority"), Some("3"));
+    assert_eq!(call.headers.iter().filter(|(n, _)| n.starts_with("mcp-param-")).count(), 2, "note is not mirrored");
+}
+
 static SLOW_TOOLS: [Tool<'static>; 1] = [Tool::new("slow", "Never answered", r#"{"type":"object"}"#)];
 
 /// Defers every call and never answers; counts cancellations.

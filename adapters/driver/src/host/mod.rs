@@ -14,7 +14,8 @@
 //! - At most [`MAX_IN_FLIGHT`] requests await answers at once: more wait for one of them to be
 //!   answered (or dropped) before they are sent. Each answer is copied once into a `Vec<u8>` for
 //!   its future.
-//! - [`ClientHandle::list_tools`] follows at most [`MAX_PAGES`] cursors.
+//! - [`ClientHandle::list_tools`] follows at most [`MAX_PAGES`] cursors, and leaves out the tools
+//!   a client must not call (invalid `x-mcp-header` annotations).
 //! - A [`Listen`] stream keeps at most [`MAX_LISTEN_BACKLOG`] unread notifications.
 
 mod listen;
@@ -30,6 +31,7 @@ use std::vec::Vec;
 
 use mcp_sansio::client::{self, Client, ConnectError, InputAnswer, Notification};
 use mcp_sansio::endpoint::{OutboundKey, Outcome, Response, SendError};
+use mcp_sansio::http::client::check_param_annotations;
 use mcp_sansio::json::{self, JsonWriter, Kind};
 use mcp_sansio::mcp::input::ReceivedInput;
 use mcp_sansio::mcp::view::ListPage;
@@ -425,9 +427,17 @@ impl ClientHandle {
     }
 
     /// Every tool of the server (`tools/list`, following `nextCursor` up to [`MAX_PAGES`] pages),
-    /// each as JSON text.
+    /// each as JSON text. A tool whose `x-mcp-header` annotations are invalid
+    /// ([`check_param_annotations`](mcp_sansio::http::client::check_param_annotations)) is left
+    /// out, as the specification requires of clients (2026-07-28); the
+    /// raw answer stays available through [`ClientHandle::request`].
     pub async fn list_tools(&self) -> Result<Vec<Vec<u8>>, RequestError> {
-        self.list_all("tools/list", "tools").await
+        let mut tools = self.list_all("tools/list", "tools").await?;
+        tools.retain(|tool| {
+            let schema = json::parse(tool, json::MAX_DEPTH_LIMIT).ok().and_then(|t| t.get("inputSchema"));
+            schema.is_none_or(|schema| check_param_annotations(schema).is_ok())
+        });
+        Ok(tools)
     }
 
     /// Every prompt of the server; see [`ClientHandle::list_tools`].
