@@ -30,12 +30,16 @@
 //!    ([`opens_listen_stream`], [`listen_headers`]) for the server's notifications and requests,
 //!    and reopens it when it ends, resuming with `Last-Event-ID` after the server's `retry`
 //!    ([`reopen_after`]); a 405 means the server offers none.
-//! 6. **`x-mcp-header`** (2026-07-28): a tool whose annotations are invalid is dropped
+//! 6. **Resuming a request's stream** (legacy, 2025-03-26 and later): a POST's SSE stream that
+//!    ends (the server closed it, SEP-1699 polling, or it broke) before the answer, after naming an
+//!    event id, is resumed with a `GET` carrying `Last-Event-ID` ([`listen_headers`]) after the
+//!    server's `retry` ([`resume_after`]); the answer comes on the resumed stream. A 2026-07-28
+//!    stream is not resumable: its request fails.
+//! 7. **`x-mcp-header`** (2026-07-28): a tool whose annotations are invalid is dropped
 //!    ([`check_param_annotations`]); a `tools/call` of a kept tool mirrors its annotated arguments
 //!    into `Mcp-Param-{Name}` headers ([`param_headers`], from the tool's `inputSchema` as listed).
 //!
-//! Not covered yet: resuming a POST's broken stream (its request fails instead), and the
-//! 2024-11-05 HTTP+SSE transport.
+//! Not covered yet: the 2024-11-05 HTTP+SSE transport.
 
 mod param;
 
@@ -244,6 +248,26 @@ pub fn reopen_after(end: ListenEnd, stream: &EventStream, failures: u32) -> Opti
         ListenEnd::Status(_) => None,
         ListenEnd::Ended => Some(delay),
         ListenEnd::Connection => (failures < MAX_LISTEN_FAILURES).then_some(delay),
+    }
+}
+
+/// Whether to resume the SSE stream of a request that ended before its answer, and after how long
+/// ([`ListenEnd`] says how the last attempt ended): only in a legacy era that has resumability
+/// (2025-03-26 and later, as [`opens_listen_stream`]) and only once the stream named an event id
+/// to resume from; after the server's last `retry` (else [`DEFAULT_REOPEN_DELAY`]). `failures`
+/// counts the attempts in a row that brought no event (a connection that failed, a stream that
+/// ended empty): at [`MAX_LISTEN_FAILURES`] the client gives up (the request fails). An error
+/// status (404, 405, …) ends it at once. Resume with a `GET` carrying [`listen_headers`] with the
+/// stream's [`EventStream::last_event_id`].
+pub fn resume_after(context: PostContext<'_>, end: ListenEnd, stream: &EventStream, failures: u32) -> Option<Duration> {
+    if !opens_listen_stream(context) || stream.last_event_id().is_none() || failures >= MAX_LISTEN_FAILURES {
+        return None;
+    }
+    match end {
+        ListenEnd::Status(_) => None,
+        ListenEnd::Ended | ListenEnd::Connection => {
+            Some(stream.retry_ms().map_or(DEFAULT_REOPEN_DELAY, Duration::from_millis))
+        }
     }
 }
 
@@ -539,6 +563,30 @@ mod tests {
         assert_eq!(decoder.push(b"retry: 250\ndata:\n\n"), 18);
         stream.read(&decoder.next_event().unwrap().unwrap());
         assert_eq!(reopen_after(ListenEnd::Ended, &stream, 0), Some(Duration::from_millis(250)));
+    }
+
+    #[test]
+    fn a_legacy_request_stream_is_resumed_from_its_last_event() {
+        let legacy = PostContext { version: Some(ProtocolVersion::V2025_11_25), session_id: Some(b"s") };
+        let mut stream = EventStream::new();
+        assert_eq!(resume_after(legacy, ListenEnd::Ended, &stream, 0), None, "no event id to resume from");
+        let mut storage = [0u8; 64];
+        let mut decoder = SseDecoder::new(&mut storage);
+        assert_eq!(decoder.push(b"id: e-2\nretry: 500\ndata:\n\n"), 26);
+        assert_eq!(stream.read(&decoder.next_event().unwrap().unwrap()), None, "a priming event");
+        assert_eq!(resume_after(legacy, ListenEnd::Ended, &stream, 0), Some(Duration::from_millis(500)));
+        assert_eq!(resume_after(legacy, ListenEnd::Connection, &stream, 2), Some(Duration::from_millis(500)));
+        assert_eq!(resume_after(legacy, ListenEnd::Ended, &stream, MAX_LISTEN_FAILURES), None, "gives up");
+        assert_eq!(resume_after(legacy, ListenEnd::Status(405), &stream, 0), None);
+        let modern = PostContext { version: Some(ProtocolVersion::V2026_07_28), session_id: None };
+        assert_eq!(resume_after(modern, ListenEnd::Ended, &stream, 0), None, "2026-07-28 has no resumability");
+        let old = PostContext { version: Some(ProtocolVersion::V2024_11_05), session_id: None };
+        assert_eq!(resume_after(old, ListenEnd::Ended, &stream, 0), None);
+        assert_eq!(resume_after(PostContext::default(), ListenEnd::Ended, &stream, 0), None, "no era yet");
+        let mut without_retry = EventStream::new();
+        assert_eq!(decoder.push(b"id: e-3\ndata:\n\n"), 15);
+        without_retry.read(&decoder.next_event().unwrap().unwrap());
+        assert_eq!(resume_after(legacy, ListenEnd::Ended, &without_retry, 0), Some(DEFAULT_REOPEN_DELAY));
     }
 
     #[test]

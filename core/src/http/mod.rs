@@ -85,7 +85,8 @@ mod standard;
 
 pub use client::{
     EventStream, Failure, ListenEnd, Outgoing, Post, PostContext, ResponseBody, answers, delete_headers,
-    listen_headers, opens_listen_stream, plan_message, read_response, reopen_after, session_id, to_line, write_failure,
+    listen_headers, opens_listen_stream, plan_message, read_response, reopen_after, resume_after, session_id, to_line,
+    write_failure,
 };
 pub use header::{
     HeaderList, HeaderValueError, Headers, MAX_HEADER_VALUE_LEN, decode_value, encode_value, matches_value, name,
