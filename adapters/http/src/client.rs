@@ -17,6 +17,9 @@
 //!   and an era probe (`server/discover`) falls back to `initialize`, as over stdio.
 //! - The `Mcp-Session-Id` of the answer to `initialize` goes on every later request;
 //!   [`HttpClient::close`] (or dropping the [`HttpClient`]) ends the engine and `DELETE`s the session.
+//! - A legacy POST's SSE stream that ends before the answer, after naming an event id, is resumed
+//!   with a `GET` carrying `Last-Event-ID` after the server's `retry` ([`resume_after`]), as often
+//!   as each attempt brings a new event; the answer is fed from the resumed stream.
 //! - In a legacy era the standalone `GET` stream is opened once connected, for the server's
 //!   notifications and requests unrelated to a POST, and reopened with `Last-Event-ID` when it
 //!   ends ([`reopen_after`]); a 405 means the server offers none.
@@ -29,8 +32,7 @@
 //! - The engine's timeouts run on tokio's clock; jobs from the handle on the driver's job queue.
 //!
 //! # Not done yet
-//! - `https://` (plain `http://` only), resuming a POST's broken stream (the request fails with
-//!   `-32000` instead), the 2024-11-05 HTTP+SSE fallback, re-`initialize` after a 404 for an
+//! - `https://` (plain `http://` only), the 2024-11-05 HTTP+SSE fallback, re-`initialize` after a 404 for an
 //!   expired session.
 //!
 //! # Limits
@@ -55,12 +57,14 @@ use mcp_sansio::frame::SseDecoder;
 use mcp_sansio::http::client::check_param_annotations;
 use mcp_sansio::http::client::{
     EventStream, Failure, ListenEnd, Outgoing, PostContext, ResponseBody, answers, delete_headers, listen_headers,
-    opens_listen_stream, param_headers, plan_message, read_response, reopen_after, session_id, to_line, write_failure,
+    opens_listen_stream, param_headers, plan_message, read_response, reopen_after, resume_after, session_id, to_line,
+    write_failure,
 };
 use mcp_sansio::http::name;
 use mcp_sansio::json::{self, JsonWriter};
 use mcp_sansio::jsonrpc::{Id, Message, ParsedMessage};
 use mcp_sansio::time::Instant;
+use mcp_sansio::version::ProtocolVersion;
 use mcp_sansio_driver::host::{self, ClientHandle, Host, HostConnection};
 use mcp_sansio_driver::{JobQueue, JobStatus, Jobs};
 use tokio::sync::{mpsc, oneshot};
@@ -399,6 +403,8 @@ impl Outbox {
                     inputs: self.inputs.clone(),
                     request: request.clone(),
                     opens_session: post.opens_session,
+                    version: context.version,
+                    session: self.session.clone(),
                 };
                 let task = tokio::spawn(exchange.run(headers, Bytes::from(line)));
                 if let Some(id) = request {
@@ -519,6 +525,9 @@ struct Exchange {
     /// The JSON text of the request's id, for a request.
     request: Option<Vec<u8>>,
     opens_session: bool,
+    /// The era and legacy session when it was sent: what resuming its stream needs.
+    version: Option<ProtocolVersion>,
+    session: Option<Vec<u8>>,
 }
 
 impl Exchange {
@@ -586,7 +595,9 @@ impl Exchange {
         }
     }
 
-    /// Feeds each message of an SSE answer as it comes.
+    /// Feeds each message of an SSE answer as it comes; a legacy stream that ends before the
+    /// answer is resumed as [`resume_after`] says, each time with a `GET` from its last event id,
+    /// until the answer came (the resumed stream is then dropped) or the rule gives up.
     async fn read_events(
         &self,
         body: Incoming,
@@ -594,9 +605,57 @@ impl Exchange {
         answered: &mut bool,
     ) -> Result<(), Failure> {
         let mut stream = EventStream::new();
-        feed_events(body, &mut stream, &self.inputs, |message| *answered |= self.answers(message)).await?;
-        self.target.release(sender);
-        Ok(())
+        let read = feed_events(body, &mut stream, &self.inputs, |message| {
+            *answered |= self.answers(message);
+            false
+        })
+        .await;
+        if read.is_ok() {
+            self.target.release(sender);
+        }
+        if *answered || self.request.is_none() {
+            return read.map(drop);
+        }
+        let context = PostContext { version: self.version, session_id: self.session.as_deref() };
+        let (mut end, mut failures) = (ListenEnd::Ended, 0);
+        while let Some(delay) = resume_after(context, end, &stream, failures) {
+            tokio::time::sleep(Duration::from_millis(delay.as_millis())).await;
+            let mut headers = Vec::new();
+            listen_headers(context, stream.last_event_id(), &mut |name, value| {
+                headers.push((Cow::Borrowed(name), value.to_vec()))
+            });
+            let from = stream.last_event_id().map(<[u8]>::to_vec);
+            match self.target.send(Method::GET, &headers, Bytes::new()).await {
+                Ok((response, sender)) => {
+                    let status = response.status().as_u16();
+                    let content_type = response.headers().get(name::CONTENT_TYPE).map(|v| v.as_bytes().to_vec());
+                    if read_response(status, content_type.as_deref()) != ResponseBody::EventStream {
+                        end = ListenEnd::Status(status);
+                        continue;
+                    }
+                    tracing::debug!(from = ?from.as_deref().map(String::from_utf8_lossy), "request stream resumed");
+                    let read = feed_events(response.into_body(), &mut stream, &self.inputs, |message| {
+                        *answered |= self.answers(message);
+                        *answered
+                    })
+                    .await;
+                    if *answered {
+                        return Ok(());
+                    }
+                    if read == Ok(false) {
+                        self.target.release(sender);
+                    }
+                    end = ListenEnd::Ended;
+                }
+                Err(error) => {
+                    tracing::debug!(%error, "GET resuming a request stream failed");
+                    end = ListenEnd::Connection;
+                }
+            }
+            // An attempt that brought no new event is a failure.
+            failures = if stream.last_event_id() != from.as_deref() { 0 } else { failures + 1 };
+        }
+        read.map(drop)
     }
 
     /// Whether `message` is the answer to this exchange's request.
@@ -607,14 +666,16 @@ impl Exchange {
     }
 }
 
-/// Feeds each message of an SSE body to the engine as it comes (calling `seen` with it), keeping
-/// the stream's last event id and `retry` in `stream`. `Err` when the body broke.
+/// Feeds each message of an SSE body to the engine as it comes (calling `seen` with it first),
+/// keeping the stream's last event id and `retry` in `stream`, until the body ends (`Ok(false)`)
+/// or `seen` returns `true` (`Ok(true)`: the rest is not read, the connection cannot be reused).
+/// `Err` when the body broke.
 async fn feed_events(
     mut body: Incoming,
     stream: &mut EventStream,
     inputs: &mpsc::UnboundedSender<Input>,
-    mut seen: impl FnMut(&[u8]),
-) -> Result<(), Failure> {
+    mut seen: impl FnMut(&[u8]) -> bool,
+) -> Result<bool, Failure> {
     let mut decoder = SseDecoder::with_storage(vec![0u8; BUFFER].into_boxed_slice());
     loop {
         let chunk = match body.frame().await {
@@ -636,8 +697,11 @@ async fn feed_events(
                 match event {
                     Ok(event) => {
                         if let Some(message) = stream.read(&event) {
-                            seen(message);
+                            let stop = seen(message);
                             let _ = inputs.send(Input::Message(message.to_vec()));
+                            if stop {
+                                return Ok(true);
+                            }
                         }
                     }
                     Err(error) => tracing::warn!(%error, "SSE event dropped"),
@@ -651,7 +715,7 @@ async fn feed_events(
     if let Some(error) = decoder.finish() {
         tracing::debug!(%error, "SSE stream ended inside an event");
     }
-    Ok(())
+    Ok(false)
 }
 
 /// The legacy standalone stream: opened with `GET`, reopened (resuming from its last event id)
@@ -677,7 +741,7 @@ async fn listen(
                 match read_response(status, content_type.as_deref()) {
                     ResponseBody::EventStream => {
                         failures = 0;
-                        if feed_events(response.into_body(), &mut stream, &inputs, |_| {}).await.is_ok() {
+                        if feed_events(response.into_body(), &mut stream, &inputs, |_| false).await == Ok(false) {
                             target.release(sender);
                         }
                         ListenEnd::Ended

@@ -423,3 +423,90 @@ async fn legacy_listens_on_the_standalone_stream_and_resumes_it() {
     client.close().await.unwrap();
     assert_eq!(server.endpoint.session_count(), 0);
 }
+
+/// One request a scripted server got: method, `Last-Event-ID`, `Mcp-Session-Id`, when.
+type Got = (String, Option<String>, Option<String>, std::time::Instant);
+
+/// A legacy server that ends the stream of `tools/call` after a priming event (`id: e-1`,
+/// `retry: 300`) and answers it on the `GET` that resumes from `e-1` (SEP-1699 polling); its
+/// standalone stream is refused (405 to a `GET` without `Last-Event-ID`).
+async fn polling_server() -> (String, Arc<Mutex<Vec<Got>>>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let got = Arc::new(Mutex::new(Vec::new()));
+    let pending = Arc::new(Mutex::new(None::<Json>));
+    let record = got.clone();
+    tokio::spawn(async move {
+        loop {
+            let (stream, _) = listener.accept().await.unwrap();
+            let (record, pending) = (record.clone(), pending.clone());
+            let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+                let (record, pending) = (record.clone(), pending.clone());
+                async move {
+                    let header = |name: &str| request.headers().get(name).map(|v| v.to_str().unwrap().to_owned());
+                    let (last, session) = (header("last-event-id"), header("mcp-session-id"));
+                    let method = request.method().to_string();
+                    record.lock().unwrap().push((method.clone(), last.clone(), session, std::time::Instant::now()));
+                    let body = request.into_body().collect().await.unwrap().to_bytes();
+                    let reply = |status: u16, kind: &str, body: String| {
+                        let mut response = Response::new(Full::new(Bytes::from(body)));
+                        *response.status_mut() = StatusCode::from_u16(status).unwrap();
+                        if !kind.is_empty() {
+                            response.headers_mut().insert("content-type", kind.parse().unwrap());
+                        }
+                        response.headers_mut().insert("mcp-session-id", "s-1".parse().unwrap());
+                        Ok::<_, Infallible>(response)
+                    };
+                    match (method.as_str(), last.as_deref()) {
+                        ("GET", Some("e-1")) => {
+                            let id = pending.lock().unwrap().take().unwrap_or(Json::Null);
+                            let answer = serde_json::json!({"jsonrpc":"2.0","id":id,"result":{"content":[{"type":"text","text":"resumed"}]}});
+                            reply(200, "text/event-stream", format!("id: e-2\nevent: message\ndata: {answer}\n\n"))
+                        }
+                        ("GET", _) => reply(405, "", String::new()),
+                        ("DELETE", _) => reply(200, "", String::new()),
+                        _ => {
+                            let message: Json = serde_json::from_slice(&body).unwrap();
+                            match message["method"].as_str() {
+                                Some("initialize") => reply(
+                                    200,
+                                    "application/json",
+                                    serde_json::json!({"jsonrpc":"2.0","id":message["id"],"result":{"protocolVersion":"2025-11-25",
+                                        "capabilities":{"tools":{}},"serverInfo":{"name":"polling","version":"1"}}})
+                                    .to_string(),
+                                ),
+                                Some("tools/call") => {
+                                    *pending.lock().unwrap() = Some(message["id"].clone());
+                                    reply(200, "text/event-stream", "id: e-1\nretry: 300\ndata: \n\n".to_owned())
+                                }
+                                _ => reply(202, "", String::new()),
+                            }
+                        }
+                    }
+                }
+            });
+            tokio::spawn(async move {
+                let _ =
+                    hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), service).await;
+            });
+        }
+    });
+    (url, got)
+}
+
+#[tokio::test]
+async fn a_legacy_request_stream_that_ends_before_the_answer_is_resumed_after_retry() {
+    let (url, got) = polling_server().await;
+    let client = connect(&url, config(EraPolicy::Legacy), Host::new()).unwrap();
+    client.connect().await.unwrap();
+    let started = std::time::Instant::now();
+    let result = parse(&client.call_tool("poll", "{}").await.unwrap());
+    assert_eq!(result["content"][0]["text"], "resumed");
+    client.close().await.unwrap();
+    let got = got.lock().unwrap().clone();
+    let resumed: Vec<&Got> = got.iter().filter(|(method, last, ..)| method == "GET" && last.is_some()).collect();
+    assert_eq!(resumed.len(), 1, "{got:?}");
+    let (_, last, session, at) = resumed[0];
+    assert_eq!((last.as_deref(), session.as_deref()), (Some("e-1"), Some("s-1")));
+    assert!(at.duration_since(started) >= std::time::Duration::from_millis(300), "after the server's retry");
+}
