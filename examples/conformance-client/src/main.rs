@@ -13,7 +13,7 @@
 //!
 //! Every scenario connects first, and the client declares elicitation (form), sampling and roots:
 //! an elicitation form is accepted with its defaults filled in
-//! ([`write_accepted_form`](mcp_sansio::mcp::input::write_accepted_form), SEP-1034), a sampling
+//! ([`write_accepted_form`], SEP-1034), a sampling
 //! request gets a fixed text answer, `roots/list` an empty list. It exits 0 once the scenario's
 //! requests were answered, non-zero (with the reason on stderr) on any failure, and gives up after
 //! [`DEADLINE`] (the suite waits 30 s). `RUST_LOG` sets what is logged on stderr.

@@ -428,9 +428,8 @@ impl ClientHandle {
 
     /// Every tool of the server (`tools/list`, following `nextCursor` up to [`MAX_PAGES`] pages),
     /// each as JSON text. A tool whose `x-mcp-header` annotations are invalid
-    /// ([`check_param_annotations`](mcp_sansio::http::client::check_param_annotations)) is left
-    /// out, as the specification requires of clients (2026-07-28); the
-    /// raw answer stays available through [`ClientHandle::request`].
+    /// ([`check_param_annotations`]) is left out, as the specification requires of clients
+    /// (2026-07-28); the raw answer stays available through [`ClientHandle::request`].
     pub async fn list_tools(&self) -> Result<Vec<Vec<u8>>, RequestError> {
         let mut tools = self.list_all("tools/list", "tools").await?;
         tools.retain(|tool| {
