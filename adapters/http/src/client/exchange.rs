@@ -1,0 +1,299 @@
+//! One exchange: a POSTed message and the answer read back (a JSON body or an SSE stream, resumed
+//! when a legacy one ends early), and the legacy session's standalone GET stream.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper::client::conn::http1::SendRequest;
+use hyper::{Method, Response};
+use mcp_sansio::frame::SseDecoder;
+use mcp_sansio::http::client::{
+    EventStream, Failure, ListenEnd, PostContext, ResponseBody, answers, listen_headers, read_response, reopen_after,
+    resume_after, session_id, write_failure,
+};
+use mcp_sansio::http::name;
+use mcp_sansio::json::{self, JsonWriter};
+use mcp_sansio::jsonrpc::{Id, ParsedMessage};
+use mcp_sansio::version::ProtocolVersion;
+use tokio::sync::mpsc;
+
+use super::target::Target;
+use super::{BUFFER, Header, Input};
+
+/// The JSON text of a request id.
+pub(super) fn id_text(id: Id<'_>) -> Vec<u8> {
+    let mut buf = vec![0u8; 32 + id_len(id)];
+    let mut w = JsonWriter::new(&mut buf);
+    id.write(&mut w);
+    w.written().to_vec()
+}
+
+fn id_len(id: Id<'_>) -> usize {
+    match id {
+        Id::Number(_) => 0,
+        Id::String(s) => s.raw().len(),
+    }
+}
+
+/// The error answer for the request `id` whose exchange failed.
+pub(super) fn failure(id: Id<'_>, why: Failure) -> Vec<u8> {
+    let mut buf = vec![0u8; 160 + id_len(id)];
+    let mut w = JsonWriter::new(&mut buf);
+    write_failure(&mut w, id, why);
+    w.written().to_vec()
+}
+
+/// One POST and its answer.
+pub(super) struct Exchange {
+    pub(super) target: Arc<Target>,
+    pub(super) inputs: mpsc::Sender<Input>,
+    /// The JSON text of the request's id, for a request.
+    pub(super) request: Option<Vec<u8>>,
+    pub(super) opens_session: bool,
+    /// The era and legacy session when it was sent: what resuming its stream needs.
+    pub(super) version: Option<ProtocolVersion>,
+    pub(super) session: Option<Vec<u8>>,
+}
+
+impl Exchange {
+    pub(super) async fn run(self, headers: Vec<Header>, body: Bytes) {
+        let answered = match self.target.send(Method::POST, &headers, body).await {
+            Ok((response, sender)) => self.read(response, sender).await,
+            Err(error) => {
+                tracing::debug!(%error, "POST failed");
+                Err(Failure::Connection)
+            }
+        };
+        if let Some(request) = &self.request {
+            if let Err(why) = answered
+                && let Ok(value) = json::parse(request, 4)
+                && let Some(id) = Id::from_value(value)
+            {
+                let _ = self.inputs.send(Input::Message(failure(id, why))).await;
+            }
+            let _ = self.inputs.send(Input::Finished(request.clone())).await;
+        }
+    }
+
+    /// Reads the answer; `Ok` when the request (if any) was answered.
+    pub(super) async fn read(
+        &self,
+        response: Response<Incoming>,
+        sender: SendRequest<Full<Bytes>>,
+    ) -> Result<(), Failure> {
+        if self.opens_session
+            && let Some(id) = response.headers().get(name::SESSION_ID).and_then(|v| session_id(v.as_bytes()))
+        {
+            let _ = self.inputs.send(Input::Session(id.to_vec())).await;
+        }
+        let content_type = response.headers().get(name::CONTENT_TYPE).map(|v| v.as_bytes().to_vec());
+        let plan = read_response(response.status().as_u16(), content_type.as_deref());
+        let mut answered = self.request.is_none();
+        let result = match plan {
+            ResponseBody::Json | ResponseBody::Failed { json: true, .. } => {
+                match Limited::new(response.into_body(), BUFFER).collect().await {
+                    Ok(body) => {
+                        let body = body.to_bytes().to_vec();
+                        let answers_request = self.answers(&body);
+                        // An error status's body is fed only as the answer it is.
+                        if matches!(plan, ResponseBody::Json) || answers_request {
+                            answered |= answers_request;
+                            let _ = self.inputs.send(Input::Message(body)).await;
+                        }
+                        self.target.release(sender);
+                        Ok(())
+                    }
+                    Err(_) => Err(Failure::Ended),
+                }
+            }
+            ResponseBody::EventStream => self.read_events(response.into_body(), sender, &mut answered).await,
+            _ => {
+                // Nothing to read (or nothing worth reading): drain what there is, then reuse.
+                if Limited::new(response.into_body(), BUFFER).collect().await.is_ok() {
+                    self.target.release(sender);
+                }
+                Ok(())
+            }
+        };
+        match (result, plan) {
+            _ if answered => Ok(()),
+            (Err(why), _) => Err(why),
+            (Ok(()), ResponseBody::Failed { status, .. }) => Err(Failure::Status(status)),
+            (Ok(()), ResponseBody::Unusable) => Err(Failure::ContentType),
+            (Ok(()), _) => Err(Failure::Ended),
+        }
+    }
+
+    /// Feeds each message of an SSE answer as it comes; a legacy stream that ends before the
+    /// answer is resumed as [`resume_after`] says, each time with a `GET` from its last event id,
+    /// until the answer came (the resumed stream is then dropped) or the rule gives up.
+    pub(super) async fn read_events(
+        &self,
+        body: Incoming,
+        sender: SendRequest<Full<Bytes>>,
+        answered: &mut bool,
+    ) -> Result<(), Failure> {
+        let mut stream = EventStream::new();
+        let read = feed_events(body, &mut stream, &self.inputs, |message| {
+            *answered |= self.answers(message);
+            false
+        })
+        .await;
+        if read.is_ok() {
+            self.target.release(sender);
+        }
+        if *answered || self.request.is_none() {
+            return read.map(drop);
+        }
+        let context = PostContext { version: self.version, session_id: self.session.as_deref() };
+        let (mut end, mut failures) = (ListenEnd::Ended, 0);
+        while let Some(delay) = resume_after(context, end, &stream, failures) {
+            tokio::time::sleep(Duration::from_millis(delay.as_millis())).await;
+            let mut headers = Vec::new();
+            listen_headers(context, stream.last_event_id(), &mut |name, value| {
+                headers.push((Cow::Borrowed(name), value.to_vec()))
+            });
+            let from = stream.last_event_id().map(<[u8]>::to_vec);
+            match self.target.send(Method::GET, &headers, Bytes::new()).await {
+                Ok((response, sender)) => {
+                    let status = response.status().as_u16();
+                    let content_type = response.headers().get(name::CONTENT_TYPE).map(|v| v.as_bytes().to_vec());
+                    if read_response(status, content_type.as_deref()) != ResponseBody::EventStream {
+                        end = ListenEnd::Status(status);
+                        continue;
+                    }
+                    tracing::debug!(from = ?from.as_deref().map(String::from_utf8_lossy), "request stream resumed");
+                    let read = feed_events(response.into_body(), &mut stream, &self.inputs, |message| {
+                        *answered |= self.answers(message);
+                        *answered
+                    })
+                    .await;
+                    if *answered {
+                        return Ok(());
+                    }
+                    if read == Ok(false) {
+                        self.target.release(sender);
+                    }
+                    end = ListenEnd::Ended;
+                }
+                Err(error) => {
+                    tracing::debug!(%error, "GET resuming a request stream failed");
+                    end = ListenEnd::Connection;
+                }
+            }
+            // An attempt that brought no new event is a failure.
+            failures = if stream.last_event_id() != from.as_deref() { 0 } else { failures + 1 };
+        }
+        read.map(drop)
+    }
+
+    /// Whether `message` is the answer to this exchange's request.
+    pub(super) fn answers(&self, message: &[u8]) -> bool {
+        let Some(request) = &self.request else { return false };
+        let Some(id) = json::parse(request, 4).ok().and_then(Id::from_value) else { return false };
+        answers(&ParsedMessage::parse(message, json::MAX_DEPTH_LIMIT), id)
+    }
+}
+
+/// Feeds each message of an SSE body to the engine as it comes (calling `seen` with it first),
+/// keeping the stream's last event id and `retry` in `stream`, until the body ends (`Ok(false)`)
+/// or `seen` returns `true` (`Ok(true)`: the rest is not read, the connection cannot be reused).
+/// `Err` when the body broke.
+async fn feed_events(
+    mut body: Incoming,
+    stream: &mut EventStream,
+    inputs: &mpsc::Sender<Input>,
+    mut seen: impl FnMut(&[u8]) -> bool,
+) -> Result<bool, Failure> {
+    let mut decoder = SseDecoder::with_storage(vec![0u8; BUFFER].into_boxed_slice());
+    loop {
+        let chunk = match body.frame().await {
+            Some(Ok(frame)) => match frame.into_data() {
+                Ok(data) => data,
+                Err(_) => continue,
+            },
+            Some(Err(error)) => {
+                tracing::debug!(%error, "SSE stream broke");
+                return Err(Failure::Ended);
+            }
+            None => break,
+        };
+        let mut rest = chunk.as_ref();
+        loop {
+            let taken = decoder.push(rest);
+            rest = rest.get(taken..).unwrap_or_default();
+            while let Some(event) = decoder.next_event() {
+                match event {
+                    Ok(event) => {
+                        if let Some(message) = stream.read(&event) {
+                            let stop = seen(message);
+                            let _ = inputs.send(Input::Message(message.to_vec())).await;
+                            if stop {
+                                return Ok(true);
+                            }
+                        }
+                    }
+                    Err(error) => tracing::warn!(%error, "SSE event dropped"),
+                }
+            }
+            if rest.is_empty() {
+                break;
+            }
+        }
+    }
+    if let Some(error) = decoder.finish() {
+        tracing::debug!(%error, "SSE stream ended inside an event");
+    }
+    Ok(false)
+}
+
+/// The legacy standalone stream: opened with `GET`, reopened (resuming from its last event id)
+/// when it ends, as [`reopen_after`] says; its messages go to the engine.
+pub(super) async fn listen(
+    target: Arc<Target>,
+    inputs: mpsc::Sender<Input>,
+    version: Option<mcp_sansio::version::ProtocolVersion>,
+    session: Option<Vec<u8>>,
+) {
+    let context = PostContext { version, session_id: session.as_deref() };
+    let mut stream = EventStream::new();
+    let mut failures = 0;
+    loop {
+        let mut headers = Vec::new();
+        listen_headers(context, stream.last_event_id(), &mut |name, value| {
+            headers.push((Cow::Borrowed(name), value.to_vec()))
+        });
+        let end = match target.send(Method::GET, &headers, Bytes::new()).await {
+            Ok((response, sender)) => {
+                let status = response.status().as_u16();
+                let content_type = response.headers().get(name::CONTENT_TYPE).map(|v| v.as_bytes().to_vec());
+                match read_response(status, content_type.as_deref()) {
+                    ResponseBody::EventStream => {
+                        failures = 0;
+                        if feed_events(response.into_body(), &mut stream, &inputs, |_| false).await == Ok(false) {
+                            target.release(sender);
+                        }
+                        ListenEnd::Ended
+                    }
+                    _ => ListenEnd::Status(status),
+                }
+            }
+            Err(error) => {
+                tracing::debug!(%error, "GET of the standalone stream failed");
+                failures += 1;
+                ListenEnd::Connection
+            }
+        };
+        match reopen_after(end, &stream, failures) {
+            Some(delay) => tokio::time::sleep(Duration::from_millis(delay.as_millis())).await,
+            None => {
+                tracing::debug!(?end, "no standalone stream");
+                return;
+            }
+        }
+    }
+}
