@@ -28,7 +28,7 @@
 //! - In 2026-07-28 the input schema of each tool a `tools/list` answer names with `x-mcp-header`
 //!   annotations is kept (by tool name, the last listing winning; tools whose annotations are
 //!   invalid are forgotten), and a `tools/call` of such a tool carries the `Mcp-Param-*` headers
-//!   [`param_headers`](mcp_sansio::http::client::param_headers) gives. A tool never listed is called without them.
+//!   [`param_headers`] gives. A tool never listed is called without them.
 //! - The engine's timeouts run on tokio's clock; jobs from the handle on the driver's job queue.
 //!
 //! # Not done yet
