@@ -414,4 +414,32 @@ fn main() {
         }
         println!();
     }
+
+    // The targets: ours pipelined at least 2x rmcp's best, and no allocation per call.
+    let pipelined = |i: usize| metric(i, columns[5].1);
+    let rmcp_best = (0..clients.len())
+        .filter(|&i| clients[i].1.starts_with("rmcp"))
+        .max_by(|&a, &b| pipelined(a).total_cmp(&pipelined(b)));
+    println!();
+    for (i, (label, kind)) in clients.iter().enumerate().filter(|(_, (_, kind))| !kind.starts_with("rmcp")) {
+        let most = |f: fn(&Sample) -> Phase| samples[i].iter().map(f).max_by_key(|p| p.allocations).unwrap_or_default();
+        let (seq, pipe) = (most(|s| s.seq), most(|s| s.pipe));
+        print!(
+            "- {label}: client allocations in a phase at most {} in {} sequential calls ({:.3}/call), {} in {} pipelined calls ({:.3}/call)",
+            seq.allocations,
+            seq.calls,
+            seq.allocations as f64 / seq.calls as f64,
+            pipe.allocations,
+            pipe.calls,
+            pipe.allocations as f64 / pipe.calls as f64
+        );
+        if let Some(best) = rmcp_best.filter(|_| kind != "core-modern") {
+            print!(
+                "; pipelined {:.2}x the calls/s of rmcp's best here ({})",
+                pipelined(i) / pipelined(best),
+                clients[best].0
+            );
+        }
+        println!();
+    }
 }
