@@ -17,7 +17,7 @@ use mcp_sansio::json::{self, Value};
 use mcp_sansio_driver::{JobStatus, Jobs, Options};
 use mcp_sansio_tokio::{FdReader, FdWriter, TokioClock};
 
-use crate::{Job, Mark, Phase, Report, answer_ok, fail};
+use crate::{Check, Job, Mark, Phase, Report, fail};
 
 /// Requests in flight at most (the engine's table; `--depth` up to this).
 const OUTBOUND: usize = 64;
@@ -37,7 +37,7 @@ struct Shared {
 /// The application: counts and checks answers.
 struct Counter {
     shared: Rc<Shared>,
-    message: Vec<u8>,
+    check: Check,
 }
 
 impl Handler for Counter {
@@ -45,7 +45,7 @@ impl Handler for Counter {
         let shared = &self.shared;
         shared.in_flight.set(shared.in_flight.get() - 1);
         shared.answered.set(shared.answered.get() + 1);
-        if !matches!(response.outcome, Outcome::Result(result) if answer_ok(result.as_bytes(), &self.message)) {
+        if !matches!(response.outcome, Outcome::Result(result) if self.check.ok(result.as_bytes())) {
             shared.bad.set(shared.bad.get() + 1);
         }
     }
@@ -213,7 +213,7 @@ pub fn run(job: &Job, modern: bool) -> Report {
     let shared = Rc::new(Shared::default());
     let era = if modern { EraPolicy::Modern } else { EraPolicy::Legacy };
     let config = Config::new("mcp-bench-client", "0.0.0").with_era(era);
-    let counter = Counter { shared: shared.clone(), message: job.message.as_bytes().to_vec() };
+    let counter = Counter { shared: shared.clone(), check: Check::new(&job.message) };
     let mut client: Conn<'_> = Client::new(counter, config, Buffers { rx: &mut rx, tx: &mut tx });
     let mut phases = Phases {
         shared,

@@ -11,7 +11,7 @@ use mcp_sansio::client::{Config, EraPolicy};
 use mcp_sansio_tokio::child;
 use mcp_sansio_tokio::host::Host;
 
-use crate::{Job, Mark, Report, answer_ok, fail};
+use crate::{Check, Job, Mark, Report, fail};
 
 pub fn run(job: &Job) -> Report {
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -26,18 +26,18 @@ pub fn run(job: &Job) -> Report {
         client.connect().await.unwrap_or_else(|e| fail(format!("host: connect: {e}")));
         let server = client.id().unwrap_or_else(|| fail("host: no child"));
         let arguments: Arc<str> = job.arguments().into();
-        let message: Arc<[u8]> = job.message.as_bytes().into();
-        let check = |answer: Result<Vec<u8>, _>| match answer {
-            Ok(result) if answer_ok(&result, &message) => {}
+        let check = Arc::new(Check::new(&job.message));
+        let expect = |answer: Result<Vec<u8>, _>| match answer {
+            Ok(result) if check.ok(&result) => {}
             other => fail(format!("host: bad answer: {other:?}")),
         };
-        check(client.call_tool("echo", &arguments).await);
+        expect(client.call_tool("echo", &arguments).await);
 
         let mark = Mark::start(server);
         let deadline = Instant::now() + job.seq;
         let mut calls = 0;
         while Instant::now() < deadline {
-            check(client.call_tool("echo", &arguments).await);
+            expect(client.call_tool("echo", &arguments).await);
             calls += 1;
         }
         let seq = mark.end(server, calls);
@@ -47,12 +47,12 @@ pub fn run(job: &Job) -> Report {
         let deadline = Instant::now() + job.pipe;
         let tasks: Vec<_> = (0..job.depth)
             .map(|_| {
-                let (handle, arguments, message) = ((*client).clone(), arguments.clone(), message.clone());
+                let (handle, arguments, check) = ((*client).clone(), arguments.clone(), check.clone());
                 let (calls, bad) = (calls.clone(), bad.clone());
                 tokio::spawn(async move {
                     while Instant::now() < deadline {
                         match handle.call_tool("echo", &arguments).await {
-                            Ok(result) if answer_ok(&result, &message) => {}
+                            Ok(result) if check.ok(&result) => {}
                             _ => {
                                 bad.fetch_add(1, Ordering::Relaxed);
                             }

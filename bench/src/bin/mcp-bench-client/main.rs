@@ -148,9 +148,25 @@ pub struct Report {
     pub pipe: Phase,
 }
 
-/// Whether `result` (a `CallToolResult` as JSON text) is a successful echo of `message`.
-pub fn answer_ok(result: &[u8], message: &[u8]) -> bool {
-    memchr::memmem::find(result, message).is_some() && memchr::memmem::find(result, br#""isError":true"#).is_none()
+/// Checks answers: whether a `CallToolResult` (as JSON text) is a successful echo of the message.
+/// The searchers are built once (building one per search cost more than the client's own work
+/// per call).
+pub struct Check {
+    message: memchr::memmem::Finder<'static>,
+    error: memchr::memmem::Finder<'static>,
+}
+
+impl Check {
+    pub fn new(message: &str) -> Check {
+        Check {
+            message: memchr::memmem::Finder::new(message.as_bytes()).into_owned(),
+            error: memchr::memmem::Finder::new(br#""isError":true"#).into_owned(),
+        }
+    }
+
+    pub fn ok(&self, result: &[u8]) -> bool {
+        self.message.find(result).is_some() && self.error.find(result).is_none()
+    }
 }
 
 /// Stops the worker with `what`.
