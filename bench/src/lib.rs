@@ -5,7 +5,7 @@ pub mod measure;
 
 use std::hint::black_box;
 
-use mcp_example_device::{Board, Centidegrees, Device, INSTRUCTIONS, SAMPLE_CALIBRATION, SERVER_NAME, Sensor};
+use mcp_example_device::{Device, INSTRUCTIONS, SERVER_NAME};
 use mcp_sansio::connection::Connection;
 use mcp_sansio::server::{Buffers, CacheHints, CacheScope, Config, Limits, Server};
 use mcp_sansio::time::Instant;
@@ -13,21 +13,8 @@ use mcp_sansio::time::Instant;
 /// The core's features in this build, for benchmark names.
 pub const FEATURES: &str = if cfg!(feature = "alloc") { "[alloc]" } else { "[no alloc]" };
 
-/// A board whose sensor always reads 21.5 °C.
-pub struct FixedBoard;
-
-impl Board for FixedBoard {
-    fn temperature(&mut self, _sensor: Sensor, _now: Instant) -> Option<Centidegrees> {
-        Some(Centidegrees(2150))
-    }
-    fn set_led(&mut self, _on: bool) {}
-    fn led(&self) -> bool {
-        false
-    }
-    fn calibration(&self) -> &[u8] {
-        &SAMPLE_CALIBRATION
-    }
-}
+/// The example device's board whose sensors always read 21.5 °C.
+pub use mcp_example_device::FixedBoard;
 
 /// 64 bytes of message, as in the stdio comparison.
 pub const ECHO_ARGS: &str =
