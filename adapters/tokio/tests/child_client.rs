@@ -131,6 +131,10 @@ fn auto_modern() {
         assert!(matches!(missing, Err(RequestError::Server { .. })) || parse(&missing.unwrap())["isError"] == true);
         let prompts = client.list_prompts().await.unwrap();
         assert!(!prompts.is_empty());
+        // The device completes the sensor argument of its resource template.
+        let completed = client.complete(r#"{"type":"ref/resource","uri":"device://sensor/{name}"}"#, "name", "c").await;
+        let completed = parse(&completed.unwrap());
+        assert_eq!(completed["completion"]["values"], serde_json::json!(["cpu"]), "{completed}");
         let resources = client.list_resources().await.unwrap();
         let uri = parse(&resources[0])["uri"].as_str().unwrap().to_string();
         let read = parse(&client.read_resource(&uri).await.unwrap());

@@ -477,6 +477,14 @@ impl ClientHandle {
         self.send(move |conn, now| conn.read_resource(now, &uri)).await
     }
 
+    /// `completion/complete` of the argument `argument`, partly typed as `value`, of `reference`
+    /// (`{"type":"ref/prompt","name":…}` or `{"type":"ref/resource","uri":…}` as JSON text); the
+    /// `CompleteResult`.
+    pub async fn complete(&self, reference: &str, argument: &str, value: &str) -> Result<Vec<u8>, RequestError> {
+        let (reference, argument, value) = (String::from(reference), String::from(argument), String::from(value));
+        self.send(move |conn, now| conn.complete(now, object(&reference)?, &argument, &value)).await
+    }
+
     /// `prompts/get` of `name` with `arguments` (a JSON object of strings as text, or none).
     pub async fn get_prompt(&self, name: &str, arguments: Option<&str>) -> Result<Vec<u8>, RequestError> {
         let (name, arguments) = (String::from(name), arguments.map(String::from));
