@@ -167,7 +167,3 @@ pub mod version;
 #[cfg(test)]
 mod test_rng;
 
-/// The README's Rust examples, compiled and run as doctests.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-struct ReadmeDoctests;

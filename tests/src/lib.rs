@@ -104,3 +104,9 @@ pub fn initialize_request(id: i64, version: &str) -> String {
 
 /// The `notifications/initialized` line.
 pub const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+/// The README's Rust examples, compiled and run as doctests here, where the adapters they use are
+/// dependencies (the core's own doctests cannot reach them).
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
