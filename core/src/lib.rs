@@ -166,4 +166,3 @@ pub mod version;
 
 #[cfg(test)]
 mod test_rng;
-
