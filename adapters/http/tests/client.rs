@@ -19,7 +19,7 @@ use mcp_sansio::mcp::input::ReceivedInput;
 use mcp_sansio::server::{Config, Deferred, Event, Handler, Tool, ToolCall, ToolReply};
 use mcp_sansio::time::Instant;
 use mcp_sansio::version::ProtocolVersion;
-use mcp_sansio_driver::host::{Host, RequestError};
+use mcp_sansio_driver::host::{CancelHandle, Host, RequestError};
 use mcp_sansio_http::client::connect;
 use mcp_sansio_http::{HttpConfig, McpHttp};
 use serde_json::Value as Json;
@@ -380,6 +380,47 @@ async fn cancelled_requests_reach_the_server_in_both_eras() {
         let posted_cancel = server.seen().iter().any(|s| s.mcp_method().as_deref() == Some("notifications/cancelled"));
         // 2026-07-28 closes the response stream; legacy sends the notification.
         assert_eq!(posted_cancel, era == EraPolicy::Legacy, "{era:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_cancel_handle_cancels_its_requests_on_the_wire_in_both_eras() {
+    for era in [EraPolicy::Modern, EraPolicy::Legacy] {
+        let server = start_with(Slow::default(), false).await;
+        let client = connect(&server.url, config(era), Host::new()).unwrap();
+        client.connect().await.unwrap();
+        let cancel = CancelHandle::new();
+        let turn = client.with_cancel(&cancel);
+        let calls = tokio::spawn({
+            let turn = turn.clone();
+            async move { tokio::join!(turn.call_tool("slow", "{}"), turn.call_tool("slow", "{}")) }
+        });
+        for _ in 0..150 {
+            if server.endpoint.with_handler(|h| h.deferred.len()) == 2 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        assert_eq!(server.endpoint.with_handler(|h| h.deferred.len()), 2, "{era:?}: both calls reached the server");
+        cancel.cancel();
+        assert!(cancel.is_cancelled());
+        let (first, second) = tokio::time::timeout(std::time::Duration::from_secs(5), calls).await.unwrap().unwrap();
+        assert_eq!((first, second), (Err(RequestError::Cancelled), Err(RequestError::Cancelled)), "{era:?}");
+        let mut cancelled = 0;
+        for _ in 0..100 {
+            cancelled = server.endpoint.with_handler(|h| h.cancelled);
+            if cancelled == 2 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        assert_eq!(cancelled, 2, "{era:?}: the server saw both cancellations");
+        // A request through the cancelled handle is not sent; through the client it is.
+        let posts = server.seen().len();
+        assert_eq!(turn.ping().await, Err(RequestError::Cancelled), "{era:?}");
+        assert_eq!(server.seen().len(), posts, "{era:?}: nothing sent");
+        client.ping().await.unwrap();
+        client.close().await.unwrap();
     }
 }
 

@@ -2,9 +2,10 @@
 
 use std::collections::VecDeque;
 use std::future::poll_fn;
+use std::pin::Pin;
 use std::string::String;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::task::{Poll, Waker};
+use std::task::{Context, Poll, Waker};
 
 use mcp_sansio::endpoint::OutboundKey;
 
@@ -77,7 +78,8 @@ pub(crate) fn channel(key: OutboundKey) -> (Queue, Listen) {
 }
 
 /// A `subscriptions/listen` stream ([`ClientHandle::listen`](crate::host::ClientHandle::listen)):
-/// read it with [`Listen::next`]. Dropping it cancels the stream on the wire.
+/// read it with [`Listen::next`], or as a [`futures_core::Stream`] (with `StreamExt` from
+/// `futures` or `tokio-stream`). Dropping it cancels the stream on the wire.
 pub struct Listen {
     state: Arc<Mutex<State>>,
     key: OutboundKey,
@@ -92,18 +94,19 @@ impl Listen {
 
     /// The next notification, or `None` once the stream ended and every notification was read.
     pub async fn next(&mut self) -> Option<ListenNotification> {
-        poll_fn(|cx| {
-            let mut state = lock(&self.state);
-            if let Some(item) = state.items.pop_front() {
-                return Poll::Ready(Some(item));
-            }
-            if state.ended {
-                return Poll::Ready(None);
-            }
-            state.waker = Some(cx.waker().clone());
-            Poll::Pending
-        })
-        .await
+        poll_fn(|cx| self.poll_item(cx)).await
+    }
+
+    fn poll_item(&self, cx: &mut Context<'_>) -> Poll<Option<ListenNotification>> {
+        let mut state = lock(&self.state);
+        if let Some(item) = state.items.pop_front() {
+            return Poll::Ready(Some(item));
+        }
+        if state.ended {
+            return Poll::Ready(None);
+        }
+        state.waker = Some(cx.waker().clone());
+        Poll::Pending
     }
 
     /// How many notifications were dropped because [`MAX_LISTEN_BACKLOG`] were unread.
@@ -114,6 +117,21 @@ impl Listen {
     /// The listen request's key.
     pub fn key(&self) -> OutboundKey {
         self.key
+    }
+}
+
+impl futures_core::Stream for Listen {
+    type Item = ListenNotification;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<ListenNotification>> {
+        self.poll_item(cx)
+    }
+}
+
+impl futures_core::FusedStream for Listen {
+    fn is_terminated(&self) -> bool {
+        let state = lock(&self.state);
+        state.ended && state.items.is_empty()
     }
 }
 
@@ -158,14 +176,20 @@ mod tests {
         let mut read = std::vec::Vec::new();
         let waker = std::task::Waker::noop();
         let mut cx = std::task::Context::from_waker(waker);
+        // Read through `next` and through `Stream`, in turns.
         loop {
-            let next = core::pin::pin!(listen.next());
-            match next.poll(&mut cx) {
+            let polled = if read.len() % 2 == 0 {
+                core::pin::pin!(listen.next()).poll(&mut cx)
+            } else {
+                futures_core::Stream::poll_next(Pin::new(&mut listen), &mut cx)
+            };
+            match polled {
                 Poll::Ready(Some(item)) => read.push(item),
                 Poll::Ready(None) => break,
                 Poll::Pending => panic!("an ended stream never waits"),
             }
         }
+        assert!(futures_core::FusedStream::is_terminated(&listen));
         assert_eq!(read.len(), MAX_LISTEN_BACKLOG);
         assert_eq!(read[0], notification(10), "the oldest were dropped");
     }

@@ -6,7 +6,9 @@
 //! [`Host`] handler (the engine's [`client::Handler`]) hands each outcome to its waiting future,
 //! and runs the application's callbacks for input from the server and notifications.
 //!
-//! Dropping a request's future cancels the request (`notifications/cancelled` on the wire). The
+//! Dropping a request's future cancels the request (`notifications/cancelled` on the wire), and so
+//! does a [`CancelHandle`] from anywhere, for every request sent through
+//! [`ClientHandle::with_cancel`]. The
 //! transports (a child process on tokio or async-std/smol, Streamable HTTP) build the pair with
 //! [`connection`] and drive the connection with their `run_with_jobs`.
 //!
@@ -18,6 +20,7 @@
 //!   a client must not call (invalid `x-mcp-header` annotations).
 //! - A [`Listen`] stream keeps at most [`MAX_LISTEN_BACKLOG`] unread notifications.
 
+mod cancel;
 mod listen;
 mod oneshot;
 mod permits;
@@ -39,6 +42,8 @@ use mcp_sansio::time::Instant;
 use mcp_sansio::version::ProtocolVersion;
 
 use crate::{JobQueue, JobSender, JobStatus, job_queue};
+pub use cancel::CancelHandle;
+use cancel::{Slot, SlotRef, lock};
 pub use listen::{Listen, ListenNotification};
 use oneshot::{Receiver, Sender, oneshot};
 use permits::{Permit, Permits};
@@ -84,6 +89,8 @@ pub enum RequestError {
     Closed,
     /// The connection could not be set up.
     Connect(ConnectError),
+    /// Cancelled through a [`CancelHandle`] (and on the wire, if it was sent).
+    Cancelled,
     /// The answer is not what the method returns.
     Invalid(&'static str),
 }
@@ -96,6 +103,7 @@ impl fmt::Display for RequestError {
             RequestError::TimedOut => f.write_str("the server did not answer in time"),
             RequestError::Closed => f.write_str("the connection to the server ended"),
             RequestError::Connect(error) => write!(f, "cannot connect: {error}"),
+            RequestError::Cancelled => f.write_str("cancelled"),
             RequestError::Invalid(what) => write!(f, "the server's answer is not usable: {what}"),
         }
     }
@@ -248,7 +256,7 @@ pub fn connection(
     // Room to retry 2026-07-28 requests with input: as much as one request can take.
     conn.set_retry_buffer(std::vec![0u8; tx]);
     let (jobs, queue) = job_queue();
-    (ClientHandle { jobs, permits: Permits::new(MAX_IN_FLIGHT) }, conn, queue)
+    (ClientHandle { jobs, permits: Permits::new(MAX_IN_FLIGHT), cancel: None }, conn, queue)
 }
 
 /// Talks to a client engine driven on another task: cloneable, `Send + Sync`.
@@ -256,6 +264,7 @@ pub fn connection(
 pub struct ClientHandle {
     jobs: JobSender<HostConnection>,
     permits: Permits,
+    cancel: Option<CancelHandle>,
 }
 
 impl fmt::Debug for ClientHandle {
@@ -269,7 +278,7 @@ struct Pending {
     /// Held until the answer came (or the request was given up).
     _permit: Permit,
     answer: Receiver<Answer>,
-    key: std::sync::Arc<std::sync::Mutex<Option<OutboundKey>>>,
+    slot: SlotRef,
     jobs: JobSender<HostConnection>,
     done: bool,
 }
@@ -284,21 +293,20 @@ impl Pending {
 
 impl Drop for Pending {
     fn drop(&mut self) {
-        if self.done {
-            return;
-        }
-        let key = *self.key.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(key) = key {
-            let _ = self.jobs.complete(move |conn: &mut HostConnection, _| {
-                conn.handler_mut().waiters.remove(&key);
-                conn.handler_mut().progress.remove(&key.id());
-                conn.cancel(key);
-            });
+        if !self.done {
+            cancel::cancel(&self.slot, &self.jobs);
         }
     }
 }
 
 impl ClientHandle {
+    /// This handle, with every request sent through it cancelled when `cancel` is
+    /// ([`CancelHandle::cancel`]); the connection is the same.
+    #[must_use]
+    pub fn with_cancel(&self, cancel: &CancelHandle) -> ClientHandle {
+        ClientHandle { cancel: Some(cancel.clone()), ..self.clone() }
+    }
+
     /// Ends the connection from this side, as the end of the server's output would: requests
     /// still waiting get [`RequestError::Closed`], and the driving loop returns once its output
     /// is written (a transport then closes its end: a child's stdin).
@@ -505,18 +513,27 @@ impl ClientHandle {
     where
         F: FnMut(&mut HostConnection, Instant) -> Result<OutboundKey, SendError> + Send + 'static,
     {
+        let slot = SlotRef::new(std::sync::Mutex::new(Slot::default()));
+        if let Some(cancel) = &self.cancel
+            && !cancel.register(&slot, &self.jobs)
+        {
+            return Err(RequestError::Cancelled);
+        }
         let permit = self.permits.acquire().await;
         let (sender, receiver) = oneshot();
-        let key = std::sync::Arc::new(std::sync::Mutex::new(None));
         let pending =
-            Pending { _permit: permit, answer: receiver, key: key.clone(), jobs: self.jobs.clone(), done: false };
+            Pending { _permit: permit, answer: receiver, slot: slot.clone(), jobs: self.jobs.clone(), done: false };
         let mut sender = Some(sender);
         self.jobs
             .submit(move |conn: &mut HostConnection, now| {
                 let Some(waiter) = sender.take() else { return JobStatus::Done };
+                if lock(&slot).cancelled {
+                    waiter.send(Err(RequestError::Cancelled));
+                    return JobStatus::Done;
+                }
                 match send(conn, now) {
                     Ok(request) => {
-                        *key.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(request);
+                        lock(&slot).key = Some(request);
                         conn.handler_mut().waiters.insert(request, waiter);
                     }
                     // No room, or the table still holds given-up requests whose cancellations
