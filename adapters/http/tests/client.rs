@@ -551,3 +551,69 @@ async fn a_legacy_request_stream_that_ends_before_the_answer_is_resumed_after_re
     assert_eq!((last.as_deref(), session.as_deref()), (Some("e-1"), Some("s-1")));
     assert!(at.duration_since(started) >= std::time::Duration::from_millis(300), "after the server's retry");
 }
+
+/// Ends `session` on the server as another client could: `DELETE` with its id.
+async fn delete_session(url: &str, session: &str) -> u16 {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let authority = url.trim_start_matches("http://").split('/').next().unwrap().to_owned();
+    let mut stream = tokio::net::TcpStream::connect(&authority).await.unwrap();
+    let request = format!(
+        "DELETE /mcp HTTP/1.1\r\nhost: {authority}\r\nmcp-session-id: {session}\r\n\
+         mcp-protocol-version: 2025-11-25\r\nconnection: close\r\n\r\n"
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).await.unwrap();
+    let head = String::from_utf8_lossy(&response);
+    head.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0)
+}
+
+#[tokio::test]
+async fn a_session_the_server_ended_is_replaced_by_a_new_initialize() {
+    let server = start(false).await;
+    let client = connect(&server.url, config(EraPolicy::Legacy), Host::new()).unwrap();
+    client.connect().await.unwrap();
+    let first = client.session_id().expect("a session");
+    tools_and_echo(&client).await;
+    assert_eq!(delete_session(&server.url, &first).await, 204);
+    assert_eq!(server.endpoint.session_count(), 0);
+
+    // The next requests meet the 404 (on a POST, or on the standalone stream first): the request
+    // that met it fails with it, and the client initializes again without the old session; the
+    // ones after go to the new session.
+    let mut failures = Vec::new();
+    let mut answered = false;
+    for _ in 0..20 {
+        match client.call_tool("echo", r#"{"message":"again"}"#).await {
+            Ok(result) => {
+                assert_eq!(parse(&result)["content"][0]["text"], "again");
+                answered = true;
+                break;
+            }
+            Err(error) => failures.push(error.to_string()),
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(answered, "never answered again: {failures:?}");
+    assert!(failures.len() <= 1, "only the request that met the 404 fails: {failures:?}");
+    assert!(failures.iter().all(|f| f.contains("HTTP 404")), "{failures:?}");
+    let second = client.session_id().expect("a new session");
+    assert_ne!(second, first);
+    assert_eq!(server.endpoint.session_count(), 1);
+
+    let seen = server.seen();
+    let initializes: Vec<&Seen> = seen.iter().filter(|s| s.mcp_method().as_deref() == Some("initialize")).collect();
+    assert_eq!(initializes.len(), 2, "{seen:?}");
+    assert_eq!(initializes[1].header("mcp-session-id"), None, "a new session is asked for without the old one");
+    let after = seen.iter().position(|s| std::ptr::eq(s, initializes[1])).unwrap();
+    assert!(
+        seen[after + 1..].iter().all(|s| s.header("mcp-session-id") != Some(first.as_str())),
+        "nothing sent to the old session after the new initialize"
+    );
+    assert!(
+        seen.iter().any(|s| s.method == "GET" && s.header("mcp-session-id") == Some(second.as_str())),
+        "listening again"
+    );
+    client.close().await.unwrap();
+    assert_eq!(server.endpoint.session_count(), 0, "the new session is deleted on close");
+}

@@ -76,6 +76,34 @@ impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
         }
     }
 
+    /// Starts a new legacy session: `initialize` again, without the old session. A Streamable
+    /// HTTP client does this when the server answers 404 to a request that carried its session
+    /// (the session ended: [`session_expired`](crate::http::client::session_expired)).
+    /// Until the answer, [`Engine::is_connecting`] is `true` and requests fail with
+    /// [`SendError::NotAvailable`]; the answer is reported as a new
+    /// [`Event::Connected`](crate::client::Event::Connected) (or `ConnectFailed`). Requests
+    /// awaiting answers keep waiting. `initialize` waits for room (transmit, or a free slot of
+    /// the outbound table) when there is none now. [`SendError::NotAvailable`] unless connected
+    /// in a legacy era.
+    pub fn reinitialize(&mut self, now: Instant) -> Result<(), SendError> {
+        if !self.era().is_some_and(|version| version.era() == Era::Legacy) {
+            return Err(SendError::NotAvailable);
+        }
+        match self.initialize(now) {
+            Err(SendError::Full | SendError::TooManyRequests) => {
+                self.state = State::FallingBack;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+
+    /// Whether the handshake is under way: [`Engine::connect`] or [`Engine::reinitialize`] was
+    /// called and its outcome is not known yet.
+    pub fn is_connecting(&self) -> bool {
+        matches!(self.state, State::Discovering(..) | State::FallingBack | State::Initializing(_))
+    }
+
     /// Sends `initialize` at the newest legacy version.
     pub(crate) fn initialize(&mut self, now: Instant) -> Result<(), SendError> {
         self.parts().initialize(now)

@@ -25,6 +25,8 @@
 //!    `HTTP <status>`), so the engine reaches its outcome (and an era probe falls back) as over stdio.
 //! 4. **Sessions** (legacy): the `Mcp-Session-Id` of the answer to `initialize` ([`session_id`])
 //!    goes on every later request, and on the `DELETE` that ends the session ([`delete_headers`]).
+//!    A 404 to a request that carried the session means the session ended ([`session_expired`]):
+//!    the client starts a new one with `initialize`.
 //!
 //! 5. **The standalone stream** (legacy): once connected the client opens a `GET` stream
 //!    ([`opens_listen_stream`], [`listen_headers`]) for the server's notifications and requests,
@@ -151,6 +153,16 @@ pub fn plan_message<'b>(
     }
     let opens_session = !modern && request.is_some() && method.is_some_and(|m| m.eq_str("initialize"));
     Ok(Outgoing::Post(Post { request, opens_session }))
+}
+
+/// Whether the answer `status` to a request sent in `context` says that the legacy session ended:
+/// 404 to a request that carried `Mcp-Session-Id`. The client then MUST start a new session, with
+/// `initialize` and without the old session
+/// ([`Engine::reinitialize`](crate::client::Engine::reinitialize)); the request that got the 404
+/// failed ([`Failure::Status`]).
+pub fn session_expired(status: u16, context: PostContext<'_>) -> bool {
+    let legacy = !context.version.is_some_and(|v| v.era() == Era::Modern);
+    status == 404 && legacy && context.session_id.is_some()
 }
 
 /// The headers of the `DELETE` that ends a legacy session (none without a session: there is
@@ -533,6 +545,20 @@ mod tests {
         let context = PostContext { version: Some(ProtocolVersion::V2025_06_18), session_id: Some(b"abc") };
         delete_headers(context, &mut |n, v| headers.push((n, v.to_vec())));
         assert_eq!(headers, [("mcp-session-id", b"abc".to_vec()), ("mcp-protocol-version", b"2025-06-18".to_vec())]);
+    }
+
+    #[test]
+    fn a_404_to_a_request_with_a_session_ends_the_session() {
+        let session = PostContext { version: Some(ProtocolVersion::V2025_06_18), session_id: Some(b"abc") };
+        assert!(session_expired(404, session));
+        assert!(!session_expired(400, session));
+        assert!(!session_expired(200, session));
+        // Without a session (a server that named none, or `initialize` itself): no session ended.
+        assert!(!session_expired(404, PostContext { session_id: None, ..session }));
+        assert!(!session_expired(404, PostContext::default()));
+        // 2026-07-28 has no sessions: a 404 there is an answer (`-32601`), not an ending.
+        let modern = PostContext { version: Some(ProtocolVersion::V2026_07_28), session_id: Some(b"abc") };
+        assert!(!session_expired(404, modern));
     }
 
     #[test]

@@ -135,6 +135,8 @@ pub struct Host {
     connect: Option<Sender<Result<Connected, RequestError>>>,
     input: Option<InputCallback>,
     notifications: Option<NotificationCallback>,
+    /// A new session is being set up ([`reinitialize`]): requests wait for it.
+    renewing: bool,
 }
 
 impl Host {
@@ -226,6 +228,7 @@ impl client::Handler for Host {
     fn on_event(&mut self, _now: Instant, event: client::Event<'_>) {
         match event {
             client::Event::Connected { version, server_name, instructions, .. } => {
+                self.renewing = false;
                 if let Some(connect) = self.connect.take() {
                     connect.send(Ok(Connected {
                         version,
@@ -235,6 +238,7 @@ impl client::Handler for Host {
                 }
             }
             client::Event::ConnectFailed(error) => {
+                self.renewing = false;
                 if let Some(connect) = self.connect.take() {
                     connect.send(Err(RequestError::Connect(error)));
                 }
@@ -242,6 +246,17 @@ impl client::Handler for Host {
             _ => {}
         }
     }
+}
+
+/// Starts a new legacy session on `conn` ([`Engine::reinitialize`](client::Engine::reinitialize)),
+/// as a Streamable HTTP client must once the server answered 404 to its session: requests the
+/// handle sends meanwhile wait for the new session (their jobs return [`JobStatus::Retry`] until
+/// the handshake's outcome, so the transport's loop must run retried jobs again after each
+/// message received, as the HTTP client's does) instead of failing.
+pub fn reinitialize(conn: &mut HostConnection, now: Instant) -> Result<(), SendError> {
+    conn.reinitialize(now)?;
+    conn.handler_mut().renewing = true;
+    Ok(())
 }
 
 /// Creates the connection a transport drives (over owned buffers of `rx` and `tx` bytes; `tx`
@@ -537,8 +552,13 @@ impl ClientHandle {
                         conn.handler_mut().waiters.insert(request, waiter);
                     }
                     // No room, or the table still holds given-up requests whose cancellations
-                    // are being written: again once output went out.
+                    // are being written: again once output went out. While a new session is
+                    // set up ([`reinitialize`]): again once it is.
                     Err(SendError::Full | SendError::TooManyRequests) => {
+                        sender = Some(waiter);
+                        return JobStatus::Retry;
+                    }
+                    Err(SendError::NotAvailable) if conn.handler().renewing => {
                         sender = Some(waiter);
                         return JobStatus::Retry;
                     }

@@ -13,7 +13,7 @@ use hyper::{Method, Response};
 use mcp_sansio::frame::SseDecoder;
 use mcp_sansio::http::client::{
     EventStream, Failure, ListenEnd, PostContext, ResponseBody, answers, listen_headers, read_response, reopen_after,
-    resume_after, session_id, write_failure,
+    resume_after, session_expired, session_id, write_failure,
 };
 use mcp_sansio::http::name;
 use mcp_sansio::json::{self, JsonWriter};
@@ -92,6 +92,9 @@ impl Exchange {
         }
         let content_type = response.headers().get(name::CONTENT_TYPE).map(|v| v.as_bytes().to_vec());
         let plan = read_response(response.status().as_u16(), content_type.as_deref());
+        if let ResponseBody::Failed { status, .. } = plan {
+            self.check_session(status).await;
+        }
         let mut answered = self.request.is_none();
         let result = match plan {
             ResponseBody::Json | ResponseBody::Failed { json: true, .. } => {
@@ -191,6 +194,16 @@ impl Exchange {
         read.map(drop)
     }
 
+    /// Tells the engine's task when `status` says the session this exchange was sent in ended.
+    async fn check_session(&self, status: u16) {
+        let context = PostContext { version: self.version, session_id: self.session.as_deref() };
+        if let Some(session) = &self.session
+            && session_expired(status, context)
+        {
+            let _ = self.inputs.send(Input::SessionEnded(session.clone())).await;
+        }
+    }
+
     /// Whether `message` is the answer to this exchange's request.
     pub(super) fn answers(&self, message: &[u8]) -> bool {
         let Some(request) = &self.request else { return false };
@@ -279,7 +292,14 @@ pub(super) async fn listen(
                         }
                         ListenEnd::Ended
                     }
-                    _ => ListenEnd::Status(status),
+                    _ => {
+                        if let Some(session) = &session
+                            && session_expired(status, context)
+                        {
+                            let _ = inputs.send(Input::SessionEnded(session.clone())).await;
+                        }
+                        ListenEnd::Status(status)
+                    }
                 }
             }
             Err(error) => {

@@ -17,6 +17,10 @@
 //!   and an era probe (`server/discover`) falls back to `initialize`, as over stdio.
 //! - The `Mcp-Session-Id` of the answer to `initialize` goes on every later request;
 //!   [`HttpClient::close`] (or dropping the [`HttpClient`]) ends the engine and `DELETE`s the session.
+//!   A 404 to a request (or to the standalone stream's `GET`) that carried the session means the
+//!   server ended it ([`session_expired`](mcp_sansio::http::client::session_expired)): that request
+//!   fails with `HTTP 404`, and the client initializes again without the session
+//!   ([`host::reinitialize`]); requests made meanwhile wait for the new session.
 //! - A legacy POST's SSE stream that ends before the answer, after naming an event id, is resumed
 //!   with a `GET` carrying `Last-Event-ID` after the server's `retry` ([`resume_after`](mcp_sansio::http::client::resume_after)), as often
 //!   as each attempt brings a new event; the answer is fed from the resumed stream.
@@ -32,8 +36,7 @@
 //! - The engine's timeouts run on tokio's clock; jobs from the handle on the driver's job queue.
 //!
 //! # Not done yet
-//! - `https://` (plain `http://` only), the 2024-11-05 HTTP+SSE fallback, re-`initialize` after a 404 for an
-//!   expired session.
+//! - `https://` (plain `http://` only), the 2024-11-05 HTTP+SSE fallback.
 //!
 //! # Limits
 //! - One message either way: [`BUFFER`] bytes (the engine's buffers, a JSON body, an SSE event).
@@ -138,6 +141,8 @@ enum Input {
     Message(Vec<u8>),
     /// The session named in the answer to `initialize`.
     Session(Vec<u8>),
+    /// The server answered 404 to a request that carried this session: it ended.
+    SessionEnded(Vec<u8>),
     /// The exchange of the request with this id (its JSON text) is over.
     Finished(Vec<u8>),
 }
@@ -202,6 +207,21 @@ async fn drive(
                         Some(String::from_utf8_lossy(&id).into_owned());
                     out.session = Some(id);
                 }
+                Some(Input::SessionEnded(id)) if out.session.as_ref() == Some(&id) => {
+                    // A new session: `initialize` without the old one; the standalone stream is
+                    // opened again once it is set up. Requests made meanwhile wait for it.
+                    tracing::debug!(session = %String::from_utf8_lossy(&id), "session ended; initializing again");
+                    *session.lock().unwrap_or_else(PoisonError::into_inner) = None;
+                    out.session = None;
+                    if let Some(listening) = listening.take() {
+                        listening.abort();
+                    }
+                    if let Err(error) = host::reinitialize(&mut conn, now()) {
+                        tracing::warn!(%error, "cannot initialize again");
+                    }
+                }
+                // An older session's end: already replaced.
+                Some(Input::SessionEnded(_)) => {}
                 Some(Input::Finished(id)) => {
                     out.streams.remove(&id);
                     out.tool_lists.remove(&id);

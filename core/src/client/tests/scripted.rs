@@ -1,6 +1,7 @@
 //! The client engine against scripted servers: what ours never sends.
 
 use super::*;
+use crate::endpoint::SendError;
 
 #[test]
 fn any_error_to_the_probe_falls_back_to_initialize() {
@@ -495,4 +496,52 @@ fn params_too_long_for_a_retry_record_are_not_kept() {
         key.id()
     ));
     assert_eq!(s.take()[0]["params"]["inputResponses"]["r"]["roots"][0]["uri"], "file:///tmp");
+}
+
+#[test]
+fn reinitialize_starts_a_new_legacy_session_while_requests_wait() {
+    let mut s = Scripted::new(EraPolicy::Legacy);
+    assert_eq!(s.take()[0]["method"], "initialize");
+    assert!(s.client.is_connecting());
+    s.initialize_result(1);
+    let _ = s.take();
+    assert!(!s.client.is_connecting());
+    let waiting = s.client.ping(s.now).unwrap();
+    let _ = s.take();
+
+    // The session ended (a Streamable HTTP 404): `initialize` again, the same as the first.
+    s.client.reinitialize(s.now).unwrap();
+    let sent = s.take();
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0]["method"], "initialize");
+    assert_eq!(sent[0]["params"]["protocolVersion"], "2025-11-25");
+    assert!(s.client.is_connecting());
+    assert_eq!(s.client.era(), None);
+    assert_eq!(s.client.ping(s.now), Err(SendError::NotAvailable), "not until connected again");
+    assert_eq!(s.client.reinitialize(s.now), Err(SendError::NotAvailable), "once at a time");
+    let id = sent[0]["id"].as_i64().unwrap();
+    s.initialize_result(id);
+    assert_eq!(s.take()[0]["method"], "notifications/initialized");
+    assert_eq!(s.client.era(), Some(ProtocolVersion::V2025_06_18));
+    assert_eq!(s.host.events.iter().filter(|e| e.starts_with("Connected")).count(), 2, "{:?}", s.host.events);
+    // The request sent before still gets its answer.
+    s.feed(&json!({"jsonrpc":"2.0","id":waiting.id(),"result":{}}).to_string());
+    assert_eq!(s.host.outcome(waiting), Some("result {}"));
+
+    // A refused re-initialize fails the connection, as a refused first one does.
+    s.client.reinitialize(s.now).unwrap();
+    let id = s.take()[0]["id"].as_i64().unwrap();
+    s.feed(&json!({"jsonrpc":"2.0","id":id,"error":{"code":-32600,"message":"no"}}).to_string());
+    assert!(s.client.is_failed());
+    assert_eq!(s.client.reinitialize(s.now), Err(SendError::NotAvailable));
+}
+
+#[test]
+fn reinitialize_is_for_legacy_sessions_only() {
+    let mut s = Scripted::new(EraPolicy::Modern);
+    assert_eq!(s.client.reinitialize(s.now), Err(SendError::NotAvailable), "not connected");
+    let _ = s.take();
+    s.feed(r#"{"jsonrpc":"2.0","id":1,"result":{"supportedVersions":["2026-07-28"],"capabilities":{}}}"#);
+    assert_eq!(s.client.era(), Some(ProtocolVersion::V2026_07_28));
+    assert_eq!(s.client.reinitialize(s.now), Err(SendError::NotAvailable), "2026-07-28 has no sessions");
 }
