@@ -14,6 +14,7 @@ use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use mcp_example_device::{Device, FixedBoard};
 use mcp_sansio::client::{self, EraPolicy, InputAnswer};
+use mcp_sansio::http::SsePaths;
 use mcp_sansio::mcp::ClientCapabilities;
 use mcp_sansio::mcp::input::ReceivedInput;
 use mcp_sansio::server::{Config, Deferred, Event, Handler, Tool, ToolCall, ToolReply};
@@ -28,6 +29,8 @@ use serde_json::Value as Json;
 #[derive(Clone, Debug)]
 struct Seen {
     method: String,
+    /// The path and query.
+    path: String,
     headers: Vec<(String, String)>,
     body: String,
     status: u16,
@@ -67,9 +70,19 @@ async fn start(without_discover: bool) -> Server {
 }
 
 async fn start_with<H: Handler + Send + 'static>(handler: H, without_discover: bool) -> Server<H> {
+    start_configured(handler, without_discover, |_| {}).await
+}
+
+async fn start_configured<H: Handler + Send + 'static>(
+    handler: H,
+    without_discover: bool,
+    configure: impl FnOnce(&mut HttpConfig),
+) -> Server<H> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr: SocketAddr = listener.local_addr().unwrap();
-    let endpoint = McpHttp::new(handler, HttpConfig::new(Config::new("mcp-device", "0.1.0"), addr));
+    let mut config = HttpConfig::new(Config::new("mcp-device", "0.1.0"), addr);
+    configure(&mut config);
+    let endpoint = McpHttp::new(handler, config);
     let seen = Arc::new(Mutex::new(Vec::new()));
     let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
     let (front, record) = (endpoint.clone(), seen.clone());
@@ -88,6 +101,7 @@ async fn start_with<H: Handler + Send + 'static>(handler: H, without_discover: b
                     let body = body.collect().await.unwrap().to_bytes();
                     let mut seen = Seen {
                         method: parts.method.to_string(),
+                        path: parts.uri.to_string(),
                         headers: parts
                             .headers
                             .iter()
@@ -616,4 +630,54 @@ async fn a_session_the_server_ended_is_replaced_by_a_new_initialize() {
     );
     client.close().await.unwrap();
     assert_eq!(server.endpoint.session_count(), 0, "the new session is deleted on close");
+}
+
+#[tokio::test]
+async fn a_2024_11_05_server_is_reached_through_the_http_sse_fallback() {
+    for era in [EraPolicy::Legacy, EraPolicy::Auto] {
+        let server = start_configured(Device::new(FixedBoard), false, |config| {
+            config.legacy_sse = Some(SsePaths::DEFAULT);
+        })
+        .await;
+        let url = server.url.replace("/mcp", "/sse");
+        let asked = Arc::new(Mutex::new(0));
+        let client = connect(&url, config(era), confirming_host(asked.clone())).unwrap();
+        let connected = client.connect().await.unwrap();
+        assert_eq!(connected.version, ProtocolVersion::V2025_11_25, "{era:?}");
+        tools_and_echo(&client).await;
+        // A request of the server (elicitation) comes on the stream, its answer is POSTed.
+        let reset = parse(&client.call_tool("factory_reset", "{}").await.unwrap());
+        assert_eq!(reset["content"][0]["text"], "factory settings restored", "{reset}");
+        assert_eq!(*asked.lock().unwrap(), 1);
+        assert_eq!(client.session_id(), None, "HTTP+SSE has no session header");
+        assert_eq!(server.endpoint.session_count(), 1);
+        client.close().await.unwrap();
+
+        let seen = server.seen();
+        let refused = seen.iter().find(|s| s.mcp_method().as_deref() == Some("initialize")).unwrap();
+        assert_eq!((refused.method.as_str(), refused.path.as_str()), ("POST", "/sse"));
+        assert!((400..500).contains(&refused.status), "{refused:?}");
+        let stream = seen.iter().filter(|s| s.method == "GET").collect::<Vec<_>>();
+        assert_eq!(stream.len(), 1, "one stream, no standalone stream: {seen:?}");
+        assert_eq!((stream[0].path.as_str(), stream[0].status), ("/sse", 200));
+        assert_eq!(stream[0].header("accept"), Some("text/event-stream"));
+        let posted: Vec<&Seen> = seen.iter().filter(|s| s.path.starts_with("/messages?sessionId=")).collect();
+        let methods: Vec<String> = posted.iter().map(|s| s.mcp_method().unwrap_or_else(|| "(answer)".into())).collect();
+        assert_eq!(&methods[..2], ["initialize", "notifications/initialized"], "{era:?}");
+        assert!(methods.contains(&"(answer)".to_owned()), "the elicitation's answer: {methods:?}");
+        assert!(posted.iter().all(|s| s.status == 202), "{posted:?}");
+        assert!(seen.iter().all(|s| s.method != "DELETE"), "the stream is the session: nothing to DELETE");
+    }
+}
+
+#[tokio::test]
+async fn a_4xx_without_an_http_sse_stream_fails_the_connection_with_it() {
+    // Streamable HTTP only, on /mcp: `initialize` POSTed to /sse gets 404, and so does the GET.
+    let server = start(false).await;
+    let url = server.url.replace("/mcp", "/sse");
+    let client = connect(&url, config(EraPolicy::Legacy), Host::new()).unwrap();
+    let error = client.connect().await.unwrap_err();
+    assert!(matches!(error, RequestError::Connect(_)), "{error:?}");
+    let seen = server.seen();
+    assert_eq!(seen.iter().map(|s| s.method.as_str()).collect::<Vec<_>>(), ["POST", "GET"], "{seen:?}");
 }

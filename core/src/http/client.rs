@@ -41,10 +41,15 @@
 //!    ([`check_param_annotations`]); a `tools/call` of a kept tool mirrors its annotated arguments
 //!    into `Mcp-Param-{Name}` headers ([`param_headers`], from the tool's `inputSchema` as listed).
 //!
-//! Not covered yet: the 2024-11-05 HTTP+SSE transport.
+//! 8. **The 2024-11-05 HTTP+SSE transport**, which a client falls back to when `initialize` gets a
+//!    4xx: see [`falls_back_to_http_sse`] and the steps there.
 
+mod http_sse;
 mod param;
 
+pub use http_sse::{
+    EndpointError, HTTP_SSE_ACCEPT, MAX_ENDPOINT_LEN, endpoint_event, falls_back_to_http_sse, resolve_endpoint,
+};
 pub use param::{InvalidParamAnnotation, MAX_PARAM_NAME_LEN, check_param_annotations, param_headers};
 
 use crate::frame::ReceivedEvent;

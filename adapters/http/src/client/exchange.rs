@@ -12,8 +12,8 @@ use hyper::client::conn::http1::SendRequest;
 use hyper::{Method, Response};
 use mcp_sansio::frame::SseDecoder;
 use mcp_sansio::http::client::{
-    EventStream, Failure, ListenEnd, PostContext, ResponseBody, answers, listen_headers, read_response, reopen_after,
-    resume_after, session_expired, session_id, write_failure,
+    EventStream, Failure, ListenEnd, PostContext, ResponseBody, answers, falls_back_to_http_sse, listen_headers,
+    read_response, reopen_after, resume_after, session_expired, session_id, write_failure,
 };
 use mcp_sansio::http::name;
 use mcp_sansio::json::{self, JsonWriter};
@@ -57,16 +57,26 @@ pub(super) struct Exchange {
     /// The era and legacy session when it was sent: what resuming its stream needs.
     pub(super) version: Option<ProtocolVersion>,
     pub(super) session: Option<Vec<u8>>,
+    /// Where an HTTP+SSE session takes its messages (the answers come on its stream).
+    pub(super) http_sse: Option<String>,
 }
 
 impl Exchange {
     pub(super) async fn run(self, headers: Vec<Header>, body: Bytes) {
-        let answered = match self.target.send(Method::POST, &headers, body).await {
+        let path = self.http_sse.as_deref().unwrap_or(&self.target.path);
+        let answered = match self.target.send_to(path, Method::POST, &headers, body.clone()).await {
             Ok((response, sender)) => self.read(response, sender).await,
             Err(error) => {
                 tracing::debug!(%error, "POST failed");
                 Err(Failure::Connection)
             }
+        };
+        // `initialize` refused with a 4xx: perhaps a 2024-11-05 HTTP+SSE server.
+        let answered = match answered {
+            Err(Failure::Status(status)) if self.opens_session && falls_back_to_http_sse(status) => {
+                self.http_sse(&headers, body).await.unwrap_or(answered)
+            }
+            answered => answered,
         };
         if let Some(request) = &self.request {
             if let Err(why) = answered
@@ -95,7 +105,9 @@ impl Exchange {
         if let ResponseBody::Failed { status, .. } = plan {
             self.check_session(status).await;
         }
-        let mut answered = self.request.is_none();
+        // An HTTP+SSE session's answers come on its stream: a POST taken is all there is.
+        let taken = self.http_sse.is_some() && response.status().is_success();
+        let mut answered = self.request.is_none() || taken;
         let result = match plan {
             ResponseBody::Json | ResponseBody::Failed { json: true, .. } => {
                 match Limited::new(response.into_body(), BUFFER).collect().await {
@@ -217,51 +229,71 @@ impl Exchange {
 /// or `seen` returns `true` (`Ok(true)`: the rest is not read, the connection cannot be reused).
 /// `Err` when the body broke.
 async fn feed_events(
-    mut body: Incoming,
+    body: Incoming,
     stream: &mut EventStream,
     inputs: &mpsc::Sender<Input>,
     mut seen: impl FnMut(&[u8]) -> bool,
 ) -> Result<bool, Failure> {
-    let mut decoder = SseDecoder::with_storage(vec![0u8; BUFFER].into_boxed_slice());
+    let mut sse = SseBody::new(body);
     loop {
-        let chunk = match body.frame().await {
-            Some(Ok(frame)) => match frame.into_data() {
-                Ok(data) => data,
-                Err(_) => continue,
-            },
-            Some(Err(error)) => {
-                tracing::debug!(%error, "SSE stream broke");
-                return Err(Failure::Ended);
-            }
-            None => break,
-        };
-        let mut rest = chunk.as_ref();
-        loop {
-            let taken = decoder.push(rest);
-            rest = rest.get(taken..).unwrap_or_default();
-            while let Some(event) = decoder.next_event() {
-                match event {
-                    Ok(event) => {
-                        if let Some(message) = stream.read(&event) {
-                            let stop = seen(message);
-                            let _ = inputs.send(Input::Message(message.to_vec())).await;
-                            if stop {
-                                return Ok(true);
-                            }
+        while let Some(event) = sse.decoder.next_event() {
+            match event {
+                Ok(event) => {
+                    if let Some(message) = stream.read(&event) {
+                        let stop = seen(message);
+                        let _ = inputs.send(Input::Message(message.to_vec())).await;
+                        if stop {
+                            return Ok(true);
                         }
                     }
-                    Err(error) => tracing::warn!(%error, "SSE event dropped"),
                 }
-            }
-            if rest.is_empty() {
-                break;
+                Err(error) => tracing::warn!(%error, "SSE event dropped"),
             }
         }
+        if !sse.more().await? {
+            return Ok(false);
+        }
     }
-    if let Some(error) = decoder.finish() {
-        tracing::debug!(%error, "SSE stream ended inside an event");
+}
+
+/// An SSE body being decoded: drain [`SseBody::decoder`]'s events, then ask for [`SseBody::more`].
+pub(super) struct SseBody {
+    body: Incoming,
+    pub(super) decoder: SseDecoder<'static>,
+    /// Bytes read and not yet taken by the decoder (its buffer was full).
+    pending: Bytes,
+}
+
+impl SseBody {
+    pub(super) fn new(body: Incoming) -> Self {
+        SseBody { body, decoder: SseDecoder::with_storage(vec![0u8; BUFFER].into_boxed_slice()), pending: Bytes::new() }
     }
-    Ok(false)
+
+    /// Gives the decoder more of the body: `Ok(false)` once it ended, `Err` when it broke.
+    pub(super) async fn more(&mut self) -> Result<bool, Failure> {
+        while self.pending.is_empty() {
+            match self.body.frame().await {
+                Some(Ok(frame)) => {
+                    if let Ok(data) = frame.into_data() {
+                        self.pending = data;
+                    }
+                }
+                Some(Err(error)) => {
+                    tracing::debug!(%error, "SSE stream broke");
+                    return Err(Failure::Ended);
+                }
+                None => {
+                    if let Some(error) = self.decoder.finish() {
+                        tracing::debug!(%error, "SSE stream ended inside an event");
+                    }
+                    return Ok(false);
+                }
+            }
+        }
+        let taken = self.decoder.push(&self.pending);
+        let _ = self.pending.split_to(taken);
+        Ok(true)
+    }
 }
 
 /// The legacy standalone stream: opened with `GET`, reopened (resuming from its last event id)

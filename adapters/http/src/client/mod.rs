@@ -33,10 +33,15 @@
 //!   annotations is kept (by tool name, the last listing winning; tools whose annotations are
 //!   invalid are forgotten), and a `tools/call` of such a tool carries the `Mcp-Param-*` headers
 //!   [`param_headers`] gives. A tool never listed is called without them.
+//! - A server that answers the POSTed `initialize` with a 4xx may be a 2024-11-05 HTTP+SSE one
+//!   ([`falls_back_to_http_sse`](mcp_sansio::http::client::falls_back_to_http_sse)): the client
+//!   `GET`s the same URL and, when that opens an SSE stream whose first event names an endpoint
+//!   (on the same origin), POSTs `initialize` and every later message there; every message of the
+//!   server comes on that stream, and the session ends with it.
 //! - The engine's timeouts run on tokio's clock; jobs from the handle on the driver's job queue.
 //!
 //! # Not done yet
-//! - `https://` (plain `http://` only), the 2024-11-05 HTTP+SSE fallback.
+//! - `https://` (plain `http://` only).
 //!
 //! # Limits
 //! - One message either way: [`BUFFER`] bytes (the engine's buffers, a JSON body, an SSE event).
@@ -67,6 +72,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::{AbortHandle, JoinHandle};
 
 mod exchange;
+mod http_sse;
 mod target;
 
 use exchange::{Exchange, failure, id_text, listen};
@@ -141,6 +147,10 @@ enum Input {
     Message(Vec<u8>),
     /// The session named in the answer to `initialize`.
     Session(Vec<u8>),
+    /// The server is a 2024-11-05 HTTP+SSE one: messages are POSTed to this path from now on.
+    HttpSse(String),
+    /// The HTTP+SSE stream ended: so did the session.
+    HttpSseEnded,
     /// The server answered 404 to a request that carried this session: it ended.
     SessionEnded(Vec<u8>),
     /// The exchange of the request with this id (its JSON text) is over.
@@ -168,6 +178,7 @@ async fn drive(
         streams: HashMap::new(),
         tool_lists: HashSet::new(),
         schemas: HashMap::new(),
+        http_sse: None,
     };
     let mut retry_job = false;
     let mut listening: Option<AbortHandle> = None;
@@ -176,7 +187,8 @@ async fn drive(
         while let Some(failure) = out.failures.pop() {
             out.feed(&mut conn, failure, now());
         }
-        if listening.is_none() {
+        // (An HTTP+SSE session has only its one stream.)
+        if listening.is_none() && out.http_sse.is_none() {
             let context = PostContext { version: conn.era(), session_id: out.session.as_deref() };
             if opens_listen_stream(context) {
                 let task = listen(target.clone(), out.inputs.clone(), context.version, out.session.clone());
@@ -220,6 +232,8 @@ async fn drive(
                         tracing::warn!(%error, "cannot initialize again");
                     }
                 }
+                Some(Input::HttpSse(path)) => out.http_sse = Some(path),
+                Some(Input::HttpSseEnded) => conn.handle_eof(now()),
                 // An older session's end: already replaced.
                 Some(Input::SessionEnded(_)) => {}
                 Some(Input::Finished(id)) => {
@@ -273,6 +287,8 @@ struct Outbox {
     tool_lists: HashSet<Vec<u8>>,
     /// The input schema (JSON text) of each listed tool with valid `x-mcp-header` annotations.
     schemas: HashMap<String, Vec<u8>>,
+    /// The path messages are POSTed to in a 2024-11-05 HTTP+SSE session.
+    http_sse: Option<String>,
 }
 
 impl Outbox {
@@ -320,6 +336,7 @@ impl Outbox {
                     opens_session: post.opens_session,
                     version: context.version,
                     session: self.session.clone(),
+                    http_sse: self.http_sse.clone(),
                 };
                 let task = tokio::spawn(exchange.run(headers, Bytes::from(line)));
                 if let Some(id) = request {

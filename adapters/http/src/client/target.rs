@@ -104,7 +104,18 @@ impl Target {
         headers: &[Header],
         body: Bytes,
     ) -> io::Result<(Response<Incoming>, SendRequest<Full<Bytes>>)> {
-        let mut request = Request::builder().method(method).uri(self.path.as_str()).header("host", &self.authority);
+        self.send_to(&self.path, method, headers, body).await
+    }
+
+    /// [`Target::send`] to another path (and query) of the same origin.
+    pub(super) async fn send_to(
+        &self,
+        path: &str,
+        method: Method,
+        headers: &[Header],
+        body: Bytes,
+    ) -> io::Result<(Response<Incoming>, SendRequest<Full<Bytes>>)> {
+        let mut request = Request::builder().method(method).uri(path).header("host", &self.authority);
         for (name, value) in headers {
             request = request.header(name.as_ref(), value.as_slice());
         }
