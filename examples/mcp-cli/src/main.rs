@@ -8,7 +8,7 @@
 //! mcp ping   <SERVER>                         whether the server answers
 //! ```
 //!
-//! The server is an `http://` URL (Streamable HTTP), one quoted command (`"python server.py"`),
+//! The server is an `http://` or `https://` URL (Streamable HTTP), one quoted command (`"python server.py"`),
 //! or everything after `--` (`mcp call echo message=hi -- ./server --flag`). `--json` prints the results as JSON, one per
 //! line; otherwise text for people (with a tool's progress on stderr when it is a terminal). Exit status: 0, 1 for an error (the message on stderr), 2 for a
 //! tool that reported an error (`isError`).

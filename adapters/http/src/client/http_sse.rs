@@ -34,7 +34,7 @@ impl Exchange {
             while let Some(event) = sse.decoder.next_event() {
                 let Some(uri) = event.ok().as_ref().and_then(endpoint_event) else { continue };
                 let mut path = vec![0u8; MAX_ENDPOINT_LEN + 1];
-                let (scheme, authority, base) = ("http", &self.target.authority, &self.target.path);
+                let (scheme, authority, base) = (self.target.scheme, &self.target.authority, &self.target.path);
                 match resolve_endpoint(scheme, authority, base, uri, &mut path) {
                     Ok(len) => {
                         path.truncate(len);

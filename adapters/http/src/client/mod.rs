@@ -40,9 +40,6 @@
 //!   server comes on that stream, and the session ends with it.
 //! - The engine's timeouts run on tokio's clock; jobs from the handle on the driver's job queue.
 //!
-//! # Not done yet
-//! - `https://` (plain `http://` only).
-//!
 //! # Limits
 //! - One message either way: [`BUFFER`] bytes (the engine's buffers, a JSON body, an SSE event).
 //! - Idle connections kept for reuse: [`MAX_IDLE_CONNECTIONS`].
@@ -70,6 +67,10 @@ use mcp_sansio_driver::host::{self, ClientHandle, Host, HostConnection};
 use mcp_sansio_driver::{JobQueue, JobStatus, Jobs};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::{AbortHandle, JoinHandle};
+
+/// The rustls this client was built with, to make the TLS client of [`connect_with_tls`].
+#[cfg(feature = "tls")]
+pub use tokio_rustls::rustls;
 
 mod exchange;
 mod http_sse;
@@ -103,11 +104,30 @@ pub struct HttpClient {
     session: Arc<Mutex<Option<String>>>,
 }
 
-/// Connects to the MCP endpoint at `url` (`http://host[:port]/path`; `https` is not supported yet)
-/// and drives a client engine for it on a tokio task (call it from a tokio runtime with IO and
-/// time enabled). Nothing is sent until [`ClientHandle::connect`].
+/// Connects to the MCP endpoint at `url` (`http://host[:port]/path`, or `https://…` with the `tls`
+/// feature, checked against Mozilla's root certificates) and drives a client engine for it on a
+/// tokio task (call it from a tokio runtime with IO and time enabled). Nothing is sent until
+/// [`ClientHandle::connect`]; a URL that cannot be used fails here (`InvalidInput`, or
+/// `Unsupported` for `https` without the `tls` feature).
 pub fn connect(url: &str, config: client::Config<'static>, host: Host) -> io::Result<HttpClient> {
-    let target = Arc::new(Target::parse(url)?);
+    start(Target::parse(url, None)?, config, host)
+}
+
+/// [`connect`] with the TLS client of `https` URLs: other roots (a private CA, a self-signed
+/// certificate), client certificates, other protocol versions. Set its `alpn_protocols` to
+/// `http/1.1` (or leave them empty): the client speaks HTTP/1.1.
+#[cfg(feature = "tls")]
+pub fn connect_with_tls(
+    url: &str,
+    config: client::Config<'static>,
+    host: Host,
+    tls: Arc<rustls::ClientConfig>,
+) -> io::Result<HttpClient> {
+    start(Target::parse(url, Some(tls))?, config, host)
+}
+
+fn start(target: Target, config: client::Config<'static>, host: Host) -> io::Result<HttpClient> {
+    let target = Arc::new(target);
     let (handle, conn, jobs) = host::connection(config, host, BUFFER, BUFFER);
     let (close, closed) = oneshot::channel();
     let session = Arc::new(Mutex::new(None));
@@ -433,22 +453,30 @@ mod tests {
 
     #[test]
     fn urls_name_the_host_the_port_and_the_path() {
-        let target = Target::parse("http://127.0.0.1:8080/mcp").unwrap();
+        let parse = |url: &str| Target::parse(url, None);
+        let target = parse("http://127.0.0.1:8080/mcp").unwrap();
         assert_eq!(
             (target.authority.as_str(), target.host.as_str(), target.port),
             ("127.0.0.1:8080", "127.0.0.1", 8080)
         );
         assert_eq!(target.path, "/mcp");
-        let target = Target::parse("HTTP://example.com").unwrap();
+        let target = parse("HTTP://example.com").unwrap();
         assert_eq!((target.host.as_str(), target.port, target.path.as_str()), ("example.com", 80, "/"));
-        let target = Target::parse("http://[::1]:9/a?b=c#frag").unwrap();
+        let target = parse("http://[::1]:9/a?b=c#frag").unwrap();
         assert_eq!((target.host.as_str(), target.port, target.path.as_str()), ("::1", 9, "/a?b=c"));
         assert_eq!(target.authority, "[::1]:9");
-        let target = Target::parse("http://h?x").unwrap();
+        let target = parse("http://h?x").unwrap();
         assert_eq!(target.path, "/?x");
-        assert_eq!(Target::parse("https://h/mcp").err().map(|e| e.kind()), Some(io::ErrorKind::Unsupported));
+        #[cfg(not(feature = "tls"))]
+        assert_eq!(parse("https://h/mcp").err().map(|e| e.kind()), Some(io::ErrorKind::Unsupported));
+        #[cfg(feature = "tls")]
+        {
+            let target = parse("HTTPS://example.com/mcp").unwrap();
+            assert_eq!((target.scheme, target.port, target.path.as_str()), ("https", 443, "/mcp"));
+            assert_eq!(parse("https://[::1]:8443/").unwrap().port, 8443);
+        }
         for bad in ["h/mcp", "ftp://h/", "http:///mcp", "http://u@h/", "http://h:x/", "http://[::1/"] {
-            assert_eq!(Target::parse(bad).err().map(|e| e.kind()), Some(io::ErrorKind::InvalidInput), "{bad}");
+            assert_eq!(parse(bad).err().map(|e| e.kind()), Some(io::ErrorKind::InvalidInput), "{bad}");
         }
     }
 }

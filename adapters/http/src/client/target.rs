@@ -14,6 +14,11 @@ use super::{Header, MAX_IDLE_CONNECTIONS};
 
 /// The endpoint, and the idle connections to it.
 pub(super) struct Target {
+    /// `http` or `https`.
+    pub(super) scheme: &'static str,
+    /// With `https`: the TLS client, and the name the server's certificate must carry.
+    #[cfg(feature = "tls")]
+    pub(super) tls: Option<(tokio_rustls::TlsConnector, tokio_rustls::rustls::pki_types::ServerName<'static>)>,
     /// `host[:port]` as given, for `Host`.
     pub(super) authority: String,
     /// The host to connect to (without IPv6 brackets).
@@ -25,16 +30,19 @@ pub(super) struct Target {
 }
 
 impl Target {
-    /// Reads `http://authority/path`.
-    pub(super) fn parse(url: &str) -> io::Result<Target> {
+    /// Reads `http://authority/path` (or `https://…`, with `tls` the client to use).
+    pub(super) fn parse(url: &str, tls: Option<Tls>) -> io::Result<Target> {
         let invalid = |what: &str| io::Error::new(io::ErrorKind::InvalidInput, format!("{what}: {url}"));
         let scheme_end = url.find("://").ok_or_else(|| invalid("not an absolute URL"))?;
         let scheme = &url[..scheme_end];
-        if scheme.eq_ignore_ascii_case("https") {
-            return Err(io::Error::new(io::ErrorKind::Unsupported, "https is not supported yet; use http://"));
-        }
-        if !scheme.eq_ignore_ascii_case("http") {
+        let secure = scheme.eq_ignore_ascii_case("https");
+        if !secure && !scheme.eq_ignore_ascii_case("http") {
             return Err(invalid("not an http URL"));
+        }
+        #[cfg(not(feature = "tls"))]
+        if secure {
+            let _ = tls;
+            return Err(io::Error::new(io::ErrorKind::Unsupported, "https needs the `tls` feature of mcp-sansio-http"));
         }
         let rest = &url[scheme_end + 3..];
         let (authority, path) = match rest.find(['/', '?']) {
@@ -58,9 +66,29 @@ impl Target {
         };
         let port = match port {
             Some(port) => port.parse().map_err(|_| invalid("bad port"))?,
+            None if secure => 443,
             None => 80,
         };
-        Ok(Target { authority: authority.to_owned(), host: host.to_owned(), port, path, idle: Mutex::new(Vec::new()) })
+        #[cfg(feature = "tls")]
+        let tls = match secure {
+            true => {
+                let name = tokio_rustls::rustls::pki_types::ServerName::try_from(host.to_owned())
+                    .map_err(|_| invalid("not a host name for TLS"))?;
+                let config = tls.unwrap_or_else(default_tls);
+                Some((tokio_rustls::TlsConnector::from(config), name))
+            }
+            false => None,
+        };
+        Ok(Target {
+            scheme: if secure { "https" } else { "http" },
+            #[cfg(feature = "tls")]
+            tls,
+            authority: authority.to_owned(),
+            host: host.to_owned(),
+            port,
+            path,
+            idle: Mutex::new(Vec::new()),
+        })
     }
 
     /// An idle connection that can take a request (`true`: reused), or a new one.
@@ -79,13 +107,12 @@ impl Target {
     pub(super) async fn open(&self) -> io::Result<SendRequest<Full<Bytes>>> {
         let stream = tokio::net::TcpStream::connect((self.host.as_str(), self.port)).await?;
         stream.set_nodelay(true)?;
-        let (sender, connection) = http1::handshake(TokioIo::new(stream)).await.map_err(io::Error::other)?;
-        tokio::spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::debug!(%error, "HTTP connection ended with an error");
-            }
-        });
-        Ok(sender)
+        #[cfg(feature = "tls")]
+        if let Some((connector, name)) = &self.tls {
+            let stream = connector.connect(name.clone(), stream).await?;
+            return handshake(stream).await;
+        }
+        handshake(stream).await
     }
 
     /// Keeps `sender` for another request (its last response was read to the end).
@@ -135,4 +162,41 @@ impl Target {
             },
         }
     }
+}
+
+/// The TLS client of `https` URLs (without the `tls` feature, there are none).
+#[cfg(feature = "tls")]
+pub(super) type Tls = std::sync::Arc<tokio_rustls::rustls::ClientConfig>;
+/// The TLS client of `https` URLs (without the `tls` feature, there are none).
+#[cfg(not(feature = "tls"))]
+pub(super) type Tls = std::convert::Infallible;
+
+/// The TLS client of [`connect`](super::connect): Mozilla's root certificates (`webpki-roots`),
+/// rustls' safe defaults on `ring`, HTTP/1.1 by ALPN.
+#[cfg(feature = "tls")]
+fn default_tls() -> Tls {
+    use tokio_rustls::rustls;
+    let roots = rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .expect("ring's default provider supports the safe default versions")
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    std::sync::Arc::new(config)
+}
+
+/// An HTTP/1.1 connection over `stream`, driven on its own task.
+async fn handshake<S>(stream: S) -> io::Result<SendRequest<Full<Bytes>>>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
+    let (sender, connection) = http1::handshake(TokioIo::new(stream)).await.map_err(io::Error::other)?;
+    tokio::spawn(async move {
+        if let Err(error) = connection.await {
+            tracing::debug!(%error, "HTTP connection ended with an error");
+        }
+    });
+    Ok(sender)
 }
