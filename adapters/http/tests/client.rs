@@ -681,3 +681,120 @@ async fn a_4xx_without_an_http_sse_stream_fails_the_connection_with_it() {
     let seen = server.seen();
     assert_eq!(seen.iter().map(|s| s.method.as_str()).collect::<Vec<_>>(), ["POST", "GET"], "{seen:?}");
 }
+
+/// An SSE body fed from a channel, after a first chunk.
+struct ChannelBody {
+    first: Option<Bytes>,
+    rx: tokio::sync::mpsc::UnboundedReceiver<Bytes>,
+}
+
+impl hyper::body::Body for ChannelBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Infallible>>> {
+        if let Some(first) = self.first.take() {
+            return std::task::Poll::Ready(Some(Ok(hyper::body::Frame::data(first))));
+        }
+        self.rx.poll_recv(cx).map(|chunk| chunk.map(|c| Ok(hyper::body::Frame::data(c))))
+    }
+}
+
+/// What a 2024-11-05-only server got: method, path and query, status.
+type Hit = (String, String, u16);
+
+/// A server of the 2024-11-05 HTTP+SSE transport only, as the 2024 SDKs served it: `GET /sse`
+/// opens the stream (its first event names `/messages?sessionId=1`), POSTs there are answered 202
+/// and their answers sent on the stream; a POST to `/sse` gets 405. It speaks 2024-11-05 and has
+/// one tool, `echo`.
+async fn http_sse_only_server() -> (String, Arc<Mutex<Vec<Hit>>>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/sse", listener.local_addr().unwrap());
+    let hits = Arc::new(Mutex::new(Vec::new()));
+    let stream = Arc::new(Mutex::new(None::<tokio::sync::mpsc::UnboundedSender<Bytes>>));
+    let record = hits.clone();
+    tokio::spawn(async move {
+        loop {
+            let (tcp, _) = listener.accept().await.unwrap();
+            let (record, stream) = (record.clone(), stream.clone());
+            let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+                let (record, stream) = (record.clone(), stream.clone());
+                async move {
+                    let (method, path) = (request.method().to_string(), request.uri().to_string());
+                    let body = request.into_body().collect().await.unwrap().to_bytes();
+                    let status = |code: u16| {
+                        let mut response = Response::new(Empty::new().map_err(|e| match e {}).boxed_unsync());
+                        *response.status_mut() = StatusCode::from_u16(code).unwrap();
+                        response
+                    };
+                    let response = match (method.as_str(), path.as_str()) {
+                        ("GET", "/sse") => {
+                            let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+                            *stream.lock().unwrap() = Some(tx);
+                            let first = Some(Bytes::from_static(b"event: endpoint\ndata: /messages?sessionId=1\n\n"));
+                            let mut response = Response::new(ChannelBody { first, rx }.boxed_unsync());
+                            response.headers_mut().insert("content-type", "text/event-stream".parse().unwrap());
+                            response
+                        }
+                        ("POST", "/messages?sessionId=1") => {
+                            let message: Json = serde_json::from_slice(&body).unwrap();
+                            let id = message["id"].clone();
+                            let answer = match message["method"].as_str() {
+                                _ if id.is_null() => None,
+                                Some("initialize") => Some(serde_json::json!({"protocolVersion":"2024-11-05",
+                                    "capabilities":{"tools":{}},"serverInfo":{"name":"sse-2024","version":"1"}})),
+                                Some("tools/list") => Some(serde_json::json!({"tools":[{"name":"echo",
+                                    "inputSchema":{"type":"object","properties":{"message":{"type":"string"}}}}]})),
+                                Some("tools/call") => Some(serde_json::json!({"content":[{"type":"text",
+                                    "text":message["params"]["arguments"]["message"]}]})),
+                                _ => Some(serde_json::json!({})),
+                            };
+                            if let (Some(result), Some(tx)) = (answer, &*stream.lock().unwrap()) {
+                                let answer = serde_json::json!({"jsonrpc":"2.0","id":id,"result":result});
+                                let _ = tx.send(Bytes::from(format!("event: message\ndata: {answer}\n\n")));
+                            }
+                            status(202)
+                        }
+                        ("POST", "/sse") => status(405),
+                        _ => status(404),
+                    };
+                    record.lock().unwrap().push((method, path, response.status().as_u16()));
+                    Ok::<_, Infallible>(response)
+                }
+            });
+            tokio::spawn(async move {
+                let _ = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(tcp), service).await;
+            });
+        }
+    });
+    (url, hits)
+}
+
+#[tokio::test]
+async fn a_2024_11_05_only_server_is_reached_through_the_fallback_in_both_policies() {
+    for era in [EraPolicy::Auto, EraPolicy::Legacy] {
+        let (url, hits) = http_sse_only_server().await;
+        let client = connect(&url, config(era), Host::new()).unwrap();
+        let connected = client.connect().await.unwrap();
+        assert_eq!(connected.version, ProtocolVersion::V2024_11_05, "{era:?}");
+        assert_eq!(connected.server_name.as_deref(), Some("sse-2024"));
+        let tools = client.list_tools().await.unwrap();
+        assert_eq!(parse(&tools[0])["name"], "echo");
+        let echoed = parse(&client.call_tool("echo", r#"{"message":"from 2024"}"#).await.unwrap());
+        assert_eq!(echoed["content"][0]["text"], "from 2024");
+        client.close().await.unwrap();
+
+        let hits = hits.lock().unwrap().clone();
+        let refused = if era == EraPolicy::Auto { 2 } else { 1 }; // `server/discover`, then `initialize`
+        let expected_head: Vec<Hit> = std::iter::repeat_n(("POST".into(), "/sse".into(), 405), refused)
+            .chain([("GET".into(), "/sse".into(), 200)])
+            .collect();
+        assert_eq!(hits[..refused + 1], expected_head[..], "{era:?}: {hits:?}");
+        let rest = &hits[refused + 1..];
+        assert_eq!(rest.len(), 4, "initialize, initialized, tools/list, tools/call: {hits:?}");
+        assert!(rest.iter().all(|(m, p, s)| m == "POST" && p == "/messages?sessionId=1" && *s == 202), "{hits:?}");
+    }
+}
