@@ -73,6 +73,13 @@ impl ProtocolVersion {
         }
     }
 
+    /// Whether arguments that do not match a tool's input schema are answered as a tool execution
+    /// error (`isError: true`, so that the model can correct itself) rather than the protocol error
+    /// `-32602`: from 2025-11-25 (SEP-1303).
+    pub const fn reports_invalid_arguments_in_results(self) -> bool {
+        matches!(self, ProtocolVersion::V2025_11_25 | ProtocolVersion::V2026_07_28)
+    }
+
     /// `structuredContent` on tool results (2025-06-18 and later).
     pub const fn has_structured_content(self) -> bool {
         matches!(self, ProtocolVersion::V2025_06_18 | ProtocolVersion::V2025_11_25 | ProtocolVersion::V2026_07_28)

@@ -13,6 +13,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use mcp_sansio::connection::Connection;
+use mcp_sansio::json::JsonStr;
 use mcp_sansio::server::{
     Buffers, Config, Handler, Resource, ResourceRead, ResourceReply, Server, Tool, ToolCall, ToolReply,
 };
@@ -49,8 +50,22 @@ fn allocations() -> u64 {
     ALLOCATIONS.load(Ordering::Relaxed)
 }
 
-static TOOLS: [Tool<'static>; 1] =
-    [Tool::new("echo", "Echoes its input", r#"{"type":"object","properties":{"message":{"type":"string"}}}"#)];
+static TOOLS: [Tool<'static>; 2] = [
+    Tool::new("echo", "Echoes its input", r#"{"type":"object","properties":{"message":{"type":"string"}}}"#),
+    Tool::new("move", "Typed arguments", r#"{"type":"object"}"#),
+];
+
+/// The arguments of `move`, read with `ToolCall::arguments`: a borrowed string, an escaped one
+/// borrowed as `JsonStr`, one unescaped into a `heapless::String`, numbers, an option.
+#[derive(serde::Deserialize)]
+struct Move<'a> {
+    unit: &'a str,
+    #[serde(borrow)]
+    axis: JsonStr<'a>,
+    label: heapless::String<16>,
+    steps: i32,
+    speed: Option<f32>,
+}
 static RESOURCES: [Resource<'static>; 1] = [Resource::new("test://status", "status")];
 
 struct App;
@@ -60,6 +75,16 @@ impl Handler for App {
     const RESOURCES: &'static [Resource<'static>] = &RESOURCES;
 
     fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
+        if call.name == "move" {
+            return match call.arguments::<Move<'_>>() {
+                Ok(m) => {
+                    let speed = m.speed.unwrap_or(0.0);
+                    let text = format_args!("{} {} {} by {} at {speed}", m.label, m.axis, m.unit, m.steps);
+                    reply.text_fmt(text).finish()
+                }
+                Err(error) => reply.invalid_arguments(&error),
+            };
+        }
         match call.argument("message").and_then(|v| v.as_str()) {
             Some(message) => reply.text_json(message).finish(),
             None => reply.finish_error_text("missing message"),
@@ -80,6 +105,7 @@ const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":
 /// prefix in order, check that every message was served and not rejected.
 fn round() -> Vec<String> {
     let echo = r#""arguments":{"message":"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"}"#;
+    let typed = r#""arguments":{"unit":"mm","axis":"x","label":"café","steps":-3,"speed":1.5}"#;
     vec![
         r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#.to_string(),
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_string(),
@@ -90,6 +116,8 @@ fn round() -> Vec<String> {
         format!(r#"{{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{{"name":"echo",{echo},{MODERN_META}}}}}"#),
         format!(r#"{{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{{{MODERN_META}}}}}"#),
         format!(r#"{{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{{"uri":"test://status",{MODERN_META}}}}}"#),
+        format!(r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"move",{typed}}}}}"#),
+        format!(r#"{{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{{"name":"move",{typed},{MODERN_META}}}}}"#),
         // 2026-07-28 has no `ping`; `server/discover` is its cheapest request.
         format!(r#"{{"jsonrpc":"2.0","id":8,"method":"server/discover","params":{{{MODERN_META}}}}}"#),
     ]
@@ -136,6 +164,8 @@ fn main() {
                     && text.contains(r#""result":"#)
                     && !text.contains(r#""isError":true"#);
                 assert!(ok, "{line}\n-> {text}");
+                let typed = !line.contains(r#""name":"move""#) || text.contains("café x mm by -3 at 1.5");
+                assert!(typed, "{line}\n-> {text}");
             } else {
                 assert!(text.is_empty(), "a notification was answered: {text}");
             }

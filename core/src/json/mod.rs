@@ -2,9 +2,12 @@
 //!
 //! - [`scan`]: [`parse`] validates one untrusted document (strict RFC 8259, iterative, depth-limited) and
 //!   returns a zero-copy [`Value`] to walk.
+//! - [`from_value`] reads a [`Value`] as any `serde::Deserialize` type, borrowing its strings, with
+//!   errors that name where they happened ([`DeError`]).
 //! - [`mod@write`]: [`JsonWriter`] writes JSON into a caller-owned buffer, all-or-nothing per call, with no raw
 //!   newline in its output.
 
+mod de;
 mod peek;
 pub mod scan;
 mod spans;
@@ -14,6 +17,7 @@ mod tests_mutants;
 mod value;
 pub mod write;
 
+pub use de::{DeError, MAX_MESSAGE_LEN, MAX_PATH_DEPTH, MAX_UNESCAPED_LEN, from_value};
 pub use peek::peek_member;
 pub use scan::{
     Elements, JsonStr, Kind, MAX_DEPTH_LIMIT, Members, ScanError, ScanErrorKind, UnescapedChars, Value, parse,

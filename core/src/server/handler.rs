@@ -75,6 +75,35 @@ impl<'a> ToolCall<'a> {
         let spans = self.context.spans;
         self.arguments.and_then(|args| args.members_spanned(spans).find_key(key))
     }
+
+    /// The arguments read as a `T` ([`json::from_value`](crate::json::from_value): strings
+    /// borrowed from the request, no allocation); absent arguments read as `{}`. On error, answer
+    /// with [`ToolReply::invalid_arguments`], which answers as the version prescribes.
+    ///
+    /// ```
+    /// use mcp_sansio::server::{ToolCall, ToolReply};
+    ///
+    /// #[derive(serde::Deserialize)]
+    /// struct Move<'a> {
+    ///     axis: &'a str,
+    ///     steps: i32,
+    /// }
+    ///
+    /// fn call_tool(call: ToolCall<'_>, reply: ToolReply<'_>) {
+    ///     match call.arguments::<Move<'_>>() {
+    ///         Ok(m) => reply.text_fmt(format_args!("moved {} by {}", m.axis, m.steps)).finish(),
+    ///         Err(error) => reply.invalid_arguments(&error),
+    ///     }
+    /// }
+    /// ```
+    #[allow(clippy::result_large_err, reason = "returned once, as `json::from_value`")]
+    pub fn arguments<T: serde::Deserialize<'a>>(&self) -> Result<T, crate::json::DeError<'a>> {
+        match (self.arguments, crate::json::parse(b"{}", 1)) {
+            (Some(arguments), _) | (None, Ok(arguments)) => crate::json::from_value(arguments),
+            // `{}` is valid JSON: never taken.
+            (None, Err(_)) => Err(crate::json::DeError::of_value("no arguments")),
+        }
+    }
 }
 
 /// A `resources/read` request. The engine does not check the URI against the list (dynamic

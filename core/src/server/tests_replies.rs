@@ -212,3 +212,79 @@ fn a_list_whose_head_did_not_fit_is_not_sent_broken() {
     assert_eq!(out.len(), 1);
     assert_eq!(error_code(&out[0]), code::INTERNAL_ERROR as i64, "{}", out[0]);
 }
+
+#[test]
+fn typed_arguments_that_do_not_match_are_answered_as_the_version_prescribes() {
+    static MOVE: [Tool<'static>; 1] = [Tool::new(
+        "move",
+        "Moves an axis",
+        r#"{"type":"object","properties":{"axis":{"type":"string"},"steps":{"type":"integer"}},"required":["axis","steps"]}"#,
+    )];
+    #[derive(serde::Deserialize)]
+    struct Move<'a> {
+        axis: &'a str,
+        steps: i32,
+    }
+    struct Typed;
+    impl Handler for Typed {
+        const TOOLS: &'static [Tool<'static>] = &MOVE;
+        fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
+            match call.arguments::<Move<'_>>() {
+                Ok(m) => reply.text_fmt(format_args!("moved {} by {}", m.axis, m.steps)).finish(),
+                Err(error) => reply.invalid_arguments(&error),
+            }
+        }
+    }
+    use crate::connection::Connection as _;
+    let exchange = |version: &str, arguments: &str| -> Json {
+        let (rx, tx) = (std::vec![0u8; 4096].leak(), std::vec![0u8; 4096].leak());
+        let mut server: Server<'static, Typed, 2> = Server::new(Typed, Config::new("t", "1"), Buffers { rx, tx });
+        let mut lines = Vec::new();
+        if version != "2026-07-28" {
+            lines.push(std::format!(
+                r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"c","version":"1"}}}}}}"#
+            ));
+            lines.push(String::from(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#));
+            lines.push(legacy(1, "tools/call", &std::format!(r#""name":"move","arguments":{arguments}"#)));
+        } else {
+            lines.push(super::tests::modern(
+                1,
+                "tools/call",
+                &std::format!(r#""name":"move","arguments":{arguments}"#),
+            ));
+        }
+        let mut out = Vec::new();
+        for line in lines {
+            let line = line + "\n";
+            assert_eq!(server.handle_input(crate::time::Instant::ZERO, line.as_bytes()), line.len());
+            while let Some(transmit) = server.poll_transmit() {
+                out.extend_from_slice(transmit);
+                let n = transmit.len();
+                server.transmit_done(crate::time::Instant::ZERO, n);
+            }
+        }
+        let last = out.split(|&b| b == b'\n').rfind(|l| !l.is_empty()).unwrap().to_vec();
+        serde_json::from_slice(&last).unwrap()
+    };
+    for version in ["2025-06-18", "2025-11-25", "2026-07-28"] {
+        let ok = exchange(version, r#"{"axis":"x","steps":-3}"#);
+        assert_eq!(ok["result"]["content"][0]["text"], "moved x by -3", "{version}");
+        let bad = exchange(version, r#"{"axis":"x","steps":"three"}"#);
+        let missing = exchange(version, r#"{"steps":1}"#);
+        if version == "2025-06-18" {
+            assert_eq!(error_code(&bad), code::INVALID_PARAMS as i64);
+            assert_eq!(
+                bad["error"]["message"],
+                "Invalid arguments: steps: invalid type: string \"three\", expected i32"
+            );
+            assert_eq!(error_code(&missing), code::INVALID_PARAMS as i64);
+        } else {
+            assert_eq!(bad["result"]["isError"], true, "{version}: {bad}");
+            assert_eq!(
+                bad["result"]["content"][0]["text"],
+                "Invalid arguments: steps: invalid type: string \"three\", expected i32"
+            );
+            assert_eq!(missing["result"]["content"][0]["text"], "Invalid arguments: missing field `axis`");
+        }
+    }
+}

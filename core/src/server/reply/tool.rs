@@ -209,6 +209,21 @@ impl<'a> ToolReply<'a> {
         self.text(message).close(true)
     }
 
+    /// Answers a call whose arguments do not match the tool's input schema
+    /// ([`ToolCall::arguments`](crate::server::ToolCall::arguments) failed with `error`) as its
+    /// version prescribes: from 2025-11-25 a tool execution error (`isError: true`, one text block
+    /// `Invalid arguments: <error>` naming the field, so that the model can correct itself), before
+    /// it the protocol error `-32602` with that message
+    /// ([`reports_invalid_arguments_in_results`](ProtocolVersion::reports_invalid_arguments_in_results)).
+    pub fn invalid_arguments(mut self, error: &dyn fmt::Display) {
+        if self.version().reports_invalid_arguments_in_results() {
+            self.text_fmt(format_args!("Invalid arguments: {error}")).close(true)
+        } else {
+            let message = ErrorMessage::Whole(format_args!("Invalid arguments: {error}"));
+            self.out.fail(code::INVALID_PARAMS, message, None)
+        }
+    }
+
     /// Answers with a JSON-RPC error instead of a result (for protocol-level failures only).
     pub fn fail(mut self, code: i32, message: &str) {
         self.out.fail(code, ErrorMessage::Whole(format_args!("{message}")), None)
