@@ -170,8 +170,6 @@ mod tests {
         assert_eq!(&*storage, b"abc");
         #[cfg(feature = "alloc")]
         assert_eq!(storage.into_box(), None);
-        #[cfg(not(feature = "alloc"))]
-        drop(storage);
         assert_eq!(&bytes, b"abc");
     }
 
