@@ -48,6 +48,7 @@ mod tests_streams;
 mod tests_surface;
 #[cfg(test)]
 mod tests_suspend;
+mod tools;
 pub mod wrapper;
 
 use core::fmt;
@@ -64,6 +65,7 @@ pub use owned::OwnedBuffers;
 pub use serve::Bound;
 pub use serve::Server;
 pub use suspend::SessionState;
+pub use tools::{Structured, ToolFn, ToolResult, ToolSet};
 pub use wrapper::Wrapper;
 
 pub use crate::endpoint::{

@@ -235,36 +235,8 @@ fn typed_arguments_that_do_not_match_are_answered_as_the_version_prescribes() {
             }
         }
     }
-    use crate::connection::Connection as _;
     let exchange = |version: &str, arguments: &str| -> Json {
-        let (rx, tx) = (std::vec![0u8; 4096].leak(), std::vec![0u8; 4096].leak());
-        let mut server: Server<'static, Typed, 2> = Server::new(Typed, Config::new("t", "1"), Buffers { rx, tx });
-        let mut lines = Vec::new();
-        if version != "2026-07-28" {
-            lines.push(std::format!(
-                r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"c","version":"1"}}}}}}"#
-            ));
-            lines.push(String::from(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#));
-            lines.push(legacy(1, "tools/call", &std::format!(r#""name":"move","arguments":{arguments}"#)));
-        } else {
-            lines.push(super::tests::modern(
-                1,
-                "tools/call",
-                &std::format!(r#""name":"move","arguments":{arguments}"#),
-            ));
-        }
-        let mut out = Vec::new();
-        for line in lines {
-            let line = line + "\n";
-            assert_eq!(server.handle_input(crate::time::Instant::ZERO, line.as_bytes()), line.len());
-            while let Some(transmit) = server.poll_transmit() {
-                out.extend_from_slice(transmit);
-                let n = transmit.len();
-                server.transmit_done(crate::time::Instant::ZERO, n);
-            }
-        }
-        let last = out.split(|&b| b == b'\n').rfind(|l| !l.is_empty()).unwrap().to_vec();
-        serde_json::from_slice(&last).unwrap()
+        call_in(Typed, version, &std::format!(r#""name":"move","arguments":{arguments}"#))
     };
     for version in ["2025-06-18", "2025-11-25", "2026-07-28"] {
         let ok = exchange(version, r#"{"axis":"x","steps":-3}"#);
@@ -286,5 +258,91 @@ fn typed_arguments_that_do_not_match_are_answered_as_the_version_prescribes() {
             );
             assert_eq!(missing["result"]["content"][0]["text"], "Invalid arguments: missing field `axis`");
         }
+    }
+}
+
+/// `tools/call` with `params` (without `_meta`) on a new server over `handler`, in `version` (a
+/// legacy session is opened first); the answer.
+fn call_in<H: Handler>(handler: H, version: &str, params: &str) -> Json {
+    use crate::connection::Connection as _;
+    let (rx, tx) = (std::vec![0u8; 4096].leak(), std::vec![0u8; 4096].leak());
+    let mut server: Server<'static, H, 2> = Server::new(handler, Config::new("t", "1"), Buffers { rx, tx });
+    let mut lines = Vec::new();
+    if version != "2026-07-28" {
+        lines.push(std::format!(
+            r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"c","version":"1"}}}}}}"#
+        ));
+        lines.push(String::from(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#));
+        lines.push(legacy(1, "tools/call", params));
+    } else {
+        lines.push(super::tests::modern(1, "tools/call", params));
+    }
+    let mut out = Vec::new();
+    for line in lines {
+        let line = line + "\n";
+        assert_eq!(server.handle_input(crate::time::Instant::ZERO, line.as_bytes()), line.len());
+        while let Some(transmit) = server.poll_transmit() {
+            out.extend_from_slice(transmit);
+            let n = transmit.len();
+            server.transmit_done(crate::time::Instant::ZERO, n);
+        }
+    }
+    let last = out.split(|&b| b == b'\n').rfind(|l| !l.is_empty()).unwrap().to_vec();
+    serde_json::from_slice(&last).unwrap()
+}
+
+#[test]
+fn a_tool_set_dispatches_each_tool_to_its_function_and_sends_what_it_returns() {
+    #[derive(Default)]
+    struct Board {
+        position: i32,
+    }
+    #[derive(serde::Deserialize)]
+    struct Move {
+        steps: i32,
+    }
+    #[derive(serde::Serialize)]
+    struct Position {
+        position: i32,
+    }
+    const OBJECT: &str = r#"{"type":"object"}"#;
+    const TOOLS: ToolSet<Board, 4> = ToolSet::new([
+        (Tool::new("move", "Moves", OBJECT).with_output_schema(OBJECT), |board, call, reply| {
+            call.run(reply, |m: Move| {
+                board.position += m.steps;
+                Structured(Position { position: board.position })
+            })
+        }),
+        (Tool::new("home", "Homes", OBJECT), |board, _call, reply| {
+            board.position = 0;
+            reply.send(format_args!("at {}", board.position))
+        }),
+        (Tool::new("jam", "Fails", OBJECT), |_board, _call, reply| reply.send(Err::<&str, _>("motor jammed"))),
+        (Tool::new("nothing", "Returns nothing", OBJECT), |_board, _call, reply| reply.send(())),
+    ]);
+    impl Handler for Board {
+        const TOOLS: &'static [Tool<'static>] = TOOLS.tools();
+        fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
+            TOOLS.call(self, call, reply)
+        }
+    }
+    assert_eq!(TOOLS.tools().iter().map(|t| t.name).collect::<Vec<_>>(), ["move", "home", "jam", "nothing"]);
+    for version in ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] {
+        let moved = call_in(Board { position: 1 }, version, r#""name":"move","arguments":{"steps":2}"#);
+        assert_eq!(moved["result"]["content"][0]["text"], r#"{"position":3}"#, "{version}: {moved}");
+        let structured = version >= "2025-06-18";
+        assert_eq!(moved["result"]["structuredContent"]["position"] == 3, structured, "{version}: {moved}");
+        let homed = call_in(Board { position: 5 }, version, r#""name":"home""#);
+        assert_eq!(homed["result"]["content"][0]["text"], "at 0");
+        let jammed = call_in(Board::default(), version, r#""name":"jam""#);
+        assert_eq!(
+            (jammed["result"]["isError"].clone(), jammed["result"]["content"][0]["text"].clone()),
+            (json!(true), json!("motor jammed"))
+        );
+        let nothing = call_in(Board::default(), version, r#""name":"nothing""#);
+        assert_eq!(nothing["result"]["content"], json!([]), "{version}: {nothing}");
+        let bad = call_in(Board::default(), version, r#""name":"move","arguments":{}"#);
+        let invalid = bad["result"]["content"][0]["text"] == "Invalid arguments: missing field `steps`";
+        assert!(invalid || error_code(&bad) == code::INVALID_PARAMS as i64, "{version}: {bad}");
     }
 }
