@@ -1,5 +1,5 @@
 //! The memory and limits of an endpoint: the caller's [`Buffers`] and the [`Limits`] on what is
-//! received and written. Every limit is listed with its default in the README's limits table.
+//! received and written. Every limit is listed with its default in docs/limits.md.
 
 /// Default JSON nesting limit for received messages.
 pub const DEFAULT_MAX_DEPTH: usize = 64;
@@ -41,7 +41,7 @@ pub struct Limits {
     /// CPUs both sides work at once. The cost is a write per this many bytes of answers (or per
     /// answer, for answers larger than it); `usize::MAX` answers everything buffered before the
     /// first write. Values below 1 count as 1. It is measured,
-    /// on both counts, in the README's performance section. Applies to byte streams
+    /// on both counts, in docs/performance.md. Applies to byte streams
     /// (`rx_commit`); whole messages (`handle_message`) are one request each.
     pub write_threshold: usize,
 }

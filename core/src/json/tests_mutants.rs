@@ -1,4 +1,4 @@
-//! Tests added for mutants `cargo mutants` found surviving in `json/` (see README, "Mutation testing"):
+//! Tests added for mutants `cargo mutants` found surviving in `json/` (see docs/testing.md, "Mutation testing"):
 //! each asserts a behaviour no other test pinned down.
 
 use super::scan::is_json_number;

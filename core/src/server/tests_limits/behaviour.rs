@@ -1,4 +1,4 @@
-//! README "Protocol behaviour": each input, its exact answer, and the engine serving afterwards.
+//! docs/protocol.md "Protocol behaviour": each input, its exact answer, and the engine serving afterwards.
 
 use std::string::String;
 use std::vec::Vec;

@@ -1,4 +1,4 @@
-//! README "Limits": each limit at its value (served) and one past it (the documented answer), then the
+//! docs/limits.md "Limits": each limit at its value (served) and one past it (the documented answer), then the
 //! engine keeps serving.
 
 use std::string::{String, ToString};

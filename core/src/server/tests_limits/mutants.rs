@@ -1,4 +1,4 @@
-//! Tests added for mutants `cargo mutants` found surviving (see README, "Mutation testing"): each
+//! Tests added for mutants `cargo mutants` found surviving (see docs/testing.md, "Mutation testing"): each
 //! asserts a behaviour no other test pinned down.
 
 use std::string::{String, ToString};

@@ -3,7 +3,7 @@
 //! `echo`, logs the answer on semihosting and ends QEMU (success only if the answer is the
 //! message). `tests/client_exchange.py` connects it to `mcp-device` on the host.
 //!
-//! Its flash is the footprint of a minimal no_std client: see the README's firmware section.
+//! Its flash is the footprint of a minimal no_std client: see docs/firmware.md.
 
 #![no_std]
 #![no_main]
