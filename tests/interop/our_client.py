@@ -1,20 +1,28 @@
 #!/usr/bin/env python3
-"""Runs OUR client, the `mcp` command line (examples/mcp-cli), against MCP stdio servers we did not write.
+"""Runs OUR client, the `mcp` command line (examples/mcp-cli), against MCP servers we did not write,
+over stdio and over Streamable HTTP.
 
 Usage: python3 tests/interop/our_client.py [--mcp PATH] [--only SUITE[,SUITE...]] [--list]
                                            [-- MCP_DEVICE_COMMAND [ARGS...]]
 
-The reverse of interop.py (official clients against our server). Servers, all over stdio:
+The reverse of interop.py (official clients against our server). Servers:
   python-*       tests/interop/python_server.py: the official Python SDK (mcp 2.x, MCPServer), one
                  process serving both eras (the client's first request decides)
   everything-*   @modelcontextprotocol/server-everything, the TypeScript reference server (on the
                  TypeScript SDK v1: legacy era only), `dist/index.js stdio`
   device-*       our own mcp-device (default: next to the mcp binary; or the command after `--`)
+and the same three over Streamable HTTP (suites `<server>-http-<era>`), each started once per suite
+on a free loopback port and killed at its end, the client given the URL http://127.0.0.1:PORT/mcp:
+  python-http-*      python_server.py --http PORT (the SDK's streamable-http app on uvicorn: legacy
+                     sessions, and 2026-07-28 POSTs routed by their MCP-Protocol-Version header)
+  everything-http-*  `dist/index.js streamableHttp` with PORT=PORT in its environment (legacy only)
+  device-http-*      the device command + `--http 127.0.0.1:PORT --log debug` (run only when the
+                     command is an mcp-device, not another stdio server given after `--`)
 Eras: `--era legacy`, `--era modern` and `--era auto` against each server. server-everything does
-not speak 2026-07-28: its `modern` suite checks that the pinned-modern client gives up cleanly (a
-clear error, no initialize, nothing left running) and its `auto` suite that the client falls back.
+not speak 2026-07-28: its `modern` suites check that the pinned-modern client gives up cleanly (a
+clear error, no initialize, nothing left running) and its `auto` suites that the client falls back.
 
-Each check runs `mcp --json --era ERA --timeout 20 <command> ... -- <server>` with its own time
+Each stdio check runs `mcp --json --era ERA --timeout 20 <command> ... -- <server>` with its own time
 limit, and looks at the exit status (0; 2 for a tool result with isError; 1 for an error, message on
 stderr) and the printed JSON: tools listed, call results (content and structuredContent), isError,
 resources read, prompts got, ping; roots (the client answers `roots/list` in the legacy era and an
@@ -25,8 +33,20 @@ so each suite also checks the wire: the handshake of the era asked for (and the 
 client, and that every server process ended when the `mcp` process did (each invocation runs in its
 own process group, which must be empty afterwards; leftovers are killed and fail the check).
 
+The HTTP suites run the same checks of what `mcp` printed (`mcp --json --era ERA --timeout 20
+<command> URL ...`); there is no wiretap on HTTP, so instead of the wire checks they check, from
+the server's own log (.cache/interop/our-client-<suite>.server.log): that every invocation reached
+the server (one POST at least each); in the legacy era (and auto against server-everything) that
+each invocation opened exactly one session and ended it with DELETE, in the modern era (and the
+refused one) that none was opened (no initialize); that every invocation finished in time with
+nothing left in its process group; that every tool result is of the era asked for (resultType on
+2026-07-28 results, none on legacy ones); and that the server was still up and listening at the end.
+https and the 2024-11-05 HTTP+SSE fallback are not run here.
+
 A check that fails because of a peer's known bug is listed in KNOWN_PEER_ISSUES and reported as
-`KNOWN`: not counted as failed, and a note is printed when it passes again. Peers come from
+`KNOWN`: not counted as failed, and a note is printed when it passes again. A check that fails
+because of a known bug of OUR client is listed in OUR_CLIENT_BUGS: it still fails (and counts), its
+line says which bug; a note is printed when it passes, so the entry can go. Peers come from
 .cache/peers (scripts/install-peers). Stdlib only. Prints one line per check, a summary line per
 suite (`our-client <suite>: N passed, M failed`) and `our-client interop: N passed, M failed` last;
 exits non-zero on any failure.
@@ -38,10 +58,13 @@ import argparse
 import base64
 import json
 import os
+import re
 import signal
+import socket
 import subprocess
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -60,6 +83,8 @@ META_VERSION = "io.modelcontextprotocol/protocolVersion"
 REQUEST_TIMEOUT_S = 20  # mcp --timeout: each answer
 INVOCATION_TIMEOUT_S = 60  # the whole mcp process
 GROUP_GRACE_S = 3.0  # how long the server may outlive mcp's exit (mcp waits for it; this is slack)
+SERVER_START_S = 30.0  # how long an HTTP server may take to accept connections
+SERVER_START_TRIES = 3  # a free port can be taken between our probe and the server's bind: try again
 
 # (suite, check name) -> why it fails: a bug of the peer, not ours. Reported as KNOWN, not failed.
 _EVERYTHING_STAYS = (
@@ -71,11 +96,26 @@ KNOWN_PEER_ISSUES: dict[tuple[str, str], str] = {
     for suite in ("everything-legacy", "everything-auto")
 }
 
+# (suite, check name) -> a bug of OUR client (mcp, or the client crates), found by this check and not
+# fixed yet. Unlike KNOWN_PEER_ISSUES, the check still counts as failed; its line names the bug.
+_HTTP_REFUSAL_MISREPORTED = (
+    "our client's bug: server-everything answers the 2026-07-28 server/discover POST with HTTP 400 and "
+    "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Bad Request: Server not initialized\"},"
+    "\"id\":null}; the HTTP client turns that into its own transport failure (-32000 \"HTTP 400\", "
+    "core/src/http/client.rs write_failure) and mcp's explain() (examples/mcp-cli/src/main.rs) maps every "
+    "Refused{-32000} over HTTP to \"cannot reach the server over HTTP\", the message it prints when nothing "
+    "listens at all; over stdio the same refusal reads \"the server refused the connection (error -32601)\"")
+OUR_CLIENT_BUGS: dict[tuple[str, str], str] = {
+    ("everything-http-modern", "ping --era modern against a legacy-only server: exit 1, says the server refused "
+     "(not that it cannot be reached)"): _HTTP_REFUSAL_MISREPORTED,
+}
+
 
 @dataclass
 class Run:
     """One `mcp` invocation."""
     argv: list[str]
+    words: list[str]  # the command and its words, without the server
     rc: int | None
     out: str
     err: str
@@ -95,15 +135,27 @@ class Suite:
     server: str  # python | everything | device
     era: str  # legacy | modern | auto: what the client is asked for
     wire_era: str  # what must be on the wire: legacy | modern | refused
-    command: list[str]
+    command: list[str]  # stdio: the server command; http: how to start it, `{port}` replaced
+    transport: str = "stdio"  # stdio | http
+    env: dict[str, str] = field(default_factory=dict)  # http: added to the server's environment, `{port}` replaced
     passed: int = 0
     failed: int = 0
     known: int = 0
     runs: list[Run] = field(default_factory=list)
+    proc: subprocess.Popen | None = None  # http: the running server
+    port: int = 0
 
     @property
     def log(self) -> str:
         return os.path.join(LOG_DIR, f"our-client-{self.name}.wire.jsonl")
+
+    @property
+    def server_log(self) -> str:
+        return os.path.join(LOG_DIR, f"our-client-{self.name}.server.log")
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/mcp"
 
 
 class Checker:
@@ -112,9 +164,14 @@ class Checker:
         self.mcp = mcp
 
     def run(self, *words: str) -> Run:
-        """`mcp --json --era ERA --timeout T WORDS... -- wiretap LOG SERVER...`, in a process group of its own."""
-        argv = [self.mcp, "--json", "--era", self.s.era, "--timeout", str(REQUEST_TIMEOUT_S), *words,
-                "--", sys.executable, os.path.join(HERE, "wiretap.py"), self.s.log, *self.s.command]
+        """`mcp --json --era ERA --timeout T WORDS... -- wiretap LOG SERVER...` (stdio) or
+        `mcp --json --era ERA --timeout T COMMAND URL WORDS...` (http), in a process group of its own."""
+        head = [self.mcp, "--json", "--era", self.s.era, "--timeout", str(REQUEST_TIMEOUT_S)]
+        if self.s.transport == "http":
+            argv = [*head, words[0], self.s.url, *words[1:]]
+        else:
+            argv = [*head, *words, "--", sys.executable, os.path.join(HERE, "wiretap.py"), self.s.log,
+                    *self.s.command]
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         t0 = time.monotonic()
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -131,17 +188,25 @@ class Checker:
         leftovers = not group_gone(proc.pid, GROUP_GRACE_S)
         if leftovers:
             kill_group(proc.pid)
-        run = Run(argv, rc, out, err, secs, leftovers)
+        run = Run(argv, list(words), rc, out, err, secs, leftovers)
         self.s.runs.append(run)
         return run
 
     def check(self, name: str, ok: bool, detail: object = "") -> None:
         known = KNOWN_PEER_ISSUES.get((self.s.name, name))
+        ours = OUR_CLIENT_BUGS.get((self.s.name, name))
         if ok:
             self.s.passed += 1
             print(f"  ok   {self.s.name}: {name}", flush=True)
             if known:
                 print(f"  note {self.s.name}: {name}: listed as a known peer issue, but passes: {known}", flush=True)
+            if ours:
+                print(f"  note {self.s.name}: {name}: listed in OUR_CLIENT_BUGS, but passes: {ours}", flush=True)
+        elif ours:
+            self.s.failed += 1
+            d = detail if isinstance(detail, str) else json.dumps(detail, default=str)
+            print(f"  FAIL {self.s.name}: {name}: OUR CLIENT'S BUG (OUR_CLIENT_BUGS): {ours}; got: {d[:600]}",
+                  flush=True)
         elif known:
             self.s.known += 1
             print(f"  KNOWN {self.s.name}: {name}: peer issue: {known}", flush=True)
@@ -255,8 +320,17 @@ def everything_checks(c: Checker) -> None:
     if c.s.wire_era == "refused":
         # A legacy-only server and a client pinned to 2026-07-28: a clear error, nothing sent but the probe.
         r = c.run("ping")
-        c.check("ping --era modern against a legacy-only server: exit 1, the refusal on stderr",
-                r.rc == 1 and "refused" in r.err and not r.out, {"rc": r.rc, "stderr": r.err[-300:]})
+        if c.s.transport == "http":
+            # The server was reached and refused the probe (HTTP 400 and a JSON-RPC error): saying it
+            # cannot be reached, as when nothing listens, would send the user to look at the network.
+            c.check("ping --era modern against a legacy-only server: exit 1, says the server refused "
+                    "(not that it cannot be reached)",
+                    r.rc == 1 and not r.out and "cannot reach" not in r.err
+                    and any(w in r.err for w in ("refused", "answered", "400")),
+                    {"rc": r.rc, "stderr": r.err[-300:]})
+        else:
+            c.check("ping --era modern against a legacy-only server: exit 1, the refusal on stderr",
+                    r.rc == 1 and "refused" in r.err and not r.out, {"rc": r.rc, "stderr": r.err[-300:]})
         r = c.run("tools")
         c.check("tools --era modern: exit 1, no output", r.rc == 1 and not r.out, {"rc": r.rc, "stderr": r.err[-300:]})
         return
@@ -346,10 +420,10 @@ CHECKS = {"python": python_checks, "everything": everything_checks, "device": de
 def wire_checks(c: Checker) -> None:
     s = c.s
     runs = len(s.runs)
-    left = [r.argv[6:r.argv.index("--")] for r in s.runs if r.leftovers]
+    left = [r.words for r in s.runs if r.leftovers]
     c.check(f"wire: every server process ended with mcp ({runs} invocations)", runs > 0 and not left,
             {"left running (killed now)": left[:3]})
-    hung = [(r.argv[6:r.argv.index("--")], round(r.secs, 1)) for r in s.runs if r.rc is None]
+    hung = [(r.words, round(r.secs, 1)) for r in s.runs if r.rc is None]
     c.check(f"wire: every invocation finished within {INVOCATION_TIMEOUT_S}s", not hung, hung[:3])
 
     conns: dict[int, list[tuple[str, object]]] = {}
@@ -490,10 +564,149 @@ def modern_roots_round(conns: dict[int, list[tuple[str, object]]], tool: str) ->
 
 
 # ---------------------------------------------------------------------------------------------
+# Streamable HTTP: the server runs for the whole suite; its log stands in for the wire
+# ---------------------------------------------------------------------------------------------
+
+# Per server, in its log: (a POST it served, a legacy session opened, a session ended by DELETE).
+# python: the SDK's loggers and uvicorn's access log; everything: its console.log lines;
+# device: mcp_sansio_http's tracing events at `--log debug`.
+HTTP_LOG_PATTERNS = {
+    "python": (r'"POST /mcp HTTP/1\.1" \d{3}', r"Created new transport with session ID: (\S+)",
+               r"Terminating session: (\S+)"),
+    "everything": (r"^Received MCP POST request$", r"Session initialized with ID: (\S+)",
+                   r"Received session termination request for session (\S+)"),
+    "device": (r"http\{method=POST path=/mcp\}.*answered status=\d{3}", r"session started session=SessionId\(([^)]*)\)",
+               r"session ended by DELETE session=SessionId\(([^)]*)\)"),
+}
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now (the server binds it itself, a moment later)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def accepts(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def log_tail(path: str, lines: int = 8) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return "\n".join(f.read().splitlines()[-lines:])
+    except FileNotFoundError:
+        return ""
+
+
+def start_http_server(s: Suite) -> str | None:
+    """Starts the suite's server on a free port and waits until it accepts connections: None, or why not."""
+    why = "not started"
+    for _ in range(SERVER_START_TRIES):
+        s.port = free_port()
+        argv = [w.replace("{port}", str(s.port)) for w in s.command]
+        env = dict(os.environ, PYTHONUNBUFFERED="1", **{k: v.replace("{port}", str(s.port)) for k, v in s.env.items()})
+        with open(s.server_log, "w", encoding="utf-8") as log:
+            s.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                      start_new_session=True)
+        deadline = time.monotonic() + SERVER_START_S
+        while time.monotonic() < deadline:
+            if s.proc.poll() is not None:
+                why = f"{' '.join(argv)} exited {s.proc.returncode}: {log_tail(s.server_log)}"
+                break  # the port may have been taken meanwhile: another one
+            if accepts(s.port):
+                return None
+            time.sleep(0.1)
+        else:
+            stop_http_server(s)
+            return f"{' '.join(argv)} did not accept connections on {s.port} within {SERVER_START_S:.0f}s"
+    return why
+
+
+def stop_http_server(s: Suite) -> None:
+    if s.proc is None:
+        return
+    try:
+        os.killpg(s.proc.pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        s.proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        kill_group(s.proc.pid)
+        s.proc.wait()
+    if not group_gone(s.proc.pid, 1.0):
+        kill_group(s.proc.pid)
+
+
+def http_checks(c: Checker) -> None:
+    """What the wire checks see on stdio, as far as the server's log shows it over HTTP."""
+    s = c.s
+    runs = len(s.runs)
+    left = [r.words for r in s.runs if r.leftovers]
+    c.check(f"http: nothing left running in any mcp process group ({runs} invocations)", runs > 0 and not left,
+            {"left running (killed now)": left[:3]})
+    hung = [(r.words, round(r.secs, 1)) for r in s.runs if r.rc is None]
+    c.check(f"http: every invocation finished within {INVOCATION_TIMEOUT_S}s", not hung, hung[:3])
+
+    time.sleep(0.2)  # the server may log a DELETE a moment after answering it
+    try:
+        with open(s.server_log, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except FileNotFoundError:
+        text = ""
+    post, opened, ended = (re.compile(p, re.M) for p in HTTP_LOG_PATTERNS[s.server])
+    posts = len(post.findall(text))
+    c.check(f"http: the server logged a POST from every invocation ({posts} POSTs, {runs} invocations)",
+            runs > 0 and posts >= runs, {"server log tail": log_tail(s.server_log)})
+    started, deleted = opened.findall(text), ended.findall(text)
+    if s.wire_era == "legacy":
+        fell_back = " (after the refused probe)" if s.era == "auto" else ""
+        c.check(f"http: one legacy session per invocation{fell_back} ({len(started)} opened)", len(started) == runs,
+                {"opened": len(started), "invocations": runs})
+        c.check(f"http: every session ended by the client's DELETE ({len(deleted)} of {len(started)})",
+                bool(started) and Counter(deleted) == Counter(started),
+                {"not ended": sorted((Counter(started) - Counter(deleted)).elements())[:3],
+                 "ended but not opened": sorted((Counter(deleted) - Counter(started)).elements())[:3]})
+    else:
+        what = "2026-07-28 POSTs only" if s.wire_era == "modern" else "the refused probe only"
+        c.check(f"http: no legacy session opened, no initialize ({what})", not started and not deleted,
+                {"opened": started[:3], "deleted": deleted[:3]})
+
+    # The era of every tool result: 2026-07-28 results carry resultType, legacy ones do not.
+    results = []
+    for r in s.runs:
+        if r.words[0] == "call" and r.rc in (0, 2):
+            try:
+                value = r.json()
+                results.append(value.get("resultType", "none") if isinstance(value, dict) else "not an object")
+            except ValueError:
+                results.append("not JSON")
+    if s.wire_era == "modern":
+        c.check(f"http: every tool result is a 2026-07-28 one (resultType complete: {len(results)} results)",
+                bool(results) and set(results) == {"complete"}, dict(Counter(results)))
+    elif s.wire_era == "legacy":
+        c.check(f"http: every tool result is a legacy one (no resultType: {len(results)} results)",
+                bool(results) and set(results) == {"none"}, dict(Counter(results)))
+
+    up = s.proc is not None and s.proc.poll() is None and accepts(s.port)
+    c.check("http: the server is still up and listening after the suite", up,
+            {"exit": s.proc.poll() if s.proc else None, "server log tail": log_tail(s.server_log)})
+
+
+# ---------------------------------------------------------------------------------------------
 
 def suites(device: list[str]) -> list[Suite]:
     py = [VENV_PY, PYTHON_SERVER]
     ev = [NODE, EVERYTHING, "stdio"]
+    py_http = [VENV_PY, PYTHON_SERVER, "--http", "{port}"]
+    ev_http = [NODE, EVERYTHING, "streamableHttp"]  # the port from $PORT (default 3001), the endpoint /mcp
+    ev_env = {"PORT": "{port}"}
+    device_http = [*device, "--http", "127.0.0.1:{port}", "--log", "debug"]
     return [
         Suite("python-legacy", "python", "legacy", "legacy", py),
         Suite("python-modern", "python", "modern", "modern", py),
@@ -504,7 +717,22 @@ def suites(device: list[str]) -> list[Suite]:
         Suite("device-legacy", "device", "legacy", "legacy", device),
         Suite("device-modern", "device", "modern", "modern", device),
         Suite("device-auto", "device", "auto", "modern", device),
-    ]
+        Suite("python-http-legacy", "python", "legacy", "legacy", py_http, "http"),
+        Suite("python-http-modern", "python", "modern", "modern", py_http, "http"),
+        Suite("python-http-auto", "python", "auto", "modern", py_http, "http"),
+        Suite("everything-http-legacy", "everything", "legacy", "legacy", ev_http, "http", ev_env),
+        Suite("everything-http-modern", "everything", "modern", "refused", ev_http, "http", ev_env),
+        Suite("everything-http-auto", "everything", "auto", "legacy", ev_http, "http", ev_env),
+    ] + ([
+        Suite("device-http-legacy", "device", "legacy", "legacy", device_http, "http"),
+        Suite("device-http-modern", "device", "modern", "modern", device_http, "http"),
+        Suite("device-http-auto", "device", "auto", "modern", device_http, "http"),
+    ] if serves_http(device) else [])
+
+
+def serves_http(device: list[str]) -> bool:
+    """Whether the device command is an mcp-device (which takes `--http ADDR`), not another stdio server."""
+    return os.path.basename(device[0]).startswith("mcp-device")
 
 
 def default_mcp() -> str:
@@ -527,6 +755,9 @@ def main() -> int:
     if a.list:
         print("\n".join(s.name for s in all_suites))
         return 0
+    if not serves_http(device):
+        print(f"our-client interop: device-http-* not run: `{device[0]}` is not mcp-device "
+              "(they add --http ADDR to it)", flush=True)
     if a.only:
         wanted = set(a.only.split(","))
         unknown = wanted - {s.name for s in all_suites}
@@ -541,8 +772,11 @@ def main() -> int:
         return 1
 
     os.makedirs(LOG_DIR, exist_ok=True)
-    print(f"our-client interop: {mcp}; wire logs in {os.path.relpath(LOG_DIR, ROOT)}/our-client-*.wire.jsonl",
-          flush=True)
+    # Killed (scripts/test's timeout, ^C): unwind, so the `finally` stops a running HTTP server.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    logs = os.path.relpath(LOG_DIR, ROOT)
+    print(f"our-client interop: {mcp}; wire logs in {logs}/our-client-*.wire.jsonl, HTTP servers' logs in "
+          f"{logs}/our-client-*.server.log", flush=True)
     for s in all_suites:
         print(f"\n---- {s.name} (mcp --era {s.era}; {s.wire_era} on the wire) " + "-" * max(0, 40 - len(s.name)),
               flush=True)
@@ -550,8 +784,21 @@ def main() -> int:
             os.remove(s.log)
         t0 = time.monotonic()
         c = Checker(s, mcp)
-        CHECKS[s.server](c)
-        wire_checks(c)
+        if s.transport == "http":
+            why = start_http_server(s)
+            if why is not None:
+                c.check("http: the server started and accepts connections", False, why)
+                stop_http_server(s)
+                continue
+            print(f"  info {s.name}: server at {s.url} (pid {s.proc.pid})", flush=True)
+            try:
+                CHECKS[s.server](c)
+                http_checks(c)
+            finally:
+                stop_http_server(s)
+        else:
+            CHECKS[s.server](c)
+            wire_checks(c)
         print(f"  ({len(s.runs)} invocations, {time.monotonic() - t0:.1f}s)", flush=True)
 
     print("\n==== our-client summary " + "=" * 55)

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
-"""An MCP stdio server written with the official Python SDK (mcp 2.x, MCPServer), for our_client.py.
+"""An MCP server written with the official Python SDK (mcp 2.x, MCPServer), for our_client.py.
 
-Usage: .cache/peers/venv/bin/python tests/interop/python_server.py
+Usage: .cache/peers/venv/bin/python tests/interop/python_server.py            (stdio)
+       .cache/peers/venv/bin/python tests/interop/python_server.py --http PORT (Streamable HTTP)
 
-One process serves both eras: the SDK's stdio loop (serve_dual_era_loop) lets the client's first
+One process serves both eras. On stdio the SDK's loop (serve_dual_era_loop) lets the client's first
 request decide, `initialize` (2025-11-25 and earlier) or per-request `_meta` after
-`server/discover` (2026-07-28).
+`server/discover` (2026-07-28). With `--http PORT` it serves Streamable HTTP at
+http://127.0.0.1:PORT/mcp (MCPServer.run("streamable-http"): uvicorn; SSE answers, not JSON-only;
+the SDK's default loopback Host/Origin checks): the session manager routes a POST whose
+`MCP-Protocol-Version` header is not a handshake version (2026-07-28) to its stateless modern entry,
+and everything else to legacy sessions (`initialize`, `Mcp-Session-Id`, DELETE to end one).
 
 Tools:     echo(message) -> text and {"result": message}; add(a: int, b: int) -> {"result": a + b};
            fail(reason) -> isError; weather(city) -> structured {"city", "celsius", "sky"};
@@ -102,4 +107,11 @@ def review(code: str) -> str:
 
 
 if __name__ == "__main__":
-    server.run("stdio")
+    import sys
+
+    if sys.argv[1:2] == ["--http"] and len(sys.argv) == 3:
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
+    elif len(sys.argv) == 1:
+        server.run("stdio")
+    else:
+        sys.exit(f"usage: {sys.argv[0]} [--http PORT]")
