@@ -243,7 +243,9 @@ fn classify_members<'a, 'm>(
         Some(version) if version.eq_str("2.0") => {}
         _ => return fail("\"jsonrpc\" must be \"2.0\""),
     }
-    if id_value.is_some() && id.is_none() {
+    // `null` is the id of an error answering a message whose id the peer could not read.
+    let null_id_error = method.is_none() && error.is_some() && id_value.is_some_and(|v| v.is_null());
+    if id_value.is_some() && id.is_none() && !null_id_error {
         return fail("\"id\" must be a string or an integer");
     }
     if let Some(method) = method {
@@ -488,6 +490,13 @@ mod tests {
             classify_str(r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"x"}}"#),
             Ok(Message::Error { id: None, .. })
         ));
+        // `"id": null` is how JSON-RPC writes an error about a message whose id was not read.
+        assert!(matches!(
+            classify_str(r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"x"},"id":null}"#),
+            Ok(Message::Error { id: None, .. })
+        ));
+        // Nothing else has a null id.
+        assert!(classify_str(r#"{"jsonrpc":"2.0","id":null,"result":{}}"#).is_err());
     }
 
     #[test]

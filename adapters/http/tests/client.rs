@@ -295,9 +295,48 @@ async fn no_server_fails_the_connection() {
     let client = connect(&format!("http://{addr}/mcp"), config(EraPolicy::Auto), Host::new()).unwrap();
     let failed = client.connect().await;
     assert!(matches!(failed, Err(RequestError::Connect(_))), "{failed:?}");
+    assert!(!client.reached_server(), "no HTTP response came");
     client.close().await.unwrap();
-    assert!(connect("https://example.com/mcp", config(EraPolicy::Auto), Host::new()).is_err());
+    // `https` needs the `tls` feature (tests/tls.rs).
+    let https = connect("https://example.com/mcp", config(EraPolicy::Auto), Host::new());
+    assert_eq!(https.is_ok(), cfg!(feature = "tls"));
     assert!(connect("ftp://example.com/mcp", config(EraPolicy::Auto), Host::new()).is_err());
+}
+
+#[tokio::test]
+async fn an_error_without_an_id_is_the_answer_of_the_request_it_refused() {
+    // A legacy-only server as the TypeScript SDK's: a request that is not `initialize` and has no
+    // session gets 400 with `{"jsonrpc":"2.0","error":{…},"id":null}`.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        loop {
+            let (tcp, _) = listener.accept().await.unwrap();
+            let service = hyper::service::service_fn(|_request: Request<Incoming>| async {
+                let body = r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}"#;
+                let mut response = Response::new(Full::new(Bytes::from_static(body.as_bytes())));
+                *response.status_mut() = StatusCode::BAD_REQUEST;
+                response.headers_mut().insert("content-type", "application/json".parse().unwrap());
+                Ok::<_, Infallible>(response)
+            });
+            tokio::spawn(async move {
+                let _ = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(tcp), service).await;
+            });
+        }
+    });
+    let client = connect(&url, config(EraPolicy::Modern), Host::new()).unwrap();
+    let refused = client.connect().await;
+    assert!(
+        matches!(refused, Err(RequestError::Connect(client::ConnectError::Refused { code: -32000 }))),
+        "{refused:?}"
+    );
+    assert!(client.reached_server());
+    // The server's own text, not the transport's `HTTP 400`: a legacy client's request.
+    let legacy = connect(&url, config(EraPolicy::Legacy), Host::new()).unwrap();
+    assert!(matches!(
+        legacy.connect().await,
+        Err(RequestError::Connect(client::ConnectError::Refused { code: -32000 }))
+    ));
 }
 
 static HEADER_TOOLS: [Tool<'static>; 2] = [
@@ -610,7 +649,8 @@ async fn a_session_the_server_ended_is_replaced_by_a_new_initialize() {
     }
     assert!(answered, "never answered again: {failures:?}");
     assert!(failures.len() <= 1, "only the request that met the 404 fails: {failures:?}");
-    assert!(failures.iter().all(|f| f.contains("HTTP 404")), "{failures:?}");
+    // The server's answer to the ended session (this crate's server: -32001 with `id: null`).
+    assert!(failures.iter().all(|f| f.contains("Session not found")), "{failures:?}");
     let second = client.session_id().expect("a new session");
     assert_ne!(second, first);
     assert_eq!(server.endpoint.session_count(), 1);

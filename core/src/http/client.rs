@@ -21,8 +21,10 @@
 //!    keeps the last event id and `retry`); 202 (or any success without a body type) carries
 //!    nothing. An error status whose JSON body [`answers`] the request is that answer (a 2026-07-28
 //!    server's JSON-RPC error, such as `-32601` on 404 to `server/discover` from a server without
-//!    it); without one, the client answers the request itself with [`write_failure`] (`-32000`,
-//!    `HTTP <status>`), so the engine reaches its outcome (and an era probe falls back) as over stdio.
+//!    it), and so is an error without an id ([`write_anonymous_error`]: a server that refused the
+//!    message before reading its id); without one, the client answers the request itself with
+//!    [`write_failure`] (`-32000`, `HTTP <status>`), so the engine reaches its outcome (and an era
+//!    probe falls back) as over stdio.
 //! 4. **Sessions** (legacy): the `Mcp-Session-Id` of the answer to `initialize` ([`session_id`])
 //!    goes on every later request, and on the `DELETE` that ends the session ([`delete_headers`]).
 //!    A 404 to a request that carried the session means the session ended ([`session_expired`]):
@@ -164,7 +166,7 @@ pub fn plan_message<'b>(
 /// 404 to a request that carried `Mcp-Session-Id`. The client then MUST start a new session, with
 /// `initialize` and without the old session
 /// ([`Engine::reinitialize`](crate::client::Engine::reinitialize)); the request that got the 404
-/// failed ([`Failure::Status`]).
+/// is answered by the server's error ([`write_anonymous_error`]) or fails ([`Failure::Status`]).
 pub fn session_expired(status: u16, context: PostContext<'_>) -> bool {
     let legacy = !context.version.is_some_and(|v| v.era() == Era::Modern);
     status == 404 && legacy && context.session_id.is_some()
@@ -384,6 +386,25 @@ fn jsonrpc_failure(w: &mut JsonWriter<'_>, request: Id<'_>, message: ErrorMessag
     w.raw(b"}}");
 }
 
+/// Writes the answer to `request` that an error status's JSON body gives when it is a JSON-RPC
+/// error with `"id": null`, from a server that refused the POSTed message without naming its id
+/// (a legacy server refusing a 2026-07-28 request: 400, `-32000`, "Bad Request: Server not
+/// initialized"). A POST carries one message, so the error is that request's: written with its id
+/// (the server's code, message and data), to feed the engine in place of the body. `false`, and
+/// nothing written, when `message` is not such an error.
+pub fn write_anonymous_error(w: &mut JsonWriter<'_>, message: &ParsedMessage<'_>, request: Id<'_>) -> bool {
+    let Some(Ok(Message::Error { id: None, error })) = message.message() else { return false };
+    let code = error.get("code").and_then(|c| c.as_i64()).and_then(|c| i32::try_from(c).ok());
+    let (Some(code), Some(text)) = (code, error.get("message").and_then(|m| m.as_str())) else { return false };
+    jsonrpc::write_error_head(w, Some(&request), code, ErrorMessage::Whole(format_args!("{text}")));
+    if let Some(data) = error.get("data") {
+        w.raw(b",\"data\":");
+        w.raw(data.as_bytes());
+    }
+    w.raw(b"}}");
+    true
+}
+
 /// The session a legacy server named in its answer to `initialize`: the `Mcp-Session-Id` value
 /// (OWS trimmed) if it is visible ASCII (`0x21`–`0x7E`), not empty and at most
 /// [`MAX_CLIENT_SESSION_ID_LEN`] bytes; `None` otherwise (the client goes on without a session).
@@ -550,6 +571,39 @@ mod tests {
         let context = PostContext { version: Some(ProtocolVersion::V2025_06_18), session_id: Some(b"abc") };
         delete_headers(context, &mut |n, v| headers.push((n, v.to_vec())));
         assert_eq!(headers, [("mcp-session-id", b"abc".to_vec()), ("mcp-protocol-version", b"2025-06-18".to_vec())]);
+    }
+
+    #[test]
+    fn an_error_without_an_id_answers_the_posted_request() {
+        let write = |body: &str| {
+            let mut buf = [0u8; 256];
+            let mut w = JsonWriter::new(&mut buf);
+            let message = ParsedMessage::parse(body.as_bytes(), 8);
+            let written = write_anonymous_error(&mut w, &message, Id::Number(7));
+            written.then(|| String::from_utf8(w.written().to_vec()).unwrap())
+        };
+        assert_eq!(
+            write(
+                r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}"#
+            )
+            .as_deref(),
+            Some(r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"Bad Request: Server not initialized"}}"#)
+        );
+        assert_eq!(
+            write(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"a\"b","data":{"x":[1]}}}"#)
+                .as_deref(),
+            Some(r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"a\"b","data":{"x":[1]}}}"#)
+        );
+        // An error naming an id, a result, a code out of range, garbage: not this rule's.
+        for other in [
+            r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32000,"message":"m"}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":99999999999,"message":"m"}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-1}}"#,
+            "not json",
+        ] {
+            assert_eq!(write(other), None, "{other}");
+        }
     }
 
     #[test]

@@ -251,10 +251,9 @@ fn explain(error: RequestError, client: &Connection) -> String {
     let tail = stderr.trim_end().lines().rev().take(5).collect::<Vec<_>>();
     let tail: Vec<&str> = tail.into_iter().rev().collect();
     match error {
-        // A failed HTTP exchange is answered -32000 by the transport (refused, reset, not HTTP).
-        RequestError::Connect(client::ConnectError::Refused { code: -32000 })
-            if matches!(client, Connection::Http(_)) =>
-        {
+        // A failed HTTP exchange is answered -32000 by the transport; without any HTTP response
+        // (nothing listens, TLS refused) the server was not reached at all.
+        RequestError::Connect(client::ConnectError::Refused { code: -32000 }) if matches!(client, Connection::Http(http) if !http.reached_server()) => {
             String::from("cannot reach the server over HTTP")
         }
         RequestError::Closed | RequestError::Connect(client::ConnectError::Closed) if !tail.is_empty() => {

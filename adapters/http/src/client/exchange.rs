@@ -13,7 +13,7 @@ use hyper::{Method, Response};
 use mcp_sansio::frame::SseDecoder;
 use mcp_sansio::http::client::{
     EventStream, Failure, ListenEnd, PostContext, ResponseBody, answers, falls_back_to_http_sse, listen_headers,
-    read_response, reopen_after, resume_after, session_expired, session_id, write_failure,
+    read_response, reopen_after, resume_after, session_expired, session_id, write_anonymous_error, write_failure,
 };
 use mcp_sansio::http::name;
 use mcp_sansio::json::{self, JsonWriter};
@@ -65,18 +65,23 @@ impl Exchange {
     pub(super) async fn run(self, headers: Vec<Header>, body: Bytes) {
         let path = self.http_sse.as_deref().unwrap_or(&self.target.path);
         let answered = match self.target.send_to(path, Method::POST, &headers, body.clone()).await {
+            // `initialize` refused with a 4xx: perhaps a 2024-11-05 HTTP+SSE server. When the
+            // server offers no HTTP+SSE stream, the refusal is read as any answer.
+            Ok((response, sender))
+                if self.opens_session
+                    && self.http_sse.is_none()
+                    && falls_back_to_http_sse(response.status().as_u16()) =>
+            {
+                match self.http_sse(&headers, body).await {
+                    Some(answered) => answered,
+                    None => self.read(response, sender).await,
+                }
+            }
             Ok((response, sender)) => self.read(response, sender).await,
             Err(error) => {
                 tracing::debug!(%error, "POST failed");
                 Err(Failure::Connection)
             }
-        };
-        // `initialize` refused with a 4xx: perhaps a 2024-11-05 HTTP+SSE server.
-        let answered = match answered {
-            Err(Failure::Status(status)) if self.opens_session && falls_back_to_http_sse(status) => {
-                self.http_sse(&headers, body).await.unwrap_or(answered)
-            }
-            answered => answered,
         };
         if let Some(request) = &self.request {
             if let Err(why) = answered
@@ -114,10 +119,14 @@ impl Exchange {
                     Ok(body) => {
                         let body = body.to_bytes().to_vec();
                         let answers_request = self.answers(&body);
-                        // An error status's body is fed only as the answer it is.
+                        // An error status's body is fed only as the answer it is (an error
+                        // without an id is this POST's request's).
                         if matches!(plan, ResponseBody::Json) || answers_request {
                             answered |= answers_request;
                             let _ = self.inputs.send(Input::Message(body)).await;
+                        } else if let Some(answer) = self.anonymous_error(&body) {
+                            answered = true;
+                            let _ = self.inputs.send(Input::Message(answer)).await;
                         }
                         self.target.release(sender);
                         Ok(())
@@ -214,6 +223,16 @@ impl Exchange {
         {
             let _ = self.inputs.send(Input::SessionEnded(session.clone())).await;
         }
+    }
+
+    /// An error without an id in `body` as the answer to this exchange's request
+    /// ([`write_anonymous_error`]).
+    fn anonymous_error(&self, body: &[u8]) -> Option<Vec<u8>> {
+        let request = json::parse(self.request.as_deref()?, 4).ok().and_then(Id::from_value)?;
+        let mut buf = vec![0u8; body.len() + 64];
+        let mut w = JsonWriter::new(&mut buf);
+        let written = write_anonymous_error(&mut w, &ParsedMessage::parse(body, json::MAX_DEPTH_LIMIT), request);
+        (written && !w.is_overflowed()).then(|| w.written().to_vec())
     }
 
     /// Whether `message` is the answer to this exchange's request.

@@ -11,16 +11,19 @@
 //! - Each message of the answer (a JSON body, or the `data` of each SSE event) is fed back to the
 //!   engine as a line. A legacy server's requests (`elicitation/create`, …) on a POST's stream are
 //!   answered by the engine, and its answers POSTed like any message.
-//! - An error status whose JSON body [`answers`](mcp_sansio::http::client::answers) the request is fed as that answer; otherwise, and
-//!   when the connection fails or a response ends before the answer, the engine is fed an error
-//!   answer for the request ([`write_failure`](mcp_sansio::http::client::write_failure), `-32000`): the request's outcome is that error,
-//!   and an era probe (`server/discover`) falls back to `initialize`, as over stdio.
+//! - An error status whose JSON body [`answers`](mcp_sansio::http::client::answers) the request
+//!   (or is an error without an id:
+//!   [`write_anonymous_error`](mcp_sansio::http::client::write_anonymous_error)) is fed as that
+//!   answer; otherwise, and when the connection fails or a response ends before the answer, the
+//!   engine is fed an error answer for the request
+//!   ([`write_failure`](mcp_sansio::http::client::write_failure), `-32000`): the request's outcome
+//!   is that error, and an era probe (`server/discover`) falls back to `initialize`, as over stdio.
 //! - The `Mcp-Session-Id` of the answer to `initialize` goes on every later request;
 //!   [`HttpClient::close`] (or dropping the [`HttpClient`]) ends the engine and `DELETE`s the session.
 //!   A 404 to a request (or to the standalone stream's `GET`) that carried the session means the
 //!   server ended it ([`session_expired`](mcp_sansio::http::client::session_expired)): that request
-//!   fails with `HTTP 404`, and the client initializes again without the session
-//!   ([`host::reinitialize`]); requests made meanwhile wait for the new session.
+//!   gets the server's error (or fails with `HTTP 404`), and the client initializes again without
+//!   the session ([`host::reinitialize`]); requests made meanwhile wait for the new session.
 //! - A legacy POST's SSE stream that ends before the answer, after naming an event id, is resumed
 //!   with a `GET` carrying `Last-Event-ID` after the server's `retry` ([`resume_after`](mcp_sansio::http::client::resume_after)), as often
 //!   as each attempt brings a new event; the answer is fed from the resumed stream.
@@ -102,6 +105,7 @@ pub struct HttpClient {
     driver: JoinHandle<()>,
     close: Option<oneshot::Sender<()>>,
     session: Arc<Mutex<Option<String>>>,
+    target: Arc<Target>,
 }
 
 /// Connects to the MCP endpoint at `url` (`http://host[:port]/path`, or `https://…` with the `tls`
@@ -131,14 +135,21 @@ fn start(target: Target, config: client::Config<'static>, host: Host) -> io::Res
     let (handle, conn, jobs) = host::connection(config, host, BUFFER, BUFFER);
     let (close, closed) = oneshot::channel();
     let session = Arc::new(Mutex::new(None));
-    let driver = tokio::spawn(drive(conn, jobs, target, closed, session.clone()));
-    Ok(HttpClient { handle, driver, close: Some(close), session })
+    let driver = tokio::spawn(drive(conn, jobs, target.clone(), closed, session.clone()));
+    Ok(HttpClient { handle, driver, close: Some(close), session, target })
 }
 
 impl HttpClient {
     /// The legacy session the server named (`Mcp-Session-Id`), once `initialize` was answered.
     pub fn session_id(&self) -> Option<String> {
         self.session.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// Whether an HTTP response came from the server: `false` while every request failed before
+    /// one (nothing listens, the name does not resolve, TLS refused), which tells "cannot reach
+    /// the server" from "the server refused".
+    pub fn reached_server(&self) -> bool {
+        self.target.reached.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Ends the connection: requests still waiting get

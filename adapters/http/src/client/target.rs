@@ -1,6 +1,7 @@
 //! [`Target`]: the endpoint's address, and a small pool of HTTP/1.1 connections to it.
 
 use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use bytes::Bytes;
@@ -27,6 +28,18 @@ pub(super) struct Target {
     /// The path and query, for the request line.
     pub(super) path: String,
     pub(super) idle: Mutex<Vec<SendRequest<Full<Bytes>>>>,
+    /// An HTTP response came from the server.
+    pub(super) reached: AtomicBool,
+}
+
+impl std::fmt::Debug for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Target")
+            .field("scheme", &self.scheme)
+            .field("authority", &self.authority)
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Target {
@@ -88,6 +101,7 @@ impl Target {
             port,
             path,
             idle: Mutex::new(Vec::new()),
+            reached: AtomicBool::new(false),
         })
     }
 
@@ -148,7 +162,7 @@ impl Target {
         }
         let request = request.body(Full::new(body)).map_err(io::Error::other)?;
         let (mut sender, reused) = self.sender().await?;
-        match sender.try_send_request(request).await {
+        let sent = match sender.try_send_request(request).await {
             Ok(response) => Ok((response, sender)),
             Err(mut error) => match error.take_message() {
                 // A kept connection the server had closed before the request went out: again on
@@ -160,7 +174,11 @@ impl Target {
                 }
                 _ => Err(io::Error::other(error.into_error())),
             },
+        };
+        if sent.is_ok() {
+            self.reached.store(true, Ordering::Relaxed);
         }
+        sent
     }
 }
 
