@@ -96,7 +96,7 @@ impl<S: 'static, const N: usize> ToolSet<S, N> {
 
 /// What a tool's function returns, written as the tool's result by [`ToolReply::send`].
 ///
-/// Text (`&str`, `heapless::String`, `format_args!`), [`Structured`] output (serialized, with its
+/// Text (`&str`, `heapless::String`, `String` with `alloc`, `format_args!`), [`Structured`] output (serialized, with its
 /// text block), `()` (an empty result), and `Result<T, E: Display>`, whose error is a tool
 /// execution error (`isError: true`, the error's text) that the model sees.
 pub trait ToolResult {
@@ -111,6 +111,13 @@ impl ToolResult for &str {
 }
 
 impl<const N: usize> ToolResult for heapless::String<N> {
+    fn send(self, reply: ToolReply<'_>) {
+        reply.text(&self).finish()
+    }
+}
+
+#[cfg(feature = "alloc")]
+impl ToolResult for alloc::string::String {
     fn send(self, reply: ToolReply<'_>) {
         reply.text(&self).finish()
     }

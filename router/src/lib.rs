@@ -1,0 +1,262 @@
+//! Typed async tools for an [`mcp_sansio`] server: each tool is one registration of an async
+//! function (or closure) taking a `Deserialize + JsonSchema` argument type and returning a
+//! [`ToolOutput`]; the input schema (and the output schema of [`Structured`] results) is generated
+//! with schemars, arguments that do not match are answered as the negotiated version prescribes
+//! ([`ToolReply::invalid_arguments`]), calls run concurrently on the runtime you give, and a
+//! cancelled request drops its future.
+//!
+//! ```no_run
+//! use mcp_sansio::server::{Config, Structured};
+//! use mcp_sansio_router::Router;
+//!
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct Add {
+//!     a: i64,
+//!     b: i64,
+//! }
+//!
+//! #[derive(serde::Serialize, schemars::JsonSchema)]
+//! struct Sum {
+//!     sum: i64,
+//! }
+//!
+//! # async fn serve() -> std::io::Result<()> {
+//! let router = Router::new()
+//!     .tool("add", "Adds two numbers", |Add { a, b }| async move { Structured(Sum { sum: a + b }) })
+//!     .tool("wait", "Waits a second", |_: mcp_sansio_router::NoArguments| async {
+//!         tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+//!         "done"
+//!     });
+//! let (mut server, jobs) = router.into_server(Config::new("adder", "1.0.0"), |future| {
+//!     tokio::spawn(future);
+//! });
+//! mcp_sansio_tokio::serve_stdio_with_jobs(&mut server, jobs).await
+//! # }
+//! ```
+//!
+//! # How it runs
+//! The router is the server's [`Handler`]: a call is answered at once when its arguments do not
+//! match; otherwise its request is deferred ([`ToolReply::defer`]), the function's future is
+//! given to `spawn`, and its output is written from the driver's job queue
+//! ([`Engine::reply_tool`](mcp_sansio::server::Engine::reply_tool)), retried while the transmit
+//! buffer is full. The client's cancellation ([`Event::Cancelled`]) aborts the future.
+//!
+//! # Not yet
+//! Resources, prompts, completions and a request context (progress, logging, elicitation) are
+//! registered by hand on the core's [`Handler`] for now; the router serves one byte-stream
+//! connection (stdio, a child's pipes, a serial line), not the Streamable HTTP server's sessions.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use futures_util::future::{AbortHandle, Abortable};
+use mcp_sansio::mcp::{ListCapability, ServerCapabilities};
+use mcp_sansio::server::{
+    Config, DeferredKey, Event, Handler, OwnedBuffers, ReplyError, Server, Tool, ToolCall, ToolReply, ToolResult,
+};
+use mcp_sansio::time::Instant;
+use mcp_sansio_driver::{JobQueue, JobSender, JobStatus, job_queue};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
+pub use mcp_sansio::server::Structured;
+
+/// Requests served at once (deferred tool calls included): the server's `IN_FLIGHT`.
+pub const MAX_IN_FLIGHT: usize = 64;
+/// The server's receive and transmit buffers: the longest message either way.
+pub const BUFFER: usize = 1 << 20;
+
+/// The server a [`Router`] becomes ([`Router::into_server`]).
+pub type RouterServer = Server<'static, Router, MAX_IN_FLIGHT>;
+
+/// A future the router gives to the runtime to run.
+pub type BoxFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
+
+/// Writes a finished call's output into its reply.
+type Write = Box<dyn FnOnce(ToolReply<'_>) + Send>;
+/// Reads a call's arguments and starts its function; `Err` with the arguments' error.
+type Start = Box<dyn Fn(ToolCall<'_>) -> Result<Pin<Box<dyn Future<Output = Write> + Send>>, String> + Send + Sync>;
+
+/// The arguments of a tool that takes none: any object (an empty one).
+#[derive(Clone, Copy, Debug, Default, serde::Deserialize, JsonSchema)]
+pub struct NoArguments {}
+
+/// What a tool function returns: a [`ToolResult`] (text, [`Structured`] output, `()`,
+/// `Result<_, E: Display>` as a tool execution error) that can cross to the runtime's tasks,
+/// with the output schema it declares.
+pub trait ToolOutput: ToolResult + Send + 'static {
+    /// The JSON Schema of its `structuredContent`, if it has one.
+    fn output_schema() -> Option<schemars::Schema> {
+        None
+    }
+}
+
+impl ToolOutput for String {}
+impl ToolOutput for &'static str {}
+impl ToolOutput for () {}
+
+impl<T: serde::Serialize + JsonSchema + Send + 'static> ToolOutput for Structured<T> {
+    fn output_schema() -> Option<schemars::Schema> {
+        Some(schemars::schema_for!(T))
+    }
+}
+
+impl<T: ToolOutput, E: fmt::Display + Send + 'static> ToolOutput for Result<T, E> {
+    fn output_schema() -> Option<schemars::Schema> {
+        T::output_schema()
+    }
+}
+
+struct Entry {
+    name: String,
+    description: String,
+    input_schema: String,
+    output_schema: Option<String>,
+    start: Start,
+}
+
+/// The runtime the router was given ([`Router::into_server`]).
+struct Runtime {
+    jobs: JobSender<RouterServer>,
+    spawn: Arc<dyn Fn(BoxFuture) + Send + Sync>,
+    /// The running calls, to abort on cancellation.
+    running: HashMap<DeferredKey, AbortHandle>,
+}
+
+/// Tools registered as typed async functions; the [`Handler`] of the server they make. See the
+/// [crate docs](crate).
+#[must_use = "a router serves once made a server with `into_server`"]
+pub struct Router {
+    tools: Vec<Entry>,
+    runtime: Option<Runtime>,
+}
+
+impl Default for Router {
+    fn default() -> Self {
+        Router::new()
+    }
+}
+
+impl fmt::Debug for Router {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.tools.iter().map(|t| t.name.as_str()).collect();
+        f.debug_struct("Router").field("tools", &names).finish_non_exhaustive()
+    }
+}
+
+impl Router {
+    /// A router without tools.
+    pub fn new() -> Self {
+        Router { tools: Vec::new(), runtime: None }
+    }
+
+    /// Registers the tool `name`: `function` is called with its arguments read as an `A` (whose
+    /// schema, generated with schemars, is the tool's input schema) and its output sent as the
+    /// result. A name registered twice keeps the last registration.
+    pub fn tool<A, F, Fut, R>(mut self, name: &str, description: &str, function: F) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(A) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: ToolOutput,
+    {
+        let start: Start = Box::new(move |call: ToolCall<'_>| {
+            let arguments = call.arguments::<A>().map_err(|error| error.to_string())?;
+            let future = function(arguments);
+            Ok(Box::pin(async move {
+                let output = future.await;
+                Box::new(move |reply: ToolReply<'_>| output.send(reply)) as Write
+            }))
+        });
+        let entry = Entry {
+            name: name.to_owned(),
+            description: description.to_owned(),
+            input_schema: schemars::schema_for!(A).as_value().to_string(),
+            output_schema: R::output_schema().map(|schema| schema.as_value().to_string()),
+            start,
+        };
+        self.tools.retain(|tool| tool.name != name);
+        self.tools.push(entry);
+        self
+    }
+
+    /// The server that serves these tools (over owned [`BUFFER`]-byte buffers), and the job queue
+    /// its driver must run (`serve_stdio_with_jobs`, `run_with_jobs`). `spawn` runs a call's
+    /// future on the runtime (`tokio::spawn`, `smol::spawn(…).detach()`).
+    pub fn into_server(
+        mut self,
+        config: Config<'static>,
+        spawn: impl Fn(BoxFuture) + Send + Sync + 'static,
+    ) -> (RouterServer, JobQueue<RouterServer>) {
+        let (jobs, queue) = job_queue();
+        self.runtime = Some(Runtime { jobs, spawn: Arc::new(spawn), running: HashMap::new() });
+        (Server::new_owned(self, config, OwnedBuffers::zeroed(BUFFER, BUFFER, 0)), queue)
+    }
+}
+
+impl Handler for Router {
+    fn capabilities(&self) -> ServerCapabilities {
+        if self.tools.is_empty() {
+            ServerCapabilities::NONE
+        } else {
+            ServerCapabilities::NONE.with_tools(ListCapability::default())
+        }
+    }
+
+    fn tool(&self, index: usize) -> Option<Tool<'_>> {
+        let entry = self.tools.get(index)?;
+        let tool = Tool::new(&entry.name, &entry.description, &entry.input_schema);
+        Some(match &entry.output_schema {
+            Some(schema) => tool.with_output_schema(schema),
+            None => tool,
+        })
+    }
+
+    fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
+        let Some(entry) = self.tools.get(call.index) else { return reply.finish_error_text("unknown tool") };
+        let future = match (entry.start)(call) {
+            Ok(future) => future,
+            Err(error) => return reply.invalid_arguments(&error),
+        };
+        let Some(runtime) = &mut self.runtime else {
+            return reply.fail(mcp_sansio::jsonrpc::code::INTERNAL_ERROR, "the router has no runtime");
+        };
+        // No free slot: answered with an internal error already.
+        let Ok(deferred) = reply.defer() else { return };
+        let (abort, registration) = AbortHandle::new_pair();
+        runtime.running.insert(deferred.key(), abort);
+        let jobs = runtime.jobs.clone();
+        (runtime.spawn)(Box::pin(async move {
+            // Aborted: the client cancelled; its answer is suppressed by the engine.
+            let Ok(write) = Abortable::new(future, registration).await else { return };
+            let mut write = Some(write);
+            let _ = jobs.submit(move |server: &mut RouterServer, _now| {
+                if let Some(runtime) = &mut server.handler_mut().runtime {
+                    runtime.running.remove(&deferred.key());
+                }
+                match server.reply_tool(&deferred) {
+                    Ok(reply) => {
+                        if let Some(write) = write.take() {
+                            write(reply);
+                        }
+                        JobStatus::Done
+                    }
+                    // The transmit buffer is full: again once output was written.
+                    Err(ReplyError::Busy) => JobStatus::Retry,
+                    Err(_) => JobStatus::Done,
+                }
+            });
+        }));
+    }
+
+    fn on_event(&mut self, _now: Instant, event: Event<'_>) {
+        if let (Event::Cancelled { request }, Some(runtime)) = (event, &mut self.runtime)
+            && let Some(abort) = runtime.running.remove(&request)
+        {
+            abort.abort();
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! The router on tokio, over an in-memory pipe, called by this project's client in both eras:
+//! generated schemas, typed arguments, structured output, errors, concurrency and cancellation.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use mcp_sansio::client::{self, EraPolicy};
+use mcp_sansio::server::Config;
+use mcp_sansio_router::{NoArguments, Router, Structured};
+use mcp_sansio_tokio::host::{self, CancelHandle, ClientHandle, Host, RequestError};
+use serde_json::Value as Json;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Add {
+    /// The first number.
+    a: i64,
+    b: i64,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Sum {
+    sum: i64,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Sleep {
+    ms: u64,
+}
+
+/// Sets its flag when dropped: the future that holds it was dropped.
+struct DropFlag(Arc<AtomicBool>);
+
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+fn router(dropped: Arc<AtomicBool>) -> Router {
+    Router::new()
+        .tool("add", "Adds two numbers", |Add { a, b }| async move { Structured(Sum { sum: a + b }) })
+        .tool("sleep", "Sleeps", |Sleep { ms }| async move {
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            format!("slept {ms} ms")
+        })
+        .tool("divide", "Divides by zero", |_: NoArguments| async { Err::<&str, _>("division by zero") })
+        .tool("block", "Never ends", move |_: NoArguments| {
+            let flag = DropFlag(dropped.clone());
+            async move {
+                let _flag = flag;
+                std::future::pending::<()>().await
+            }
+        })
+}
+
+/// A client connected to the test router's server in `era`.
+async fn connect(era: EraPolicy, dropped: Arc<AtomicBool>) -> ClientHandle {
+    serve(router(dropped), era).await
+}
+
+/// A client connected to `router`'s server in `era`.
+async fn serve(router: Router, era: EraPolicy) -> ClientHandle {
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    let (mut server, jobs) = router.into_server(Config::new("router-test", "1.0.0"), |future| {
+        tokio::spawn(future);
+    });
+    let (server_in, server_out) = tokio::io::split(server_io);
+    tokio::spawn(async move { mcp_sansio_tokio::run_with_jobs(&mut server, server_in, server_out, jobs).await });
+    let config = client::Config::new("router-test-client", "1.0.0").with_era(era);
+    let (handle, mut conn, jobs) = host::connection(config, Host::new(), 1 << 16, 1 << 16);
+    let (client_in, client_out) = tokio::io::split(client_io);
+    tokio::spawn(async move { mcp_sansio_tokio::run_with_jobs(&mut conn, client_in, client_out, jobs).await });
+    handle.connect().await.unwrap();
+    handle
+}
+
+fn parse(bytes: &[u8]) -> Json {
+    serde_json::from_slice(bytes).unwrap()
+}
+
+#[tokio::test]
+async fn typed_tools_answer_in_both_eras() {
+    for era in [EraPolicy::Legacy, EraPolicy::Modern] {
+        let client = connect(era, Arc::default()).await;
+        let tools: Vec<Json> = client.list_tools().await.unwrap().iter().map(|t| parse(t)).collect();
+        let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["add", "sleep", "divide", "block"]);
+        let add = &tools[0];
+        assert_eq!(add["inputSchema"]["type"], "object", "{add}");
+        assert_eq!(add["inputSchema"]["properties"]["a"]["type"], "integer");
+        assert_eq!(add["inputSchema"]["properties"]["a"]["description"], "The first number.");
+        assert_eq!(add["inputSchema"]["required"], serde_json::json!(["a", "b"]));
+        assert_eq!(add["outputSchema"]["properties"]["sum"]["type"], "integer", "{add}");
+        assert!(tools[1].get("outputSchema").is_none(), "text output has no schema");
+
+        let sum = parse(&client.call_tool("add", r#"{"a":2,"b":40}"#).await.unwrap());
+        assert_eq!(sum["structuredContent"]["sum"], 42, "{era:?}");
+        assert_eq!(sum["content"][0]["text"], r#"{"sum":42}"#);
+        let bad = parse(&client.call_tool("add", r#"{"a":2,"b":"forty"}"#).await.unwrap());
+        assert_eq!(bad["isError"], true);
+        assert_eq!(bad["content"][0]["text"], "Invalid arguments: b: invalid type: string \"forty\", expected i64");
+        let divided = parse(&client.call_tool("divide", "{}").await.unwrap());
+        assert_eq!(
+            (divided["isError"].as_bool(), divided["content"][0]["text"].as_str()),
+            (Some(true), Some("division by zero"))
+        );
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn calls_run_concurrently() {
+    for era in [EraPolicy::Legacy, EraPolicy::Modern] {
+        let client = connect(era, Arc::default()).await;
+        let slow = client.call_tool("sleep", r#"{"ms":500}"#);
+        let fast = async {
+            let answer = client.call_tool("add", r#"{"a":1,"b":1}"#).await.unwrap();
+            (answer, tokio::time::Instant::now())
+        };
+        let started = tokio::time::Instant::now();
+        let (slow, (fast, fast_at)) = tokio::join!(slow, fast);
+        assert_eq!(parse(&slow.unwrap())["content"][0]["text"], "slept 500 ms");
+        assert_eq!(parse(&fast)["structuredContent"]["sum"], 2);
+        assert!(fast_at - started < Duration::from_millis(500), "the fast call did not wait for the slow one");
+        assert!(tokio::time::Instant::now() - started >= Duration::from_millis(500));
+    }
+}
+
+#[tokio::test]
+async fn a_cancelled_call_drops_its_future() {
+    for era in [EraPolicy::Legacy, EraPolicy::Modern] {
+        let dropped = Arc::new(AtomicBool::new(false));
+        let client = connect(era, dropped.clone()).await;
+        let cancel = CancelHandle::new();
+        let cancellable = client.with_cancel(&cancel);
+        let call = cancellable.call_tool("block", "{}");
+        let canceller = async {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            cancel.cancel();
+        };
+        let (result, ()) = tokio::join!(call, canceller);
+        assert!(matches!(result, Err(RequestError::Cancelled)), "{result:?}");
+        for _ in 0..100 {
+            if dropped.load(Ordering::SeqCst) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(dropped.load(Ordering::SeqCst), "{era:?}: the future was not dropped");
+        // The connection goes on.
+        assert_eq!(parse(&client.call_tool("add", r#"{"a":1,"b":2}"#).await.unwrap())["structuredContent"]["sum"], 3);
+    }
+}
+
+#[path = "../examples/structured_output.rs"]
+mod structured_output;
+
+#[tokio::test]
+async fn rmcps_structured_output_tools_answer_in_both_eras() {
+    for era in [EraPolicy::Legacy, EraPolicy::Modern] {
+        let client = serve(structured_output::router(), era).await;
+        let tools: Vec<Json> = client.list_tools().await.unwrap().iter().map(|t| parse(t)).collect();
+        assert_eq!(
+            tools.iter().map(|t| t["name"].as_str().unwrap()).collect::<Vec<_>>(),
+            ["get_weather", "calculate", "get_info"]
+        );
+        assert_eq!(tools[0]["outputSchema"]["properties"]["humidity"]["maximum"], 255, "{}", tools[0]);
+        let weather = parse(&client.call_tool("get_weather", r#"{"city":"Oslo","units":"fahrenheit"}"#).await.unwrap());
+        assert_eq!(weather["structuredContent"]["temperature"], 72.5, "{era:?}");
+        let average =
+            parse(&client.call_tool("calculate", r#"{"numbers":[1,2,3,4],"operation":"average"}"#).await.unwrap());
+        assert_eq!(average["structuredContent"]["result"], 2.5);
+        let unknown = parse(&client.call_tool("calculate", r#"{"numbers":[1],"operation":"modulo"}"#).await.unwrap());
+        assert_eq!(
+            (unknown["isError"].as_bool(), unknown["content"][0]["text"].as_str()),
+            (Some(true), Some("Unknown operation: modulo"))
+        );
+        let info = parse(&client.call_tool("get_info", "{}").await.unwrap());
+        assert_eq!(info["content"][0]["text"], "Structured Output Example Server v1.0");
+    }
+}
