@@ -98,17 +98,8 @@ KNOWN_PEER_ISSUES: dict[tuple[str, str], str] = {
 
 # (suite, check name) -> a bug of OUR client (mcp, or the client crates), found by this check and not
 # fixed yet. Unlike KNOWN_PEER_ISSUES, the check still counts as failed; its line names the bug.
-_HTTP_REFUSAL_MISREPORTED = (
-    "our client's bug: server-everything answers the 2026-07-28 server/discover POST with HTTP 400 and "
-    "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32000,\"message\":\"Bad Request: Server not initialized\"},"
-    "\"id\":null}; the HTTP client turns that into its own transport failure (-32000 \"HTTP 400\", "
-    "core/src/http/client.rs write_failure) and mcp's explain() (examples/mcp-cli/src/main.rs) maps every "
-    "Refused{-32000} over HTTP to \"cannot reach the server over HTTP\", the message it prints when nothing "
-    "listens at all; over stdio the same refusal reads \"the server refused the connection (error -32601)\"")
-OUR_CLIENT_BUGS: dict[tuple[str, str], str] = {
-    ("everything-http-modern", "ping --era modern against a legacy-only server: exit 1, says the server refused "
-     "(not that it cannot be reached)"): _HTTP_REFUSAL_MISREPORTED,
-}
+# (Empty: the one it held, a legacy server's HTTP 400 refusal reported as "cannot reach", is fixed.)
+OUR_CLIENT_BUGS: dict[tuple[str, str], str] = {}
 
 
 @dataclass
