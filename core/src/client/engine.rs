@@ -514,7 +514,7 @@ pub(crate) fn send<const OUTBOUND: usize>(
         if modern {
             comma(w);
             w.raw(b"\"_meta\":");
-            meta::write_request_meta(w, version, &capabilities, &info, None, progress_token);
+            meta::write_request_meta(w, version, &capabilities, &info, config.log_level, progress_token);
         } else if let Some(token) = progress_token {
             comma(w);
             w.raw(b"\"_meta\":{\"progressToken\":");

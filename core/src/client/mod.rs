@@ -74,7 +74,7 @@ mod tests;
 use core::fmt;
 
 use crate::endpoint::{Limits, OutboundKey};
-use crate::mcp::{ClientCapabilities, Implementation, ServerCapabilities};
+use crate::mcp::{ClientCapabilities, Implementation, LoggingLevel, ServerCapabilities};
 use crate::time::Duration;
 use crate::version::ProtocolVersion;
 
@@ -125,6 +125,10 @@ pub struct Config<'a> {
     /// How many `input_required` rounds one request may take before its last result is handed
     /// to the application as it is. Default 8.
     pub max_input_rounds: u8,
+    /// The log level asked of a 2026-07-28 server with every request
+    /// (`_meta["io.modelcontextprotocol/logLevel"]`); `None`: no log messages. A legacy session's
+    /// level is set with `logging/setLevel` ([`Engine::set_logging_level`]). Default `None`.
+    pub log_level: Option<LoggingLevel>,
 }
 
 impl<'a> Config<'a> {
@@ -140,7 +144,14 @@ impl<'a> Config<'a> {
             limits: Limits::DEFAULT,
             max_input_rounds: 8,
             max_request_time: Some(Duration::from_secs(600)),
+            log_level: None,
         }
+    }
+
+    /// With `level` asked of a 2026-07-28 server with every request ([`Config::log_level`]).
+    pub const fn with_log_level(mut self, level: Option<LoggingLevel>) -> Self {
+        self.log_level = level;
+        self
     }
 
     /// With `capabilities` declared to the server.
