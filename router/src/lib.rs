@@ -41,10 +41,15 @@
 //! ([`Engine::reply_tool`](mcp_sansio::server::Engine::reply_tool)), retried while the transmit
 //! buffer is full. The client's cancellation ([`Event::Cancelled`]) aborts the future.
 //!
+//! A function registered with [`Router::tool_with_context`] also gets its request's [`Context`]:
+//! progress and log messages about it, written ahead of its answer.
+//!
 //! # Not yet
-//! Resources, prompts, completions and a request context (progress, logging, elicitation) are
-//! registered by hand on the core's [`Handler`] for now; the router serves one byte-stream
-//! connection (stdio, a child's pipes, a serial line), not the Streamable HTTP server's sessions.
+//! Resources, prompts and completions are registered by hand on the core's [`Handler`] for now;
+//! asking the client for input (elicitation, sampling, roots) from a tool function needs the core
+//! to answer `input_required` for a deferred request, which it does not do yet; the router serves
+//! one byte-stream connection (stdio, a child's pipes, a serial line), not the Streamable HTTP
+//! server's sessions.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -75,10 +80,16 @@ pub type RouterServer = Server<'static, Router, MAX_IN_FLIGHT>;
 /// A future the router gives to the runtime to run.
 pub type BoxFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 
+mod context;
+
+pub use context::Context;
+
 /// Writes a finished call's output into its reply.
 type Write = Box<dyn FnOnce(ToolReply<'_>) + Send>;
-/// Reads a call's arguments and starts its function; `Err` with the arguments' error.
-type Start = Box<dyn Fn(ToolCall<'_>) -> Result<Pin<Box<dyn Future<Output = Write> + Send>>, String> + Send + Sync>;
+/// A call whose arguments were read: its function, waiting for its context.
+type Ready = Box<dyn FnOnce(Context) -> Pin<Box<dyn Future<Output = Write> + Send>> + Send>;
+/// Reads a call's arguments; `Err` with the arguments' error.
+type Start = Box<dyn Fn(ToolCall<'_>) -> Result<Ready, String> + Send + Sync>;
 
 /// The arguments of a tool that takes none: any object (an empty one).
 #[derive(Clone, Copy, Debug, Default, serde::Deserialize, JsonSchema)]
@@ -156,20 +167,35 @@ impl Router {
     /// Registers the tool `name`: `function` is called with its arguments read as an `A` (whose
     /// schema, generated with schemars, is the tool's input schema) and its output sent as the
     /// result. A name registered twice keeps the last registration.
-    pub fn tool<A, F, Fut, R>(mut self, name: &str, description: &str, function: F) -> Self
+    pub fn tool<A, F, Fut, R>(self, name: &str, description: &str, function: F) -> Self
     where
         A: DeserializeOwned + JsonSchema + Send + 'static,
         F: Fn(A) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = R> + Send + 'static,
         R: ToolOutput,
     {
+        self.tool_with_context(name, description, move |arguments: A, _: Context| function(arguments))
+    }
+
+    /// [`Router::tool`] whose function also gets the request's [`Context`] (progress, logging).
+    pub fn tool_with_context<A, F, Fut, R>(mut self, name: &str, description: &str, function: F) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: ToolOutput,
+    {
+        let function = Arc::new(function);
         let start: Start = Box::new(move |call: ToolCall<'_>| {
             let arguments = call.arguments::<A>().map_err(|error| error.to_string())?;
-            let future = function(arguments);
-            Ok(Box::pin(async move {
-                let output = future.await;
-                Box::new(move |reply: ToolReply<'_>| output.send(reply)) as Write
-            }))
+            let function = function.clone();
+            Ok(Box::new(move |context: Context| {
+                let future = function(arguments, context);
+                Box::pin(async move {
+                    let output = future.await;
+                    Box::new(move |reply: ToolReply<'_>| output.send(reply)) as Write
+                }) as Pin<Box<dyn Future<Output = Write> + Send>>
+            }) as Ready)
         });
         let entry = Entry {
             name: name.to_owned(),
@@ -199,11 +225,9 @@ impl Router {
 
 impl Handler for Router {
     fn capabilities(&self) -> ServerCapabilities {
-        if self.tools.is_empty() {
-            ServerCapabilities::NONE
-        } else {
-            ServerCapabilities::NONE.with_tools(ListCapability::default())
-        }
+        // Logging: tool functions log through their `Context`.
+        let capabilities = ServerCapabilities::NONE.with_logging();
+        if self.tools.is_empty() { capabilities } else { capabilities.with_tools(ListCapability::default()) }
     }
 
     fn tool(&self, index: usize) -> Option<Tool<'_>> {
@@ -217,8 +241,8 @@ impl Handler for Router {
 
     fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
         let Some(entry) = self.tools.get(call.index) else { return reply.finish_error_text("unknown tool") };
-        let future = match (entry.start)(call) {
-            Ok(future) => future,
+        let ready = match (entry.start)(call) {
+            Ok(ready) => ready,
             Err(error) => return reply.invalid_arguments(&error),
         };
         let Some(runtime) = &mut self.runtime else {
@@ -226,9 +250,11 @@ impl Handler for Router {
         };
         // No free slot: answered with an internal error already.
         let Ok(deferred) = reply.defer() else { return };
+        let deferred = Arc::new(deferred);
         let (abort, registration) = AbortHandle::new_pair();
         runtime.running.insert(deferred.key(), abort);
         let jobs = runtime.jobs.clone();
+        let future = ready(Context::new(deferred.clone(), jobs.clone()));
         (runtime.spawn)(Box::pin(async move {
             // Aborted: the client cancelled; its answer is suppressed by the engine.
             let Ok(write) = Abortable::new(future, registration).await else { return };

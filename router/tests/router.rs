@@ -2,12 +2,14 @@
 //! generated schemas, typed arguments, structured output, errors, concurrency and cancellation.
 
 use std::sync::Arc;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use mcp_sansio::client::{self, EraPolicy};
+use mcp_sansio::client::{self, EraPolicy, Notification};
+use mcp_sansio::mcp::LoggingLevel;
 use mcp_sansio::server::Config;
-use mcp_sansio_router::{NoArguments, Router, Structured};
+use mcp_sansio_router::{Context, NoArguments, Router, Structured};
 use mcp_sansio_tokio::host::{self, CancelHandle, ClientHandle, Host, RequestError};
 use serde_json::Value as Json;
 
@@ -61,14 +63,19 @@ async fn connect(era: EraPolicy, dropped: Arc<AtomicBool>) -> ClientHandle {
 
 /// A client connected to `router`'s server in `era`.
 async fn serve(router: Router, era: EraPolicy) -> ClientHandle {
+    let config = client::Config::new("router-test-client", "1.0.0").with_era(era);
+    serve_with(router, config, Host::new()).await
+}
+
+/// A client with `config` and `host` connected to `router`'s server.
+async fn serve_with(router: Router, config: client::Config<'static>, host: Host) -> ClientHandle {
     let (server_io, client_io) = tokio::io::duplex(1 << 16);
     let (mut server, jobs) = router.into_server(Config::new("router-test", "1.0.0"), |future| {
         tokio::spawn(future);
     });
     let (server_in, server_out) = tokio::io::split(server_io);
     tokio::spawn(async move { mcp_sansio_tokio::run_with_jobs(&mut server, server_in, server_out, jobs).await });
-    let config = client::Config::new("router-test-client", "1.0.0").with_era(era);
-    let (handle, mut conn, jobs) = host::connection(config, Host::new(), 1 << 16, 1 << 16);
+    let (handle, mut conn, jobs) = host::connection(config, host, 1 << 16, 1 << 16);
     let (client_in, client_out) = tokio::io::split(client_io);
     tokio::spawn(async move { mcp_sansio_tokio::run_with_jobs(&mut conn, client_in, client_out, jobs).await });
     handle.connect().await.unwrap();
@@ -178,4 +185,72 @@ async fn rmcps_structured_output_tools_answer_in_both_eras() {
         let info = parse(&client.call_tool("get_info", "{}").await.unwrap());
         assert_eq!(info["content"][0]["text"], "Structured Output Example Server v1.0");
     }
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Count {
+    n: u64,
+}
+
+#[tokio::test]
+async fn a_context_reports_progress_and_logs_before_the_answer() {
+    let counting = || {
+        Router::new().tool_with_context(
+            "count",
+            "Counts, reporting each step",
+            |Count { n }, ctx: Context| async move {
+                for i in 1..=n {
+                    ctx.progress(i, Some(n), Some("counting"));
+                    ctx.log(LoggingLevel::Info, format_args!("at {i}"));
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+                format!("counted to {n}")
+            },
+        )
+    };
+    for era in [EraPolicy::Legacy, EraPolicy::Modern] {
+        let logs = Arc::new(Mutex::new(Vec::new()));
+        let seen = logs.clone();
+        let host = Host::new().with_notifications(Box::new(move |notification| {
+            if let Notification::Log { data: Some(data), .. } = notification {
+                seen.lock().unwrap().push(String::from_utf8_lossy(data.as_bytes()).into_owned());
+            }
+        }));
+        // 2026-07-28: the level goes with each request; a legacy session logs everything until
+        // `logging/setLevel`.
+        let config =
+            client::Config::new("router-test-client", "1.0.0").with_era(era).with_log_level(Some(LoggingLevel::Debug));
+        let client = serve_with(counting(), config, host).await;
+        let progress = Arc::new(Mutex::new(Vec::new()));
+        let reported = progress.clone();
+        let answer = client
+            .call_tool_with_progress(
+                "count",
+                r#"{"n":3}"#,
+                Box::new(move |p, total, message| {
+                    reported.lock().unwrap().push((p, total, message.map(str::to_owned)));
+                }),
+            )
+            .await
+            .unwrap();
+        assert_eq!(parse(&answer)["content"][0]["text"], "counted to 3", "{era:?}");
+        let progress = progress.lock().unwrap().clone();
+        assert_eq!(progress.iter().map(|(p, ..)| *p).collect::<Vec<_>>(), [1.0, 2.0, 3.0], "{era:?}");
+        assert!(
+            progress.iter().all(|(_, total, message)| *total == Some(3.0) && message.as_deref() == Some("counting"))
+        );
+        assert_eq!(*logs.lock().unwrap(), [r#""at 1""#, r#""at 2""#, r#""at 3""#], "{era:?}");
+    }
+    // A 2026-07-28 request without a log level gets no log messages.
+    let logs = Arc::new(Mutex::new(0));
+    let seen = logs.clone();
+    let host = Host::new().with_notifications(Box::new(move |notification| {
+        if let Notification::Log { .. } = notification {
+            *seen.lock().unwrap() += 1;
+        }
+    }));
+    let config = client::Config::new("router-test-client", "1.0.0").with_era(EraPolicy::Modern);
+    let client = serve_with(counting(), config, host).await;
+    assert_eq!(parse(&client.call_tool("count", r#"{"n":2}"#).await.unwrap())["content"][0]["text"], "counted to 2");
+    assert_eq!(*logs.lock().unwrap(), 0);
 }
