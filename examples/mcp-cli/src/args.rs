@@ -1,5 +1,6 @@
 //! The command line's words: which are the server's, and tool arguments typed from a schema.
 
+use mcp_sansio::mcp::LoggingLevel;
 use serde_json::{Map, Value as Json};
 
 /// Where the server is.
@@ -104,6 +105,52 @@ pub fn string_arguments(pairs: &[String]) -> Result<Json, ()> {
     Ok(Json::Object(arguments))
 }
 
+/// Reads `--log-level`: a syslog level as MCP names it (`debug` … `emergency`).
+pub fn log_level(text: &str) -> Result<LoggingLevel, String> {
+    LoggingLevel::from_wire(text).ok_or_else(|| {
+        let names: Vec<&str> = LoggingLevel::ALL.iter().map(|level| level.as_str()).collect();
+        format!("`{text}` is not a log level ({})", names.join(", "))
+    })
+}
+
+/// How `mcp` answers the server's elicitation forms (`--elicit`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ElicitAnswer {
+    /// `accept:{…}`: accept with this content (the form's defaults fill what it leaves out).
+    Accept(Json),
+    /// `decline`.
+    Decline,
+    /// `cancel`.
+    Cancel,
+}
+
+/// Reads `--elicit`: `accept:<JSON object>` (`accept` alone: an empty object), `decline` or `cancel`.
+pub fn parse_elicit(text: &str) -> Result<ElicitAnswer, String> {
+    match text {
+        "decline" => return Ok(ElicitAnswer::Decline),
+        "cancel" => return Ok(ElicitAnswer::Cancel),
+        "accept" => return Ok(ElicitAnswer::Accept(Json::Object(Map::new()))),
+        _ => {}
+    }
+    let Some(content) = text.strip_prefix("accept:") else {
+        return Err(String::from("expected accept:<JSON object>, decline or cancel"));
+    };
+    match serde_json::from_str(content) {
+        Ok(object @ Json::Object(_)) => Ok(ElicitAnswer::Accept(object)),
+        _ => Err(format!("`{content}` is not a JSON object (accept:{{\"key\":value}})")),
+    }
+}
+
+/// Reads what `mcp complete` completes: `prompt:<NAME>` or `resource:<URI-TEMPLATE>`, as the
+/// request's `ref`.
+pub fn completion_ref(text: &str) -> Result<Json, String> {
+    match text.split_once(':') {
+        Some(("prompt", name)) if !name.is_empty() => Ok(serde_json::json!({"type": "ref/prompt", "name": name})),
+        Some(("resource", uri)) if !uri.is_empty() => Ok(serde_json::json!({"type": "ref/resource", "uri": uri})),
+        _ => Err(format!("`{text}`: expected prompt:<NAME> or resource:<URI-TEMPLATE>")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,5 +182,40 @@ mod tests {
         assert_eq!(arguments, serde_json::json!({"x":1,"n":3,"s":"42","b":true,"o":{"a":1},"free":[1],"text":"hi"}));
         assert_eq!(typed_arguments(None, &words(&["n=x"]), &schema).unwrap_err(), "`n` must be an integer");
         assert!(typed_arguments(None, &words(&["novalue"]), &schema).is_err());
+    }
+
+    #[test]
+    fn log_levels_by_their_wire_names() {
+        assert_eq!(log_level("debug"), Ok(LoggingLevel::Debug));
+        assert_eq!(log_level("emergency"), Ok(LoggingLevel::Emergency));
+        assert!(log_level("WARNING").unwrap_err().contains("debug, info, notice"));
+        assert!(log_level("verbose").is_err());
+    }
+
+    #[test]
+    fn elicitation_answers() {
+        assert_eq!(parse_elicit("decline"), Ok(ElicitAnswer::Decline));
+        assert_eq!(parse_elicit("cancel"), Ok(ElicitAnswer::Cancel));
+        assert_eq!(parse_elicit("accept"), Ok(ElicitAnswer::Accept(serde_json::json!({}))));
+        assert_eq!(
+            parse_elicit(r#"accept:{"name":"Ada","ok":true}"#),
+            Ok(ElicitAnswer::Accept(serde_json::json!({"name":"Ada","ok":true})))
+        );
+        assert!(parse_elicit("accept:[1]").is_err());
+        assert!(parse_elicit("accept:{").is_err());
+        assert!(parse_elicit("yes").is_err());
+        assert!(parse_elicit("").is_err());
+    }
+
+    #[test]
+    fn completion_references() {
+        assert_eq!(completion_ref("prompt:diagnose"), Ok(serde_json::json!({"type":"ref/prompt","name":"diagnose"})));
+        assert_eq!(
+            completion_ref("resource:device://sensor/{name}"),
+            Ok(serde_json::json!({"type":"ref/resource","uri":"device://sensor/{name}"}))
+        );
+        assert!(completion_ref("prompt:").is_err());
+        assert!(completion_ref("tool:echo").is_err());
+        assert!(completion_ref("diagnose").is_err());
     }
 }

@@ -6,12 +6,33 @@
 //! mcp read   <SERVER> <URI>                   read a resource
 //! mcp prompt <SERVER> <NAME> [KEY=VALUE]...   get a prompt
 //! mcp ping   <SERVER>                         whether the server answers
+//! mcp complete <SERVER> <REF> <ARG> [VALUE] [KEY=VALUE]...
+//!                                             complete an argument of a prompt (REF `prompt:NAME`)
+//!                                             or resource template (`resource:URI-TEMPLATE`);
+//!                                             KEY=VALUE: the arguments already chosen (context)
 //! ```
 //!
 //! The server is an `http://` or `https://` URL (Streamable HTTP), one quoted command (`"python server.py"`),
 //! or everything after `--` (`mcp call echo message=hi -- ./server --flag`). `--json` prints the results as JSON, one per
 //! line; otherwise text for people (with a tool's progress on stderr when it is a terminal). Exit status: 0, 1 for an error (the message on stderr), 2 for a
 //! tool that reported an error (`isError`).
+//!
+//! What the server may ask of the client, answered without a person (each option declares the
+//! capability to the server; without it the server is told the client cannot):
+//! - `--sampling-reply TEXT`: every `sampling/createMessage` is answered with the assistant text
+//!   TEXT (model `mcp-cli`, stop reason `endTurn`); the request's last user message goes to stderr.
+//! - `--elicit accept:{JSON}|accept|decline|cancel`: every form elicitation is answered so; an
+//!   accepted form gets the schema's defaults for what the JSON leaves out. The message goes to
+//!   stderr.
+//! - roots: always the current directory.
+//!
+//! Both eras: legacy requests from the server and 2026-07-28 `input_required` rounds alike.
+//!
+//! `--log-level LEVEL` asks for the server's log messages (`logging/setLevel` in a legacy
+//! session) and prints each `notifications/message` on stderr: `[level] logger: data`, or one JSON
+//! object a line with `--json`. In 2026-07-28 the level belongs in each request's `_meta`
+//! (`io.modelcontextprotocol/logLevel`), which this client cannot send yet: `mcp` says so on
+//! stderr and goes on.
 
 mod args;
 mod output;
@@ -19,14 +40,17 @@ mod output;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
+use args::ElicitAnswer;
 use clap::Parser;
-use mcp_sansio::client::{self, EraPolicy, InputAnswer};
-use mcp_sansio::mcp::ClientCapabilities;
-use mcp_sansio::mcp::input::ReceivedInput;
+use mcp_sansio::client::{self, EraPolicy, InputAnswer, Notification};
+use mcp_sansio::json::{self, JsonWriter};
+use mcp_sansio::mcp::input::{self, ReceivedInput};
+use mcp_sansio::mcp::{ClientCapabilities, LoggingLevel};
 use mcp_sansio::time::Duration;
+use mcp_sansio::version::{Era as WireEra, ProtocolVersion};
 use mcp_sansio_http::client::HttpClient;
 use mcp_sansio_tokio::child::{self, ChildClient};
-use mcp_sansio_tokio::host::{ClientHandle, Host, RequestError};
+use mcp_sansio_tokio::host::{ClientHandle, Connected, Host, RequestError};
 use serde_json::Value as Json;
 
 /// An MCP client on the command line.
@@ -42,6 +66,17 @@ struct Cli {
     /// Seconds to wait for each answer.
     #[arg(long, global = true, default_value_t = 30)]
     timeout: u64,
+    /// Ask for the server's log messages from LEVEL up (debug, info, notice, warning, error,
+    /// critical, alert, emergency) and print them on stderr.
+    #[arg(long, global = true, value_name = "LEVEL", value_parser = args::log_level)]
+    log_level: Option<LoggingLevel>,
+    /// Offer sampling: answer each `sampling/createMessage` with this assistant text.
+    #[arg(long, global = true, value_name = "TEXT")]
+    sampling_reply: Option<String>,
+    /// Offer form elicitation, answered `accept:{JSON object}` (defaults fill the rest), `decline`
+    /// or `cancel`.
+    #[arg(long, global = true, value_name = "ANSWER", value_parser = args::parse_elicit)]
+    elicit: Option<ElicitAnswer>,
     #[command(subcommand)]
     command: Command,
 }
@@ -82,6 +117,13 @@ enum Command {
     /// Get a prompt: `mcp prompt <SERVER> <NAME> [KEY=VALUE]...`.
     Prompt {
         /// The server, the prompt and its arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        words: Vec<String>,
+    },
+    /// Complete an argument: `mcp complete <SERVER> <prompt:NAME|resource:URI-TEMPLATE> <ARGUMENT> [VALUE] [KEY=VALUE]...`.
+    Complete {
+        /// The server, what to complete, the argument, its value so far, and the other
+        /// arguments already chosen.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         words: Vec<String>,
     },
@@ -133,6 +175,7 @@ impl Command {
             | Command::Call { words, .. }
             | Command::Read { words }
             | Command::Prompt { words }
+            | Command::Complete { words }
             | Command::Ping { words } => words,
         }
     }
@@ -149,10 +192,14 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Call { words, .. } => (words, "call"),
         Command::Read { words } => (words, "read"),
         Command::Prompt { words } => (words, "prompt"),
+        Command::Complete { words } => (words, "complete"),
         Command::Ping { words } => (words, "ping"),
     };
     let (server, rest) = args::split_server(words)?;
-    let client = start(&server, &cli).await?;
+    let (client, connected) = start(&server, &cli).await?;
+    if let Some(level) = cli.log_level {
+        ask_for_logs(&client, connected.version, level).await;
+    }
     let result = serve(&client, &cli, kind, &rest).await;
     let result = result.map_err(|failure| match failure {
         Failure::Request(error) => explain(error, &client),
@@ -197,29 +244,67 @@ impl Connection {
 }
 
 /// Spawns or reaches the server, and connects.
-async fn start(server: &args::Server, cli: &Cli) -> Result<Connection, String> {
+async fn start(server: &args::Server, cli: &Cli) -> Result<(Connection, Connected), String> {
     let era = match cli.era {
         Era::Auto => EraPolicy::Auto,
         Era::Legacy => EraPolicy::Legacy,
         Era::Modern => EraPolicy::Modern,
     };
     let timeout = Duration::from_secs(cli.timeout);
+    let mut capabilities = ClientCapabilities::NONE.with_roots(false);
+    if cli.sampling_reply.is_some() {
+        capabilities = capabilities.with_sampling(false);
+    }
+    if cli.elicit.is_some() {
+        capabilities = capabilities.with_elicitation_form();
+    }
     let config = client::Config::new("mcp", env!("CARGO_PKG_VERSION"))
         .with_era(era)
-        .with_capabilities(ClientCapabilities::NONE.with_roots(false))
+        .with_capabilities(capabilities)
         .with_connect_timeout(timeout)
         .with_request_timeout(Some(timeout));
     // The current directory is the one root this client offers.
     let root = std::env::current_dir().ok().map(|dir| format!("file://{}", dir.display()));
-    let host = Host::new().with_input(Box::new(move |input, result| match (&input, &root) {
-        (ReceivedInput::ListRoots, Some(root)) => {
-            result.raw(b"{\"roots\":[{\"uri\":");
-            result.string(root);
-            result.raw(b"}]}");
-            InputAnswer::Written
-        }
+    let (sampling, elicit, json) = (cli.sampling_reply.clone(), cli.elicit.clone(), cli.json);
+    let mut host = Host::new().with_input(Box::new(move |input, result| match input {
+        ReceivedInput::ListRoots => match &root {
+            Some(root) => {
+                result.raw(b"{\"roots\":[{\"uri\":");
+                result.string(root);
+                result.raw(b"}]}");
+                InputAnswer::Written
+            }
+            None => InputAnswer::Refused,
+        },
+        ReceivedInput::Sample { params } => match &sampling {
+            Some(reply) => {
+                let params: Json = serde_json::from_slice(params.as_bytes()).unwrap_or(Json::Null);
+                output::sampling_asked(&params, json);
+                write_sampled(result, reply);
+                InputAnswer::Written
+            }
+            None => InputAnswer::Refused,
+        },
+        ReceivedInput::ElicitForm { message, requested_schema } => match &elicit {
+            Some(answer) => {
+                let message: String = message.chars().collect();
+                output::elicitation_asked(&message, answer, json);
+                write_elicited(result, answer, requested_schema);
+                InputAnswer::Written
+            }
+            None => InputAnswer::Refused,
+        },
         _ => InputAnswer::Refused,
     }));
+    if cli.log_level.is_some() {
+        host = host.with_notifications(Box::new(move |notification| {
+            if let Notification::Log { level, logger, data } = notification {
+                let logger: Option<String> = logger.map(|l| l.chars().collect());
+                let data: Json = data.and_then(|d| serde_json::from_slice(d.as_bytes()).ok()).unwrap_or(Json::Null);
+                output::log_message(level.map_or("?", LoggingLevel::as_str), logger.as_deref(), &data, json);
+            }
+        }));
+    }
     let client = match server {
         args::Server::Url(url) => Connection::Http(
             mcp_sansio_http::client::connect(url, config, host)
@@ -236,12 +321,50 @@ async fn start(server: &args::Server, cli: &Cli) -> Result<Connection, String> {
         }
     };
     match client.connect().await {
-        Ok(_) => Ok(client),
+        Ok(connected) => Ok((client, connected)),
         Err(error) => {
             let message = explain(error, &client);
             let _ = client.close().await;
             Err(message)
         }
+    }
+}
+
+/// The answer to `sampling/createMessage`: `reply` as the assistant's text.
+fn write_sampled(result: &mut JsonWriter<'_>, reply: &str) {
+    result.raw(b"{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":");
+    result.string(reply);
+    result.raw(b"},\"model\":\"mcp-cli\",\"stopReason\":\"endTurn\"}");
+}
+
+/// The answer to a form elicitation; an accepted one gets the form's defaults for what `answer`
+/// leaves out.
+fn write_elicited(result: &mut JsonWriter<'_>, answer: &ElicitAnswer, form: json::Value<'_>) {
+    match answer {
+        ElicitAnswer::Accept(content) => {
+            let content = content.to_string();
+            let content = json::parse(content.as_bytes(), json::MAX_DEPTH_LIMIT).ok();
+            input::write_accepted_form(result, form, content);
+        }
+        ElicitAnswer::Decline => result.raw(b"{\"action\":\"decline\"}"),
+        ElicitAnswer::Cancel => result.raw(b"{\"action\":\"cancel\"}"),
+    }
+}
+
+/// `--log-level`: `logging/setLevel` in a legacy session. A 2026-07-28 request carries the level
+/// in its `_meta`, which the client engine does not write yet: said on stderr.
+async fn ask_for_logs(client: &Connection, version: ProtocolVersion, level: LoggingLevel) {
+    if version.era() == WireEra::Modern {
+        eprintln!(
+            "mcp: --log-level: not sent: in {} the level goes in each request's _meta \
+             (io.modelcontextprotocol/logLevel), which this client cannot write yet",
+            version.as_str()
+        );
+        return;
+    }
+    let params = serde_json::json!({ "level": level.as_str() }).to_string();
+    if let Err(error) = client.request("logging/setLevel", Some(&params)).await {
+        eprintln!("mcp: --log-level: logging/setLevel: {error}");
     }
 }
 
@@ -342,6 +465,33 @@ async fn serve(client: &Connection, cli: &Cli, kind: &str, rest: &[String]) -> R
                 args::string_arguments(pairs).map_err(|_| Failure::Usage("prompt arguments are KEY=VALUE"))?;
             let result = client.get_prompt(name, Some(&arguments.to_string())).await?;
             print(&serde_json::from_slice(&result).map_err(|_| NOT_JSON)?);
+        }
+        "complete" => {
+            let [reference, argument, more @ ..] = rest else {
+                return Err(Failure::Usage(
+                    "what to complete? `mcp complete <SERVER> <prompt:NAME|resource:URI-TEMPLATE> <ARGUMENT> [VALUE] [KEY=VALUE]...`",
+                ));
+            };
+            let (value, context) = match more.split_first() {
+                Some((value, context)) => (value.as_str(), context),
+                None => ("", &[][..]),
+            };
+            let reference = match args::completion_ref(reference) {
+                Ok(reference) => reference,
+                Err(message) => {
+                    eprintln!("mcp: {message}");
+                    return Ok(ExitCode::FAILURE);
+                }
+            };
+            let context = args::string_arguments(context)
+                .map_err(|_| Failure::Usage("the arguments already chosen are KEY=VALUE"))?;
+            let mut params = serde_json::json!({"ref": reference, "argument": {"name": argument, "value": value}});
+            if context.as_object().is_some_and(|c| !c.is_empty()) {
+                params["context"] = serde_json::json!({ "arguments": context });
+            }
+            let result = client.request("completion/complete", Some(&params.to_string())).await?;
+            let result: Json = serde_json::from_slice(&result).map_err(|_| NOT_JSON)?;
+            output::print_completion(&result, cli.json);
         }
         _ => {
             let started = std::time::Instant::now();

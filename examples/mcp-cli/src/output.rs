@@ -84,3 +84,79 @@ pub fn print_tools(tools: &[Json], json: bool) {
         }
     }
 }
+
+/// `mcp complete`'s answer: the `CompleteResult` as JSON, or a value a line (and how many more
+/// the server has).
+pub fn print_completion(result: &Json, json: bool) {
+    if json {
+        say!("{result}");
+        return;
+    }
+    let completion = &result["completion"];
+    let values = completion["values"].as_array().map_or(&[][..], Vec::as_slice);
+    for value in values {
+        match value.as_str() {
+            Some(text) => say!("{text}"),
+            None => say!("{value}"),
+        }
+    }
+    let total = completion["total"].as_u64();
+    match (total, completion["hasMore"] == true) {
+        (Some(total), _) if total > values.len() as u64 => {
+            say!("({} more, {total} in all)", total - values.len() as u64)
+        }
+        (_, true) => say!("(more)"),
+        _ => {}
+    }
+}
+
+/// A `notifications/message` on stderr: `[level] logger: data`, or a JSON object.
+pub fn log_message(level: &str, logger: Option<&str>, data: &Json, json: bool) {
+    if json {
+        let mut line = serde_json::json!({"level": level, "data": data});
+        if let Some(logger) = logger {
+            line["logger"] = Json::from(logger);
+        }
+        eprintln!("{line}");
+        return;
+    }
+    let data = match data.as_str() {
+        Some(text) => text.to_string(),
+        None => data.to_string(),
+    };
+    match logger {
+        Some(logger) => eprintln!("[{level}] {logger}: {data}"),
+        None => eprintln!("[{level}] {data}"),
+    }
+}
+
+/// A `sampling/createMessage` being answered: its last user message on stderr.
+pub fn sampling_asked(params: &Json, json: bool) {
+    let messages = params["messages"].as_array().map_or(&[][..], Vec::as_slice);
+    let last = messages.iter().rev().find(|m| m["role"] == "user").map(|m| &m["content"]);
+    // The content is a block, or (2025-11-25 and later) an array of blocks.
+    let text = match last {
+        Some(Json::Array(blocks)) => blocks.iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>().join("\n"),
+        Some(block) => block["text"].as_str().map_or_else(|| block.to_string(), str::to_string),
+        None => String::new(),
+    };
+    if json {
+        eprintln!("{}", serde_json::json!({"sampling": {"user": text}}));
+    } else {
+        eprintln!("[sampling] user: {text}");
+    }
+}
+
+/// An elicitation being answered: its message and the answer on stderr.
+pub fn elicitation_asked(message: &str, answer: &crate::args::ElicitAnswer, json: bool) {
+    let action = match answer {
+        crate::args::ElicitAnswer::Accept(_) => "accept",
+        crate::args::ElicitAnswer::Decline => "decline",
+        crate::args::ElicitAnswer::Cancel => "cancel",
+    };
+    if json {
+        eprintln!("{}", serde_json::json!({"elicitation": {"message": message, "action": action}}));
+    } else {
+        eprintln!("[elicitation] {message} -> {action}");
+    }
+}

@@ -22,22 +22,25 @@ fn main() {
             }
         }
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        let (mut rx, mut tx) = ([0u8; 8192], [0u8; 8192]);
+        let (mut rx, mut tx, mut input) = ([0u8; 8192], [0u8; 8192], [0u8; 8192]);
         let mut server: Server<'_, _> = Server::new(
             Device::new(FixedBoard),
             Config::new("mcp-device", "0.1.0"),
             Buffers { rx: &mut rx, tx: &mut tx },
         );
+        // Room for a legacy request to wait for the client's input (sampling, elicitation).
+        server.parts_mut().0.set_input_buffer(&mut input);
         let served = runtime.block_on(mcp_sansio_tokio::serve_stdio(&mut server));
         std::process::exit(i32::from(served.is_err()));
     }
-    let cases: [(&str, fn()); 6] = [
+    let cases: [(&str, fn()); 7] = [
         ("a server over Streamable HTTP, both eras", over_http),
         ("tools, in both eras, as JSON and as text", tools),
         ("call with values typed from the schema; a tool error exits 2", call),
         ("read, ping and the server command after --", read_and_ping),
         ("the server's own arguments after --, right after the subcommand too", server_arguments),
         ("clear errors: unknown tool, missing server, usage", errors),
+        ("complete, --log-level, --sampling-reply and --elicit, in both eras", asked_by_the_server),
     ];
     let mut failed = 0;
     for (name, case) in cases {
@@ -104,6 +107,40 @@ fn read_and_ping() {
     let output = mcp(&["--era", "modern", "ping"]);
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(stdout(&output).starts_with("the server answers"));
+}
+
+fn asked_by_the_server() {
+    for era in ["legacy", "modern"] {
+        let output = mcp(&["--era", era, "complete", "prompt:diagnose", "symptom", "o"]);
+        assert_eq!(stdout(&output), "overheating\n", "{era}: {}", stderr(&output));
+        let output = mcp(&["--era", era, "--json", "complete", "resource:device://sensor/{name}", "name"]);
+        let result: Json = serde_json::from_str(stdout(&output).trim()).unwrap();
+        assert_eq!(result["completion"]["values"], serde_json::json!(["board", "cpu"]), "{era}");
+        let output = mcp(&["--era", era, "--sampling-reply", "fine", "call", "explain_status"]);
+        assert_eq!(stdout(&output), "the model says: fine\n", "{era}: {}", stderr(&output));
+        assert!(stderr(&output).starts_with("[sampling] user: In one sentence"), "{era}: {}", stderr(&output));
+        let output = mcp(&["--era", era, "--elicit", r#"accept:{"confirm":true}"#, "call", "factory_reset"]);
+        assert_eq!(stdout(&output), "factory settings restored\n", "{era}: {}", stderr(&output));
+        let output = mcp(&["--era", era, "--elicit", "decline", "call", "factory_reset"]);
+        assert_eq!(stdout(&output), "factory reset cancelled; nothing changed\n", "{era}: {}", stderr(&output));
+    }
+    let output = mcp(&["--era", "legacy", "--log-level", "info", "call", "read_temperature", "sensor=cpu"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let log = stderr(&output);
+    assert!(
+        log.starts_with("[info] sensors: cpu sensor read: ") && log.ends_with(" °C\n") && log.lines().count() == 1,
+        "{log}"
+    );
+    let output = mcp(&["--era", "legacy", "--log-level", "error", "call", "read_temperature", "sensor=cpu"]);
+    assert_eq!(stderr(&output), "", "below the level asked for");
+    let output = mcp(&["--log-level", "loud", "ping"]);
+    assert_eq!(output.status.code(), Some(2), "a usage error (clap)");
+    assert!(stderr(&output).contains("`loud` is not a log level"), "{}", stderr(&output));
+    let output = mcp(&["--elicit", "yes", "ping"]);
+    assert!(stderr(&output).contains("expected accept:<JSON object>, decline or cancel"), "{}", stderr(&output));
+    let output = mcp(&["complete", "tool:echo", "message"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("expected prompt:<NAME> or resource:<URI-TEMPLATE>"), "{}", stderr(&output));
 }
 
 /// Serves the device over Streamable HTTP on a free loopback port, on a thread of its own.
