@@ -1,9 +1,11 @@
 //! The three tools of rmcp's `examples/servers/src/structured_output.rs` (`get_weather`,
-//! `calculate`, `get_info`) with the router: structured output with generated schemas, and plain
-//! text. Serves stdio: `cargo run -p mcp-sansio-router --example structured_output`.
+//! `calculate`, `get_info`) with the router's `#[tools]`: structured output with generated
+//! schemas, and plain text. Serves stdio: `cargo run -p mcp-sansio-router --example structured_output`.
+
+use std::sync::Arc;
 
 use mcp_sansio::server::Config;
-use mcp_sansio_router::{NoArguments, Router, Structured};
+use mcp_sansio_router::{Router, Structured, tools};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -34,31 +36,43 @@ pub struct CalculationResult {
     pub input_count: usize,
 }
 
-async fn get_weather(request: WeatherRequest) -> Structured<WeatherResponse> {
-    let temperature = if request.units.as_deref() == Some("fahrenheit") { 72.5 } else { 22.5 };
-    let description = format!("Partly cloudy in {}", request.city);
-    Structured(WeatherResponse { temperature, description, humidity: 65, wind_speed: 12.5 })
-}
+pub struct StructuredOutputServer;
 
-async fn calculate(request: CalculationRequest) -> Result<Structured<CalculationResult>, String> {
-    let numbers = &request.numbers;
-    if numbers.is_empty() {
-        return Err("No numbers provided".into());
+#[tools]
+impl StructuredOutputServer {
+    /// Get current weather for a city
+    #[tool]
+    async fn get_weather(&self, request: WeatherRequest) -> Structured<WeatherResponse> {
+        let temperature = if request.units.as_deref() == Some("fahrenheit") { 72.5 } else { 22.5 };
+        let description = format!("Partly cloudy in {}", request.city);
+        Structured(WeatherResponse { temperature, description, humidity: 65, wind_speed: 12.5 })
     }
-    let result = match request.operation.as_str() {
-        "sum" => numbers.iter().sum::<i32>() as f64,
-        "average" => numbers.iter().sum::<i32>() as f64 / numbers.len() as f64,
-        "product" => numbers.iter().product::<i32>() as f64,
-        _ => return Err(format!("Unknown operation: {}", request.operation)),
-    };
-    Ok(Structured(CalculationResult { result, operation: request.operation, input_count: numbers.len() }))
+
+    /// Perform calculations on numbers
+    #[tool]
+    async fn calculate(&self, request: CalculationRequest) -> Result<Structured<CalculationResult>, String> {
+        let numbers = &request.numbers;
+        if numbers.is_empty() {
+            return Err("No numbers provided".into());
+        }
+        let result = match request.operation.as_str() {
+            "sum" => numbers.iter().sum::<i32>() as f64,
+            "average" => numbers.iter().sum::<i32>() as f64 / numbers.len() as f64,
+            "product" => numbers.iter().product::<i32>() as f64,
+            _ => return Err(format!("Unknown operation: {}", request.operation)),
+        };
+        Ok(Structured(CalculationResult { result, operation: request.operation, input_count: numbers.len() }))
+    }
+
+    /// Get server information
+    #[tool]
+    async fn get_info(&self) -> &'static str {
+        "Structured Output Example Server v1.0"
+    }
 }
 
 pub fn router() -> Router {
-    Router::new()
-        .tool("get_weather", "Get current weather for a city", get_weather)
-        .tool("calculate", "Perform calculations on numbers", calculate)
-        .tool("get_info", "Get server information", |_: NoArguments| async { "Structured Output Example Server v1.0" })
+    Arc::new(StructuredOutputServer).router()
 }
 
 #[allow(dead_code, reason = "the tests use `router` only")]

@@ -69,6 +69,60 @@ use serde::de::DeserializeOwned;
 
 pub use mcp_sansio::server::Structured;
 
+/// `#[tools]` on an `impl`: its `#[tool]` methods as one [`Router`], made by a generated
+/// `router(self: Arc<Self>)`. A tool method is `async fn name(&self[, arguments: A][, context:
+/// Context]) -> R` (`A`, `R` as for [`Router::tool`]); its doc comment is the tool's description,
+/// its name the tool's name (`#[tool(name = "…", description = "…")]` to choose them).
+///
+/// ```
+/// use std::sync::Arc;
+///
+/// use mcp_sansio_router::{Context, Structured, tools};
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Add {
+///     a: i64,
+///     b: i64,
+/// }
+///
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// struct Sum {
+///     sum: i64,
+/// }
+///
+/// struct Calculator;
+///
+/// #[tools]
+/// impl Calculator {
+///     /// Adds two numbers.
+///     #[tool]
+///     async fn add(&self, Add { a, b }: Add) -> Structured<Sum> {
+///         Structured(Sum { sum: a + b })
+///     }
+///
+///     /// Counts to ten, reporting progress.
+///     #[tool(name = "count")]
+///     async fn count_to_ten(&self, context: Context) -> &'static str {
+///         for i in 1..=10 {
+///             context.progress(i, Some(10), None);
+///         }
+///         "ten"
+///     }
+/// }
+///
+/// let router = Arc::new(Calculator).router();
+/// ```
+pub use mcp_sansio_macros::tools;
+
+/// For `#[tools]`: the bounds of a tool method's types, checked where they are written.
+#[doc(hidden)]
+pub mod __private {
+    /// A tool method's arguments type.
+    pub fn arguments<A: serde::de::DeserializeOwned + schemars::JsonSchema + Send + 'static>() {}
+    /// A tool method's output type.
+    pub fn output<R: super::ToolOutput>() {}
+}
+
 /// Requests served at once (deferred tool calls included): the server's `IN_FLIGHT`.
 pub const MAX_IN_FLIGHT: usize = 64;
 /// The server's receive and transmit buffers: the longest message either way.
