@@ -110,3 +110,8 @@ pub const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initia
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 struct ReadmeDoctests;
+
+/// The example of docs/client.md (the client engine driven by hand), compiled and run likewise.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/client.md")]
+struct ClientDocDoctests;
