@@ -16,19 +16,43 @@ Tools:     echo(message) -> text and {"result": message}; add(a: int, b: int) ->
            fail(reason) -> isError; weather(city) -> structured {"city", "celsius", "sky"};
            roots() -> the client's roots (ListRoots resolver: `roots/list` in the legacy era,
            an `input_required` round in the modern one);
-           confirm() -> asks the user (Elicit resolver; needs the client's elicitation capability).
+           confirm() -> asks the user (Elicit resolver; needs the client's elicitation capability);
+           profile() -> asks the user for {name, age} and says what came back, accepted, declined
+           or cancelled (an ElicitationResult resolver: declining is not an error);
+           summarize(text) -> asks the client's model (Sample resolver; needs sampling) and
+           returns "<model> says: <text>";
+           chatty() -> logs "debug detail" (debug) and "careful now" (warning) as logger "chatty",
+           then returns "logged".
+Logging:   2026-07-28: the SDK sends a request's log messages only at or above the level in its
+           `_meta` (io.modelcontextprotocol/logLevel), none without it. Legacy: MCPServer has no
+           `logging/setLevel` of its own; this server adds one (so it declares `logging`) and
+           chatty() logs at or above the level set on its session (everything before one is set).
 Resources: config://app (text), greeting://{name} (template).
-Prompts:   review(code) -> one user message.
+Prompts:   review(code) -> one user message; pick(language) -> one user message.
+Completion: pick's `language` from LANGUAGES, greeting://{name}'s `name` from NAMES (prefix match);
+           with context argument language=rust, pick's `language` completes to ["rust"] only.
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+import weakref
+from typing import Annotated, Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.elicitation import AcceptedElicitation, DeclinedElicitation, ElicitationResult
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve
-from mcp_types import ListRootsResult
+from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve, Sample
+from mcp_types import (
+    Completion,
+    CreateMessageResult,
+    EmptyResult,
+    ListRootsResult,
+    PromptReference,
+    ResourceTemplateReference,
+    SamplingMessage,
+    SetLevelRequestParams,
+    TextContent,
+)
 from pydantic import BaseModel
 
 server = MCPServer("python-sdk-fixture", version="1.0.0", instructions="Fixture for tests/interop/our_client.py")
@@ -88,6 +112,63 @@ def confirm(answer: Annotated[Confirmation, Resolve(ask)]) -> str:
     return "confirmed" if answer.ok else "not confirmed"
 
 
+class Profile(BaseModel):
+    name: str
+    age: int = 30
+
+
+def ask_profile() -> Elicit[Profile]:
+    return Elicit("Who are you?", Profile)
+
+
+@server.tool()
+def profile(answer: Annotated[ElicitationResult[Profile], Resolve(ask_profile)]) -> str:
+    """Asks the user for a profile (elicitation) and says what came back."""
+    if isinstance(answer, AcceptedElicitation):
+        return f"accepted: {answer.data.name}, {answer.data.age}"
+    if isinstance(answer, DeclinedElicitation):
+        return "declined"
+    return "cancelled"
+
+
+def ask_model(text: str) -> Sample:
+    message = SamplingMessage(role="user", content=TextContent(type="text", text=f"Summarize: {text}"))
+    return Sample([message], max_tokens=50)
+
+
+@server.tool()
+def summarize(text: str, reply: Annotated[CreateMessageResult, Resolve(ask_model)]) -> str:
+    """Asks the client's model to summarize the text (sampling)."""
+    blocks = reply.content if isinstance(reply.content, list) else [reply.content]
+    said = " ".join(getattr(block, "text", "") for block in blocks)
+    return f"{reply.model} says: {said}"
+
+
+# Legacy `logging/setLevel`, per connection (a ServerSession is made per request; its connection is
+# the session's). The SDK's own level rules apply in 2026-07-28.
+LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+session_levels: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
+
+
+async def set_level(ctx: Any, params: SetLevelRequestParams) -> EmptyResult:
+    session_levels[ctx.session._connection] = params.level
+    return EmptyResult()
+
+
+server._lowlevel_server.add_request_handler("logging/setLevel", SetLevelRequestParams, set_level)
+
+
+@server.tool()
+async def chatty(ctx: Context) -> str:
+    """Logs a debug and a warning message (logger "chatty")."""
+    floor = LEVELS.index(session_levels.get(ctx.session._connection, "debug"))
+    if floor <= LEVELS.index("debug"):
+        await ctx.debug("debug detail", logger_name="chatty")
+    if floor <= LEVELS.index("warning"):
+        await ctx.warning("careful now", logger_name="chatty")
+    return "logged"
+
+
 @server.resource("config://app", mime_type="text/plain")
 def config() -> str:
     """The app's configuration."""
@@ -104,6 +185,29 @@ def greeting(name: str) -> str:
 def review(code: str) -> str:
     """Asks for a code review."""
     return f"Please review this code:\n\n{code}"
+
+
+@server.prompt()
+def pick(language: str) -> str:
+    """Asks for a tip about a programming language (its argument completes)."""
+    return f"Give me one tip about {language}."
+
+
+LANGUAGES = ["python", "perl", "php", "rust", "ruby"]
+NAMES = ["alice", "albert", "bob"]
+
+
+@server.completion()
+async def complete(ref: Any, argument: Any, context: Any) -> Completion | None:
+    chosen = (context.arguments or {}) if context is not None else {}
+    if isinstance(ref, PromptReference) and ref.name == "pick" and argument.name == "language":
+        if "language" in chosen:
+            return Completion(values=[chosen["language"]], total=1, has_more=False)
+        values = [v for v in LANGUAGES if v.startswith(argument.value)]
+        return Completion(values=values, total=len(values), has_more=False)
+    if isinstance(ref, ResourceTemplateReference) and ref.uri == "greeting://{name}" and argument.name == "name":
+        return Completion(values=[v for v in NAMES if v.startswith(argument.value)])
+    return None
 
 
 if __name__ == "__main__":
