@@ -105,25 +105,9 @@ KNOWN_PEER_ISSUES: dict[tuple[str, str], str] = {
 
 # (suite, check name) -> a bug of OUR client (mcp, or the client crates), found by this check and not
 # fixed yet. Unlike KNOWN_PEER_ISSUES, the check still counts as failed; its line names the bug.
-# (The HTTP 400 refusal reported as "cannot reach", once listed here, is fixed.)
-_NO_MODERN_LOG_LEVEL = (
-    "mcp cannot ask for log messages in 2026-07-28: the level must travel in each request's _meta "
-    "(io.modelcontextprotocol/logLevel), but the client engine writes _meta itself "
-    "(core/src/client/engine.rs `send` calls meta::write_request_meta(.., log_level: None, ..)) and neither "
-    "client::Config nor the host API (ClientHandle) can set it; the server rightly sends no notifications/message "
-    "and mcp says '--log-level: not sent' on stderr")
-OUR_CLIENT_BUGS: dict[tuple[str, str], str] = {
-    (suite, check): _NO_MODERN_LOG_LEVEL
-    for suite in ("python-modern", "python-auto", "python-http-modern", "python-http-auto")
-    for check in ("--log-level debug call chatty: both its messages on stderr ([debug] and [warning] chatty)",
-                  "--log-level warning call chatty: only the warning on stderr")
-} | {
-    (suite, check): _NO_MODERN_LOG_LEVEL
-    for suite in ("device-modern", "device-auto", "device-http-modern", "device-http-auto")
-    for check in ("--log-level debug call read_temperature: its info message on stderr",
-                  "--log-level warning call read_temperature: the info message held back by the server "
-                  "(and shown at debug)")
-}
+# (Empty. Fixed since: the HTTP 400 refusal reported as "cannot reach"; no
+# io.modelcontextprotocol/logLevel in 2026-07-28 requests, so no log messages there, 0633579.)
+OUR_CLIENT_BUGS: dict[tuple[str, str], str] = {}
 
 
 @dataclass

@@ -30,9 +30,8 @@
 //!
 //! `--log-level LEVEL` asks for the server's log messages (`logging/setLevel` in a legacy
 //! session) and prints each `notifications/message` on stderr: `[level] logger: data`, or one JSON
-//! object a line with `--json`. In 2026-07-28 the level belongs in each request's `_meta`
-//! (`io.modelcontextprotocol/logLevel`), which this client cannot send yet: `mcp` says so on
-//! stderr and goes on.
+//! object a line with `--json`. In 2026-07-28 the level goes with each request, in its `_meta`
+//! (`io.modelcontextprotocol/logLevel`).
 
 mod args;
 mod output;
@@ -261,6 +260,7 @@ async fn start(server: &args::Server, cli: &Cli) -> Result<(Connection, Connecte
     let config = client::Config::new("mcp", env!("CARGO_PKG_VERSION"))
         .with_era(era)
         .with_capabilities(capabilities)
+        .with_log_level(cli.log_level)
         .with_connect_timeout(timeout)
         .with_request_timeout(Some(timeout));
     // The current directory is the one root this client offers.
@@ -352,14 +352,9 @@ fn write_elicited(result: &mut JsonWriter<'_>, answer: &ElicitAnswer, form: json
 }
 
 /// `--log-level`: `logging/setLevel` in a legacy session. A 2026-07-28 request carries the level
-/// in its `_meta`, which the client engine does not write yet: said on stderr.
+/// in its `_meta` ([`client::Config::log_level`]): nothing to send.
 async fn ask_for_logs(client: &Connection, version: ProtocolVersion, level: LoggingLevel) {
     if version.era() == WireEra::Modern {
-        eprintln!(
-            "mcp: --log-level: not sent: in {} the level goes in each request's _meta \
-             (io.modelcontextprotocol/logLevel), which this client cannot write yet",
-            version.as_str()
-        );
         return;
     }
     let params = serde_json::json!({ "level": level.as_str() }).to_string();
