@@ -143,3 +143,97 @@ pub fn json_documents() -> [(&'static str, Vec<u8>); 3] {
         ("tools_list_answer", tools_list_answer()),
     ]
 }
+
+/// The typed core path against the hand-written one, on one `echo` tool: the same answer from
+/// `ToolCall::argument` + `text_json` (hand) and from a `ToolSet` entry with `ToolCall::run`
+/// reading a `Deserialize` struct and returning its `JsonStr` (typed).
+pub mod typed {
+    use mcp_sansio::json::JsonStr;
+    use mcp_sansio::server::{Buffers, Config, Handler, Server, Tool, ToolCall, ToolReply, ToolSet};
+
+    const SCHEMA: &str = r#"{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}"#;
+
+    /// `echo` by hand.
+    pub struct Hand;
+
+    impl Handler for Hand {
+        const TOOLS: &'static [Tool<'static>] = &[Tool::new("echo", "Echoes", SCHEMA)];
+
+        fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
+            match call.argument("message").and_then(|v| v.as_str()) {
+                Some(message) => reply.text_json(message).finish(),
+                None => reply.finish_error_text("\"message\" must be a string"),
+            }
+        }
+    }
+
+    #[derive(serde::Deserialize)]
+    struct Echo<'a> {
+        #[serde(borrow)]
+        message: JsonStr<'a>,
+    }
+
+    /// `echo` typed.
+    pub struct Typed;
+
+    const TOOLS: ToolSet<Typed, 1> = ToolSet::new([(Tool::new("echo", "Echoes", SCHEMA), |_, call, reply| {
+        call.run(reply, |Echo { message }: Echo<'_>| message)
+    })]);
+
+    impl Handler for Typed {
+        const TOOLS: &'static [Tool<'static>] = TOOLS.tools();
+
+        fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
+            TOOLS.call(self, call, reply)
+        }
+    }
+
+    /// A server of `handler` on `memory`, its legacy session opened for a legacy `era`.
+    pub fn server<'m, H: Handler>(memory: &'m mut super::Memory, handler: H, era: &str) -> Server<'m, H> {
+        let mut server =
+            Server::new(handler, Config::new("typed", "1"), Buffers { rx: &mut memory.rx, tx: &mut memory.tx });
+        let now = mcp_sansio::time::Instant::from_millis(1000);
+        if era.starts_with("legacy") {
+            super::exchange(&mut server, now, super::INITIALIZE.as_bytes());
+            super::exchange(&mut server, now, br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        }
+        server
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The typed and the hand-written `echo` give the same answer, so their counts compare.
+    #[test]
+    fn the_typed_echo_answers_as_the_hand_written_one() {
+        for (era, lines) in requests() {
+            let line = &lines[0].1;
+            let answer = |server: &mut dyn FnMut(&[u8]) -> Vec<u8>| String::from_utf8(server(line.as_bytes())).unwrap();
+            let mut memory = Memory::default();
+            let mut hand = typed::server(&mut memory, typed::Hand, era);
+            let hand = answer(&mut |l| drain(&mut hand, l));
+            let mut memory = Memory::default();
+            let mut typed = typed::server(&mut memory, typed::Typed, era);
+            let typed = answer(&mut |l| drain(&mut typed, l));
+            assert!(hand.contains("abcdefghijklmnopqrstuvwxyz") && !hand.contains("isError"), "{hand}");
+            assert_eq!(hand, typed, "{era}");
+        }
+    }
+
+    fn drain<S: Connection>(server: &mut S, line: &[u8]) -> Vec<u8> {
+        let now = Instant::from_millis(1000);
+        let spare = server.rx_spare();
+        spare[..line.len()].copy_from_slice(line);
+        spare[line.len()] = b'\n';
+        server.rx_commit(now, line.len() + 1);
+        let mut out = Vec::new();
+        while let Some(bytes) = server.poll_transmit() {
+            out.extend_from_slice(bytes);
+            let n = bytes.len();
+            server.transmit_done(now, n);
+        }
+        out
+    }
+}

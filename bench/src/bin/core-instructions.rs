@@ -11,7 +11,7 @@
 use std::hint::black_box;
 
 use mcp_sansio::time::Instant;
-use mcp_sansio_bench::{Memory, exchange, json_documents, requests, server};
+use mcp_sansio_bench::{Memory, exchange, json_documents, requests, server, typed};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -33,6 +33,24 @@ fn main() {
                 for _ in 0..iterations {
                     exchange(&mut server, now, black_box(line.as_bytes()));
                 }
+            }
+        }
+    }
+    // The typed core path against the hand-written one: the same `echo` answer.
+    for (era, lines) in requests() {
+        let line = &lines[0].1;
+        if selected(&format!("typed-echo/hand/{era}")) {
+            let mut memory = Memory::default();
+            let mut server = typed::server(&mut memory, typed::Hand, era);
+            for _ in 0..iterations {
+                exchange(&mut server, now, black_box(line.as_bytes()));
+            }
+        }
+        if selected(&format!("typed-echo/typed/{era}")) {
+            let mut memory = Memory::default();
+            let mut server = typed::server(&mut memory, typed::Typed, era);
+            for _ in 0..iterations {
+                exchange(&mut server, now, black_box(line.as_bytes()));
             }
         }
     }

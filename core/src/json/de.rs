@@ -14,7 +14,7 @@ use core::fmt::{self, Write as _};
 
 use serde::de::{self, DeserializeSeed, Visitor};
 
-use super::{JsonStr, Kind, Value};
+use super::{JsonStr, Kind, Spans, Value};
 
 /// Longest escaped string unescaped on the stack for a type that copies its text (without `alloc`).
 pub const MAX_UNESCAPED_LEN: usize = 256;
@@ -57,8 +57,18 @@ const JSON_STR: &str = "$mcp_sansio::json::JsonStr";
 /// ```
 #[allow(clippy::result_large_err, reason = "returned once: the recursion inside carries a `Message`")]
 pub fn from_value<'de, T: de::Deserialize<'de>>(value: Value<'de>) -> Result<T, DeError<'de>> {
+    from_value_in(value, None)
+}
+
+/// [`from_value`] of a value of a document the validator recorded (`spans`): objects are walked
+/// from the record instead of scanned.
+#[allow(clippy::result_large_err, reason = "as `from_value`")]
+pub(crate) fn from_value_in<'de, T: de::Deserialize<'de>>(
+    value: Value<'de>,
+    spans: Option<&'de Spans>,
+) -> Result<T, DeError<'de>> {
     let trail = RefCell::new(Where::default());
-    T::deserialize(Deserializer { value, trail: &trail })
+    T::deserialize(Deserializer { value, trail: &trail, spans })
         .map_err(|message| DeError { at: trail.into_inner(), message: message.0 })
 }
 
@@ -184,6 +194,8 @@ impl fmt::Write for Truncating {
 struct Deserializer<'p, 'de> {
     value: Value<'de>,
     trail: Trail<'p, 'de>,
+    /// The validator's record of the document, if kept.
+    spans: Option<&'de Spans>,
 }
 
 impl<'de> Deserializer<'_, 'de> {
@@ -246,8 +258,19 @@ impl<'de> de::Deserializer<'de> for Deserializer<'_, 'de> {
                 Some(s) => visit_text(s, visitor),
                 None => Err(de::Error::invalid_type(self.unexpected(), &visitor)),
             },
-            Kind::Array => visitor.visit_seq(Elements { elements: value.elements(), index: 0, trail: self.trail }),
-            Kind::Object => visitor.visit_map(Members { members: value.members(), value: None, trail: self.trail }),
+            Kind::Array => visitor.visit_seq(Elements {
+                elements: value.elements(),
+                index: 0,
+                trail: self.trail,
+                spans: self.spans,
+            }),
+            Kind::Object => {
+                let members = match self.spans {
+                    Some(spans) => value.members_spanned(spans),
+                    None => value.members(),
+                };
+                visitor.visit_map(Members { members, value: None, trail: self.trail, spans: self.spans })
+            }
         }
     }
 
@@ -278,7 +301,9 @@ impl<'de> de::Deserializer<'de> for Deserializer<'_, 'de> {
         match self.value.kind() {
             // A unit variant: its name.
             Kind::String => match self.value.as_str() {
-                Some(variant) => visitor.visit_enum(Enum { variant, value: None, trail: self.trail }),
+                Some(variant) => {
+                    visitor.visit_enum(Enum { variant, value: None, trail: self.trail, spans: self.spans })
+                }
                 None => Err(de::Error::invalid_type(self.unexpected(), &visitor)),
             },
             // `{"variant": value}`.
@@ -286,7 +311,7 @@ impl<'de> de::Deserializer<'de> for Deserializer<'_, 'de> {
                 let mut members = self.value.members();
                 match (members.next(), members.next()) {
                     (Some((variant, value)), None) => {
-                        visitor.visit_enum(Enum { variant, value: Some(value), trail: self.trail })
+                        visitor.visit_enum(Enum { variant, value: Some(value), trail: self.trail, spans: self.spans })
                     }
                     _ => Err(de::Error::custom("an enum as an object of exactly one member")),
                 }
@@ -310,6 +335,7 @@ struct Elements<'p, 'de> {
     elements: super::Elements<'de>,
     index: usize,
     trail: Trail<'p, 'de>,
+    spans: Option<&'de Spans>,
 }
 
 impl<'de> de::SeqAccess<'de> for Elements<'_, 'de> {
@@ -319,8 +345,10 @@ impl<'de> de::SeqAccess<'de> for Elements<'_, 'de> {
         let Some(value) = self.elements.next() else { return Ok(None) };
         let index = self.index;
         self.index += 1;
-        let trail = self.trail;
-        seed.deserialize(Deserializer { value, trail }).map(Some).inspect_err(|_| add(trail, Segment::Index(index)))
+        let (trail, spans) = (self.trail, self.spans);
+        seed.deserialize(Deserializer { value, trail, spans })
+            .map(Some)
+            .inspect_err(|_| add(trail, Segment::Index(index)))
     }
 }
 
@@ -329,6 +357,7 @@ struct Members<'p, 'de> {
     members: super::Members<'de>,
     value: Option<(JsonStr<'de>, Value<'de>)>,
     trail: Trail<'p, 'de>,
+    spans: Option<&'de Spans>,
 }
 
 impl<'de> de::MapAccess<'de> for Members<'_, 'de> {
@@ -344,8 +373,8 @@ impl<'de> de::MapAccess<'de> for Members<'_, 'de> {
         let Some((name, value)) = self.value.take() else {
             return Err(de::Error::custom("a value asked for before its key"));
         };
-        let trail = self.trail;
-        seed.deserialize(Deserializer { value, trail }).inspect_err(|_| add(trail, Segment::Key(name)))
+        let (trail, spans) = (self.trail, self.spans);
+        seed.deserialize(Deserializer { value, trail, spans }).inspect_err(|_| add(trail, Segment::Key(name)))
     }
 }
 
@@ -381,6 +410,7 @@ struct Enum<'p, 'de> {
     variant: JsonStr<'de>,
     value: Option<Value<'de>>,
     trail: Trail<'p, 'de>,
+    spans: Option<&'de Spans>,
 }
 
 impl<'p, 'de> de::EnumAccess<'de> for Enum<'p, 'de> {
@@ -390,7 +420,7 @@ impl<'p, 'de> de::EnumAccess<'de> for Enum<'p, 'de> {
     fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self::Variant), Self::Error> {
         let name = self.variant;
         let variant = seed.deserialize(Key(name))?;
-        Ok((variant, Variant { name, value: self.value, trail: self.trail }))
+        Ok((variant, Variant { name, value: self.value, trail: self.trail, spans: self.spans }))
     }
 }
 
@@ -398,12 +428,13 @@ struct Variant<'p, 'de> {
     name: JsonStr<'de>,
     value: Option<Value<'de>>,
     trail: Trail<'p, 'de>,
+    spans: Option<&'de Spans>,
 }
 
 impl<'p, 'de> Variant<'p, 'de> {
     fn value(&self) -> Result<Deserializer<'p, 'de>, Message> {
         match self.value {
-            Some(value) => Ok(Deserializer { value, trail: self.trail }),
+            Some(value) => Ok(Deserializer { value, trail: self.trail, spans: self.spans }),
             None => Err(de::Error::invalid_type(de::Unexpected::UnitVariant, &"a variant with a value")),
         }
     }

@@ -7,7 +7,7 @@
 //! - [`mod@write`]: [`JsonWriter`] writes JSON into a caller-owned buffer, all-or-nothing per call, with no raw
 //!   newline in its output.
 
-mod de;
+pub(crate) mod de;
 mod peek;
 pub mod scan;
 mod spans;

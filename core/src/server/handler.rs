@@ -99,7 +99,8 @@ impl<'a> ToolCall<'a> {
     #[allow(clippy::result_large_err, reason = "returned once, as `json::from_value`")]
     pub fn arguments<T: serde::Deserialize<'a>>(&self) -> Result<T, crate::json::DeError<'a>> {
         match (self.arguments, crate::json::parse(b"{}", 1)) {
-            (Some(arguments), _) | (None, Ok(arguments)) => crate::json::from_value(arguments),
+            (Some(arguments), _) => crate::json::de::from_value_in(arguments, Some(self.context.spans)),
+            (None, Ok(arguments)) => crate::json::from_value(arguments),
             // `{}` is valid JSON: never taken.
             (None, Err(_)) => Err(crate::json::DeError::of_value("no arguments")),
         }

@@ -8,6 +8,7 @@ use core::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::json::JsonStr;
 use crate::server::{Tool, ToolCall, ToolReply};
 
 /// The function of one tool: the handler's state, the call and its reply.
@@ -96,7 +97,8 @@ impl<S: 'static, const N: usize> ToolSet<S, N> {
 
 /// What a tool's function returns, written as the tool's result by [`ToolReply::send`].
 ///
-/// Text (`&str`, `heapless::String`, `String` with `alloc`, `format_args!`), [`Structured`] output (serialized, with its
+/// Text (`&str`, `heapless::String`, `String` with `alloc`, `format_args!`, a [`JsonStr`] of the
+/// request), [`Structured`] output (serialized, with its
 /// text block), `()` (an empty result), and `Result<T, E: Display>`, whose error is a tool
 /// execution error (`isError: true`, the error's text) that the model sees.
 pub trait ToolResult {
@@ -120,6 +122,13 @@ impl<const N: usize> ToolResult for heapless::String<N> {
 impl ToolResult for alloc::string::String {
     fn send(self, reply: ToolReply<'_>) {
         reply.text(&self).finish()
+    }
+}
+
+/// A string of the request (its arguments), echoed without unescaping it.
+impl ToolResult for JsonStr<'_> {
+    fn send(self, reply: ToolReply<'_>) {
+        reply.text_json(self).finish()
     }
 }
 
