@@ -35,18 +35,20 @@
 //! ```
 //!
 //! # How it runs
-//! The router is the server's [`Handler`]: a call is answered at once when its arguments do not
-//! match; otherwise its request is deferred ([`ToolReply::defer`]), the function's future is
-//! given to `spawn`, and its output is written from the driver's job queue
-//! ([`Engine::reply_tool`](mcp_sansio::server::Engine::reply_tool)), retried while the transmit
-//! buffer is full. The client's cancellation ([`Event::Cancelled`]) aborts the future.
+//! The router registers its tools in the core's [`Registry`], the server's [`Handler`]: a call is
+//! answered at once when its arguments do not match; otherwise its request is deferred
+//! ([`ToolReply::defer`]), the function's future is given to `spawn`, and its output is written
+//! from the driver's job queue ([`Engine::reply_tool`](mcp_sansio::server::Engine::reply_tool)),
+//! retried while the transmit buffer is full. The client's cancellation ([`Event::Cancelled`])
+//! aborts the future. Resources, templates, prompts and completions are registered on the same
+//! registry ([`Router::registry`]).
 //!
 //! A function registered with [`Router::tool_with_context`] also gets its request's [`Context`]:
 //! progress and log messages about it, written ahead of its answer.
 //!
 //! # Not yet
-//! Resources, prompts and completions are registered by hand on the core's [`Handler`] for now;
-//! asking the client for input (elicitation, sampling, roots) from a tool function needs the core
+//! Resources, prompts and completions are registered as the core's closures for now (not typed
+//! async functions); asking the client for input (elicitation, sampling, roots) from a tool function needs the core
 //! to answer `input_required` for a deferred request, which it does not do yet; the router serves
 //! one byte-stream connection (stdio, a child's pipes, a serial line), not the Streamable HTTP
 //! server's sessions.
@@ -55,14 +57,13 @@ use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use futures_util::future::{AbortHandle, Abortable};
-use mcp_sansio::mcp::{ListCapability, ServerCapabilities};
 use mcp_sansio::server::{
-    Config, DeferredKey, Event, Handler, OwnedBuffers, ReplyError, Server, Tool, ToolCall, ToolReply, ToolResult,
+    Config, DeferredKey, Event, Handler, OwnedBuffers, Registry, ReplyError, Server, ToolCall, ToolInfo, ToolReply,
+    ToolResult,
 };
-use mcp_sansio::time::Instant;
 use mcp_sansio_driver::{JobQueue, JobSender, JobStatus, job_queue};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -128,8 +129,9 @@ pub const MAX_IN_FLIGHT: usize = 64;
 /// The server's receive and transmit buffers: the longest message either way.
 pub const BUFFER: usize = 1 << 20;
 
-/// The server a [`Router`] becomes ([`Router::into_server`]).
-pub type RouterServer = Server<'static, Router, MAX_IN_FLIGHT>;
+/// The server a [`Router`] becomes ([`Router::into_server`]): the core's [`Registry`] as its
+/// handler.
+pub type RouterServer = Server<'static, Registry, MAX_IN_FLIGHT>;
 
 /// A future the router gives to the runtime to run.
 pub type BoxFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
@@ -140,10 +142,6 @@ pub use context::Context;
 
 /// Writes a finished call's output into its reply.
 type Write = Box<dyn FnOnce(ToolReply<'_>) + Send>;
-/// A call whose arguments were read: its function, waiting for its context.
-type Ready = Box<dyn FnOnce(Context) -> Pin<Box<dyn Future<Output = Write> + Send>> + Send>;
-/// Reads a call's arguments; `Err` with the arguments' error.
-type Start = Box<dyn Fn(ToolCall<'_>) -> Result<Ready, String> + Send + Sync>;
 
 /// The arguments of a tool that takes none: any object (an empty one).
 #[derive(Clone, Copy, Debug, Default, serde::Deserialize, JsonSchema)]
@@ -175,28 +173,32 @@ impl<T: ToolOutput, E: fmt::Display + Send + 'static> ToolOutput for Result<T, E
     }
 }
 
-struct Entry {
-    name: String,
-    description: String,
-    input_schema: String,
-    output_schema: Option<String>,
-    start: Start,
-}
-
-/// The runtime the router was given ([`Router::into_server`]).
+/// The runtime the router was given ([`Router::into_server`]), shared with its tools' closures.
 struct Runtime {
     jobs: JobSender<RouterServer>,
-    spawn: Arc<dyn Fn(BoxFuture) + Send + Sync>,
-    /// The running calls, to abort on cancellation.
-    running: HashMap<DeferredKey, AbortHandle>,
+    spawn: Box<dyn Fn(BoxFuture) + Send + Sync>,
 }
 
-/// Tools registered as typed async functions; the [`Handler`] of the server they make. See the
-/// [crate docs](crate).
+/// What the tools' closures and the cancellation hook share.
+#[derive(Default)]
+struct Shared {
+    runtime: OnceLock<Runtime>,
+    /// The running calls, to abort on cancellation.
+    running: Mutex<HashMap<DeferredKey, AbortHandle>>,
+}
+
+impl Shared {
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<DeferredKey, AbortHandle>> {
+        self.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// Tools registered as typed async functions, in a [`Registry`] that becomes the server's
+/// handler. See the [crate docs](crate).
 #[must_use = "a router serves once made a server with `into_server`"]
 pub struct Router {
-    tools: Vec<Entry>,
-    runtime: Option<Runtime>,
+    registry: Registry,
+    shared: Arc<Shared>,
 }
 
 impl Default for Router {
@@ -207,15 +209,32 @@ impl Default for Router {
 
 impl fmt::Debug for Router {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names: Vec<&str> = self.tools.iter().map(|t| t.name.as_str()).collect();
+        let names: Vec<&str> = (0..).map_while(|i| self.registry.tool(i)).map(|t| t.name).collect();
         f.debug_struct("Router").field("tools", &names).finish_non_exhaustive()
     }
 }
 
 impl Router {
-    /// A router without tools.
+    /// A router without tools. It declares `logging` (its functions log through their
+    /// [`Context`]).
     pub fn new() -> Self {
-        Router { tools: Vec::new(), runtime: None }
+        let shared = Arc::new(Shared::default());
+        let mut registry = Registry::new();
+        let cancelled = shared.clone();
+        registry.declare_logging().set_events(move |_now, event| {
+            if let Event::Cancelled { request } = event
+                && let Some(abort) = cancelled.running().remove(&request)
+            {
+                abort.abort();
+            }
+        });
+        Router { registry, shared }
+    }
+
+    /// The registry, to register resources, templates, prompts and a completion closure
+    /// ([`Registry::add_resource`], [`Registry::add_prompt`], …) beside the typed tools.
+    pub fn registry(&mut self) -> &mut Registry {
+        &mut self.registry
     }
 
     /// Registers the tool `name`: `function` is called with its arguments read as an `A` (whose
@@ -239,27 +258,44 @@ impl Router {
         Fut: Future<Output = R> + Send + 'static,
         R: ToolOutput,
     {
-        let function = Arc::new(function);
-        let start: Start = Box::new(move |call: ToolCall<'_>| {
-            let arguments = call.arguments::<A>().map_err(|error| error.to_string())?;
-            let function = function.clone();
-            Ok(Box::new(move |context: Context| {
-                let future = function(arguments, context);
-                Box::pin(async move {
-                    let output = future.await;
-                    Box::new(move |reply: ToolReply<'_>| output.send(reply)) as Write
-                }) as Pin<Box<dyn Future<Output = Write> + Send>>
-            }) as Ready)
+        let mut info = ToolInfo::new(name, description, schemars::schema_for!(A).as_value().to_string());
+        info.output_schema = R::output_schema().map(|schema| schema.as_value().to_string());
+        let shared = self.shared.clone();
+        self.registry.add_tool(info, move |call: ToolCall<'_>, reply: ToolReply<'_>| {
+            let arguments = match call.arguments::<A>() {
+                Ok(arguments) => arguments,
+                Err(error) => return reply.invalid_arguments(&error),
+            };
+            let Some(runtime) = shared.runtime.get() else {
+                return reply.fail(mcp_sansio::jsonrpc::code::INTERNAL_ERROR, "the router has no runtime");
+            };
+            // No free slot: answered with an internal error already.
+            let Ok(deferred) = reply.defer() else { return };
+            let deferred = Arc::new(deferred);
+            let future = function(arguments, Context::new(deferred.clone(), runtime.jobs.clone()));
+            let (abort, registration) = AbortHandle::new_pair();
+            shared.running().insert(deferred.key(), abort);
+            let (jobs, shared) = (runtime.jobs.clone(), shared.clone());
+            (runtime.spawn)(Box::pin(async move {
+                // Aborted: the client cancelled; its answer is suppressed by the engine.
+                let Ok(output) = Abortable::new(future, registration).await else { return };
+                let mut write: Option<Write> = Some(Box::new(move |reply: ToolReply<'_>| output.send(reply)));
+                let _ = jobs.submit(move |server: &mut RouterServer, _now| {
+                    shared.running().remove(&deferred.key());
+                    match server.reply_tool(&deferred) {
+                        Ok(reply) => {
+                            if let Some(write) = write.take() {
+                                write(reply);
+                            }
+                            JobStatus::Done
+                        }
+                        // The transmit buffer is full: again once output was written.
+                        Err(ReplyError::Busy) => JobStatus::Retry,
+                        Err(_) => JobStatus::Done,
+                    }
+                });
+            }));
         });
-        let entry = Entry {
-            name: name.to_owned(),
-            description: description.to_owned(),
-            input_schema: schemars::schema_for!(A).as_value().to_string(),
-            output_schema: R::output_schema().map(|schema| schema.as_value().to_string()),
-            start,
-        };
-        self.tools.retain(|tool| tool.name != name);
-        self.tools.push(entry);
         self
     }
 
@@ -267,76 +303,12 @@ impl Router {
     /// its driver must run (`serve_stdio_with_jobs`, `run_with_jobs`). `spawn` runs a call's
     /// future on the runtime (`tokio::spawn`, `smol::spawn(…).detach()`).
     pub fn into_server(
-        mut self,
+        self,
         config: Config<'static>,
         spawn: impl Fn(BoxFuture) + Send + Sync + 'static,
     ) -> (RouterServer, JobQueue<RouterServer>) {
         let (jobs, queue) = job_queue();
-        self.runtime = Some(Runtime { jobs, spawn: Arc::new(spawn), running: HashMap::new() });
-        (Server::new_owned(self, config, OwnedBuffers::zeroed(BUFFER, BUFFER, 0)), queue)
-    }
-}
-
-impl Handler for Router {
-    fn capabilities(&self) -> ServerCapabilities {
-        // Logging: tool functions log through their `Context`.
-        let capabilities = ServerCapabilities::NONE.with_logging();
-        if self.tools.is_empty() { capabilities } else { capabilities.with_tools(ListCapability::default()) }
-    }
-
-    fn tool(&self, index: usize) -> Option<Tool<'_>> {
-        let entry = self.tools.get(index)?;
-        let tool = Tool::new(&entry.name, &entry.description, &entry.input_schema);
-        Some(match &entry.output_schema {
-            Some(schema) => tool.with_output_schema(schema),
-            None => tool,
-        })
-    }
-
-    fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
-        let Some(entry) = self.tools.get(call.index) else { return reply.finish_error_text("unknown tool") };
-        let ready = match (entry.start)(call) {
-            Ok(ready) => ready,
-            Err(error) => return reply.invalid_arguments(&error),
-        };
-        let Some(runtime) = &mut self.runtime else {
-            return reply.fail(mcp_sansio::jsonrpc::code::INTERNAL_ERROR, "the router has no runtime");
-        };
-        // No free slot: answered with an internal error already.
-        let Ok(deferred) = reply.defer() else { return };
-        let deferred = Arc::new(deferred);
-        let (abort, registration) = AbortHandle::new_pair();
-        runtime.running.insert(deferred.key(), abort);
-        let jobs = runtime.jobs.clone();
-        let future = ready(Context::new(deferred.clone(), jobs.clone()));
-        (runtime.spawn)(Box::pin(async move {
-            // Aborted: the client cancelled; its answer is suppressed by the engine.
-            let Ok(write) = Abortable::new(future, registration).await else { return };
-            let mut write = Some(write);
-            let _ = jobs.submit(move |server: &mut RouterServer, _now| {
-                if let Some(runtime) = &mut server.handler_mut().runtime {
-                    runtime.running.remove(&deferred.key());
-                }
-                match server.reply_tool(&deferred) {
-                    Ok(reply) => {
-                        if let Some(write) = write.take() {
-                            write(reply);
-                        }
-                        JobStatus::Done
-                    }
-                    // The transmit buffer is full: again once output was written.
-                    Err(ReplyError::Busy) => JobStatus::Retry,
-                    Err(_) => JobStatus::Done,
-                }
-            });
-        }));
-    }
-
-    fn on_event(&mut self, _now: Instant, event: Event<'_>) {
-        if let (Event::Cancelled { request }, Some(runtime)) = (event, &mut self.runtime)
-            && let Some(abort) = runtime.running.remove(&request)
-        {
-            abort.abort();
-        }
+        let _ = self.shared.runtime.set(Runtime { jobs, spawn: Box::new(spawn) });
+        (Server::new_owned(self.registry, config, OwnedBuffers::zeroed(BUFFER, BUFFER, 0)), queue)
     }
 }

@@ -254,3 +254,24 @@ async fn a_context_reports_progress_and_logs_before_the_answer() {
     assert_eq!(parse(&client.call_tool("count", r#"{"n":2}"#).await.unwrap())["content"][0]["text"], "counted to 2");
     assert_eq!(*logs.lock().unwrap(), 0);
 }
+
+#[tokio::test]
+async fn resources_and_prompts_go_on_the_same_registry() {
+    use mcp_sansio::server::{PromptInfo, ResourceInfo, Role};
+    let mut router = Router::new().tool("add", "Adds", |Add { a, b }| async move { Structured(Sum { sum: a + b }) });
+    router
+        .registry()
+        .add_resource(ResourceInfo::new("memo://today", "today"), |read, reply| {
+            reply.text(read.uri, Some("text/plain"), "nothing planned").finish()
+        })
+        .add_prompt(PromptInfo::new("greet", "Greets").argument("name", "Who", true), |get, reply| {
+            let name = get.argument("name").map(|n| n.to_string()).unwrap_or_default();
+            reply.text_fmt(Role::User, format_args!("Say hello to {name}")).finish()
+        });
+    let client = serve(router, EraPolicy::Modern).await;
+    let memo = parse(&client.read_resource("memo://today").await.unwrap());
+    assert_eq!(memo["contents"][0]["text"], "nothing planned");
+    let greeting = parse(&client.get_prompt("greet", Some(r#"{"name":"Ada"}"#)).await.unwrap());
+    assert_eq!(greeting["messages"][0]["content"]["text"], "Say hello to Ada");
+    assert_eq!(parse(&client.call_tool("add", r#"{"a":1,"b":1}"#).await.unwrap())["structuredContent"]["sum"], 2);
+}

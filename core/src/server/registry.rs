@@ -10,18 +10,21 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::mcp::{ListCapability, ResourceCapability, ServerCapabilities};
+use crate::server::Event;
 use crate::server::handler::{
     CompletionRequest, Handler, Prompt, PromptArgument, PromptGet, Resource, ResourceRead, ResourceTemplate, Tool,
     ToolAnnotations, ToolCall,
 };
 use crate::server::reply::{CompletionReply, PromptReply, ResourceReply, ToolReply};
 use crate::server::subscriptions::ListChanges;
+use crate::time::Instant;
 
 // `Send`, so a server over a registry can move between the threads of a multi-threaded runtime.
 type ToolFn = Box<dyn FnMut(ToolCall<'_>, ToolReply<'_>) + Send>;
 type ResourceFn = Box<dyn FnMut(ResourceRead<'_>, ResourceReply<'_>) + Send>;
 type PromptFn = Box<dyn FnMut(PromptGet<'_>, PromptReply<'_>) + Send>;
 type CompleteFn = Box<dyn FnMut(CompletionRequest<'_>, CompletionReply<'_>) + Send>;
+type EventFn = Box<dyn FnMut(Instant, Event<'_>) + Send>;
 
 /// An owned resource template description.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -178,6 +181,8 @@ pub struct Registry {
     templates: Vec<(TemplateInfo, ResourceFn)>,
     prompts: Vec<(PromptInfo, PromptFn)>,
     complete: Option<CompleteFn>,
+    events: Option<EventFn>,
+    logging: bool,
     changes: ListChanges,
 }
 
@@ -262,6 +267,20 @@ impl Registry {
         self
     }
 
+    /// Calls `events` with every [`Event`] of the engine ([`Handler::on_event`]): a deferred
+    /// request cancelled, a session opened, input rejected.
+    pub fn set_events(&mut self, events: impl FnMut(Instant, Event<'_>) + Send + 'static) -> &mut Self {
+        self.events = Some(Box::new(events));
+        self
+    }
+
+    /// Declares `logging`: the closures log about their requests
+    /// ([`Engine::log_for`](crate::server::Engine::log_for)) or to the session.
+    pub fn declare_logging(&mut self) -> &mut Self {
+        self.logging = true;
+        self
+    }
+
     /// Registers (or replaces, by name) a prompt.
     pub fn add_prompt(
         &mut self,
@@ -303,7 +322,16 @@ impl Handler for Registry {
         if self.complete.is_some() {
             capabilities = capabilities.with_completions();
         }
+        if self.logging {
+            capabilities = capabilities.with_logging();
+        }
         capabilities
+    }
+
+    fn on_event(&mut self, now: Instant, event: Event<'_>) {
+        if let Some(events) = self.events.as_mut() {
+            events(now, event);
+        }
     }
 
     fn take_list_changes(&mut self) -> ListChanges {
@@ -378,6 +406,24 @@ mod tests {
             server.transmit_done(Instant::ZERO, n);
         }
         serde_json::from_slice(&out).unwrap()
+    }
+
+    #[test]
+    fn events_reach_the_hook_and_logging_is_declared() {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let hook = seen.clone();
+        let mut registry = Registry::new();
+        registry.declare_logging().set_events(move |_, event| hook.lock().unwrap().push(std::format!("{event:?}")));
+        assert!(registry.capabilities().logging);
+        assert!(!Registry::new().capabilities().logging);
+        let (rx, tx) = (std::vec![0u8; 4096].leak(), std::vec![0u8; 4096].leak());
+        let mut server: Server<'_, Registry> = Server::new(registry, Config::new("r", "1"), Buffers { rx, tx });
+        let init = exchange(
+            &mut server,
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}"#,
+        );
+        assert_eq!(init["result"]["capabilities"]["logging"], serde_json::json!({}));
+        assert!(seen.lock().unwrap().iter().any(|e| e.starts_with("SessionStarted")), "{:?}", seen.lock().unwrap());
     }
 
     #[test]
