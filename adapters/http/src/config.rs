@@ -67,7 +67,9 @@ pub struct HttpConfig {
     pub header_read_timeout: Duration,
     /// Largest request head, in bytes (16 KiB; hyper's read buffer, which bounds the head).
     pub max_header_bytes: usize,
-    /// Most legacy sessions alive at once (256): more `initialize`s get 503.
+    /// Most legacy sessions alive at once (256). A new one past it ends the session unused the
+    /// longest among those with no stream a client reads (its next request gets 404); when every
+    /// session is read, the new `initialize` gets 503.
     pub max_sessions: usize,
     /// A legacy session with no request and no open stream for this long ends (30 min): its id
     /// then gets 404. The request naming it finds it expired; the memory of sessions whose clients

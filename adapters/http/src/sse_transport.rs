@@ -22,10 +22,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         let mut guard = self.lock();
         let clock = StdInstant::now();
         self.sweep(&mut guard, clock, false);
-        if guard.sessions.is_full() {
-            self.sweep(&mut guard, clock, true);
-        }
-        if guard.sessions.is_full() {
+        if !self.make_room(&mut guard, clock) {
             return rejection_response(&Rejection::too_many_sessions());
         }
         let mut random = [0u8; rules::SESSION_ID_RANDOM_BYTES];

@@ -651,13 +651,69 @@ async fn responses_on_a_kept_alive_connection_carry_only_their_own_headers() {
     }
 }
 
+/// A request in the legacy session `sid`: `tools/call` of `echo` with `text`.
+async fn legacy_echo(addr: SocketAddr, sid: &str, text: &str) -> Reply {
+    let call = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":text}}});
+    let headers = [JSON, BOTH, ("Mcp-Session-Id", sid), ("MCP-Protocol-Version", "2025-11-25")];
+    send(addr, "POST", &headers, &call.to_string()).await
+}
+
+/// Opens `sid`'s standalone stream and keeps reading it (the connection stays open).
+async fn listening(addr: SocketAddr, sid: &str) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let request = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {sid}\r\n\
+         MCP-Protocol-Version: 2025-11-25\r\n\r\n"
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut head = [0u8; 64];
+    let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut head)).await.unwrap().unwrap();
+    assert!(head[..n].starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&head[..n]));
+    stream
+}
+
 #[tokio::test]
-async fn the_session_limit_refuses_further_sessions_until_one_ends() {
-    let server = start(|c| c.max_sessions = 1).await;
-    let sid = open_session(server.addr).await;
-    assert_eq!(send(server.addr, "POST", &[JSON, BOTH], &initialize()).await.status, 503);
-    assert_eq!(send(server.addr, "DELETE", &[("Mcp-Session-Id", sid.as_str())], "").await.status, 204);
-    open_session(server.addr).await;
+async fn a_full_session_table_ends_the_idlest_session_and_refuses_only_when_every_one_is_read() {
+    let server = start(|c| c.max_sessions = 2).await;
+    let addr = server.addr;
+    let first = open_session(addr).await;
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    let second = open_session(addr).await;
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    // Full: the new session ends the one unused the longest, whose next request gets 404 (its
+    // client initializes again).
+    let third = open_session(addr).await;
+    assert_eq!(server.endpoint.session_count(), 2);
+    assert_eq!(legacy_echo(addr, &first, "a").await.status, 404);
+    assert_eq!(legacy_echo(addr, &second, "b").await.status, 200);
+    // A session whose stream a client reads is not ended: with every one read, a new one is refused.
+    let _second_reads = listening(addr, &second).await;
+    let _third_reads = listening(addr, &third).await;
+    assert_eq!(send(addr, "POST", &[JSON, BOTH], &initialize()).await.status, 503);
+    assert_eq!(send(addr, "DELETE", &[("Mcp-Session-Id", third.as_str())], "").await.status, 204);
+    open_session(addr).await;
+}
+
+#[tokio::test]
+async fn a_flood_of_initialize_requests_does_not_lock_other_clients_out() {
+    // Defaults: 256 sessions, 30 min of idle time before a session ends by itself.
+    let server = start(|_| {}).await;
+    let addr = server.addr;
+    // One attacker: 1,000 sessions opened and never used again.
+    for _ in 0..10 {
+        futures_join(100, |_| async move { open_session(addr).await }).await;
+    }
+    assert_eq!(server.endpoint.session_count(), 256);
+    // Then 100 clients at once, each opening its session and using it: all are served.
+    let served = futures_join(100, |i| async move {
+        let sid = open_session(addr).await;
+        let reply = legacy_echo(addr, &sid, &format!("client {i}")).await;
+        (reply.status, reply.events().first().map(|e| e["result"]["content"][0]["text"].clone()))
+    })
+    .await;
+    for (i, (status, text)) in served.into_iter().enumerate() {
+        assert_eq!((status, text), (200, Some(json!(format!("client {i}")))), "client {i}");
+    }
 }
 
 fn slow_call(id: u32) -> String {

@@ -411,6 +411,32 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         }
     }
 
+    /// Makes room in a full session table for a new session: ends the sessions idle past the
+    /// timeout and, if the table is still full, the one unused the longest among those with no
+    /// reader on any stream (its client's next request gets 404, and a client initializes again
+    /// then, as the spec says). A flood of `initialize` requests so cannot lock other clients out
+    /// for the idle timeout. `false` when every session has a reader: then the new one is refused.
+    pub(crate) fn make_room(&self, state: &mut State<H>, now: StdInstant) -> bool {
+        if !state.sessions.is_full() {
+            return true;
+        }
+        self.sweep(state, now, true);
+        if !state.sessions.is_full() {
+            return true;
+        }
+        let sessions = &mut state.sessions;
+        let idlest = sessions
+            .ids()
+            .into_iter()
+            .filter_map(|id| sessions.get_mut(&id).filter(|s| s.open_streams() == 0).map(|s| (s.last_used(), id)))
+            .min_by_key(|(last_used, _)| *last_used);
+        let Some((_, id)) = idlest else { return false };
+        tracing::debug!(session = ?id, "session ended to make room for a new one");
+        state.sessions.remove(&id);
+        state.events.remove_session(id);
+        true
+    }
+
     /// Whether `id` names a live session; one idle past the timeout ends here (its request gets
     /// 404, as an unknown session's).
     pub(crate) fn live(&self, state: &mut State<H>, id: SessionId, now: StdInstant) -> bool {

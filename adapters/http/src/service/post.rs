@@ -68,10 +68,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 (Era::Modern, route, received, None, None)
             }
             (Serve::NewSession, _) => {
-                if state.sessions.is_full() {
-                    self.sweep(state, clock, true);
-                }
-                if state.sessions.is_full() {
+                if !self.make_room(state, clock) {
                     return Err(Box::new(rejection_response(&Rejection::too_many_sessions())));
                 }
                 let mut random = [0u8; rules::SESSION_ID_RANDOM_BYTES];
