@@ -173,6 +173,16 @@ impl<T: ToolOutput, E: fmt::Display + Send + 'static> ToolOutput for Result<T, E
     }
 }
 
+/// The JSON text of a generated schema, without its `$schema`: schemars writes JSON Schema
+/// 2020-12, the dialect of MCP from 2025-11-25 on (the default there when a schema names none);
+/// without the declaration a client of an older version reads it in its own dialect (draft-07),
+/// where the keywords schemars writes for structs, enums, options, sequences and maps mean the same
+/// (a `$ref` into `$defs` is a JSON pointer in both; a tuple's `prefixItems` goes unchecked).
+fn schema_text(mut schema: schemars::Schema) -> String {
+    schema.remove("$schema");
+    schema.as_value().to_string()
+}
+
 /// The runtime the router was given ([`Router::into_server`]), shared with its tools' closures.
 struct Runtime {
     jobs: JobSender<RouterServer>,
@@ -258,8 +268,8 @@ impl Router {
         Fut: Future<Output = R> + Send + 'static,
         R: ToolOutput,
     {
-        let mut info = ToolInfo::new(name, description, schemars::schema_for!(A).as_value().to_string());
-        info.output_schema = R::output_schema().map(|schema| schema.as_value().to_string());
+        let mut info = ToolInfo::new(name, description, schema_text(schemars::schema_for!(A)));
+        info.output_schema = R::output_schema().map(schema_text);
         let shared = self.shared.clone();
         self.registry.add_tool(info, move |call: ToolCall<'_>, reply: ToolReply<'_>| {
             let arguments = match call.arguments::<A>() {

@@ -97,8 +97,8 @@ def structured_era(v: str) -> bool:  # outputSchema / structuredContent exist (2
     return v >= "2025-06-18"
 
 
-def draft2020(v: str) -> bool:  # the schema dialect of the version
-    return v >= "2025-06-18"
+def draft2020(v: str) -> bool:  # the schema dialect of the version: 2020-12 from 2025-11-25 (SEP-1613)
+    return v >= "2025-11-25"
 
 
 def tool_error_for_arguments(v: str) -> bool:  # invalid arguments are a tool execution error (2025-11-25)
@@ -132,13 +132,9 @@ CALLS = [
 
 # Checks that fail because of a known bug of OUR server: (suite name regex, check name regex) -> the bug.
 # They still fail and count; a note is printed when one passes.
-OUR_SERVER_BUGS: dict[tuple[str, str], str] = {
-    (r"python-2024-11-05|python-2025-03-26", r"\.inputSchema: declares draft-07 or no \$schema"):
-        "the router sends every schema as schemars' schema_for! (\"$schema\": 2020-12) in every version; issue 23 "
-        "asks for draft-07-compatible output for the versions before 2020-12 was the dialect, and a draft-07 "
-        "validator (Ajv's default class: 'no schema with key or ref \"https://json-schema.org/draft/2020-12/schema\"') "
-        "refuses to compile it",
-}
+# (Empty: the one it held, a 2020-12 `$schema` declared to clients of versions before 2025-11-25, is
+# fixed: the router sends no `$schema`.)
+OUR_SERVER_BUGS: dict[tuple[str, str], str] = {}
 
 
 @dataclass
