@@ -1,18 +1,83 @@
-//! What the server says unasked: progress and log messages for deferred requests, session log
-//! messages, list changes, resource updates, and the end of listen streams.
+//! What the server says unasked: requests and notifications to the client, progress and log
+//! messages for deferred requests, session log messages, list changes, resource updates, and the
+//! end of listen streams.
 
 use core::fmt;
 
-use crate::endpoint::SendError;
+use crate::endpoint::{OutboundKey, Route, SendError};
 use crate::json::JsonWriter;
 use crate::jsonrpc;
 use crate::mcp::LoggingLevel;
 use crate::server::reply::{ReplyKind, write_log};
 use crate::server::subscriptions::{ListChanged, write_subscription_meta};
 use crate::server::{Deferred, Engine, Handler, Session};
+use crate::time::Instant;
 use crate::version::Era;
 
 impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OUTBOUND> {
+    /// Sends `ping` to the client of the legacy session. Its answer (or its timeout, after
+    /// [`Config::request_timeout`](crate::server::Config::request_timeout)) reaches [`Handler::on_response`] with the returned key.
+    pub fn ping(&mut self, now: Instant) -> Result<OutboundKey, SendError> {
+        self.send(now, "ping", None)
+    }
+
+    /// Sends the request `method` with `params` (written by the closure, a JSON object) to the client
+    /// of the legacy session, on the notification route. The answer reaches [`Handler::on_response`]
+    /// with the returned key; with no answer by [`Config::request_timeout`](crate::server::Config::request_timeout) the request is cancelled
+    /// and reported as timed out.
+    pub fn send_request(
+        &mut self,
+        now: Instant,
+        method: &str,
+        params: Option<&dyn Fn(&mut JsonWriter<'_>)>,
+    ) -> Result<OutboundKey, SendError> {
+        self.send(now, method, params)
+    }
+
+    /// Gives up on a request sent to the client: `notifications/cancelled` goes out (now, or once the
+    /// transmit buffer has room), a late answer is ignored, and [`Handler::on_response`] is not called
+    /// for it. `false` if the request is not awaiting an answer (answered, timed out, or unknown).
+    pub fn cancel_request(&mut self, key: OutboundKey) -> bool {
+        self.ep.out.cancel(key)
+    }
+
+    /// Sends the notification `method` with `params` (a JSON object written by the closure) on the
+    /// notification route ([`Route::BYTE_STREAM`] unless [set](Engine::set_notification_route)).
+    pub fn notify(&mut self, method: &str, params: Option<&dyn Fn(&mut JsonWriter<'_>)>) -> Result<(), SendError> {
+        self.notify_on(self.ep.out.notify_route, method, params)
+    }
+
+    /// Sends a notification to `route` (for example the stream of the request it is about).
+    pub fn notify_on(
+        &mut self,
+        route: Route,
+        method: &str,
+        params: Option<&dyn Fn(&mut JsonWriter<'_>)>,
+    ) -> Result<(), SendError> {
+        self.ep.out.notify(route, method, params)
+    }
+
+    /// Where [`Engine::notify`] and [`Engine::send_request`] write: the byte stream by default, the
+    /// standalone GET stream of a Streamable HTTP session.
+    pub fn set_notification_route(&mut self, route: Route) {
+        self.ep.out.notify_route = route;
+    }
+
+    fn send(
+        &mut self,
+        now: Instant,
+        method: &str,
+        params: Option<&dyn Fn(&mut JsonWriter<'_>)>,
+    ) -> Result<OutboundKey, SendError> {
+        if self.ep.is_open() && !matches!(self.session, Session::Legacy { .. }) {
+            // 2026-07-28 has no server-to-client requests (the server returns `input_required`), and
+            // before `initialize` there is no session to send them in.
+            return Err(SendError::NotAvailable);
+        }
+        let deadline = self.config.request_timeout.map(|timeout| now + timeout);
+        self.ep.out.request(self.ep.out.notify_route, method, params, deadline)
+    }
+
     /// Sends `notifications/progress` for a deferred request, on its stream, if it carried a
     /// `progressToken` ([`SendError::NotAvailable`] otherwise). `progress` must be larger than the
     /// last one sent for it ([`SendError::NotIncreasing`]); none can be sent once it is answered.
