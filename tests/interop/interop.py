@@ -35,6 +35,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from wiretap import read_log
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 PEERS = os.path.join(ROOT, ".cache", "peers")
@@ -169,23 +171,8 @@ def check_wire(s: Suite, log: str) -> None:
         check(f"{name} ({len(items)} checked)", bool(items) and not bad,
               bad[:3] if bad else "nothing to check: no such message on the wire")
 
-    conns: dict[int, list[tuple[str, object]]] = {}
-    exits: dict[int, int] = {}
-    bad_lines: list[str] = []
     try:
-        with open(log, encoding="utf-8") as f:
-            for raw in f:
-                rec = json.loads(raw)
-                if rec["dir"] == "exit":
-                    exits[rec["pid"]] = rec["rc"]
-                    continue
-                try:
-                    msg = json.loads(rec["line"])
-                except ValueError:
-                    msg = None
-                if rec["dir"] == "s2c" and not (isinstance(msg, dict) and msg.get("jsonrpc") == "2.0"):
-                    bad_lines.append(rec["line"])
-                conns.setdefault(rec["pid"], []).append((rec["dir"], msg))
+        conns, exits, bad_lines = read_log(log)
     except FileNotFoundError:
         check("server was started through the wiretap", False, f"no log at {log}")
         return

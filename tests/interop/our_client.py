@@ -74,6 +74,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
+from wiretap import read_log
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 PEERS = os.path.join(ROOT, ".cache", "peers")
@@ -682,20 +684,8 @@ def wire_checks(c: Checker) -> None:
     hung = [(r.words, round(r.secs, 1)) for r in s.runs if r.rc is None]
     c.check(f"wire: every invocation finished within {INVOCATION_TIMEOUT_S}s", not hung, hung[:3])
 
-    conns: dict[int, list[tuple[str, object]]] = {}
-    exits: dict[int, int] = {}
     try:
-        with open(s.log, encoding="utf-8") as f:
-            for raw in f:
-                rec = json.loads(raw)
-                if rec["dir"] == "exit":
-                    exits[rec["pid"]] = rec["rc"]
-                    continue
-                try:
-                    msg = json.loads(rec["line"])
-                except ValueError:
-                    msg = rec["line"]
-                conns.setdefault(rec["pid"], []).append((rec["dir"], msg))
+        conns, exits, _ = read_log(s.log, keep_unparsed=True)
     except FileNotFoundError:
         c.check("wire: the servers were started through the wiretap", False, f"no log at {s.log}")
         return

@@ -66,6 +66,7 @@ from jsonschema import Draft7Validator, Draft202012Validator
 from jsonschema.validators import validator_for
 
 import mcp_types as types
+from wiretap import read_log
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
@@ -444,23 +445,8 @@ def check_result(s: Suite, call: Call, r: dict, tool: dict | None) -> None:
 
 def check_wire(s: Suite, log: str) -> None:
     """What the clients hide: the answers on the wire."""
-    conns: dict[int, list[tuple[str, Any]]] = {}
-    exits: dict[int, int] = {}
-    bad = []
     try:
-        with open(log, encoding="utf-8") as f:
-            for raw in f:
-                rec = json.loads(raw)
-                if rec["dir"] == "exit":
-                    exits[rec["pid"]] = rec["rc"]
-                    continue
-                try:
-                    msg = json.loads(rec["line"])
-                except ValueError:
-                    msg = None
-                if rec["dir"] == "s2c" and not (isinstance(msg, dict) and msg.get("jsonrpc") == "2.0"):
-                    bad.append(rec["line"])
-                conns.setdefault(rec["pid"], []).append((rec["dir"], msg))
+        conns, exits, bad = read_log(log)
     except FileNotFoundError:
         s.wire("the server was started through the wiretap", False, f"no log at {log}")
         return

@@ -9,6 +9,8 @@ appends every line to LOGFILE as JSON: {"pid": <tap pid>, "dir": "c2s"|"s2c", "l
 and finally {"pid": ..., "dir": "exit", "rc": <server exit status, -N for signal N>}.
 Each server process gets its own pid, so interop.py can check each connection on its own.
 Server stderr passes through. Exits with the server's exit status.
+
+`read_log(LOGFILE)` reads such a log back, for the scripts that check the wire.
 """
 
 from __future__ import annotations
@@ -86,6 +88,30 @@ def main() -> int:
     except (BrokenPipeError, OSError):
         pass
     os._exit(rc if rc >= 0 else 128 - rc)
+
+
+def read_log(path: str, keep_unparsed: bool = False):
+    """The log at `path`, by server process: `(conns, exits, bad)` where `conns` maps each tap pid to
+    its lines in order as `(dir, message)` (the parsed JSON; for a line that is not JSON, `None`, or
+    the line itself with `keep_unparsed`), `exits` maps it to the server's exit status, and `bad`
+    holds the server's lines that are not JSON-RPC 2.0 objects. Raises FileNotFoundError."""
+    conns: dict[int, list[tuple[str, object]]] = {}
+    exits: dict[int, int] = {}
+    bad: list[str] = []
+    with open(path, encoding="utf-8") as f:
+        for raw in f:
+            rec = json.loads(raw)
+            if rec["dir"] == "exit":
+                exits[rec["pid"]] = rec["rc"]
+                continue
+            try:
+                msg = json.loads(rec["line"])
+            except ValueError:
+                msg = rec["line"] if keep_unparsed else None
+            if rec["dir"] == "s2c" and not (isinstance(msg, dict) and msg.get("jsonrpc") == "2.0"):
+                bad.append(rec["line"])
+            conns.setdefault(rec["pid"], []).append((rec["dir"], msg))
+    return conns, exits, bad
 
 
 if __name__ == "__main__":
