@@ -46,9 +46,11 @@
 //! A function registered with [`Router::tool_with_context`] also gets its request's [`Context`]:
 //! progress and log messages about it, written ahead of its answer.
 //!
+//! Prompts are async functions too ([`Router::prompt`], giving [`PromptMessages`]).
+//!
 //! # Not yet
-//! Resources, prompts and completions are registered as the core's closures for now (not typed
-//! async functions); asking the client for input (elicitation, sampling, roots) from a tool function needs the core
+//! Resources and completions are registered as the core's closures for now (not async
+//! functions); asking the client for input (elicitation, sampling, roots) from a tool function needs the core
 //! to answer `input_required` for a deferred request, which it does not do yet; the router serves
 //! one byte-stream connection (stdio, a child's pipes, a serial line), not the Streamable HTTP
 //! server's sessions.
@@ -61,8 +63,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use futures_util::future::{AbortHandle, Abortable};
 use mcp_sansio::server::{
-    Config, DeferredKey, Event, Handler, OwnedBuffers, Registry, ReplyError, Server, ToolCall, ToolInfo, ToolReply,
-    ToolResult,
+    Config, Deferred, DeferredKey, Event, Handler, OwnedBuffers, Registry, ReplyError, Server, ToolCall, ToolInfo,
+    ToolReply, ToolResult,
 };
 use mcp_sansio_driver::{JobQueue, JobSender, JobStatus, job_queue};
 use schemars::JsonSchema;
@@ -137,11 +139,10 @@ pub type RouterServer = Server<'static, Registry, MAX_IN_FLIGHT>;
 pub type BoxFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 
 mod context;
+mod prompt;
 
 pub use context::Context;
-
-/// Writes a finished call's output into its reply.
-type Write = Box<dyn FnOnce(ToolReply<'_>) + Send>;
+pub use prompt::PromptMessages;
 
 /// The arguments of a tool that takes none: any object (an empty one).
 #[derive(Clone, Copy, Debug, Default, serde::Deserialize, JsonSchema)]
@@ -197,9 +198,45 @@ struct Shared {
     running: Mutex<HashMap<DeferredKey, AbortHandle>>,
 }
 
+/// Writes a deferred request's answer from what its future gave; hands it back when the reply
+/// cannot be written now (`ReplyError::Busy`: again once output was written).
+type Answer<T> = fn(&mut RouterServer, &Deferred, T) -> Result<(), (ReplyError, T)>;
+
 impl Shared {
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<DeferredKey, AbortHandle>> {
         self.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Runs `future` on the runtime (aborted if the client cancels the request) and answers the
+    /// deferred request with what it gives, from the driver's job queue.
+    fn answer_later<T: Send + 'static>(
+        self: &Arc<Self>,
+        deferred: Arc<Deferred>,
+        future: impl Future<Output = T> + Send + 'static,
+        answer: Answer<T>,
+    ) {
+        let Some(runtime) = self.runtime.get() else { return };
+        let (abort, registration) = AbortHandle::new_pair();
+        self.running().insert(deferred.key(), abort);
+        let (jobs, shared) = (runtime.jobs.clone(), self.clone());
+        (runtime.spawn)(Box::pin(async move {
+            // Aborted: the client cancelled; its answer is suppressed by the engine.
+            let Ok(output) = Abortable::new(future, registration).await else { return };
+            let mut output = Some(output);
+            let _ = jobs.submit(move |server: &mut RouterServer, _now| {
+                shared.running().remove(&deferred.key());
+                let Some(value) = output.take() else { return JobStatus::Done };
+                match answer(server, &deferred, value) {
+                    Ok(()) => JobStatus::Done,
+                    Err((ReplyError::Busy, value)) => {
+                        output = Some(value);
+                        JobStatus::Retry
+                    }
+                    // Cancelled meanwhile, or answered: nothing to write.
+                    Err(_) => JobStatus::Done,
+                }
+            });
+        }));
     }
 }
 
@@ -283,28 +320,14 @@ impl Router {
             let Ok(deferred) = reply.defer() else { return };
             let deferred = Arc::new(deferred);
             let future = function(arguments, Context::new(deferred.clone(), runtime.jobs.clone()));
-            let (abort, registration) = AbortHandle::new_pair();
-            shared.running().insert(deferred.key(), abort);
-            let (jobs, shared) = (runtime.jobs.clone(), shared.clone());
-            (runtime.spawn)(Box::pin(async move {
-                // Aborted: the client cancelled; its answer is suppressed by the engine.
-                let Ok(output) = Abortable::new(future, registration).await else { return };
-                let mut write: Option<Write> = Some(Box::new(move |reply: ToolReply<'_>| output.send(reply)));
-                let _ = jobs.submit(move |server: &mut RouterServer, _now| {
-                    shared.running().remove(&deferred.key());
-                    match server.reply_tool(&deferred) {
-                        Ok(reply) => {
-                            if let Some(write) = write.take() {
-                                write(reply);
-                            }
-                            JobStatus::Done
-                        }
-                        // The transmit buffer is full: again once output was written.
-                        Err(ReplyError::Busy) => JobStatus::Retry,
-                        Err(_) => JobStatus::Done,
-                    }
-                });
-            }));
+            shared.answer_later(deferred, future, |server, deferred, output: R| {
+                let reply = match server.reply_tool(deferred) {
+                    Ok(reply) => reply,
+                    Err(error) => return Err((error, output)),
+                };
+                output.send(reply);
+                Ok(())
+            });
         });
         self
     }

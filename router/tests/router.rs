@@ -275,3 +275,57 @@ async fn resources_and_prompts_go_on_the_same_registry() {
     assert_eq!(greeting["messages"][0]["content"]["text"], "Say hello to Ada");
     assert_eq!(parse(&client.call_tool("add", r#"{"a":1,"b":1}"#).await.unwrap())["structuredContent"]["sum"], 2);
 }
+
+#[derive(serde::Deserialize)]
+struct Greet {
+    name: String,
+    style: Option<String>,
+}
+
+#[tokio::test]
+async fn prompts_are_async_functions_of_typed_arguments() {
+    use mcp_sansio::server::PromptInfo;
+    use mcp_sansio_router::PromptMessages;
+    let greeter = || {
+        let info =
+            PromptInfo::new("greet", "Greets someone").argument("name", "Who", true).argument("style", "How", false);
+        Router::new().prompt(info, |Greet { name, style }| async move {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            if name == "nobody" {
+                return Err("nobody to greet");
+            }
+            let style = style.unwrap_or_else(|| "warmly".into());
+            Ok(PromptMessages::new()
+                .description("A greeting")
+                .user(format!("Greet {name} {style}"))
+                .assistant("Hello!"))
+        })
+    };
+    for era in [EraPolicy::Legacy, EraPolicy::Modern] {
+        let client = serve(greeter(), era).await;
+        let prompts: Vec<Json> = client.list_prompts().await.unwrap().iter().map(|p| parse(p)).collect();
+        assert_eq!(prompts[0]["name"], "greet");
+        assert_eq!(prompts[0]["arguments"][0]["required"], true, "{era:?}");
+        let got = parse(&client.get_prompt("greet", Some(r#"{"name":"Ada"}"#)).await.unwrap());
+        assert_eq!(got["description"], "A greeting");
+        assert_eq!(got["messages"][0]["content"]["text"], "Greet Ada warmly", "{era:?}: {got}");
+        assert_eq!(
+            (got["messages"][1]["role"].as_str(), got["messages"][1]["content"]["text"].as_str()),
+            (Some("assistant"), Some("Hello!"))
+        );
+        match client.get_prompt("greet", Some(r#"{"style":"loudly"}"#)).await {
+            Err(RequestError::Server { code, message, .. }) => {
+                // The engine checks the listed required arguments before the function runs.
+                assert_eq!(code, -32602, "{era:?}");
+                assert!(message.contains("\"name\""), "{message}");
+            }
+            other => panic!("{era:?}: {other:?}"),
+        }
+        match client.get_prompt("greet", Some(r#"{"name":"nobody"}"#)).await {
+            Err(RequestError::Server { code, message, .. }) => {
+                assert_eq!((code, message.as_str()), (-32603, "nobody to greet"), "{era:?}");
+            }
+            other => panic!("{era:?}: {other:?}"),
+        }
+    }
+}
