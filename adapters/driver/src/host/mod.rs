@@ -20,32 +20,31 @@
 //!   a client must not call (invalid `x-mcp-header` annotations).
 //! - A [`Listen`] stream keeps at most [`MAX_LISTEN_BACKLOG`] unread notifications.
 
+mod app;
 mod cancel;
 mod listen;
 mod oneshot;
 mod permits;
 mod tail;
 
-use std::boxed::Box;
-use std::collections::HashMap;
 use std::fmt;
 use std::string::String;
 use std::vec::Vec;
 
-use mcp_sansio::client::{self, Client, ConnectError, InputAnswer, Notification};
-use mcp_sansio::endpoint::{OutboundKey, Outcome, Response, SendError};
+use mcp_sansio::client::{self, Client};
+use mcp_sansio::endpoint::{OutboundKey, SendError};
 use mcp_sansio::http::client::check_param_annotations;
 use mcp_sansio::json::{self, JsonWriter, Kind};
-use mcp_sansio::mcp::input::ReceivedInput;
 use mcp_sansio::mcp::view::ListPage;
 use mcp_sansio::time::Instant;
-use mcp_sansio::version::ProtocolVersion;
 
 use crate::{JobQueue, JobSender, JobStatus, job_queue};
+use app::Answer;
+pub use app::{Connected, Host, InputCallback, NotificationCallback, ProgressCallback, RequestError};
 pub use cancel::CancelHandle;
 use cancel::{Slot, SlotRef, lock};
 pub use listen::{Listen, ListenNotification};
-use oneshot::{Receiver, Sender, oneshot};
+use oneshot::{Receiver, oneshot};
 use permits::{Permit, Permits};
 pub use tail::{STDERR_TAIL, StderrTail};
 
@@ -59,194 +58,6 @@ pub const MAX_LISTEN_BACKLOG: usize = 256;
 
 /// The connection a transport drives: the client engine with its [`Host`].
 pub type HostConnection = Client<'static, Host, MAX_IN_FLIGHT>;
-
-/// The application's answer to input the server asks for: write the result, see
-/// [`client::Handler::on_input`].
-pub type InputCallback = Box<dyn FnMut(ReceivedInput<'_>, &mut JsonWriter<'_>) -> InputAnswer + Send>;
-/// Called with each notification from the server.
-pub type NotificationCallback = Box<dyn FnMut(Notification<'_>) + Send>;
-/// Called with a request's progress: `progress`, `total` if known, and the server's message.
-pub type ProgressCallback = Box<dyn FnMut(f64, Option<f64>, Option<&str>) + Send>;
-
-/// The outcome of a request, copied out of the received message.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum RequestError {
-    /// The request could not be sent (not connected yet, too many in flight, too large).
-    Send(SendError),
-    /// The server answered with an error.
-    Server {
-        /// `error.code`.
-        code: i64,
-        /// `error.message`.
-        message: String,
-        /// `error.data` as JSON text.
-        data: Option<String>,
-    },
-    /// No answer within the request timeout (it was cancelled on the wire).
-    TimedOut,
-    /// The connection ended first (or its driver stopped).
-    Closed,
-    /// The connection could not be set up.
-    Connect(ConnectError),
-    /// Cancelled through a [`CancelHandle`] (and on the wire, if it was sent).
-    Cancelled,
-    /// The answer is not what the method returns.
-    Invalid(&'static str),
-}
-
-impl fmt::Display for RequestError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RequestError::Send(error) => write!(f, "cannot send: {error}"),
-            RequestError::Server { code, message, .. } => write!(f, "the server answered {code}: {message}"),
-            RequestError::TimedOut => f.write_str("the server did not answer in time"),
-            RequestError::Closed => f.write_str("the connection to the server ended"),
-            RequestError::Connect(error) => write!(f, "cannot connect: {error}"),
-            RequestError::Cancelled => f.write_str("cancelled"),
-            RequestError::Invalid(what) => write!(f, "the server's answer is not usable: {what}"),
-        }
-    }
-}
-
-impl std::error::Error for RequestError {}
-
-type Answer = Result<Vec<u8>, RequestError>;
-
-/// What the host knows once connected.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Connected {
-    /// The version spoken (its era is the verdict to cache).
-    pub version: ProtocolVersion,
-    /// `serverInfo.name`, if given.
-    pub server_name: Option<String>,
-    /// The server's `instructions`, if given.
-    pub instructions: Option<String>,
-}
-
-/// The client engine's handler in a host: routes each outcome to its waiting future and runs the
-/// application's callbacks.
-#[derive(Default)]
-pub struct Host {
-    waiters: HashMap<OutboundKey, Sender<Answer>>,
-    listens: HashMap<OutboundKey, listen::Queue>,
-    progress: HashMap<i64, ProgressCallback>,
-    connect: Option<Sender<Result<Connected, RequestError>>>,
-    input: Option<InputCallback>,
-    notifications: Option<NotificationCallback>,
-    /// A new session is being set up ([`reinitialize`]): requests wait for it.
-    renewing: bool,
-}
-
-impl Host {
-    /// A host that refuses input requests and ignores notifications.
-    pub fn new() -> Self {
-        Host::default()
-    }
-
-    /// With `input` answering the server's requests for input (declare them in
-    /// [`client::Config::capabilities`]).
-    pub fn with_input(mut self, input: InputCallback) -> Self {
-        self.input = Some(input);
-        self
-    }
-
-    /// With `notifications` called for each notification.
-    pub fn with_notifications(mut self, notifications: NotificationCallback) -> Self {
-        self.notifications = Some(notifications);
-        self
-    }
-}
-
-impl fmt::Debug for Host {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Host").field("waiting", &self.waiters.len()).finish_non_exhaustive()
-    }
-}
-
-fn text(s: Option<json::JsonStr<'_>>) -> Option<String> {
-    s.map(|s| s.chars().collect())
-}
-
-impl client::Handler for Host {
-    fn on_response(&mut self, _now: Instant, response: Response<'_>) {
-        if let Some(listen) = self.listens.remove(&response.request) {
-            // The server ended the stream (its result), or it timed out or the input ended.
-            listen.end();
-            return;
-        }
-        self.progress.remove(&response.request.id());
-        let Some(waiter) = self.waiters.remove(&response.request) else { return };
-        waiter.send(match response.outcome {
-            Outcome::Result(value) => Ok(value.as_bytes().to_vec()),
-            Outcome::Error { code, message, data } => Err(RequestError::Server {
-                code,
-                message: text(message).unwrap_or_default(),
-                data: data.map(|d| String::from_utf8_lossy(d.as_bytes()).into_owned()),
-            }),
-            Outcome::TimedOut => Err(RequestError::TimedOut),
-            _ => Err(RequestError::Closed),
-        });
-    }
-
-    fn on_notification(&mut self, _now: Instant, notification: Notification<'_>) {
-        if let Notification::Progress { request: Some(id), progress, total, message } = notification
-            && let Some(callback) = self.progress.get_mut(&id)
-        {
-            let message: Option<String> = text(message);
-            callback(progress.as_f64().unwrap_or(0.0), total.and_then(|t| t.as_f64()), message.as_deref());
-        }
-        if let Some(callback) = &mut self.notifications {
-            callback(notification);
-        }
-    }
-
-    fn on_listen_notification(
-        &mut self,
-        now: Instant,
-        listen: OutboundKey,
-        method: json::JsonStr<'_>,
-        params: Option<json::Value<'_>>,
-    ) {
-        match self.listens.get(&listen) {
-            Some(queue) => queue.push(ListenNotification {
-                method: method.chars().collect(),
-                params: params.map(|p| String::from_utf8_lossy(p.as_bytes()).into_owned()),
-            }),
-            None => self.on_notification(now, Notification::read(method, params)),
-        }
-    }
-
-    fn on_input(&mut self, _now: Instant, input: ReceivedInput<'_>, result: &mut JsonWriter<'_>) -> InputAnswer {
-        match &mut self.input {
-            Some(callback) => callback(input, result),
-            None => InputAnswer::Refused,
-        }
-    }
-
-    fn on_event(&mut self, _now: Instant, event: client::Event<'_>) {
-        match event {
-            client::Event::Connected { version, server_name, instructions, .. } => {
-                self.renewing = false;
-                if let Some(connect) = self.connect.take() {
-                    connect.send(Ok(Connected {
-                        version,
-                        server_name: text(server_name),
-                        instructions: text(instructions),
-                    }));
-                }
-            }
-            client::Event::ConnectFailed(error) => {
-                self.renewing = false;
-                if let Some(connect) = self.connect.take() {
-                    connect.send(Err(RequestError::Connect(error)));
-                }
-            }
-            _ => {}
-        }
-    }
-}
 
 /// Starts a new legacy session on `conn` ([`Engine::reinitialize`](client::Engine::reinitialize)),
 /// as a Streamable HTTP client must once the server answered 404 to its session: requests the
