@@ -43,6 +43,22 @@ pub fn exchange<S: Connection>(server: &mut S, now: Instant, line: &[u8]) -> usi
     answered
 }
 
+/// Feeds one line, drains the answer, and returns it (for checks; [`exchange`] is the measured
+/// path).
+pub fn answer<S: Connection>(server: &mut S, now: Instant, line: &[u8]) -> Vec<u8> {
+    let spare = server.rx_spare();
+    spare[..line.len()].copy_from_slice(line);
+    spare[line.len()] = b'\n';
+    server.rx_commit(now, line.len() + 1);
+    let mut out = Vec::new();
+    while let Some(bytes) = server.poll_transmit() {
+        out.extend_from_slice(bytes);
+        let n = bytes.len();
+        server.transmit_done(now, n);
+    }
+    out
+}
+
 /// `mcp-device`'s configuration.
 pub fn config() -> Config<'static> {
     Config::new(SERVER_NAME, "0.1.0")
@@ -97,17 +113,7 @@ pub fn server<'m>(memory: &'m mut Memory, era: &str, line: &str) -> Server<'m, D
         assert!(exchange(&mut server, now, INITIALIZE.as_bytes()) > 0);
         exchange(&mut server, now, br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
     }
-    let mut answer = Vec::new();
-    let spare = server.rx_spare();
-    spare[..line.len()].copy_from_slice(line.as_bytes());
-    spare[line.len()] = b'\n';
-    server.rx_commit(now, line.len() + 1);
-    while let Some(bytes) = server.poll_transmit() {
-        answer.extend_from_slice(bytes);
-        let n = bytes.len();
-        server.transmit_done(now, n);
-    }
-    let answer = String::from_utf8(answer).unwrap();
+    let answer = String::from_utf8(answer(&mut server, now, line.as_bytes())).unwrap();
     assert!(answer.contains(r#""result":"#) && !answer.contains("isError"), "{line} -> {answer}");
     server
 }
@@ -118,17 +124,7 @@ pub fn tools_list_answer() -> Vec<u8> {
     let mut server: Server<'_, _> =
         Server::new(Device::new(FixedBoard), config(), Buffers { rx: &mut memory.rx, tx: &mut memory.tx });
     let now = Instant::from_millis(1000);
-    let line = request("tools/list", MODERN_META);
-    let spare = server.rx_spare();
-    spare[..line.len()].copy_from_slice(line.as_bytes());
-    spare[line.len()] = b'\n';
-    server.rx_commit(now, line.len() + 1);
-    let mut out = Vec::new();
-    while let Some(bytes) = server.poll_transmit() {
-        out.extend_from_slice(bytes);
-        let n = bytes.len();
-        server.transmit_done(now, n);
-    }
+    let mut out = answer(&mut server, now, request("tools/list", MODERN_META).as_bytes());
     while out.last() == Some(&b'\n') {
         out.pop();
     }
@@ -209,31 +205,14 @@ mod tests {
     #[test]
     fn the_typed_echo_answers_as_the_hand_written_one() {
         for (era, lines) in requests() {
-            let line = &lines[0].1;
-            let answer = |server: &mut dyn FnMut(&[u8]) -> Vec<u8>| String::from_utf8(server(line.as_bytes())).unwrap();
+            let (line, now) = (lines[0].1.as_bytes(), Instant::from_millis(1000));
             let mut memory = Memory::default();
-            let mut hand = typed::server(&mut memory, typed::Hand, era);
-            let hand = answer(&mut |l| drain(&mut hand, l));
+            let hand = answer(&mut typed::server(&mut memory, typed::Hand, era), now, line);
             let mut memory = Memory::default();
-            let mut typed = typed::server(&mut memory, typed::Typed, era);
-            let typed = answer(&mut |l| drain(&mut typed, l));
+            let typed = answer(&mut typed::server(&mut memory, typed::Typed, era), now, line);
+            let (hand, typed) = (String::from_utf8(hand).unwrap(), String::from_utf8(typed).unwrap());
             assert!(hand.contains("abcdefghijklmnopqrstuvwxyz") && !hand.contains("isError"), "{hand}");
             assert_eq!(hand, typed, "{era}");
         }
-    }
-
-    fn drain<S: Connection>(server: &mut S, line: &[u8]) -> Vec<u8> {
-        let now = Instant::from_millis(1000);
-        let spare = server.rx_spare();
-        spare[..line.len()].copy_from_slice(line);
-        spare[line.len()] = b'\n';
-        server.rx_commit(now, line.len() + 1);
-        let mut out = Vec::new();
-        while let Some(bytes) = server.poll_transmit() {
-            out.extend_from_slice(bytes);
-            let n = bytes.len();
-            server.transmit_done(now, n);
-        }
-        out
     }
 }
