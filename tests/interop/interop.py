@@ -35,7 +35,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from wiretap import read_log
+from wiretap import pair_answers, read_log
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -184,26 +184,7 @@ def check_wire(s: Suite, log: str) -> None:
     check(f"server stdout is only JSON-RPC 2.0 lines ({n_s2c} lines, {len(conns)} server processes)",
           n_s2c > 0 and not bad_lines, bad_lines[:3] or "the server wrote nothing")
 
-    unanswered, duplicate, stray = [], [], []
-    requests: list[tuple[dict, dict | None]] = []  # (request, response)
-    for msgs in conns.values():
-        pending: dict[str, dict] = {}
-        answered: dict[str, dict] = {}
-        for d, m in msgs:
-            if not isinstance(m, dict):
-                continue
-            key = json.dumps(m.get("id"))
-            if d == "c2s" and "method" in m and "id" in m:
-                pending[key] = m
-            elif d == "s2c" and "id" in m and "method" not in m:
-                if key in answered:
-                    duplicate.append(m)
-                elif key in pending:
-                    answered[key] = m
-                    requests.append((pending.pop(key), m))
-                else:
-                    stray.append(m)
-        unanswered.extend(pending.values())
+    requests, unanswered, duplicate, stray = pair_answers(conns)  # requests: (request, response)
     check(f"every request answered exactly once ({len(requests)} requests)",
           bool(requests) and not unanswered and not duplicate and not stray,
           {"unanswered": unanswered[:3], "duplicate": duplicate[:3], "no such request": stray[:3]})

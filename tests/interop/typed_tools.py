@@ -66,7 +66,7 @@ from jsonschema import Draft7Validator, Draft202012Validator
 from jsonschema.validators import validator_for
 
 import mcp_types as types
-from wiretap import read_log
+from wiretap import pair_answers, read_log
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
@@ -452,23 +452,7 @@ def check_wire(s: Suite, log: str) -> None:
         return
     n = sum(1 for m in conns.values() for d, _ in m if d == "s2c")
     s.wire(f"server stdout is only JSON-RPC 2.0 lines ({n} lines)", n > 0 and not bad, bad[:3] or "nothing written")
-    pairs, unanswered, dup = [], [], []
-    for msgs in conns.values():
-        pending: dict[str, dict] = {}
-        done: set[str] = set()
-        for d, m in msgs:
-            if not isinstance(m, dict):
-                continue
-            key = json.dumps(m.get("id"))
-            if d == "c2s" and "method" in m and "id" in m:
-                pending[key] = m
-            elif d == "s2c" and "id" in m and "method" not in m:
-                if key in done:
-                    dup.append(m)
-                elif key in pending:
-                    done.add(key)
-                    pairs.append((pending.pop(key), m))
-        unanswered += list(pending.values())
+    pairs, unanswered, dup, _ = pair_answers(conns)
     s.wire(f"every request answered exactly once ({len(pairs)} requests)", pairs and not unanswered and not dup,
            {"unanswered": unanswered[:3], "duplicate": dup[:3]})
     crashed = {p: rc for p, rc in exits.items() if rc == 101 or rc in (-6, -11, -7, -4, -8)}

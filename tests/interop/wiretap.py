@@ -114,5 +114,35 @@ def read_log(path: str, keep_unparsed: bool = False):
     return conns, exits, bad
 
 
+def pair_answers(conns):
+    """The client's requests of each connection of `conns` (as `read_log` gives them) paired with
+    the server's answers: `(pairs, unanswered, duplicate, stray)`, where `pairs` holds
+    `(request, answer)`, `duplicate` the second answers to one id and `stray` the answers to no
+    request of their connection."""
+    pairs: list[tuple[dict, dict]] = []
+    unanswered: list[dict] = []
+    duplicate: list[dict] = []
+    stray: list[dict] = []
+    for msgs in conns.values():
+        pending: dict[str, dict] = {}
+        answered: set[str] = set()
+        for d, m in msgs:
+            if not isinstance(m, dict):
+                continue
+            key = json.dumps(m.get("id"))
+            if d == "c2s" and "method" in m and "id" in m:
+                pending[key] = m
+            elif d == "s2c" and "id" in m and "method" not in m:
+                if key in answered:
+                    duplicate.append(m)
+                elif key in pending:
+                    answered.add(key)
+                    pairs.append((pending.pop(key), m))
+                else:
+                    stray.append(m)
+        unanswered.extend(pending.values())
+    return pairs, unanswered, duplicate, stray
+
+
 if __name__ == "__main__":
     sys.exit(main())
