@@ -217,6 +217,10 @@ pub enum SendError {
     /// A progress notification whose `progress` is not larger than the last one sent for the request
     /// (the spec requires it to increase).
     NotIncreasing,
+    /// The peer did not declare the capability the request needs (elicitation, sampling, roots).
+    MissingCapability,
+    /// Its params are not well-formed (not JSON, or not a JSON object where one is required).
+    Malformed,
 }
 
 impl fmt::Display for SendError {
@@ -228,6 +232,8 @@ impl fmt::Display for SendError {
             SendError::NotAvailable => "not available in this state or protocol version",
             SendError::Closed => "the connection is closed",
             SendError::NotIncreasing => "progress must increase with every notification of a request",
+            SendError::MissingCapability => "the peer did not declare the capability this request needs",
+            SendError::Malformed => "the params are not well-formed JSON of the right kind",
         })
     }
 }

@@ -77,7 +77,28 @@ impl InputRequest<'_> {
         w.raw(b"{\"method\":");
         w.string(self.method());
         w.raw(b",\"params\":");
-        let ok = match *self {
+        let ok = self.write_params(w, version);
+        w.raw(b"}");
+        ok
+    }
+
+    /// Whether its params are well-formed: an elicitation's schema is JSON, sampling params a JSON
+    /// object.
+    pub(crate) fn is_well_formed(&self) -> bool {
+        match *self {
+            InputRequest::ElicitForm { requested_schema, .. } => {
+                json::parse(requested_schema.as_bytes(), json::MAX_DEPTH_LIMIT).is_ok()
+            }
+            InputRequest::Sample { params } => json::parse(params.as_bytes(), json::MAX_DEPTH_LIMIT)
+                .is_ok_and(|params| params.kind() == json::Kind::Object),
+            InputRequest::ElicitUrl { .. } | InputRequest::ListRoots => true,
+        }
+    }
+
+    /// Writes its params as `version` has them; `false` if they are not well-formed
+    /// ([`is_well_formed`](Self::is_well_formed)).
+    pub(crate) fn write_params(&self, w: &mut JsonWriter<'_>, version: ProtocolVersion) -> bool {
+        match *self {
             InputRequest::ElicitForm { message, requested_schema } => {
                 let Ok(schema) = json::parse(requested_schema.as_bytes(), json::MAX_DEPTH_LIMIT) else { return false };
                 w.raw(if version.has_icons() { b"{\"mode\":\"form\",\"message\":" } else { b"{\"message\":" });
@@ -110,9 +131,7 @@ impl InputRequest<'_> {
                 w.raw(b"{}");
                 true
             }
-        };
-        w.raw(b"}");
-        ok
+        }
     }
 }
 

@@ -325,7 +325,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             .filter(|entry| entry.generation == deferred.generation && entry.kind == deferred.kind)
     }
 
-    fn reopen(&mut self, deferred: &Deferred, kind: ReplyKind) -> Result<Outgoing<'_>, ReplyError> {
+    pub(crate) fn reopen(&mut self, deferred: &Deferred, kind: ReplyKind) -> Result<Outgoing<'_>, ReplyError> {
         let entry = self.slot(deferred).filter(|entry| entry.kind == kind).ok_or(ReplyError::Unknown)?;
         if entry.cancelled {
             self.in_flight[usize::from(deferred.slot)] = None;

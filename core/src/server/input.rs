@@ -8,14 +8,23 @@
 //! [`RequestContext::input`](crate::server::RequestContext::input) and its state in
 //! [`RequestContext::request_state`](crate::server::RequestContext::request_state).
 //!
+//! A [deferred](crate::server::ToolReply::defer) request asks in the era's own way: in 2026-07-28
+//! its answer is the input-required result ([`Engine::reply_input`]; the retry is a new request);
+//! in a legacy session the application sends the requests to the client itself while the request
+//! waits ([`Engine::request_input`]; the answers reach
+//! [`Handler::on_response`](crate::server::Handler::on_response)).
+//!
 //! [`ToolReply::input_required`]: crate::server::ToolReply::input_required
 
+use crate::endpoint::{Framing, OutboundKey, SendError};
 use crate::json::JsonWriter;
 use crate::jsonrpc::{ErrorMessage, code};
 use crate::mcp::ClientCapabilities;
 pub use crate::mcp::input::InputRequest;
-use crate::server::reply::{Outgoing, ResultType};
+use crate::server::reply::{Outgoing, ReplyKind, ResultType};
 use crate::server::seal::{MAX_REQUEST_STATE, MAX_SEALED_STATE, StateBinding};
+use crate::server::{Deferred, Engine, ReplyError, Session};
+use crate::time::Instant;
 use crate::version::Era;
 
 /// Most input requests one answer may carry.
@@ -174,6 +183,69 @@ impl<'a> InputReply<'a> {
             return;
         }
         self.out.finish(None);
+    }
+}
+
+impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OUTBOUND> {
+    /// Starts the input-required answer to a deferred 2026-07-28 request (a tool call, a prompt, a
+    /// resource read): the client's capabilities are those the request declared, and its state is
+    /// sealed for `name` (the tool or prompt name, or the resource URI, as the retry will carry it)
+    /// at `now`. The client retries with a new request, served from the start. Errors as for
+    /// [`Engine::reply_tool`], and [`ReplyError::NotAvailable`] for a legacy request (ask with
+    /// [`Engine::request_input`] there).
+    pub fn reply_input<'r>(
+        &'r mut self,
+        now: Instant,
+        deferred: &Deferred,
+        name: &'r str,
+    ) -> Result<InputReply<'r>, ReplyError> {
+        let entry = self.slot(deferred).ok_or(ReplyError::Unknown)?;
+        if entry.version.era() != Era::Modern || deferred.kind == ReplyKind::Listen {
+            return Err(ReplyError::NotAvailable);
+        }
+        let client = entry.client;
+        let sealer = self.config.state_sealer;
+        let binding = StateBinding { method: deferred.kind.method(), name, now };
+        let out = self.reopen(deferred, deferred.kind)?;
+        Ok(out.with_input(InputScope { binding, client, sealer }).into_input())
+    }
+
+    /// Asks the client of a legacy session for `request` (elicitation, sampling, roots) on behalf of
+    /// a deferred request, on that request's stream (the session's notification route when the
+    /// request is answered as a bare HTTP body). The answer, a timeout
+    /// ([`Config::request_timeout`](crate::server::Config::request_timeout)) or the end of input
+    /// reaches [`Handler::on_response`](crate::server::Handler::on_response) with the returned key.
+    /// Errors: [`SendError::NotAvailable`] for a 2026-07-28 request (answer with
+    /// [`Engine::reply_input`] there) or one that is over, [`SendError::MissingCapability`] if the
+    /// client did not declare what `request` needs, [`SendError::Malformed`] for params that are not
+    /// well-formed, and those of [`Engine::send_request`](crate::server::Engine::send_request).
+    pub fn request_input(
+        &mut self,
+        now: Instant,
+        deferred: &Deferred,
+        request: InputRequest<'_>,
+    ) -> Result<OutboundKey, SendError> {
+        let slot = self.live_slot(deferred)?;
+        let Some(entry) = self.in_flight[slot].as_ref() else { return Err(SendError::NotAvailable) };
+        let version = entry.version;
+        if version.era() != Era::Legacy || !matches!(self.session, Session::Legacy { .. }) {
+            return Err(SendError::NotAvailable);
+        }
+        if !request.is_supported_by(&entry.client) {
+            return Err(SendError::MissingCapability);
+        }
+        if !request.is_well_formed() {
+            return Err(SendError::Malformed);
+        }
+        // A bare-body answer carries one message, the answer: the request goes on the session's
+        // own stream then, as any other request to the client.
+        let route = if entry.route.framing == Framing::Body { self.ep.out.notify_route } else { entry.route };
+        let deadline = self.config.request_timeout.map(|timeout| now + timeout);
+        let params = |w: &mut JsonWriter<'_>| {
+            // Cannot fail: checked above.
+            let _ = request.write_params(w, version);
+        };
+        self.ep.out.request(route, request.method(), Some(&params), deadline)
     }
 }
 

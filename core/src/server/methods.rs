@@ -236,6 +236,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             cancelled: false,
             notes: Notes::NONE,
             listen: Some(listen),
+            client: context.client,
         });
     }
 }

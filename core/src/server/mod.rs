@@ -34,6 +34,8 @@ mod subscriptions;
 mod suspend;
 #[cfg(test)]
 mod tests;
+#[cfg(all(test, feature = "hmac"))]
+mod tests_deferred_input;
 #[cfg(test)]
 mod tests_endpoint;
 #[cfg(all(test, feature = "hmac"))]

@@ -295,7 +295,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     }
 
     /// The slot of a deferred request still awaiting its answer.
-    fn live_slot(&self, deferred: &Deferred) -> Result<usize, SendError> {
+    pub(crate) fn live_slot(&self, deferred: &Deferred) -> Result<usize, SendError> {
         match self.slot(deferred) {
             Some(entry) if !entry.cancelled => Ok(usize::from(deferred.slot)),
             _ => Err(SendError::NotAvailable),

@@ -9,6 +9,7 @@ use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::endpoint::Response;
 use crate::mcp::{ListCapability, ResourceCapability, ServerCapabilities};
 use crate::server::Event;
 use crate::server::handler::{
@@ -25,6 +26,7 @@ type ResourceFn = Box<dyn FnMut(ResourceRead<'_>, ResourceReply<'_>) + Send>;
 type PromptFn = Box<dyn FnMut(PromptGet<'_>, PromptReply<'_>) + Send>;
 type CompleteFn = Box<dyn FnMut(CompletionRequest<'_>, CompletionReply<'_>) + Send>;
 type EventFn = Box<dyn FnMut(Instant, Event<'_>) + Send>;
+type ResponseFn = Box<dyn FnMut(Instant, Response<'_>) + Send>;
 
 /// An owned resource template description.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -182,6 +184,7 @@ pub struct Registry {
     prompts: Vec<(PromptInfo, PromptFn)>,
     complete: Option<CompleteFn>,
     events: Option<EventFn>,
+    responses: Option<ResponseFn>,
     logging: bool,
     changes: ListChanges,
 }
@@ -274,6 +277,14 @@ impl Registry {
         self
     }
 
+    /// Calls `responses` with what came of each request the server sent to the client
+    /// ([`Handler::on_response`]: its answer, a timeout, or the end of input), e.g. those of
+    /// [`Engine::request_input`](crate::server::Engine::request_input).
+    pub fn set_responses(&mut self, responses: impl FnMut(Instant, Response<'_>) + Send + 'static) -> &mut Self {
+        self.responses = Some(Box::new(responses));
+        self
+    }
+
     /// Declares `logging`: the closures log about their requests
     /// ([`Engine::log_for`](crate::server::Engine::log_for)) or to the session.
     pub fn declare_logging(&mut self) -> &mut Self {
@@ -331,6 +342,12 @@ impl Handler for Registry {
     fn on_event(&mut self, now: Instant, event: Event<'_>) {
         if let Some(events) = self.events.as_mut() {
             events(now, event);
+        }
+    }
+
+    fn on_response(&mut self, now: Instant, response: Response<'_>) {
+        if let Some(responses) = self.responses.as_mut() {
+            responses(now, response);
         }
     }
 

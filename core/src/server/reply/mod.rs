@@ -94,6 +94,18 @@ pub enum ReplyKind {
     Listen,
 }
 
+impl ReplyKind {
+    /// The method of the request answered.
+    pub const fn method(self) -> &'static str {
+        match self {
+            ReplyKind::Tool => "tools/call",
+            ReplyKind::Resource => "resources/read",
+            ReplyKind::Prompt => "prompts/get",
+            ReplyKind::Listen => "subscriptions/listen",
+        }
+    }
+}
+
 /// A request kept open past its frame (see [`ToolReply::defer`]).
 #[derive(Clone, Debug)]
 pub(crate) struct InFlight {
@@ -107,6 +119,10 @@ pub(crate) struct InFlight {
     pub(crate) notes: Notes<OwnedId>,
     /// What a `subscriptions/listen` stream asked for.
     pub(crate) listen: Option<crate::server::subscriptions::Listen>,
+    /// What the client declared for this request (its session's, or its own `_meta`'s), to ask it
+    /// for input later ([`Engine::reply_input`](crate::server::Engine::reply_input),
+    /// [`Engine::request_input`](crate::server::Engine::request_input)).
+    pub(crate) client: crate::mcp::ClientCapabilities,
 }
 
 /// A handle to a deferred request: answer it with `Server::reply_tool`, `reply_resource` or
@@ -164,6 +180,11 @@ pub enum ReplyError {
     Busy,
     /// The handle does not belong to a pending request of this kind (answered already, or wrong kind).
     Unknown,
+    /// Not possible in the request's protocol version: an input-required answer to a deferred
+    /// request exists in 2026-07-28 only (in a legacy session ask with
+    /// [`Engine::request_input`](crate::server::Engine::request_input)). The request is still
+    /// pending.
+    NotAvailable,
 }
 
 impl fmt::Display for DeferError {
@@ -184,6 +205,7 @@ impl fmt::Display for ReplyError {
             ReplyError::Cancelled => "the client cancelled the request",
             ReplyError::Busy => "no transmit room for the answer: transmit, then try again",
             ReplyError::Unknown => "no pending request of this kind has this handle",
+            ReplyError::NotAvailable => "not possible in the request's protocol version",
         })
     }
 }
@@ -476,7 +498,8 @@ impl<'a> Outgoing<'a> {
         let slot = u16::try_from(slot).map_err(|_| DeferError::TooManyInFlight)?;
         let generation = *defer.next_generation;
         *defer.next_generation = generation.wrapping_add(1);
-        *entry = Some(InFlight { id, kind, version, route, generation, cancelled: false, notes, listen: None });
+        let client = self.input.map(|scope| scope.client).unwrap_or_default();
+        *entry = Some(InFlight { id, kind, version, route, generation, cancelled: false, notes, listen: None, client });
         Ok(Deferred { slot, generation, kind })
     }
 }
