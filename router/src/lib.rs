@@ -44,14 +44,16 @@
 //! registry ([`Router::registry`]).
 //!
 //! A function registered with [`Router::tool_with_context`] also gets its request's [`Context`]:
-//! progress and log messages about it, written ahead of its answer.
+//! progress and log messages about it, written ahead of its answer, and questions to the client
+//! ([`Context::elicit`], [`Context::sample`], [`Context::roots`]) that work unchanged in both eras;
+//! in 2026-07-28 a question ends the run and the retry runs the function again, so the code
+//! before it must be idempotent ([`input`] explains why and how).
 //!
 //! Prompts are async functions too ([`Router::prompt`], giving [`PromptMessages`]).
 //!
 //! # Not yet
 //! Resources and completions are registered as the core's closures for now (not async
-//! functions); asking the client for input (elicitation, sampling, roots) from a tool function needs the core
-//! to answer `input_required` for a deferred request, which it does not do yet; the router serves
+//! functions); the router serves
 //! one byte-stream connection (stdio, a child's pipes, a serial line), not the Streamable HTTP
 //! server's sessions.
 
@@ -62,9 +64,10 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use futures_util::future::{AbortHandle, Abortable};
+use mcp_sansio::endpoint::OutboundKey;
 use mcp_sansio::server::{
-    Config, Deferred, DeferredKey, Event, Handler, OwnedBuffers, Registry, ReplyError, Server, ToolCall, ToolInfo,
-    ToolReply, ToolResult,
+    Config, Deferred, DeferredKey, Event, Handler, HmacSealer, OwnedBuffers, Registry, ReplyError, Server, ToolCall,
+    ToolInfo, ToolReply, ToolResult,
 };
 use mcp_sansio_driver::{JobQueue, JobSender, JobStatus, job_queue};
 use schemars::JsonSchema;
@@ -130,6 +133,9 @@ pub mod __private {
 pub const MAX_IN_FLIGHT: usize = 64;
 /// The server's receive and transmit buffers: the longest message either way.
 pub const BUFFER: usize = 1 << 20;
+/// How long a retry may follow an `input_required` answer, with the router's own sealer
+/// ([`Router::into_server`]).
+pub const STATE_LIFETIME: mcp_sansio::time::Duration = mcp_sansio::time::Duration::from_secs(600);
 
 /// The server a [`Router`] becomes ([`Router::into_server`]): the core's [`Registry`] as its
 /// handler.
@@ -139,9 +145,11 @@ pub type RouterServer = Server<'static, Registry, MAX_IN_FLIGHT>;
 pub type BoxFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 
 mod context;
+pub mod input;
 mod prompt;
 
-pub use context::Context;
+pub use context::{Context, Elicitation, Root};
+pub use input::InputError;
 pub use prompt::PromptMessages;
 
 /// The arguments of a tool that takes none: any object (an empty one).
@@ -196,6 +204,8 @@ struct Shared {
     runtime: OnceLock<Runtime>,
     /// The running calls, to abort on cancellation.
     running: Mutex<HashMap<DeferredKey, AbortHandle>>,
+    /// Questions to legacy clients, by the key of their request, and who waits for the answer.
+    waiting: Mutex<HashMap<OutboundKey, input::Waiting>>,
 }
 
 /// Writes a deferred request's answer from what its future gave; hands it back when the reply
@@ -207,6 +217,10 @@ impl Shared {
         self.running.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    fn waiting(&self) -> std::sync::MutexGuard<'_, HashMap<OutboundKey, input::Waiting>> {
+        self.waiting.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// Runs `future` on the runtime (aborted if the client cancels the request) and answers the
     /// deferred request with what it gives, from the driver's job queue.
     fn answer_later<T: Send + 'static>(
@@ -215,13 +229,41 @@ impl Shared {
         future: impl Future<Output = T> + Send + 'static,
         answer: Answer<T>,
     ) {
+        self.run(deferred, future, answer, None);
+    }
+
+    /// [`answer_later`](Self::answer_later) for a function that may ask the client for input
+    /// (`input`, for the call named `name`): a 2026-07-28 question it has no answer for ends it,
+    /// and the call is answered `input_required`.
+    fn run<T: Send + 'static>(
+        self: &Arc<Self>,
+        deferred: Arc<Deferred>,
+        future: impl Future<Output = T> + Send + 'static,
+        answer: Answer<T>,
+        input: Option<(Arc<input::Input>, String)>,
+    ) {
         let Some(runtime) = self.runtime.get() else { return };
         let (abort, registration) = AbortHandle::new_pair();
+        if let Some((input, _)) = &input {
+            let _ = input.abort.set(abort.clone());
+        }
         self.running().insert(deferred.key(), abort);
         let (jobs, shared) = (runtime.jobs.clone(), self.clone());
         (runtime.spawn)(Box::pin(async move {
-            // Aborted: the client cancelled; its answer is suppressed by the engine.
-            let Ok(output) = Abortable::new(future, registration).await else { return };
+            let Ok(output) = Abortable::new(future, registration).await else {
+                // Aborted: the client cancelled (its answer is suppressed by the engine), or the
+                // function asked a question it has no answer for.
+                let Some((input, name)) = input else { return };
+                let Some(question) = input.take_unanswered() else { return };
+                let _ = jobs.submit(move |server: &mut RouterServer, now| {
+                    shared.running().remove(&deferred.key());
+                    match input.reply(server, now, &deferred, &name, &question) {
+                        Err(ReplyError::Busy) => JobStatus::Retry,
+                        _ => JobStatus::Done,
+                    }
+                });
+                return;
+            };
             let mut output = Some(output);
             let _ = jobs.submit(move |server: &mut RouterServer, _now| {
                 shared.running().remove(&deferred.key());
@@ -268,13 +310,17 @@ impl Router {
         let shared = Arc::new(Shared::default());
         let mut registry = Registry::new();
         let cancelled = shared.clone();
-        registry.declare_logging().set_events(move |_now, event| {
-            if let Event::Cancelled { request } = event
-                && let Some(abort) = cancelled.running().remove(&request)
-            {
-                abort.abort();
-            }
-        });
+        let answered = shared.clone();
+        registry
+            .declare_logging()
+            .set_events(move |_now, event| {
+                if let Event::Cancelled { request } = event
+                    && let Some(abort) = cancelled.running().remove(&request)
+                {
+                    abort.abort();
+                }
+            })
+            .set_responses(move |_now, response| input::deliver(&answered, response.request, response.outcome));
         Router { registry, shared }
     }
 
@@ -297,7 +343,8 @@ impl Router {
         self.tool_with_context(name, description, move |arguments: A, _: Context| function(arguments))
     }
 
-    /// [`Router::tool`] whose function also gets the request's [`Context`] (progress, logging).
+    /// [`Router::tool`] whose function also gets the request's [`Context`] (progress, logging,
+    /// questions to the client).
     pub fn tool_with_context<A, F, Fut, R>(mut self, name: &str, description: &str, function: F) -> Self
     where
         A: DeserializeOwned + JsonSchema + Send + 'static,
@@ -316,18 +363,31 @@ impl Router {
             let Some(runtime) = shared.runtime.get() else {
                 return reply.fail(mcp_sansio::jsonrpc::code::INTERNAL_ERROR, "the router has no runtime");
             };
+            let input = Arc::new(input::Input::new(&call.context));
             // No free slot: answered with an internal error already.
             let Ok(deferred) = reply.defer() else { return };
             let deferred = Arc::new(deferred);
-            let future = function(arguments, Context::new(deferred.clone(), runtime.jobs.clone()));
-            shared.answer_later(deferred, future, |server, deferred, output: R| {
-                let reply = match server.reply_tool(deferred) {
-                    Ok(reply) => reply,
-                    Err(error) => return Err((error, output)),
-                };
-                output.send(reply);
-                Ok(())
-            });
+            let asker = input::Asker {
+                input: input.clone(),
+                deferred: deferred.clone(),
+                jobs: runtime.jobs.clone(),
+                shared: shared.clone(),
+            };
+            let future = function(arguments, Context::new(asker));
+            let input = Some((input, call.name.to_owned()));
+            shared.run(
+                deferred,
+                future,
+                |server, deferred, output: R| {
+                    let reply = match server.reply_tool(deferred) {
+                        Ok(reply) => reply,
+                        Err(error) => return Err((error, output)),
+                    };
+                    output.send(reply);
+                    Ok(())
+                },
+                input,
+            );
         });
         self
     }
@@ -335,11 +395,22 @@ impl Router {
     /// The server that serves these tools (over owned [`BUFFER`]-byte buffers), and the job queue
     /// its driver must run (`serve_stdio_with_jobs`, `run_with_jobs`). `spawn` runs a call's
     /// future on the runtime (`tokio::spawn`, `smol::spawn(…).detach()`).
+    ///
+    /// Without a [`state_sealer`](Config::state_sealer) in `config` the router seals 2026-07-28
+    /// `requestState` (the answers a function got in earlier rounds, see [`input`]) with an
+    /// [`HmacSealer`] on a random key of its own, valid for [`STATE_LIFETIME`]; replicas that may
+    /// receive each other's retries need a sealer with a shared key instead.
     pub fn into_server(
         self,
-        config: Config<'static>,
+        mut config: Config<'static>,
         spawn: impl Fn(BoxFuture) + Send + Sync + 'static,
     ) -> (RouterServer, JobQueue<RouterServer>) {
+        if config.state_sealer.is_none() {
+            let mut key = [0u8; 32];
+            if getrandom::fill(&mut key).is_ok() {
+                config.state_sealer = Some(Box::leak(Box::new(HmacSealer::new(key, STATE_LIFETIME))));
+            }
+        }
         let (jobs, queue) = job_queue();
         let _ = self.shared.runtime.set(Runtime { jobs, spawn: Box::new(spawn) });
         (Server::new_owned(self.registry, config, OwnedBuffers::zeroed(BUFFER, BUFFER, 0)), queue)

@@ -200,7 +200,8 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         name: &'r str,
     ) -> Result<InputReply<'r>, ReplyError> {
         let entry = self.slot(deferred).ok_or(ReplyError::Unknown)?;
-        if entry.version.era() != Era::Modern || deferred.kind == ReplyKind::Listen {
+        let asks = matches!(deferred.kind, ReplyKind::Tool | ReplyKind::Resource | ReplyKind::Prompt);
+        if entry.version.era() != Era::Modern || !asks {
             return Err(ReplyError::NotAvailable);
         }
         let client = entry.client;

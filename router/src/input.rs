@@ -1,0 +1,236 @@
+//! Asking the client for input from a tool function ([`Context::elicit`], [`Context::sample`],
+//! [`Context::roots`]): one API in both eras, two ways underneath.
+//!
+//! - **Legacy sessions** (2024-11-05 … 2025-11-25): the request goes to the client on the call's own
+//!   stream ([`Engine::request_input`](mcp_sansio::server::Engine::request_input)) and the function
+//!   awaits its answer.
+//! - **2026-07-28**: the server cannot ask; it answers the call with `input_required` and the client
+//!   retries it with the answer. So the function *ends* where it asks for input it has not got, the
+//!   call is answered `input_required`
+//!   ([`Engine::reply_input`](mcp_sansio::server::Engine::reply_input)), and on the retry the function
+//!   runs again from the start; this time the same question returns the client's answer. Questions
+//!   are told apart by their order (the first the function asks is `"1"`, the next `"2"`, …), so the
+//!   code before a question must be idempotent and ask the same questions in the same order on
+//!   every run. Answers of earlier rounds travel in the sealed `requestState` (at most
+//!   [`MAX_REQUEST_STATE`](mcp_sansio::server::MAX_REQUEST_STATE) bytes of JSON; a longer history
+//!   fails the call with `-32603`), so a retry may reach another engine or replica that shares the
+//!   sealing key.
+
+use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use futures_channel::oneshot;
+use futures_util::future::AbortHandle;
+use mcp_sansio::endpoint::{OutboundKey, Outcome, SendError};
+use mcp_sansio::mcp::ClientCapabilities;
+use mcp_sansio::server::{Deferred, InputRequest, ReplyError, RequestContext};
+use mcp_sansio::version::Era;
+use mcp_sansio_driver::{JobSender, JobStatus};
+use serde_json::{Map, Value as Json};
+
+use crate::{RouterServer, Shared};
+
+/// Why a question to the client got no usable answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InputError {
+    /// The client did not declare the capability the question needs (`elicitation`, `sampling`,
+    /// `roots`): ask something else, or fail the call.
+    NotSupported,
+    /// The client answered with a JSON-RPC error.
+    Refused {
+        /// Its `error.code`.
+        code: i64,
+        /// Its `error.message`.
+        message: String,
+    },
+    /// The answer is not what the question asks for (its content does not read as the type).
+    Unreadable(String),
+    /// No answer in time ([`Config::request_timeout`](mcp_sansio::server::Config::request_timeout)).
+    TimedOut,
+    /// The connection ended, or the call is over (cancelled), before an answer came.
+    Closed,
+    /// The question could not be sent (a malformed request, too many requests to the client).
+    NotSent(SendError),
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InputError::NotSupported => f.write_str("the client does not support this kind of input"),
+            InputError::Refused { code, message } => write!(f, "the client refused ({code}): {message}"),
+            InputError::Unreadable(why) => write!(f, "the client's answer is unreadable: {why}"),
+            InputError::TimedOut => f.write_str("the client did not answer in time"),
+            InputError::Closed => f.write_str("the connection or the call ended before the client answered"),
+            InputError::NotSent(error) => write!(f, "the question was not sent: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// A question, owned until it is written.
+#[derive(Clone, Debug)]
+pub(crate) enum Question {
+    Form { message: String, schema: String },
+    Sample { params: String },
+    Roots,
+}
+
+impl Question {
+    fn request(&self) -> InputRequest<'_> {
+        match self {
+            Question::Form { message, schema } => InputRequest::ElicitForm { message, requested_schema: schema },
+            Question::Sample { params } => InputRequest::Sample { params },
+            Question::Roots => InputRequest::ListRoots,
+        }
+    }
+}
+
+/// What a call knows about input: its era, what its client declared, the answers it has.
+pub(crate) struct Input {
+    era: Era,
+    client: ClientCapabilities,
+    /// The answers so far by key: earlier rounds' (from the request state) and this round's.
+    answers: Map<String, Json>,
+    /// How many questions the function has asked in this run.
+    asked: AtomicUsize,
+    /// 2026-07-28: the question without an answer that ended the run, with its key.
+    unanswered: Mutex<Option<(String, Question)>>,
+    /// Aborts the function's future (set when it is spawned).
+    pub(crate) abort: OnceLock<AbortHandle>,
+}
+
+impl Input {
+    /// What `context` (the call's) says about input.
+    pub(crate) fn new(context: &RequestContext<'_>) -> Self {
+        let mut answers = context
+            .request_state
+            .and_then(|state| serde_json::from_slice::<Map<String, Json>>(state).ok())
+            .unwrap_or_default();
+        if let Some(responses) = context.input_responses
+            && let Ok(Json::Object(responses)) = serde_json::from_slice::<Json>(responses.as_bytes())
+        {
+            answers.extend(responses);
+        }
+        Input {
+            era: context.version.era(),
+            client: context.client,
+            answers,
+            asked: AtomicUsize::new(0),
+            unanswered: Mutex::new(None),
+            abort: OnceLock::new(),
+        }
+    }
+
+    /// The question that ended the run (2026-07-28), if one did.
+    pub(crate) fn take_unanswered(&self) -> Option<(String, Question)> {
+        self.unanswered.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take()
+    }
+
+    /// Answers the deferred call `input_required` with `question` under `key`, and the answers so
+    /// far as its state.
+    pub(crate) fn reply(
+        &self,
+        server: &mut RouterServer,
+        now: mcp_sansio::time::Instant,
+        deferred: &Deferred,
+        name: &str,
+        (key, question): &(String, Question),
+    ) -> Result<(), ReplyError> {
+        let reply = server.reply_input(now, deferred, name)?;
+        let reply = reply.request(key, question.request());
+        let reply = match self.answers.is_empty() {
+            true => reply,
+            false => reply.state(Json::Object(self.answers.clone()).to_string().as_bytes()),
+        };
+        reply.finish();
+        Ok(())
+    }
+}
+
+/// A call's way to ask: its input, its deferred handle and the queue to its engine.
+#[derive(Clone)]
+pub(crate) struct Asker {
+    pub(crate) input: Arc<Input>,
+    pub(crate) deferred: Arc<Deferred>,
+    pub(crate) jobs: JobSender<RouterServer>,
+    pub(crate) shared: Arc<Shared>,
+}
+
+/// Where a legacy answer goes: the function waiting for it.
+pub(crate) type Waiting = oneshot::Sender<Result<Json, InputError>>;
+
+impl Asker {
+    /// Asks `question`; the client's answer (its `result`).
+    pub(crate) async fn ask(&self, question: Question) -> Result<Json, InputError> {
+        if !question.request().is_supported_by(&self.input.client) {
+            return Err(InputError::NotSupported);
+        }
+        match self.input.era {
+            Era::Modern => self.ask_modern(question).await,
+            _ => self.ask_legacy(question).await,
+        }
+    }
+
+    async fn ask_modern(&self, question: Question) -> Result<Json, InputError> {
+        let key = (self.input.asked.fetch_add(1, Ordering::Relaxed) + 1).to_string();
+        if let Some(answer) = self.input.answers.get(&key) {
+            return Ok(answer.clone());
+        }
+        // Ends the run: the call is answered `input_required` (see `Shared::answer_later`).
+        *self.input.unanswered.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some((key, question));
+        if let Some(abort) = self.input.abort.get() {
+            abort.abort();
+        }
+        std::future::pending().await
+    }
+
+    async fn ask_legacy(&self, question: Question) -> Result<Json, InputError> {
+        let (sender, receiver) = oneshot::channel();
+        let mut sender = Some(sender);
+        let (deferred, shared) = (self.deferred.clone(), self.shared.clone());
+        let submitted = self.jobs.submit(move |server: &mut RouterServer, now| {
+            let Some(waiting) = sender.take() else { return JobStatus::Done };
+            match server.request_input(now, &deferred, question.request()) {
+                Ok(key) => {
+                    shared.waiting().insert(key, waiting);
+                }
+                Err(SendError::Full) => {
+                    sender = Some(waiting);
+                    return JobStatus::Retry;
+                }
+                Err(SendError::NotAvailable | SendError::Closed) => drop(waiting.send(Err(InputError::Closed))),
+                Err(SendError::MissingCapability) => drop(waiting.send(Err(InputError::NotSupported))),
+                Err(error) => drop(waiting.send(Err(InputError::NotSent(error)))),
+            }
+            JobStatus::Done
+        });
+        if submitted.is_err() {
+            return Err(InputError::Closed);
+        }
+        receiver.await.unwrap_or(Err(InputError::Closed))
+    }
+}
+
+/// What came of a question sent to a legacy client, for the function awaiting it.
+pub(crate) fn answer(outcome: Outcome<'_>) -> Result<Json, InputError> {
+    match outcome {
+        Outcome::Result(value) => {
+            serde_json::from_slice(value.as_bytes()).map_err(|error| InputError::Unreadable(error.to_string()))
+        }
+        Outcome::Error { code, message, .. } => {
+            Err(InputError::Refused { code, message: message.map(|m| m.to_string()).unwrap_or_default() })
+        }
+        Outcome::TimedOut => Err(InputError::TimedOut),
+        _ => Err(InputError::Closed),
+    }
+}
+
+/// Hands a legacy answer to the function waiting for it.
+pub(crate) fn deliver(shared: &Shared, key: OutboundKey, outcome: Outcome<'_>) {
+    if let Some(waiting) = shared.waiting().remove(&key) {
+        let _ = waiting.send(answer(outcome));
+    }
+}
