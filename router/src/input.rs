@@ -29,6 +29,8 @@ use mcp_sansio::version::Era;
 use mcp_sansio_driver::{JobSender, JobStatus};
 use serde_json::{Map, Value as Json};
 
+#[cfg(doc)]
+use crate::Context;
 use crate::{RouterServer, Shared};
 
 /// Why a question to the client got no usable answer.
