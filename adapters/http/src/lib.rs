@@ -88,6 +88,7 @@ mod owned;
 mod response;
 mod server;
 mod service;
+mod serving;
 #[cfg(unix)]
 mod spin;
 mod sse_transport;
@@ -96,7 +97,9 @@ mod store;
 
 pub use body::ResponseBody;
 pub use config::{BearerAuth, HttpConfig, TokenRejection, TokenValidator};
+pub use owned::{HttpEngine, IN_FLIGHT, OUTBOUND};
 pub use server::{serve, shutdown_signal};
 pub use service::McpHttp;
+pub use serving::{Serving, serving};
 pub use state::LegacySession;
 pub use store::{EventLimits, EventStore, MemoryEventStore, MemorySessionStore, SessionStore, StreamState};

@@ -3,6 +3,15 @@
 
 use mcp_sansio::server::{Config, Engine, OwnedBuffers};
 
+/// Deferred requests one engine holds at once (the core's `IN_FLIGHT`): a legacy session's, or
+/// the stateless engine's for every 2026-07-28 client together. One more is answered `-32603`
+/// ("Server busy"). Each slot costs about 250 bytes while its engine is awake.
+pub const IN_FLIGHT: usize = 64;
+/// Requests to the client of a legacy session awaiting answers at once (the core's `OUTBOUND`).
+pub const OUTBOUND: usize = 4;
+/// The engine of each legacy session and the stateless engine.
+pub type HttpEngine = Engine<'static, IN_FLIGHT, OUTBOUND>;
+
 /// An engine's buffers: receive, transmit, and for a legacy session the input buffer.
 pub(crate) type EngineBuffers = OwnedBuffers;
 
@@ -15,7 +24,7 @@ fn sizes(buffers: &EngineBuffers) -> (usize, usize, usize) {
 /// [`Engine::new_owned`] keeps the boxes as `Storage::Owned`, so the engine is `'static` and `Send`
 /// with nothing leaked.
 pub(crate) struct OwnedEngine {
-    engine: Engine<'static>,
+    engine: HttpEngine,
 }
 
 impl OwnedEngine {
@@ -31,7 +40,7 @@ impl OwnedEngine {
     }
 
     /// The engine.
-    pub(crate) fn get(&mut self) -> &mut Engine<'static> {
+    pub(crate) fn get(&mut self) -> &mut HttpEngine {
         &mut self.engine
     }
 

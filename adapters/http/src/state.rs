@@ -10,7 +10,7 @@ use mcp_sansio::endpoint::{Framing, Route, StreamId};
 use mcp_sansio::frame::EventId;
 use mcp_sansio::http::{SessionId, first_transmit_status, response_status, sse_events};
 use mcp_sansio::jsonrpc::ParsedMessage;
-use mcp_sansio::server::{Engine, Handler, InputError, Received, SessionState};
+use mcp_sansio::server::{Handler, InputError, Received, SessionState};
 use mcp_sansio::time::Instant;
 use mcp_sansio::version::{Era, ProtocolVersion};
 use tokio::sync::mpsc;
@@ -193,7 +193,7 @@ impl Streams {
     /// event store), so its transmit buffer is empty again.
     pub(crate) fn drain<H: Handler>(
         &mut self,
-        engine: &mut Engine<'static>,
+        engine: &mut crate::HttpEngine,
         handler: &mut H,
         now: Instant,
         mut store: Option<(&mut dyn EventStore, SessionId)>,
@@ -305,7 +305,7 @@ impl LegacySession {
         context: (&HttpConfig, &mut BufferPool, &mut dyn EventStore, SessionId),
         handler: &mut H,
         now: Instant,
-        f: impl FnOnce(&mut Engine<'static>, &mut H) -> R,
+        f: impl FnOnce(&mut crate::HttpEngine, &mut H) -> R,
     ) -> R {
         let (config, pool, events, id) = context;
         let suspended = self.suspended;
@@ -318,6 +318,7 @@ impl LegacySession {
             }
             Box::new(engine)
         });
+        let _serving = crate::serving::mark(crate::Serving::Session(id));
         let result = f(live.get(), handler);
         self.streams.drain(live.get(), handler, now, Some((events, id)));
         self.rest(pool);

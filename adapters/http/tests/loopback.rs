@@ -18,6 +18,8 @@ static TOOLS: [Tool<'static>; 2] = [
 #[derive(Default)]
 struct Echo {
     deferred: Vec<Deferred>,
+    /// Which engine served each deferred call ([`mcp_sansio_http::serving`]).
+    served_by: Vec<Option<mcp_sansio_http::Serving>>,
     cancelled: usize,
 }
 
@@ -27,6 +29,7 @@ impl Handler for Echo {
         if call.name == "slow" {
             if let Ok(deferred) = reply.defer() {
                 self.deferred.push(deferred);
+                self.served_by.push(mcp_sansio_http::serving());
             }
             return;
         }
@@ -470,6 +473,9 @@ async fn answers_delivered_whole_are_kept_for_a_resume_only_while_recent_and_bro
     tokio::time::sleep(Duration::from_millis(50)).await;
     let sessions = server.endpoint.session_ids();
     let answered = server.endpoint.with_engine(Some(sessions[0]), |engine, app| {
+        // The handler learned which engine holds the call.
+        assert_eq!(app.served_by.pop(), Some(Some(mcp_sansio_http::Serving::Session(sessions[0]))));
+        assert_eq!(mcp_sansio_http::serving(), Some(mcp_sansio_http::Serving::Session(sessions[0])));
         let deferred = app.deferred.pop().unwrap();
         engine.reply_tool(&deferred).map(|reply| reply.text("later").finish()).is_ok()
     });
@@ -543,7 +549,9 @@ async fn a_request_served_past_the_head_timeout_is_answered_and_the_next_head_ge
     stream.write_all(request.as_bytes()).await.unwrap();
     wait_for(&server, |app| app.deferred.len() == 1).await;
     tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(mcp_sansio_http::serving(), None, "outside a handler call");
     let answered = server.endpoint.with_engine(None, |engine, app| {
+        assert_eq!(app.served_by.pop(), Some(Some(mcp_sansio_http::Serving::Stateless)));
         let deferred = app.deferred.pop().unwrap();
         engine.reply_tool(&deferred).map(|reply| reply.text("later").finish()).is_ok()
     });

@@ -17,13 +17,13 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_sansio::server::{Config, Engine, HmacSealer, ListChanged};
-use mcp_sansio_http::{HttpConfig, McpHttp, serve, shutdown_signal};
+use mcp_sansio::server::{Config, HmacSealer, ListChanged};
+use mcp_sansio_http::{HttpConfig, HttpEngine, McpHttp, serve, shutdown_signal};
 
 use crate::handler::Fixtures;
 
 /// Runs `f` on the stateless engine and on every legacy session's engine.
-fn on_every_engine(endpoint: &McpHttp<Fixtures>, f: impl Fn(&mut Engine<'static>, &mut Fixtures)) {
+fn on_every_engine(endpoint: &McpHttp<Fixtures>, f: impl Fn(&mut HttpEngine, &mut Fixtures)) {
     endpoint.with_engine(None, &f);
     for id in endpoint.session_ids() {
         endpoint.with_engine(Some(id), &f);

@@ -16,7 +16,9 @@ use hyper::{Request, Response, StatusCode};
 use mcp_sansio::endpoint::Framing;
 use mcp_sansio::frame::EventId;
 use mcp_sansio::http::{self as rules, HeadPlan, Rejection, SessionId};
-use mcp_sansio::server::{Engine, Handler};
+#[cfg(doc)]
+use mcp_sansio::server::Engine;
+use mcp_sansio::server::Handler;
 use mcp_sansio::time::Instant;
 use mcp_sansio::version::{Era, ProtocolVersion};
 use tracing::Instrument;
@@ -78,6 +80,7 @@ impl<H: Handler + Send + 'static> Abort for Inner<H> {
         let mut guard = self.lock();
         let state = &mut *guard;
         let engine = state.stateless.get();
+        let _serving = crate::serving::mark(crate::Serving::Stateless);
         let cancelled = engine.cancel_stream(now, stream, &mut state.handler);
         if cancelled > 0 {
             tracing::debug!(stream = stream.0, cancelled, "response stream closed: request cancelled");
@@ -457,10 +460,11 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     /// 2026-07-28 engine) with the application, then transmits what it wrote: finish deferred
     /// replies ([`Engine::reply_tool`] and friends), send notifications or requests to a legacy
     /// client ([`Engine::notify`], [`Engine::send_request`]). `None` if the session is not alive.
+    /// A handler that defers a request learns which engine holds it from [`serving`](crate::serving).
     pub fn with_engine<R>(
         &self,
         session: Option<SessionId>,
-        f: impl FnOnce(&mut Engine<'static>, &mut H) -> R,
+        f: impl FnOnce(&mut crate::HttpEngine, &mut H) -> R,
     ) -> Option<R> {
         let now = self.now();
         let mut guard = self.lock();
@@ -468,6 +472,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         match session {
             None => {
                 let engine = state.stateless.get();
+                let _serving = crate::serving::mark(crate::Serving::Stateless);
                 let result = f(engine, &mut state.handler);
                 state.stateless_streams.drain(engine, &mut state.handler, now, None);
                 Some(result)

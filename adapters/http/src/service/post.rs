@@ -63,6 +63,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 let _entered = span.enter();
                 let route = state.stateless_streams.open(plan.framing);
                 let engine = state.stateless.get();
+                let _serving = crate::serving::mark(crate::Serving::Stateless);
                 let received = engine.handle_parsed(now, route, &body, &mut state.handler);
                 state.stateless_streams.drain(engine, &mut state.handler, now, None);
                 (Era::Modern, route, received, None, None)
