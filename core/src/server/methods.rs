@@ -142,7 +142,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         };
         let arguments = params.get("context").and_then(|c| c.get("arguments")).filter(|a| a.kind() == Kind::Object);
         let request = CompletionRequest { reference, argument: argument_name, value, arguments, context };
-        let (handler, _, out) = self.reply_parts(id, context.version, false);
+        let (handler, _, out) = self.reply_parts(id, context.version, true);
         handler.complete(request, CompletionReply::new(out));
     }
 

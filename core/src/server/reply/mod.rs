@@ -89,6 +89,8 @@ pub enum ReplyKind {
     Resource,
     /// A `prompts/get` result.
     Prompt,
+    /// A `completion/complete` result.
+    Completion,
     /// A `subscriptions/listen` stream (2026-07-28), kept open by the engine itself until the client
     /// cancels it or the server [ends it](crate::server::Engine::end_listens).
     Listen,
@@ -101,6 +103,7 @@ impl ReplyKind {
             ReplyKind::Tool => "tools/call",
             ReplyKind::Resource => "resources/read",
             ReplyKind::Prompt => "prompts/get",
+            ReplyKind::Completion => "completion/complete",
             ReplyKind::Listen => "subscriptions/listen",
         }
     }
@@ -125,8 +128,8 @@ pub(crate) struct InFlight {
     pub(crate) client: crate::mcp::ClientCapabilities,
 }
 
-/// A handle to a deferred request: answer it with `Server::reply_tool`, `reply_resource` or
-/// `reply_prompt`. Not `Clone`: a request is answered once.
+/// A handle to a deferred request: answer it with `Server::reply_tool`, `reply_resource`,
+/// `reply_prompt` or `reply_completion`. Not `Clone`: a request is answered once.
 #[derive(Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Deferred {
