@@ -49,11 +49,14 @@
 //! in 2026-07-28 a question ends the run and the retry runs the function again, so the code
 //! before it must be idempotent ([`input`] explains why and how).
 //!
-//! Prompts are async functions too ([`Router::prompt`], giving [`PromptMessages`]).
+//! Prompts, resources and completions are async functions too ([`Router::prompt`] and
+//! [`Router::typed_prompt`] giving [`PromptMessages`], [`Router::resource`] and
+//! [`Router::resource_template`] giving [`ResourceContents`], [`Router::completion`] giving
+//! [`Completions`]), deferred and cancelled the same way.
 //!
 //! # Not yet
-//! Resources and completions are registered as the core's closures for now (not async
-//! functions); the router serves
+//! Prompt, resource and completion functions get no [`Context`] (no progress, logs or questions
+//! to the client); the router serves
 //! one byte-stream connection (stdio, a child's pipes, a serial line), not the Streamable HTTP
 //! server's sessions.
 
@@ -144,13 +147,19 @@ pub type RouterServer = Server<'static, Registry, MAX_IN_FLIGHT>;
 /// A future the router gives to the runtime to run.
 pub type BoxFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 
+mod completion;
 mod context;
 pub mod input;
 mod prompt;
+mod resource;
 
+pub use completion::{CompletionOutput, CompletionQuery, Completions, Reference};
 pub use context::{Context, Elicitation, Root};
 pub use input::InputError;
-pub use prompt::PromptMessages;
+pub use prompt::{PromptMessages, PromptOutput};
+#[doc(hidden)]
+pub use resource::__resource;
+pub use resource::{ResourceContents, ResourceOutput};
 
 /// The arguments of a tool that takes none: any object (an empty one).
 #[derive(Clone, Copy, Debug, Default, serde::Deserialize, JsonSchema)]

@@ -1,12 +1,15 @@
-//! Prompts as async functions ([`Router::prompt`]): typed arguments in, [`PromptMessages`] out.
+//! Prompts as async functions ([`Router::prompt`], [`Router::typed_prompt`]): typed arguments in,
+//! [`PromptMessages`] out.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use mcp_sansio::jsonrpc::code;
 use mcp_sansio::mcp::Role;
-use mcp_sansio::server::{PromptGet, PromptInfo, PromptReply};
+use mcp_sansio::server::{PromptArgument, PromptGet, PromptInfo, PromptReply};
+use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
 use crate::Router;
@@ -55,17 +58,36 @@ impl PromptMessages {
     }
 }
 
+/// What a prompt function returns: [`PromptMessages`], or a `Result` of them whose `Err` is
+/// answered `-32603` with its text.
+pub trait PromptOutput: Send + 'static {
+    /// The messages, or the error's text.
+    fn into_messages(self) -> Result<PromptMessages, String>;
+}
+
+impl PromptOutput for PromptMessages {
+    fn into_messages(self) -> Result<PromptMessages, String> {
+        Ok(self)
+    }
+}
+
+impl<T: PromptOutput, E: fmt::Display + Send + 'static> PromptOutput for Result<T, E> {
+    fn into_messages(self) -> Result<PromptMessages, String> {
+        self.map_err(|error| error.to_string())?.into_messages()
+    }
+}
+
 impl Router {
     /// Registers the prompt `info` (its name, description and arguments as listed): `function` is
     /// called with the request's arguments read as an `A` (their names as in `info`; every
     /// argument of a prompt is a string) and its messages sent as the result. Arguments that do
     /// not read as an `A` are answered `-32602`, an `Err` of the function `-32603` with its text.
-    pub fn prompt<A, F, Fut, E>(mut self, info: PromptInfo, function: F) -> Self
+    pub fn prompt<A, F, Fut, R>(mut self, info: PromptInfo, function: F) -> Self
     where
         A: DeserializeOwned + Send + 'static,
         F: Fn(A) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<PromptMessages, E>> + Send + 'static,
-        E: fmt::Display + Send + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: PromptOutput,
     {
         let shared = self.shared.clone();
         self.registry.add_prompt(info, move |get: PromptGet<'_>, reply: PromptReply<'_>| {
@@ -79,7 +101,7 @@ impl Router {
             // No free slot: answered with an internal error already.
             let Ok(deferred) = reply.defer() else { return };
             let future = function(arguments);
-            let future = async move { future.await.map_err(|error| error.to_string()) };
+            let future = async move { future.await.into_messages() };
             shared.answer_later(Arc::new(deferred), future, |server, deferred, messages| {
                 let reply = match server.reply_prompt(deferred) {
                     Ok(reply) => reply,
@@ -93,6 +115,77 @@ impl Router {
             });
         });
         self
+    }
+}
+
+impl Router {
+    /// [`Router::prompt`] whose listed arguments are read from `A`'s schema (generated with
+    /// schemars): one argument per property, its doc comment the description, required unless
+    /// it is an `Option` or has a default. They are listed in the schema's order (by name). The
+    /// fields of `A` are strings (`String`, `Option<String>`): every argument of a prompt is one.
+    ///
+    /// The core lists prompt arguments by `&'static str`: each distinct name and description is
+    /// leaked once for the life of the program (registering the same prompt again adds nothing).
+    ///
+    /// ```
+    /// use mcp_sansio_router::{PromptMessages, Router};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Review {
+    ///     /// The code to review.
+    ///     code: String,
+    ///     /// What to look for.
+    ///     focus: Option<String>,
+    /// }
+    ///
+    /// let router = Router::new().typed_prompt("review", "Reviews code", |Review { code, focus }| async move {
+    ///     let focus = focus.unwrap_or_else(|| "bugs".into());
+    ///     PromptMessages::new().user(format!("Look for {focus} in:\n{code}"))
+    /// });
+    /// ```
+    pub fn typed_prompt<A, F, Fut, R>(self, name: &str, description: &str, function: F) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(A) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: PromptOutput,
+    {
+        self.prompt(prompt_info::<A>(name, description), function)
+    }
+}
+
+/// The prompt `name` with the arguments of `A`'s schema.
+fn prompt_info<A: JsonSchema>(name: &str, description: &str) -> PromptInfo {
+    let schema = schemars::schema_for!(A);
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(serde_json::Value::as_array)
+        .map(|names| names.iter().filter_map(serde_json::Value::as_str).collect())
+        .unwrap_or_default();
+    let properties = schema.get("properties").and_then(serde_json::Value::as_object);
+    let mut info = PromptInfo::new(name, description);
+    for (name, property) in properties.into_iter().flatten() {
+        let description = property.get("description").and_then(serde_json::Value::as_str);
+        let argument = PromptArgument::new(intern(name), required.contains(&name.as_str()));
+        info.arguments.push(match description {
+            Some(description) => argument.with_description(intern(description)),
+            None => argument,
+        });
+    }
+    info
+}
+
+/// `text` as a `&'static str`: leaked the first time, the same one after.
+fn intern(text: &str) -> &'static str {
+    static INTERNED: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let mut interned = INTERNED.get_or_init(Mutex::default).lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    match interned.get(text) {
+        Some(text) => text,
+        None => {
+            let text: &'static str = Box::leak(text.to_owned().into_boxed_str());
+            interned.insert(text);
+            text
+        }
     }
 }
 

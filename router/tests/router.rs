@@ -329,3 +329,166 @@ async fn prompts_are_async_functions_of_typed_arguments() {
         }
     }
 }
+
+#[derive(serde::Deserialize)]
+struct Note {
+    key: String,
+}
+
+/// A router of a resource, a template (whose `missing` key fails, whose `wait` key never ends)
+/// and a completion.
+fn library(dropped: Arc<AtomicBool>) -> Router {
+    use mcp_sansio::server::{ResourceInfo, TemplateInfo};
+    use mcp_sansio_router::{CompletionQuery, Completions, Reference, ResourceContents};
+    let readme =
+        ResourceInfo { mime_type: Some("text/markdown".into()), ..ResourceInfo::new("docs://readme", "readme") };
+    Router::new()
+        .resource(readme, || async {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            "# Read me"
+        })
+        .resource(ResourceInfo::new("docs://logo", "logo"), || async {
+            ResourceContents::blob(*b"PNG").mime_type("image/png").and_text("a logo")
+        })
+        .resource_template(TemplateInfo::new("notes://{key}", "notes"), move |uri: String, Note { key }| {
+            let flag = DropFlag(dropped.clone());
+            async move {
+                let _flag = flag;
+                match key.as_str() {
+                    "missing" => return Err(format!("no note {key}")),
+                    "wait" => std::future::pending::<()>().await,
+                    _ => {}
+                }
+                Ok(ResourceContents::text(format!("note {key} at {uri}")).text_at("notes://index", "index"))
+            }
+        })
+        .completion(|query: CompletionQuery| async move {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            match (query.reference, query.argument.as_str()) {
+                (Reference::ResourceTemplate(template), "key") if template == "notes://{key}" => {
+                    if query.value == "boom" {
+                        return Err("no completions today");
+                    }
+                    let keys = ["alpha", "alps", "beta"].into_iter().filter(|k| k.starts_with(&query.value));
+                    Ok(Completions::new(keys).total(7).has_more(true))
+                }
+                _ => Ok(Completions::default()),
+            }
+        })
+}
+
+fn server_error(result: Result<Vec<u8>, RequestError>) -> (i64, String) {
+    match result {
+        Err(RequestError::Server { code, message, .. }) => (code, message),
+        other => panic!("not a server error: {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn resources_templates_and_completions_are_async_functions() {
+    for era in [EraPolicy::Legacy, EraPolicy::Modern] {
+        let client = serve(library(Arc::default()), era).await;
+        let listed: Vec<Json> = client.list_resources().await.unwrap().iter().map(|r| parse(r)).collect();
+        assert_eq!(listed[0], serde_json::json!({"uri":"docs://readme","name":"readme","mimeType":"text/markdown"}));
+        let templates = parse(&client.request("resources/templates/list", None).await.unwrap());
+        assert_eq!(templates["resourceTemplates"][0]["uriTemplate"], "notes://{key}", "{era:?}");
+
+        let readme = parse(&client.read_resource("docs://readme").await.unwrap());
+        assert_eq!(
+            readme["contents"],
+            serde_json::json!([{"uri":"docs://readme","mimeType":"text/markdown","text":"# Read me"}]),
+            "{era:?}"
+        );
+        let logo = parse(&client.read_resource("docs://logo").await.unwrap());
+        assert_eq!(
+            logo["contents"],
+            serde_json::json!([
+                {"uri":"docs://logo","mimeType":"image/png","blob":"UE5H"},
+                {"uri":"docs://logo","text":"a logo"}
+            ])
+        );
+        let note = parse(&client.read_resource("notes://a%20b").await.unwrap());
+        assert_eq!(note["contents"][0]["text"], "note a b at notes://a%20b", "{era:?}: {note}");
+        assert_eq!(note["contents"][1], serde_json::json!({"uri":"notes://index","text":"index"}));
+
+        let (code, message) = server_error(client.read_resource("notes://missing").await);
+        assert_eq!((code, message.as_str()), (-32603, "no note missing"), "{era:?}");
+        let (code, _) = server_error(client.read_resource("other://x").await);
+        let not_found = match era {
+            EraPolicy::Legacy => -32002,
+            _ => -32602,
+        };
+        assert_eq!(code, not_found, "{era:?}");
+
+        let template = r#"{"type":"ref/resource","uri":"notes://{key}"}"#;
+        let completed = parse(&client.complete(template, "key", "al").await.unwrap());
+        assert_eq!(
+            completed["completion"],
+            serde_json::json!({"values":["alpha","alps"],"total":7,"hasMore":true}),
+            "{era:?}"
+        );
+        let (code, message) = server_error(client.complete(template, "key", "boom").await);
+        assert_eq!((code, message.as_str()), (-32603, "no completions today"), "{era:?}");
+        let unknown = r#"{"type":"ref/resource","uri":"nowhere://{x}"}"#;
+        assert_eq!(server_error(client.complete(unknown, "x", "").await).0, -32602, "{era:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_cancelled_read_drops_its_future() {
+    for era in [EraPolicy::Legacy, EraPolicy::Modern] {
+        let dropped = Arc::new(AtomicBool::new(false));
+        let client = serve(library(dropped.clone()), era).await;
+        let cancel = CancelHandle::new();
+        let cancellable = client.with_cancel(&cancel);
+        let read = cancellable.read_resource("notes://wait");
+        let canceller = async {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            cancel.cancel();
+        };
+        let (result, ()) = tokio::join!(read, canceller);
+        assert!(matches!(result, Err(RequestError::Cancelled)), "{result:?}");
+        for _ in 0..100 {
+            if dropped.load(Ordering::SeqCst) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(dropped.load(Ordering::SeqCst), "{era:?}: the future was not dropped");
+        let readme = parse(&client.read_resource("docs://readme").await.unwrap());
+        assert_eq!(readme["contents"][0]["text"], "# Read me");
+    }
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Review {
+    /// The code to review.
+    code: String,
+    /// What to look for.
+    focus: Option<String>,
+}
+
+#[tokio::test]
+async fn a_typed_prompt_lists_its_arguments_from_the_schema() {
+    use mcp_sansio_router::PromptMessages;
+    let reviewer = || {
+        Router::new().typed_prompt("review", "Reviews code", |Review { code, focus }| async move {
+            PromptMessages::new().user(format!("Look for {} in {code}", focus.as_deref().unwrap_or("bugs")))
+        })
+    };
+    for era in [EraPolicy::Legacy, EraPolicy::Modern] {
+        let client = serve(reviewer(), era).await;
+        let prompts: Vec<Json> = client.list_prompts().await.unwrap().iter().map(|p| parse(p)).collect();
+        assert_eq!(
+            prompts[0]["arguments"],
+            serde_json::json!([
+                {"name":"code","description":"The code to review.","required":true},
+                {"name":"focus","description":"What to look for.","required":false}
+            ]),
+            "{era:?}"
+        );
+        let got = parse(&client.get_prompt("review", Some(r#"{"code":"x = 1"}"#)).await.unwrap());
+        assert_eq!(got["messages"][0]["content"]["text"], "Look for bugs in x = 1", "{era:?}");
+        assert_eq!(server_error(client.get_prompt("review", Some("{}")).await).0, -32602, "{era:?}");
+    }
+}
