@@ -99,7 +99,7 @@ pub use body::ResponseBody;
 pub use config::{BearerAuth, HttpConfig, TokenRejection, TokenValidator};
 pub use owned::{HttpEngine, IN_FLIGHT, OUTBOUND};
 pub use server::{serve, shutdown_signal};
-pub use service::McpHttp;
+pub use service::{McpHttp, WeakMcpHttp};
 pub use serving::{Serving, serving};
 pub use state::LegacySession;
 pub use store::{EventLimits, EventStore, MemoryEventStore, MemorySessionStore, SessionStore, StreamState};

@@ -102,6 +102,38 @@ impl<H> Clone for McpHttp<H> {
     }
 }
 
+/// An [`McpHttp`] that does not keep it alive ([`McpHttp::downgrade`]): for the application's
+/// own handler to hold, which the endpoint holds.
+pub struct WeakMcpHttp<H> {
+    inner: std::sync::Weak<Inner<H>>,
+}
+
+impl<H> Clone for WeakMcpHttp<H> {
+    fn clone(&self) -> Self {
+        WeakMcpHttp { inner: self.inner.clone() }
+    }
+}
+
+impl<H> WeakMcpHttp<H> {
+    /// The endpoint, if it is still alive.
+    pub fn upgrade(&self) -> Option<McpHttp<H>> {
+        self.inner.upgrade().map(|inner| McpHttp { inner })
+    }
+}
+
+impl<H> McpHttp<H> {
+    /// A handle that does not keep the endpoint alive.
+    pub fn downgrade(&self) -> WeakMcpHttp<H> {
+        WeakMcpHttp { inner: Arc::downgrade(&self.inner) }
+    }
+
+    /// The engines' time now (what [`McpHttp::with_engine`] gives them): to pass to engine methods
+    /// that take one ([`Engine::reply_input`], [`Engine::request_input`]).
+    pub fn now(&self) -> Instant {
+        self.inner.now()
+    }
+}
+
 impl<H: Handler + Send + 'static> McpHttp<H> {
     /// The endpoint serving `handler` with `config` (its engine [`Config`](mcp_sansio::server::Config)
     /// is `config.engine`).
@@ -197,10 +229,6 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, State<H>> {
         self.inner.lock()
-    }
-
-    pub(crate) fn now(&self) -> Instant {
-        self.inner.now()
     }
 
     /// Serves one request.
