@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value as Json;
 
-use crate::RouterServer;
+use crate::RouterEngine;
 use crate::input::{Asker, InputError, Question};
 
 /// The request a tool function serves: its progress and log messages, and questions to the
@@ -124,9 +124,9 @@ impl Context {
 
     /// Writes a notification about the request from the job queue: again once output was written
     /// while the transmit buffer is full; dropped when the request is over or the note refused.
-    fn note(&self, mut write: impl FnMut(&mut RouterServer, &Deferred) -> Result<(), SendError> + Send + 'static) {
+    fn note(&self, mut write: impl FnMut(&mut RouterEngine, &Deferred) -> Result<(), SendError> + Send + 'static) {
         let deferred = self.asker.deferred.clone();
-        let _ = self.asker.jobs.submit(move |server: &mut RouterServer, _now| match write(server, &deferred) {
+        self.asker.jobs.submit(move |engine: &mut RouterEngine, _now| match write(engine, &deferred) {
             Err(SendError::Full) => JobStatus::Retry,
             _ => JobStatus::Done,
         });

@@ -26,12 +26,13 @@ use mcp_sansio::endpoint::{OutboundKey, Outcome, SendError};
 use mcp_sansio::mcp::ClientCapabilities;
 use mcp_sansio::server::{Deferred, InputRequest, ReplyError, RequestContext};
 use mcp_sansio::version::Era;
-use mcp_sansio_driver::{JobSender, JobStatus};
+use mcp_sansio_driver::JobStatus;
 use serde_json::{Map, Value as Json};
 
 #[cfg(doc)]
 use crate::Context;
-use crate::{RouterServer, Shared};
+use crate::engines::Target;
+use crate::{RouterEngine, Shared};
 
 /// Why a question to the client got no usable answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -135,13 +136,13 @@ impl Input {
     /// far as its state.
     pub(crate) fn reply(
         &self,
-        server: &mut RouterServer,
+        engine: &mut RouterEngine,
         now: mcp_sansio::time::Instant,
         deferred: &Deferred,
         name: &str,
         (key, question): &(String, Question),
     ) -> Result<(), ReplyError> {
-        let reply = server.reply_input(now, deferred, name)?;
+        let reply = engine.reply_input(now, deferred, name)?;
         let reply = reply.request(key, question.request());
         let reply = match self.answers.is_empty() {
             true => reply,
@@ -157,7 +158,7 @@ impl Input {
 pub(crate) struct Asker {
     pub(crate) input: Arc<Input>,
     pub(crate) deferred: Arc<Deferred>,
-    pub(crate) jobs: JobSender<RouterServer>,
+    pub(crate) jobs: Target,
     pub(crate) shared: Arc<Shared>,
 }
 
@@ -193,9 +194,9 @@ impl Asker {
         let (sender, receiver) = oneshot::channel();
         let mut sender = Some(sender);
         let (deferred, shared) = (self.deferred.clone(), self.shared.clone());
-        let submitted = self.jobs.submit(move |server: &mut RouterServer, now| {
+        let submitted = self.jobs.submit(move |engine: &mut RouterEngine, now| {
             let Some(waiting) = sender.take() else { return JobStatus::Done };
-            match server.request_input(now, &deferred, question.request()) {
+            match engine.request_input(now, &deferred, question.request()) {
                 Ok(key) => {
                     shared.waiting().insert(key, waiting);
                 }
@@ -209,7 +210,7 @@ impl Asker {
             }
             JobStatus::Done
         });
-        if submitted.is_err() {
+        if !submitted {
             return Err(InputError::Closed);
         }
         receiver.await.unwrap_or(Err(InputError::Closed))

@@ -54,11 +54,12 @@
 //! [`Router::resource_template`] giving [`ResourceContents`], [`Router::completion`] giving
 //! [`Completions`]), deferred and cancelled the same way.
 //!
+//! The router serves a byte stream ([`Router::into_server`]: stdio, a child's pipes, a serial
+//! line) or, with the `http` feature, Streamable HTTP in both eras ([`Router::into_http`]).
+//!
 //! # Not yet
 //! Prompt, resource and completion functions get no [`Context`] (no progress, logs or questions
-//! to the client); the router serves
-//! one byte-stream connection (stdio, a child's pipes, a serial line), not the Streamable HTTP
-//! server's sessions.
+//! to the client).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -72,7 +73,7 @@ use mcp_sansio::server::{
     Config, Deferred, DeferredKey, Event, Handler, HmacSealer, OwnedBuffers, Registry, ReplyError, Server, ToolCall,
     ToolInfo, ToolReply, ToolResult,
 };
-use mcp_sansio_driver::{JobQueue, JobSender, JobStatus, job_queue};
+use mcp_sansio_driver::{JobQueue, JobStatus, job_queue};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
@@ -142,19 +143,21 @@ pub const STATE_LIFETIME: mcp_sansio::time::Duration = mcp_sansio::time::Duratio
 
 /// The server a [`Router`] becomes ([`Router::into_server`]): the core's [`Registry`] as its
 /// handler.
-pub type RouterServer = Server<'static, Registry, MAX_IN_FLIGHT>;
+pub type RouterServer = Server<'static, Registry, MAX_IN_FLIGHT, OUTBOUND>;
 
 /// A future the router gives to the runtime to run.
 pub type BoxFuture = Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
 
 mod completion;
 mod context;
+mod engines;
 pub mod input;
 mod prompt;
 mod resource;
 
 pub use completion::{CompletionOutput, CompletionQuery, Completions, Reference};
 pub use context::{Context, Elicitation, Root};
+pub use engines::{OUTBOUND, RouterEngine};
 pub use input::InputError;
 pub use prompt::{PromptMessages, PromptOutput};
 #[doc(hidden)]
@@ -203,8 +206,15 @@ fn schema_text(mut schema: schemars::Schema) -> String {
 
 /// The runtime the router was given ([`Router::into_server`]), shared with its tools' closures.
 struct Runtime {
-    jobs: JobSender<RouterServer>,
-    spawn: Box<dyn Fn(BoxFuture) + Send + Sync>,
+    engines: engines::Engines,
+    spawn: Arc<dyn Fn(BoxFuture) + Send + Sync>,
+}
+
+impl Runtime {
+    /// The engine serving the request being handled now (call it from the handler).
+    fn serving(&self) -> engines::Target {
+        self.engines.serving(&self.spawn)
+    }
 }
 
 /// What the tools' closures and the cancellation hook share.
@@ -219,7 +229,7 @@ struct Shared {
 
 /// Writes a deferred request's answer from what its future gave; hands it back when the reply
 /// cannot be written now (`ReplyError::Busy`: again once output was written).
-type Answer<T> = fn(&mut RouterServer, &Deferred, T) -> Result<(), (ReplyError, T)>;
+type Answer<T> = fn(&mut RouterEngine, &Deferred, T) -> Result<(), (ReplyError, T)>;
 
 impl Shared {
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<DeferredKey, AbortHandle>> {
@@ -257,16 +267,16 @@ impl Shared {
             let _ = input.abort.set(abort.clone());
         }
         self.running().insert(deferred.key(), abort);
-        let (jobs, shared) = (runtime.jobs.clone(), self.clone());
+        let (jobs, shared) = (runtime.serving(), self.clone());
         (runtime.spawn)(Box::pin(async move {
             let Ok(output) = Abortable::new(future, registration).await else {
                 // Aborted: the client cancelled (its answer is suppressed by the engine), or the
                 // function asked a question it has no answer for.
                 let Some((input, name)) = input else { return };
                 let Some(question) = input.take_unanswered() else { return };
-                let _ = jobs.submit(move |server: &mut RouterServer, now| {
+                jobs.submit(move |engine: &mut RouterEngine, now| {
                     shared.running().remove(&deferred.key());
-                    match input.reply(server, now, &deferred, &name, &question) {
+                    match input.reply(engine, now, &deferred, &name, &question) {
                         Err(ReplyError::Busy) => JobStatus::Retry,
                         _ => JobStatus::Done,
                     }
@@ -274,10 +284,10 @@ impl Shared {
                 return;
             };
             let mut output = Some(output);
-            let _ = jobs.submit(move |server: &mut RouterServer, _now| {
+            jobs.submit(move |engine: &mut RouterEngine, _now| {
                 shared.running().remove(&deferred.key());
                 let Some(value) = output.take() else { return JobStatus::Done };
-                match answer(server, &deferred, value) {
+                match answer(engine, &deferred, value) {
                     Ok(()) => JobStatus::Done,
                     Err((ReplyError::Busy, value)) => {
                         output = Some(value);
@@ -379,7 +389,7 @@ impl Router {
             let asker = input::Asker {
                 input: input.clone(),
                 deferred: deferred.clone(),
-                jobs: runtime.jobs.clone(),
+                jobs: runtime.serving(),
                 shared: shared.clone(),
             };
             let future = function(arguments, Context::new(asker));
@@ -414,14 +424,54 @@ impl Router {
         mut config: Config<'static>,
         spawn: impl Fn(BoxFuture) + Send + Sync + 'static,
     ) -> (RouterServer, JobQueue<RouterServer>) {
-        if config.state_sealer.is_none() {
-            let mut key = [0u8; 32];
-            if getrandom::fill(&mut key).is_ok() {
-                config.state_sealer = Some(Box::leak(Box::new(HmacSealer::new(key, STATE_LIFETIME))));
-            }
-        }
+        seal_by_default(&mut config);
         let (jobs, queue) = job_queue();
-        let _ = self.shared.runtime.set(Runtime { jobs, spawn: Box::new(spawn) });
+        let _ = self.shared.runtime.set(Runtime { engines: engines::Engines::Queue(jobs), spawn: Arc::new(spawn) });
         (Server::new_owned(self.registry, config, OwnedBuffers::zeroed(BUFFER, BUFFER, 0)), queue)
+    }
+
+    /// The Streamable HTTP endpoint that serves these tools (both eras: the stateless 2026-07-28
+    /// engine and legacy sessions; serve it with `mcp_sansio_http::serve`). A call's answer,
+    /// progress, log messages and questions go to the engine that received it. `spawn` and the
+    /// request state's sealing as for [`Router::into_server`] (`config.engine`'s sealer).
+    ///
+    /// ```no_run
+    /// # async fn serve() -> std::io::Result<()> {
+    /// use mcp_sansio::server::Config;
+    /// use mcp_sansio_http::HttpConfig;
+    /// use mcp_sansio_router::Router;
+    ///
+    /// let addr = "127.0.0.1:8000".parse().unwrap();
+    /// let config = HttpConfig::new(Config::new("hello", "1.0.0"), addr);
+    /// let router = Router::new().tool("hello", "Says hello", |_: mcp_sansio_router::NoArguments| async { "hello" });
+    /// let endpoint = router.into_http(config, |future| {
+    ///     tokio::spawn(future);
+    /// });
+    /// let listener = tokio::net::TcpListener::bind(addr).await?;
+    /// mcp_sansio_http::serve(listener, endpoint, mcp_sansio_http::shutdown_signal()).await
+    /// # }
+    /// ```
+    #[cfg(feature = "http")]
+    pub fn into_http(
+        self,
+        mut config: mcp_sansio_http::HttpConfig,
+        spawn: impl Fn(BoxFuture) + Send + Sync + 'static,
+    ) -> mcp_sansio_http::McpHttp<Registry> {
+        seal_by_default(&mut config.engine);
+        let endpoint = mcp_sansio_http::McpHttp::new(self.registry, config);
+        let engines = engines::Engines::Http(endpoint.downgrade());
+        let _ = self.shared.runtime.set(Runtime { engines, spawn: Arc::new(spawn) });
+        endpoint
+    }
+}
+
+/// Gives `config` the router's own [`HmacSealer`] (a random key, [`STATE_LIFETIME`]) if it has no
+/// sealer.
+fn seal_by_default(config: &mut Config<'static>) {
+    if config.state_sealer.is_none() {
+        let mut key = [0u8; 32];
+        if getrandom::fill(&mut key).is_ok() {
+            config.state_sealer = Some(Box::leak(Box::new(HmacSealer::new(key, STATE_LIFETIME))));
+        }
     }
 }

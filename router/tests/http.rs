@@ -1,0 +1,165 @@
+//! The router as a Streamable HTTP endpoint (`Router::into_http`), called by this project's HTTP
+//! client in both eras: a tool that awaits a timer, one that reports progress and one that elicits
+//! confirmation, with the functions on tokio and on smol. Each answer, note and question reaches
+//! the engine that received the call: the stateless engine (2026-07-28) or the session's (legacy).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mcp_sansio::client::{self, EraPolicy, InputAnswer};
+use mcp_sansio::mcp::ClientCapabilities;
+use mcp_sansio::mcp::input::ReceivedInput;
+use mcp_sansio::server::Config;
+use mcp_sansio_driver::host::Host;
+use mcp_sansio_http::HttpConfig;
+use mcp_sansio_http::client::{HttpClient, connect};
+use mcp_sansio_router::{Context, Elicitation, InputError, NoArguments, Router};
+use serde_json::Value as Json;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Wait {
+    ms: u64,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Confirm {
+    confirm: bool,
+}
+
+/// Where the functions run, and so which timer they await.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Runtime {
+    Tokio,
+    Smol,
+}
+
+async fn sleep(runtime: Runtime, ms: u64) {
+    match runtime {
+        Runtime::Tokio => tokio::time::sleep(Duration::from_millis(ms)).await,
+        Runtime::Smol => drop(smol::Timer::after(Duration::from_millis(ms)).await),
+    }
+}
+
+fn router(runtime: Runtime, runs: Arc<AtomicUsize>) -> Router {
+    Router::new()
+        .tool("wait", "Awaits a timer", move |Wait { ms }| async move {
+            sleep(runtime, ms).await;
+            format!("waited {ms} ms")
+        })
+        .tool_with_context(
+            "count",
+            "Counts to three, reporting progress",
+            move |_: NoArguments, ctx: Context| async move {
+                for i in 1..=3 {
+                    ctx.progress(i, Some(3), None);
+                    sleep(runtime, 5).await;
+                }
+                "three"
+            },
+        )
+        .tool_with_context("delete", "Deletes after confirmation", move |_: NoArguments, ctx: Context| {
+            runs.fetch_add(1, Ordering::SeqCst);
+            async move {
+                match ctx.elicit::<Confirm>("Delete?").await? {
+                    Elicitation::Accept(Confirm { confirm: true }) => Ok::<_, InputError>("deleted"),
+                    _ => Ok("kept"),
+                }
+            }
+        })
+}
+
+/// Serves `router` on a loopback port (its functions spawned on `runtime`); its URL.
+async fn start(router: Router, runtime: Runtime) -> (String, tokio::sync::oneshot::Sender<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let endpoint =
+        router.into_http(HttpConfig::new(Config::new("router-http", "1.0.0"), addr), move |future| match runtime {
+            Runtime::Tokio => drop(tokio::spawn(future)),
+            Runtime::Smol => smol::spawn(future).detach(),
+        });
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(mcp_sansio_http::serve(listener, endpoint, async move {
+        let _ = stopped.await;
+    }));
+    (format!("http://{addr}/mcp"), stop)
+}
+
+/// A client in `era` that confirms every form, counting the questions.
+async fn client(url: &str, era: EraPolicy, asked: Arc<AtomicUsize>) -> HttpClient {
+    let host = Host::new().with_input(Box::new(move |input, result| match input {
+        ReceivedInput::ElicitForm { .. } => {
+            asked.fetch_add(1, Ordering::SeqCst);
+            result.raw(br#"{"action":"accept","content":{"confirm":true}}"#);
+            InputAnswer::Written
+        }
+        _ => InputAnswer::Refused,
+    }));
+    let capabilities = ClientCapabilities::NONE.with_elicitation_form();
+    let config = client::Config::new("router-http-client", "1.0.0").with_era(era).with_capabilities(capabilities);
+    let client = connect(url, config, host).unwrap();
+    client.connect().await.unwrap();
+    client
+}
+
+fn parse(bytes: &[u8]) -> Json {
+    serde_json::from_slice(bytes).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timer_progress_and_elicitation_over_streamable_http_in_both_eras_on_tokio_and_smol() {
+    for runtime in [Runtime::Tokio, Runtime::Smol] {
+        let runs = Arc::new(AtomicUsize::new(0));
+        let (url, _stop) = start(router(runtime, runs.clone()), runtime).await;
+        for era in [EraPolicy::Legacy, EraPolicy::Modern] {
+            let asked = Arc::new(AtomicUsize::new(0));
+            let client = client(&url, era, asked.clone()).await;
+            let what = format!("{runtime:?}, {era:?}");
+
+            let started = Instant::now();
+            let waited = parse(&client.call_tool("wait", r#"{"ms":50}"#).await.unwrap());
+            assert_eq!(waited["content"][0]["text"], "waited 50 ms", "{what}: {waited}");
+            assert!(started.elapsed() >= Duration::from_millis(50), "{what}: the timer ran");
+
+            let progress = Arc::new(Mutex::new(Vec::new()));
+            let seen = progress.clone();
+            let counted = client
+                .call_tool_with_progress("count", "{}", Box::new(move |p, _, _| seen.lock().unwrap().push(p)))
+                .await
+                .unwrap();
+            assert_eq!(parse(&counted)["content"][0]["text"], "three", "{what}");
+            assert_eq!(*progress.lock().unwrap(), [1.0, 2.0, 3.0], "{what}");
+
+            runs.store(0, Ordering::SeqCst);
+            let deleted = parse(&client.call_tool("delete", "{}").await.unwrap());
+            assert_eq!(deleted["content"][0]["text"], "deleted", "{what}: {deleted}");
+            assert_eq!(asked.load(Ordering::SeqCst), 1, "{what}: asked once");
+            // Legacy: the function awaited the answer; 2026-07-28: it ran again on the retry.
+            assert_eq!(runs.load(Ordering::SeqCst), if era == EraPolicy::Legacy { 1 } else { 2 }, "{what}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_calls_at_once_reach_their_own_engines() {
+    let (url, _stop) = start(router(Runtime::Tokio, Arc::default()), Runtime::Tokio).await;
+    // Two legacy sessions and the stateless engine, 20 slow calls each, all at once.
+    let mut clients = Vec::new();
+    for era in [EraPolicy::Legacy, EraPolicy::Legacy, EraPolicy::Modern] {
+        clients.push(Arc::new(client(&url, era, Arc::default()).await));
+    }
+    let mut calls = Vec::new();
+    for client in &clients {
+        for i in 0..20u64 {
+            let client = client.clone();
+            calls.push(tokio::spawn(async move {
+                let answer = client.call_tool("wait", &format!(r#"{{"ms":{}}}"#, 20 + i)).await.unwrap();
+                (i, parse(&answer)["content"][0]["text"].as_str().unwrap().to_owned())
+            }));
+        }
+    }
+    for call in calls {
+        let (i, text) = call.await.unwrap();
+        assert_eq!(text, format!("waited {} ms", 20 + i));
+    }
+}
