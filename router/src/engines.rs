@@ -36,6 +36,8 @@ pub(crate) enum Engines {
 impl Engines {
     /// The engine serving the request being handled now (call it from the handler).
     pub(crate) fn serving(&self, spawn: &Arc<dyn Fn(BoxFuture) + Send + Sync>) -> Target {
+        #[cfg(not(feature = "http"))]
+        let _ = spawn;
         match self {
             Engines::Queue(jobs) => Target::Queue(jobs.clone()),
             #[cfg(feature = "http")]

@@ -38,9 +38,9 @@ use crate::{RouterEngine, Shared};
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum InputError {
-    /// The client did not declare the capability the question needs (`elicitation`, `sampling`,
-    /// `roots`): ask something else, or fail the call.
-    NotSupported,
+    /// The client did not declare the capability the question needs (named: `elicitation`,
+    /// `sampling`, `sampling.tools`, `roots`): ask something else, or fail the call.
+    NotSupported(&'static str),
     /// The client answered with a JSON-RPC error.
     Refused {
         /// Its `error.code`.
@@ -61,7 +61,9 @@ pub enum InputError {
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            InputError::NotSupported => f.write_str("the client does not support this kind of input"),
+            InputError::NotSupported(capability) => {
+                write!(f, "the client did not declare the `{capability}` capability")
+            }
             InputError::Refused { code, message } => write!(f, "the client refused ({code}): {message}"),
             InputError::Unreadable(why) => write!(f, "the client's answer is unreadable: {why}"),
             InputError::TimedOut => f.write_str("the client did not answer in time"),
@@ -82,6 +84,16 @@ pub(crate) enum Question {
 }
 
 impl Question {
+    /// The client capability it needs.
+    fn capability(&self) -> &'static str {
+        match self {
+            Question::Form { .. } => "elicitation",
+            Question::Sample { params } if params.contains("\"tools\"") => "sampling.tools",
+            Question::Sample { .. } => "sampling",
+            Question::Roots => "roots",
+        }
+    }
+
     fn request(&self) -> InputRequest<'_> {
         match self {
             Question::Form { message, schema } => InputRequest::ElicitForm { message, requested_schema: schema },
@@ -115,7 +127,10 @@ impl Input {
         if let Some(responses) = context.input_responses
             && let Ok(Json::Object(responses)) = serde_json::from_slice::<Json>(responses.as_bytes())
         {
-            answers.extend(responses);
+            // The sealed earlier answers stand: a retry cannot change them.
+            for (key, answer) in responses {
+                answers.entry(key).or_insert(answer);
+            }
         }
         Input {
             era: context.version.era(),
@@ -169,7 +184,7 @@ impl Asker {
     /// Asks `question`; the client's answer (its `result`).
     pub(crate) async fn ask(&self, question: Question) -> Result<Json, InputError> {
         if !question.request().is_supported_by(&self.input.client) {
-            return Err(InputError::NotSupported);
+            return Err(InputError::NotSupported(question.capability()));
         }
         match self.input.era {
             Era::Modern => self.ask_modern(question).await,
@@ -191,29 +206,54 @@ impl Asker {
     }
 
     async fn ask_legacy(&self, question: Question) -> Result<Json, InputError> {
-        let (sender, receiver) = oneshot::channel();
-        let mut sender = Some(sender);
-        let (deferred, shared) = (self.deferred.clone(), self.shared.clone());
-        let submitted = self.jobs.submit(move |engine: &mut RouterEngine, now| {
-            let Some(waiting) = sender.take() else { return JobStatus::Done };
-            match engine.request_input(now, &deferred, question.request()) {
-                Ok(key) => {
-                    shared.waiting().insert(key, waiting);
-                }
-                Err(SendError::Full) => {
-                    sender = Some(waiting);
-                    return JobStatus::Retry;
-                }
-                Err(SendError::NotAvailable | SendError::Closed) => drop(waiting.send(Err(InputError::Closed))),
-                Err(SendError::MissingCapability) => drop(waiting.send(Err(InputError::NotSupported))),
-                Err(error) => drop(waiting.send(Err(InputError::NotSent(error)))),
-            }
-            JobStatus::Done
-        });
-        if !submitted {
+        let (waiting, receiver) = oneshot::channel();
+        let parked = Parked { target: self.jobs.clone(), deferred: self.deferred.clone(), question, waiting };
+        if !parked.send(self.shared.clone()) {
             return Err(InputError::Closed);
         }
         receiver.await.unwrap_or(Err(InputError::Closed))
+    }
+}
+
+/// A legacy question not sent yet: every slot for requests to the client was taken (the
+/// engine's `OUTBOUND`). It waits, in order, until an answer frees one ([`deliver`]).
+pub(crate) struct Parked {
+    target: Target,
+    deferred: Arc<Deferred>,
+    question: Question,
+    waiting: Waiting,
+}
+
+impl Parked {
+    /// Sends the question from a job on its engine (parked again while no slot is free); `false`
+    /// if the engine is gone.
+    fn send(self, shared: Arc<Shared>) -> bool {
+        let target = self.target.clone();
+        let mut parked = Some(self);
+        target.submit(move |engine: &mut RouterEngine, now| {
+            let Some(this) = parked.take() else { return JobStatus::Done };
+            match engine.request_input(now, &this.deferred, this.question.request()) {
+                Ok(key) => {
+                    shared.waiting().insert(key, this.waiting);
+                }
+                Err(SendError::Full) => {
+                    parked = Some(this);
+                    return JobStatus::Retry;
+                }
+                Err(SendError::TooManyRequests) => shared.parked().push_back(this),
+                Err(error) => {
+                    let error = match error {
+                        SendError::NotAvailable | SendError::Closed => InputError::Closed,
+                        SendError::MissingCapability => InputError::NotSupported(this.question.capability()),
+                        error => InputError::NotSent(error),
+                    };
+                    let _ = this.waiting.send(Err(error));
+                    // No slot taken: the next parked question may have it.
+                    send_next_parked(&shared);
+                }
+            }
+            JobStatus::Done
+        })
     }
 }
 
@@ -231,9 +271,19 @@ pub(crate) fn answer(outcome: Outcome<'_>) -> Result<Json, InputError> {
     }
 }
 
-/// Hands a legacy answer to the function waiting for it.
-pub(crate) fn deliver(shared: &Shared, key: OutboundKey, outcome: Outcome<'_>) {
-    if let Some(waiting) = shared.waiting().remove(&key) {
-        let _ = waiting.send(answer(outcome));
+/// Hands a legacy answer to the function waiting for it; the slot it freed goes to the first
+/// parked question.
+pub(crate) fn deliver(shared: &Arc<Shared>, key: OutboundKey, outcome: Outcome<'_>) {
+    let Some(waiting) = shared.waiting().remove(&key) else { return };
+    let _ = waiting.send(answer(outcome));
+    send_next_parked(shared);
+}
+
+/// Sends the first parked question, if any (a slot was freed, or not used after all).
+fn send_next_parked(shared: &Arc<Shared>) {
+    let next = shared.parked().pop_front();
+    if let Some(parked) = next {
+        // `false`: the engine is gone; its function hears `Closed` as the job drops `waiting`.
+        let _ = parked.send(shared.clone());
     }
 }

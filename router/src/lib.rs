@@ -225,6 +225,8 @@ struct Shared {
     running: Mutex<HashMap<DeferredKey, AbortHandle>>,
     /// Questions to legacy clients, by the key of their request, and who waits for the answer.
     waiting: Mutex<HashMap<OutboundKey, input::Waiting>>,
+    /// Questions waiting for a free slot for requests to the client.
+    parked: Mutex<std::collections::VecDeque<input::Parked>>,
 }
 
 /// Writes a deferred request's answer from what its future gave; hands it back when the reply
@@ -238,6 +240,10 @@ impl Shared {
 
     fn waiting(&self) -> std::sync::MutexGuard<'_, HashMap<OutboundKey, input::Waiting>> {
         self.waiting.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn parked(&self) -> std::sync::MutexGuard<'_, std::collections::VecDeque<input::Parked>> {
+        self.parked.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Runs `future` on the runtime (aborted if the client cancels the request) and answers the

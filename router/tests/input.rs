@@ -144,9 +144,34 @@ mod on_tokio {
             let client = serve(era, ClientCapabilities::NONE, host, Arc::default()).await;
             let result = parse(&client.call_tool("delete", "{}").await.unwrap());
             assert_eq!(result["isError"], true, "{era:?}: {result}");
-            assert_eq!(result["content"][0]["text"], InputError::NotSupported.to_string());
+            assert_eq!(result["content"][0]["text"], InputError::NotSupported("elicitation").to_string());
             assert_eq!(asked.load(Ordering::SeqCst), 0);
         }
+    }
+
+    /// More calls asking at once than a legacy engine has slots for requests to the client
+    /// (`OUTBOUND`): the questions past the slots wait for one, and every call completes.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn more_questions_than_slots_wait_for_one_in_a_legacy_session() {
+        let asked = Arc::new(AtomicUsize::new(0));
+        let mut answer = answer(false, asked.clone());
+        // A slow user: the server asks the next questions while this one is answered.
+        let host = Host::new().with_input(Box::new(move |input, result| {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            answer(input, result)
+        }));
+        let client = Arc::new(serve(EraPolicy::Legacy, everything(), host, Arc::default()).await);
+        let calls: Vec<_> = (0..3 * mcp_sansio_router::OUTBOUND)
+            .map(|_| {
+                let client = client.clone();
+                tokio::spawn(async move { parse(&client.call_tool("delete", "{}").await.unwrap()) })
+            })
+            .collect();
+        for call in calls {
+            let result = call.await.unwrap();
+            assert_eq!(result["content"][0]["text"], "deleted", "{result}");
+        }
+        assert_eq!(asked.load(Ordering::SeqCst), 3 * mcp_sansio_router::OUTBOUND);
     }
 
     #[tokio::test]

@@ -94,8 +94,9 @@ MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
 ELICIT, ROOTS, SAMPLE = "elicitation/create", "roots/list", "sampling/createMessage"
 KIND = {ELICIT: "elicit", ROOTS: "roots", SAMPLE: "sample"}
-# InputError::NotSupported's Display (router/src/input.rs).
-NOT_SUPPORTED = "the client does not support this kind of input"
+# InputError::NotSupported's Display (router/src/input.rs), naming the capability.
+def NOT_SUPPORTED(capability: str) -> str:
+    return f"the client did not declare the `{capability}` capability"
 
 # What the clients answer (the same for both SDKs; router_input.mjs gets it as --answers).
 CONFIRM_ANSWERS = [{"action": "accept", "content": {"confirm": True}}, {"action": "accept", "content": {"confirm": False}},
@@ -129,8 +130,8 @@ FULL = [
     Call("survey", "survey", {}, f"roots: {', '.join(URIS)}; name: Ada", [ROOTS, ELICIT]),
 ]
 BARE = [
-    Call("bare: confirm (no elicitation declared)", "confirm", {}, NOT_SUPPORTED, [], is_error=True),
-    Call("bare: summarize (no sampling declared)", "summarize", {"text": TEXT}, NOT_SUPPORTED, [], is_error=True),
+    Call("bare: confirm (no elicitation declared)", "confirm", {}, NOT_SUPPORTED("elicitation"), [], is_error=True),
+    Call("bare: summarize (no sampling declared)", "summarize", {"text": TEXT}, NOT_SUPPORTED("sampling"), [], is_error=True),
     Call("bare: roots (roots declared)", "roots", {}, "\n".join(URIS), [ROOTS]),
 ]
 CONNECTIONS = {"full": (["elicit", "roots", "sample"], FULL), "bare": (["roots"], BARE)}
