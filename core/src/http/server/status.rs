@@ -144,8 +144,11 @@ fn parsed_status(era: Era, message: &[u8]) -> u16 {
 /// The status of a stream whose first output is `bytes` in `framing`, if that output is the
 /// whole answer (`end_of_stream`): the answer's own status ([`response_status`]). A stream that
 /// starts with anything else (a notification before the answer) is 200.
+///
+/// The output is not searched for an `error` member first: [`response_status`] reads the one
+/// event's message (or the body) at most once, and most answers open as results.
 pub fn first_transmit_status(era: Era, framing: Framing, bytes: &[u8], end_of_stream: bool) -> u16 {
-    if !end_of_stream || !may_name_error(bytes) {
+    if !end_of_stream {
         return 200;
     }
     match framing {
@@ -188,22 +191,32 @@ pub struct OutputEvent<'a> {
 
 /// Splits the engine's SSE output (whole events, as in a [`Transmit`](crate::endpoint::Transmit))
 /// into events. Messages never hold a raw newline, so an event ends at the first blank line.
+///
+/// Line by line (a word at a time between line breaks): the event's lines are read as they are
+/// found, and its end is the first line break right after another.
 pub fn sse_events(bytes: &[u8]) -> impl Iterator<Item = OutputEvent<'_>> {
     let mut rest = bytes;
     core::iter::from_fn(move || {
-        let end = rest.windows(2).position(|w| w == b"\n\n")? + 2;
-        let (event, tail) = rest.split_at(end);
-        rest = tail;
         let mut id = None;
         let mut data: &[u8] = &[];
-        for line in event.split(|&b| b == b'\n') {
+        // Where the current line starts; a line break ends it (none left: no whole event).
+        let mut start = 0;
+        loop {
+            let tail = rest.get(start..)?;
+            let len = crate::swar::newline_free_len(tail);
+            let line = tail.get(..len).filter(|_| len < tail.len())?;
+            if line.is_empty() && start > 0 {
+                let (event, after) = (rest.get(..=start)?, rest.get(start + 1..)?);
+                rest = after;
+                return Some(OutputEvent { id, data, bytes: event });
+            }
             if let Some(value) = line.strip_prefix(b"id: ") {
                 id = EventId::parse(value).ok();
             } else if let Some(value) = line.strip_prefix(b"data: ") {
                 data = value;
             }
+            start += len + 1;
         }
-        Some(OutputEvent { id, data, bytes: event })
     })
 }
 
@@ -277,6 +290,46 @@ mod tests {
         assert_eq!(events[0].id, Some(EventId::new(3, 1)));
         assert_eq!(events[0].data, b"{}");
         assert_eq!(events[1].bytes, &one[..]);
+    }
+
+    /// The split before it searched line by line: the first `\n\n` ends an event.
+    fn reference_events(bytes: &[u8]) -> std::vec::Vec<OutputEvent<'_>> {
+        let mut rest = bytes;
+        core::iter::from_fn(move || {
+            let end = rest.windows(2).position(|w| w == b"\n\n")? + 2;
+            let (event, tail) = rest.split_at(end);
+            rest = tail;
+            let mut id = None;
+            let mut data: &[u8] = &[];
+            for line in event.split(|&b| b == b'\n') {
+                if let Some(value) = line.strip_prefix(b"id: ") {
+                    id = EventId::parse(value).ok();
+                } else if let Some(value) = line.strip_prefix(b"data: ") {
+                    data = value;
+                }
+            }
+            Some(OutputEvent { id, data, bytes: event })
+        })
+        .collect()
+    }
+
+    #[test]
+    fn sse_events_split_as_the_first_blank_line_says() {
+        let parts: [&[u8]; 8] =
+            [b"\n", b"\n\n", b"id: 3-1", b"data: {\"a\":1}", b"data: ", b"id: x", b"retry: 5", b"ab"];
+        // Every sequence of up to four parts, and a long data line.
+        let mut inputs: std::vec::Vec<std::vec::Vec<u8>> = std::vec![std::vec::Vec::new()];
+        for _ in 0..4 {
+            let longer: std::vec::Vec<_> =
+                inputs.iter().flat_map(|input| parts.iter().map(move |part| [&input[..], part].concat())).collect();
+            inputs.extend(longer);
+            inputs.dedup();
+        }
+        inputs.push([&b"id: 2-7\ndata: "[..], &[b'x'; 300], b"\n\nid: 2-8\ndata: y\n\n\n"].concat());
+        for input in &inputs {
+            let events: std::vec::Vec<_> = sse_events(input).collect();
+            assert_eq!(events, reference_events(input), "{:?}", core::str::from_utf8(input));
+        }
     }
 
     #[test]
