@@ -29,10 +29,12 @@
 //! | `http-custom-headers` | lists the tools, then makes the context's `toolCalls` |
 //! | `http-invalid-tool-headers` | calls every tool listed (tools with invalid `x-mcp-header` are dropped) |
 //! | `json-schema-2020-12-preservation` | echoes `json_schema_2020_12_tool`'s input schema to `json_schema_echo` |
+//! | `auth/*` | connects with OAuth ([`mcp_sansio_http::client::oauth`], the headless user agent; the context's `client_id`/`client_secret` as pre-registered credentials), lists the tools and calls each |
 
 #![forbid(unsafe_code)]
 
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_sansio::client::{Config, EraPolicy, InputAnswer};
@@ -41,6 +43,7 @@ use mcp_sansio::mcp::ClientCapabilities;
 use mcp_sansio::mcp::input::{ReceivedInput, write_accepted_form};
 use mcp_sansio::version::{Era, ProtocolVersion};
 use mcp_sansio_driver::host::{ClientHandle, Host};
+use mcp_sansio_http::client::oauth::{OAuth, OAuthConfig};
 use serde_json::{Value, json};
 
 /// How long a scenario may take before the client gives up (the suite's timeout is 30 s).
@@ -114,7 +117,10 @@ async fn run(url: &str, scenario: &str, era: EraPolicy, context: &Value) -> Resu
         .with_connect_timeout(mcp_sansio::time::Duration::from_secs(10))
         .with_request_timeout(Some(mcp_sansio::time::Duration::from_secs(15)));
     let host = Host::new().with_input(Box::new(answer_input));
-    let client = mcp_sansio_http::client::connect(url, config, host)?;
+    let client = match scenario.starts_with("auth/") {
+        true => mcp_sansio_http::client::connect_with_oauth(url, config, host, Arc::new(oauth(context)))?,
+        false => mcp_sansio_http::client::connect(url, config, host)?,
+    };
     let connected = client.connect().await?;
     eprintln!("conformance-client: connected at {}", connected.version);
     let played = play(&client, scenario, context).await;
@@ -122,9 +128,25 @@ async fn run(url: &str, scenario: &str, era: EraPolicy, context: &Value) -> Resu
     played
 }
 
+/// The client's OAuth for the `auth/*` scenarios: a native client (loopback redirect), with the
+/// suite's client ID metadata document URL, and the context's credentials if it has any.
+fn oauth(context: &Value) -> OAuth {
+    let mut config = OAuthConfig::new("mcp-sansio-conformance-client", "http://localhost:3000/callback")
+        .with_client_metadata_url("https://conformance-test.local/client-metadata.json");
+    if let Some(id) = context["client_id"].as_str() {
+        config = config.with_client(id, context["client_secret"].as_str().map(str::to_owned));
+    }
+    OAuth::new(config)
+}
+
 /// What the scenario expects of a connected client.
 async fn play(client: &ClientHandle, scenario: &str, context: &Value) -> Result<(), Failed> {
     match scenario {
+        _ if scenario.starts_with("auth/") => {
+            for tool in tools(client).await? {
+                call(client, name(&tool)?, &json!({})).await?;
+            }
+        }
         "initialize" | "tools_call" => {
             if tools(client).await?.iter().any(|tool| tool["name"] == "add_numbers") {
                 call(client, "add_numbers", &json!({"a": 2, "b": 3})).await?;

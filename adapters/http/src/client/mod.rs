@@ -77,6 +77,8 @@ pub use tokio_rustls::rustls;
 
 mod exchange;
 mod http_sse;
+#[cfg(feature = "oauth")]
+pub mod oauth;
 mod target;
 
 use exchange::{Exchange, failure, id_text, listen};
@@ -128,6 +130,21 @@ pub fn connect_with_tls(
     tls: Arc<rustls::ClientConfig>,
 ) -> io::Result<HttpClient> {
     start(Target::parse(url, Some(tls))?, config, host)
+}
+
+/// [`connect`] to an endpoint behind OAuth: a request answered `401` (or `403` for more scopes)
+/// runs `oauth`'s authorization flow and is sent again with the token (see [`oauth`]). Give the
+/// same `OAuth` to each connection to one server: it keeps the tokens.
+#[cfg(feature = "oauth")]
+pub fn connect_with_oauth(
+    url: &str,
+    config: client::Config<'static>,
+    host: Host,
+    oauth: Arc<oauth::OAuth>,
+) -> io::Result<HttpClient> {
+    let mut target = Target::parse(url, None)?;
+    target.auth = Some(oauth);
+    start(target, config, host)
 }
 
 fn start(target: Target, config: client::Config<'static>, host: Host) -> io::Result<HttpClient> {

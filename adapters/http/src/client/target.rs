@@ -30,6 +30,9 @@ pub(super) struct Target {
     pub(super) idle: Mutex<Vec<SendRequest<Full<Bytes>>>>,
     /// An HTTP response came from the server.
     pub(super) reached: AtomicBool,
+    /// OAuth for the endpoint's requests.
+    #[cfg(feature = "oauth")]
+    pub(super) auth: Option<std::sync::Arc<super::oauth::OAuth>>,
 }
 
 impl std::fmt::Debug for Target {
@@ -102,6 +105,8 @@ impl Target {
             path,
             idle: Mutex::new(Vec::new()),
             reached: AtomicBool::new(false),
+            #[cfg(feature = "oauth")]
+            auth: None,
         })
     }
 
@@ -148,7 +153,8 @@ impl Target {
         self.send_to(&self.path, method, headers, body).await
     }
 
-    /// [`Target::send`] to another path (and query) of the same origin.
+    /// [`Target::send`] to another path (and query) of the same origin; with OAuth, with the
+    /// endpoint's token, and again after a `401` or `403` its flow answered with a new one.
     pub(super) async fn send_to(
         &self,
         path: &str,
@@ -156,9 +162,49 @@ impl Target {
         headers: &[Header],
         body: Bytes,
     ) -> io::Result<(Response<Incoming>, SendRequest<Full<Bytes>>)> {
+        #[cfg(feature = "oauth")]
+        if let Some(auth) = &self.auth {
+            let resource = format!("{}://{}{}", self.scheme, self.authority, self.path);
+            let mut step_ups = 0;
+            loop {
+                let token = auth.bearer(&resource);
+                let bearer = token.as_ref().map(|t| format!("Bearer {t}"));
+                let (response, sender) =
+                    self.send_once(path, method.clone(), headers, bearer.as_deref(), body.clone()).await?;
+                let status = response.status().as_u16();
+                if status != 401 && status != 403 {
+                    return Ok((response, sender));
+                }
+                let challenge = response
+                    .headers()
+                    .get_all("www-authenticate")
+                    .iter()
+                    .find_map(|v| v.to_str().ok().and_then(super::oauth::Challenge::parse))
+                    .unwrap_or_default();
+                if !auth.renew(&resource, status, &challenge, token.as_deref(), step_ups).await? {
+                    return Ok((response, sender));
+                }
+                step_ups += u32::from(status == 403);
+            }
+        }
+        self.send_once(path, method, headers, None, body).await
+    }
+
+    /// One request (with `authorization`, if given).
+    pub(super) async fn send_once(
+        &self,
+        path: &str,
+        method: Method,
+        headers: &[Header],
+        authorization: Option<&str>,
+        body: Bytes,
+    ) -> io::Result<(Response<Incoming>, SendRequest<Full<Bytes>>)> {
         let mut request = Request::builder().method(method).uri(path).header("host", &self.authority);
         for (name, value) in headers {
             request = request.header(name.as_ref(), value.as_slice());
+        }
+        if let Some(authorization) = authorization {
+            request = request.header("authorization", authorization);
         }
         let request = request.body(Full::new(body)).map_err(io::Error::other)?;
         let (mut sender, reused) = self.sender().await?;

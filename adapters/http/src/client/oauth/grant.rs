@@ -1,0 +1,293 @@
+//! The grants: authorization code with PKCE (after discovery and client identification) and
+//! refresh, and the token endpoint's client authentication.
+
+use std::io;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::Deserialize;
+
+use super::discovery::{self, Challenge, ServerMetadata};
+use super::{OAuth, Registration, Tokens, fetch, form};
+
+fn refused(why: String) -> io::Error {
+    io::Error::new(io::ErrorKind::PermissionDenied, why)
+}
+
+/// The endpoints the flow uses, from metadata or the 2025-03-26 defaults.
+struct Server {
+    issuer: String,
+    metadata: Option<ServerMetadata>,
+    authorization_endpoint: String,
+    token_endpoint: String,
+    registration_endpoint: Option<String>,
+}
+
+impl Server {
+    fn from_metadata(metadata: ServerMetadata) -> Server {
+        Server {
+            issuer: metadata.issuer.clone(),
+            authorization_endpoint: metadata.authorization_endpoint.clone(),
+            token_endpoint: metadata.token_endpoint.clone(),
+            registration_endpoint: metadata.registration_endpoint.clone(),
+            metadata: Some(metadata),
+        }
+    }
+
+    /// 2025-03-26: without metadata, the endpoints at fixed paths of the issuer.
+    fn defaults(issuer: &str) -> Server {
+        let base = issuer.trim_end_matches('/');
+        Server {
+            issuer: issuer.to_owned(),
+            metadata: None,
+            authorization_endpoint: format!("{base}/authorize"),
+            token_endpoint: format!("{base}/token"),
+            registration_endpoint: Some(format!("{base}/register")),
+        }
+    }
+}
+
+/// What the endpoint's resource metadata (or its absence) says: the issuer to use, the `resource`
+/// parameter, the scopes the resource supports.
+struct Resource {
+    issuer: String,
+    resource: String,
+    scopes_supported: Option<Vec<String>>,
+}
+
+async fn find_resource(url: &str, challenge: &Challenge) -> io::Result<Resource> {
+    match discovery::find_resource_metadata(url, challenge).await {
+        Some(metadata) => {
+            let resource = metadata.resource.clone().unwrap_or_else(|| url.to_owned());
+            if !discovery::covers(&resource, url) {
+                return Err(refused(format!("the protected resource metadata is for {resource}, not {url}")));
+            }
+            Ok(Resource {
+                issuer: metadata.authorization_servers[0].clone(),
+                resource,
+                scopes_supported: metadata.scopes_supported,
+            })
+        }
+        // 2025-03-26: the authorization server is the endpoint's origin.
+        None => {
+            let (origin, _) = form::split_url(url).ok_or_else(|| refused(format!("not a URL: {url}")))?;
+            Ok(Resource { issuer: origin.to_owned(), resource: url.to_owned(), scopes_supported: None })
+        }
+    }
+}
+
+/// The whole authorization-code flow for the endpoint `url`; the tokens.
+pub(super) async fn authorize(
+    oauth: &OAuth,
+    url: &str,
+    challenge: &Challenge,
+    scope: Option<String>,
+) -> io::Result<Tokens> {
+    let resource = find_resource(url, challenge).await?;
+    let server = match discovery::find_server_metadata(&resource.issuer).await? {
+        Some(metadata) => Server::from_metadata(metadata),
+        None => Server::defaults(&resource.issuer),
+    };
+    if let Some(metadata) = &server.metadata
+        && !metadata.code_challenge_methods_supported.as_ref().is_some_and(|m| m.iter().any(|m| m == "S256"))
+    {
+        return Err(refused(format!("the authorization server {} does not support PKCE with S256", server.issuer)));
+    }
+    let registration = identify(oauth, &server).await?;
+    let scope = scope.or_else(|| resource.scopes_supported.as_ref().map(|s| s.join(" "))).filter(|s| !s.is_empty());
+    let verifier = form::random_text(32)?;
+    let state = form::random_text(16)?;
+    let challenge_text = form::s256(&verifier);
+    let config = &oauth.config;
+    let mut query = vec![
+        ("response_type", "code"),
+        ("client_id", registration.client_id.as_str()),
+        ("redirect_uri", config.redirect_uri.as_str()),
+        ("code_challenge", challenge_text.as_str()),
+        ("code_challenge_method", "S256"),
+        ("state", state.as_str()),
+    ];
+    if let Some(scope) = &scope {
+        query.push(("scope", scope));
+    }
+    query.push(("resource", &resource.resource));
+    let redirect = oauth.user_agent.authorize(&form::with_query(&server.authorization_endpoint, &query)).await?;
+    if let Some(error) = form::query_param(&redirect, "error") {
+        let description = form::query_param(&redirect, "error_description").unwrap_or_default();
+        return Err(refused(format!("authorization refused: {error} {description}")));
+    }
+    if form::query_param(&redirect, "state").as_deref() != Some(state.as_str()) {
+        return Err(refused("the authorization response's state does not match".to_owned()));
+    }
+    check_iss(&server, form::query_param(&redirect, "iss").as_deref())?;
+    let code = form::query_param(&redirect, "code").ok_or_else(|| refused("no code in the redirect".to_owned()))?;
+    let grant = [
+        ("grant_type", "authorization_code"),
+        ("code", code.as_str()),
+        ("redirect_uri", config.redirect_uri.as_str()),
+        ("code_verifier", verifier.as_str()),
+        ("resource", resource.resource.as_str()),
+    ];
+    token_request(&server, &registration, &grant, scope).await
+}
+
+/// RFC 9207: an `iss` in the authorization response must be the issuer; a server that says it
+/// sends one must.
+fn check_iss(server: &Server, iss: Option<&str>) -> io::Result<()> {
+    let promised =
+        server.metadata.as_ref().and_then(|m| m.authorization_response_iss_parameter_supported) == Some(true);
+    match iss {
+        Some(iss) if iss != server.issuer => {
+            Err(refused(format!("the authorization response comes from {iss}, not {}", server.issuer)))
+        }
+        None if promised => Err(refused("the authorization response lacks the iss its server promised".to_owned())),
+        _ => Ok(()),
+    }
+}
+
+/// Refreshes `tokens` for the endpoint `url` at their issuer.
+pub(super) async fn refresh(oauth: &OAuth, url: &str, tokens: &Tokens) -> io::Result<Tokens> {
+    let refresh_token = tokens.refresh_token.as_deref().ok_or_else(|| refused("no refresh token".to_owned()))?;
+    let server = match discovery::find_server_metadata(&tokens.issuer).await? {
+        Some(metadata) => Server::from_metadata(metadata),
+        None => Server::defaults(&tokens.issuer),
+    };
+    let registration = oauth
+        .store
+        .registration(&server.issuer)
+        .or_else(|| preregistered(oauth))
+        .ok_or_else(|| refused("no registration to refresh with".to_owned()))?;
+    let grant = [("grant_type", "refresh_token"), ("refresh_token", refresh_token), ("resource", url)];
+    let mut refreshed = token_request(&server, &registration, &grant, tokens.scope.clone()).await?;
+    if refreshed.refresh_token.is_none() {
+        refreshed.refresh_token = tokens.refresh_token.clone(); // kept unless rotated
+    }
+    Ok(refreshed)
+}
+
+fn preregistered(oauth: &OAuth) -> Option<Registration> {
+    oauth.config.client.as_ref().map(|(id, secret)| Registration {
+        client_id: id.clone(),
+        client_secret: secret.clone(),
+        token_endpoint_auth_method: None,
+    })
+}
+
+/// Identifies the client at `server`, in the spec's order; a new registration is kept.
+async fn identify(oauth: &OAuth, server: &Server) -> io::Result<Registration> {
+    if let Some(registration) = preregistered(oauth) {
+        return Ok(registration);
+    }
+    let cimd = server.metadata.as_ref().and_then(|m| m.client_id_metadata_document_supported) == Some(true);
+    if cimd && let Some(url) = &oauth.config.client_metadata_url {
+        return Ok(Registration {
+            client_id: url.clone(),
+            client_secret: None,
+            token_endpoint_auth_method: Some("none".to_owned()),
+        });
+    }
+    if let Some(registration) = oauth.store.registration(&server.issuer) {
+        return Ok(registration);
+    }
+    let endpoint = server.registration_endpoint.as_deref().ok_or_else(|| {
+        refused(format!(
+            "no way to identify this client at {}: pre-register it (no registration endpoint)",
+            server.issuer
+        ))
+    })?;
+    let config = &oauth.config;
+    let native = ["http://localhost", "http://127.0.0.1", "http://[::1]"]
+        .iter()
+        .any(|loopback| config.redirect_uri.starts_with(loopback))
+        || !config.redirect_uri.starts_with("http");
+    let request = serde_json::json!({
+        "client_name": config.client_name,
+        "redirect_uris": [config.redirect_uri],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "application_type": if native { "native" } else { "web" },
+    });
+    #[derive(Deserialize)]
+    struct Registered {
+        client_id: String,
+        client_secret: Option<String>,
+        token_endpoint_auth_method: Option<String>,
+    }
+    let registered: Registered = fetch::post_json(endpoint, &request).await?.json()?;
+    let registration = Registration {
+        client_id: registered.client_id,
+        client_secret: registered.client_secret,
+        token_endpoint_auth_method: registered.token_endpoint_auth_method,
+    };
+    oauth.store.save_registration(&server.issuer, &registration);
+    Ok(registration)
+}
+
+/// The client authentication for the token endpoint: as registered, else the best the server
+/// supports for what the client has (RFC 8414's default is `client_secret_basic`).
+fn auth_method(server: &Server, registration: &Registration) -> String {
+    if let Some(method) = &registration.token_endpoint_auth_method {
+        return method.clone();
+    }
+    if registration.client_secret.is_none() {
+        return "none".to_owned();
+    }
+    let supported = server.metadata.as_ref().and_then(|m| m.token_endpoint_auth_methods_supported.clone());
+    match supported {
+        Some(methods) if !methods.iter().any(|m| m == "client_secret_basic") => {
+            if methods.iter().any(|m| m == "client_secret_post") {
+                "client_secret_post".to_owned()
+            } else {
+                "none".to_owned()
+            }
+        }
+        _ => "client_secret_basic".to_owned(),
+    }
+}
+
+/// POSTs `grant` to the token endpoint with the client's authentication; the tokens.
+async fn token_request(
+    server: &Server,
+    registration: &Registration,
+    grant: &[(&str, &str)],
+    asked_scope: Option<String>,
+) -> io::Result<Tokens> {
+    let mut body: Vec<(&str, &str)> = grant.to_vec();
+    let secret = registration.client_secret.as_deref().unwrap_or_default();
+    let mut authorization = None;
+    match auth_method(server, registration).as_str() {
+        "client_secret_basic" => authorization = Some(form::basic(&registration.client_id, secret)),
+        "client_secret_post" => {
+            body.push(("client_id", &registration.client_id));
+            body.push(("client_secret", secret));
+        }
+        _ => body.push(("client_id", &registration.client_id)),
+    }
+    let response = fetch::post_form(&server.token_endpoint, form::encode(&body), authorization).await?;
+    #[derive(Deserialize)]
+    struct TokenResponse {
+        access_token: String,
+        token_type: Option<String>,
+        expires_in: Option<u64>,
+        refresh_token: Option<String>,
+        scope: Option<String>,
+    }
+    if !(200..300).contains(&response.status) {
+        return Err(refused(format!(
+            "the token endpoint refused (HTTP {}): {}",
+            response.status,
+            String::from_utf8_lossy(&response.body)
+        )));
+    }
+    let token: TokenResponse = response.json()?;
+    if token.token_type.as_deref().is_some_and(|t| !t.eq_ignore_ascii_case("bearer")) {
+        return Err(refused(format!("an access token of type {:?}, not Bearer", token.token_type)));
+    }
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    Ok(Tokens {
+        access_token: token.access_token,
+        refresh_token: token.refresh_token,
+        scope: token.scope.or(asked_scope),
+        expires_at: token.expires_in.map(|s| now + s),
+        issuer: server.issuer.clone(),
+    })
+}

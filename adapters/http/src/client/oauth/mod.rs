@@ -1,0 +1,315 @@
+//! OAuth 2.1 authorization for the Streamable HTTP client (feature `oauth`), as the MCP
+//! authorization spec (2025-11-25) asks of a client:
+//!
+//! 1. A request answered `401` starts the flow. The `WWW-Authenticate` challenge
+//!    ([`Challenge`]) may name the protected resource metadata (RFC 9728); otherwise it is looked
+//!    for at the well-known URI with the endpoint's path inserted, then at the root. Its `resource`
+//!    must cover the endpoint (same origin, the endpoint's path at or under it); its first
+//!    authorization server is used. Without resource metadata, the 2025-03-26 rule applies: the
+//!    authorization server is the endpoint's origin.
+//! 2. The authorization server metadata is looked for in the spec's order (RFC 8414 with the path
+//!    inserted, OpenID Connect Discovery inserted, then appended); its `issuer` must be the issuer
+//!    exactly. Without any, the 2025-03-26 default endpoints (`/authorize`, `/token`,
+//!    `/register` at the issuer) are used.
+//! 3. The client is identified in the spec's order: the credentials it was given
+//!    ([`OAuthConfig::with_client`]), a client ID metadata document URL if the server supports
+//!    them ([`OAuthConfig::with_client_metadata_url`]), a registration kept in the
+//!    [`CredentialStore`], or dynamic client registration (RFC 7591), whose secret is kept.
+//! 4. Authorization code with PKCE (S256; a server whose metadata does not list S256 is refused),
+//!    `state`, and the `resource` parameter (RFC 8707); the scopes of the challenge, else the
+//!    resource's `scopes_supported`, else none. The user agent ([`UserAgent`]; [`Headless`] for
+//!    tests and CI) returns the redirect; its `state` must match and its `iss` (RFC 9207) must be the
+//!    issuer when present, and be present when the server says it sends one.
+//! 5. The code is exchanged at the token endpoint with the client authentication the
+//!    registration names, else the best the server supports (`client_secret_basic`,
+//!    `client_secret_post`, `none`). Tokens are kept per endpoint in the [`CredentialStore`].
+//! 6. A later `401` refreshes the token when there is a refresh token, else authorizes again; a
+//!    `403` with `error="insufficient_scope"` authorizes again for the union of the granted and the
+//!    challenged scopes (step-up), at most [`OAuthConfig::max_step_ups`] times per request and
+//!    never twice for the same scopes. The request is then sent again with the new token.
+//!
+//! Every request of the flow is bounded ([`MAX_AUTH_RESPONSE`] bytes, [`AUTH_REQUEST_TIMEOUT`]);
+//! one flow runs at a time per [`OAuth`], and requests that got `401` meanwhile use its token. A
+//! token is only ever sent to the endpoint it was obtained for.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::{Mutex, PoisonError};
+
+use serde::{Deserialize, Serialize};
+
+mod discovery;
+mod fetch;
+mod form;
+mod grant;
+
+pub use discovery::Challenge;
+pub use fetch::{AUTH_REQUEST_TIMEOUT, MAX_AUTH_RESPONSE};
+
+/// How the client identifies itself to authorization servers.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct OAuthConfig {
+    /// `client_name` of a dynamic registration.
+    pub client_name: String,
+    /// Where the authorization server sends the user back (`http://localhost:<port>/callback`
+    /// for a native application).
+    pub redirect_uri: String,
+    /// The URL of this client's metadata document, used as its `client_id` where the server
+    /// supports client ID metadata documents.
+    pub client_metadata_url: Option<String>,
+    /// Pre-registered credentials: the client id, and its secret for a confidential client.
+    pub client: Option<(String, Option<String>)>,
+    /// Step-ups (re-authorizations for more scopes) one request may cause.
+    pub max_step_ups: u32,
+}
+
+impl OAuthConfig {
+    /// A client named `client_name` whose authorization responses go to `redirect_uri`.
+    pub fn new(client_name: impl Into<String>, redirect_uri: impl Into<String>) -> Self {
+        OAuthConfig {
+            client_name: client_name.into(),
+            redirect_uri: redirect_uri.into(),
+            client_metadata_url: None,
+            client: None,
+            max_step_ups: 2,
+        }
+    }
+
+    /// With a client ID metadata document at `url`.
+    #[must_use]
+    pub fn with_client_metadata_url(mut self, url: impl Into<String>) -> Self {
+        self.client_metadata_url = Some(url.into());
+        self
+    }
+
+    /// With pre-registered credentials.
+    #[must_use]
+    pub fn with_client(mut self, client_id: impl Into<String>, secret: Option<String>) -> Self {
+        self.client = Some((client_id.into(), secret));
+        self
+    }
+}
+
+/// A boxed future of the [`UserAgent`].
+pub type AuthorizeFuture<'a> = Pin<Box<dyn Future<Output = io::Result<String>> + Send + 'a>>;
+
+/// The user-agent step: takes the user to the authorization URL (a browser) and gives back the URL
+/// the authorization server redirected to (the redirect URI with `code`, `state`, `iss`).
+pub trait UserAgent: Send + Sync {
+    /// Authorizes at `url`; the redirect URL.
+    fn authorize<'a>(&'a self, url: &'a str) -> AuthorizeFuture<'a>;
+}
+
+/// A user agent without a user: `GET`s the authorization URL and takes the redirect from its
+/// `Location` (an authorization server that approves at once: tests, CI, the conformance suite).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Headless;
+
+impl UserAgent for Headless {
+    fn authorize<'a>(&'a self, url: &'a str) -> AuthorizeFuture<'a> {
+        Box::pin(async move {
+            let response = fetch::get(url).await?;
+            response.location.ok_or_else(|| {
+                io::Error::other(format!("the authorization endpoint did not redirect (HTTP {})", response.status))
+            })
+        })
+    }
+}
+
+/// Tokens for one endpoint.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Tokens {
+    /// The access token.
+    pub access_token: String,
+    /// The refresh token, if one was issued.
+    pub refresh_token: Option<String>,
+    /// The scopes granted (as the token response says, else as asked).
+    pub scope: Option<String>,
+    /// When the access token expires (seconds since the Unix epoch), if said.
+    pub expires_at: Option<u64>,
+    /// The authorization server that issued them.
+    pub issuer: String,
+}
+
+/// The client's registration at one authorization server.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Registration {
+    /// `client_id`.
+    pub client_id: String,
+    /// `client_secret`, for a confidential client.
+    pub client_secret: Option<String>,
+    /// `token_endpoint_auth_method` as registered, if said.
+    pub token_endpoint_auth_method: Option<String>,
+}
+
+/// Where tokens (per endpoint URL) and registrations (per issuer) are kept.
+pub trait CredentialStore: Send + Sync {
+    /// The tokens for `resource`.
+    fn tokens(&self, resource: &str) -> Option<Tokens>;
+    /// Keeps `tokens` for `resource`.
+    fn save_tokens(&self, resource: &str, tokens: &Tokens);
+    /// The registration at `issuer`.
+    fn registration(&self, issuer: &str) -> Option<Registration>;
+    /// Keeps `registration` at `issuer` (with its secret: refreshing needs it).
+    fn save_registration(&self, issuer: &str, registration: &Registration);
+}
+
+/// A [`CredentialStore`] in memory (the default).
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    tokens: Mutex<HashMap<String, Tokens>>,
+    registrations: Mutex<HashMap<String, Registration>>,
+}
+
+impl CredentialStore for MemoryStore {
+    fn tokens(&self, resource: &str) -> Option<Tokens> {
+        self.tokens.lock().unwrap_or_else(PoisonError::into_inner).get(resource).cloned()
+    }
+    fn save_tokens(&self, resource: &str, tokens: &Tokens) {
+        self.tokens.lock().unwrap_or_else(PoisonError::into_inner).insert(resource.to_owned(), tokens.clone());
+    }
+    fn registration(&self, issuer: &str) -> Option<Registration> {
+        self.registrations.lock().unwrap_or_else(PoisonError::into_inner).get(issuer).cloned()
+    }
+    fn save_registration(&self, issuer: &str, registration: &Registration) {
+        self.registrations
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(issuer.to_owned(), registration.clone());
+    }
+}
+
+/// OAuth for the connections of one MCP server ([`connect_with_oauth`](crate::client::connect_with_oauth)).
+pub struct OAuth {
+    config: OAuthConfig,
+    user_agent: Box<dyn UserAgent>,
+    store: Box<dyn CredentialStore>,
+    /// Scopes already asked for in a step-up, per endpoint: asking again cannot help.
+    stepped_up: Mutex<HashMap<String, Vec<String>>>,
+    /// One flow at a time.
+    flow: tokio::sync::Mutex<()>,
+}
+
+impl std::fmt::Debug for OAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuth").field("config", &self.config).finish_non_exhaustive()
+    }
+}
+
+impl OAuth {
+    /// OAuth with `config`, the [`Headless`] user agent and a [`MemoryStore`].
+    pub fn new(config: OAuthConfig) -> Self {
+        OAuth {
+            config,
+            user_agent: Box::new(Headless),
+            store: Box::new(MemoryStore::default()),
+            stepped_up: Mutex::new(HashMap::new()),
+            flow: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    /// With `user_agent` for the authorization step.
+    #[must_use]
+    pub fn with_user_agent(mut self, user_agent: impl UserAgent + 'static) -> Self {
+        self.user_agent = Box::new(user_agent);
+        self
+    }
+
+    /// With `store` for tokens and registrations.
+    #[must_use]
+    pub fn with_store(mut self, store: impl CredentialStore + 'static) -> Self {
+        self.store = Box::new(store);
+        self
+    }
+
+    /// The tokens kept for the endpoint `resource`.
+    pub fn tokens(&self, resource: &str) -> Option<Tokens> {
+        self.store.tokens(resource)
+    }
+
+    /// The access token to send to the endpoint `resource`.
+    pub(crate) fn bearer(&self, resource: &str) -> Option<String> {
+        self.store.tokens(resource).map(|t| t.access_token)
+    }
+
+    /// After `status` (401 or 403) with `challenge` to a request to `resource` that carried `sent`:
+    /// gets a new token if that can help (`Ok(true)`: send the request again), `Ok(false)` if not
+    /// (the response stands). `step_ups`: how many this request caused already.
+    pub(crate) async fn renew(
+        &self,
+        resource: &str,
+        status: u16,
+        challenge: &Challenge,
+        sent: Option<&str>,
+        step_ups: u32,
+    ) -> io::Result<bool> {
+        let _flow = self.flow.lock().await;
+        let current = self.store.tokens(resource);
+        if current.as_ref().map(|t| t.access_token.as_str()) != sent {
+            return Ok(true); // another request got a new token meanwhile
+        }
+        let step_up = status == 403 && challenge.is_insufficient_scope();
+        if status == 403 && !step_up {
+            return Ok(false);
+        }
+        let mut scope = challenge.scope.clone();
+        if step_up {
+            let wanted = words(challenge.scope.as_deref());
+            let mut stepped = self.stepped_up.lock().unwrap_or_else(PoisonError::into_inner);
+            let asked = stepped.entry(resource.to_owned()).or_default();
+            if step_ups >= self.config.max_step_ups || wanted.iter().all(|w| asked.contains(w)) {
+                tracing::debug!(resource, ?wanted, "insufficient scope again: not authorizing again");
+                return Ok(false);
+            }
+            asked.extend(wanted.iter().cloned());
+            let granted = current.as_ref().and_then(|t| t.scope.clone());
+            scope = union(granted.as_deref(), challenge.scope.as_deref());
+        } else if let Some(tokens) = &current
+            && tokens.refresh_token.is_some()
+        {
+            match grant::refresh(self, resource, tokens).await {
+                Ok(tokens) => {
+                    self.store.save_tokens(resource, &tokens);
+                    return Ok(true);
+                }
+                Err(error) => tracing::debug!(resource, %error, "refresh failed: authorizing again"),
+            }
+        }
+        let tokens = grant::authorize(self, resource, challenge, scope).await?;
+        self.store.save_tokens(resource, &tokens);
+        Ok(true)
+    }
+}
+
+/// The words of a space-separated scope.
+fn words(scope: Option<&str>) -> Vec<String> {
+    scope.unwrap_or_default().split_whitespace().map(str::to_owned).collect()
+}
+
+/// The union of two scopes, in order, without repeats (`None` if empty).
+fn union(a: Option<&str>, b: Option<&str>) -> Option<String> {
+    let mut all: Vec<String> = Vec::new();
+    for word in words(a).into_iter().chain(words(b)) {
+        if !all.contains(&word) {
+            all.push(word);
+        }
+    }
+    (!all.is_empty()).then(|| all.join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scopes_unite_in_order_without_repeats() {
+        assert_eq!(union(Some("a b"), Some("b c")).as_deref(), Some("a b c"));
+        assert_eq!(union(None, Some("x")).as_deref(), Some("x"));
+        assert_eq!(union(None, None), None);
+    }
+}
