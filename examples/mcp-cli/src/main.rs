@@ -6,6 +6,7 @@
 //! mcp read   <SERVER> <URI>                   read a resource
 //! mcp prompt <SERVER> <NAME> [KEY=VALUE]...   get a prompt
 //! mcp ping   <SERVER>                         whether the server answers
+//! mcp login  <URL>                            sign in to a server behind OAuth (tokens kept)
 //! mcp complete <SERVER> <REF> <ARG> [VALUE] [KEY=VALUE]...
 //!                                             complete an argument of a prompt (REF `prompt:NAME`)
 //!                                             or resource template (`resource:URI-TEMPLATE`);
@@ -28,12 +29,20 @@
 //!
 //! Both eras: legacy requests from the server and 2026-07-28 `input_required` rounds alike.
 //!
+//! A URL server behind OAuth is signed in to when it first answers 401 (see `auth.rs`): the
+//! system browser opens the authorization page and the redirect comes back to a loopback port
+//! (`--headless-auth`: no browser, for servers that approve at once); `--client-id` and
+//! `--client-secret` give pre-registered credentials. Tokens and registrations are kept in the
+//! credentials file (`--credentials FILE`, `$MCP_CREDENTIALS`, or
+//! `~/.config/mcp-sansio/credentials.json`), refreshed when they expire.
+//!
 //! `--log-level LEVEL` asks for the server's log messages (`logging/setLevel` in a legacy
 //! session) and prints each `notifications/message` on stderr: `[level] logger: data`, or one JSON
 //! object a line with `--json`. In 2026-07-28 the level goes with each request, in its `_meta`
 //! (`io.modelcontextprotocol/logLevel`).
 
 mod args;
+mod auth;
 mod output;
 
 use std::io::IsTerminal;
@@ -76,6 +85,20 @@ struct Cli {
     /// or `cancel`.
     #[arg(long, global = true, value_name = "ANSWER", value_parser = args::parse_elicit)]
     elicit: Option<ElicitAnswer>,
+    /// A URL server's OAuth credentials file (default: `$MCP_CREDENTIALS`, else
+    /// `~/.config/mcp-sansio/credentials.json`).
+    #[arg(long, global = true, value_name = "FILE")]
+    credentials: Option<std::path::PathBuf>,
+    /// A pre-registered OAuth client id (instead of registering dynamically).
+    #[arg(long, global = true, value_name = "ID")]
+    client_id: Option<String>,
+    /// The secret of `--client-id`, for a confidential client.
+    #[arg(long, global = true, value_name = "SECRET", requires = "client_id")]
+    client_secret: Option<String>,
+    /// Authorize without a browser: follow the authorization server's redirect directly (a
+    /// server that approves at once, as in tests).
+    #[arg(long, global = true)]
+    headless_auth: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -123,6 +146,13 @@ enum Command {
     Complete {
         /// The server, what to complete, the argument, its value so far, and the other
         /// arguments already chosen.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        words: Vec<String>,
+    },
+    /// Sign in to a server behind OAuth (`mcp login <URL>`): the tokens go to the credentials
+    /// file, for the later commands.
+    Login {
+        /// The server's URL.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         words: Vec<String>,
     },
@@ -175,6 +205,7 @@ impl Command {
             | Command::Read { words }
             | Command::Prompt { words }
             | Command::Complete { words }
+            | Command::Login { words }
             | Command::Ping { words } => words,
         }
     }
@@ -193,6 +224,7 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Prompt { words } => (words, "prompt"),
         Command::Complete { words } => (words, "complete"),
         Command::Ping { words } => (words, "ping"),
+        Command::Login { words } => (words, "login"),
     };
     let (server, rest) = args::split_server(words)?;
     let (client, connected) = start(&server, &cli).await?;
@@ -307,7 +339,7 @@ async fn start(server: &args::Server, cli: &Cli) -> Result<(Connection, Connecte
     }
     let client = match server {
         args::Server::Url(url) => Connection::Http(
-            mcp_sansio_http::client::connect(url, config, host)
+            mcp_sansio_http::client::connect_with_oauth(url, config, host, auth::oauth(cli).await?)
                 .map_err(|error| format!("cannot reach {url}: {error}"))?,
         ),
         args::Server::Command(words) => {
@@ -487,6 +519,29 @@ async fn serve(client: &Connection, cli: &Cli, kind: &str, rest: &[String]) -> R
             let result = client.request("completion/complete", Some(&params.to_string())).await?;
             let result: Json = serde_json::from_slice(&result).map_err(|_| NOT_JSON)?;
             output::print_completion(&result, cli.json);
+        }
+        "login" => {
+            // Connected: authorized if the server asked for it, the tokens kept.
+            let url = match args::split_server(match &cli.command {
+                Command::Login { words } => words,
+                _ => return Err(Failure::Usage("`mcp login <URL>`")),
+            }) {
+                Ok((args::Server::Url(url), _)) => url,
+                _ => return Err(Failure::Usage("`mcp login <URL>`: the server is an http(s) URL")),
+            };
+            let oauth = auth::oauth(cli).await.map_err(|_| Failure::Usage("no credentials file"))?;
+            match oauth.tokens(&url) {
+                Some(tokens) if cli.json => output::say!(
+                    "{}",
+                    serde_json::json!({"url": url, "issuer": tokens.issuer, "scope": tokens.scope, "expiresAt": tokens.expires_at})
+                ),
+                Some(tokens) => output::say!(
+                    "signed in to {url} (issuer {}, scope {})",
+                    tokens.issuer,
+                    tokens.scope.as_deref().unwrap_or("-")
+                ),
+                None => output::say!("{url} did not ask for authorization"),
+            }
         }
         _ => {
             let started = std::time::Instant::now();

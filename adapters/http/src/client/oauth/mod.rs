@@ -44,9 +44,13 @@ mod discovery;
 mod fetch;
 mod form;
 mod grant;
+mod store;
+mod user_agent;
 
 pub use discovery::Challenge;
 pub use fetch::{AUTH_REQUEST_TIMEOUT, MAX_AUTH_RESPONSE};
+pub use store::{FileStore, MemoryStore};
+pub use user_agent::{Browser, Headless};
 
 /// How the client identifies itself to authorization servers.
 #[derive(Clone, Debug)]
@@ -103,22 +107,6 @@ pub trait UserAgent: Send + Sync {
     fn authorize<'a>(&'a self, url: &'a str) -> AuthorizeFuture<'a>;
 }
 
-/// A user agent without a user: `GET`s the authorization URL and takes the redirect from its
-/// `Location` (an authorization server that approves at once: tests, CI, the conformance suite).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Headless;
-
-impl UserAgent for Headless {
-    fn authorize<'a>(&'a self, url: &'a str) -> AuthorizeFuture<'a> {
-        Box::pin(async move {
-            let response = fetch::get(url).await?;
-            response.location.ok_or_else(|| {
-                io::Error::other(format!("the authorization endpoint did not redirect (HTTP {})", response.status))
-            })
-        })
-    }
-}
-
 /// Tokens for one endpoint.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
@@ -157,31 +145,6 @@ pub trait CredentialStore: Send + Sync {
     fn registration(&self, issuer: &str) -> Option<Registration>;
     /// Keeps `registration` at `issuer` (with its secret: refreshing needs it).
     fn save_registration(&self, issuer: &str, registration: &Registration);
-}
-
-/// A [`CredentialStore`] in memory (the default).
-#[derive(Debug, Default)]
-pub struct MemoryStore {
-    tokens: Mutex<HashMap<String, Tokens>>,
-    registrations: Mutex<HashMap<String, Registration>>,
-}
-
-impl CredentialStore for MemoryStore {
-    fn tokens(&self, resource: &str) -> Option<Tokens> {
-        self.tokens.lock().unwrap_or_else(PoisonError::into_inner).get(resource).cloned()
-    }
-    fn save_tokens(&self, resource: &str, tokens: &Tokens) {
-        self.tokens.lock().unwrap_or_else(PoisonError::into_inner).insert(resource.to_owned(), tokens.clone());
-    }
-    fn registration(&self, issuer: &str) -> Option<Registration> {
-        self.registrations.lock().unwrap_or_else(PoisonError::into_inner).get(issuer).cloned()
-    }
-    fn save_registration(&self, issuer: &str, registration: &Registration) {
-        self.registrations
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(issuer.to_owned(), registration.clone());
-    }
 }
 
 /// OAuth for the connections of one MCP server ([`connect_with_oauth`](crate::client::connect_with_oauth)).
