@@ -8,7 +8,7 @@ use std::time::{Duration, Instant as StdInstant};
 use bytes::Bytes;
 use mcp_sansio::endpoint::{Framing, Route, StreamId};
 use mcp_sansio::frame::EventId;
-use mcp_sansio::http::{SessionId, first_transmit_status, response_status, sse_events};
+use mcp_sansio::http::{SessionId, first_transmit_status, response_status, sse_events, sse_output_status};
 use mcp_sansio::jsonrpc::ParsedMessage;
 use mcp_sansio::server::{Handler, InputError, Received, SessionState};
 use mcp_sansio::time::Instant;
@@ -204,19 +204,27 @@ impl Streams {
             let (stream, end, len) = (t.stream, t.end_of_stream, t.bytes.len());
             let mut open = self.open.get_mut(&stream);
             let framing = open.as_ref().map_or(Framing::Sse, |open| open.framing);
+            // A session's SSE output is split into events once: for the store, and for the status
+            // of its stream's first output (`only`: its one event).
+            let mut split = None;
             if let (Some((store, session)), Framing::Sse) = (store.as_mut(), framing) {
+                let (mut only, mut count) = (None, 0);
                 for event in sse_events(t.bytes) {
                     if let Some(id) = event.id {
                         store.append(*session, id, Bytes::copy_from_slice(event.bytes));
                     }
+                    only = (count == 0).then_some(event);
+                    count += 1;
                 }
+                split = Some(only);
             }
             if let Some(open) = open.as_mut()
                 && let Some(sink) = open.sink.as_mut()
             {
                 if sink.first_status.is_none() {
-                    sink.first_status = match framing {
-                        Framing::Sse => Some(first_transmit_status(era, framing, t.bytes, end)),
+                    sink.first_status = match (framing, split) {
+                        (Framing::Sse, Some(only)) => Some(sse_output_status(era, only.as_ref(), end)),
+                        (Framing::Sse, None) => Some(first_transmit_status(era, framing, t.bytes, end)),
                         // A bare body is one message, the answer: its own status, which its
                         // response takes (so the answer is read once, here).
                         _ => (!t.bytes.is_empty()).then(|| response_status(era, t.bytes)),

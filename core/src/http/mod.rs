@@ -98,7 +98,8 @@ pub use server::{
     MAX_PARAM_HEADER_NAME_LEN, MAX_PARAM_HEADERS, MAX_SESSION_ID_LEN, OutputEvent, Policy, PostPlan,
     RESOURCE_METADATA_PATH, Rejection, SESSION_NOT_FOUND, Serve, SsePaths, ToolSchemas, bearer_token,
     check_param_headers, check_param_headers_parsed, first_transmit_status, is_resource_metadata_path, plan_head,
-    plan_post, plan_post_parsed, request_id, response_status, sse_events, write_challenge, write_endpoint_event,
+    plan_post, plan_post_parsed, request_id, response_status, sse_events, sse_output_status, write_challenge,
+    write_endpoint_event,
 };
 pub use session::{SESSION_ID_RANDOM_BYTES, SessionId};
 pub use standard::{StandardHeaders, standard_header_values};

@@ -37,7 +37,9 @@ pub use request::{
 };
 pub use session::MAX_SESSION_ID_LEN;
 pub use sse::{SsePaths, write_endpoint_event};
-pub use status::{OutputEvent, Rejection, SESSION_NOT_FOUND, first_transmit_status, response_status, sse_events};
+pub use status::{
+    OutputEvent, Rejection, SESSION_NOT_FOUND, first_transmit_status, response_status, sse_events, sse_output_status,
+};
 
 #[cfg(test)]
 mod tests;

@@ -155,11 +155,20 @@ pub fn first_transmit_status(era: Era, framing: Framing, bytes: &[u8], end_of_st
         Framing::Sse => {
             let mut events = sse_events(bytes);
             match (events.next(), events.next()) {
-                (Some(only), None) => response_status(era, only.data),
+                (Some(only), None) => sse_output_status(era, Some(&only), true),
                 _ => 200,
             }
         }
         _ => response_status(era, bytes),
+    }
+}
+
+/// [`first_transmit_status`] of SSE output already split by [`sse_events`] (for an event store):
+/// `only` is its event if it had exactly one, `None` if it had none or more.
+pub fn sse_output_status(era: Era, only: Option<&OutputEvent<'_>>, end_of_stream: bool) -> u16 {
+    match only {
+        Some(event) if end_of_stream => response_status(era, event.data),
+        _ => 200,
     }
 }
 
@@ -285,6 +294,12 @@ mod tests {
         assert_eq!(first_transmit_status(Era::Modern, Framing::Sse, one, false), 200);
         let two = [&b"id: 3-1\ndata: {}\n\n"[..], one].concat();
         assert_eq!(first_transmit_status(Era::Modern, Framing::Sse, &two, true), 200);
+        for (bytes, end) in [(&one[..], true), (&one[..], false), (&two[..], true), (b"", true)] {
+            let events: std::vec::Vec<_> = sse_events(bytes).collect();
+            let only = events.first().filter(|_| events.len() == 1);
+            let status = first_transmit_status(Era::Modern, Framing::Sse, bytes, end);
+            assert_eq!(sse_output_status(Era::Modern, only, end), status);
+        }
         let events: std::vec::Vec<_> = sse_events(&two).collect();
         assert_eq!(events.len(), 2);
         assert_eq!(events[0].id, Some(EventId::new(3, 1)));
