@@ -118,7 +118,7 @@ async fn run(url: &str, scenario: &str, era: EraPolicy, context: &Value) -> Resu
         .with_request_timeout(Some(mcp_sansio::time::Duration::from_secs(15)));
     let host = Host::new().with_input(Box::new(answer_input));
     let client = match scenario.starts_with("auth/") {
-        true => mcp_sansio_http::client::connect_with_oauth(url, config, host, Arc::new(oauth(context)))?,
+        true => mcp_sansio_http::client::connect_with_oauth(url, config, host, Arc::new(oauth(scenario, context)))?,
         false => mcp_sansio_http::client::connect(url, config, host)?,
     };
     let connected = client.connect().await?;
@@ -130,11 +130,18 @@ async fn run(url: &str, scenario: &str, era: EraPolicy, context: &Value) -> Resu
 
 /// The client's OAuth for the `auth/*` scenarios: a native client (loopback redirect), with the
 /// suite's client ID metadata document URL, and the context's credentials if it has any.
-fn oauth(context: &Value) -> OAuth {
+fn oauth(scenario: &str, context: &Value) -> OAuth {
+    let id = context["client_id"].as_str();
+    let secret = context["client_secret"].as_str();
+    if scenario.starts_with("auth/client-credentials")
+        && let (Some(id), Some(secret)) = (id, secret)
+    {
+        return OAuth::new(OAuthConfig::for_machine(id, secret));
+    }
     let mut config = OAuthConfig::new("mcp-sansio-conformance-client", "http://localhost:3000/callback")
         .with_client_metadata_url("https://conformance-test.local/client-metadata.json");
-    if let Some(id) = context["client_id"].as_str() {
-        config = config.with_client(id, context["client_secret"].as_str().map(str::to_owned));
+    if let Some(id) = id {
+        config = config.with_client(id, secret.map(str::to_owned));
     }
     OAuth::new(config)
 }

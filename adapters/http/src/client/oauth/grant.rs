@@ -94,6 +94,13 @@ pub(super) async fn authorize(
     }
     let registration = identify(oauth, &server).await?;
     let scope = scope.or_else(|| resource.scopes_supported.as_ref().map(|s| s.join(" "))).filter(|s| !s.is_empty());
+    if oauth.config.flow == super::Flow::ClientCredentials {
+        let mut grant = vec![("grant_type", "client_credentials"), ("resource", resource.resource.as_str())];
+        if let Some(scope) = &scope {
+            grant.push(("scope", scope));
+        }
+        return token_request(&server, &registration, &grant, scope.clone()).await;
+    }
     let verifier = form::random_text(32)?;
     let state = form::random_text(16)?;
     let challenge_text = form::s256(&verifier);

@@ -68,6 +68,21 @@ pub struct OAuthConfig {
     pub client: Option<(String, Option<String>)>,
     /// Step-ups (re-authorizations for more scopes) one request may cause.
     pub max_step_ups: u32,
+    /// The grant: a user's authorization code (the default), or the client's own credentials.
+    pub flow: Flow,
+}
+
+/// How tokens are obtained.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Flow {
+    /// Authorization code with PKCE, through the [`UserAgent`]: on behalf of a user.
+    #[default]
+    AuthorizationCode,
+    /// Client credentials (the `io.modelcontextprotocol/oauth-client-credentials` extension,
+    /// SEP-1046): a machine acting for itself, with the pre-registered credentials
+    /// ([`OAuthConfig::for_machine`]); no user agent.
+    ClientCredentials,
 }
 
 impl OAuthConfig {
@@ -79,7 +94,15 @@ impl OAuthConfig {
             client_metadata_url: None,
             client: None,
             max_step_ups: 2,
+            flow: Flow::AuthorizationCode,
         }
+    }
+
+    /// A machine client with its pre-registered `client_id` and `secret` (client credentials).
+    pub fn for_machine(client_id: impl Into<String>, secret: impl Into<String>) -> Self {
+        let mut config = OAuthConfig::new("", "").with_client(client_id, Some(secret.into()));
+        config.flow = Flow::ClientCredentials;
+        config
     }
 
     /// With a client ID metadata document at `url`.
