@@ -57,9 +57,11 @@ use mcp_sansio::mcp::{ClientCapabilities, LoggingLevel};
 use mcp_sansio::time::Duration;
 use mcp_sansio::version::{Era as WireEra, ProtocolVersion};
 use mcp_sansio_http::client::HttpClient;
+use mcp_sansio_http::client::oauth::OAuth;
 use mcp_sansio_tokio::child::{self, ChildClient};
 use mcp_sansio_tokio::host::{ClientHandle, Connected, Host, RequestError};
 use serde_json::Value as Json;
+use std::sync::Arc;
 
 /// An MCP client on the command line.
 #[derive(Parser, Debug)]
@@ -243,7 +245,8 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
 /// A connected server: a child process or an HTTP endpoint.
 enum Connection {
     Child(ChildClient),
-    Http(HttpClient),
+    /// With the OAuth that authorizes its requests.
+    Http(HttpClient, Arc<OAuth>),
 }
 
 impl std::ops::Deref for Connection {
@@ -252,7 +255,7 @@ impl std::ops::Deref for Connection {
     fn deref(&self) -> &ClientHandle {
         match self {
             Connection::Child(child) => child,
-            Connection::Http(http) => http,
+            Connection::Http(http, _) => http,
         }
     }
 }
@@ -261,7 +264,7 @@ impl Connection {
     async fn close(self) {
         match self {
             Connection::Child(child) => drop(child.close().await),
-            Connection::Http(http) => drop(http.close().await),
+            Connection::Http(http, _) => drop(http.close().await),
         }
     }
 
@@ -269,7 +272,7 @@ impl Connection {
     fn stderr_tail(&self) -> String {
         match self {
             Connection::Child(child) => child.stderr_tail(),
-            Connection::Http(_) => String::new(),
+            Connection::Http(..) => String::new(),
         }
     }
 }
@@ -338,10 +341,12 @@ async fn start(server: &args::Server, cli: &Cli) -> Result<(Connection, Connecte
         }));
     }
     let client = match server {
-        args::Server::Url(url) => Connection::Http(
-            mcp_sansio_http::client::connect_with_oauth(url, config, host, auth::oauth(cli).await?)
-                .map_err(|error| format!("cannot reach {url}: {error}"))?,
-        ),
+        args::Server::Url(url) => {
+            let oauth = auth::oauth(cli).await?;
+            let client = mcp_sansio_http::client::connect_with_oauth(url, config, host, oauth.clone())
+                .map_err(|error| format!("cannot reach {url}: {error}"))?;
+            Connection::Http(client, oauth)
+        }
         args::Server::Command(words) => {
             let (program, arguments) = words.split_first().ok_or("no server command given")?;
             let mut command = tokio::process::Command::new(program);
@@ -400,10 +405,15 @@ fn explain(error: RequestError, client: &Connection) -> String {
     let stderr = client.stderr_tail();
     let tail = stderr.trim_end().lines().rev().take(5).collect::<Vec<_>>();
     let tail: Vec<&str> = tail.into_iter().rev().collect();
+    if let Connection::Http(_, oauth) = client
+        && let Some(why) = oauth.last_error()
+    {
+        return format!("authorization failed: {why}");
+    }
     match error {
         // A failed HTTP exchange is answered -32000 by the transport; without any HTTP response
         // (nothing listens, TLS refused) the server was not reached at all.
-        RequestError::Connect(client::ConnectError::Refused { code: -32000 }) if matches!(client, Connection::Http(http) if !http.reached_server()) => {
+        RequestError::Connect(client::ConnectError::Refused { code: -32000 }) if matches!(client, Connection::Http(http, _) if !http.reached_server()) => {
             String::from("cannot reach the server over HTTP")
         }
         RequestError::Closed | RequestError::Connect(client::ConnectError::Closed) if !tail.is_empty() => {
@@ -411,7 +421,7 @@ fn explain(error: RequestError, client: &Connection) -> String {
         }
         RequestError::Closed | RequestError::Connect(client::ConnectError::Closed) => match client {
             Connection::Child(_) => String::from("the server exited (its output ended)"),
-            Connection::Http(_) => String::from("the server closed the connection"),
+            Connection::Http(..) => String::from("the server closed the connection"),
         },
         error => error.to_string(),
     }

@@ -132,23 +132,30 @@ pub(crate) fn server_metadata_urls(issuer: &str) -> Vec<String> {
     }
 }
 
-/// The first protected resource metadata found for `url`.
-pub(crate) async fn find_resource_metadata(url: &str, challenge: &Challenge) -> Option<ResourceMetadata> {
+/// The first protected resource metadata found for `url` (`None`: none anywhere; an error for
+/// one too long to read).
+pub(crate) async fn find_resource_metadata(url: &str, challenge: &Challenge) -> io::Result<Option<ResourceMetadata>> {
     for candidate in resource_metadata_urls(url, challenge) {
         match fetch::get(&candidate).await.and_then(|r| r.json::<ResourceMetadata>()) {
-            Ok(metadata) if !metadata.authorization_servers.is_empty() => return Some(metadata),
+            Ok(metadata) if !metadata.authorization_servers.is_empty() => return Ok(Some(metadata)),
             Ok(_) => tracing::debug!(url = %candidate, "resource metadata names no authorization server"),
+            Err(error) if error.kind() == io::ErrorKind::FileTooLarge => return Err(error),
             Err(error) => tracing::debug!(url = %candidate, %error, "no resource metadata"),
         }
     }
-    None
+    Ok(None)
 }
 
 /// The metadata of the authorization server `issuer`, whose `issuer` must be `issuer` exactly
 /// (RFC 8414 §3.3). `Ok(None)` if no well-known URI has any.
 pub(crate) async fn find_server_metadata(issuer: &str) -> io::Result<Option<ServerMetadata>> {
     for candidate in server_metadata_urls(issuer) {
-        let Ok(response) = fetch::get(&candidate).await else { continue };
+        let response = match fetch::get(&candidate).await {
+            Ok(response) => response,
+            // Too long: refused, not taken for the absence of metadata.
+            Err(error) if error.kind() == io::ErrorKind::FileTooLarge => return Err(error),
+            Err(_) => continue,
+        };
         if !(200..300).contains(&response.status) {
             continue;
         }

@@ -48,11 +48,16 @@ pub(crate) async fn fetch(
         let (response, _connection) = target.send_once(&target.path, method, &headers, None, body).await?;
         let status = response.status().as_u16();
         let location = response.headers().get("location").and_then(|v| v.to_str().ok()).map(str::to_owned);
-        let body = Limited::new(response.into_body(), MAX_AUTH_RESPONSE)
-            .collect()
-            .await
-            .map_err(|error| io::Error::new(io::ErrorKind::InvalidData, error))?
-            .to_bytes();
+        let body = Limited::new(response.into_body(), MAX_AUTH_RESPONSE).collect().await.map_err(|error| {
+            match error.downcast_ref::<http_body_util::LengthLimitError>() {
+                Some(_) => io::Error::new(
+                    io::ErrorKind::FileTooLarge,
+                    format!("{url} answered more than {MAX_AUTH_RESPONSE} bytes"),
+                ),
+                None => io::Error::new(io::ErrorKind::InvalidData, error),
+            }
+        })?;
+        let body = body.to_bytes();
         Ok(Fetched { status, location, body })
     };
     tokio::time::timeout(AUTH_REQUEST_TIMEOUT, exchange)

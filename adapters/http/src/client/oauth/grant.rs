@@ -55,7 +55,7 @@ struct Resource {
 }
 
 async fn find_resource(url: &str, challenge: &Challenge) -> io::Result<Resource> {
-    match discovery::find_resource_metadata(url, challenge).await {
+    match discovery::find_resource_metadata(url, challenge).await? {
         Some(metadata) => {
             let resource = metadata.resource.clone().unwrap_or_else(|| url.to_owned());
             if !discovery::covers(&resource, url) {

@@ -179,6 +179,8 @@ pub struct OAuth {
     stepped_up: Mutex<HashMap<String, Vec<String>>>,
     /// One flow at a time.
     flow: tokio::sync::Mutex<()>,
+    /// Why the last flow failed.
+    last_error: Mutex<Option<String>>,
 }
 
 impl std::fmt::Debug for OAuth {
@@ -196,6 +198,7 @@ impl OAuth {
             store: Box::new(MemoryStore::default()),
             stepped_up: Mutex::new(HashMap::new()),
             flow: tokio::sync::Mutex::new(()),
+            last_error: Mutex::new(None),
         }
     }
 
@@ -216,6 +219,12 @@ impl OAuth {
     /// The tokens kept for the endpoint `resource`.
     pub fn tokens(&self, resource: &str) -> Option<Tokens> {
         self.store.tokens(resource)
+    }
+
+    /// Why the last authorization failed (the request it was for failed with an HTTP error), if
+    /// it did: to tell the user.
+    pub fn last_error(&self) -> Option<String> {
+        self.last_error.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
     /// The access token to send to the endpoint `resource`.
@@ -266,9 +275,18 @@ impl OAuth {
                 Err(error) => tracing::debug!(resource, %error, "refresh failed: authorizing again"),
             }
         }
-        let tokens = grant::authorize(self, resource, challenge, scope).await?;
-        self.store.save_tokens(resource, &tokens);
-        Ok(true)
+        match grant::authorize(self, resource, challenge, scope).await {
+            Ok(tokens) => {
+                self.store.save_tokens(resource, &tokens);
+                *self.last_error.lock().unwrap_or_else(PoisonError::into_inner) = None;
+                Ok(true)
+            }
+            Err(error) => {
+                tracing::warn!(resource, %error, "authorization failed");
+                *self.last_error.lock().unwrap_or_else(PoisonError::into_inner) = Some(error.to_string());
+                Err(error)
+            }
+        }
     }
 }
 
