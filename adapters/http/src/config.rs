@@ -20,10 +20,27 @@ pub enum TokenRejection {
     InsufficientScope(String),
 }
 
+impl fmt::Display for TokenRejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TokenRejection::Invalid => f.write_str("invalid bearer token"),
+            TokenRejection::InsufficientScope(scopes) => write!(f, "bearer token lacks scopes: {scopes}"),
+        }
+    }
+}
+
+impl std::error::Error for TokenRejection {}
+
 /// Checks one bearer token (see [`BearerAuth::validate`]).
 pub type TokenValidator = Arc<dyn Fn(&str) -> Result<(), TokenRejection> + Send + Sync>;
 
 /// Bearer-token authorization of every MCP request (OAuth 2.1 resource server).
+///
+/// A request without a token gets 401 with `WWW-Authenticate: Bearer resource_metadata="…"`; one
+/// whose token the hook refuses gets 401 with `error="invalid_token"`, or 403 with
+/// `error="insufficient_scope"` and the `scope` it needs. 401 challenges also carry `scope`: the
+/// metadata document's `scopes_supported`, if it lists any. With the `jwt` feature,
+/// [`JwtValidator::bearer_auth`](crate::jwt::JwtValidator::bearer_auth) builds one.
 #[derive(Clone)]
 pub struct BearerAuth {
     /// Validates a token: signature, expiry, and audience (issued for this server, RFC 8707),

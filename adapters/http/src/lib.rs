@@ -84,6 +84,9 @@ pub mod client;
 mod config;
 mod hash;
 mod head;
+#[cfg(feature = "jwt")]
+#[cfg_attr(docsrs, doc(cfg(feature = "jwt")))]
+pub mod jwt;
 mod owned;
 mod response;
 mod server;

@@ -111,18 +111,21 @@ pub(crate) fn authorize(
     auth: &crate::config::BearerAuth,
     headers: &HeaderMap,
 ) -> Result<(), Box<Response<ResponseBody>>> {
+    use crate::config::TokenRejection;
     let verdict = match rules::bearer_token(&HeaderView::new(headers)) {
-        None => Err(crate::config::TokenRejection::Invalid),
-        Some(token) => (auth.validate)(token),
+        None => Err(None),
+        Some(token) => (auth.validate)(token).map_err(Some),
     };
-    let (status, scope) = match &verdict {
+    let rejection = match verdict {
         Ok(()) => return Ok(()),
-        Err(crate::config::TokenRejection::InsufficientScope(scope)) => (StatusCode::FORBIDDEN, Some(scope.as_str())),
-        Err(_) => (StatusCode::UNAUTHORIZED, None),
+        Err(rejection) => rejection,
     };
-    let mut challenge = vec![0u8; auth.resource_metadata_url.len() + scope.map_or(0, str::len) + 96];
+    let status = match rejection {
+        Some(TokenRejection::InsufficientScope(_)) => StatusCode::FORBIDDEN,
+        _ => StatusCode::UNAUTHORIZED,
+    };
     let mut response = status_only(status);
-    match rules::write_challenge(&auth.resource_metadata_url, scope, &mut challenge).map(HeaderValue::from_str) {
+    match challenge(auth, rejection.as_ref()).map(HeaderValue::try_from) {
         Some(Ok(value)) => {
             response.headers_mut().insert(hyper::header::WWW_AUTHENTICATE, value);
         }
@@ -130,6 +133,46 @@ pub(crate) fn authorize(
     }
     tracing::debug!(status = status.as_u16(), "request not authorized");
     Err(Box::new(response))
+}
+
+/// The `WWW-Authenticate` value for a refused request (RFC 6750 §3, RFC 9728 §5.1): `error` when
+/// a token was presented (`invalid_token`, or `insufficient_scope` on a 403), `scope` (the
+/// scopes the 403 names; on a 401, the metadata document's `scopes_supported`, which MCP
+/// clients request), and `resource_metadata`. `None` if a value would hold `"`, `\` or a line
+/// break.
+fn challenge(auth: &crate::config::BearerAuth, rejection: Option<&crate::config::TokenRejection>) -> Option<String> {
+    use crate::config::TokenRejection;
+    let (error, scope) = match rejection {
+        None => (None, scopes_supported(&auth.resource_metadata)),
+        Some(TokenRejection::InsufficientScope(scope)) => (Some("insufficient_scope"), Some(scope.clone())),
+        Some(_) => (Some("invalid_token"), scopes_supported(&auth.resource_metadata)),
+    };
+    let safe = |s: &str| !s.bytes().any(|b| matches!(b, b'"' | b'\\' | b'\r' | b'\n'));
+    let scope = scope.filter(|s| !s.is_empty());
+    if !safe(&auth.resource_metadata_url) || !scope.as_deref().is_none_or(safe) {
+        return None;
+    }
+    // A 403 names the scope before the metadata (the order the core's challenges use); a 401 after.
+    let forbidden = matches!(rejection, Some(TokenRejection::InsufficientScope(_)));
+    let mut params = Vec::with_capacity(3);
+    params.extend(error.map(|error| format!("error=\"{error}\"")));
+    let scope = scope.map(|scope| format!("scope=\"{scope}\""));
+    if forbidden {
+        params.extend(scope.clone());
+    }
+    params.push(format!("resource_metadata=\"{}\"", auth.resource_metadata_url));
+    if !forbidden {
+        params.extend(scope);
+    }
+    Some(format!("Bearer {}", params.join(", ")))
+}
+
+/// The `scopes_supported` of a metadata document, space-separated (`None` if it has none).
+fn scopes_supported(document: &str) -> Option<String> {
+    let document = mcp_sansio::json::parse(document.as_bytes(), 8).ok()?;
+    let scopes: Vec<&str> =
+        document.get("scopes_supported")?.elements().filter_map(|scope| scope.as_str()?.as_plain()).collect();
+    (!scopes.is_empty()).then(|| scopes.join(" "))
 }
 
 pub(crate) fn status_only(status: StatusCode) -> Response<ResponseBody> {

@@ -1,0 +1,419 @@
+//! The JWT validator (feature `jwt`) protecting an endpoint: keys generated here with `ring`
+//! (Ed25519 and P-256), a JWKS served by a small server in the test that counts its fetches, and
+//! raw HTTP/1.1 requests to the endpoint.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use mcp_sansio::server::{Config, Handler, Tool, ToolCall, ToolReply};
+use mcp_sansio_http::jwt::{JwtConfig, JwtError, JwtValidator};
+use mcp_sansio_http::{HttpConfig, McpHttp, serve};
+use ring::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, Ed25519KeyPair, KeyPair};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+const ISSUER: &str = "https://auth.test";
+const SCOPE: &str = "mcp:tools";
+
+static TOOLS: [Tool<'static>; 1] =
+    [Tool::new("echo", "Echoes text", r#"{"type":"object","properties":{"text":{"type":"string"}}}"#)];
+
+struct Echo;
+
+impl Handler for Echo {
+    const TOOLS: &'static [Tool<'static>] = &TOOLS;
+    fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
+        match call.argument("text").and_then(|v| v.as_str()) {
+            Some(text) => reply.text_json(text).finish(),
+            None => reply.finish_error_text("missing text"),
+        }
+    }
+}
+
+/// A signing key: its JWK (public) and its PKCS#8 document (private).
+struct Signer {
+    kid: String,
+    alg: Algorithm,
+    pkcs8: Vec<u8>,
+    jwk: Value,
+}
+
+impl Signer {
+    fn ed25519(kid: &str) -> Signer {
+        let rng = ring::rand::SystemRandom::new();
+        let pkcs8 = Ed25519KeyPair::generate_pkcs8(&rng).unwrap().as_ref().to_vec();
+        let pair = Ed25519KeyPair::from_pkcs8(&pkcs8).unwrap();
+        let x = B64.encode(pair.public_key().as_ref());
+        let jwk = json!({"kty":"OKP","crv":"Ed25519","x":x,"kid":kid,"use":"sig","alg":"EdDSA"});
+        Signer { kid: kid.into(), alg: Algorithm::EdDSA, pkcs8, jwk }
+    }
+
+    fn p256(kid: &str) -> Signer {
+        let rng = ring::rand::SystemRandom::new();
+        let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng).unwrap().as_ref().to_vec();
+        let pair = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &pkcs8, &rng).unwrap();
+        let point = pair.public_key().as_ref(); // 0x04 || x || y
+        let (x, y) = (B64.encode(&point[1..33]), B64.encode(&point[33..65]));
+        let jwk = json!({"kty":"EC","crv":"P-256","x":x,"y":y,"kid":kid,"use":"sig"});
+        Signer { kid: kid.into(), alg: Algorithm::ES256, pkcs8, jwk }
+    }
+
+    /// `claims` signed with this key, the header naming `kid`.
+    fn sign_as(&self, kid: &str, claims: &Value) -> String {
+        let mut header = Header::new(self.alg);
+        header.kid = Some(kid.into());
+        let key = match self.alg {
+            Algorithm::EdDSA => EncodingKey::from_ed_der(&self.pkcs8),
+            _ => EncodingKey::from_ec_der(&self.pkcs8),
+        };
+        jsonwebtoken::encode(&header, claims, &key).unwrap()
+    }
+
+    fn sign(&self, claims: &Value) -> String {
+        self.sign_as(&self.kid, claims)
+    }
+}
+
+fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs()
+}
+
+/// Claims that pass: this issuer, this audience, an hour to live, the required scope.
+fn claims(audience: &str) -> Value {
+    json!({"iss": ISSUER, "aud": audience, "sub": "user", "exp": now() + 3600, "iat": now(), "scope": format!("openid {SCOPE}")})
+}
+
+/// The JWKS server: serves `keys` (as it is at each request) and counts the requests.
+#[derive(Clone, Default)]
+struct Jwks {
+    keys: Arc<Mutex<Vec<Value>>>,
+    fetches: Arc<AtomicUsize>,
+}
+
+impl Jwks {
+    async fn start(&self) -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/jwks.json", listener.local_addr().unwrap());
+        let jwks = self.clone();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let jwks = jwks.clone();
+                tokio::spawn(async move {
+                    let mut head = Vec::new();
+                    let mut buf = [0u8; 1024];
+                    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match stream.read(&mut buf).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => head.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                    jwks.fetches.fetch_add(1, Ordering::SeqCst);
+                    let body = json!({"keys": *jwks.keys.lock().unwrap()}).to_string();
+                    let response = format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                        body.len()
+                    );
+                    let _ = stream.write_all(response.as_bytes()).await;
+                });
+            }
+        });
+        url
+    }
+
+    fn publish(&self, signer: &Signer) {
+        self.keys.lock().unwrap().push(signer.jwk.clone());
+    }
+
+    fn fetches(&self) -> usize {
+        self.fetches.load(Ordering::SeqCst)
+    }
+}
+
+struct Setup {
+    addr: SocketAddr,
+    audience: String,
+    jwks: Jwks,
+    validator: JwtValidator,
+    signer: Signer,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+/// An endpoint protected by a validator whose JWKS lists one Ed25519 key; `tune` adjusts its
+/// settings.
+async fn setup(tune: impl FnOnce(JwtConfig) -> JwtConfig) -> Setup {
+    let jwks = Jwks::default();
+    let signer = Signer::ed25519("key-1");
+    jwks.publish(&signer);
+    let jwks_url = jwks.start().await;
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let audience = format!("http://{addr}/mcp");
+    let config = tune(JwtConfig::new(ISSUER, &audience, jwks_url).require_scope(SCOPE));
+    let validator = JwtValidator::new(config).await.unwrap();
+    let mut http = HttpConfig::new(Config::new("jwt", "1.0.0"), addr);
+    http.auth = Some(validator.bearer_auth());
+    let endpoint = McpHttp::new(Echo, http);
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(serve(listener, endpoint, async move {
+        let _ = stopped.await;
+    }));
+    Setup { addr, audience, jwks, validator, signer, _stop: stop }
+}
+
+/// Status, `WWW-Authenticate` and body of a `tools/call` (2026-07-28) with `token`, if any.
+async fn call(addr: SocketAddr, token: Option<&str>) -> (u16, Option<String>, String) {
+    let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"secret"},
+        "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}})
+    .to_string();
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: echo\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if let Some(token) = token {
+        request += &format!("Authorization: Bearer {token}\r\n");
+    }
+    request += "\r\n";
+    request += &body;
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut raw)).await.unwrap().unwrap();
+    let raw = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let challenge = head
+        .lines()
+        .filter_map(|line| line.split_once(':'))
+        .find(|(name, _)| name.eq_ignore_ascii_case("www-authenticate"))
+        .map(|(_, value)| value.trim().to_owned());
+    (status, challenge, body.to_owned())
+}
+
+fn metadata_url(addr: SocketAddr) -> String {
+    format!("http://{addr}/.well-known/oauth-protected-resource/mcp")
+}
+
+/// Asserts a 401 `invalid_token` naming the metadata and the scope.
+async fn assert_invalid(s: &Setup, token: &str) {
+    let (status, challenge, _) = call(s.addr, Some(token)).await;
+    assert_eq!(status, 401, "{token}");
+    assert_eq!(
+        challenge.as_deref(),
+        Some(&*format!(
+            r#"Bearer error="invalid_token", resource_metadata="{}", scope="{SCOPE}""#,
+            metadata_url(s.addr)
+        ))
+    );
+}
+
+#[tokio::test]
+async fn a_valid_token_is_served() {
+    let s = setup(|c| c).await;
+    let (status, challenge, body) = call(s.addr, Some(&s.signer.sign(&claims(&s.audience)))).await;
+    assert_eq!((status, challenge), (200, None));
+    assert!(body.contains("secret"), "{body}");
+    // An array `scp` grants scopes too, and a P-256 key with ES256 works alike.
+    let p256 = Signer::p256("key-ec");
+    s.jwks.publish(&p256);
+    s.validator.refresh().await.unwrap();
+    let mut scp = claims(&s.audience);
+    scp.as_object_mut().unwrap().remove("scope");
+    scp["scp"] = json!([SCOPE]);
+    assert_eq!(call(s.addr, Some(&p256.sign(&scp))).await.0, 200);
+}
+
+#[tokio::test]
+async fn a_missing_token_gets_401_naming_the_metadata_and_the_scope() {
+    let s = setup(|c| c).await;
+    let (status, challenge, _) = call(s.addr, None).await;
+    assert_eq!(status, 401);
+    // No `error` without a token (RFC 6750 §3.1).
+    assert_eq!(
+        challenge.as_deref(),
+        Some(&*format!(r#"Bearer resource_metadata="{}", scope="{SCOPE}""#, metadata_url(s.addr)))
+    );
+    // The document the challenge names.
+    let document: Value = serde_json::from_str(&s.validator.resource_metadata()).unwrap();
+    assert_eq!(
+        document,
+        json!({"resource": s.audience, "authorization_servers": [ISSUER], "scopes_supported": [SCOPE],
+            "bearer_methods_supported": ["header"]})
+    );
+    assert_eq!(s.validator.resource_metadata_url(), metadata_url(s.addr));
+}
+
+#[tokio::test]
+async fn a_token_for_another_audience_is_invalid() {
+    let s = setup(|c| c).await;
+    let token = s.signer.sign(&claims("https://other.example/mcp"));
+    assert_eq!(s.validator.check(&token), Err(JwtError::WrongAudience));
+    assert_invalid(&s, &token).await;
+}
+
+#[tokio::test]
+async fn an_expired_token_is_invalid_past_the_leeway() {
+    let s = setup(|c| c.with_leeway(Duration::from_secs(30))).await;
+    let mut within = claims(&s.audience);
+    within["exp"] = json!(now() - 10);
+    assert_eq!(call(s.addr, Some(&s.signer.sign(&within))).await.0, 200);
+    let mut expired = claims(&s.audience);
+    expired["exp"] = json!(now() - 120);
+    let token = s.signer.sign(&expired);
+    assert_eq!(s.validator.check(&token), Err(JwtError::Expired));
+    assert_invalid(&s, &token).await;
+    // `exp` is required.
+    let mut forever = claims(&s.audience);
+    forever.as_object_mut().unwrap().remove("exp");
+    assert_eq!(s.validator.check(&s.signer.sign(&forever)), Err(JwtError::MissingClaim("exp".into())));
+}
+
+#[tokio::test]
+async fn a_token_not_yet_valid_is_invalid() {
+    let s = setup(|c| c).await;
+    let mut early = claims(&s.audience);
+    early["nbf"] = json!(now() + 600);
+    let token = s.signer.sign(&early);
+    assert_eq!(s.validator.check(&token), Err(JwtError::NotYetValid));
+    assert_invalid(&s, &token).await;
+}
+
+#[tokio::test]
+async fn a_token_from_another_issuer_is_invalid() {
+    let s = setup(|c| c).await;
+    let mut other = claims(&s.audience);
+    other["iss"] = json!("https://evil.test");
+    let token = s.signer.sign(&other);
+    assert_eq!(s.validator.check(&token), Err(JwtError::WrongIssuer));
+    assert_invalid(&s, &token).await;
+}
+
+#[tokio::test]
+async fn a_bad_signature_is_invalid() {
+    let s = setup(|c| c).await;
+    // Signed by a key the issuer never published, under the published key's id.
+    let forger = Signer::ed25519("forger");
+    let token = forger.sign_as(&s.signer.kid, &claims(&s.audience));
+    assert_eq!(s.validator.check(&token), Err(JwtError::BadSignature));
+    assert_invalid(&s, &token).await;
+    // A valid token with one byte of its signature changed.
+    let mut token = s.signer.sign(&claims(&s.audience)).into_bytes();
+    let last = token.len() - 2;
+    token[last] = if token[last] == b'A' { b'B' } else { b'A' };
+    assert_invalid(&s, std::str::from_utf8(&token).unwrap()).await;
+}
+
+#[tokio::test]
+async fn alg_none_is_invalid() {
+    let s = setup(|c| c).await;
+    let header = B64.encode(json!({"alg": "none", "typ": "JWT", "kid": s.signer.kid}).to_string());
+    let payload = B64.encode(claims(&s.audience).to_string());
+    for token in [format!("{header}.{payload}."), format!("{header}.{payload}")] {
+        assert_eq!(s.validator.check(&token), Err(JwtError::Malformed));
+        assert_invalid(&s, &token).await;
+    }
+    // Nor is an algorithm the configuration leaves out (the key's own would verify it).
+    let s = setup(|c| c.with_algorithms([mcp_sansio_http::jwt::JwtAlgorithm::ES256])).await;
+    let token = s.signer.sign(&claims(&s.audience));
+    assert_eq!(s.validator.check(&token), Err(JwtError::AlgorithmNotAccepted));
+    assert_invalid(&s, &token).await;
+}
+
+#[tokio::test]
+async fn an_unknown_kid_is_invalid() {
+    let s = setup(|c| c).await;
+    let stranger = Signer::ed25519("stranger");
+    let token = stranger.sign(&claims(&s.audience));
+    assert_eq!(s.validator.check(&token), Err(JwtError::UnknownKey));
+    assert_invalid(&s, &token).await;
+}
+
+#[tokio::test]
+async fn a_missing_scope_gets_403_insufficient_scope() {
+    let s = setup(|c| c.require_scope("mcp:admin")).await;
+    let token = s.signer.sign(&claims(&s.audience)); // grants mcp:tools only
+    let (status, challenge, _) = call(s.addr, Some(&token)).await;
+    assert_eq!(status, 403);
+    assert_eq!(
+        challenge.as_deref(),
+        Some(&*format!(
+            r#"Bearer error="insufficient_scope", scope="{SCOPE} mcp:admin", resource_metadata="{}""#,
+            metadata_url(s.addr)
+        ))
+    );
+    let mut both = claims(&s.audience);
+    both["scope"] = json!(format!("{SCOPE} mcp:admin"));
+    assert_eq!(call(s.addr, Some(&s.signer.sign(&both))).await.0, 200);
+}
+
+#[tokio::test]
+async fn a_rotated_key_is_accepted_once_the_jwks_lists_it() {
+    let s = setup(|c| c.with_refetch_cooldown(Duration::from_millis(200))).await;
+    assert_eq!(s.jwks.fetches(), 1);
+    // The issuer rotates: a new key, published after the validator fetched the set.
+    let rotated = Signer::p256("key-2");
+    s.jwks.publish(&rotated);
+    let token = rotated.sign(&claims(&s.audience));
+    // The first request with the new kid is refused and fetches the set in the background…
+    assert_eq!(call(s.addr, Some(&token)).await.0, 401);
+    // …and a retry once it is in passes.
+    let mut status = 0;
+    for _ in 0..50 {
+        status = call(s.addr, Some(&token)).await.0;
+        if status == 200 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(status, 200);
+    assert!(s.jwks.fetches() >= 2);
+    // The old key still works while the set lists it.
+    assert_eq!(call(s.addr, Some(&s.signer.sign(&claims(&s.audience)))).await.0, 200);
+}
+
+#[tokio::test]
+async fn an_unknown_kid_flood_fetches_the_jwks_at_most_once_per_interval() {
+    const COOLDOWN: Duration = Duration::from_secs(1);
+    let s = setup(|c| c.with_refetch_cooldown(COOLDOWN)).await;
+    assert_eq!((s.jwks.fetches(), s.validator.jwks_fetches()), (1, 1));
+    let stranger = Signer::ed25519("x");
+    // Every started fetch reaches the JWKS server.
+    let settled = || async {
+        for _ in 0..100 {
+            if s.jwks.fetches() as u64 == s.validator.jwks_fetches() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(s.jwks.fetches() as u64, s.validator.jwks_fetches());
+        s.jwks.fetches()
+    };
+    // 40 made-up kids; the fetches they may cause: one, and one more per interval they took.
+    let flood = |round: usize| {
+        let tokens: Vec<String> =
+            (0..40).map(|i| stranger.sign_as(&format!("made-up-{round}-{i}"), &claims(&s.audience))).collect();
+        async move {
+            let started = std::time::Instant::now();
+            for token in tokens {
+                assert_eq!(call(s.addr, Some(&token)).await.0, 401);
+            }
+            1 + (started.elapsed().as_millis() / COOLDOWN.as_millis()) as usize
+        }
+    };
+    let allowed = flood(0).await;
+    let fetched = settled().await - 1;
+    assert!((1..=allowed).contains(&fetched), "{fetched} fetches, {allowed} allowed");
+    // After the interval, the next unknown kids may fetch again, as rarely.
+    tokio::time::sleep(COOLDOWN + Duration::from_millis(100)).await;
+    let before = s.jwks.fetches();
+    let allowed = flood(1).await;
+    let fetched = settled().await - before;
+    assert!((1..=allowed).contains(&fetched), "{fetched} fetches, {allowed} allowed");
+}
