@@ -62,6 +62,25 @@ struct Args {
     /// and `mcp_sansio_http::HttpConfig::spin_before_wait`). 0: sleep at once.
     #[arg(long, default_value_t = 0)]
     spin_us: u64,
+    /// With `--http`: require OAuth 2.1 bearer tokens, JWTs issued by ISSUER (`iss`), checked with
+    /// the keys at `--jwks-url`; 401/403 otherwise, with the metadata document served at
+    /// `/.well-known/oauth-protected-resource/mcp`.
+    #[cfg(feature = "http")]
+    #[arg(long, value_name = "ISSUER", requires_all = ["http", "jwks_url"])]
+    jwt_issuer: Option<String>,
+    /// With `--jwt-issuer`: the issuer's JWKS (`http://` or `https://`).
+    #[cfg(feature = "http")]
+    #[arg(long, value_name = "URL", requires = "jwt_issuer")]
+    jwks_url: Option<String>,
+    /// With `--jwt-issuer`: the audience tokens must name, this endpoint's canonical URI (default:
+    /// `http://ADDR/mcp` as bound; set the public URL behind a proxy).
+    #[cfg(feature = "http")]
+    #[arg(long, value_name = "URI", requires = "jwt_issuer")]
+    jwt_audience: Option<String>,
+    /// With `--jwt-issuer`: a scope every token must grant (repeat for several; all are needed).
+    #[cfg(feature = "http")]
+    #[arg(long, value_name = "SCOPE", requires = "jwt_issuer")]
+    required_scope: Vec<String>,
 }
 
 /// The runtimes `mcp-device` can run on; each drives the same server with the same loop.
@@ -148,8 +167,7 @@ fn main() -> ExitCode {
     }
     #[cfg(feature = "http")]
     if let Some(addr) = args.http {
-        let spin = std::time::Duration::from_micros(args.spin_us);
-        return serve_http(addr, handler, config, tx.len(), args.max_sessions, args.threads, spin);
+        return serve_http(addr, handler, config, tx.len(), &args);
     }
     let mut input = vec![0u8; 16 * 1024];
     let mut server: Server<'_, _> = Server::new(handler, config, Buffers { rx: &mut rx, tx: &mut tx });
@@ -189,11 +207,9 @@ fn serve_http<H: Handler + Send + 'static>(
     handler: H,
     config: Config<'static>,
     transmit: usize,
-    max_sessions: usize,
-    threads: u16,
-    spin: std::time::Duration,
+    args: &Args,
 ) -> ExitCode {
-    let runtime = match threads {
+    let runtime = match args.threads {
         1 => tokio::runtime::Builder::new_current_thread().enable_all().build(),
         n => tokio::runtime::Builder::new_multi_thread().worker_threads(n.into()).enable_all().build(),
     };
@@ -207,8 +223,8 @@ fn serve_http<H: Handler + Send + 'static>(
     let mut http = mcp_sansio_http::HttpConfig::new(config, addr);
     http.session_transmit_bytes = transmit;
     http.stateless_transmit_bytes = transmit;
-    http.max_sessions = max_sessions;
-    http.spin_before_wait = spin;
+    http.max_sessions = args.max_sessions;
+    http.spin_before_wait = std::time::Duration::from_micros(args.spin_us);
     // Clients of the deprecated 2024-11-05 HTTP+SSE transport connect to /sse.
     http.legacy_sse = Some(mcp_sansio::http::SsePaths::DEFAULT);
     let result = runtime.block_on(async {
@@ -217,7 +233,17 @@ fn serve_http<H: Handler + Send + 'static>(
         eprintln!("mcp-device: serving {url} (2026-07-28 and 2025-03-26 ... 2025-11-25; HTTP+SSE of 2024-11-05 at /sse)");
         eprintln!("mcp-device: host configuration:");
         eprintln!(r#"  {{"mcpServers": {{"{SERVER_NAME}": {{"type": "http", "url": "{url}"}}}}}}"#);
-        if !addr.ip().is_loopback() {
+        if let (Some(issuer), Some(jwks_url)) = (&args.jwt_issuer, &args.jwks_url) {
+            let audience = args.jwt_audience.clone().unwrap_or_else(|| url.clone());
+            let mut jwt = mcp_sansio_http::jwt::JwtConfig::new(issuer, &audience, jwks_url);
+            for scope in &args.required_scope {
+                jwt = jwt.require_scope(scope);
+            }
+            let validator = mcp_sansio_http::jwt::JwtValidator::new(jwt).await?;
+            let auth = validator.bearer_auth();
+            eprintln!("mcp-device: bearer tokens from {issuer} for {audience} required; metadata at {}", auth.resource_metadata_url);
+            http.auth = Some(auth);
+        } else if !addr.ip().is_loopback() {
             eprintln!("mcp-device: warning: not a loopback address; Host/Origin are not checked and there is no authentication");
         }
         let endpoint = mcp_sansio_http::McpHttp::new(handler, http);
