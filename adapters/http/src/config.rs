@@ -40,7 +40,7 @@ pub type TokenValidator = Arc<dyn Fn(&str) -> Result<(), TokenRejection> + Send 
 /// whose token the hook refuses gets 401 with `error="invalid_token"`, or 403 with
 /// `error="insufficient_scope"` and the `scope` it needs. 401 challenges also carry `scope`: the
 /// metadata document's `scopes_supported`, if it lists any. With the `jwt` feature,
-/// [`JwtValidator::bearer_auth`](crate::jwt::JwtValidator::bearer_auth) builds one.
+/// `jwt::JwtValidator::bearer_auth` builds one.
 #[derive(Clone)]
 pub struct BearerAuth {
     /// Validates a token: signature, expiry, and audience (issued for this server, RFC 8707),

@@ -77,7 +77,16 @@
 //! With [`HttpConfig::auth`] every MCP request needs `Authorization: Bearer <token>`, which the
 //! application's [`BearerAuth::validate`] checks (signature, expiry, audience, scopes): 401 or 403
 //! with a `WWW-Authenticate` challenge naming the RFC 9728 metadata document otherwise, which is
-//! served at `/.well-known/oauth-protected-resource` (and `…/mcp`). The adapter issues no tokens.
+//! served at `/.well-known/oauth-protected-resource` (and `…/mcp`). Challenges follow RFC 6750:
+//! no `error` without a token, `error="invalid_token"` for a refused one (401),
+//! `error="insufficient_scope"` with the `scope` needed (403); a 401 also names the document's
+//! `scopes_supported` as `scope`. The adapter issues no tokens.
+//!
+//! With the `jwt` feature, `jwt::JwtValidator` is such a check for JWT access tokens: issuer,
+//! audience (the endpoint's canonical URI), asymmetric algorithms only, leeway on `exp`/`nbf`,
+//! required scopes, keys from the issuer's JWKS (cached; fetched again in the background on an
+//! unknown `kid`, at most once per cooldown, and periodically); `jwt::JwtValidator::bearer_auth`
+//! builds the whole [`BearerAuth`].
 
 mod body;
 pub mod client;
