@@ -308,6 +308,10 @@ async fn a_bad_signature_is_invalid() {
     let last = token.len() - 2;
     token[last] = if token[last] == b'A' { b'B' } else { b'A' };
     assert_invalid(&s, std::str::from_utf8(&token).unwrap()).await;
+    // Past `max_token_bytes` (8 KiB) nothing is parsed.
+    let huge = format!("{}.{}.sig", "a".repeat(4096), "b".repeat(4096));
+    assert_eq!(s.validator.check(&huge), Err(JwtError::TooLarge));
+    assert_invalid(&s, &huge).await;
 }
 
 #[tokio::test]
