@@ -92,6 +92,20 @@ pub(crate) fn sse_response(
     rx: Option<tokio::sync::mpsc::Receiver<Bytes>>,
     keep_alive: Option<std::time::Duration>,
 ) -> Response<ResponseBody> {
+    sse_response_in(HeaderMap::new(), status, first, rest, rx, keep_alive)
+}
+
+/// [`sse_response`] with its head written in `headers` (cleared): a POST's request map, which
+/// then needs no allocation (see `json_answer`).
+pub(crate) fn sse_response_in(
+    mut headers: HeaderMap,
+    status: u16,
+    first: Option<Bytes>,
+    rest: VecDeque<Bytes>,
+    rx: Option<tokio::sync::mpsc::Receiver<Bytes>>,
+    keep_alive: Option<std::time::Duration>,
+) -> Response<ResponseBody> {
+    headers.clear();
     let keep_alive = keep_alive.map(|period| {
         let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
         interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -99,10 +113,10 @@ pub(crate) fn sse_response(
     });
     let mut response = Response::new(ResponseBody::stream(first, rest, rx, keep_alive));
     *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
-    let headers = response.headers_mut();
     headers.insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     headers.insert(hyper::header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     headers.insert(X_ACCEL_BUFFERING, HeaderValue::from_static("no"));
+    *response.headers_mut() = headers;
     response
 }
 

@@ -17,7 +17,7 @@ use mcp_sansio::version::{Era, ProtocolVersion};
 
 use super::McpHttp;
 use crate::body::{Abort, AbortGuard, ResponseBody};
-use crate::response::{HeaderView, priming, rejection_response, set_session_header, sse_response, status_only};
+use crate::response::{HeaderView, priming, rejection_response, set_session_header, sse_response_in, status_only};
 use crate::state::{LegacySession, Reader};
 
 /// A POST served by an engine, waiting for its response head.
@@ -121,7 +121,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     /// The response to a POST the engine served: now, or (a bare body whose answer comes later)
     /// the future of it.
     ///
-    /// A JSON answer's head takes `headers` (the request's map, cleared; see [`json_answer`]).
+    /// A JSON or SSE answer's head takes `headers` (the request's map, cleared; see [`json_answer`]).
     pub(super) fn respond(&self, prepared: Prepared, headers: &mut HeaderMap) -> Result<Response<ResponseBody>, Later> {
         let (era, route, reader, received, new_session, version) = prepared;
         // 2026-07-28: a client that closes the response stream before the answer cancels the
@@ -147,7 +147,8 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                     Some(prime) => (Some(prime), reader.frames.into_deque()),
                     None => reader.frames.into_parts(),
                 };
-                sse_response(reader.status.unwrap_or(200), first, rest, reader.rx, None)
+                let status = reader.status.unwrap_or(200);
+                sse_response_in(std::mem::take(headers), status, first, rest, reader.rx, None)
                     .map(|b| b.with_abort_guard(guard))
             }
             Ok(_) => {
