@@ -91,6 +91,8 @@
 mod body;
 pub mod client;
 mod config;
+#[cfg(any(feature = "oauth", feature = "jwt"))]
+mod fetch;
 mod hash;
 mod head;
 #[cfg(feature = "jwt")]

@@ -79,7 +79,7 @@ mod exchange;
 mod http_sse;
 #[cfg(feature = "oauth")]
 pub mod oauth;
-mod target;
+pub(crate) mod target;
 
 use exchange::{Exchange, failure, id_text, listen};
 use target::Target;

@@ -14,7 +14,7 @@ use hyper_util::rt::TokioIo;
 use super::{Header, MAX_IDLE_CONNECTIONS};
 
 /// The endpoint, and the idle connections to it.
-pub(super) struct Target {
+pub(crate) struct Target {
     /// `http` or `https`.
     pub(super) scheme: &'static str,
     /// With `https`: the TLS client, and the name the server's certificate must carry.
@@ -26,7 +26,7 @@ pub(super) struct Target {
     pub(super) host: String,
     pub(super) port: u16,
     /// The path and query, for the request line.
-    pub(super) path: String,
+    pub(crate) path: String,
     pub(super) idle: Mutex<Vec<SendRequest<Full<Bytes>>>>,
     /// An HTTP response came from the server.
     pub(super) reached: AtomicBool,
@@ -47,7 +47,7 @@ impl std::fmt::Debug for Target {
 
 impl Target {
     /// Reads `http://authority/path` (or `https://…`, with `tls` the client to use).
-    pub(super) fn parse(url: &str, tls: Option<Tls>) -> io::Result<Target> {
+    pub(crate) fn parse(url: &str, tls: Option<Tls>) -> io::Result<Target> {
         let invalid = |what: &str| io::Error::new(io::ErrorKind::InvalidInput, format!("{what}: {url}"));
         let scheme_end = url.find("://").ok_or_else(|| invalid("not an absolute URL"))?;
         let scheme = &url[..scheme_end];
@@ -191,7 +191,7 @@ impl Target {
     }
 
     /// One request (with `authorization`, if given).
-    pub(super) async fn send_once(
+    pub(crate) async fn send_once(
         &self,
         path: &str,
         method: Method,

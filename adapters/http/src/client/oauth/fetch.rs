@@ -1,28 +1,13 @@
 //! The authorization flow's own HTTP requests (metadata, registration, token), to any origin,
 //! each on a new connection, bounded in size and time.
 
-use std::borrow::Cow;
 use std::io;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Limited};
 use hyper::Method;
 
-use crate::client::target::Target;
-
-/// Longest metadata document, registration or token response read.
-pub const MAX_AUTH_RESPONSE: usize = 64 * 1024;
-/// How long one request of the authorization flow may take.
-pub const AUTH_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// A response of the flow: status, the `Location` and `WWW-Authenticate` headers, the body.
-#[derive(Debug)]
-pub(crate) struct Fetched {
-    pub(crate) status: u16,
-    pub(crate) location: Option<String>,
-    pub(crate) body: Bytes,
-}
+pub(crate) use crate::fetch::Fetched;
 
 impl Fetched {
     /// The body as JSON of type `T`, if the status is a success.
@@ -34,35 +19,14 @@ impl Fetched {
     }
 }
 
-/// `method` on the absolute `url` with `headers` and `body`.
-pub(crate) async fn fetch(
-    url: &str,
-    method: Method,
-    headers: &[(&'static str, String)],
-    body: Bytes,
-) -> io::Result<Fetched> {
-    let target = Target::parse(url, None)?;
-    let headers: Vec<(Cow<'static, str>, Vec<u8>)> =
-        headers.iter().map(|(name, value)| (Cow::Borrowed(*name), value.as_bytes().to_vec())).collect();
-    let exchange = async {
-        let (response, _connection) = target.send_once(&target.path, method, &headers, None, body).await?;
-        let status = response.status().as_u16();
-        let location = response.headers().get("location").and_then(|v| v.to_str().ok()).map(str::to_owned);
-        let body = Limited::new(response.into_body(), MAX_AUTH_RESPONSE).collect().await.map_err(|error| {
-            match error.downcast_ref::<http_body_util::LengthLimitError>() {
-                Some(_) => io::Error::new(
-                    io::ErrorKind::FileTooLarge,
-                    format!("{url} answered more than {MAX_AUTH_RESPONSE} bytes"),
-                ),
-                None => io::Error::new(io::ErrorKind::InvalidData, error),
-            }
-        })?;
-        let body = body.to_bytes();
-        Ok(Fetched { status, location, body })
-    };
-    tokio::time::timeout(AUTH_REQUEST_TIMEOUT, exchange)
-        .await
-        .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, format!("no answer from {url} in time")))?
+/// Longest metadata document, registration or token response read.
+pub const MAX_AUTH_RESPONSE: usize = 64 * 1024;
+/// How long one request of the authorization flow may take.
+pub const AUTH_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// `method` on the absolute `url`, bounded as the flow's requests are.
+async fn fetch(url: &str, method: Method, headers: &[(&'static str, String)], body: Bytes) -> io::Result<Fetched> {
+    crate::fetch::fetch(url, method, headers, body, MAX_AUTH_RESPONSE, AUTH_REQUEST_TIMEOUT).await
 }
 
 /// `GET url` accepting JSON.
