@@ -81,6 +81,10 @@ struct Args {
     #[cfg(feature = "http")]
     #[arg(long, value_name = "SCOPE", requires = "jwt_issuer")]
     required_scope: Vec<String>,
+    /// With `--jwt-issuer`: seconds of clock skew allowed on `exp` and `nbf` (default 30).
+    #[cfg(feature = "http")]
+    #[arg(long, value_name = "SECONDS", requires = "jwt_issuer")]
+    jwt_leeway: Option<u64>,
 }
 
 /// The runtimes `mcp-device` can run on; each drives the same server with the same loop.
@@ -236,6 +240,9 @@ fn serve_http<H: Handler + Send + 'static>(
         if let (Some(issuer), Some(jwks_url)) = (&args.jwt_issuer, &args.jwks_url) {
             let audience = args.jwt_audience.clone().unwrap_or_else(|| url.clone());
             let mut jwt = mcp_sansio_http::jwt::JwtConfig::new(issuer, &audience, jwks_url);
+            if let Some(leeway) = args.jwt_leeway {
+                jwt = jwt.with_leeway(std::time::Duration::from_secs(leeway));
+            }
             for scope in &args.required_scope {
                 jwt = jwt.require_scope(scope);
             }
