@@ -29,7 +29,7 @@
 //! | `http-custom-headers` | lists the tools, then makes the context's `toolCalls` |
 //! | `http-invalid-tool-headers` | calls every tool listed (tools with invalid `x-mcp-header` are dropped) |
 //! | `json-schema-2020-12-preservation` | echoes `json_schema_2020_12_tool`'s input schema to `json_schema_echo` |
-//! | `auth/*` | connects with OAuth ([`mcp_sansio_http::client::oauth`], the headless user agent; the context's `client_id`/`client_secret` as pre-registered credentials), lists the tools and calls each |
+//! | `auth/*` | connects with OAuth ([`mcp_sansio_http::client::oauth`], the headless user agent; the context's `client_id`/`client_secret` as pre-registered credentials; client credentials, with a secret or a private key, for `auth/client-credentials-*`), lists the tools and calls each |
 
 #![forbid(unsafe_code)]
 
@@ -134,9 +134,16 @@ fn oauth(scenario: &str, context: &Value) -> OAuth {
     let id = context["client_id"].as_str();
     let secret = context["client_secret"].as_str();
     if scenario.starts_with("auth/client-credentials")
-        && let (Some(id), Some(secret)) = (id, secret)
+        && let Some(id) = id
     {
-        return OAuth::new(OAuthConfig::for_machine(id, secret));
+        if let (Some(key), Some(algorithm)) =
+            (context["private_key_pem"].as_str(), context["signing_algorithm"].as_str())
+        {
+            return OAuth::new(OAuthConfig::for_machine_with_key(id, key, algorithm));
+        }
+        if let Some(secret) = secret {
+            return OAuth::new(OAuthConfig::for_machine(id, secret));
+        }
     }
     let mut config = OAuthConfig::new("mcp-sansio-conformance-client", "http://localhost:3000/callback")
         .with_client_metadata_url("https://conformance-test.local/client-metadata.json");

@@ -99,7 +99,7 @@ pub(super) async fn authorize(
         if let Some(scope) = &scope {
             grant.push(("scope", scope));
         }
-        return token_request(&server, &registration, &grant, scope.clone()).await;
+        return token_request(oauth, &server, &registration, &grant, scope.clone()).await;
     }
     let verifier = form::random_text(32)?;
     let state = form::random_text(16)?;
@@ -134,7 +134,7 @@ pub(super) async fn authorize(
         ("code_verifier", verifier.as_str()),
         ("resource", resource.resource.as_str()),
     ];
-    token_request(&server, &registration, &grant, scope).await
+    token_request(oauth, &server, &registration, &grant, scope).await
 }
 
 /// RFC 9207: an `iss` in the authorization response must be the issuer; a server that says it
@@ -164,7 +164,7 @@ pub(super) async fn refresh(oauth: &OAuth, url: &str, tokens: &Tokens) -> io::Re
         .or_else(|| preregistered(oauth))
         .ok_or_else(|| refused("no registration to refresh with".to_owned()))?;
     let grant = [("grant_type", "refresh_token"), ("refresh_token", refresh_token), ("resource", url)];
-    let mut refreshed = token_request(&server, &registration, &grant, tokens.scope.clone()).await?;
+    let mut refreshed = token_request(oauth, &server, &registration, &grant, tokens.scope.clone()).await?;
     if refreshed.refresh_token.is_none() {
         refreshed.refresh_token = tokens.refresh_token.clone(); // kept unless rotated
     }
@@ -172,11 +172,40 @@ pub(super) async fn refresh(oauth: &OAuth, url: &str, tokens: &Tokens) -> io::Re
 }
 
 fn preregistered(oauth: &OAuth) -> Option<Registration> {
+    let method = oauth.config.private_key.as_ref().map(|_| "private_key_jwt".to_owned());
     oauth.config.client.as_ref().map(|(id, secret)| Registration {
         client_id: id.clone(),
         client_secret: secret.clone(),
-        token_endpoint_auth_method: None,
+        token_endpoint_auth_method: method,
     })
+}
+
+/// RFC 7523 client authentication: an assertion signed with the client's key, for `audience`
+/// (the authorization server's issuer).
+fn client_assertion(oauth: &OAuth, client_id: &str, audience: &str) -> io::Result<String> {
+    let (pem, algorithm) =
+        oauth.config.private_key.as_ref().ok_or_else(|| refused("private_key_jwt without a private key".to_owned()))?;
+    let algorithm: jsonwebtoken::Algorithm =
+        algorithm.parse().map_err(|_| refused(format!("unknown signing algorithm {algorithm}")))?;
+    let key = match algorithm {
+        jsonwebtoken::Algorithm::ES256 | jsonwebtoken::Algorithm::ES384 => {
+            jsonwebtoken::EncodingKey::from_ec_pem(pem.as_bytes())
+        }
+        jsonwebtoken::Algorithm::EdDSA => jsonwebtoken::EncodingKey::from_ed_pem(pem.as_bytes()),
+        _ => jsonwebtoken::EncodingKey::from_rsa_pem(pem.as_bytes()),
+    }
+    .map_err(|error| refused(format!("the client's private key: {error}")))?;
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let claims = serde_json::json!({
+        "iss": client_id,
+        "sub": client_id,
+        "aud": audience,
+        "iat": now,
+        "exp": now + 300,
+        "jti": form::random_text(16)?,
+    });
+    jsonwebtoken::encode(&jsonwebtoken::Header::new(algorithm), &claims, &key)
+        .map_err(|error| refused(format!("signing the client assertion: {error}")))
 }
 
 /// Identifies the client at `server`, in the spec's order; a new registration is kept.
@@ -253,6 +282,7 @@ fn auth_method(server: &Server, registration: &Registration) -> String {
 
 /// POSTs `grant` to the token endpoint with the client's authentication; the tokens.
 async fn token_request(
+    oauth: &OAuth,
     server: &Server,
     registration: &Registration,
     grant: &[(&str, &str)],
@@ -261,7 +291,14 @@ async fn token_request(
     let mut body: Vec<(&str, &str)> = grant.to_vec();
     let secret = registration.client_secret.as_deref().unwrap_or_default();
     let mut authorization = None;
+    let assertion;
     match auth_method(server, registration).as_str() {
+        "private_key_jwt" => {
+            assertion = client_assertion(oauth, &registration.client_id, &server.issuer)?;
+            body.push(("client_id", &registration.client_id));
+            body.push(("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"));
+            body.push(("client_assertion", &assertion));
+        }
         "client_secret_basic" => authorization = Some(form::basic(&registration.client_id, secret)),
         "client_secret_post" => {
             body.push(("client_id", &registration.client_id));

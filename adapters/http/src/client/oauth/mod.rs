@@ -70,6 +70,10 @@ pub struct OAuthConfig {
     pub max_step_ups: u32,
     /// The grant: a user's authorization code (the default), or the client's own credentials.
     pub flow: Flow,
+    /// A private key (PKCS#8 PEM) and its algorithm (`ES256`, `RS256`, `EdDSA`, …) that
+    /// authenticate the client at the token endpoint with a signed assertion (`private_key_jwt`,
+    /// RFC 7523) instead of a secret.
+    pub private_key: Option<(String, String)>,
 }
 
 /// How tokens are obtained.
@@ -95,7 +99,21 @@ impl OAuthConfig {
             client: None,
             max_step_ups: 2,
             flow: Flow::AuthorizationCode,
+            private_key: None,
         }
+    }
+
+    /// A machine client authenticated by a signed assertion (`private_key_jwt`): its `client_id`,
+    /// its PKCS#8 PEM `private_key` and the key's `algorithm` (client credentials).
+    pub fn for_machine_with_key(
+        client_id: impl Into<String>,
+        private_key: impl Into<String>,
+        algorithm: impl Into<String>,
+    ) -> Self {
+        let mut config = OAuthConfig::new("", "").with_client(client_id, None);
+        config.flow = Flow::ClientCredentials;
+        config.private_key = Some((private_key.into(), algorithm.into()));
+        config
     }
 
     /// A machine client with its pre-registered `client_id` and `secret` (client credentials).
