@@ -29,7 +29,7 @@
 //! | `http-custom-headers` | lists the tools, then makes the context's `toolCalls` |
 //! | `http-invalid-tool-headers` | calls every tool listed (tools with invalid `x-mcp-header` are dropped) |
 //! | `json-schema-2020-12-preservation` | echoes `json_schema_2020_12_tool`'s input schema to `json_schema_echo` |
-//! | `auth/*` | connects with OAuth ([`mcp_sansio_http::client::oauth`], the headless user agent; the context's `client_id`/`client_secret` as pre-registered credentials; client credentials, with a secret or a private key, for `auth/client-credentials-*`), lists the tools and calls each |
+//! | `auth/*` | connects with OAuth ([`mcp_sansio_http::client::oauth`], the headless user agent; the context's `client_id`/`client_secret` as pre-registered credentials; client credentials, with a secret or a private key, for `auth/client-credentials-*`; the context's identity provider and ID token for `auth/enterprise-managed-authorization`), lists the tools and calls each |
 
 #![forbid(unsafe_code)]
 
@@ -43,7 +43,7 @@ use mcp_sansio::mcp::ClientCapabilities;
 use mcp_sansio::mcp::input::{ReceivedInput, write_accepted_form};
 use mcp_sansio::version::{Era, ProtocolVersion};
 use mcp_sansio_driver::host::{ClientHandle, Host};
-use mcp_sansio_http::client::oauth::{OAuth, OAuthConfig};
+use mcp_sansio_http::client::oauth::{EnterpriseIdp, OAuth, OAuthConfig};
 use serde_json::{Value, json};
 
 /// How long a scenario may take before the client gives up (the suite's timeout is 30 s).
@@ -144,6 +144,17 @@ fn oauth(scenario: &str, context: &Value) -> OAuth {
         if let Some(secret) = secret {
             return OAuth::new(OAuthConfig::for_machine(id, secret));
         }
+    }
+    if scenario == "auth/enterprise-managed-authorization"
+        && let (Some(id), Some(endpoint), Some(idp_client), Some(id_token)) = (
+            id,
+            context["idp_token_endpoint"].as_str(),
+            context["idp_client_id"].as_str(),
+            context["idp_id_token"].as_str(),
+        )
+    {
+        let idp = EnterpriseIdp::new(endpoint, idp_client, id_token);
+        return OAuth::new(OAuthConfig::for_enterprise(idp, id, secret.map(str::to_owned)));
     }
     let mut config = OAuthConfig::new("mcp-sansio-conformance-client", "http://localhost:3000/callback")
         .with_client_metadata_url("https://conformance-test.local/client-metadata.json");

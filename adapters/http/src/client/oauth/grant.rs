@@ -94,6 +94,11 @@ pub(super) async fn authorize(
     }
     let registration = identify(oauth, &server).await?;
     let scope = scope.or_else(|| resource.scopes_supported.as_ref().map(|s| s.join(" "))).filter(|s| !s.is_empty());
+    if oauth.config.flow == super::Flow::Enterprise {
+        let assertion = identity_assertion(oauth, &server, &resource.resource, scope.as_deref()).await?;
+        let grant = [("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"), ("assertion", assertion.as_str())];
+        return token_request(oauth, &server, &registration, &grant, scope.clone()).await;
+    }
     if oauth.config.flow == super::Flow::ClientCredentials {
         let mut grant = vec![("grant_type", "client_credentials"), ("resource", resource.resource.as_str())];
         if let Some(scope) = &scope {
@@ -149,6 +154,51 @@ fn check_iss(server: &Server, iss: Option<&str>) -> io::Result<()> {
         None if promised => Err(refused("the authorization response lacks the iss its server promised".to_owned())),
         _ => Ok(()),
     }
+}
+
+/// Enterprise-managed authorization, step one: the user's ID token exchanged at the identity
+/// provider (RFC 8693) for an identity assertion grant for `server` and `resource`.
+async fn identity_assertion(oauth: &OAuth, server: &Server, resource: &str, scope: Option<&str>) -> io::Result<String> {
+    let idp = oauth.config.enterprise.as_ref().ok_or_else(|| refused("no identity provider configured".to_owned()))?;
+    let mut body = vec![
+        ("grant_type", "urn:ietf:params:oauth:grant-type:token-exchange"),
+        ("requested_token_type", "urn:ietf:params:oauth:token-type:id-jag"),
+        ("subject_token", idp.id_token.as_str()),
+        ("subject_token_type", "urn:ietf:params:oauth:token-type:id_token"),
+        ("audience", server.issuer.as_str()),
+        ("resource", resource),
+    ];
+    if let Some(scope) = scope {
+        body.push(("scope", scope));
+    }
+    let authorization = match &idp.client_secret {
+        Some(secret) => Some(form::basic(&idp.client_id, secret)),
+        None => {
+            body.push(("client_id", idp.client_id.as_str()));
+            None
+        }
+    };
+    let response = fetch::post_form(&idp.token_endpoint, form::encode(&body), authorization).await?;
+    #[derive(Deserialize)]
+    struct Exchanged {
+        access_token: String,
+        issued_token_type: Option<String>,
+    }
+    if !(200..300).contains(&response.status) {
+        return Err(refused(format!(
+            "the identity provider refused the token exchange (HTTP {}): {}",
+            response.status,
+            String::from_utf8_lossy(&response.body)
+        )));
+    }
+    let exchanged: Exchanged = response.json()?;
+    if exchanged.issued_token_type.as_deref().is_some_and(|t| t != "urn:ietf:params:oauth:token-type:id-jag") {
+        return Err(refused(format!(
+            "the identity provider issued a {:?}, not an ID-JAG",
+            exchanged.issued_token_type
+        )));
+    }
+    Ok(exchanged.access_token)
 }
 
 /// Refreshes `tokens` for the endpoint `url` at their issuer.

@@ -74,6 +74,8 @@ pub struct OAuthConfig {
     /// authenticate the client at the token endpoint with a signed assertion (`private_key_jwt`,
     /// RFC 7523) instead of a secret.
     pub private_key: Option<(String, String)>,
+    /// The identity provider of [`Flow::Enterprise`].
+    pub enterprise: Option<EnterpriseIdp>,
 }
 
 /// How tokens are obtained.
@@ -87,6 +89,39 @@ pub enum Flow {
     /// SEP-1046): a machine acting for itself, with the pre-registered credentials
     /// ([`OAuthConfig::for_machine`]); no user agent.
     ClientCredentials,
+    /// Enterprise-managed authorization (the
+    /// `io.modelcontextprotocol/enterprise-managed-authorization` extension, SEP-990): the user's
+    /// ID token from the enterprise identity provider is exchanged there (RFC 8693) for an
+    /// identity assertion grant (ID-JAG) for the authorization server, which gives the access
+    /// token for it (JWT bearer grant, RFC 7523); no user agent ([`OAuthConfig::for_enterprise`]).
+    Enterprise,
+}
+
+/// The enterprise identity provider of [`Flow::Enterprise`], and the user's ID token from it.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct EnterpriseIdp {
+    /// The identity provider's token endpoint (token exchange).
+    pub token_endpoint: String,
+    /// This client's id at the identity provider.
+    pub client_id: String,
+    /// Its secret there, if it is confidential.
+    pub client_secret: Option<String>,
+    /// The user's ID token (from the enterprise sign-in).
+    pub id_token: String,
+}
+
+impl EnterpriseIdp {
+    /// The identity provider whose token endpoint is `token_endpoint`, this client's id there, and
+    /// the user's `id_token`.
+    pub fn new(token_endpoint: impl Into<String>, client_id: impl Into<String>, id_token: impl Into<String>) -> Self {
+        EnterpriseIdp {
+            token_endpoint: token_endpoint.into(),
+            client_id: client_id.into(),
+            client_secret: None,
+            id_token: id_token.into(),
+        }
+    }
 }
 
 impl OAuthConfig {
@@ -100,7 +135,17 @@ impl OAuthConfig {
             max_step_ups: 2,
             flow: Flow::AuthorizationCode,
             private_key: None,
+            enterprise: None,
         }
+    }
+
+    /// Enterprise-managed authorization: the ID token of `idp` exchanged for access, this client
+    /// known to the authorization server as `client_id` (with `secret`, if confidential).
+    pub fn for_enterprise(idp: EnterpriseIdp, client_id: impl Into<String>, secret: Option<String>) -> Self {
+        let mut config = OAuthConfig::new("", "").with_client(client_id, secret);
+        config.flow = Flow::Enterprise;
+        config.enterprise = Some(idp);
+        config
     }
 
     /// A machine client authenticated by a signed assertion (`private_key_jwt`): its `client_id`,
