@@ -92,6 +92,7 @@ pub(crate) struct ServerMetadata {
     pub(crate) authorization_endpoint: String,
     pub(crate) token_endpoint: String,
     pub(crate) registration_endpoint: Option<String>,
+    pub(crate) scopes_supported: Option<Vec<String>>,
     pub(crate) code_challenge_methods_supported: Option<Vec<String>>,
     pub(crate) token_endpoint_auth_methods_supported: Option<Vec<String>>,
     pub(crate) client_id_metadata_document_supported: Option<bool>,

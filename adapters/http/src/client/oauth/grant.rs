@@ -106,6 +106,20 @@ pub(super) async fn authorize(
         }
         return token_request(oauth, &server, &registration, &grant, scope.clone()).await;
     }
+    // A user's authorization should outlive the access token: `offline_access` where the
+    // authorization server lists it (SEP-2207), never where it does not.
+    let offers_offline = server
+        .metadata
+        .as_ref()
+        .and_then(|m| m.scopes_supported.as_ref())
+        .is_some_and(|s| s.iter().any(|s| s == "offline_access"));
+    let scope = match scope {
+        Some(scope) if offers_offline && !scope.split_whitespace().any(|s| s == "offline_access") => {
+            Some(format!("{scope} offline_access"))
+        }
+        None if offers_offline => Some("offline_access".to_owned()),
+        scope => scope,
+    };
     let verifier = form::random_text(32)?;
     let state = form::random_text(16)?;
     let challenge_text = form::s256(&verifier);

@@ -17,7 +17,8 @@
 //!    [`CredentialStore`], or dynamic client registration (RFC 7591), whose secret is kept.
 //! 4. Authorization code with PKCE (S256; a server whose metadata does not list S256 is refused),
 //!    `state`, and the `resource` parameter (RFC 8707); the scopes of the challenge, else the
-//!    resource's `scopes_supported`, else none. The user agent ([`UserAgent`]; [`Headless`] for
+//!    resource's `scopes_supported`, else none; with `offline_access` where the authorization
+//!    server lists it (for a refresh token). The user agent ([`UserAgent`]; [`Headless`] for
 //!    tests and CI) returns the redirect; its `state` must match and its `iss` (RFC 9207) must be the
 //!    issuer when present, and be present when the server says it sends one.
 //! 5. The code is exchanged at the token endpoint with the client authentication the
