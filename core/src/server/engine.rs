@@ -199,6 +199,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             Some((classified, picked)) => parts.handle_classified(classified, false, spans, picked),
             None => parts.handle_message(value, false, spans),
         };
+        parts.retry_due_input_with_own_record();
         self.announce_changes(handler);
         Ok(received)
     }
@@ -467,6 +468,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         };
         if value.kind() != Kind::Array {
             parts.handle_message(value, false, spans);
+            parts.retry_due_input(spans);
             return;
         }
         let accepts_batches = matches!(*parts.session, Session::Legacy { version, .. } if version.accepts_batches());
@@ -507,6 +509,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         match element {
             Some(element) => {
                 parts.handle_message(element, true, spans);
+                parts.retry_due_input(spans);
                 self.batch = Some(BatchCursor { next: cursor.next + 1, ..cursor });
             }
             None => {

@@ -39,6 +39,10 @@ pub(crate) struct InputArea<'a> {
     pending: Option<Pending>,
     /// Set by a legacy input-required reply: the length of its uncommitted answer.
     pub(crate) signal: Option<usize>,
+    /// Every answer is in: the waiting request is served again once the message that brought the
+    /// last answer has been handled ([`Parts::retry_due_input`]), not from inside its handling, so
+    /// the retry's frames do not stack on the answer's.
+    retry_due: bool,
 }
 
 /// A request waiting for the client's answers.
@@ -56,7 +60,14 @@ struct Pending {
 
 impl<'a> InputArea<'a> {
     pub(crate) const fn none() -> Self {
-        InputArea { record: Storage::empty(), retry: None, has_buffer: false, pending: None, signal: None }
+        InputArea {
+            record: Storage::empty(),
+            retry: None,
+            has_buffer: false,
+            pending: None,
+            signal: None,
+            retry_due: false,
+        }
     }
 
     /// The buffer to build a retry in, taken out until it is put back.
@@ -99,7 +110,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             #[cfg(feature = "alloc")]
             owned @ Storage::Owned(_) => (owned, None),
         };
-        self.input = InputArea { record, retry, has_buffer: true, pending: None, signal: None };
+        self.input = InputArea { record, retry, has_buffer: true, pending: None, signal: None, retry_due: false };
     }
 
     /// Whether a legacy request is waiting for the client's input.
@@ -266,8 +277,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         Ok(())
     }
 
-    /// Takes the client's answer to an input request, if it is one; serves the waiting request
-    /// again once every answer is in. `false` if `id` is not an input request.
+    /// Takes the client's answer to an input request, if it is one; once every answer is in, the
+    /// waiting request is due to be served again ([`Parts::retry_due_input`], which the caller runs
+    /// after this message). `false` if `id` is not an input request.
     pub(crate) fn legacy_input_answer(&mut self, id: Option<Id<'_>>, result: Result<Value<'_>, ()>) -> bool {
         let Some(Id::Number(number)) = id else { return false };
         let Some(pending) = self.input.pending.as_ref() else { return false };
@@ -293,7 +305,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         pending.answers += w.len();
         pending.keys[index].2 = true;
         if pending.keys.iter().all(|(_, _, answered)| *answered) {
-            self.retry_pending();
+            self.input.retry_due = true;
         }
         true
     }
@@ -326,8 +338,27 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         true
     }
 
+    /// Serves the waiting request again if every answer came in with the message just handled,
+    /// validating the retry with `spans` (the caller's record, free again once that message is
+    /// handled). Every caller of [`Parts::handle_message`] and [`Parts::handle_classified`] runs it
+    /// right after, so the retry is answered where it always was: just after the last answer.
+    pub(crate) fn retry_due_input(&mut self, spans: &mut json::Spans) {
+        if core::mem::take(&mut self.input.retry_due) {
+            self.retry_pending(spans);
+        }
+    }
+
+    /// [`Parts::retry_due_input`] with a record of its own, for a caller whose record is not its to
+    /// reuse (a body validated by the HTTP layer).
+    pub(crate) fn retry_due_input_with_own_record(&mut self) {
+        if self.input.retry_due {
+            self.retry_due_input(&mut json::Spans::default());
+        }
+    }
+
     /// Builds the retry of the waiting request and serves it on the request's route.
-    fn retry_pending(&mut self) {
+    #[inline(never)]
+    fn retry_pending(&mut self, spans: &mut json::Spans) {
         let Some(pending) = self.input.pending.take() else { return };
         let Some(mut retry) = self.input.take_retry() else { return };
         let record = record(&self.input.record);
@@ -344,10 +375,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let overflowed = w.is_overflowed();
         let message = retry.get(..len).unwrap_or_default();
         let route = core::mem::replace(&mut self.route, pending.route);
-        let mut spans = json::Spans::default();
-        match json::parse_spanned(message, self.config.limits.max_depth, &mut spans).ok().filter(|_| !overflowed) {
+        match json::parse_spanned(message, self.config.limits.max_depth, spans).ok().filter(|_| !overflowed) {
             Some(value) => {
-                self.handle_message(value, false, &spans);
+                self.handle_message(value, false, spans);
             }
             None => self.reject(
                 Some(&pending.id),
