@@ -145,6 +145,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
 
     /// Hands an answer to the request it answers (to the handler, whichever part of the server sent
     /// it), or reports it as unexpected.
+    #[inline(never)] // Off the request path's frame (see docs/firmware.md, "Stack").
     fn route_response(&mut self, id: Option<Id<'_>>, outcome: Outcome<'_>) {
         match self.out.answer(id) {
             Ok(entry) => self.handler.on_response(self.now, Response { request: entry.key, outcome }),
@@ -164,6 +165,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         self.out.write(self.route, body).is_ok()
     }
 
+    #[inline(never)] // Off the request path's frame (see docs/firmware.md, "Stack").
     fn handle_notification(&mut self, method: JsonStr<'_>, params: Option<Value<'_>>) {
         if method.eq_str("notifications/initialized") {
             if let Session::Legacy { ready, .. } = self.session
@@ -281,6 +283,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     }
 
     /// Validates modern `_meta`; answers and returns `None` when it is invalid or unsupported.
+    #[inline(never)] // Off the request path's frame (see docs/firmware.md, "Stack").
     fn modern_version(&mut self, id: Id<'_>, meta: &Meta<'_>) -> Option<ProtocolVersion> {
         let requested = meta.protocol_version.and_then(|v| v.as_str());
         let Some(requested) = requested else {

@@ -46,6 +46,7 @@ impl ListKind {
 
 impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// `initialize`: negotiates a legacy version and opens the session.
+    #[inline(never)] // Off the request path's frame (see docs/firmware.md, "Stack").
     pub(crate) fn initialize(&mut self, id: Id<'_>, params: &Params<'_>) {
         let requested = params.get("protocolVersion").and_then(|v| v.as_str());
         let Some(requested) = requested else {
@@ -83,6 +84,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     }
 
     /// `server/discover` (2026-07-28).
+    #[inline(never)] // Off the request path's frame (see docs/firmware.md, "Stack").
     pub(crate) fn discover(&mut self, id: Id<'_>) {
         let capabilities = self.capabilities();
         let (_, config, mut out) = self.reply_parts(id, ProtocolVersion::LATEST, false);
