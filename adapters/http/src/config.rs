@@ -102,13 +102,15 @@ pub struct HttpConfig {
     ///
     /// [`Engine::set_input_buffer`]: mcp_sansio::server::Engine::set_input_buffer
     pub session_input_bytes: usize,
-    /// Buffer sets (transmit, input) kept for waking suspended sessions (16). Between requests a
-    /// legacy session whose engine holds nothing else keeps only its negotiated state
-    /// ([`Engine::suspend`]); its engine and buffers are released, the buffers into this pool, and
-    /// the next request wakes it on pooled buffers ([`Engine::resume`]). Sessions busy at once
-    /// beyond this number allocate their buffers. 0: every wake allocates.
+    /// Engines, with their buffers (transmit, input), kept for waking suspended sessions (16).
+    /// Between requests a legacy session whose engine holds nothing else keeps only its negotiated
+    /// state ([`Engine::suspend`]); its engine is released into this pool, and the next request
+    /// wakes it on a pooled engine made new ([`Engine::renew`], [`Engine::resume`]). Sessions busy
+    /// at once beyond this number allocate their engines and buffers. 0: every wake allocates.
+    /// Each pooled engine is about 17 KB besides its buffers.
     ///
     /// [`Engine::suspend`]: mcp_sansio::server::Engine::suspend
+    /// [`Engine::renew`]: mcp_sansio::server::Engine::renew
     /// [`Engine::resume`]: mcp_sansio::server::Engine::resume
     pub session_buffer_pool: usize,
     /// Transmit buffer of the stateless (2026-07-28) engine (1 MiB).

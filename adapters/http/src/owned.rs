@@ -15,10 +15,6 @@ pub type HttpEngine = Engine<'static, IN_FLIGHT, OUTBOUND>;
 /// An engine's buffers: receive, transmit, and for a legacy session the input buffer.
 pub(crate) type EngineBuffers = OwnedBuffers;
 
-fn sizes(buffers: &EngineBuffers) -> (usize, usize, usize) {
-    (buffers.rx.len(), buffers.tx.len(), buffers.input.as_ref().map_or(0, |i| i.len()))
-}
-
 /// An [`Engine`] over heap buffers it owns (receive, transmit, and for legacy sessions the input
 /// buffer), handed back by [`OwnedEngine::into_buffers`]. Safe code: the core's
 /// [`Engine::new_owned`] keeps the boxes as `Storage::Owned`, so the engine is `'static` and `Send`
@@ -43,19 +39,14 @@ impl OwnedEngine {
     pub(crate) fn get(&mut self) -> &mut HttpEngine {
         &mut self.engine
     }
-
-    /// Drops the engine and returns its buffers (always `Some`: it owns every buffer it was built
-    /// on).
-    pub(crate) fn into_buffers(self) -> Option<EngineBuffers> {
-        self.engine.into_buffers()
-    }
 }
 
-/// The buffers of suspended sessions' engines, kept for the next engine a session needs: a
-/// session between requests holds no buffers, and waking one costs no allocation while the pool
-/// has buffers. Holds at most `max` sets; more are freed.
+/// The engines of suspended sessions, with their buffers, kept for the next session that wakes:
+/// a session between requests holds no engine and no buffers, and waking one costs no allocation
+/// while the pool has an engine, and no copy of one ([`Engine::renew`] makes a pooled engine new
+/// in its box). Holds at most `max` engines; more are freed.
 pub(crate) struct BufferPool {
-    free: Vec<EngineBuffers>,
+    free: Vec<((usize, usize, usize), Box<OwnedEngine>)>,
     max: usize,
 }
 
@@ -64,18 +55,31 @@ impl BufferPool {
         BufferPool { free: Vec::new(), max }
     }
 
-    /// Buffers of these sizes: pooled ones if there are, else new zeroed ones.
-    pub(crate) fn take(&mut self, rx_len: usize, tx_len: usize, input_len: usize) -> EngineBuffers {
-        match self.free.iter().rposition(|b| sizes(b) == (rx_len, tx_len, input_len)) {
-            Some(index) => self.free.swap_remove(index),
-            None => OwnedBuffers::zeroed(rx_len, tx_len, input_len),
+    /// A new engine with `config` on buffers of these lengths: a pooled one renewed if there is one
+    /// of these lengths, else one on new zeroed buffers.
+    pub(crate) fn take(
+        &mut self,
+        config: Config<'static>,
+        rx_len: usize,
+        tx_len: usize,
+        input_len: usize,
+    ) -> Box<OwnedEngine> {
+        let sizes = (rx_len, tx_len, input_len);
+        match self.free.iter().rposition(|(pooled, _)| *pooled == sizes) {
+            Some(index) => {
+                let (_, mut engine) = self.free.swap_remove(index);
+                engine.get().renew();
+                engine
+            }
+            None => Box::new(OwnedEngine::on(config, OwnedBuffers::zeroed(rx_len, tx_len, input_len))),
         }
     }
 
-    /// Keeps `buffers` for a later `take`, or frees them if the pool is full.
-    pub(crate) fn give(&mut self, buffers: EngineBuffers) {
+    /// Keeps `engine` (taken with these buffer lengths, and built with the configuration every
+    /// `take` passes) for a later `take`, or frees it if the pool is full.
+    pub(crate) fn give(&mut self, sizes: (usize, usize, usize), engine: Box<OwnedEngine>) {
         if self.free.len() < self.max {
-            self.free.push(buffers);
+            self.free.push((sizes, engine));
         }
     }
 }

@@ -318,29 +318,27 @@ impl LegacySession {
         let (config, pool, events, id) = context;
         let suspended = self.suspended;
         let live = self.live.get_or_insert_with(|| {
-            let buffers = pool.take(SESSION_RX_BYTES, config.session_transmit_bytes, config.session_input_bytes);
-            let mut engine = OwnedEngine::on(config.engine, buffers);
+            let (rx, tx, input) = session_buffers(config);
+            let mut engine = pool.take(config.engine, rx, tx, input);
             engine.get().set_notification_route(Route::new(GET_STREAM, Framing::Sse));
             if let Some(state) = suspended {
                 engine.get().resume(state);
             }
-            Box::new(engine)
+            engine
         });
         let _serving = crate::serving::mark(crate::Serving::Session(id));
         let result = f(live.get(), handler);
         self.streams.drain(live.get(), handler, now, Some((events, id)));
-        self.rest(pool);
+        self.rest(config, pool);
         result
     }
 
     /// Suspends the engine if it holds nothing but the session, its buffers going back to `pool`.
-    fn rest(&mut self, pool: &mut BufferPool) {
+    fn rest(&mut self, config: &HttpConfig, pool: &mut BufferPool) {
         let Some(state) = self.live.as_mut().and_then(|live| live.get().suspend()) else { return };
         if let Some(live) = self.live.take() {
             self.suspended = Some(state);
-            if let Some(buffers) = live.into_buffers() {
-                pool.give(buffers);
-            }
+            pool.give(session_buffers(config), live);
         }
     }
 
@@ -377,6 +375,11 @@ impl LegacySession {
 
 /// Receive buffer of a session's engine: HTTP hands it whole messages, so it is never used.
 const SESSION_RX_BYTES: usize = 256;
+
+/// The lengths of a session engine's buffers: receive, transmit, input.
+fn session_buffers(config: &HttpConfig) -> (usize, usize, usize) {
+    (SESSION_RX_BYTES, config.session_transmit_bytes, config.session_input_bytes)
+}
 
 /// Replays the events of `after`'s stream and says whether it is still open.
 pub(crate) fn replay(store: &dyn EventStore, session: SessionId, after: EventId) -> (VecDeque<Bytes>, StreamState) {

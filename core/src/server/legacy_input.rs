@@ -70,6 +70,17 @@ impl<'a> InputArea<'a> {
         }
     }
 
+    /// As [`Engine::set_input_storage`] left it on the same buffer (or as [`none`](Self::none)
+    /// without one): nothing waiting, and an owned buffer's retry half not yet allocated.
+    #[cfg(feature = "alloc")]
+    pub(crate) fn renew(&mut self) {
+        self.pending = None;
+        self.signal = None;
+        if self.record.is_owned() {
+            self.retry = None;
+        }
+    }
+
     /// The buffer to build a retry in, taken out until it is put back.
     fn take_retry(&mut self) -> Option<Storage<'a>> {
         #[cfg(feature = "alloc")]

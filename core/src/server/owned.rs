@@ -68,6 +68,32 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     }
 }
 
+impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OUTBOUND> {
+    /// Makes this engine new again on its own buffers and configuration, in place: what
+    /// `Engine::new_owned(config, engine.into_buffers()?)` would give (everything it held dropped,
+    /// no session, the notification route reset, the input buffer kept), without building an engine
+    /// and moving it, which copies it whole (17 KB with 64 deferred slots). A server that keeps
+    /// idle sessions suspended ([`suspend`](Self::suspend)) can keep their engines in a pool and
+    /// [`resume`](Self::resume) a session on a renewed one.
+    pub fn renew(&mut self) {
+        let limits = self.config.limits;
+        let old = core::mem::replace(
+            &mut self.ep,
+            crate::endpoint::Endpoint::new(crate::storage::Storage::empty(), crate::storage::Storage::empty(), limits),
+        );
+        let (rx, tx) = (old.rx.into_storage(), old.out.tx.into_storage());
+        self.ep = crate::endpoint::Endpoint::new(rx, tx, limits);
+        for slot in &mut self.in_flight {
+            *slot = None;
+        }
+        self.session = crate::server::Session::None;
+        self.next_generation = 0;
+        self.batch = None;
+        self.pending_changes = crate::server::ListChanges::NONE;
+        self.input.renew();
+    }
+}
+
 /// An engine over owned buffers moves to another thread or task: everything in an
 /// `Engine<'static>` is `Send` (a `Config<'static>`'s state sealer is `&'static dyn StateSealer`,
 /// and `StateSealer: Sync`).
@@ -98,6 +124,21 @@ mod tests {
         let written = answer.len();
         engine.transmit_done(now, written, &mut App);
         answer
+    }
+
+    #[test]
+    fn a_renewed_engine_answers_and_suspends_as_a_new_one() {
+        let config = Config::new("owned", "1.0.0");
+        let mut used: Engine<'static> = Engine::new_owned(config, OwnedBuffers::zeroed(512, 2048, 1024));
+        let first = ping(&mut used);
+        let state = used.suspend().expect("quiet");
+        used.renew();
+        let mut fresh: Engine<'static> = Engine::new_owned(config, OwnedBuffers::zeroed(512, 2048, 1024));
+        assert_eq!(used.suspend(), fresh.suspend());
+        used.resume(state);
+        fresh.resume(state);
+        assert_eq!((ping(&mut used), ping(&mut fresh)), (first.clone(), first));
+        assert_eq!(used.suspend(), fresh.suspend());
     }
 
     #[test]
