@@ -76,21 +76,31 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// idle sessions suspended ([`suspend`](Self::suspend)) can keep their engines in a pool and
     /// [`resume`](Self::resume) a session on a renewed one.
     pub fn renew(&mut self) {
-        let limits = self.config.limits;
-        let old = core::mem::replace(
-            &mut self.ep,
-            crate::endpoint::Endpoint::new(crate::storage::Storage::empty(), crate::storage::Storage::empty(), limits),
-        );
-        let (rx, tx) = (old.rx.into_storage(), old.out.tx.into_storage());
-        self.ep = crate::endpoint::Endpoint::new(rx, tx, limits);
-        for slot in &mut self.in_flight {
+        // Every field named: a field added to the engine must be renewed here too (or it does not
+        // compile).
+        let Engine {
+            config,
+            ep,
+            session,
+            in_flight,
+            next_generation,
+            batch,
+            pending_changes,
+            input,
+            server_info: _, // from `config`, which stays
+        } = self;
+        let limits = config.limits;
+        let empty = || crate::storage::Storage::empty();
+        let old = core::mem::replace(ep, crate::endpoint::Endpoint::new(empty(), empty(), limits));
+        *ep = crate::endpoint::Endpoint::new(old.rx.into_storage(), old.out.tx.into_storage(), limits);
+        for slot in in_flight.iter_mut() {
             *slot = None;
         }
-        self.session = crate::server::Session::None;
-        self.next_generation = 0;
-        self.batch = None;
-        self.pending_changes = crate::server::ListChanges::NONE;
-        self.input.renew();
+        *session = crate::server::Session::None;
+        *next_generation = 0;
+        *batch = None;
+        *pending_changes = crate::server::ListChanges::NONE;
+        input.renew();
     }
 }
 
