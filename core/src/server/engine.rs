@@ -268,13 +268,20 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// Expires the requests whose deadline passed: each is cancelled on the wire
     /// (`notifications/cancelled`) and reported to the handler as timed out.
     pub fn handle_timeout<H: Handler>(&mut self, now: Instant, handler: &mut H) {
+        self.expire_requests(now, handler);
+        self.process(now, handler);
+    }
+
+    /// [`Engine::handle_timeout`] but for processing held input: in a frame of its own, which is
+    /// gone before the input's.
+    #[inline(never)]
+    fn expire_requests<H: Handler>(&mut self, now: Instant, handler: &mut H) {
         while let Some(entry) = self.ep.out.expire(now) {
             if !self.input_timed_out(entry.key) {
                 handler.on_response(now, Response { request: entry.key, outcome: Outcome::TimedOut });
             }
         }
         self.ep.out.flush_cancellations();
-        self.process(now, handler);
     }
 
     /// The input has ended and every pending byte has been transmitted.

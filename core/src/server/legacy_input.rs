@@ -368,7 +368,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     }
 
     /// Builds the retry of the waiting request and serves it on the request's route.
-    #[inline(never)]
     fn retry_pending(&mut self, spans: &mut json::Spans) {
         let Some(pending) = self.input.pending.take() else { return };
         let Some(mut retry) = self.input.take_retry() else { return };
