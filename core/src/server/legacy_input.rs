@@ -76,6 +76,7 @@ impl<'a> InputArea<'a> {
     pub(crate) fn renew(&mut self) {
         self.pending = None;
         self.signal = None;
+        self.retry_due = false;
         if self.record.is_owned() {
             self.retry = None;
         }
