@@ -126,6 +126,9 @@ struct SessionEvents {
     delivered: VecDeque<u32>,
     /// Streams that had an event or were ended (to tell an open stream from an unknown one).
     open: Vec<u32>,
+    /// The highest stream id seen: a stream above it is new (ids grow; after they wrap, the
+    /// lists are searched).
+    highest: u32,
 }
 
 /// The default [`EventStore`]: bounded per-session queues in memory.
@@ -157,8 +160,13 @@ impl EventStore for MemoryEventStore {
                 None => break,
             }
         }
-        if !s.open.contains(&id.stream()) && !s.ended.contains(&id.stream()) {
-            s.open.push(id.stream());
+        let stream = id.stream();
+        if stream > s.highest {
+            // A new stream (its first event): neither open nor ended, no search.
+            s.highest = stream;
+            s.open.push(stream);
+        } else if !s.open.contains(&stream) && !s.ended.contains(&stream) {
+            s.open.push(stream);
         }
     }
 
@@ -166,6 +174,7 @@ impl EventStore for MemoryEventStore {
         let limits = self.limits;
         let s = self.sessions.entry(session).or_default();
         s.open.retain(|&open| open != stream);
+        s.highest = s.highest.max(stream);
         s.ended.push_back(stream);
         while s.ended.len() > limits.max_ended_streams {
             s.ended.pop_front();
@@ -204,6 +213,23 @@ impl EventStore for MemoryEventStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn streams_below_the_highest_seen_are_told_open_or_ended_by_search() {
+        let sid = SessionId::from_random([2; 16]);
+        let mut store = MemoryEventStore::new(EventLimits::default());
+        let state = |store: &MemoryEventStore, stream| store.replay(sid, EventId::new(stream, 0), &mut |_| {});
+        store.append(sid, EventId::new(9, 1), Bytes::from("a"));
+        store.end_stream(sid, 9, false);
+        // Lower ids (after a wrap, or out of order): new ones open, an ended one stays ended.
+        store.append(sid, EventId::new(3, 1), Bytes::from("b"));
+        store.append(sid, EventId::new(9, 2), Bytes::from("late"));
+        assert_eq!(state(&store, 3), StreamState::Open);
+        assert_eq!(state(&store, 9), StreamState::Ended);
+        store.append(sid, EventId::new(12, 1), Bytes::from("c"));
+        assert_eq!(state(&store, 12), StreamState::Open);
+        assert_eq!(state(&store, 7), StreamState::Ended, "never seen");
+    }
 
     #[test]
     fn replays_one_stream_after_the_given_event_within_bounds() {
