@@ -55,7 +55,7 @@
 //! [`Completions`]), deferred and cancelled the same way.
 //!
 //! The router serves a byte stream ([`Router::into_server`]: stdio, a child's pipes, a serial
-//! line) or, with the `http` feature, Streamable HTTP in both eras ([`Router::into_http`]).
+//! line) or, with the `http` feature, Streamable HTTP in both eras (`Router::into_http`).
 //!
 //! # Not yet
 //! Prompt, resource and completion functions get no [`Context`] (no progress, logs or questions
