@@ -57,9 +57,11 @@
 //! The router serves a byte stream ([`Router::into_server`]: stdio, a child's pipes, a serial
 //! line) or, with the `http` feature, Streamable HTTP in both eras (`Router::into_http`).
 //!
+//! A prompt function registered with [`Router::prompt_with_context`] gets a [`Context`] too.
+//!
 //! # Not yet
-//! Prompt, resource and completion functions get no [`Context`] (no progress, logs or questions
-//! to the client).
+//! Resource and completion functions get no [`Context`] (no progress, logs or questions to the
+//! client).
 
 use std::collections::HashMap;
 use std::fmt;

@@ -12,7 +12,7 @@ use mcp_sansio::server::{PromptArgument, PromptGet, PromptInfo, PromptReply};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use crate::Router;
+use crate::{Context, Router};
 
 /// What a prompt function gives: an optional description and the messages, each text.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -82,10 +82,23 @@ impl Router {
     /// called with the request's arguments read as an `A` (their names as in `info`; every
     /// argument of a prompt is a string) and its messages sent as the result. Arguments that do
     /// not read as an `A` are answered `-32602`, an `Err` of the function `-32603` with its text.
-    pub fn prompt<A, F, Fut, R>(mut self, info: PromptInfo, function: F) -> Self
+    pub fn prompt<A, F, Fut, R>(self, info: PromptInfo, function: F) -> Self
     where
         A: DeserializeOwned + Send + 'static,
         F: Fn(A) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: PromptOutput,
+    {
+        self.prompt_with_context(info, move |arguments: A, _: Context| function(arguments))
+    }
+
+    /// [`Router::prompt`] whose function also gets the request's [`Context`]: progress, log
+    /// messages, and questions to the client ([`Context::elicit`], …), in both eras as for tools
+    /// (see [`input`](crate::input)).
+    pub fn prompt_with_context<A, F, Fut, R>(mut self, info: PromptInfo, function: F) -> Self
+    where
+        A: DeserializeOwned + Send + 'static,
+        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = R> + Send + 'static,
         R: PromptOutput,
     {
@@ -95,24 +108,38 @@ impl Router {
                 Ok(arguments) => arguments,
                 Err(error) => return reply.fail(code::INVALID_PARAMS, &format!("Invalid arguments: {error}")),
             };
-            if shared.runtime.get().is_none() {
+            let Some(runtime) = shared.runtime.get() else {
                 return reply.fail(code::INTERNAL_ERROR, "the router has no runtime");
-            }
+            };
+            let input = Arc::new(crate::input::Input::new(&get.context));
             // No free slot: answered with an internal error already.
             let Ok(deferred) = reply.defer() else { return };
-            let future = function(arguments);
+            let deferred = Arc::new(deferred);
+            let asker = crate::input::Asker {
+                input: input.clone(),
+                deferred: deferred.clone(),
+                jobs: runtime.serving(),
+                shared: shared.clone(),
+            };
+            let future = function(arguments, Context::new(asker));
             let future = async move { future.await.into_messages() };
-            shared.answer_later(Arc::new(deferred), future, |server, deferred, messages| {
-                let reply = match server.reply_prompt(deferred) {
-                    Ok(reply) => reply,
-                    Err(error) => return Err((error, messages)),
-                };
-                match messages {
-                    Ok(messages) => messages.write(reply),
-                    Err(error) => reply.fail(code::INTERNAL_ERROR, &error),
-                }
-                Ok(())
-            });
+            let input = Some((input, get.name.to_owned()));
+            shared.run(
+                deferred,
+                future,
+                |server, deferred, messages| {
+                    let reply = match server.reply_prompt(deferred) {
+                        Ok(reply) => reply,
+                        Err(error) => return Err((error, messages)),
+                    };
+                    match messages {
+                        Ok(messages) => messages.write(reply),
+                        Err(error) => reply.fail(code::INTERNAL_ERROR, &error),
+                    }
+                    Ok(())
+                },
+                input,
+            );
         });
         self
     }

@@ -19,9 +19,19 @@ struct Confirm {
     confirm: bool,
 }
 
-/// The test tools; `runs` counts how often `delete` started.
+/// The test tools (and a prompt that asks too); `runs` counts how often `delete` started.
 fn router(runs: Arc<AtomicUsize>) -> Router {
     Router::new()
+        .prompt_with_context(
+            mcp_sansio::server::PromptInfo::new("confirmed", "Says whether the user confirmed"),
+            |_: NoArguments, ctx: Context| async move {
+                let answer = match ctx.elicit::<Confirm>("Go on?").await? {
+                    Elicitation::Accept(Confirm { confirm }) => format!("confirmed: {confirm}"),
+                    _ => "no answer".to_owned(),
+                };
+                Ok::<_, InputError>(mcp_sansio_router::PromptMessages::new().user(answer))
+            },
+        )
         .tool_with_context("delete", "Deletes after confirmation", move |_: NoArguments, ctx: Context| {
             runs.fetch_add(1, Ordering::SeqCst);
             async move {
@@ -117,6 +127,18 @@ mod on_tokio {
                 let expected_runs = if era == EraPolicy::Legacy { 1 } else { 2 };
                 assert_eq!(runs.load(Ordering::SeqCst), expected_runs, "{era:?}");
             }
+        }
+    }
+
+    #[tokio::test]
+    async fn a_prompt_asks_too_in_both_eras() {
+        for era in [EraPolicy::Legacy, EraPolicy::Modern] {
+            let asked = Arc::new(AtomicUsize::new(0));
+            let host = Host::new().with_input(Box::new(answer(false, asked.clone())));
+            let client = serve(era, everything(), host, Arc::default()).await;
+            let prompt = parse(&client.get_prompt("confirmed", None).await.unwrap());
+            assert_eq!(prompt["messages"][0]["content"]["text"], "confirmed: true", "{era:?}: {prompt}");
+            assert_eq!(asked.load(Ordering::SeqCst), 1, "{era:?}");
         }
     }
 
