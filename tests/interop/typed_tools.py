@@ -57,7 +57,7 @@ import re
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -66,6 +66,7 @@ from jsonschema import Draft7Validator, Draft202012Validator
 from jsonschema.validators import validator_for
 
 import mcp_types as types
+from suite import Suite, summarize
 from wiretap import pair_answers, read_log
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -138,70 +139,12 @@ CALLS = [
 OUR_SERVER_BUGS: dict[tuple[str, str], str] = {}
 
 
-@dataclass
-class Suite:
-    name: str
-    client: str  # python | ts-v1 | ts-v2
-    version: str
-    passed: int = 0
-    failed: int = 0
-    wire_passed: int = 0
-    wire_failed: int = 0
-    known: int = 0  # failures listed in OUR_SERVER_BUGS (counted in failed)
-    secs: float = 0.0
-    notes: list[str] = field(default_factory=list)
-
-    def bug(self, name: str) -> str | None:
-        for (suites, check), why in OUR_SERVER_BUGS.items():
-            if re.fullmatch(suites, self.name) and re.search(check, name):
-                return why
-        return None
-
-    def _report(self, prefix: str, name: str, ok: bool, detail: Any) -> bool:
-        bug = self.bug(name)
-        if ok:
-            print(f"  ok   {prefix}{name}", flush=True)
-            if bug:
-                print(f"  note {prefix}{name}: listed in OUR_SERVER_BUGS, but passes: {bug[:120]}...", flush=True)
-            return True
-        d = detail if isinstance(detail, str) else json.dumps(detail, default=str)
-        if len(d) > 700:
-            d = d[:700] + "..."
-        if bug:
-            self.known += 1
-            print(f"  FAIL {prefix}{name}: OUR SERVER'S BUG (OUR_SERVER_BUGS): {bug}; got: {d}", flush=True)
-        else:
-            print(f"  FAIL {prefix}{name}: {d}", flush=True)
-        return False
-
-    def check(self, name: str, ok: bool, detail: Any = "") -> bool:
-        ok = bool(ok)
-        if ok:
-            self.passed += 1
-        else:
-            self.failed += 1
-        return self._report("", name, ok, detail)
-
-    def wire(self, name: str, ok: bool, detail: Any = "") -> bool:
-        ok = bool(ok)
-        if ok:
-            self.wire_passed += 1
-        else:
-            self.wire_failed += 1
-        return self._report("wire: ", name, ok, detail)
-
-    def equal(self, name: str, got: Any, want: Any) -> bool:
-        return self.check(name, got == want, f"expected {want!r}, got {got!r}")
-
-    @property
-    def ok(self) -> bool:
-        return self.failed == 0 and self.wire_failed == 0 and self.passed > 0 and self.wire_passed > 0
-
-
 def suites() -> list[Suite]:
     out = [Suite(f"python-{v}", "python", v) for v in VERSIONS]
     out += [Suite("ts-v1-2025-11-25", "ts-v1", "2025-11-25"), Suite("ts-v2-2025-11-25", "ts-v2", "2025-11-25"),
             Suite(f"ts-v2-{MODERN}", "ts-v2", MODERN)]
+    for s in out:
+        s.bugs = OUR_SERVER_BUGS
     return out
 
 
@@ -538,19 +481,7 @@ def main() -> int:
     for s in all_suites:
         run_suite(s, server)
 
-    print("\n==== typed-tools summary " + "=" * 54)
-    print(f"{'suite':<20} {'version':<11} {'client':>7} {'wire':>7} {'time':>6}  result")
-    for s in all_suites:
-        print(f"{s.name:<20} {s.version:<11} {f'{s.passed}/{s.passed + s.failed}':>7} "
-              f"{f'{s.wire_passed}/{s.wire_passed + s.wire_failed}':>7} {s.secs:>5.1f}s  "
-              f"{'ok' if s.ok else 'FAILED'}{f' ({s.known} known bugs of our server)' if s.known else ''}")
-    for s in all_suites:
-        print(f"interop typed-{s.name}: {s.passed} client, {s.wire_passed} wire checks passed; "
-              f"{s.failed + s.wire_failed} failed; {s.known} of them known bugs of our server", flush=True)
-    passed = sum(s.passed + s.wire_passed for s in all_suites)
-    failed = sum(s.failed + s.wire_failed for s in all_suites)
-    print(f"typed-tools interop: {passed} passed, {failed} failed", flush=True)
-    return 0 if failed == 0 and all(s.ok for s in all_suites) else 1
+    return summarize("typed-tools", "typed", all_suites)
 
 
 if __name__ == "__main__":
