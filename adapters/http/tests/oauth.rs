@@ -60,7 +60,9 @@ async fn handle(request: Request<Incoming>, script: Shared, base: String) -> Res
     let what = form.get("grant_type").cloned().unwrap_or_default();
     s.seen.push((path.clone(), what.clone(), authorization.clone()));
     let response = match path.as_str() {
-        "/.well-known/oauth-protected-resource/a" | "/.well-known/oauth-protected-resource/b" => {
+        "/.well-known/oauth-protected-resource/a"
+        | "/.well-known/oauth-protected-resource/b"
+        | "/.well-known/oauth-protected-resource/c" => {
             let resource = format!("{base}{}", &path["/.well-known/oauth-protected-resource".len()..]);
             json_response(200, json!({"resource": resource, "authorization_servers": [format!("{base}/as")]}))
         }
@@ -98,8 +100,9 @@ async fn handle(request: Request<Incoming>, script: Shared, base: String) -> Res
                 )
             }
         }
-        "/a" | "/b" => {
-            let valid = s.valid.get(&path).map(|t| format!("Bearer {t}"));
+        // `/c` refuses every token.
+        "/a" | "/b" | "/c" => {
+            let valid = s.valid.get(&path).filter(|_| path != "/c").map(|t| format!("Bearer {t}"));
             if authorization.is_some() && authorization == valid {
                 let message = serde_json::from_slice::<Json>(&body).unwrap_or_default();
                 let result = match message["method"].as_str() {
@@ -253,4 +256,16 @@ async fn an_expired_token_is_refreshed_or_the_user_authorizes_again() {
     ping(&url, &oauth).await.unwrap();
     assert_eq!(count(&script, "/as/token", "refresh_token"), 2);
     assert_eq!(count(&script, "/as/token", "authorization_code"), 2);
+}
+
+#[tokio::test]
+async fn a_server_that_refuses_every_token_is_not_asked_forever() {
+    let script = Shared::default();
+    let base = start(script.clone()).await;
+    let started = std::time::Instant::now();
+    ping(&format!("{base}/c"), &oauth()).await.unwrap_err();
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    // The connect's one request: a first token, then refreshes, each refused; bounded.
+    let grants = count(&script, "/as/token", "authorization_code") + count(&script, "/as/token", "refresh_token");
+    assert!((1..=mcp_sansio_http::client::oauth::MAX_RENEWALS as usize).contains(&grants), "{grants} token requests");
 }

@@ -165,14 +165,16 @@ impl Target {
         #[cfg(feature = "oauth")]
         if let Some(auth) = &self.auth {
             let resource = format!("{}://{}{}", self.scheme, self.authority, self.path);
-            let mut step_ups = 0;
+            let (mut step_ups, mut renewals) = (0, 0);
             loop {
                 let token = auth.bearer(&resource);
                 let bearer = token.as_ref().map(|t| format!("Bearer {t}"));
                 let (response, sender) =
                     self.send_once(path, method.clone(), headers, bearer.as_deref(), body.clone()).await?;
                 let status = response.status().as_u16();
-                if status != 401 && status != 403 {
+                // A server that refuses every new token too: the response stands (nothing retried
+                // forever).
+                if (status != 401 && status != 403) || renewals == super::oauth::MAX_RENEWALS {
                     return Ok((response, sender));
                 }
                 let challenge = response
@@ -185,6 +187,7 @@ impl Target {
                     return Ok((response, sender));
                 }
                 step_ups += u32::from(status == 403);
+                renewals += 1;
             }
         }
         self.send_once(path, method, headers, None, body).await

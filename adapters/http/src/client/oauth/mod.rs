@@ -50,6 +50,10 @@ mod user_agent;
 
 pub use discovery::Challenge;
 pub use fetch::{AUTH_REQUEST_TIMEOUT, MAX_AUTH_RESPONSE};
+
+/// New tokens one request may get (refresh, authorization, step-up) before the server's `401` or
+/// `403` stands: a server that refuses every token is not asked forever.
+pub const MAX_RENEWALS: u32 = 3;
 pub use store::{FileStore, MemoryStore};
 pub use user_agent::{Browser, Headless};
 
