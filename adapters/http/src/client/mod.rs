@@ -143,7 +143,8 @@ pub fn connect_with_oauth(
     oauth: Arc<oauth::OAuth>,
 ) -> io::Result<HttpClient> {
     let mut target = Target::parse(url, None)?;
-    target.auth = Some(oauth);
+    let resource = format!("{}://{}{}", target.scheme, target.authority, target.path);
+    target.auth = Some((oauth, resource));
     start(target, config, host)
 }
 

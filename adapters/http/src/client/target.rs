@@ -30,9 +30,9 @@ pub(crate) struct Target {
     pub(super) idle: Mutex<Vec<SendRequest<Full<Bytes>>>>,
     /// An HTTP response came from the server.
     pub(super) reached: AtomicBool,
-    /// OAuth for the endpoint's requests.
+    /// OAuth for the endpoint's requests, and the endpoint's URL its tokens are kept under.
     #[cfg(feature = "oauth")]
-    pub(super) auth: Option<std::sync::Arc<super::oauth::OAuth>>,
+    pub(super) auth: Option<(std::sync::Arc<super::oauth::OAuth>, String)>,
 }
 
 impl std::fmt::Debug for Target {
@@ -163,11 +163,10 @@ impl Target {
         body: Bytes,
     ) -> io::Result<(Response<Incoming>, SendRequest<Full<Bytes>>)> {
         #[cfg(feature = "oauth")]
-        if let Some(auth) = &self.auth {
-            let resource = format!("{}://{}{}", self.scheme, self.authority, self.path);
+        if let Some((auth, resource)) = &self.auth {
             let (mut step_ups, mut renewals) = (0, 0);
             loop {
-                let token = auth.bearer(&resource);
+                let token = auth.bearer(resource);
                 let bearer = token.as_ref().map(|t| format!("Bearer {t}"));
                 let (response, sender) =
                     self.send_once(path, method.clone(), headers, bearer.as_deref(), body.clone()).await?;
@@ -183,7 +182,7 @@ impl Target {
                     .iter()
                     .find_map(|v| v.to_str().ok().and_then(super::oauth::Challenge::parse))
                     .unwrap_or_default();
-                if !auth.renew(&resource, status, &challenge, token.as_deref(), step_ups).await? {
+                if !auth.renew(resource, status, &challenge, token.as_deref(), step_ups).await? {
                     return Ok((response, sender));
                 }
                 step_ups += u32::from(status == 403);
