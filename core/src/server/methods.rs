@@ -142,8 +142,10 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         };
         let arguments = params.get("context").and_then(|c| c.get("arguments")).filter(|a| a.kind() == Kind::Object);
         let request = CompletionRequest { reference, argument: argument_name, value, arguments, context };
+        // Progress and log messages about a deferred completion, as for calls and reads.
+        let notes = self.notes(&context);
         let (handler, _, out) = self.reply_parts(id, context.version, true);
-        handler.complete(request, CompletionReply::new(out));
+        handler.complete(request, CompletionReply::new(out.with_notes(notes)));
     }
 
     /// `subscriptions/listen` (2026-07-28): acknowledges what the server honours, then keeps the
