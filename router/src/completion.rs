@@ -1,5 +1,5 @@
-//! Completion as an async function ([`Router::completion`]): a [`CompletionQuery`] in,
-//! [`Completions`] (or a list of values) out.
+//! Completion as an async function ([`Router::completion`], [`Router::completion_with_context`]):
+//! a [`CompletionQuery`] in, [`Completions`] (or a list of values) out.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -9,7 +9,8 @@ use std::sync::Arc;
 use mcp_sansio::jsonrpc::code;
 use mcp_sansio::server::{CompletionRef, CompletionReply, CompletionRequest};
 
-use crate::Router;
+use crate::input::Input;
+use crate::{Context, Router};
 
 /// What is being completed: an argument of a prompt, or a variable of a resource template.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -141,9 +142,36 @@ impl Router {
     ///     }
     /// });
     /// ```
-    pub fn completion<F, Fut, R>(mut self, function: F) -> Self
+    pub fn completion<F, Fut, R>(self, function: F) -> Self
     where
         F: Fn(CompletionQuery) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: CompletionOutput,
+    {
+        self.completion_with_context(move |query, _: Context| function(query))
+    }
+
+    /// [`Router::completion`] whose function also gets the request's [`Context`] for progress
+    /// ([`Context::progress`], when the client sent a `progressToken`) and log messages
+    /// ([`Context::log`]), in both eras, written ahead of the values.
+    ///
+    /// It cannot ask the client: [`Context::elicit`], [`Context::sample`] and [`Context::roots`]
+    /// answer [`InputError::NotAllowed`](crate::InputError::NotAllowed)`("completion/complete")`
+    /// at once, in both eras, since 2026-07-28 defines no `input_required` answer to
+    /// `completion/complete` (see [`input`](crate::input)).
+    ///
+    /// ```
+    /// use mcp_sansio::mcp::LoggingLevel;
+    /// use mcp_sansio_router::{CompletionQuery, Context, Router};
+    ///
+    /// let router = Router::new().completion_with_context(|query: CompletionQuery, ctx: Context| async move {
+    ///     ctx.log(LoggingLevel::Debug, format_args!("completing {}", query.argument));
+    ///     vec!["red", "green", "blue"]
+    /// });
+    /// ```
+    pub fn completion_with_context<F, Fut, R>(mut self, function: F) -> Self
+    where
+        F: Fn(CompletionQuery, Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = R> + Send + 'static,
         R: CompletionOutput,
     {
@@ -152,14 +180,16 @@ impl Router {
             let Some(query) = query(&request) else {
                 return reply.fail(code::INVALID_PARAMS, "unknown completion reference");
             };
-            if shared.runtime.get().is_none() {
+            let Some(runtime) = shared.runtime.get() else {
                 return reply.fail(code::INTERNAL_ERROR, "the router has no runtime");
-            }
+            };
+            let input = Arc::new(Input::refused(&request.context, "completion/complete"));
             // No free slot: answered with an internal error already.
             let Ok(deferred) = reply.defer() else { return };
-            let future = function(query);
+            let deferred = Arc::new(deferred);
+            let future = function(query, shared.context(runtime, &input, &deferred));
             let future = async move { future.await.into_completions() };
-            shared.answer_later(Arc::new(deferred), future, |server, deferred, output| {
+            shared.answer_later(deferred, future, |server, deferred, output| {
                 let reply = match server.reply_completion(deferred) {
                     Ok(reply) => reply,
                     Err(error) => return Err((error, output)),

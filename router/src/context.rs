@@ -1,6 +1,7 @@
-//! [`Context`]: what a tool function can do besides returning its output — report progress and
-//! log about its request, each written ahead of the answer on the request's stream, and ask the
-//! client for input (see [`input`](crate::input) for how that works in each era).
+//! [`Context`]: what a tool, prompt, resource or completion function can do besides returning its
+//! output — report progress and log about its request, each written ahead of the answer on the
+//! request's stream, and ask the client for input (see [`input`](crate::input) for how that works
+//! in each era, and why a completion cannot).
 
 use std::fmt;
 
@@ -15,9 +16,15 @@ use serde_json::Value as Json;
 use crate::RouterEngine;
 use crate::input::{Asker, InputError, Question};
 
-/// The request a tool function serves: its progress and log messages, and questions to the
-/// client. Cheap to clone; the messages go through the driver's job queue, in order, before the
-/// answer.
+/// The request a function serves: its progress and log messages, and questions to the client.
+/// Cheap to clone; the messages go through the driver's job queue, in order, before the answer.
+///
+/// Given by [`Router::tool_with_context`](crate::Router::tool_with_context),
+/// [`prompt_with_context`](crate::Router::prompt_with_context),
+/// [`resource_with_context`](crate::Router::resource_with_context),
+/// [`resource_template_with_context`](crate::Router::resource_template_with_context) and
+/// [`completion_with_context`](crate::Router::completion_with_context); a completion's questions
+/// answer [`InputError::NotAllowed`] (it has progress and logs only).
 #[derive(Clone)]
 pub struct Context {
     asker: Asker,

@@ -1,5 +1,5 @@
-//! Asking the client for input from a tool function ([`Context::elicit`], [`Context::sample`],
-//! [`Context::roots`]): one API in both eras, two ways underneath.
+//! Asking the client for input from a tool, prompt or resource function ([`Context::elicit`],
+//! [`Context::sample`], [`Context::roots`]): one API in both eras, two ways underneath.
 //!
 //! - **Legacy sessions** (2024-11-05 … 2025-11-25): the request goes to the client on the call's own
 //!   stream ([`Engine::request_input`](mcp_sansio::server::Engine::request_input)) and the function
@@ -14,7 +14,16 @@
 //!   every run. Answers of earlier rounds travel in the sealed `requestState` (at most
 //!   [`MAX_REQUEST_STATE`](mcp_sansio::server::MAX_REQUEST_STATE) bytes of JSON; a longer history
 //!   fails the call with `-32603`), so a retry may reach another engine or replica that shares the
-//!   sealing key.
+//!   sealing key. For a resource read the retry is bound to the URI read, as the client repeats it.
+//!
+//! A completion function ([`Router::completion_with_context`](crate::Router::completion_with_context))
+//! reports progress and logs but asks nothing: every question answers
+//! [`InputError::NotAllowed`]`("completion/complete")` at once, in both eras. 2026-07-28 lets only
+//! `tools/call`, `prompts/get` and `resources/read` be answered `input_required` (its
+//! `CompleteResultResponse` has no `InputRequiredResult`), so no question could reach a 2026-07-28
+//! client; a legacy session could be asked (the core's `Engine::request_input` serves any
+//! deferred request), but a completion that worked only there would break as its client moves to
+//! 2026-07-28, so the router refuses alike in both.
 
 use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -56,6 +65,10 @@ pub enum InputError {
     Closed,
     /// The question could not be sent (a malformed request, too many requests to the client).
     NotSent(SendError),
+    /// The request cannot ask the client at all (its method named: `completion/complete`):
+    /// 2026-07-28 defines no `input_required` answer for it, so the router asks in no era (see the
+    /// [module docs](self)).
+    NotAllowed(&'static str),
 }
 
 impl fmt::Display for InputError {
@@ -69,6 +82,7 @@ impl fmt::Display for InputError {
             InputError::TimedOut => f.write_str("the client did not answer in time"),
             InputError::Closed => f.write_str("the connection or the call ended before the client answered"),
             InputError::NotSent(error) => write!(f, "the question was not sent: {error}"),
+            InputError::NotAllowed(method) => write!(f, "a `{method}` request cannot ask the client for input"),
         }
     }
 }
@@ -115,6 +129,8 @@ pub(crate) struct Input {
     unanswered: Mutex<Option<(String, Question)>>,
     /// Aborts the function's future (set when it is spawned).
     pub(crate) abort: OnceLock<AbortHandle>,
+    /// The method of a request that cannot ask ([`InputError::NotAllowed`]).
+    refused: Option<&'static str>,
 }
 
 impl Input {
@@ -139,7 +155,14 @@ impl Input {
             asked: AtomicUsize::new(0),
             unanswered: Mutex::new(None),
             abort: OnceLock::new(),
+            refused: None,
         }
+    }
+
+    /// What a request of `method` that cannot ask knows: every question answers
+    /// [`InputError::NotAllowed`].
+    pub(crate) fn refused(context: &RequestContext<'_>, method: &'static str) -> Self {
+        Input { refused: Some(method), ..Input::new(context) }
     }
 
     /// The question that ended the run (2026-07-28), if one did.
@@ -183,6 +206,9 @@ pub(crate) type Waiting = oneshot::Sender<Result<Json, InputError>>;
 impl Asker {
     /// Asks `question`; the client's answer (its `result`).
     pub(crate) async fn ask(&self, question: Question) -> Result<Json, InputError> {
+        if let Some(method) = self.input.refused {
+            return Err(InputError::NotAllowed(method));
+        }
         if !question.request().is_supported_by(&self.input.client) {
             return Err(InputError::NotSupported(question.capability()));
         }

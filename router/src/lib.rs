@@ -57,11 +57,17 @@
 //! The router serves a byte stream ([`Router::into_server`]: stdio, a child's pipes, a serial
 //! line) or, with the `http` feature, Streamable HTTP in both eras (`Router::into_http`).
 //!
-//! A prompt function registered with [`Router::prompt_with_context`] gets a [`Context`] too.
+//! Prompt, resource and template functions registered with [`Router::prompt_with_context`],
+//! [`Router::resource_with_context`] and [`Router::resource_template_with_context`] get a
+//! [`Context`] too, with the same progress, logs and questions in both eras (a 2026-07-28 read is
+//! answered `input_required` and retried like a call). A completion function registered with
+//! [`Router::completion_with_context`] gets progress and logs only: 2026-07-28 defines no
+//! `input_required` answer to `completion/complete`, so its questions answer
+//! [`InputError::NotAllowed`] in both eras ([`input`] says why).
 //!
 //! # Not yet
-//! Resource and completion functions get no [`Context`] (no progress, logs or questions to the
-//! client).
+//! `#[tools]` gives a [`Context`] to `#[tool]` methods only: a prompt or resource that needs one is
+//! registered with its `_with_context` method instead.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -248,6 +254,13 @@ impl Shared {
         self.parked.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// The [`Context`] of a request just deferred (call it from the handler: its notes and
+    /// questions go to the engine serving the request now), asking through `input`.
+    fn context(self: &Arc<Self>, runtime: &Runtime, input: &Arc<input::Input>, deferred: &Arc<Deferred>) -> Context {
+        let jobs = runtime.serving();
+        Context::new(input::Asker { input: input.clone(), deferred: deferred.clone(), jobs, shared: self.clone() })
+    }
+
     /// Runs `future` on the runtime (aborted if the client cancels the request) and answers the
     /// deferred request with what it gives, from the driver's job queue.
     fn answer_later<T: Send + 'static>(
@@ -394,13 +407,7 @@ impl Router {
             // No free slot: answered with an internal error already.
             let Ok(deferred) = reply.defer() else { return };
             let deferred = Arc::new(deferred);
-            let asker = input::Asker {
-                input: input.clone(),
-                deferred: deferred.clone(),
-                jobs: runtime.serving(),
-                shared: shared.clone(),
-            };
-            let future = function(arguments, Context::new(asker));
+            let future = function(arguments, shared.context(runtime, &input, &deferred));
             let input = Some((input, call.name.to_owned()));
             shared.run(
                 deferred,

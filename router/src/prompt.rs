@@ -115,13 +115,7 @@ impl Router {
             // No free slot: answered with an internal error already.
             let Ok(deferred) = reply.defer() else { return };
             let deferred = Arc::new(deferred);
-            let asker = crate::input::Asker {
-                input: input.clone(),
-                deferred: deferred.clone(),
-                jobs: runtime.serving(),
-                shared: shared.clone(),
-            };
-            let future = function(arguments, Context::new(asker));
+            let future = function(arguments, shared.context(runtime, &input, &deferred));
             let future = async move { future.await.into_messages() };
             let input = Some((input, get.name.to_owned()));
             shared.run(

@@ -1,5 +1,6 @@
 //! Resources and resource templates as async functions ([`Router::resource`],
-//! [`Router::resource_template`]): [`ResourceContents`] (or text) out.
+//! [`Router::resource_template`], and their `_with_context` forms taking the request's
+//! [`Context`]): [`ResourceContents`] (or text) out.
 
 use std::fmt;
 use std::future::Future;
@@ -9,7 +10,8 @@ use mcp_sansio::jsonrpc::code;
 use mcp_sansio::server::{ResourceInfo, ResourceRead, ResourceReply, ResourceTemplate, TemplateInfo};
 use serde::de::DeserializeOwned;
 
-use crate::Router;
+use crate::input::Input;
+use crate::{Context, Router};
 
 /// One contents of a resource: text or bytes, at a URI (the one read when `None`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -164,16 +166,41 @@ impl Router {
     ///     "nothing planned"
     /// });
     /// ```
-    pub fn resource<F, Fut, R>(mut self, info: ResourceInfo, function: F) -> Self
+    pub fn resource<F, Fut, R>(self, info: ResourceInfo, function: F) -> Self
     where
         F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: ResourceOutput,
+    {
+        self.resource_with_context(info, move |_: Context| function())
+    }
+
+    /// [`Router::resource`] whose function gets the request's [`Context`]: progress, log
+    /// messages, and questions to the client ([`Context::elicit`], …), in both eras as for tools
+    /// (see [`input`](crate::input); in 2026-07-28 the read is answered `input_required` and its
+    /// retry runs the function again).
+    ///
+    /// ```
+    /// use mcp_sansio::mcp::LoggingLevel;
+    /// use mcp_sansio::server::ResourceInfo;
+    /// use mcp_sansio_router::{Context, Router};
+    ///
+    /// let today = ResourceInfo::new("memo://today", "today");
+    /// let router = Router::new().resource_with_context(today, |ctx: Context| async move {
+    ///     ctx.log(LoggingLevel::Info, "reading today's memo");
+    ///     "nothing planned"
+    /// });
+    /// ```
+    pub fn resource_with_context<F, Fut, R>(mut self, info: ResourceInfo, function: F) -> Self
+    where
+        F: Fn(Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = R> + Send + 'static,
         R: ResourceOutput,
     {
         let shared = self.shared.clone();
         let mime_type = info.mime_type.clone();
         self.registry.add_resource(info, move |read: ResourceRead<'_>, reply: ResourceReply<'_>| {
-            shared.read_later(read.uri, mime_type.clone(), reply, function());
+            shared.read_later(&read, mime_type.clone(), reply, &function);
         });
         self
     }
@@ -201,10 +228,23 @@ impl Router {
     ///     },
     /// );
     /// ```
-    pub fn resource_template<V, F, Fut, R>(mut self, info: TemplateInfo, function: F) -> Self
+    pub fn resource_template<V, F, Fut, R>(self, info: TemplateInfo, function: F) -> Self
     where
         V: DeserializeOwned + Send + 'static,
         F: Fn(String, V) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: ResourceOutput,
+    {
+        self.resource_template_with_context(info, move |uri, variables: V, _: Context| function(uri, variables))
+    }
+
+    /// [`Router::resource_template`] whose function also gets the request's [`Context`], as for
+    /// [`Router::resource_with_context`] (a 2026-07-28 retry reads the same URI, so the function
+    /// runs again with the same variables).
+    pub fn resource_template_with_context<V, F, Fut, R>(mut self, info: TemplateInfo, function: F) -> Self
+    where
+        V: DeserializeOwned + Send + 'static,
+        F: Fn(String, V, Context) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = R> + Send + 'static,
         R: ResourceOutput,
     {
@@ -214,39 +254,51 @@ impl Router {
             let Some(variables) = read_variables::<V>(&read, &template) else {
                 return reply.not_found(read.uri);
             };
-            shared.read_later(read.uri, mime_type.clone(), reply, function(read.uri.to_owned(), variables));
+            let uri = read.uri.to_owned();
+            shared.read_later(&read, mime_type.clone(), reply, |context| function(uri, variables, context));
         });
         self
     }
 }
 
 impl crate::Shared {
-    /// Defers the read of `uri` and answers it with what `future` gives.
-    fn read_later<R: ResourceOutput>(
+    /// Defers `read` and answers it with what the future of `function` (given the request's
+    /// [`Context`]) gives.
+    fn read_later<R: ResourceOutput, Fut: Future<Output = R> + Send + 'static>(
         self: &Arc<Self>,
-        uri: &str,
+        read: &ResourceRead<'_>,
         mime_type: Option<String>,
         reply: ResourceReply<'_>,
-        future: impl Future<Output = R> + Send + 'static,
+        function: impl FnOnce(Context) -> Fut,
     ) {
-        if self.runtime.get().is_none() {
+        let Some(runtime) = self.runtime.get() else {
             return reply.fail(code::INTERNAL_ERROR, "the router has no runtime");
-        }
+        };
+        let input = Arc::new(Input::new(&read.context));
         // No free slot: answered with an internal error already.
         let Ok(deferred) = reply.defer() else { return };
-        let uri = uri.to_owned();
+        let deferred = Arc::new(deferred);
+        let future = function(self.context(runtime, &input, &deferred));
+        let uri = read.uri.to_owned();
+        // A 2026-07-28 question's state is sealed for the URI read: the retry reads it again.
+        let input = Some((input, uri.clone()));
         let future = async move { (future.await.into_contents(), uri, mime_type) };
-        self.answer_later(Arc::new(deferred), future, |server, deferred, output| {
-            let reply = match server.reply_resource(deferred) {
-                Ok(reply) => reply,
-                Err(error) => return Err((error, output)),
-            };
-            match &output {
-                (Ok(contents), uri, mime_type) => contents.write(reply, uri, mime_type.as_deref()),
-                (Err(error), ..) => reply.fail(code::INTERNAL_ERROR, error),
-            }
-            Ok(())
-        });
+        self.run(
+            deferred,
+            future,
+            |server, deferred, output| {
+                let reply = match server.reply_resource(deferred) {
+                    Ok(reply) => reply,
+                    Err(error) => return Err((error, output)),
+                };
+                match &output {
+                    (Ok(contents), uri, mime_type) => contents.write(reply, uri, mime_type.as_deref()),
+                    (Err(error), ..) => reply.fail(code::INTERNAL_ERROR, error),
+                }
+                Ok(())
+            },
+            input,
+        );
     }
 }
 
