@@ -41,12 +41,21 @@ pub struct ServerCapabilities {
     pub logging: bool,
     /// `completions` (2025-03-26 and later).
     pub completions: bool,
+    /// The tasks extension, `extensions["io.modelcontextprotocol/tasks"]` (2026-07-28; set by an
+    /// engine that has a task table, see [`server::tasks`](crate::server::tasks)).
+    pub tasks: bool,
 }
 
 impl ServerCapabilities {
     /// No capabilities.
-    pub const NONE: ServerCapabilities =
-        ServerCapabilities { tools: None, resources: None, prompts: None, logging: false, completions: false };
+    pub const NONE: ServerCapabilities = ServerCapabilities {
+        tools: None,
+        resources: None,
+        prompts: None,
+        logging: false,
+        completions: false,
+        tasks: false,
+    };
 
     /// With `tools`.
     #[must_use]
@@ -96,6 +105,7 @@ impl ServerCapabilities {
             prompts: object("prompts").map(list),
             logging: object("logging").is_some(),
             completions: object("completions").is_some(),
+            tasks: has_tasks_extension(value),
         }
     }
 
@@ -119,6 +129,9 @@ impl ServerCapabilities {
         if self.completions && version.has_completions() {
             object.member("completions").flags(&[]);
         }
+        if self.tasks && version.era() == crate::version::Era::Modern {
+            object.member("extensions").w.raw(b"{\"io.modelcontextprotocol/tasks\":{}}");
+        }
         object.close();
     }
 }
@@ -138,6 +151,9 @@ pub struct ClientCapabilities {
     pub elicitation_form: bool,
     /// `elicitation.url`.
     pub elicitation_url: bool,
+    /// The tasks extension, `extensions["io.modelcontextprotocol/tasks"]` (2026-07-28, declared per
+    /// request).
+    pub tasks: bool,
 }
 
 impl ClientCapabilities {
@@ -148,6 +164,7 @@ impl ClientCapabilities {
         sampling_tools: false,
         elicitation_form: false,
         elicitation_url: false,
+        tasks: false,
     };
 
     /// With `roots` (and `listChanged` if `list_changed`).
@@ -175,6 +192,12 @@ impl ClientCapabilities {
         self
     }
 
+    /// With the tasks extension (2026-07-28).
+    pub const fn with_tasks(mut self) -> Self {
+        self.tasks = true;
+        self
+    }
+
     /// Reads a `capabilities` object. Members of the wrong kind count as absent.
     pub fn from_value(value: Value<'_>) -> Self {
         let object = |name: &str| value.get(name).filter(|v| v.kind() == crate::json::Kind::Object);
@@ -192,6 +215,7 @@ impl ClientCapabilities {
             // An `elicitation` object without modes is form mode (2025-06-18 had no modes).
             elicitation_form: form || (elicitation.is_some() && !url),
             elicitation_url: url,
+            tasks: has_tasks_extension(value),
         }
     }
 
@@ -220,8 +244,18 @@ impl ClientCapabilities {
             }
             w.raw(b"}");
         }
+        if self.tasks {
+            object.member("extensions").w.raw(b"{\"io.modelcontextprotocol/tasks\":{}}");
+        }
         object.close();
     }
+}
+
+/// Whether a `capabilities` object declares the tasks extension (an object under
+/// `extensions["io.modelcontextprotocol/tasks"]`).
+fn has_tasks_extension(capabilities: Value<'_>) -> bool {
+    let extensions = capabilities.get("extensions").filter(|v| v.kind() == crate::json::Kind::Object);
+    extensions.and_then(|e| e.get(crate::mcp::TASKS_EXTENSION)).is_some_and(|t| t.kind() == crate::json::Kind::Object)
 }
 
 /// Writes `{"a":…,"b":…}` member by member.

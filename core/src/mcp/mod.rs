@@ -43,6 +43,7 @@ mod content;
 pub mod input;
 mod logging;
 pub mod meta;
+pub mod task;
 pub mod uri_template;
 pub mod view;
 
@@ -50,6 +51,7 @@ pub use capabilities::{ClientCapabilities, ListCapability, ResourceCapability, S
 pub(crate) use content::write_icons;
 pub use content::{Annotations, Icon, Priority, Role, Theme};
 pub use logging::LoggingLevel;
+pub use task::{TASKS_EXTENSION, TaskStatus, TaskSupport};
 pub use uri_template::{UriTemplate, Variables};
 pub use view::{ListPage, PromptView, ResourceTemplateView, ResourceView, ToolView};
 
@@ -228,6 +230,8 @@ pub struct Tool<'a> {
     /// `_meta`, as the JSON text of an object (2025-06-18 and later); checked when listed like the
     /// schemas.
     pub meta: Option<&'a str>,
+    /// Whether the tool runs as a task ([`server::tasks`](crate::server::tasks)).
+    pub task_support: TaskSupport,
 }
 
 impl<'a> Tool<'a> {
@@ -242,7 +246,15 @@ impl<'a> Tool<'a> {
             annotations: ToolAnnotations::new(),
             icons: &[],
             meta: None,
+            task_support: TaskSupport::Forbidden,
         }
+    }
+
+    /// Sets [`task_support`](Self::task_support).
+    #[must_use]
+    pub const fn with_task_support(mut self, task_support: TaskSupport) -> Self {
+        self.task_support = task_support;
+        self
     }
 
     /// Sets [`title`](Self::title).
@@ -607,7 +619,8 @@ mod tests {
                 .with_output_schema("{\"type\":\"object\"}")
                 .with_annotations(HINTS)
                 .with_icons(&ICONS)
-                .with_meta("{}"),
+                .with_meta("{}")
+                .with_task_support(TaskSupport::Optional),
             Tool {
                 name: "t",
                 title: Some("T"),
@@ -617,6 +630,7 @@ mod tests {
                 annotations: HINTS,
                 icons: &ICONS,
                 meta: Some("{}"),
+                task_support: TaskSupport::Optional,
             }
         );
         let annotations =

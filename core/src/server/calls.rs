@@ -69,14 +69,18 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             );
         };
         let Ok(arguments) = self.object_param(id, params, "arguments") else { return };
+        let support = self.handler.tool(index).map(|t| t.task_support).unwrap_or_default();
+        if support == crate::mcp::TaskSupport::Required && !self.may_be_task(&context) {
+            return self.reject_without_tasks(id);
+        }
         let mut state = [0u8; MAX_REQUEST_STATE];
         let binding = StateBinding { method: "tools/call", name, now: self.now };
         let Some(context) = self.with_input(id, params, context, &binding, &mut state) else { return };
         let call = ToolCall { index, name, arguments, context };
         let notes = self.notes(&context);
         let scope = self.input_scope(binding, &context);
-        let (handler, _, out) = self.reply_parts(id, context.version, true);
-        handler.call_tool(call, ToolReply::new(out.with_notes(notes).with_input(scope)));
+        let (handler, out, task) = self.tool_reply_parts(id, params, &context, support);
+        handler.call_tool(call, ToolReply::new(out.with_task(task).with_notes(notes).with_input(scope)));
         self.after_reply(id, "tools/call", params);
     }
 

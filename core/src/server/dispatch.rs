@@ -36,6 +36,8 @@ pub(crate) struct Parts<'s, 'a, H, const OUTBOUND: usize> {
     pub(crate) slots: &'s mut [Option<InFlight>],
     pub(crate) next_generation: &'s mut u32,
     pub(crate) input: &'s mut crate::server::legacy_input::InputArea<'a>,
+    /// The task table, if the engine has one.
+    pub(crate) tasks: &'s mut Option<crate::server::tasks::TaskTable<'a>>,
     pub(crate) now: Instant,
     /// Where answers to the message being served go.
     pub(crate) route: Route,
@@ -62,6 +64,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         message: ErrorMessage<'_>,
         data: Option<&dyn Fn(&mut JsonWriter<'_>)>,
     ) {
+        if self.route == crate::server::tasks::TASK_ROUTE {
+            return self.capture_rejection(id, code, message, data);
+        }
         let event = self.out.reject(self.route, id, code, message, data);
         self.handler.on_event(self.now, event.into());
     }
@@ -76,6 +81,18 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// Opens a result for `id` in the transmit window.
     pub(crate) fn open<'x>(&'x mut self, id: Id<'x>, version: ProtocolVersion) -> Outgoing<'x> {
         self.reply_parts(id, version, false).2
+    }
+
+    /// Opens a result for `id` and hands back the task table beside it.
+    pub(crate) fn open_beside_tasks<'x>(
+        &'x mut self,
+        id: Id<'x>,
+        version: ProtocolVersion,
+    ) -> (Outgoing<'x>, Option<&'x mut crate::server::tasks::TaskTable<'a>>) {
+        let Parts { server_info, out, route, tasks, .. } = self;
+        let window = out.window_len();
+        let slot = out.tx.open(*route, window);
+        (Outgoing::open(slot, ReplyId::Borrowed(id), version, *server_info, None), tasks.as_mut())
     }
 
     /// Opens a result for `id` and hands back the handler and the configuration beside it, for a
@@ -156,7 +173,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// The capabilities served: the configured ones, or those derived from the handler's tables.
     #[inline(never)]
     pub(crate) fn capabilities(&self) -> ServerCapabilities {
-        self.config.capabilities.unwrap_or_else(|| self.handler.capabilities())
+        let mut capabilities = self.config.capabilities.unwrap_or_else(|| self.handler.capabilities());
+        capabilities.tasks |= self.tasks.is_some();
+        capabilities
     }
 
     /// Writes a notification (the closure writes all of it but the framing) on this message's
@@ -371,6 +390,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             "resources/read" if has_resources => self.read_resource(id, params, context),
             "prompts/list" if has_prompts => self.list_prompts(id, params, version),
             "prompts/get" if has_prompts => self.get_prompt(id, params, context),
+            "tasks/get" | "tasks/update" | "tasks/cancel" if modern && capabilities.tasks => {
+                self.tasks_request(id, method, params, context)
+            }
             _ => self.method_not_found(id, method, version),
         }
     }

@@ -38,6 +38,8 @@ pub struct Engine<'a, const IN_FLIGHT: usize = 4, const OUTBOUND: usize = 2> {
     pub(crate) input: crate::server::legacy_input::InputArea<'a>,
     /// `config.server_info` as 2026-07-28 results carry it, written once.
     pub(crate) server_info: crate::server::server_info::ServerInfoText,
+    /// The tasks, if the application gave the engine a table ([`Engine::set_task_table`]).
+    pub(crate) tasks: Option<crate::server::tasks::TaskTable<'a>>,
 }
 
 impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OUTBOUND> {
@@ -59,6 +61,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             batch: None,
             pending_changes: crate::server::ListChanges::NONE,
             input: crate::server::legacy_input::InputArea::none(),
+            tasks: None,
         }
     }
 
@@ -345,6 +348,19 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         }
         let entry = self.in_flight[usize::from(deferred.slot)].take().ok_or(ReplyError::Unknown)?;
         let slot = self.ep.out.tx.open(entry.route, window);
+        let task = match (&entry.id, self.tasks.as_mut()) {
+            (crate::jsonrpc::OwnedId::String(id), Some(table)) if entry.route == crate::server::tasks::TASK_ROUTE => {
+                let now = table.last_now;
+                table.find(now, id.as_bytes()).map(|slot| crate::server::tasks::TaskScope {
+                    table,
+                    now,
+                    slot: Some(slot),
+                    fresh: false,
+                    params: None,
+                })
+            }
+            _ => None,
+        };
         let notes = crate::server::reply::Notes {
             progress_token: entry.notes.progress_token.map(ReplyId::Owned),
             last_progress: entry.notes.last_progress,
@@ -357,7 +373,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             self.server_info.with(&self.config.server_info),
             None,
         );
-        Ok(out.with_notes(notes))
+        Ok(out.with_task(task).with_notes(notes))
     }
 
     /// Cancels the deferred requests whose answers go to `stream`, as `notifications/cancelled`
@@ -460,6 +476,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             slots: &mut self.in_flight,
             next_generation: &mut self.next_generation,
             input: &mut self.input,
+            tasks: &mut self.tasks,
             now,
             route,
         };

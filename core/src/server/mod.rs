@@ -32,6 +32,7 @@ mod serve;
 mod server_info;
 mod subscriptions;
 mod suspend;
+pub mod tasks;
 #[cfg(test)]
 mod tests;
 #[cfg(all(test, feature = "hmac"))]
@@ -50,6 +51,8 @@ mod tests_streams;
 mod tests_surface;
 #[cfg(test)]
 mod tests_suspend;
+#[cfg(all(test, feature = "hmac"))]
+mod tests_tasks;
 mod tools;
 pub mod wrapper;
 

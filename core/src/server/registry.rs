@@ -74,6 +74,8 @@ pub struct ToolInfo {
     pub output_schema: Option<String>,
     /// Behaviour hints.
     pub annotations: ToolAnnotations,
+    /// Whether the tool runs as a task ([`tasks`](crate::server::tasks)).
+    pub task_support: crate::mcp::TaskSupport,
 }
 
 impl ToolInfo {
@@ -97,6 +99,7 @@ impl ToolInfo {
             annotations: self.annotations,
             icons: &[],
             meta: None,
+            task_support: self.task_support,
         }
     }
 }

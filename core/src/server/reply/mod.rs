@@ -66,6 +66,8 @@ pub enum ResultType {
     Complete,
     /// The server needs input from the client first (`inputRequests`).
     InputRequired,
+    /// The request runs on as a task ([`tasks`](crate::server::tasks)).
+    Task,
 }
 
 impl ResultType {
@@ -74,6 +76,7 @@ impl ResultType {
         match self {
             ResultType::Complete => "complete",
             ResultType::InputRequired => "input_required",
+            ResultType::Task => "task",
         }
     }
 }
@@ -251,6 +254,8 @@ pub(crate) struct Outgoing<'a> {
     input: Option<crate::server::input::InputScope<'a>>,
     /// `_meta` members the application adds to the result (a JSON object's text).
     meta: Option<&'a str>,
+    /// The task this reply writes the answer of, or may become ([`tasks`](crate::server::tasks)).
+    task: Option<crate::server::tasks::TaskScope<'a>>,
     first_field: bool,
     done: bool,
 }
@@ -280,6 +285,7 @@ impl<'a> Outgoing<'a> {
             notes: Notes::NONE,
             input: None,
             meta: None,
+            task: None,
             first_field: true,
             done: false,
         };
@@ -333,14 +339,75 @@ impl<'a> Outgoing<'a> {
         crate::server::input::InputReply::new(self, scope)
     }
 
-    /// Sets what the request opted into (progress, logging).
+    /// Sets what the request opted into (progress, logging). A task's reply sends neither.
     pub(crate) fn with_notes(mut self, notes: Notes<ReplyId<'a>>) -> Self {
-        self.notes = notes;
+        if self.task.as_ref().is_none_or(|t| t.slot.is_none()) {
+            self.notes = notes;
+        }
         self
+    }
+
+    /// Lets this reply be (or become) a task's.
+    pub(crate) fn with_task(mut self, task: Option<crate::server::tasks::TaskScope<'a>>) -> Self {
+        if task.as_ref().is_some_and(|t| t.slot.is_some()) {
+            self.notes = Notes::NONE;
+        }
+        self.task = task;
+        self
+    }
+
+    /// Makes this reply a task's (see [`ToolReply::run_as_task`]).
+    pub(crate) fn make_task(&mut self) -> Result<(), crate::server::tasks::NoTask> {
+        use crate::server::tasks::NoTask;
+        let task = self.task.as_mut().ok_or(NoTask::Unavailable)?;
+        if task.slot.is_none() {
+            task.slot = Some(task.table.create(task.now, task.params).ok_or(NoTask::Full)?);
+            self.notes = Notes::NONE;
+        }
+        Ok(())
+    }
+
+    /// Answers the client's request with task `slot` of `table` (`resultType: "task"`).
+    fn answer_with_task(&mut self, table: &mut dyn crate::server::tasks::TaskSink, slot: usize) {
+        self.w.truncate(0);
+        write_result_head(&mut self.w, &self.id);
+        self.w.raw(b"{");
+        table.write_task(slot, &mut self.w, false);
+        self.first_field = false;
+        self.result_type = ResultType::Task;
+        self.meta = None;
+        self.finish(None);
+    }
+
+    /// For a task's reply: keeps what was written (the whole message but its framing suffix) as the
+    /// task's outcome and, if the reply answers the client's request, answers it with the task.
+    /// `true` if the reply was a task's.
+    fn capture(&mut self) -> bool {
+        let Some(task) = self.task.take() else { return false };
+        let Some(slot) = task.slot else {
+            self.task = Some(task);
+            return false;
+        };
+        let written = self.w.written();
+        let message = written.get(..written.len().saturating_sub(self.suffix().len())).unwrap_or_default();
+        task.table.capture(slot, task.now, message);
+        if task.fresh {
+            self.answer_with_task(task.table, slot);
+        } else {
+            // Nothing goes on the wire: the window is given back unused.
+            self.commit = None;
+            self.done = true;
+        }
+        true
     }
 
     pub(crate) fn writer(&mut self) -> &mut JsonWriter<'a> {
         &mut self.w
+    }
+
+    /// Members were written into the result object directly: the next field needs a comma.
+    pub(crate) fn members_written(&mut self) {
+        self.first_field = false;
     }
 
     /// Starts the member `name` (a name that needs no escaping) of the result object.
@@ -450,6 +517,9 @@ impl<'a> Outgoing<'a> {
     /// Commits the message written, which ends with its framing suffix; the stream ends after it if
     /// its route says so.
     fn commit(&mut self) {
+        if self.capture() {
+            return;
+        }
         if let Some(commit) = self.commit.take().filter(|_| !self.w.is_overflowed()) {
             let end_of_stream = commit.route().ends_with_response;
             commit.commit(self.w.len(), end_of_stream);
@@ -464,6 +534,13 @@ impl<'a> Outgoing<'a> {
             Ok(_) => {
                 self.w.truncate(0);
                 self.done = true;
+                // A new task answers the client's request with the task at once.
+                if let Some(task) = self.task.take().filter(|t| t.fresh)
+                    && let Some(slot) = task.slot
+                {
+                    self.done = false;
+                    self.answer_with_task(task.table, slot);
+                }
             }
             Err(DeferError::TooManyInFlight) => self.fail(
                 code::INTERNAL_ERROR,
@@ -492,9 +569,15 @@ impl<'a> Outgoing<'a> {
         let ReplyId::Borrowed(id) = &self.id else {
             return Err(DeferError::NotDeferrable);
         };
-        // The answer goes where this reply would have gone.
-        let route = self.commit.as_ref().map(Commit::route).ok_or(DeferError::NotDeferrable)?;
-        let id = OwnedId::from_id(*id).ok_or(DeferError::IdTooLong)?;
+        // The answer goes where this reply would have gone; a new task's answer to its task.
+        let mut route = self.commit.as_ref().map(Commit::route).ok_or(DeferError::NotDeferrable)?;
+        let mut id = OwnedId::from_id(*id).ok_or(DeferError::IdTooLong)?;
+        if let Some(task) = self.task.as_mut().filter(|t| t.fresh)
+            && let Some(slot) = task.slot
+        {
+            route = crate::server::tasks::TASK_ROUTE;
+            id = task.table.owned_id(slot).ok_or(DeferError::IdTooLong)?;
+        }
         let notes = self.notes.to_owned().ok_or(DeferError::IdTooLong)?;
         let (slot, entry) =
             defer.slots.iter_mut().enumerate().find(|(_, s)| s.is_none()).ok_or(DeferError::TooManyInFlight)?;

@@ -31,6 +31,44 @@ impl<'a> ToolReply<'a> {
         self.out.version()
     }
 
+    /// Makes the call a task ([`tasks`](crate::server::tasks)): the client's request is answered
+    /// with the task as soon as this reply is finished or [deferred](Self::defer), and what the
+    /// reply says becomes the task's outcome. `Err` (the reply unchanged) when the request cannot
+    /// become one ([`NoTask`](crate::server::tasks::NoTask)): answer it as a plain call, or with
+    /// [`missing_tasks`](Self::missing_tasks). A reply that is a task's already (a task run again
+    /// after its input) stays one. Call it before writing anything.
+    ///
+    /// ```
+    /// # use mcp_sansio::server::{ToolCall, ToolReply};
+    /// fn slow(call: ToolCall<'_>, mut reply: ToolReply<'_>) {
+    ///     match reply.run_as_task() {
+    ///         // Answered with the task now; its result comes later through `Engine::reply_tool`.
+    ///         Ok(()) => drop(reply.defer()),
+    ///         Err(_) => reply.text("done at once").finish(),
+    ///     }
+    /// }
+    /// ```
+    pub fn run_as_task(&mut self) -> Result<(), crate::server::tasks::NoTask> {
+        self.out.make_task()
+    }
+
+    /// Answers `-32021`: the call runs only as a task, and the client did not declare the tasks
+    /// extension (`data.requiredCapabilities` names it).
+    pub fn missing_tasks(mut self) {
+        self.out.fail(
+            code::MISSING_CLIENT_CAPABILITY,
+            ErrorMessage::Whole(format_args!(
+                "Missing required client capability: the {} extension",
+                crate::mcp::TASKS_EXTENSION
+            )),
+            Some(&|w: &mut JsonWriter<'_>| {
+                w.raw(b"{\"requiredCapabilities\":{\"extensions\":{");
+                w.string(crate::mcp::TASKS_EXTENSION);
+                w.raw(b":{}}}}");
+            }),
+        );
+    }
+
     fn next_block(&mut self) -> &mut JsonWriter<'a> {
         if self.content_open {
             self.out.writer().raw(b",");

@@ -1,0 +1,116 @@
+//! Tasks: a `tools/call` answered with a task that runs on (the 2026-07-28 extension
+//! `io.modelcontextprotocol/tasks`, SEP-2663).
+//!
+//! Give the engine a [`TaskTable`] ([`Engine::set_task_table`]); it then declares the extension in
+//! `server/discover` and serves `tasks/get`, `tasks/update` and `tasks/cancel`. The server decides
+//! which calls become tasks: a handler turns a call into one with [`ToolReply::run_as_task`] (which
+//! works only when the request declared the extension in its `_meta` client capabilities), and from
+//! then on writes the call's answer as always — at once, or deferred and answered later with
+//! [`Engine::reply_tool`] — except that the answer is kept as the task's outcome instead of being
+//! sent; the client's request is answered with the task (`resultType: "task"`) as soon as the
+//! handler answers or defers.
+//!
+//! - **Outcome**: a result completes the task (a tool result with `isError: true` too), an error
+//!   fails it; `tasks/get` inlines `result` or `error`.
+//! - **Input**: an input-required answer ([`ToolReply::input_required`]) makes the task
+//!   `input_required` with those `inputRequests`; the client answers with `tasks/update` (any subset
+//!   of the keys; keys not waited for are ignored) and once every request is answered, the engine
+//!   calls the handler again with the same params and the answers as `inputResponses` (and the
+//!   handler's `requestState`, kept in the table, never on the wire), as a retry would be served.
+//!   The handler cannot tell a task's round from a retry's.
+//! - **Cancel**: `tasks/cancel` ends a task `cancelled` and tells the handler
+//!   ([`Event::Cancelled`](crate::server::Event::Cancelled) with its deferred request's key); its
+//!   later answer is dropped ([`ReplyError::Cancelled`](crate::server::ReplyError::Cancelled)).
+//!   Cancelling a task that has ended is acknowledged and changes nothing.
+//! - **Tool support**: a tool with [`TaskSupport::Required`](crate::mcp::TaskSupport::Required)
+//!   called by a client that did not declare the extension is answered `-32021` naming it, before
+//!   the handler runs. `tasks/*` without the extension: `-32021` too; an unknown or expired task
+//!   id: `-32602`. `tasks/result` and `tasks/list` do not exist in 2026-07-28 (`-32601`).
+//! - **Limits**: the table's slots and byte shares ([`TaskTable`]); a task is kept for its time to
+//!   live ([`DEFAULT_TASK_TTL`]) from its creation, then dropped.
+//!
+//! Not yet: tasks in legacy sessions (2025-11-25's experimental tasks: `params.task`,
+//! `tasks/result`, `tasks/list`, `notifications/tasks/status`) and status notifications on
+//! `subscriptions/listen` streams.
+//!
+//! [`Engine::set_task_table`]: crate::server::Engine::set_task_table
+//! [`Engine::reply_tool`]: crate::server::Engine::reply_tool
+//! [`ToolReply::run_as_task`]: crate::server::ToolReply::run_as_task
+//! [`ToolReply::input_required`]: crate::server::ToolReply::input_required
+
+mod methods;
+mod table;
+
+use core::fmt;
+
+use crate::endpoint::{Framing, Route, StreamId};
+use crate::json::{JsonWriter, Value};
+use crate::jsonrpc::{MAX_ID_LEN, OwnedId};
+use crate::time::Instant;
+
+pub use table::{DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, TASK_ID_LEN, TaskSlot, TaskTable};
+
+/// Where a task's answer goes: nowhere on the wire; the engine keeps it in the table.
+pub(crate) const TASK_ROUTE: Route = Route::new(StreamId(u32::MAX), Framing::Ndjson);
+
+/// Why a call cannot become a task ([`ToolReply::run_as_task`](crate::server::ToolReply::run_as_task)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum NoTask {
+    /// The request did not declare the tasks extension, is not a 2026-07-28 request, or the engine
+    /// has no task table.
+    Unavailable,
+    /// Every slot of the task table is taken, or the request does not fit one.
+    Full,
+}
+
+impl fmt::Display for NoTask {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            NoTask::Unavailable => "the request cannot become a task (no tasks extension, or no task table)",
+            NoTask::Full => "the task table is full",
+        })
+    }
+}
+
+impl core::error::Error for NoTask {}
+
+/// What a reply needs of the task table (the table's lifetime hidden).
+pub(crate) trait TaskSink {
+    fn create(&mut self, now: Instant, params: Option<Value<'_>>) -> Option<usize>;
+    fn capture(&mut self, slot: usize, now: Instant, message: &[u8]);
+    fn write_task(&mut self, slot: usize, w: &mut JsonWriter<'_>, detailed: bool);
+    fn owned_id(&mut self, slot: usize) -> Option<OwnedId>;
+}
+
+impl TaskSink for TaskTable<'_> {
+    fn create(&mut self, now: Instant, params: Option<Value<'_>>) -> Option<usize> {
+        TaskTable::create(self, now, params)
+    }
+
+    fn capture(&mut self, slot: usize, now: Instant, message: &[u8]) {
+        TaskTable::capture(self, slot, now, message);
+    }
+
+    fn write_task(&mut self, slot: usize, w: &mut JsonWriter<'_>, detailed: bool) {
+        TaskTable::write_task(self, slot, w, detailed);
+    }
+
+    fn owned_id(&mut self, slot: usize) -> Option<OwnedId> {
+        let id = self.slot(slot)?.id();
+        heapless::String::<MAX_ID_LEN>::try_from(id).ok().map(OwnedId::String)
+    }
+}
+
+/// A reply's link to the task table.
+pub(crate) struct TaskScope<'a> {
+    pub(crate) table: &'a mut dyn TaskSink,
+    pub(crate) now: Instant,
+    /// The task whose answer the reply writes (captured, not sent).
+    pub(crate) slot: Option<usize>,
+    /// The reply answers the client's request: once a task's, it answers with the task.
+    pub(crate) fresh: bool,
+    /// The request's params, kept by a task made of it.
+    pub(crate) params: Option<Value<'a>>,
+}

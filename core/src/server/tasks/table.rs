@@ -1,0 +1,471 @@
+//! [`TaskTable`]: the tasks an engine keeps, in caller-provided memory.
+//!
+//! Each task has a slot (its id, status, times and the lengths below) and an equal share of the
+//! byte area, laid out as `[request | state | payload | answers]`:
+//! - request: the `tools/call` params' members but `inputResponses` and `requestState`, each
+//!   followed by a comma (what the call is run again with after an input round);
+//! - state: `"requestState":…,` when the last round kept state (the handler's, never on the wire);
+//! - payload: the `result` (completed), the `error` (failed) or the `inputRequests` object
+//!   (input required) as JSON text;
+//! - answers: a JSON object with the answers to the current `inputRequests` received so far.
+
+use crate::json::{self, JsonWriter, Kind, Value};
+use crate::mcp::TaskStatus;
+use crate::storage::Storage;
+use crate::time::{Duration, Instant};
+
+/// Length of a task id: 32 lowercase hex digits (128 random bits).
+pub const TASK_ID_LEN: usize = 32;
+
+/// How long a task is kept after it was created, unless the table says otherwise
+/// ([`TaskTable::with_ttl`]): one hour.
+pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
+
+/// How often a client should poll, unless the table says otherwise
+/// ([`TaskTable::with_poll_interval`]): every second.
+pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Deepest JSON kept in a task (its request, result and answers).
+const MAX_DEPTH: usize = json::MAX_DEPTH_LIMIT;
+
+/// One task's bookkeeping; a table has as many as the slice it is given.
+#[derive(Clone, Copy, Debug)]
+pub struct TaskSlot {
+    used: bool,
+    id: [u8; TASK_ID_LEN],
+    status: TaskStatus,
+    created: Instant,
+    created_unix: u64,
+    updated_unix: u64,
+    request: usize,
+    state: usize,
+    payload: usize,
+    answers: usize,
+}
+
+impl TaskSlot {
+    /// An unused slot.
+    pub const EMPTY: TaskSlot = TaskSlot {
+        used: false,
+        id: [b'0'; TASK_ID_LEN],
+        status: TaskStatus::Working,
+        created: Instant::from_millis(0),
+        created_unix: 0,
+        updated_unix: 0,
+        request: 0,
+        state: 0,
+        payload: 0,
+        answers: 0,
+    };
+
+    /// The task's id.
+    pub fn id(&self) -> &str {
+        core::str::from_utf8(&self.id).unwrap_or_default()
+    }
+
+    /// The task's status.
+    pub fn status(&self) -> TaskStatus {
+        self.status
+    }
+}
+
+/// The slots of a table: borrowed, or with `alloc` owned.
+enum Slots<'a> {
+    Borrowed(&'a mut [TaskSlot]),
+    #[cfg(feature = "alloc")]
+    Owned(alloc::boxed::Box<[TaskSlot]>),
+}
+
+impl Slots<'_> {
+    fn get(&mut self) -> &mut [TaskSlot] {
+        match self {
+            Slots::Borrowed(slots) => slots,
+            #[cfg(feature = "alloc")]
+            Slots::Owned(slots) => slots,
+        }
+    }
+}
+
+/// The tasks of one engine ([`Engine::set_task_table`](crate::server::Engine::set_task_table)):
+/// at most as many as it has slots, each at most `data.len() / (slots + 1)` bytes of request,
+/// result and answers (one more share builds the request a task is run again with). A task is
+/// kept until its time to live ends ([`DEFAULT_TASK_TTL`]); a full table creates no task (the
+/// handler then answers without one, see [`ToolReply::run_as_task`](crate::server::ToolReply::run_as_task)).
+///
+/// Task ids are 128 bits from `random`, which must be unpredictable (`getrandom`, a hardware RNG):
+/// a task id is all a client needs to read or cancel a task.
+pub struct TaskTable<'a> {
+    slots: Slots<'a>,
+    data: Storage<'a>,
+    /// Where the request a task is run again with is built, taken out while it is in use.
+    scratch: Option<Storage<'a>>,
+    random: fn(&mut [u8; 16]),
+    /// Milliseconds since 1970 at `Instant` zero: `createdAt` and `lastUpdatedAt` are wall-clock times.
+    unix_at_zero: u64,
+    ttl: Duration,
+    poll_interval: Duration,
+    /// The task being run again: an error written meanwhile is its outcome.
+    pub(crate) running: Option<usize>,
+    /// The latest time the engine gave the table (a deferred answer comes without one).
+    pub(crate) last_now: Instant,
+}
+
+impl<'a> TaskTable<'a> {
+    /// A table over `slots` and `data` (see the type's docs for how `data` is shared); ids from
+    /// `random`.
+    pub fn new(slots: &'a mut [TaskSlot], data: &'a mut [u8], random: fn(&mut [u8; 16])) -> Self {
+        let share = data.len() / (slots.len() + 1);
+        let (data, scratch) = data.split_at_mut(data.len() - share);
+        TaskTable::with_parts(Slots::Borrowed(slots), data.into(), scratch.into(), random)
+    }
+
+    /// A table of `tasks` tasks of up to `bytes` bytes each, owned.
+    #[cfg(feature = "alloc")]
+    pub fn owned(tasks: usize, bytes: usize, random: fn(&mut [u8; 16])) -> TaskTable<'static> {
+        let slots = alloc::vec![TaskSlot::EMPTY; tasks].into_boxed_slice();
+        let data = Storage::from(alloc::vec![0u8; tasks * bytes]);
+        let scratch = Storage::from(alloc::vec![0u8; bytes]);
+        TaskTable::with_parts(Slots::Owned(slots), data, scratch, random)
+    }
+
+    fn with_parts(slots: Slots<'a>, data: Storage<'a>, scratch: Storage<'a>, random: fn(&mut [u8; 16])) -> Self {
+        TaskTable {
+            slots,
+            data,
+            scratch: Some(scratch),
+            random,
+            unix_at_zero: 0,
+            ttl: DEFAULT_TASK_TTL,
+            poll_interval: DEFAULT_POLL_INTERVAL,
+            running: None,
+            last_now: Instant::from_millis(0),
+        }
+    }
+
+    /// Sets the wall clock: `unix_ms` milliseconds since 1970 (UTC) at the engine's `now`.
+    /// Without it, times are counted from 1970-01-01 at `Instant` zero.
+    #[must_use]
+    pub fn with_wall_clock(mut self, now: Instant, unix_ms: u64) -> Self {
+        self.unix_at_zero = unix_ms.saturating_sub(now.as_millis());
+        self
+    }
+
+    /// Sets how long a task is kept after it was created (`ttlMs`).
+    #[must_use]
+    pub fn with_ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = ttl;
+        self
+    }
+
+    /// Sets how often clients should poll (`pollIntervalMs`).
+    #[must_use]
+    pub fn with_poll_interval(mut self, poll_interval: Duration) -> Self {
+        self.poll_interval = poll_interval;
+        self
+    }
+
+    /// How many tasks are kept (expired ones included until a lookup drops them).
+    pub fn len(&mut self) -> usize {
+        self.slots.get().iter().filter(|s| s.used).count()
+    }
+
+    /// Whether no task is kept.
+    pub fn is_empty(&mut self) -> bool {
+        self.len() == 0
+    }
+
+    fn share(&mut self) -> usize {
+        let slots = self.slots.get().len();
+        self.data.len().checked_div(slots).unwrap_or(0)
+    }
+
+    /// The byte area of slot `i`.
+    fn area(&mut self, i: usize) -> &mut [u8] {
+        let share = self.share();
+        self.data.get_mut(i * share..(i + 1) * share).unwrap_or_default()
+    }
+
+    fn unix(&self, now: Instant) -> u64 {
+        self.unix_at_zero.saturating_add(now.as_millis())
+    }
+
+    /// Frees the tasks whose time to live has ended.
+    fn expire(&mut self, now: Instant) {
+        self.last_now = self.last_now.max(now);
+        let ttl = self.ttl;
+        for slot in self.slots.get().iter_mut().filter(|s| s.used) {
+            if now.saturating_duration_since(slot.created).as_millis() >= ttl.as_millis() {
+                slot.used = false;
+            }
+        }
+    }
+
+    /// Creates a working task for a call whose params are `params`; `None` when every slot is taken
+    /// or the request does not fit a slot.
+    pub(crate) fn create(&mut self, now: Instant, params: Option<Value<'_>>) -> Option<usize> {
+        self.expire(now);
+        let i = self.slots.get().iter().position(|s| !s.used)?;
+        let area = self.area(i);
+        let mut w = JsonWriter::new(area);
+        for (key, value) in params.into_iter().flat_map(|p| p.members()) {
+            if key.eq_str("inputResponses") || key.eq_str("requestState") {
+                continue;
+            }
+            w.json_str(key);
+            w.raw(b":");
+            w.value(value);
+            w.raw(b",");
+        }
+        if w.is_overflowed() {
+            return None;
+        }
+        let request = w.len();
+        let mut random = [0u8; 16];
+        (self.random)(&mut random);
+        let mut id = [0u8; TASK_ID_LEN];
+        for (pair, byte) in id.chunks_exact_mut(2).zip(random) {
+            pair[0] = b"0123456789abcdef"[usize::from(byte >> 4)];
+            pair[1] = b"0123456789abcdef"[usize::from(byte & 15)];
+        }
+        let unix = self.unix(now);
+        let slot = &mut self.slots.get()[i];
+        *slot = TaskSlot {
+            used: true,
+            id,
+            status: TaskStatus::Working,
+            created: now,
+            created_unix: unix,
+            updated_unix: unix,
+            request,
+            state: 0,
+            payload: 0,
+            answers: 0,
+        };
+        Some(i)
+    }
+
+    /// The live task named `id`.
+    pub(crate) fn find(&mut self, now: Instant, id: &[u8]) -> Option<usize> {
+        self.expire(now);
+        self.slots.get().iter().position(|s| s.used && s.id[..] == *id)
+    }
+
+    pub(crate) fn slot(&mut self, i: usize) -> Option<&TaskSlot> {
+        self.slots.get().get(i).filter(|s| s.used)
+    }
+
+    fn set_status(&mut self, i: usize, now: Instant, status: TaskStatus) {
+        let unix = self.unix(now);
+        if let Some(slot) = self.slots.get().get_mut(i) {
+            slot.status = status;
+            slot.updated_unix = unix;
+        }
+    }
+
+    /// Cancels task `i` unless it has ended. `true` if it was cancelled now.
+    pub(crate) fn cancel(&mut self, i: usize, now: Instant) -> bool {
+        let live = self.slot(i).is_some_and(|s| !s.status.is_terminal());
+        if live {
+            self.set_status(i, now, TaskStatus::Cancelled);
+        }
+        live
+    }
+
+    /// Keeps what the task's handler answered: `message` is the whole JSON-RPC response it wrote
+    /// (a `result` or an `error`). A task that has ended keeps its outcome.
+    pub(crate) fn capture(&mut self, i: usize, now: Instant, message: &[u8]) {
+        if self.slot(i).is_none_or(|s| s.status.is_terminal()) {
+            return;
+        }
+        let Ok(response) = json::parse(message, MAX_DEPTH) else {
+            return self.fail(i, now, "the task's answer is not JSON");
+        };
+        let (status, payload, state) = match (response.get("result"), response.get("error")) {
+            (Some(result), _) => {
+                let input =
+                    result.get("resultType").and_then(|t| t.as_str()).is_some_and(|t| t.eq_str("input_required"));
+                match (input, result.get("inputRequests")) {
+                    (true, Some(requests)) => (TaskStatus::InputRequired, requests, result.get("requestState")),
+                    _ => (TaskStatus::Completed, result, None),
+                }
+            }
+            (None, Some(error)) => (TaskStatus::Failed, error, None),
+            (None, None) => return self.fail(i, now, "the task's answer is not a response"),
+        };
+        let Some(request) = self.slot(i).map(|s| s.request) else { return };
+        let area = self.area(i);
+        let (_, rest) = area.split_at_mut(request.min(area.len()));
+        let mut w = JsonWriter::new(rest);
+        if let Some(state) = state {
+            w.raw(b"\"requestState\":");
+            w.value(state);
+            w.raw(b",");
+        }
+        let state_len = w.len();
+        w.value(payload);
+        let payload_len = w.len() - state_len;
+        w.raw(b"{}");
+        if w.is_overflowed() {
+            return self.fail(i, now, "the task's answer does not fit its slot of the task table");
+        }
+        if let Some(slot) = self.slots.get().get_mut(i) {
+            slot.state = state_len;
+            slot.payload = payload_len;
+            slot.answers = 2;
+        }
+        self.set_status(i, now, status);
+    }
+
+    /// Ends task `i` as failed with an internal error saying `message`.
+    pub(crate) fn fail(&mut self, i: usize, now: Instant, message: &str) {
+        let Some(request) = self.slot(i).map(|s| s.request) else { return };
+        let area = self.area(i);
+        let (_, rest) = area.split_at_mut(request.min(area.len()));
+        let mut w = JsonWriter::new(rest);
+        w.raw(b"{\"code\":-32603,\"message\":");
+        w.string(message);
+        w.raw(b"}");
+        let len = if w.is_overflowed() { 0 } else { w.len() };
+        if let Some(slot) = self.slots.get().get_mut(i) {
+            slot.state = 0;
+            slot.payload = len;
+            slot.answers = 0;
+        }
+        self.set_status(i, now, TaskStatus::Failed);
+    }
+
+    /// The request, state, payload and answers texts of task `i`.
+    pub(crate) fn texts(&mut self, i: usize) -> [&[u8]; 4] {
+        let Some(&TaskSlot { request, state, payload, answers, .. }) = self.slot(i) else { return [&[]; 4] };
+        let area: &[u8] = self.area(i);
+        let mut at = 0;
+        [request, state, payload, answers].map(|len| {
+            let text = area.get(at..at + len).unwrap_or_default();
+            at += len;
+            text
+        })
+    }
+
+    /// Takes the answers in `responses` that the input-required task `i` still waits for (keys of its
+    /// `inputRequests` not answered yet, object values); others are ignored. Returns whether every
+    /// request is answered now (the task is then working again and due to run again).
+    pub(crate) fn answer(&mut self, i: usize, now: Instant, responses: Value<'_>) -> bool {
+        if self.slot(i).is_none_or(|s| s.status != TaskStatus::InputRequired) {
+            return false;
+        }
+        let Some(&TaskSlot { request, state, payload, answers, .. }) = self.slot(i) else { return false };
+        let start = request + state + payload;
+        let area = self.area(i);
+        let (head, tail) = area.split_at_mut(start.min(area.len()));
+        let requests = head.get(request + state..).and_then(|p| json::parse(p, MAX_DEPTH).ok());
+        let Some(requests) = requests else { return false };
+        // The answers so far, as an object text `{…}` at the start of `tail`; appended to in place.
+        let mut len = answers;
+        for (key, value) in responses.members() {
+            let answered = json::parse(tail.get(..len).unwrap_or_default(), MAX_DEPTH)
+                .ok()
+                .is_some_and(|a| a.members().any(|(k, _)| k.raw() == key.raw()));
+            let asked = requests.members().any(|(k, _)| k.raw() == key.raw());
+            if !asked || answered || value.kind() != Kind::Object {
+                continue;
+            }
+            let Some(rest) = tail.get_mut(len - 1..) else { break };
+            let mut w = JsonWriter::new(rest);
+            if len > 2 {
+                w.raw(b",");
+            }
+            w.json_str(key);
+            w.raw(b":");
+            w.value(value);
+            w.raw(b"}");
+            if w.is_overflowed() {
+                // Does not fit: the answer is dropped, the `}` it overwrote put back.
+                if let Some(end) = tail.get_mut(len - 1) {
+                    *end = b'}';
+                }
+                break;
+            }
+            len = len - 1 + w.len();
+        }
+        let all = json::parse(tail.get(..len).unwrap_or_default(), MAX_DEPTH)
+            .ok()
+            .is_some_and(|a| requests.members().all(|(k, _)| a.members().any(|(ak, _)| ak.raw() == k.raw())));
+        if let Some(slot) = self.slots.get().get_mut(i) {
+            slot.answers = len;
+        }
+        if all {
+            self.set_status(i, now, TaskStatus::Working);
+        }
+        all
+    }
+
+    /// Writes the task's members (`taskId`, `status`, times, `ttlMs`, `pollIntervalMs`) into an open
+    /// object, comma-separated, without a comma before or after; with `detailed`, also what its
+    /// status holds (`statusMessage` and `error`, `result`, or the `inputRequests` not answered yet).
+    pub(crate) fn write_task(&mut self, i: usize, w: &mut JsonWriter<'_>, detailed: bool) {
+        let Some(slot) = self.slot(i).copied() else { return };
+        let mut stamp = [0u8; 24];
+        w.raw(b"\"taskId\":\"");
+        w.raw(&slot.id);
+        w.raw(b"\",\"status\":\"");
+        w.raw(slot.status.as_str().as_bytes());
+        w.raw(b"\",\"createdAt\":\"");
+        crate::mcp::task::write_timestamp(slot.created_unix, &mut stamp);
+        w.raw(&stamp);
+        w.raw(b"\",\"lastUpdatedAt\":\"");
+        crate::mcp::task::write_timestamp(slot.updated_unix, &mut stamp);
+        w.raw(&stamp);
+        w.raw(b"\",\"ttlMs\":");
+        w.u64(self.ttl.as_millis());
+        w.raw(b",\"pollIntervalMs\":");
+        w.u64(self.poll_interval.as_millis().max(1));
+        if !detailed {
+            return;
+        }
+        let status = slot.status;
+        let [_, _, payload, answers] = self.texts(i);
+        match status {
+            TaskStatus::Completed => {
+                w.raw(b",\"result\":");
+                w.raw(payload);
+            }
+            TaskStatus::Failed => {
+                let error = json::parse(payload, MAX_DEPTH).ok();
+                if let Some(message) = error.and_then(|e| e.get("message")).filter(|m| m.kind() == Kind::String) {
+                    w.raw(b",\"statusMessage\":");
+                    w.raw(message.as_bytes());
+                }
+                w.raw(b",\"error\":");
+                w.raw(if payload.is_empty() { b"{\"code\":-32603,\"message\":\"task failed\"}" } else { payload });
+            }
+            TaskStatus::InputRequired => {
+                let answered = json::parse(answers, MAX_DEPTH).ok();
+                w.raw(b",\"inputRequests\":{");
+                let mut first = true;
+                for (key, request) in json::parse(payload, MAX_DEPTH).ok().iter().flat_map(|p| p.members()) {
+                    if answered.is_some_and(|a| a.members().any(|(k, _)| k.raw() == key.raw())) {
+                        continue;
+                    }
+                    if !first {
+                        w.raw(b",");
+                    }
+                    first = false;
+                    w.json_str(key);
+                    w.raw(b":");
+                    w.raw(request.as_bytes());
+                }
+                w.raw(b"}");
+            }
+            TaskStatus::Working | TaskStatus::Cancelled => {}
+        }
+    }
+
+    /// The buffer a task's request is run again in, until [`TaskTable::put_scratch`].
+    pub(crate) fn take_scratch(&mut self) -> Option<Storage<'a>> {
+        self.scratch.take()
+    }
+
+    pub(crate) fn put_scratch(&mut self, scratch: Storage<'a>) {
+        self.scratch = Some(scratch);
+    }
+}

@@ -1,0 +1,251 @@
+//! Tasks (2026-07-28 extension): calls that become tasks, polled, answered, cancelled.
+
+use std::string::{String, ToString};
+use std::vec::Vec;
+
+use serde_json::{Value as Json, json};
+
+use super::tasks::{TaskSlot, TaskTable};
+use super::*;
+use crate::connection::Connection;
+use crate::mcp::TaskSupport;
+use crate::time::{Duration, Instant};
+
+static TOOLS: [Tool<'static>; 5] = [
+    Tool::new("quick", "A task answered at once", "{}").with_task_support(TaskSupport::Optional),
+    Tool::new("slow", "A task answered later", "{}").with_task_support(TaskSupport::Optional),
+    Tool::new("ask", "A task that asks two questions", "{}").with_task_support(TaskSupport::Required),
+    Tool::new("broken", "A task that fails", "{}").with_task_support(TaskSupport::Required),
+    Tool::new("plain", "Never a task", "{}"),
+];
+
+const FORM: &str = r#"{"type":"object","properties":{"ok":{"type":"boolean"}}}"#;
+static SEALER: HmacSealer = HmacSealer::new([9; 32], Duration::from_secs(600));
+
+#[derive(Default)]
+struct Tasks {
+    deferred: Vec<Deferred>,
+    cancelled: Vec<DeferredKey>,
+    runs: usize,
+}
+
+impl Handler for Tasks {
+    const TOOLS: &'static [Tool<'static>] = &TOOLS;
+
+    fn call_tool(&mut self, call: ToolCall<'_>, mut reply: ToolReply<'_>) {
+        self.runs += 1;
+        match (call.name, reply.run_as_task()) {
+            ("plain", Ok(())) => unreachable!("plain is never a task here"),
+            (_, Ok(())) => {}
+            ("plain" | "quick" | "slow", Err(_)) => return reply.text("at once").finish(),
+            (_, Err(_)) => return reply.missing_tasks(),
+        }
+        match call.name {
+            "quick" => reply.text("quick done").finish(),
+            "slow" => {
+                if let Ok(deferred) = reply.defer() {
+                    self.deferred.push(deferred);
+                }
+            }
+            "ask" => {
+                let (a, b) = (call.context.input("a"), call.context.input("b"));
+                let state = call.context.request_state.map(|s| String::from_utf8_lossy(s).into_owned());
+                match (a, b) {
+                    (Some(a), Some(b)) => reply
+                        .text(&std::format!(
+                            "a={} b={} state={state:?}",
+                            String::from_utf8_lossy(a.as_bytes()),
+                            String::from_utf8_lossy(b.as_bytes())
+                        ))
+                        .finish(),
+                    _ => {
+                        let ask = InputRequest::ElicitForm { message: "Sure?", requested_schema: FORM };
+                        reply.input_required().request("a", ask).request("b", ask).state(b"round1").finish()
+                    }
+                }
+            }
+            _ => reply.fail(-32000, "it broke"),
+        }
+    }
+
+    fn on_event(&mut self, _now: Instant, event: Event) {
+        if let Event::Cancelled { request } = event {
+            self.cancelled.push(request);
+        }
+    }
+}
+
+fn random(id: &mut [u8; 16]) {
+    static NEXT: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(1);
+    *id = [NEXT.fetch_add(1, core::sync::atomic::Ordering::Relaxed); 16];
+}
+
+struct Harness {
+    server: Server<'static, Tasks, 4, 2>,
+    now: Instant,
+}
+
+const EXT: &str = r#"{"extensions":{"io.modelcontextprotocol/tasks":{}},"elicitation":{}}"#;
+
+impl Harness {
+    fn new(tasks: usize) -> Self {
+        let mut config = Config::new("tasks", "1");
+        config.state_sealer = Some(&SEALER);
+        let buffers = Buffers { rx: std::vec![0u8; 8192].leak(), tx: std::vec![0u8; 8192].leak() };
+        let mut server = Server::new(Tasks::default(), config, buffers);
+        let slots = std::vec![TaskSlot::EMPTY; tasks].leak();
+        let data = std::vec![0u8; 2048 * (tasks + 1)].leak();
+        let now = Instant::from_millis(5_000);
+        let table = TaskTable::new(slots, data, random).with_wall_clock(now, 1_796_301_296_000);
+        server.parts_mut().0.set_task_table(table);
+        Harness { server, now }
+    }
+
+    fn send(&mut self, message: &Json) -> Vec<Json> {
+        let line = message.to_string() + "\n";
+        assert_eq!(self.server.handle_input(self.now, line.as_bytes()), line.len());
+        self.drain()
+    }
+
+    fn drain(&mut self) -> Vec<Json> {
+        let mut out = Vec::new();
+        while let Some(bytes) = self.server.poll_transmit() {
+            out.extend_from_slice(bytes);
+            let n = bytes.len();
+            self.server.transmit_done(self.now, n);
+        }
+        out.split(|&b| b == b'\n').filter(|l| !l.is_empty()).map(|l| serde_json::from_slice(l).unwrap()).collect()
+    }
+
+    fn request(&mut self, method: &str, caps: &str, params: Json) -> Json {
+        let mut params = params;
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": serde_json::from_str::<Json>(caps).unwrap(),
+        });
+        let mut out = self.send(&json!({"jsonrpc":"2.0","id":7,"method":method,"params":params}));
+        assert_eq!(out.len(), 1, "{out:?}");
+        out.pop().unwrap()
+    }
+
+    fn call(&mut self, tool: &str, caps: &str) -> Json {
+        self.request("tools/call", caps, json!({"name": tool, "arguments": {}}))
+    }
+
+    fn get(&mut self, task: &Json) -> Json {
+        self.request("tasks/get", EXT, json!({"taskId": task}))["result"].clone()
+    }
+}
+
+fn text(result: &Json) -> &str {
+    result["content"][0]["text"].as_str().unwrap_or_default()
+}
+
+#[test]
+fn a_call_becomes_a_task_whose_result_tasks_get_inlines() {
+    let mut h = Harness::new(4);
+    let created = h.call("quick", EXT)["result"].clone();
+    assert_eq!(created["resultType"], "task", "{created}");
+    // Answered at once: the task has ended already.
+    assert_eq!(created["status"], "completed");
+    let task = created["taskId"].clone();
+    assert_eq!(task.as_str().unwrap().len(), 32);
+    assert!(created["createdAt"].as_str().unwrap().starts_with("2026-12-03T12:34:56"), "{created}");
+    assert_eq!(created["ttlMs"], 3_600_000);
+    assert!(created.get("content").is_none() && created.get("task").is_none());
+    let got = h.get(&task);
+    assert_eq!((got["status"].as_str(), got["resultType"].as_str()), (Some("completed"), Some("complete")), "{got}");
+    assert_eq!(text(&got["result"]), "quick done");
+    assert_eq!(got["taskId"], task);
+}
+
+#[test]
+fn without_the_extension_a_call_runs_plain_or_is_refused_when_it_must_be_a_task() {
+    let mut h = Harness::new(4);
+    let plain = h.call("quick", "{}")["result"].clone();
+    assert_eq!((plain["resultType"].as_str(), text(&plain)), (Some("complete"), "at once"));
+    let runs = h.server.parts_mut().1.runs;
+    let refused = h.call("ask", "{}");
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    assert!(
+        refused["error"]["data"]["requiredCapabilities"]["extensions"]["io.modelcontextprotocol/tasks"].is_object()
+    );
+    assert_eq!(h.server.parts_mut().1.runs, runs, "refused before the handler ran");
+    assert_eq!(h.call("plain", EXT)["result"]["resultType"], "complete");
+    for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
+        let out = h.request(method, "{}", json!({"taskId": "gate-test", "inputResponses": {}}));
+        assert_eq!(out["error"]["code"], -32021, "{method}: {out}");
+    }
+    for method in ["tasks/result", "tasks/list"] {
+        assert_eq!(h.request(method, EXT, json!({"taskId": "x"}))["error"]["code"], -32601, "{method}");
+    }
+    let unknown = h.request("tasks/get", EXT, json!({"taskId": "tasks-conformance-nonexistent"}));
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    let discover = h.request("server/discover", "{}", json!({}));
+    assert!(discover["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/tasks"].is_object());
+    assert!(discover["result"]["capabilities"].get("tasks").is_none());
+}
+
+#[test]
+fn a_deferred_task_is_working_until_the_handler_answers_and_its_answer_is_not_sent() {
+    let mut h = Harness::new(4);
+    let task = h.call("slow", EXT)["result"]["taskId"].clone();
+    assert_eq!(h.get(&task)["status"], "working");
+    let deferred = h.server.parts_mut().1.deferred.pop().unwrap();
+    h.server.reply_tool(&deferred).unwrap().text("slow done").finish();
+    assert!(h.drain().is_empty(), "a task's answer stays in the table");
+    let got = h.get(&task);
+    assert_eq!((got["status"].as_str(), text(&got["result"])), (Some("completed"), "slow done"), "{got}");
+}
+
+#[test]
+fn a_task_asks_for_input_and_runs_again_once_every_answer_is_in() {
+    let mut h = Harness::new(4);
+    let task = h.call("ask", EXT)["result"]["taskId"].clone();
+    let got = h.get(&task);
+    assert_eq!(got["status"], "input_required", "{got}");
+    assert_eq!(got["inputRequests"]["a"]["method"], "elicitation/create");
+    assert!(got["inputRequests"]["b"].is_object() && got.get("requestState").is_none(), "{got}");
+    let accept = json!({"action": "accept", "content": {"ok": true}});
+    let ack = h.request("tasks/update", EXT, json!({"taskId": task, "inputResponses": {"a": accept, "zzz": {"x": 1}}}));
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    assert!(ack["result"].get("status").is_none());
+    let got = h.get(&task);
+    assert_eq!(got["status"], "input_required");
+    assert!(got["inputRequests"].get("a").is_none() && got["inputRequests"]["b"].is_object(), "{got}");
+    h.request("tasks/update", EXT, json!({"taskId": task, "inputResponses": {"b": accept}}));
+    let got = h.get(&task);
+    assert_eq!(got["status"], "completed", "{got}");
+    let text = text(&got["result"]);
+    assert!(text.contains(r#"a={"action":"accept""#) && text.contains("state=Some(\"round1\")"), "{text}");
+    assert_eq!(h.server.parts_mut().1.runs, 2);
+}
+
+#[test]
+fn an_error_fails_the_task_and_a_cancel_ends_a_running_one() {
+    let mut h = Harness::new(4);
+    let task = h.call("broken", EXT)["result"]["taskId"].clone();
+    let got = h.get(&task);
+    assert_eq!((got["status"].as_str(), got["error"]["code"].as_i64()), (Some("failed"), Some(-32000)), "{got}");
+    assert!(got.get("result").is_none() && got["statusMessage"].is_string());
+    let slow = h.call("slow", EXT)["result"]["taskId"].clone();
+    let ack = h.request("tasks/cancel", EXT, json!({"taskId": slow}));
+    assert_eq!(ack["result"]["resultType"], "complete");
+    assert_eq!(h.get(&slow)["status"], "cancelled");
+    let deferred = h.server.parts_mut().1.deferred.pop().unwrap();
+    assert_eq!(h.server.parts_mut().1.cancelled, [deferred.key()]);
+    assert!(matches!(h.server.reply_tool(&deferred), Err(ReplyError::Cancelled)));
+    // An ended task: acknowledged, unchanged.
+    assert_eq!(h.request("tasks/cancel", EXT, json!({"taskId": task}))["result"]["resultType"], "complete");
+    assert_eq!(h.get(&task)["status"], "failed");
+}
+
+#[test]
+fn a_full_table_runs_the_call_plainly_and_an_expired_task_is_gone() {
+    let mut h = Harness::new(1);
+    let first = h.call("slow", EXT)["result"]["taskId"].clone();
+    assert_eq!(h.call("quick", EXT)["result"]["content"][0]["text"], "at once");
+    h.now = Instant::from_millis(5_000 + 3_600_000);
+    assert_eq!(h.request("tasks/get", EXT, json!({"taskId": first}))["error"]["code"], -32602);
+    assert_eq!(h.call("quick", EXT)["result"]["resultType"], "task");
+}
