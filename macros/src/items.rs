@@ -6,7 +6,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Error, ImplItemFn, LitStr, Meta, Type};
 
-use crate::method::{attribute_values, described, doc_comment, is_context, name_or_ident, output, typed_inputs};
+use crate::method::{attribute_values, described, doc_comment, name_or_ident, output, split_context, typed_inputs};
 
 /// A marked method of the impl (a resource's is boxed: it is the largest).
 pub(crate) enum Item {
@@ -28,8 +28,8 @@ impl Item {
         }
     }
 
-    /// The registration: `.tool(…)`, `.typed_prompt(…)`, `.resource(…)`, … calling the method on
-    /// a clone of the `Arc`.
+    /// The registration: `.tool(…)`, `.typed_prompt(…)`, `.resource(…)`, … (their `_with_context`
+    /// forms for a method that takes the `Context`) calling the method on a clone of the `Arc`.
     pub(crate) fn registration(&self) -> Tokens {
         match self {
             Item::Tool(tool) => tool_registration(tool),
@@ -45,7 +45,8 @@ impl Item {
                 let output = &tool.output;
                 let output = quote_spanned!(output.span()=> ::mcp_sansio_router::__private::output::<#output>(););
                 let arguments = tool.arguments.as_ref().map(arguments_check);
-                quote!(#arguments #output)
+                let context = tool.context.as_ref().map(context_check);
+                quote!(#arguments #context #output)
             }
             Item::Prompt(prompt) => {
                 let output = &prompt.output;
@@ -54,7 +55,8 @@ impl Item {
                     __prompt_output::<#output>();
                 }};
                 let arguments = prompt.arguments.as_ref().map(arguments_check);
-                quote!(#arguments #output)
+                let context = prompt.context.as_ref().map(context_check);
+                quote!(#arguments #context #output)
             }
             Item::Resource(resource) => {
                 let output = &resource.output;
@@ -70,7 +72,8 @@ impl Item {
                     .uri_argument
                     .as_ref()
                     .map(|ty| quote_spanned!(ty.span()=> let _ = |uri: ::std::string::String| -> #ty { uri };));
-                quote!(#uri #variables #output)
+                let context = resource.context.as_ref().map(context_check);
+                quote!(#uri #variables #context #output)
             }
         }
     }
@@ -81,6 +84,32 @@ fn arguments_check(ty: &Type) -> Tokens {
     quote_spanned!(ty.span()=> ::mcp_sansio_router::__private::arguments::<#ty>();)
 }
 
+/// The type written for the request's context is the router's `Context` (another type named
+/// `Context` is an error at it).
+fn context_check(ty: &Type) -> Tokens {
+    quote_spanned!(ty.span()=> let _ = |context: ::mcp_sansio_router::Context| -> #ty { context };)
+}
+
+/// For a method that takes the `Context`: the closure's `context: Context` and the method call's
+/// `context` (at the type written for it, where a mismatch is reported), each after a comma when
+/// something comes before it; nothing otherwise.
+fn context_parts(context: &Option<Type>, after_pattern: bool, after_argument: bool) -> (Tokens, Tokens) {
+    let Some(ty) = context else { return (quote!(), quote!()) };
+    let comma = |after: bool| if after { quote!(,) } else { quote!() };
+    let (pattern_comma, argument_comma) = (comma(after_pattern), comma(after_argument));
+    let argument = quote_spanned!(ty.span()=> context);
+    (quote!(#pattern_comma context: ::mcp_sansio_router::Context), quote!(#argument_comma #argument))
+}
+
+/// `plain`, or `plain_with_context` for a method that takes the `Context`; at `span` (the
+/// method's name), where an unmet bound of the registration is reported.
+fn register(plain: &str, context: &Option<Type>, span: Span) -> syn::Ident {
+    match context {
+        Some(_) => quote::format_ident!("{plain}_with_context", span = span),
+        None => quote::format_ident!("{plain}", span = span),
+    }
+}
+
 /// One `#[tool]` method.
 pub(crate) struct ToolMethod {
     method: syn::Ident,
@@ -88,8 +117,8 @@ pub(crate) struct ToolMethod {
     description: LitStr,
     /// The type of its arguments, if it takes any.
     arguments: Option<Type>,
-    /// It takes the request's `Context` last.
-    context: bool,
+    /// The type written for the request's `Context`, if it takes it (last).
+    context: Option<Type>,
     /// What it returns (`()` when nothing is written).
     output: Type,
     span: Span,
@@ -98,30 +127,19 @@ pub(crate) struct ToolMethod {
 /// Reads a `#[tool]` method: `async fn name(&self[, arguments: A][, context: Context]) -> R`.
 fn tool_method(meta: &Meta, function: &ImplItemFn) -> syn::Result<ToolMethod> {
     let [name, description] = attribute_values(meta, "tool", ["name", "description"])?;
-    let inputs = typed_inputs("tool", function)?;
-    let mut arguments = None;
-    let mut context = false;
-    for typed in inputs {
-        if context {
-            return Err(Error::new(typed.span(), "the request's `Context` is a #[tool] method's last argument"));
-        }
-        if is_context(&typed.ty) {
-            context = true;
-        } else if arguments.is_some() {
-            return Err(Error::new(
-                typed.span(),
-                "a #[tool] method takes one arguments type (a struct of the tool's arguments), then optionally `Context`",
-            ));
-        } else {
-            arguments = Some((*typed.ty).clone());
-        }
+    let (inputs, context) = split_context("tool", typed_inputs("tool", function)?)?;
+    if let Some(extra) = inputs.get(1) {
+        return Err(Error::new(
+            extra.span(),
+            "a #[tool] method takes one arguments type (a struct of the tool's arguments), then optionally `Context`",
+        ));
     }
     let ident = &function.sig.ident;
     Ok(ToolMethod {
         method: ident.clone(),
         name: name_or_ident(name, function),
         description: described("tool", description, function)?,
-        arguments,
+        arguments: inputs.first().map(|typed| (*typed.ty).clone()),
         context,
         output: output(function),
         span: ident.span(),
@@ -135,12 +153,8 @@ fn tool_registration(tool: &ToolMethod) -> Tokens {
         Some(ty) => (quote_spanned!(*span=> arguments: #ty), quote!(arguments)),
         None => (quote_spanned!(*span=> _: ::mcp_sansio_router::NoArguments), quote!()),
     };
-    let (register, context_pattern, context_argument) = if tool.context {
-        let comma = if tool.arguments.is_some() { quote!(,) } else { quote!() };
-        (quote!(tool_with_context), quote!(, context: ::mcp_sansio_router::Context), quote!(#comma context))
-    } else {
-        (quote!(tool), quote!(), quote!())
-    };
+    let register = register("tool", &tool.context, *span);
+    let (context_pattern, context_argument) = context_parts(&tool.context, true, tool.arguments.is_some());
     quote_spanned! {*span=>
         .#register(#name, #description, {
             let this = ::std::sync::Arc::clone(&self);
@@ -159,18 +173,21 @@ pub(crate) struct PromptMethod {
     description: LitStr,
     /// The type of its arguments (their schema lists them), if it takes any.
     arguments: Option<Type>,
+    /// The type written for the request's `Context`, if it takes it (last).
+    context: Option<Type>,
     output: Type,
     span: Span,
 }
 
-/// Reads a `#[prompt]` method: `async fn name(&self[, arguments: A]) -> R`.
+/// Reads a `#[prompt]` method: `async fn name(&self[, arguments: A][, context: Context]) -> R`.
 fn prompt_method(meta: &Meta, function: &ImplItemFn) -> syn::Result<PromptMethod> {
     let [name, description] = attribute_values(meta, "prompt", ["name", "description"])?;
-    let inputs = typed_inputs("prompt", function)?;
-    if let Some(extra) = inputs.get(1).or_else(|| inputs.first().filter(|typed| is_context(&typed.ty))) {
+    let (inputs, context) = split_context("prompt", typed_inputs("prompt", function)?)?;
+    if let Some(extra) = inputs.get(1) {
         return Err(Error::new(
             extra.span(),
-            "a #[prompt] method takes `&self` and optionally one arguments type (a struct of the prompt's arguments)",
+            "a #[prompt] method takes `&self`, optionally one arguments type (a struct of the prompt's arguments), \
+             then optionally `Context`",
         ));
     }
     let ident = &function.sig.ident;
@@ -179,24 +196,27 @@ fn prompt_method(meta: &Meta, function: &ImplItemFn) -> syn::Result<PromptMethod
         name: name_or_ident(name, function),
         description: described("prompt", description, function)?,
         arguments: inputs.first().map(|typed| (*typed.ty).clone()),
+        context,
         output: output(function),
         span: ident.span(),
     })
 }
 
-/// `.typed_prompt(…)`.
+/// `.typed_prompt(…)` or `.typed_prompt_with_context(…)`.
 fn prompt_registration(prompt: &PromptMethod) -> Tokens {
     let PromptMethod { method, name, description, span, .. } = prompt;
     let (pattern, argument) = match &prompt.arguments {
         Some(ty) => (quote_spanned!(*span=> arguments: #ty), quote!(arguments)),
         None => (quote_spanned!(*span=> _: ::mcp_sansio_router::NoArguments), quote!()),
     };
+    let register = register("typed_prompt", &prompt.context, *span);
+    let (context_pattern, context_argument) = context_parts(&prompt.context, true, prompt.arguments.is_some());
     quote_spanned! {*span=>
-        .typed_prompt(#name, #description, {
+        .#register(#name, #description, {
             let this = ::std::sync::Arc::clone(&self);
-            move |#pattern| {
+            move |#pattern #context_pattern| {
                 let this = ::std::sync::Arc::clone(&this);
-                async move { this.#method(#argument).await }
+                async move { this.#method(#argument #context_argument).await }
             }
         })
     }
@@ -214,22 +234,26 @@ pub(crate) struct ResourceMethod {
     uri_argument: Option<Type>,
     /// A template's: the type of its variables.
     variables: Option<Type>,
+    /// The type written for the request's `Context`, if it takes it (last).
+    context: Option<Type>,
     output: Type,
     span: Span,
 }
 
-/// Reads a `#[resource]` method: `#[resource(uri = "…")] async fn name(&self) -> R`, or
-/// `#[resource(template = "…")] async fn name(&self[, uri: String], variables: V) -> R`.
+/// Reads a `#[resource]` method: `#[resource(uri = "…")] async fn name(&self[, context: Context])
+/// -> R`, or `#[resource(template = "…")] async fn name(&self[, uri: String], variables: V[,
+/// context: Context]) -> R`.
 fn resource_method(meta: &Meta, function: &ImplItemFn) -> syn::Result<ResourceMethod> {
     let [uri, template, name, description, mime_type] =
         attribute_values(meta, "resource", ["uri", "template", "name", "description", "mime_type"])?;
-    let inputs = typed_inputs("resource", function)?;
+    let (inputs, context) = split_context("resource", typed_inputs("resource", function)?)?;
     let (uri, uri_argument, variables) = match (uri, template) {
         (Some(uri), None) => {
             if let Some(extra) = inputs.first() {
                 return Err(Error::new(
                     extra.span(),
-                    "a #[resource(uri = \"…\")] method takes only `&self` (a template's takes its variables)",
+                    "a #[resource(uri = \"…\")] method takes only `&self`, then optionally `Context` (a template's \
+                     takes its variables)",
                 ));
             }
             (uri, None, None)
@@ -240,8 +264,8 @@ fn resource_method(meta: &Meta, function: &ImplItemFn) -> syn::Result<ResourceMe
             _ => {
                 return Err(Error::new(
                     inputs.get(2).map_or_else(|| function.sig.ident.span(), |extra| extra.span()),
-                    "a #[resource(template = \"…\")] method takes `&self`, optionally the URI read (`String`), and \
-                     the template's variables (a struct of `String` fields)",
+                    "a #[resource(template = \"…\")] method takes `&self`, optionally the URI read (`String`), the \
+                     template's variables (a struct of `String` fields), then optionally `Context`",
                 ));
             }
         },
@@ -264,12 +288,13 @@ fn resource_method(meta: &Meta, function: &ImplItemFn) -> syn::Result<ResourceMe
         mime_type,
         uri_argument,
         variables,
+        context,
         output: output(function),
         span: ident.span(),
     })
 }
 
-/// `.resource(…)` or `.resource_template(…)`.
+/// `.resource(…)` or `.resource_template(…)` (or their `_with_context` forms).
 fn resource_registration(resource: &ResourceMethod) -> Tokens {
     let ResourceMethod { method, uri, name, span, .. } = resource;
     let optional = |value: &Option<LitStr>| match value {
@@ -277,27 +302,32 @@ fn resource_registration(resource: &ResourceMethod) -> Tokens {
         None => quote!(::std::option::Option::None),
     };
     let (description, mime_type) = (optional(&resource.description), optional(&resource.mime_type));
+    let context = &resource.context;
     let (register, info, closure) = match &resource.variables {
-        None => (
-            quote!(resource),
-            quote!(::mcp_sansio_router::__resource::ResourceInfo),
-            quote_spanned! {*span=>
-                move || {
-                    let this = ::std::sync::Arc::clone(&this);
-                    async move { this.#method().await }
-                }
-            },
-        ),
-        Some(variables) => {
-            let uri_argument = resource.uri_argument.as_ref().map(|_| quote!(uri,));
+        None => {
+            let (context_pattern, context_argument) = context_parts(context, false, false);
             (
-                quote!(resource_template),
+                register("resource", context, *span),
+                quote!(::mcp_sansio_router::__resource::ResourceInfo),
+                quote_spanned! {*span=>
+                    move |#context_pattern| {
+                        let this = ::std::sync::Arc::clone(&this);
+                        async move { this.#method(#context_argument).await }
+                    }
+                },
+            )
+        }
+        Some(variables) => {
+            let uri_argument = resource.uri_argument.as_ref().map(|ty| quote_spanned!(ty.span()=> uri,));
+            let (context_pattern, context_argument) = context_parts(context, true, true);
+            (
+                register("resource_template", context, *span),
                 quote!(::mcp_sansio_router::__resource::TemplateInfo),
                 quote_spanned! {*span=>
-                    move |uri: ::std::string::String, variables: #variables| {
+                    move |uri: ::std::string::String, variables: #variables #context_pattern| {
                         let this = ::std::sync::Arc::clone(&this);
                         let _ = &uri;
-                        async move { this.#method(#uri_argument variables).await }
+                        async move { this.#method(#uri_argument variables #context_argument).await }
                     }
                 },
             )

@@ -18,16 +18,19 @@ use items::Item;
 ///
 /// - `#[tool]`: `async fn name(&self[, arguments: A][, context: Context]) -> R`, registered with
 ///   `Router::tool` (or `tool_with_context`); `#[tool(name = "…", description = "…")]`.
-/// - `#[prompt]`: `async fn name(&self[, arguments: A]) -> R` (`R`: `PromptMessages` or a
-///   `Result` of it), registered with `Router::typed_prompt` (the arguments listed from `A`'s
-///   schema); `#[prompt(name = "…", description = "…")]`.
-/// - `#[resource(uri = "…")]`: `async fn name(&self) -> R` (`R`: a `ResourceOutput`), registered
-///   with `Router::resource`; `#[resource(template = "…")]`: `async fn name(&self[, uri:
-///   String], variables: V) -> R`, registered with `Router::resource_template`. Both take
-///   `name = "…"` (the method's name otherwise), `description = "…"` (the doc comment otherwise,
-///   optional) and `mime_type = "…"`.
+/// - `#[prompt]`: `async fn name(&self[, arguments: A][, context: Context]) -> R` (`R`:
+///   `PromptMessages` or a `Result` of it), registered with `Router::typed_prompt` (or
+///   `typed_prompt_with_context`; the arguments listed from `A`'s schema); `#[prompt(name = "…",
+///   description = "…")]`.
+/// - `#[resource(uri = "…")]`: `async fn name(&self[, context: Context]) -> R` (`R`: a
+///   `ResourceOutput`), registered with `Router::resource` (or `resource_with_context`);
+///   `#[resource(template = "…")]`: `async fn name(&self[, uri: String], variables: V[, context:
+///   Context]) -> R`, registered with `Router::resource_template` (or
+///   `resource_template_with_context`). Both take `name = "…"` (the method's name otherwise),
+///   `description = "…"` (the doc comment otherwise, optional) and `mime_type = "…"`.
 ///
-/// A tool's or prompt's doc comment is its description (one of them is required).
+/// The request's `Context` is recognized by its type's name (`Context`, or a path ending in it),
+/// last. A tool's or prompt's doc comment is its description (one of them is required).
 #[proc_macro_attribute]
 pub fn tools(attribute: TokenStream, item: TokenStream) -> TokenStream {
     let attribute = Tokens::from(attribute);

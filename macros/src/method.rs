@@ -84,6 +84,21 @@ pub(crate) fn is_context(ty: &Type) -> bool {
     matches!(ty, Type::Path(path) if path.qself.is_none() && path.path.segments.last().is_some_and(|s| s.ident == "Context"))
 }
 
+/// The typed inputs before the request's `Context`, and the type written for it (a `Context`, or
+/// a path ending in `Context`, last); an error at the input after a `Context` that is not last.
+pub(crate) fn split_context<'f>(
+    kind: &str,
+    mut inputs: Vec<&'f PatType>,
+) -> syn::Result<(Vec<&'f PatType>, Option<Type>)> {
+    let Some(at) = inputs.iter().position(|typed| is_context(&typed.ty)) else { return Ok((inputs, None)) };
+    if let Some(after) = inputs.get(at + 1) {
+        return Err(Error::new(after.span(), format!("the request's `Context` is a #[{kind}] method's last argument")));
+    }
+    let context = (*inputs[at].ty).clone();
+    inputs.truncate(at);
+    Ok((inputs, Some(context)))
+}
+
 /// The method's doc comment, its lines trimmed and joined with spaces (paragraphs with a newline).
 pub(crate) fn doc_comment(function: &ImplItemFn) -> Option<LitStr> {
     let mut lines = Vec::new();

@@ -23,7 +23,8 @@ use crate::input::{Asker, InputError, Question};
 /// [`prompt_with_context`](crate::Router::prompt_with_context),
 /// [`resource_with_context`](crate::Router::resource_with_context),
 /// [`resource_template_with_context`](crate::Router::resource_template_with_context) and
-/// [`completion_with_context`](crate::Router::completion_with_context); a completion's questions
+/// [`completion_with_context`](crate::Router::completion_with_context) (the first four are also
+/// what [`tools`](crate::tools) registers a method that takes it with); a completion's questions
 /// answer [`InputError::NotAllowed`] (it has progress and logs only).
 #[derive(Clone)]
 pub struct Context {

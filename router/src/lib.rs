@@ -57,17 +57,16 @@
 //! The router serves a byte stream ([`Router::into_server`]: stdio, a child's pipes, a serial
 //! line) or, with the `http` feature, Streamable HTTP in both eras (`Router::into_http`).
 //!
-//! Prompt, resource and template functions registered with [`Router::prompt_with_context`],
-//! [`Router::resource_with_context`] and [`Router::resource_template_with_context`] get a
-//! [`Context`] too, with the same progress, logs and questions in both eras (a 2026-07-28 read is
-//! answered `input_required` and retried like a call). A completion function registered with
-//! [`Router::completion_with_context`] gets progress and logs only: 2026-07-28 defines no
-//! `input_required` answer to `completion/complete`, so its questions answer
-//! [`InputError::NotAllowed`] in both eras ([`input`] says why).
+//! Prompt, resource and template functions registered with [`Router::prompt_with_context`] (or
+//! [`Router::typed_prompt_with_context`]), [`Router::resource_with_context`] and
+//! [`Router::resource_template_with_context`] get a [`Context`] too, with the same progress, logs
+//! and questions in both eras (a 2026-07-28 read is answered `input_required` and retried like a
+//! call). A completion function registered with [`Router::completion_with_context`] gets progress
+//! and logs only: 2026-07-28 defines no `input_required` answer to `completion/complete`, so its
+//! questions answer [`InputError::NotAllowed`] in both eras ([`input`] says why).
 //!
-//! # Not yet
-//! `#[tools]` gives a [`Context`] to `#[tool]` methods only: a prompt or resource that needs one is
-//! registered with its `_with_context` method instead.
+//! [`tools`] makes the router of an `impl`'s `#[tool]`, `#[prompt]` and `#[resource]` methods,
+//! each of which may take the request's [`Context`] last.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -87,15 +86,29 @@ use serde::de::DeserializeOwned;
 
 pub use mcp_sansio::server::Structured;
 
-/// `#[tools]` on an `impl`: its `#[tool]` methods as one [`Router`], made by a generated
-/// `router(self: Arc<Self>)`. A tool method is `async fn name(&self[, arguments: A][, context:
-/// Context]) -> R` (`A`, `R` as for [`Router::tool`]); its doc comment is the tool's description,
-/// its name the tool's name (`#[tool(name = "…", description = "…")]` to choose them).
+/// `#[tools]` on an `impl`: its `#[tool]`, `#[prompt]` and `#[resource]` methods as one
+/// [`Router`], made by a generated `router(self: Arc<Self>)`. Each may take the request's
+/// [`Context`] last (a parameter whose type is `Context` or a path ending in it), and is then
+/// registered with the `_with_context` form of its method:
+///
+/// - `#[tool]`: `async fn name(&self[, arguments: A][, context: Context]) -> R` (`A`, `R` as for
+///   [`Router::tool`]); its doc comment is the tool's description, its name the tool's name
+///   (`#[tool(name = "…", description = "…")]` to choose them).
+/// - `#[prompt]`: `async fn name(&self[, arguments: A][, context: Context]) -> R`, as for
+///   [`Router::typed_prompt`] (`R` a [`PromptOutput`]); description and name as for a tool.
+/// - `#[resource(uri = "…")]`: `async fn name(&self[, context: Context]) -> R`, as for
+///   [`Router::resource`] (`R` a [`ResourceOutput`]); `#[resource(template = "…")]`: `async fn
+///   name(&self[, uri: String], variables: V[, context: Context]) -> R`, as for
+///   [`Router::resource_template`]. Both take `name = "…"` (the method's name otherwise),
+///   `description = "…"` (the doc comment otherwise; optional) and `mime_type = "…"`.
+///
+/// A completion function is added to the router it makes ([`Router::completion`]).
 ///
 /// ```
 /// use std::sync::Arc;
 ///
-/// use mcp_sansio_router::{Context, Structured, tools};
+/// use mcp_sansio::mcp::LoggingLevel;
+/// use mcp_sansio_router::{Context, Elicitation, InputError, PromptMessages, Structured, tools};
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct Add {
@@ -106,6 +119,11 @@ pub use mcp_sansio::server::Structured;
 /// #[derive(serde::Serialize, schemars::JsonSchema)]
 /// struct Sum {
 ///     sum: i64,
+/// }
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Allow {
+///     allow: bool,
 /// }
 ///
 /// struct Calculator;
@@ -125,6 +143,22 @@ pub use mcp_sansio::server::Structured;
 ///             context.progress(i, Some(10), None);
 ///         }
 ///         "ten"
+///     }
+///
+///     /// Asks for a number to double.
+///     #[prompt]
+///     async fn double(&self) -> PromptMessages {
+///         PromptMessages::new().user("Which number should I double?")
+///     }
+///
+///     /// The calculator's memory, if the user lets it be read.
+///     #[resource(uri = "calculator://memory", mime_type = "text/plain")]
+///     async fn memory(&self, context: Context) -> Result<&'static str, InputError> {
+///         context.log(LoggingLevel::Info, "reading the memory");
+///         match context.elicit::<Allow>("Read the memory?").await? {
+///             Elicitation::Accept(Allow { allow: true }) => Ok("42"),
+///             _ => Ok("(private)"),
+///         }
 ///     }
 /// }
 ///

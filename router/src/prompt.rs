@@ -1,5 +1,6 @@
-//! Prompts as async functions ([`Router::prompt`], [`Router::typed_prompt`]): typed arguments in,
-//! [`PromptMessages`] out.
+//! Prompts as async functions ([`Router::prompt`], [`Router::typed_prompt`], and their
+//! `_with_context` forms taking the request's [`Context`]): typed arguments in, [`PromptMessages`]
+//! out.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -171,7 +172,31 @@ impl Router {
         Fut: Future<Output = R> + Send + 'static,
         R: PromptOutput,
     {
-        self.prompt(prompt_info::<A>(name, description), function)
+        self.typed_prompt_with_context(name, description, move |arguments: A, _: Context| function(arguments))
+    }
+
+    /// [`Router::typed_prompt`] whose function also gets the request's [`Context`], as for
+    /// [`Router::prompt_with_context`].
+    ///
+    /// ```
+    /// use mcp_sansio::mcp::LoggingLevel;
+    /// use mcp_sansio_router::{Context, NoArguments, PromptMessages, Router};
+    ///
+    /// let router = Router::new().typed_prompt_with_context("hello", "Says hello", |_: NoArguments, ctx: Context| {
+    ///     async move {
+    ///         ctx.log(LoggingLevel::Info, "saying hello");
+    ///         PromptMessages::new().user("hello")
+    ///     }
+    /// });
+    /// ```
+    pub fn typed_prompt_with_context<A, F, Fut, R>(self, name: &str, description: &str, function: F) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: PromptOutput,
+    {
+        self.prompt_with_context(prompt_info::<A>(name, description), function)
     }
 }
 

@@ -11,21 +11,16 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
-use mcp_sansio::client::{self, EraPolicy, InputAnswer};
-use mcp_sansio::mcp::{ClientCapabilities, LoggingLevel};
-use mcp_sansio::server::{Config, ResourceInfo, TemplateInfo};
-use mcp_sansio_router::{CompletionQuery, Context, Elicitation, InputError, Router};
-use mcp_sansio_tokio::host::{self, ClientHandle, Host, RequestError};
+use mcp_sansio::client::EraPolicy;
+use mcp_sansio::server::{ResourceInfo, TemplateInfo};
+use mcp_sansio_router::{CompletionQuery, Context, InputError, Router};
+use mcp_sansio_tokio::host::{ClientHandle, RequestError};
 use serde_json::{Value as Json, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
 
-#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
-struct Confirm {
-    /// Really?
-    confirm: bool,
-}
+mod common;
+
+use common::{Wire, confirmed, report};
 
 #[derive(serde::Deserialize)]
 struct Note {
@@ -35,20 +30,6 @@ struct Note {
 #[derive(serde::Deserialize)]
 struct Item {
     item: String,
-}
-
-/// Reports two steps of `what` (progress 1 and 2 of 2, a log message each).
-async fn report(ctx: &Context, what: &str) {
-    for i in 1..=2 {
-        ctx.progress(i, Some(2), Some(what));
-        ctx.log(LoggingLevel::Info, format_args!("{what} {i}"));
-        tokio::time::sleep(Duration::from_millis(1)).await;
-    }
-}
-
-/// Asks to confirm; whether the user did.
-async fn confirmed(ctx: &Context, message: &str) -> Result<bool, InputError> {
-    Ok(matches!(ctx.elicit::<Confirm>(message).await?, Elicitation::Accept(Confirm { confirm: true })))
 }
 
 /// A resource, a template and a completion that report progress and log; a resource and a
@@ -91,100 +72,6 @@ fn router(runs: Arc<AtomicUsize>) -> Router {
         })
 }
 
-/// The raw wire to the router's server: JSON-RPC lines each way.
-struct Wire {
-    to_server: WriteHalf<DuplexStream>,
-    from_server: Lines<BufReader<ReadHalf<DuplexStream>>>,
-    era: EraPolicy,
-}
-
-impl Wire {
-    /// The router served over a pipe; a legacy session initialized (2025-11-25, declaring form
-    /// elicitation).
-    async fn start(router: Router, era: EraPolicy) -> Wire {
-        let (server_io, client_io) = tokio::io::duplex(1 << 16);
-        let (mut server, jobs) = router.into_server(Config::new("context-test", "1.0.0"), |future| {
-            tokio::spawn(future);
-        });
-        let (server_in, server_out) = tokio::io::split(server_io);
-        tokio::spawn(async move { mcp_sansio_tokio::run_with_jobs(&mut server, server_in, server_out, jobs).await });
-        let (from_server, to_server) = tokio::io::split(client_io);
-        let mut wire = Wire { to_server, from_server: BufReader::new(from_server).lines(), era };
-        if era == EraPolicy::Legacy {
-            let capabilities = json!({"elicitation":{"form":{}}});
-            let client = json!({"name":"wire","version":"1.0.0"});
-            let params = json!({"protocolVersion":"2025-11-25","capabilities":capabilities,"clientInfo":client});
-            wire.send(json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":params})).await;
-            assert_eq!(wire.until_answer(0).await.len(), 1);
-            wire.send(json!({"jsonrpc":"2.0","method":"notifications/initialized"})).await;
-        }
-        wire
-    }
-
-    async fn send(&mut self, message: Json) {
-        let mut line = message.to_string();
-        line.push('\n');
-        self.to_server.write_all(line.as_bytes()).await.unwrap();
-    }
-
-    /// Sends the request `id`: `method` with `params`, asking for progress (token `"p<id>"`) and
-    /// log messages (a 2026-07-28 request carries its version, capabilities and log level).
-    async fn request(&mut self, id: u64, method: &str, mut params: Json) {
-        let mut meta = json!({"progressToken": format!("p{id}")});
-        if self.era == EraPolicy::Modern {
-            meta["io.modelcontextprotocol/protocolVersion"] = json!("2026-07-28");
-            meta["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation":{"form":{}}});
-            meta["io.modelcontextprotocol/logLevel"] = json!("debug");
-        }
-        params["_meta"] = meta;
-        self.send(json!({"jsonrpc":"2.0","id":id,"method":method,"params":params})).await;
-    }
-
-    /// The next message from the server.
-    async fn next(&mut self) -> Json {
-        let line = tokio::time::timeout(Duration::from_secs(10), self.from_server.next_line()).await;
-        serde_json::from_str(&line.expect("the server is silent").unwrap().expect("the server ended")).unwrap()
-    }
-
-    /// The next request from the server (past notifications: `list_changed`, …).
-    async fn next_request(&mut self) -> Json {
-        loop {
-            let message = self.next().await;
-            if message.get("method").is_some() && message.get("id").is_some() {
-                return message;
-            }
-        }
-    }
-
-    /// Every message up to the answer to `id`, that answer last.
-    async fn until_answer(&mut self, id: u64) -> Vec<Json> {
-        let mut messages = Vec::new();
-        loop {
-            let message = self.next().await;
-            let answered = message.get("method").is_none() && message["id"] == id;
-            messages.push(message);
-            if answered {
-                return messages;
-            }
-        }
-    }
-}
-
-/// The progress values and log texts in `messages`, in order.
-fn notes(messages: &[Json]) -> (Vec<u64>, Vec<String>) {
-    let progress = messages
-        .iter()
-        .filter(|m| m["method"] == "notifications/progress")
-        .map(|m| m["params"]["progress"].as_u64().unwrap())
-        .collect();
-    let logs = messages
-        .iter()
-        .filter(|m| m["method"] == "notifications/message")
-        .map(|m| m["params"]["data"].as_str().unwrap().to_owned())
-        .collect();
-    (progress, logs)
-}
-
 #[tokio::test]
 async fn progress_and_logs_come_ahead_of_the_answer_in_both_eras() {
     for era in [EraPolicy::Legacy, EraPolicy::Modern] {
@@ -196,20 +83,7 @@ async fn progress_and_logs_come_ahead_of_the_answer_in_both_eras() {
             (3, "completion/complete", json!({"ref":template,"argument":{"name":"key","value":"al"}}), "completing"),
         ];
         for (id, method, params, what) in requests {
-            wire.request(id, method, params).await;
-            let messages = wire.until_answer(id).await;
-            let (progress, logs) = notes(&messages);
-            assert_eq!(progress, [1, 2], "{era:?} {method}: {messages:?}");
-            assert_eq!(logs, [format!("{what} 1"), format!("{what} 2")], "{era:?} {method}");
-            let progressed = messages.iter().filter(|m| m["method"] == "notifications/progress");
-            for note in progressed {
-                assert_eq!(note["params"]["progressToken"], format!("p{id}"), "{era:?}");
-                assert_eq!(
-                    (note["params"]["total"].as_u64(), note["params"]["message"].as_str()),
-                    (Some(2), Some(what))
-                );
-            }
-            let answer = &messages.last().unwrap()["result"];
+            let answer = wire.reported(id, method, params, what).await;
             match id {
                 1 => assert_eq!(answer["contents"][0]["text"], "read", "{era:?}: {answer}"),
                 2 => assert_eq!(answer["contents"][0]["text"], "note today at notes://today", "{era:?}: {answer}"),
@@ -258,27 +132,10 @@ async fn a_resource_asks_the_client_in_both_eras() {
     }
 }
 
-/// A client of `era` declaring form elicitation; `asked` counts the questions it answers (it
-/// confirms each).
+/// A client of `era` of the test router, declaring form elicitation; `asked` counts the
+/// questions it answers (it confirms each).
 async fn client(era: EraPolicy, asked: Arc<AtomicUsize>) -> ClientHandle {
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
-    let (mut server, jobs) = router(Arc::default()).into_server(Config::new("context-test", "1.0.0"), |future| {
-        tokio::spawn(future);
-    });
-    let (server_in, server_out) = tokio::io::split(server_io);
-    tokio::spawn(async move { mcp_sansio_tokio::run_with_jobs(&mut server, server_in, server_out, jobs).await });
-    let host = Host::new().with_input(Box::new(move |_, result| {
-        asked.fetch_add(1, Ordering::SeqCst);
-        result.raw(br#"{"action":"accept","content":{"confirm":true}}"#);
-        InputAnswer::Written
-    }));
-    let capabilities = ClientCapabilities::NONE.with_elicitation_form();
-    let config = client::Config::new("context-client", "1.0.0").with_era(era).with_capabilities(capabilities);
-    let (handle, mut conn, jobs) = host::connection(config, host, 1 << 16, 1 << 16);
-    let (client_in, client_out) = tokio::io::split(client_io);
-    tokio::spawn(async move { mcp_sansio_tokio::run_with_jobs(&mut conn, client_in, client_out, jobs).await });
-    handle.connect().await.unwrap();
-    handle
+    common::client(router(Arc::default()), era, asked).await
 }
 
 #[tokio::test]

@@ -26,6 +26,27 @@ impl Server {
     async fn titled(&self) -> mcp_sansio_router::PromptMessages {
         mcp_sansio_router::PromptMessages::new()
     }
+
+    /// The context before the arguments.
+    #[prompt]
+    async fn context_first(
+        &self,
+        context: mcp_sansio_router::Context,
+        text: String,
+    ) -> mcp_sansio_router::PromptMessages {
+        mcp_sansio_router::PromptMessages::new().user(text)
+    }
+
+    /// Two arguments types and the context.
+    #[prompt]
+    async fn two_then_context(
+        &self,
+        a: String,
+        b: String,
+        context: mcp_sansio_router::Context,
+    ) -> mcp_sansio_router::PromptMessages {
+        mcp_sansio_router::PromptMessages::new().user(a + &b)
+    }
 }
 
 fn main() {}

@@ -32,6 +32,30 @@ impl Server {
     async fn d(&self) -> String {
         String::new()
     }
+
+    /// The context is last.
+    #[resource(uri = "file:///e")]
+    async fn e(&self, context: mcp_sansio_router::Context, path: Path) -> String {
+        path.path
+    }
+
+    /// A static resource takes the context only.
+    #[resource(uri = "file:///f")]
+    async fn f(&self, path: Path, context: mcp_sansio_router::Context) -> String {
+        path.path
+    }
+
+    /// A template without its variables takes the context.
+    #[resource(template = "file:///{path}")]
+    async fn g(&self, context: mcp_sansio_router::Context) -> String {
+        String::new()
+    }
+
+    /// A template's context is last.
+    #[resource(template = "file:///{path}")]
+    async fn h(&self, uri: String, context: mcp_sansio_router::Context, path: Path) -> String {
+        uri + &path.path
+    }
 }
 
 fn main() {}
