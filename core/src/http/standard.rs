@@ -26,8 +26,9 @@ pub struct StandardHeaders<'b> {
     /// notification; `None` for responses and for what is not a message.
     pub method: Option<JsonStr<'b>>,
     /// `Mcp-Name` ([`name::NAME`](super::name::NAME)): `params.name` of `tools/call` and
-    /// `prompts/get`, `params.uri` of `resources/read`; `None` for other methods, and when that
-    /// parameter is absent.
+    /// `prompts/get`, `params.uri` of `resources/read`, `params.taskId` of `tasks/get`,
+    /// `tasks/update` and `tasks/cancel`; `None` for other methods, and when that parameter is
+    /// absent.
     pub name: Option<Value<'b>>,
 }
 
@@ -42,12 +43,17 @@ pub fn standard_header_values<'b>(message: &ParsedMessage<'b>) -> StandardHeader
         _ => (None, None),
     };
     let spans = message.spans();
+    let plain = method.is_some_and(|m| !m.raw().contains(&b'\\'));
+    let is_task =
+        method.is_some_and(|m| m.is(plain, "tasks/get") || m.is(plain, "tasks/update") || m.is(plain, "tasks/cancel"));
     let (protocol_version, name_param, uri_param) = match message.picked() {
+        Some(p) if is_task => (p.meta.protocol_version, p.params.get("taskId"), None),
         Some(p) => (p.meta.protocol_version, p.params.get("name"), p.params.get("uri")),
         None => {
             // `params` is not an object (`picked` reads every object): it has no members, read anyway.
+            let name_key = if is_task { "taskId" } else { "name" };
             let [meta, name, uri] = params.map_or([None; 3], |p| {
-                p.members_spanned(spans).find_all(["_meta", "name", "uri"]).map(|v| v.map(|v| v.within(p)))
+                p.members_spanned(spans).find_all(["_meta", name_key, "uri"]).map(|v| v.map(|v| v.within(p)))
             });
             let version = meta.filter(|m| m.kind() == Kind::Object).and_then(|m| {
                 let [version] = m.members_spanned(spans).find_all([META_PROTOCOL_VERSION]);
@@ -56,9 +62,9 @@ pub fn standard_header_values<'b>(message: &ParsedMessage<'b>) -> StandardHeader
             (version, name, uri)
         }
     };
-    // The method is compared several times: whether it has an escape is looked up once.
-    let plain = method.is_some_and(|m| !m.raw().contains(&b'\\'));
+    // The method is compared several times: whether it has an escape is looked up once (`plain`).
     let name = match method {
+        Some(_) if is_task => name_param,
         Some(m) if m.is(plain, "tools/call") || m.is(plain, "prompts/get") => name_param,
         Some(m) if m.is(plain, "resources/read") => uri_param,
         _ => None,
@@ -128,6 +134,15 @@ mod tests {
             r#"{{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{{"name":"n","uri":"file:///a b",{META}}}}}"#
         );
         assert_eq!(decoded(&written(&read))[2], ("Mcp-Name", "file:///a b".into()));
+        for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
+            let task = std::format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{{META},"taskId":"t1","name":"n"}}}}"#
+            );
+            assert_eq!(decoded(&written(&task))[2], ("Mcp-Name", "t1".into()), "{method}");
+        }
+        let result =
+            std::format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tasks/result","params":{{{META},"taskId":"t1"}}}}"#);
+        assert_eq!(decoded(&written(&result)).len(), 2, "no Mcp-Name for a method without one");
         // Other methods name nothing, even with a `name` parameter; a missing parameter names nothing.
         let list = std::format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"name":"x",{META}}}}}"#);
         assert_eq!(decoded(&written(&list)).len(), 2);
