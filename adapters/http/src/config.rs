@@ -135,6 +135,38 @@ pub struct HttpConfig {
     pub spin_before_wait: Duration,
     /// Bearer-token authorization of every request (none by default).
     pub auth: Option<BearerAuth>,
+    /// Tasks of the stateless (2026-07-28) engine (`None`, the default: no tasks; see
+    /// [`mcp_sansio::server::tasks`]). With them the endpoint declares the tasks extension and a
+    /// handler may run calls as tasks ([`ToolReply::run_as_task`]).
+    ///
+    /// [`ToolReply::run_as_task`]: mcp_sansio::server::ToolReply::run_as_task
+    pub tasks: Option<TaskLimits>,
+}
+
+/// The bounds of an endpoint's tasks ([`HttpConfig::tasks`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TaskLimits {
+    /// Most tasks kept at once (256); when all are kept, calls run without a task.
+    pub max_tasks: usize,
+    /// Bytes per task for its request, its result or questions, and the answers (64 KiB); a
+    /// result that does not fit fails its task with `-32603`.
+    pub task_bytes: usize,
+    /// How long a task is kept after it was created (`ttlMs`, 1 h).
+    pub ttl: Duration,
+    /// How often clients should poll `tasks/get` (`pollIntervalMs`, 1 s).
+    pub poll_interval: Duration,
+}
+
+impl Default for TaskLimits {
+    fn default() -> Self {
+        TaskLimits {
+            max_tasks: 256,
+            task_bytes: 64 * 1024,
+            ttl: Duration::from_secs(3600),
+            poll_interval: Duration::from_secs(1),
+        }
+    }
 }
 
 impl HttpConfig {
@@ -163,6 +195,7 @@ impl HttpConfig {
             shutdown_grace: Duration::from_secs(5),
             spin_before_wait: Duration::ZERO,
             auth: None,
+            tasks: None,
         }
     }
 

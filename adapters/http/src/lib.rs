@@ -110,7 +110,7 @@ mod state;
 mod store;
 
 pub use body::ResponseBody;
-pub use config::{BearerAuth, HttpConfig, TokenRejection, TokenValidator};
+pub use config::{BearerAuth, HttpConfig, TaskLimits, TokenRejection, TokenValidator};
 pub use owned::{HttpEngine, IN_FLIGHT, OUTBOUND};
 pub use server::{serve, shutdown_signal};
 pub use service::{McpHttp, WeakMcpHttp};
