@@ -29,16 +29,19 @@ pub struct Fixtures {
     pub announce: Arc<Notify>,
     /// How often `test://watched-resource` changed.
     pub watched_revision: u64,
+    /// Deferred calls to answer later ([`crate::tasks::run_jobs`]).
+    pub jobs: tokio::sync::mpsc::UnboundedSender<crate::tasks::Job>,
 }
 
 impl Fixtures {
-    pub fn new(announce: Arc<Notify>) -> Self {
+    pub fn new(announce: Arc<Notify>, jobs: tokio::sync::mpsc::UnboundedSender<crate::tasks::Job>) -> Self {
         Fixtures {
             dynamic_tool: false,
             dynamic_prompt: false,
             changes: ListChanges::NONE,
             announce,
             watched_revision: 0,
+            jobs,
         }
     }
 
@@ -231,9 +234,10 @@ impl Handler for Fixtures {
     }
 
     fn tool(&self, index: usize) -> Option<Tool<'_>> {
-        match TOOLS.get(index) {
+        let tasks = &crate::tasks::TASK_TOOLS;
+        match TOOLS.get(index).or_else(|| tasks.get(index - TOOLS.len())) {
             Some(tool) => Some(*tool),
-            None => (self.dynamic_tool && index == TOOLS.len()).then_some(DYNAMIC_TOOL),
+            None => (self.dynamic_tool && index == TOOLS.len() + tasks.len()).then_some(DYNAMIC_TOOL),
         }
     }
 
@@ -336,6 +340,7 @@ impl Handler for Fixtures {
                 .text_fmt(format_args!("JSON Schema 2020-12 tool called with: {}", json_text(call.arguments)))
                 .finish(),
             name if name.starts_with("test_input_required_result_") => self.mrtr(&call, reply),
+            name if crate::tasks::is_task_tool(name) => self.call_task_tool(&call, reply),
             other => reply.finish_error_text(other),
         }
     }

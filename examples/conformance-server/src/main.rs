@@ -5,12 +5,15 @@
 //! The tables are in `fixtures`, their behaviour in `handler`. Two tasks act outside requests: one
 //! announces list changes (`test_trigger_*_change`) to every engine (each filters by its
 //! capabilities and listen streams), one changes `test://watched-resource` every 3 s and tells its
-//! subscribers. `tests/conformance/baseline-*.yml` names the checks that still fail, and why.
+//! subscribers; one answers deferred calls when their time comes (`tasks`: the tools of the tasks
+//! extension's scenarios). `tests/conformance/baseline-*.yml` names the checks that still fail,
+//! and why.
 
 #![forbid(unsafe_code)]
 
 mod fixtures;
 mod handler;
+mod tasks;
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -18,7 +21,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_sansio::server::{Config, HmacSealer, ListChanged};
-use mcp_sansio_http::{HttpConfig, HttpEngine, McpHttp, serve, shutdown_signal};
+use mcp_sansio_http::{HttpConfig, HttpEngine, McpHttp, TaskLimits, serve, shutdown_signal};
 
 use crate::handler::Fixtures;
 
@@ -91,7 +94,11 @@ fn main() -> ExitCode {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         eprintln!("conformance-server: serving http://{addr}/mcp");
         let announce = Arc::new(tokio::sync::Notify::new());
-        let endpoint = McpHttp::new(Fixtures::new(Arc::clone(&announce)), HttpConfig::new(engine, addr));
+        let (jobs, queue) = tasks::job_queue();
+        let mut config = HttpConfig::new(engine, addr);
+        config.tasks = Some(TaskLimits::default());
+        let endpoint = McpHttp::new(Fixtures::new(Arc::clone(&announce), jobs), config);
+        tokio::spawn(tasks::run_jobs(endpoint.clone(), queue));
         tokio::spawn(announce_list_changes(endpoint.clone(), announce));
         tokio::spawn(update_watched_resource(endpoint.clone()));
         serve(listener, endpoint, shutdown_signal()).await
