@@ -11,7 +11,9 @@ use crate::connection::Connection;
 use crate::mcp::TaskSupport;
 use crate::time::{Duration, Instant};
 
-static TOOLS: [Tool<'static>; 5] = [
+static TOOLS: [Tool<'static>; 6] = [
+    Tool::new("big", "A task whose result is larger than its share of the table", "{}")
+        .with_task_support(TaskSupport::Optional),
     Tool::new("quick", "A task answered at once", "{}").with_task_support(TaskSupport::Optional),
     Tool::new("slow", "A task answered later", "{}").with_task_support(TaskSupport::Optional),
     Tool::new("ask", "A task that asks two questions", "{}").with_task_support(TaskSupport::Required),
@@ -37,11 +39,12 @@ impl Handler for Tasks {
         match (call.name, reply.run_as_task()) {
             ("plain", Ok(())) => unreachable!("plain is never a task here"),
             (_, Ok(())) => {}
-            ("plain" | "quick" | "slow", Err(_)) => return reply.text("at once").finish(),
+            ("plain" | "quick" | "slow" | "big", Err(_)) => return reply.text("at once").finish(),
             (_, Err(_)) => return reply.missing_tasks(),
         }
         match call.name {
             "quick" => reply.text("quick done").finish(),
+            "big" => reply.text(&"x".repeat(3000)).finish(),
             "slow" => {
                 if let Ok(deferred) = reply.defer() {
                     self.deferred.push(deferred);
@@ -248,4 +251,22 @@ fn a_full_table_runs_the_call_plainly_and_an_expired_task_is_gone() {
     h.now = Instant::from_millis(5_000 + 3_600_000);
     assert_eq!(h.request("tasks/get", EXT, json!({"taskId": first}))["error"]["code"], -32602);
     assert_eq!(h.call("quick", EXT)["result"]["resultType"], "task");
+}
+
+#[test]
+fn what_does_not_fit_a_task_s_share_fails_it_or_makes_no_task() {
+    let mut h = Harness::new(2);
+    // 2,048 bytes per task: a 3,000-byte result fails the task, with the reason inlined.
+    let task = h.call("big", EXT)["result"]["taskId"].clone();
+    let got = h.get(&task);
+    assert_eq!((got["status"].as_str(), got["error"]["code"].as_i64()), (Some("failed"), Some(-32603)), "{got}");
+    assert!(got["error"]["message"].as_str().unwrap().contains("does not fit"), "{got}");
+    // A request larger than the share makes no task: the call runs plainly.
+    let out = h.request("tools/call", EXT, json!({"name": "quick", "arguments": {"pad": "y".repeat(2100)}}));
+    assert_eq!(text(&out["result"]), "at once", "{out}");
+    // An answer larger than the share is dropped: the question stays open.
+    let ask = h.call("ask", EXT)["result"]["taskId"].clone();
+    let huge = json!({"action": "accept", "content": {"note": "z".repeat(2100)}});
+    h.request("tasks/update", EXT, json!({"taskId": ask, "inputResponses": {"a": huge}}));
+    assert!(h.get(&ask)["inputRequests"]["a"].is_object());
 }
