@@ -270,3 +270,18 @@ fn what_does_not_fit_a_task_s_share_fails_it_or_makes_no_task() {
     h.request("tasks/update", EXT, json!({"taskId": ask, "inputResponses": {"a": huge}}));
     assert!(h.get(&ask)["inputRequests"]["a"].is_object());
 }
+
+#[test]
+fn legacy_sessions_have_no_tasks_and_the_legacy_task_param_is_ignored() {
+    let mut h = Harness::new(2);
+    let hint = h.request("tools/call", EXT, json!({"name": "plain", "arguments": {}, "task": {"ttl": 60000}}));
+    assert_eq!(text(&hint["result"]), "at once", "{hint}");
+    let task = h.call("ask", EXT)["result"]["taskId"].clone();
+    let no_answers = h.request("tasks/update", EXT, json!({"taskId": task}));
+    assert_eq!(no_answers["error"]["code"], -32602, "{no_answers}");
+    h.send(&json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",
+        "capabilities":{},"clientInfo":{"name":"c","version":"1"}}}));
+    h.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+    let out = h.send(&json!({"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId": task}}));
+    assert_eq!(out[0]["error"]["code"], -32601, "{out:?}");
+}
