@@ -232,6 +232,9 @@ impl Commit<'_> {
     /// same stream right behind it: its framing prefix is written at the start of `rest` (the window
     /// after those bytes), and its length returned (0 when `rest` has no room for it).
     pub(crate) fn commit_and_continue(&mut self, len: usize, rest: &mut [u8]) -> usize {
+        if self.route.stream == StreamId::INTERNAL {
+            return 0;
+        }
         let total = self.prefix_len + len;
         *self.tail += total;
         if self.route.framing == Framing::Sse {
@@ -252,6 +255,10 @@ impl Commit<'_> {
     /// Queues the message: `len` bytes written into the window, suffix included. `end_of_stream`
     /// ends the stream after it.
     pub(crate) fn commit(self, len: usize, end_of_stream: bool) {
+        // Nothing written for the engine's own stream is transmitted.
+        if self.route.stream == StreamId::INTERNAL {
+            return;
+        }
         let total = self.prefix_len + len;
         *self.tail += total;
         if self.route.framing == Framing::Sse {

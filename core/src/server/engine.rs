@@ -361,6 +361,10 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             }
             _ => None,
         };
+        if entry.route == crate::server::tasks::TASK_ROUTE && task.is_none() {
+            // The task expired meanwhile (or the engine lost its table): nothing to answer.
+            return Err(ReplyError::Cancelled);
+        }
         let notes = crate::server::reply::Notes {
             progress_token: entry.notes.progress_token.map(ReplyId::Owned),
             last_progress: entry.notes.last_progress,

@@ -285,3 +285,15 @@ fn legacy_sessions_have_no_tasks_and_the_legacy_task_param_is_ignored() {
     let out = h.send(&json!({"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId": task}}));
     assert_eq!(out[0]["error"]["code"], -32601, "{out:?}");
 }
+
+#[test]
+fn the_answer_to_an_expired_task_is_dropped_and_nothing_reaches_the_wire() {
+    let mut h = Harness::new(2);
+    let task = h.call("slow", EXT)["result"]["taskId"].clone();
+    h.now = Instant::from_millis(5_000 + 3_600_000);
+    assert_eq!(h.request("tasks/get", EXT, json!({"taskId": task}))["error"]["code"], -32602);
+    let deferred = h.server.parts_mut().1.deferred.pop().unwrap();
+    assert!(matches!(h.server.reply_tool(&deferred), Err(ReplyError::Cancelled)));
+    assert!(h.drain().is_empty());
+    assert_eq!(h.server.engine().in_flight(), 0);
+}

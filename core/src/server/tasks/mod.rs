@@ -51,7 +51,7 @@ use crate::time::Instant;
 pub use table::{DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, TASK_ID_LEN, TaskSlot, TaskTable};
 
 /// Where a task's answer goes: nowhere on the wire; the engine keeps it in the table.
-pub(crate) const TASK_ROUTE: Route = Route::new(StreamId(u32::MAX), Framing::Ndjson);
+pub(crate) const TASK_ROUTE: Route = Route::new(StreamId::INTERNAL, Framing::Ndjson);
 
 /// Why a call cannot become a task ([`ToolReply::run_as_task`](crate::server::ToolReply::run_as_task)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
