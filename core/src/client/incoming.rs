@@ -278,8 +278,9 @@ impl<const OUTBOUND: usize> Parts<'_, '_, OUTBOUND> {
 
     /// Sends `initialize` at the newest legacy version.
     pub(crate) fn initialize(&mut self, now: Instant) -> Result<(), SendError> {
-        let (info, capabilities) = (self.config.client_info, self.config.capabilities);
-        let version = ProtocolVersion::LATEST_LEGACY;
+        // The tasks extension is defined in 2026-07-28 only.
+        let capabilities = ClientCapabilities { tasks: false, ..self.config.capabilities };
+        let (info, version) = (self.config.client_info, ProtocolVersion::LATEST_LEGACY);
         let params = |w: &mut JsonWriter<'_>| {
             w.raw(b"{\"protocolVersion\":");
             w.string(version.as_str());
@@ -392,7 +393,7 @@ impl<const OUTBOUND: usize> Parts<'_, '_, OUTBOUND> {
 }
 
 /// Whether the client declared the capability `input` needs.
-fn is_declared(input: &ReceivedInput<'_>, declared: &ClientCapabilities) -> bool {
+pub(crate) fn is_declared(input: &ReceivedInput<'_>, declared: &ClientCapabilities) -> bool {
     match input {
         ReceivedInput::ElicitForm { .. } => declared.elicitation_form,
         ReceivedInput::ElicitUrl { .. } => declared.elicitation_url,

@@ -52,6 +52,19 @@
 //! buffer, with an input the client did not declare or the handler refused, or after
 //! [`Config::max_input_rounds`], the `input_required` result itself is the outcome.
 //!
+//! # Tasks
+//! A 2026-07-28 server may answer a `tools/call` with a task (`resultType: "task"`, the extension
+//! `io.modelcontextprotocol/tasks`, SEP-2663) when the request declared the extension: the
+//! client sets [`ClientCapabilities::tasks`](crate::mcp::ClientCapabilities::tasks) only if it
+//! follows tasks (the extension is never declared in a legacy `initialize`). The task answer is
+//! the request's outcome like any result: [`Task::created`] recognises it. Following it is the
+//! caller's, with the engine's requests: poll [`Engine::get_task`] every [`Task::poll_delay`]
+//! and read the answer with [`DetailedTask::read`] (completed: the result, as if the call had
+//! answered it; failed: the error), answer its questions with [`Engine::answer_task`] (through
+//! [`Handler::on_input`], as `input_required` rounds are answered), and give it up with
+//! [`Engine::cancel_task`]. The host API (`mcp_sansio_driver::host`) does all of this for every
+//! runtime.
+//!
 //! # Limits
 //! - Requests awaiting answers: the engine's `OUTBOUND` parameter ([`SendError::TooManyRequests`]
 //!   beyond it).
@@ -68,6 +81,7 @@ mod handler;
 mod incoming;
 mod notification;
 mod retry;
+mod task;
 #[cfg(test)]
 mod tests;
 
@@ -83,6 +97,9 @@ pub use bound::{Bound, Client};
 pub use engine::Engine;
 pub use handler::{Handler, InputAnswer};
 pub use notification::Notification;
+pub use task::{
+    DEFAULT_POLL_INTERVAL, DetailedTask, MAX_POLL_INTERVAL, MIN_POLL_INTERVAL, Task, TaskInputError, TaskState,
+};
 
 /// How the client finds the server's era; see the [module docs](self#eras).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -63,6 +63,19 @@ impl TaskStatus {
         }
     }
 
+    /// The status a wire name names; `None` for any other string.
+    pub fn from_wire(name: &str) -> Option<Self> {
+        [
+            TaskStatus::Working,
+            TaskStatus::InputRequired,
+            TaskStatus::Completed,
+            TaskStatus::Failed,
+            TaskStatus::Cancelled,
+        ]
+        .into_iter()
+        .find(|status| status.as_str() == name)
+    }
+
     /// Completed, failed or cancelled: the status never changes again.
     pub const fn is_terminal(self) -> bool {
         matches!(self, TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled)
@@ -131,6 +144,8 @@ mod tests {
     fn statuses_and_support_have_their_wire_names() {
         assert!(TaskStatus::Cancelled.is_terminal() && !TaskStatus::InputRequired.is_terminal());
         assert_eq!(TaskStatus::InputRequired.as_str(), "input_required");
+        assert_eq!(TaskStatus::from_wire("input_required"), Some(TaskStatus::InputRequired));
+        assert_eq!(TaskStatus::from_wire("Working"), None);
         assert_eq!(TaskSupport::default(), TaskSupport::Forbidden);
         assert_eq!(TaskSupport::Required.as_str(), "required");
     }

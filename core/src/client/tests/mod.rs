@@ -270,3 +270,4 @@ impl Scripted {
 
 mod pair;
 mod scripted;
+mod tasks;
