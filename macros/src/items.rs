@@ -6,7 +6,10 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Error, ImplItemFn, LitStr, Meta, Type};
 
-use crate::method::{attribute_values, described, doc_comment, name_or_ident, output, split_context, typed_inputs};
+use crate::method::{
+    attribute_values, attribute_values_and_flag, described, doc_comment, name_or_ident, output, split_context,
+    typed_inputs,
+};
 
 /// A marked method of the impl (a resource's is boxed: it is the largest).
 pub(crate) enum Item {
@@ -121,12 +124,30 @@ pub(crate) struct ToolMethod {
     context: Option<Type>,
     /// What it returns (`()` when nothing is written).
     output: Type,
+    /// `task` (`Optional`) or `task = "optional" | "required"`: the `TaskSupport` variant.
+    task: Option<syn::Ident>,
     span: Span,
 }
 
 /// Reads a `#[tool]` method: `async fn name(&self[, arguments: A][, context: Context]) -> R`.
 fn tool_method(meta: &Meta, function: &ImplItemFn) -> syn::Result<ToolMethod> {
-    let [name, description] = attribute_values(meta, "tool", ["name", "description"])?;
+    let ([name, description, task], alone) =
+        attribute_values_and_flag(meta, "tool", ["name", "description", "task"], Some("task"))?;
+    let task = match (task, alone) {
+        (None, None) => None,
+        (None, Some(span)) => Some(syn::Ident::new("Optional", span)),
+        (Some(task), _) => match task.value().as_str() {
+            "optional" => Some(syn::Ident::new("Optional", task.span())),
+            "required" => Some(syn::Ident::new("Required", task.span())),
+            _ => {
+                return Err(Error::new(
+                    task.span(),
+                    "write #[tool(task)] or #[tool(task = \"optional\")] for a tool that runs as a task when the \
+                     client can follow one, #[tool(task = \"required\")] for one that runs only as a task",
+                ));
+            }
+        },
+    };
     let (inputs, context) = split_context("tool", typed_inputs("tool", function)?)?;
     if let Some(extra) = inputs.get(1) {
         return Err(Error::new(
@@ -142,21 +163,35 @@ fn tool_method(meta: &Meta, function: &ImplItemFn) -> syn::Result<ToolMethod> {
         arguments: inputs.first().map(|typed| (*typed.ty).clone()),
         context,
         output: output(function),
+        task,
         span: ident.span(),
     })
 }
 
-/// `.tool(…)` or `.tool_with_context(…)`.
+/// `.tool(…)` or `.tool_with_context(…)`; `.task_tool(…)` for a task (with the `Context`, unused
+/// when the method does not take it).
 fn tool_registration(tool: &ToolMethod) -> Tokens {
     let ToolMethod { method, name, description, span, .. } = tool;
     let (pattern, argument) = match &tool.arguments {
         Some(ty) => (quote_spanned!(*span=> arguments: #ty), quote!(arguments)),
         None => (quote_spanned!(*span=> _: ::mcp_sansio_router::NoArguments), quote!()),
     };
-    let register = register("tool", &tool.context, *span);
-    let (context_pattern, context_argument) = context_parts(&tool.context, true, tool.arguments.is_some());
+    let (register, support, context_pattern, context_argument) = match &tool.task {
+        Some(support) => {
+            let (context_pattern, context_argument) = match &tool.context {
+                Some(_) => context_parts(&tool.context, true, tool.arguments.is_some()),
+                None => (quote!(, _: ::mcp_sansio_router::Context), quote!()),
+            };
+            let support = quote!(::mcp_sansio_router::TaskSupport::#support,);
+            (quote::format_ident!("task_tool", span = *span), support, context_pattern, context_argument)
+        }
+        None => {
+            let (context_pattern, context_argument) = context_parts(&tool.context, true, tool.arguments.is_some());
+            (register("tool", &tool.context, *span), quote!(), context_pattern, context_argument)
+        }
+    };
     quote_spanned! {*span=>
-        .#register(#name, #description, {
+        .#register(#name, #description, #support {
             let this = ::std::sync::Arc::clone(&self);
             move |#pattern #context_pattern| {
                 let this = ::std::sync::Arc::clone(&this);

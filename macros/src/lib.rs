@@ -18,6 +18,8 @@ use items::Item;
 ///
 /// - `#[tool]`: `async fn name(&self[, arguments: A][, context: Context]) -> R`, registered with
 ///   `Router::tool` (or `tool_with_context`); `#[tool(name = "…", description = "…")]`.
+///   `#[tool(task)]` (`task = "optional"`) or `#[tool(task = "required")]`: a long-running tool,
+///   registered with `Router::task_tool` (`TaskSupport::Optional` or `Required`).
 /// - `#[prompt]`: `async fn name(&self[, arguments: A][, context: Context]) -> R` (`R`:
 ///   `PromptMessages` or a `Result` of it), registered with `Router::typed_prompt` (or
 ///   `typed_prompt_with_context`; the arguments listed from `A`'s schema); `#[prompt(name = "…",

@@ -1,6 +1,7 @@
 //! What the kinds of method share: their attribute's `key = "value"` pairs, the `async fn
 //! name(&self, …)` shape, and the doc comment.
 
+use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Error, Expr, FnArg, ImplItemFn, Lit, LitStr, Meta, PatType, Type};
 
@@ -10,15 +11,38 @@ pub(crate) fn attribute_values<const N: usize>(
     kind: &str,
     keys: [&str; N],
 ) -> syn::Result<[Option<LitStr>; N]> {
+    attribute_values_and_flag(meta, kind, keys, None).map(|(values, _)| values)
+}
+
+/// [`attribute_values`] where the key `flag` (one of `keys`) may also stand alone (`#[tool(task)]`):
+/// the values, and whether it stood alone (where).
+pub(crate) fn attribute_values_and_flag<const N: usize>(
+    meta: &Meta,
+    kind: &str,
+    keys: [&str; N],
+    flag: Option<&str>,
+) -> syn::Result<([Option<LitStr>; N], Option<Span>)> {
     let mut values = [const { None }; N];
+    let mut alone = None;
     match meta {
         Meta::Path(_) => {}
         Meta::List(list) => list.parse_nested_meta(|nested| {
             let at = keys.iter().position(|key| nested.path.is_ident(key));
             let Some(at) = at else {
-                let keys: Vec<String> = keys.iter().map(|key| format!("`{key} = \"…\"`")).collect();
+                let keys: Vec<String> = keys
+                    .iter()
+                    .map(|&key| match Some(key) == flag {
+                        true => format!("`{key}`, `{key} = \"…\"`"),
+                        false => format!("`{key} = \"…\"`"),
+                    })
+                    .collect();
                 return Err(nested.error(format!("#[{kind}] takes {}", keys.join(", "))));
             };
+            if Some(keys[at]) == flag && !nested.input.peek(syn::Token![=]) {
+                alone = Some(nested.path.span());
+                values[at] = None;
+                return Ok(());
+            }
             values[at] = Some(nested.value()?.parse()?);
             Ok(())
         })?,
@@ -26,7 +50,7 @@ pub(crate) fn attribute_values<const N: usize>(
             return Err(Error::new(value.span(), format!("write #[{kind}({} = \"…\")]", keys[0])));
         }
     }
-    Ok(values)
+    Ok((values, alone))
 }
 
 /// Checks `async fn name(&self, …)` without generic parameters; the typed inputs after `&self`.

@@ -117,7 +117,8 @@ impl Context {
 
     /// Sends `notifications/progress` for the request if the client asked for progress (a
     /// `progressToken`); otherwise nothing. `progress` must grow from one report to the next (a
-    /// report that does not is dropped, as the spec requires).
+    /// report that does not is dropped, as the spec requires). A task sends none (it has no
+    /// stream: [`Router::task_tool`](crate::Router::task_tool)).
     pub fn progress(&self, progress: u64, total: Option<u64>, message: Option<&str>) {
         let message = message.map(str::to_owned);
         self.note(move |server, deferred| server.progress(deferred, progress, total, message.as_deref()));
@@ -125,6 +126,7 @@ impl Context {
 
     /// Sends `notifications/message` about the request at `level`, if the client's log level (the
     /// legacy session's `logging/setLevel`, or the request's own in 2026-07-28) lets it through.
+    /// A task sends none.
     pub fn log(&self, level: LoggingLevel, message: impl fmt::Display) {
         let message = message.to_string();
         self.note(move |server, deferred| server.log_for(deferred, level, None, format_args!("{message}")).map(drop));

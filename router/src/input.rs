@@ -15,6 +15,11 @@
 //!   [`MAX_REQUEST_STATE`](mcp_sansio::server::MAX_REQUEST_STATE) bytes of JSON; a longer history
 //!   fails the call with `-32603`), so a retry may reach another engine or replica that shares the
 //!   sealing key. For a resource read the retry is bound to the URI read, as the client repeats it.
+//! - **A task** (a long-running tool's 2026-07-28 call that became one,
+//!   [`Router::task_tool`](crate::Router::task_tool)): the same, but the `input_required` answer
+//!   is kept by the engine and the task becomes `input_required`; once the client has answered
+//!   every question with `tasks/update` the engine runs the call again with the answers (its state
+//!   kept in the server), and the function runs again from the start as on a retry.
 //!
 //! A completion function ([`Router::completion_with_context`](crate::Router::completion_with_context))
 //! reports progress and logs but asks nothing: every question answers

@@ -49,6 +49,15 @@
 //! in 2026-07-28 a question ends the run and the retry runs the function again, so the code
 //! before it must be idempotent ([`input`] explains why and how).
 //!
+//! A long-running tool, registered with [`Router::task_tool`] (or `#[tool(task)]`), becomes a
+//! *task* when the client can follow one (the 2026-07-28 extension `io.modelcontextprotocol/tasks`):
+//! the call is answered at once with the task, the function runs on, and its output becomes the
+//! task's result, which the client polls with `tasks/get`; a question makes the task
+//! `input_required` until the client answers with `tasks/update` (the function then runs again,
+//! as on a 2026-07-28 retry), and `tasks/cancel` drops its future. No further code: the router
+//! gives the engine its task table. Without the extension, and in legacy sessions, an optional
+//! task tool runs as a plain call.
+//!
 //! Prompts, resources and completions are async functions too ([`Router::prompt`] and
 //! [`Router::typed_prompt`] giving [`PromptMessages`], [`Router::resource`] and
 //! [`Router::resource_template`] giving [`ResourceContents`], [`Router::completion`] giving
@@ -76,6 +85,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use futures_util::future::{AbortHandle, Abortable};
 use mcp_sansio::endpoint::OutboundKey;
+use mcp_sansio::server::tasks::{NoTask, TaskTable};
 use mcp_sansio::server::{
     Config, Deferred, DeferredKey, Event, Handler, HmacSealer, OwnedBuffers, Registry, ReplyError, Server, ToolCall,
     ToolInfo, ToolReply, ToolResult,
@@ -84,6 +94,7 @@ use mcp_sansio_driver::{JobQueue, JobStatus, job_queue};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
+pub use mcp_sansio::mcp::TaskSupport;
 pub use mcp_sansio::server::Structured;
 
 /// `#[tools]` on an `impl`: its `#[tool]`, `#[prompt]` and `#[resource]` methods as one
@@ -93,7 +104,9 @@ pub use mcp_sansio::server::Structured;
 ///
 /// - `#[tool]`: `async fn name(&self[, arguments: A][, context: Context]) -> R` (`A`, `R` as for
 ///   [`Router::tool`]); its doc comment is the tool's description, its name the tool's name
-///   (`#[tool(name = "…", description = "…")]` to choose them).
+///   (`#[tool(name = "…", description = "…")]` to choose them). `#[tool(task)]` (or `task =
+///   "optional"`) makes it a long-running tool, a task when the client can follow one, and
+///   `#[tool(task = "required")]` one that runs only as a task ([`Router::task_tool`]).
 /// - `#[prompt]`: `async fn name(&self[, arguments: A][, context: Context]) -> R`, as for
 ///   [`Router::typed_prompt`] (`R` a [`PromptOutput`]); description and name as for a tool.
 /// - `#[resource(uri = "…")]`: `async fn name(&self[, context: Context]) -> R`, as for
@@ -182,6 +195,13 @@ pub const BUFFER: usize = 1 << 20;
 /// How long a retry may follow an `input_required` answer, with the router's own sealer
 /// ([`Router::into_server`]).
 pub const STATE_LIFETIME: mcp_sansio::time::Duration = mcp_sansio::time::Duration::from_secs(600);
+
+/// Tasks kept at once by [`Router::into_server`]'s engine when a tool may run as a task
+/// ([`Router::task_tool`]); when all are kept, an optional task tool's call runs as a plain one.
+pub const MAX_TASKS: usize = 64;
+/// Bytes per task of [`Router::into_server`]'s engine: its request, its result or questions, and
+/// the answers; a result that does not fit fails its task with `-32603`.
+pub const TASK_BYTES: usize = 64 * 1024;
 
 /// The server a [`Router`] becomes ([`Router::into_server`]): the core's [`Registry`] as its
 /// handler.
@@ -419,7 +439,52 @@ impl Router {
 
     /// [`Router::tool`] whose function also gets the request's [`Context`] (progress, logging,
     /// questions to the client).
-    pub fn tool_with_context<A, F, Fut, R>(mut self, name: &str, description: &str, function: F) -> Self
+    pub fn tool_with_context<A, F, Fut, R>(self, name: &str, description: &str, function: F) -> Self
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        F: Fn(A, Context) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + Send + 'static,
+        R: ToolOutput,
+    {
+        self.task_tool(name, description, TaskSupport::Forbidden, function)
+    }
+
+    /// Registers a long-running tool: [`Router::tool_with_context`] whose calls become tasks
+    /// (the 2026-07-28 extension `io.modelcontextprotocol/tasks`) as `support` says, with no
+    /// further code. A call that becomes a task is answered at once with the task
+    /// (`resultType: "task"`); the function runs on, its output becomes the task's result (read
+    /// with `tasks/get`), a question it asks ([`Context::elicit`], …) makes the task
+    /// `input_required` (the client answers with `tasks/update`, and the function runs again with
+    /// the answers, as a 2026-07-28 retry runs it: see [`input`]), and `tasks/cancel` drops its
+    /// future. A task has no stream: its [`Context::progress`] and [`Context::log`] send nothing.
+    /// Arguments that do not match are answered at once, without a task.
+    ///
+    /// - [`TaskSupport::Optional`]: a task when the request declared the extension (in its `_meta`
+    ///   client capabilities); otherwise, and in legacy sessions, a plain call as
+    ///   [`Router::tool_with_context`] runs it.
+    /// - [`TaskSupport::Required`]: only a task. The engine answers a client that did not declare
+    ///   the extension `-32021` before the function runs (a legacy session too: the core serves
+    ///   no legacy tasks yet); a call that finds the task table full is answered `-32603`.
+    /// - [`TaskSupport::Forbidden`]: never a task ([`Router::tool_with_context`]).
+    ///
+    /// [`Router::into_server`] and `Router::into_http` give the engine a task table when a tool
+    /// registered here may run as a task. `#[tool(task)]` (`task = "required"`) registers a
+    /// [`tools`] method this way.
+    ///
+    /// ```
+    /// use mcp_sansio_router::{Context, NoArguments, Router, TaskSupport};
+    ///
+    /// let router = Router::new().task_tool(
+    ///     "report",
+    ///     "Builds the monthly report (takes minutes)",
+    ///     TaskSupport::Optional,
+    ///     |_: NoArguments, _: Context| async {
+    ///         // … long work …
+    ///         "the report"
+    ///     },
+    /// );
+    /// ```
+    pub fn task_tool<A, F, Fut, R>(mut self, name: &str, description: &str, support: TaskSupport, function: F) -> Self
     where
         A: DeserializeOwned + JsonSchema + Send + 'static,
         F: Fn(A, Context) -> Fut + Send + Sync + 'static,
@@ -428,8 +493,9 @@ impl Router {
     {
         let mut info = ToolInfo::new(name, description, schema_text(schemars::schema_for!(A)));
         info.output_schema = R::output_schema().map(schema_text);
+        info.task_support = support;
         let shared = self.shared.clone();
-        self.registry.add_tool(info, move |call: ToolCall<'_>, reply: ToolReply<'_>| {
+        self.registry.add_tool(info, move |call: ToolCall<'_>, mut reply: ToolReply<'_>| {
             let arguments = match call.arguments::<A>() {
                 Ok(arguments) => arguments,
                 Err(error) => return reply.invalid_arguments(&error),
@@ -437,6 +503,18 @@ impl Router {
             let Some(runtime) = shared.runtime.get() else {
                 return reply.fail(mcp_sansio::jsonrpc::code::INTERNAL_ERROR, "the router has no runtime");
             };
+            // A task: answered with the task when deferred below, the output kept as its result.
+            if support != TaskSupport::Forbidden
+                && let Err(why) = reply.run_as_task()
+                && support == TaskSupport::Required
+            {
+                return match why {
+                    NoTask::Full => {
+                        reply.fail(mcp_sansio::jsonrpc::code::INTERNAL_ERROR, "Server busy: the task table is full")
+                    }
+                    _ => reply.missing_tasks(),
+                };
+            }
             let input = Arc::new(input::Input::new(&call.context));
             // No free slot: answered with an internal error already.
             let Ok(deferred) = reply.defer() else { return };
@@ -468,6 +546,11 @@ impl Router {
     /// `requestState` (the answers a function got in earlier rounds, see [`input`]) with an
     /// [`HmacSealer`] on a random key of its own, valid for [`STATE_LIFETIME`]; replicas that may
     /// receive each other's retries need a sealer with a shared key instead.
+    ///
+    /// When a tool may run as a task ([`Router::task_tool`]) the server gets a task table of
+    /// [`MAX_TASKS`] tasks of [`TASK_BYTES`] each, kept an hour (the core's
+    /// [`TaskTable`] defaults), ids from the operating system's randomness; another one may
+    /// replace it ([`Engine::set_task_table`](mcp_sansio::server::Engine::set_task_table)).
     pub fn into_server(
         self,
         mut config: Config<'static>,
@@ -475,14 +558,26 @@ impl Router {
     ) -> (RouterServer, JobQueue<RouterServer>) {
         seal_by_default(&mut config);
         let (jobs, queue) = job_queue();
+        let runs_tasks = self.runs_tasks();
         let _ = self.shared.runtime.set(Runtime { engines: engines::Engines::Queue(jobs), spawn: Arc::new(spawn) });
-        (Server::new_owned(self.registry, config, OwnedBuffers::zeroed(BUFFER, BUFFER, 0)), queue)
+        let mut server = Server::new_owned(self.registry, config, OwnedBuffers::zeroed(BUFFER, BUFFER, 0));
+        if runs_tasks {
+            server.set_task_table(task_table());
+        }
+        (server, queue)
+    }
+
+    /// Whether a tool may run as a task ([`Router::task_tool`]): the engine then needs a task table.
+    fn runs_tasks(&self) -> bool {
+        (0..).map_while(|i| self.registry.tool(i)).any(|tool| tool.task_support != TaskSupport::Forbidden)
     }
 
     /// The Streamable HTTP endpoint that serves these tools (both eras: the stateless 2026-07-28
     /// engine and legacy sessions; serve it with `mcp_sansio_http::serve`). A call's answer,
     /// progress, log messages and questions go to the engine that received it. `spawn` and the
-    /// request state's sealing as for [`Router::into_server`] (`config.engine`'s sealer).
+    /// request state's sealing as for [`Router::into_server`] (`config.engine`'s sealer). When a
+    /// tool may run as a task ([`Router::task_tool`]) and `config.tasks` is `None`, the stateless
+    /// engine gets tasks with the default `TaskLimits` (2026-07-28 only: legacy sessions have none).
     ///
     /// ```no_run
     /// # async fn serve() -> std::io::Result<()> {
@@ -507,10 +602,34 @@ impl Router {
         spawn: impl Fn(BoxFuture) + Send + Sync + 'static,
     ) -> mcp_sansio_http::McpHttp<Registry> {
         seal_by_default(&mut config.engine);
+        if config.tasks.is_none() && self.runs_tasks() {
+            config.tasks = Some(mcp_sansio_http::TaskLimits::default());
+        }
         let endpoint = mcp_sansio_http::McpHttp::new(self.registry, config);
         let engines = engines::Engines::Http(endpoint.downgrade());
         let _ = self.shared.runtime.set(Runtime { engines, spawn: Arc::new(spawn) });
         endpoint
+    }
+}
+
+/// The task table of [`Router::into_server`]'s engine: [`MAX_TASKS`] tasks of [`TASK_BYTES`]
+/// each, ids from the operating system's randomness, its wall clock started now (the driver's
+/// clock starts at zero when it starts serving).
+fn task_table() -> TaskTable<'static> {
+    let unix_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());
+    TaskTable::owned(MAX_TASKS, TASK_BYTES, random_task_id)
+        .with_wall_clock(mcp_sansio::time::Instant::from_millis(0), u64::try_from(unix_ms).unwrap_or(u64::MAX))
+}
+
+/// A task id: 128 random bits (a task id is all a client needs to read or cancel a task). Without
+/// randomness, a counter and the time: unique, but guessable.
+fn random_task_id(id: &mut [u8; 16]) {
+    if getrandom::fill(id).is_err() {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        id[..8].copy_from_slice(&n.to_le_bytes());
+        id[8..].copy_from_slice(&(nanos as u64).to_le_bytes());
     }
 }
 

@@ -2,6 +2,7 @@
 //! client in both eras: a tool that awaits a timer, one that reports progress and one that elicits
 //! confirmation, with the functions on tokio and on smol. Each answer, note and question reaches
 //! the engine that received the call: the stateless engine (2026-07-28) or the session's (legacy).
+//! Long-running tools run as tasks of the stateless engine (raw POSTs: a timer, a question).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -14,7 +15,7 @@ use mcp_sansio::server::Config;
 use mcp_sansio_driver::host::Host;
 use mcp_sansio_http::HttpConfig;
 use mcp_sansio_http::client::{HttpClient, connect};
-use mcp_sansio_router::{Context, Elicitation, InputError, NoArguments, Router};
+use mcp_sansio_router::{Context, Elicitation, InputError, NoArguments, Router, TaskSupport};
 use serde_json::Value as Json;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -162,4 +163,133 @@ async fn many_calls_at_once_reach_their_own_engines() {
         let (i, text) = call.await.unwrap();
         assert_eq!(text, format!("waited {} ms", 20 + i));
     }
+}
+
+/// One 2026-07-28 POST of `message` (its headers made from it: `Mcp-Name` is the tool's name or
+/// the task's id), on a connection of its own; the JSON answer.
+async fn post(addr: std::net::SocketAddr, message: &Json) -> Json {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let method = message["method"].as_str().unwrap();
+    let name = message["params"]["name"].as_str().or(message["params"]["taskId"].as_str()).unwrap_or_default();
+    let body = message.to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\n\
+         Mcp-Name: {name}\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut raw)).await.unwrap().unwrap();
+    let raw = String::from_utf8(raw).unwrap();
+    let (head, mut body) = raw.split_once("\r\n\r\n").unwrap();
+    let status = head.split(' ').nth(1).unwrap().to_owned();
+    let mut whole = String::new();
+    if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+        while let Some((size, rest)) = body.split_once("\r\n") {
+            let size = usize::from_str_radix(size.trim(), 16).unwrap();
+            whole.push_str(&rest[..size]);
+            body = rest[size..].trim_start_matches("\r\n");
+            if size == 0 {
+                break;
+            }
+        }
+    } else {
+        whole.push_str(body);
+    }
+    // A JSON body, or one SSE event.
+    let data = whole.lines().find_map(|l| l.strip_prefix("data: ")).unwrap_or(&whole);
+    let answer: Json = serde_json::from_str(data).unwrap();
+    // An error may have a status of its own (-32021: 400).
+    assert!(status == "200" || answer.get("error").is_some(), "{head}\n{whole}");
+    answer
+}
+
+/// `method` with `params`, a 2026-07-28 request whose client declares the tasks extension (or
+/// not: `tasks`) and form elicitation.
+fn task_request(id: u64, method: &str, mut params: Json, tasks: bool) -> Json {
+    let mut capabilities = serde_json::json!({"elicitation": {"form": {}}});
+    if tasks {
+        capabilities["extensions"] = serde_json::json!({"io.modelcontextprotocol/tasks": {}});
+    }
+    params["_meta"] = serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+    });
+    serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// `tasks/get` of `task` until it is not `working`.
+async fn settled(addr: std::net::SocketAddr, task: &Json) -> Json {
+    for id in 100..600 {
+        let got = post(addr, &task_request(id, "tasks/get", serde_json::json!({"taskId": task}), true)).await;
+        if got["result"]["status"] != "working" {
+            return got["result"].clone();
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("task {task} still working");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn long_running_tools_are_tasks_of_the_stateless_engine() {
+    let runs = Arc::new(AtomicUsize::new(0));
+    let counted = runs.clone();
+    let router = Router::new()
+        .task_tool("wait", "Awaits a timer", TaskSupport::Optional, |Wait { ms }, _: Context| async move {
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            format!("waited {ms} ms")
+        })
+        .task_tool("delete", "Deletes after confirmation", TaskSupport::Required, move |_: NoArguments, ctx| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            async move {
+                match ctx.elicit::<Confirm>("Delete?").await? {
+                    Elicitation::Accept(Confirm { confirm: true }) => Ok::<_, InputError>("deleted"),
+                    _ => Ok("kept"),
+                }
+            }
+        });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    // No `tasks` in the config: the router asks for them, as a tool may run as a task.
+    let endpoint = router.into_http(HttpConfig::new(Config::new("router-http", "1.0.0"), addr), |future| {
+        tokio::spawn(future);
+    });
+    let (_stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(mcp_sansio_http::serve(listener, endpoint, async move {
+        let _ = stopped.await;
+    }));
+
+    let call = |id, name: &str, arguments: Json, tasks| {
+        task_request(id, "tools/call", serde_json::json!({"name": name, "arguments": arguments}), tasks)
+    };
+    let created = post(addr, &call(1, "wait", serde_json::json!({"ms": 50}), true)).await;
+    let task = &created["result"];
+    assert_eq!((task["resultType"].as_str(), task["status"].as_str()), (Some("task"), Some("working")), "{created}");
+    let got = settled(addr, &task["taskId"]).await;
+    assert_eq!(got["status"], "completed", "{got}");
+    assert_eq!(got["result"]["content"][0]["text"], "waited 50 ms");
+
+    let created = post(addr, &call(2, "delete", serde_json::json!({}), true)).await;
+    let task = created["result"]["taskId"].clone();
+    let got = settled(addr, &task).await;
+    assert_eq!(got["status"], "input_required", "{got}");
+    assert_eq!(got["inputRequests"]["1"]["params"]["message"], "Delete?");
+    let answer = serde_json::json!({"1": {"action": "accept", "content": {"confirm": true}}});
+    let params = serde_json::json!({"taskId": task, "inputResponses": answer});
+    let ack = post(addr, &task_request(3, "tasks/update", params, true)).await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let got = settled(addr, &task).await;
+    assert_eq!(
+        (got["status"].as_str(), got["result"]["content"][0]["text"].as_str()),
+        (Some("completed"), Some("deleted"))
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), 2);
+
+    // Without the extension: a plain call, or -32021 for a tool that runs only as a task.
+    let plain = post(addr, &call(4, "wait", serde_json::json!({"ms": 1}), false)).await;
+    assert_eq!(plain["result"]["content"][0]["text"], "waited 1 ms", "{plain}");
+    let refused = post(addr, &call(5, "delete", serde_json::json!({}), false)).await;
+    assert_eq!(refused["error"]["code"], -32021, "{refused}");
 }
