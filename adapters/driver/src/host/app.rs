@@ -8,7 +8,7 @@ use std::fmt;
 use std::string::String;
 use std::vec::Vec;
 
-use mcp_sansio::client::{self, ConnectError, InputAnswer, Notification};
+use mcp_sansio::client::{self, ConnectError, InputAnswer, Notification, TaskInputError};
 use mcp_sansio::endpoint::{OutboundKey, Outcome, Response, SendError};
 use mcp_sansio::json::{self, JsonWriter};
 use mcp_sansio::mcp::input::ReceivedInput;
@@ -17,6 +17,7 @@ use mcp_sansio::version::ProtocolVersion;
 
 use super::listen::{self, ListenNotification};
 use super::oneshot::Sender;
+use super::timer::Timers;
 
 /// The application's answer to input the server asks for: write the result, see
 /// [`client::Handler::on_input`].
@@ -51,6 +52,17 @@ pub enum RequestError {
     Cancelled,
     /// The answer is not what the method returns.
     Invalid(&'static str),
+    /// The task the server made of the request ended `cancelled`, and not because this client
+    /// cancelled it.
+    TaskCancelled {
+        /// The task's id.
+        task: String,
+        /// Its `statusMessage`, if given.
+        message: Option<String>,
+    },
+    /// The task the server made of the request asked for input the client could not give (it
+    /// was cancelled).
+    TaskInput(TaskInputError),
 }
 
 impl fmt::Display for RequestError {
@@ -63,6 +75,11 @@ impl fmt::Display for RequestError {
             RequestError::Connect(error) => write!(f, "cannot connect: {error}"),
             RequestError::Cancelled => f.write_str("cancelled"),
             RequestError::Invalid(what) => write!(f, "the server's answer is not usable: {what}"),
+            RequestError::TaskCancelled { task, message: Some(message) } => {
+                write!(f, "the server cancelled task {task}: {message}")
+            }
+            RequestError::TaskCancelled { task, message: None } => write!(f, "the server cancelled task {task}"),
+            RequestError::TaskInput(error) => write!(f, "task abandoned: {error}"),
         }
     }
 }
@@ -95,6 +112,10 @@ pub struct Host {
     pub(super) notifications: Option<NotificationCallback>,
     /// A new session is being set up ([`reinitialize`](super::reinitialize)): requests wait for it.
     pub(super) renewing: bool,
+    /// Futures waiting for an instant (between two polls of a task).
+    pub(super) timers: Timers,
+    /// The client does not declare the tasks extension ([`Host::with_tasks`]).
+    pub(super) no_tasks: bool,
 }
 
 impl Host {
@@ -110,6 +131,16 @@ impl Host {
         self
     }
 
+    /// Whether the client declares the tasks extension (2026-07-28, `io.modelcontextprotocol/tasks`)
+    /// with its requests, whatever [`client::Config::capabilities`] says; by default it does, and
+    /// a `tools/call` the server answers with a task is followed to its end
+    /// ([`ClientHandle::call_tool`](super::ClientHandle::call_tool)). Without it, servers answer
+    /// such calls at once (or refuse tools that only run as tasks).
+    pub fn with_tasks(mut self, declare: bool) -> Self {
+        self.no_tasks = !declare;
+        self
+    }
+
     /// With `notifications` called for each notification.
     pub fn with_notifications(mut self, notifications: NotificationCallback) -> Self {
         self.notifications = Some(notifications);
@@ -119,7 +150,10 @@ impl Host {
 
 impl fmt::Debug for Host {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Host").field("waiting", &self.waiters.len()).finish_non_exhaustive()
+        f.debug_struct("Host")
+            .field("waiting", &self.waiters.len())
+            .field("timers", &self.timers.len())
+            .finish_non_exhaustive()
     }
 }
 

@@ -6,6 +6,7 @@ use std::vec::Vec;
 use mcp_sansio::endpoint::OutboundKey;
 
 use crate::JobSender;
+use crate::host::timer::TimerId;
 use crate::host::{HostConnection, RequestError};
 
 /// What one request's future and its cancellers share.
@@ -13,6 +14,8 @@ use crate::host::{HostConnection, RequestError};
 pub(crate) struct Slot {
     /// The request on the engine, once sent.
     pub(crate) key: Option<OutboundKey>,
+    /// Or the timer a future waits for (between two polls of a task).
+    pub(crate) timer: Option<TimerId>,
     /// Cancelled: not to be sent, or to be given up.
     pub(crate) cancelled: bool,
 }
@@ -25,11 +28,16 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// Gives the request of `slot` up: if it waits for its answer, its future ends with
 /// [`RequestError::Cancelled`] and `notifications/cancelled` goes on the wire (in 2026-07-28 over
-/// HTTP its response stream is closed); if it was not sent yet, it never is.
+/// HTTP its response stream is closed); if it was not sent yet, it never is. A future waiting for
+/// a timer of `slot` ends with [`RequestError::Cancelled`] too.
 pub(crate) fn cancel(slot: &SlotRef, jobs: &JobSender<HostConnection>) {
     lock(slot).cancelled = true;
     let slot = slot.clone();
     let _ = jobs.complete(move |conn: &mut HostConnection, _| {
+        let timer = lock(&slot).timer;
+        if let Some(waiter) = timer.and_then(|timer| conn.handler_mut().timers.remove(timer)) {
+            waiter.send(Err(RequestError::Cancelled));
+        }
         let key = lock(&slot).key;
         if let Some(key) = key
             && let Some(waiter) = conn.handler_mut().waiters.remove(&key)

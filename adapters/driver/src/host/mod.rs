@@ -12,6 +12,33 @@
 //! transports (a child process on tokio or async-std/smol, Streamable HTTP) build the pair with
 //! [`connection`] and drive the connection with their `run_with_jobs`.
 //!
+//! # Tasks
+//! The client declares the 2026-07-28 tasks extension (`io.modelcontextprotocol/tasks`) with its
+//! requests unless told not to ([`Host::with_tasks`]), so a server may answer a `tools/call` with a
+//! task. [`ClientHandle::call_tool`] (and [`ClientHandle::call_tool_with_progress`]) then follow
+//! it to its end ([`ClientHandle::follow_task`]), so the caller gets the call's result as if the
+//! server had answered it at once:
+//!
+//! - `tasks/get` every [`Task::poll_delay`](mcp_sansio::client::Task::poll_delay): the server's
+//!   `pollIntervalMs` bounded to [`MIN_POLL_INTERVAL`](mcp_sansio::client::MIN_POLL_INTERVAL) ..
+//!   [`MAX_POLL_INTERVAL`](mcp_sansio::client::MAX_POLL_INTERVAL), or
+//!   [`DEFAULT_POLL_INTERVAL`](mcp_sansio::client::DEFAULT_POLL_INTERVAL) without one. The waits
+//!   are timers of the connection itself ([`HostConnection`]), so every transport and executor
+//!   gets them.
+//! - `input_required`: each question is answered once through the [`InputCallback`] (as legacy
+//!   requests and `input_required` rounds are), and the answers sent with `tasks/update`; a
+//!   question the client cannot answer abandons the task ([`RequestError::TaskInput`]).
+//! - The end: `completed` gives its result (a tool result with `isError` included), `failed` the
+//!   error ([`RequestError::Server`]), `cancelled` [`RequestError::TaskCancelled`].
+//! - Given up (the future dropped, its [`CancelHandle`] cancelled, a question not answered): the
+//!   task is cancelled with `tasks/cancel`.
+//!
+//! Each poll has the request timeout; the task as a whole has none (the server keeps a task for its
+//! `ttlMs`, and answers `-32602` once it forgot it). [`ClientHandle::start_tool_call`] returns the
+//! task instead of following it, for a host that polls ([`ClientHandle::get_task`]), answers
+//! ([`ClientHandle::update_task`]) or cancels ([`ClientHandle::cancel_task`]) it itself;
+//! [`ClientHandle::with_task_status`] reports each status a followed task goes through.
+//!
 //! # Limits
 //! - At most [`MAX_IN_FLIGHT`] requests await answers at once: more wait for one of them to be
 //!   answered (or dropped) before they are sent. Each answer is copied once into a `Vec<u8>` for
@@ -26,6 +53,8 @@ mod listen;
 mod oneshot;
 mod permits;
 mod tail;
+mod tasks;
+mod timer;
 
 use std::fmt;
 use std::string::String;
@@ -47,6 +76,8 @@ pub use listen::{Listen, ListenNotification};
 use oneshot::{Receiver, oneshot};
 use permits::{Permit, Permits};
 pub use tail::{STDERR_TAIL, StderrTail};
+pub use tasks::{Started, TaskCallback, TaskInfo};
+pub use timer::HostConnection;
 
 /// Most requests awaiting answers at once.
 pub const MAX_IN_FLIGHT: usize = 32;
@@ -55,9 +86,6 @@ pub const MAX_PAGES: usize = 64;
 /// Most notifications a [`Listen`] stream keeps unread; older ones are dropped beyond it (and
 /// counted: [`Listen::dropped`]).
 pub const MAX_LISTEN_BACKLOG: usize = 256;
-
-/// The connection a transport drives: the client engine with its [`Host`].
-pub type HostConnection = Client<'static, Host, MAX_IN_FLIGHT>;
 
 /// Starts a new legacy session on `conn` ([`Engine::reinitialize`](client::Engine::reinitialize)),
 /// as a Streamable HTTP client must once the server answered 404 to its session: requests the
@@ -71,18 +99,21 @@ pub fn reinitialize(conn: &mut HostConnection, now: Instant) -> Result<(), SendE
 }
 
 /// Creates the connection a transport drives (over owned buffers of `rx` and `tx` bytes; `tx`
-/// also bounds one request) and the handle to talk to it.
+/// also bounds one request) and the handle to talk to it. The client declares the tasks extension
+/// as [`Host::with_tasks`] says (by default it does), whatever `config` says.
 pub fn connection(
-    config: client::Config<'static>,
+    mut config: client::Config<'static>,
     host: Host,
     rx: usize,
     tx: usize,
 ) -> (ClientHandle, HostConnection, JobQueue<HostConnection>) {
+    config.capabilities.tasks = !host.no_tasks;
     let mut conn = Client::with_storage(host, config, std::vec![0u8; rx], std::vec![0u8; tx]);
     // Room to retry 2026-07-28 requests with input: as much as one request can take.
     conn.set_retry_buffer(std::vec![0u8; tx]);
     let (jobs, queue) = job_queue();
-    (ClientHandle { jobs, permits: Permits::new(MAX_IN_FLIGHT), cancel: None }, conn, queue)
+    let handle = ClientHandle { jobs, permits: Permits::new(MAX_IN_FLIGHT), cancel: None, task_status: None };
+    (handle, HostConnection::new(conn), queue)
 }
 
 /// Talks to a client engine driven on another task: cloneable, `Send + Sync`.
@@ -91,6 +122,7 @@ pub struct ClientHandle {
     jobs: JobSender<HostConnection>,
     permits: Permits,
     cancel: Option<CancelHandle>,
+    task_status: Option<TaskCallback>,
 }
 
 impl fmt::Debug for ClientHandle {
@@ -221,15 +253,18 @@ impl ClientHandle {
         Ok(stream.with_jobs(self.jobs.clone()))
     }
 
-    /// `tools/call` of `name` with `arguments` (a JSON object as text); the `CallToolResult`.
+    /// `tools/call` of `name` with `arguments` (a JSON object as text); the `CallToolResult`. A
+    /// call the server makes a task of is followed to its end (see [Tasks](self#tasks)).
     pub async fn call_tool(&self, name: &str, arguments: &str) -> Result<Vec<u8>, RequestError> {
-        let (name, arguments) = (String::from(name), String::from(arguments));
-        self.send(move |conn, now| conn.call_tool(now, &name, Some(object(&arguments)?))).await
+        match self.start_tool_call(name, arguments).await? {
+            Started::Result(result) => Ok(result),
+            Started::Task(task) => self.follow_task(task).await,
+        }
     }
 
     /// [`ClientHandle::call_tool`] asking for progress: `progress` is called with each report
     /// the server sends about this call (each also moves its timeout, up to
-    /// [`client::Config::max_request_time`]).
+    /// [`client::Config::max_request_time`]). A task is followed as by `call_tool`.
     pub async fn call_tool_with_progress(
         &self,
         name: &str,
@@ -238,21 +273,26 @@ impl ClientHandle {
     ) -> Result<Vec<u8>, RequestError> {
         let (name, arguments) = (String::from(name), String::from(arguments));
         let mut progress = Some(progress);
-        self.send(move |conn, now| {
-            let arguments = object(&arguments)?;
-            let members = |w: &mut JsonWriter<'_>| {
-                w.raw(b"\"name\":");
-                w.string(&name);
-                w.raw(b",\"arguments\":");
-                w.value(arguments);
-            };
-            let key = conn.request_with_progress(now, "tools/call", Some(&members))?;
-            if let Some(progress) = progress.take() {
-                conn.handler_mut().progress.insert(key.id(), progress);
-            }
-            Ok(key)
-        })
-        .await
+        let result = self
+            .send(move |conn, now| {
+                let arguments = object(&arguments)?;
+                let members = |w: &mut JsonWriter<'_>| {
+                    w.raw(b"\"name\":");
+                    w.string(&name);
+                    w.raw(b",\"arguments\":");
+                    w.value(arguments);
+                };
+                let key = conn.request_with_progress(now, "tools/call", Some(&members))?;
+                if let Some(progress) = progress.take() {
+                    conn.handler_mut().progress.insert(key.id(), progress);
+                }
+                Ok(key)
+            })
+            .await?;
+        match Started::read(result)? {
+            Started::Result(result) => Ok(result),
+            Started::Task(task) => self.follow_task(task).await,
+        }
     }
 
     /// `ping`.
@@ -339,6 +379,14 @@ impl ClientHandle {
     where
         F: FnMut(&mut HostConnection, Instant) -> Result<OutboundKey, SendError> + Send + 'static,
     {
+        self.send_with(move |conn, now| send(conn, now).map_err(RequestError::Send)).await
+    }
+
+    /// [`ClientHandle::send`] of a job that may fail otherwise than the engine does.
+    async fn send_with<F>(&self, mut send: F) -> Answer
+    where
+        F: FnMut(&mut HostConnection, Instant) -> Result<OutboundKey, RequestError> + Send + 'static,
+    {
         let slot = SlotRef::new(std::sync::Mutex::new(Slot::default()));
         if let Some(cancel) = &self.cancel
             && !cancel.register(&slot, &self.jobs)
@@ -365,15 +413,15 @@ impl ClientHandle {
                     // No room, or the table still holds given-up requests whose cancellations
                     // are being written: again once output went out. While a new session is
                     // set up ([`reinitialize`]): again once it is.
-                    Err(SendError::Full | SendError::TooManyRequests) => {
+                    Err(RequestError::Send(SendError::Full | SendError::TooManyRequests)) => {
                         sender = Some(waiter);
                         return JobStatus::Retry;
                     }
-                    Err(SendError::NotAvailable) if conn.handler().renewing => {
+                    Err(RequestError::Send(SendError::NotAvailable)) if conn.handler().renewing => {
                         sender = Some(waiter);
                         return JobStatus::Retry;
                     }
-                    Err(error) => waiter.send(Err(RequestError::Send(error))),
+                    Err(error) => waiter.send(Err(error)),
                 }
                 JobStatus::Done
             })
