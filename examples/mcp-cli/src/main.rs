@@ -29,6 +29,11 @@
 //!
 //! Both eras: legacy requests from the server and 2026-07-28 `input_required` rounds alike.
 //!
+//! A 2026-07-28 server may run a call as a task (the tasks extension, which `mcp` declares): `mcp`
+//! follows it to its end (polling at the server's interval, its questions answered by the options
+//! above) and prints each status it reaches on stderr, `[task] ID: STATUS (message)`, or
+//! `{"task":{"id":…,"status":…}}` with `--json`. `--timeout` bounds each answer, not the task.
+//!
 //! A URL server behind OAuth is signed in to when it first answers 401 (see `auth.rs`): the
 //! system browser opens the authorization page and the redirect comes back to a loopback port
 //! (`--headless-auth`: no browser, for servers that approve at once); `--client-id` and
@@ -59,7 +64,7 @@ use mcp_sansio::version::{Era as WireEra, ProtocolVersion};
 use mcp_sansio_http::client::HttpClient;
 use mcp_sansio_http::client::oauth::OAuth;
 use mcp_sansio_tokio::child::{self, ChildClient};
-use mcp_sansio_tokio::host::{ClientHandle, Connected, Host, RequestError};
+use mcp_sansio_tokio::host::{ClientHandle, Connected, Host, RequestError, TaskInfo};
 use serde_json::Value as Json;
 use std::sync::Arc;
 
@@ -471,6 +476,11 @@ async fn serve(client: &Connection, cli: &Cli, kind: &str, rest: &[String]) -> R
                     return Ok(ExitCode::FAILURE);
                 }
             };
+            // A task's statuses on stderr, as it reaches them.
+            let json = cli.json;
+            let client = client.with_task_status(Arc::new(move |task: &TaskInfo| {
+                output::task_status(&task.id, task.status.as_str(), task.status_message.as_deref(), json);
+            }));
             // Progress on a terminal: one line on stderr, rewritten with each report.
             let result = if !cli.json && std::io::stderr().is_terminal() {
                 let report = Box::new(|progress: f64, total: Option<f64>, message: Option<&str>| {

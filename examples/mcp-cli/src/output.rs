@@ -160,3 +160,22 @@ pub fn elicitation_asked(message: &str, answer: &crate::args::ElicitAnswer, json
         eprintln!("[elicitation] {message} -> {action}");
     }
 }
+
+/// A task the server made of a call, at each status it reaches: `[task] ID: STATUS (message)` on
+/// stderr, or a JSON object.
+pub fn task_status(id: &str, status: &str, message: Option<&str>, json: bool) {
+    if json {
+        let mut task = serde_json::json!({"id": id, "status": status});
+        if let Some(message) = message {
+            task["statusMessage"] = Json::from(message);
+        }
+        eprintln!("{}", serde_json::json!({ "task": task }));
+        return;
+    }
+    // Over a progress line being rewritten on a terminal.
+    let clear = if std::io::IsTerminal::is_terminal(&std::io::stderr()) { "\r\x1b[2K" } else { "" };
+    match message {
+        Some(message) => eprintln!("{clear}[task] {id}: {status} ({message})"),
+        None => eprintln!("{clear}[task] {id}: {status}"),
+    }
+}

@@ -5,7 +5,8 @@
 use std::process::{Command, Output};
 
 use mcp_example_device::{Device, FixedBoard};
-use mcp_sansio::server::{Buffers, Config, Server};
+use mcp_sansio::mcp::TaskSupport;
+use mcp_sansio::server::{Buffers, Config, Handler, InputRequest, Server, Tool, ToolCall, ToolReply};
 use serde_json::Value as Json;
 
 const SERVE_ENV: &str = "MCP_CLI_TEST_SERVE";
@@ -33,7 +34,7 @@ fn main() {
         let served = runtime.block_on(mcp_sansio_tokio::serve_stdio(&mut server));
         std::process::exit(i32::from(served.is_err()));
     }
-    let cases: [(&str, fn()); 7] = [
+    let cases: [(&str, fn()); 8] = [
         ("a server over Streamable HTTP, both eras", over_http),
         ("tools, in both eras, as JSON and as text", tools),
         ("call with values typed from the schema; a tool error exits 2", call),
@@ -41,6 +42,7 @@ fn main() {
         ("the server's own arguments after --, right after the subcommand too", server_arguments),
         ("clear errors: unknown tool, missing server, usage", errors),
         ("complete, --log-level, --sampling-reply and --elicit, in both eras", asked_by_the_server),
+        ("a call the server runs as a task: followed, its statuses on stderr", task),
     ];
     let mut failed = 0;
     for (name, case) in cases {
@@ -207,4 +209,69 @@ fn server_arguments() {
         assert!(output.status.success(), "{args:?}: {}", stderr(&output));
     }
     assert_eq!(stdout(&run(&["call", "echo", "message=hi"])), "hi\n");
+}
+
+static TASK_TOOLS: [Tool<'static>; 1] = [Tool::new("confirm", "Asks, then answers, as a task", r#"{"type":"object"}"#)
+    .with_task_support(TaskSupport::Required)];
+
+/// Runs every call as a task that asks for a confirmation first.
+struct Tasks;
+
+impl Handler for Tasks {
+    const TOOLS: &'static [Tool<'static>] = &TASK_TOOLS;
+
+    fn call_tool(&mut self, call: ToolCall<'_>, mut reply: ToolReply<'_>) {
+        if reply.run_as_task().is_err() {
+            return reply.missing_tasks();
+        }
+        match call.context.input("ok") {
+            Some(_) => reply.text("confirmed").finish(),
+            None => {
+                let form = r#"{"type":"object","properties":{"ok":{"type":"boolean"}}}"#;
+                let ask = InputRequest::ElicitForm { message: "Sure?", requested_schema: form };
+                reply.input_required().request("ok", ask).finish()
+            }
+        }
+    }
+}
+
+/// Serves [`Tasks`] over Streamable HTTP, with a task table, on a free loopback port.
+fn task_server() -> String {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            let mut config = mcp_sansio_http::HttpConfig::new(Config::new("tasks", "0.1.0"), addr);
+            let mut limits = mcp_sansio_http::TaskLimits::default();
+            limits.poll_interval = std::time::Duration::from_millis(100);
+            config.tasks = Some(limits);
+            let endpoint = mcp_sansio_http::McpHttp::new(Tasks, config);
+            sender.send(format!("http://{addr}/mcp")).unwrap();
+            let _ = mcp_sansio_http::serve(listener, endpoint, std::future::pending()).await;
+        });
+    });
+    receiver.recv().unwrap()
+}
+
+fn task() {
+    let url = task_server();
+    let mcp = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_mcp")).args(args).output().unwrap();
+    let output = mcp(&["--era", "modern", "--elicit", r#"accept:{"ok":true}"#, "call", &url, "confirm"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "confirmed\n");
+    let log = stderr(&output);
+    let lines: Vec<&str> = log.lines().collect();
+    assert!(lines.first().is_some_and(|l| l.starts_with("[task] ") && l.ends_with(": input_required")), "{log}");
+    assert!(lines.contains(&"[elicitation] Sure? -> accept"), "{log}");
+    assert!(lines.last().is_some_and(|l| l.starts_with("[task] ") && l.ends_with(": completed")), "{log}");
+    let output = mcp(&["--json", "--era", "modern", "--elicit", "accept", "call", &url, "confirm"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let last: Json = serde_json::from_str(stderr(&output).lines().last().unwrap()).unwrap();
+    assert_eq!(last["task"]["status"], "completed", "{}", stderr(&output));
+    // Without elicitation declared, the server fails the task: its error is the call's.
+    let output = mcp(&["--era", "modern", "call", &url, "confirm"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains(": failed") && stderr(&output).contains("-32021"), "{}", stderr(&output));
 }
