@@ -8,20 +8,24 @@
 //! allocation); into `&'de str` it is an
 //! error that says to take a [`JsonStr`]. An error names where it happened
 //! ([`DeError::path`]: `location.city`, `items[2]`), so that a model can correct its arguments.
+//!
+//! A type gets the kind of value it asks for (`bool`, an integer, a string, `null` for `()`, an
+//! array for a sequence or tuple, an object for a map or struct) or an error that names what was
+//! found and what was expected (`invalid type: string "three", expected i32`). Numbers are read as
+//! floats only for `f32`, `f64` and types that read any value (`deserialize_any`): a firmware whose
+//! arguments have no float carries no float parser. Messages are written without float formatting
+//! or string escape tables either ([`super::de_error`]).
 
 use core::cell::RefCell;
-use core::fmt::{self, Write as _};
+use core::fmt;
 
 use serde::de::{self, DeserializeSeed, Visitor};
 
-use super::{JsonStr, Kind, Spans, Value};
+use super::de_error::{Message, Segment, Trail, Where, add};
+use super::{DeError, JsonStr, Kind, Spans, Value};
 
 /// Longest escaped string unescaped on the stack for a type that copies its text (without `alloc`).
 pub const MAX_UNESCAPED_LEN: usize = 256;
-/// Path segments an error keeps (the outermost ones are dropped past it, shown as `…`).
-pub const MAX_PATH_DEPTH: usize = 8;
-/// Longest message an error keeps (truncated past it).
-pub const MAX_MESSAGE_LEN: usize = 112;
 
 /// The name of the newtype through which [`JsonStr`] asks this deserializer for the raw text.
 const JSON_STR: &str = "$mcp_sansio::json::JsonStr";
@@ -69,124 +73,7 @@ pub(crate) fn from_value_in<'de, T: de::Deserialize<'de>>(
 ) -> Result<T, DeError<'de>> {
     let trail = RefCell::new(Where::default());
     T::deserialize(Deserializer { value, trail: &trail, spans })
-        .map_err(|message| DeError { at: trail.into_inner(), message: message.0 })
-}
-
-/// One step of a path: a member name or an array index.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Segment<'de> {
-    Key(JsonStr<'de>),
-    Index(usize),
-}
-
-/// Where an error happened: the path, innermost first (segments are added as it goes up).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct Where<'de> {
-    path: heapless::Vec<Segment<'de>, MAX_PATH_DEPTH>,
-    /// Segments dropped because the path was deeper than [`MAX_PATH_DEPTH`].
-    truncated: bool,
-}
-
-/// The path of the error going up, shared by the deserializers of one [`from_value`].
-type Trail<'p, 'de> = &'p RefCell<Where<'de>>;
-
-fn add<'de>(trail: Trail<'_, 'de>, segment: Segment<'de>) {
-    let mut at = trail.borrow_mut();
-    if at.path.push(segment).is_err() {
-        at.truncated = true;
-    }
-}
-
-/// Why a value could not be read as the type asked for, and where ([`from_value`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DeError<'de> {
-    at: Where<'de>,
-    message: heapless::String<MAX_MESSAGE_LEN>,
-}
-
-impl DeError<'_> {
-    /// An error of the value itself.
-    pub(crate) fn of_value(message: &str) -> Self {
-        DeError { at: Where::default(), message: <Message as de::Error>::custom(message).0 }
-    }
-
-    /// The serde message, without the path (`missing field \`city\``).
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-
-    /// Where it happened (`location.city`, `items[2]`; empty for the value itself).
-    pub fn path(&self) -> impl fmt::Display + '_ {
-        Path(&self.at)
-    }
-}
-
-struct Path<'e, 'de>(&'e Where<'de>);
-
-impl fmt::Display for Path<'_, '_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.truncated {
-            f.write_str("…")?;
-        }
-        for (i, segment) in self.0.path.iter().rev().enumerate() {
-            match segment {
-                Segment::Key(key) if i == 0 && !self.0.truncated => write!(f, "{key}")?,
-                Segment::Key(key) => write!(f, ".{key}")?,
-                Segment::Index(index) => write!(f, "[{index}]")?,
-            }
-        }
-        Ok(())
-    }
-}
-
-impl fmt::Display for DeError<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if !self.at.path.is_empty() {
-            write!(f, "{}: ", self.path())?;
-        }
-        f.write_str(&self.message)
-    }
-}
-
-impl core::error::Error for DeError<'_> {}
-
-/// The error inside the recursion: the message only, the path going to the [`Trail`] (a small
-/// error keeps each level's return slot small on a firmware's stack).
-#[derive(Debug)]
-struct Message(heapless::String<MAX_MESSAGE_LEN>);
-
-impl fmt::Display for Message {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl core::error::Error for Message {}
-
-impl de::Error for Message {
-    fn custom<T: fmt::Display>(message: T) -> Self {
-        let mut text = Truncating(heapless::String::new());
-        let _ = write!(text, "{message}");
-        Message(text.0)
-    }
-}
-
-/// Writes what fits, then ends with `…`.
-struct Truncating(heapless::String<MAX_MESSAGE_LEN>);
-
-impl fmt::Write for Truncating {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        for c in s.chars() {
-            if self.0.len() + c.len_utf8() > MAX_MESSAGE_LEN - '…'.len_utf8() {
-                if !self.0.ends_with('…') {
-                    let _ = self.0.push('…');
-                }
-                return Ok(());
-            }
-            let _ = self.0.push(c);
-        }
-        Ok(())
-    }
+        .map_err(|message| DeError::new(trail.into_inner(), message))
 }
 
 /// The serde deserializer of one [`Value`].
@@ -198,18 +85,144 @@ struct Deserializer<'p, 'de> {
     spans: Option<&'de Spans>,
 }
 
+/// What a type reads, as [`Deserializer`] dispatches it.
+///
+/// A type that asks for one kind of value gets it or an error that names what was found
+/// ([`Message::invalid_type_of`]), without its visitor's other methods being part of the program.
+/// Only [`deserialize_any`](de::Deserializer::deserialize_any), `f32` and `f64` read a number with a
+/// fraction or an exponent, or beyond 64 bits, as an `f64`: only they make the float parser part of
+/// the program. For any other type such a number is an error (`invalid type: floating point
+/// \`1.5\`, expected u8`; `invalid value: integer \`99999999999999999999\`, expected u64`), as it
+/// would be from the type's visitor.
 impl<'de> Deserializer<'_, 'de> {
-    fn unexpected(&self) -> de::Unexpected<'de> {
+    /// Gives `visitor` the value as what it is; a number that is not a 64-bit integer as an `f64`
+    /// if `FLOATS`, as an error otherwise.
+    fn visit<const FLOATS: bool, V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Message> {
         match self.value.kind() {
-            Kind::Object => de::Unexpected::Map,
-            Kind::Array => de::Unexpected::Seq,
-            Kind::String => de::Unexpected::Other("string"),
-            Kind::Number => de::Unexpected::Other("number"),
-            Kind::True => de::Unexpected::Bool(true),
-            Kind::False => de::Unexpected::Bool(false),
-            Kind::Null => de::Unexpected::Unit,
+            Kind::Null => visitor.visit_unit(),
+            Kind::True => visitor.visit_bool(true),
+            Kind::False => visitor.visit_bool(false),
+            Kind::Number => self.visit_number::<FLOATS, V>(visitor),
+            Kind::String => self.visit_string(visitor),
+            Kind::Array => self.visit_elements(visitor),
+            Kind::Object => self.visit_members(visitor),
         }
     }
+
+    /// [`Self::visit`] without floats, for bytes and identifiers: their visitors take more than one
+    /// kind (a field's identifier is its name or its index).
+    fn visit_no_float<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Message> {
+        self.visit::<false, V>(visitor)
+    }
+
+    /// A number as `visit_i64`, else `visit_u64`, else (if `FLOATS`) `visit_f64`.
+    fn visit_number<const FLOATS: bool, V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Message> {
+        let value = self.value;
+        if let Some(n) = value.as_i64() {
+            visitor.visit_i64(n)
+        } else if let Some(n) = value.as_u64() {
+            visitor.visit_u64(n)
+        } else if FLOATS {
+            match value.as_f64() {
+                Some(n) => visitor.visit_f64(n),
+                None => Err(de::Error::custom("a number out of the range of f64")),
+            }
+        } else {
+            Err(self.not_an_integer(&visitor))
+        }
+    }
+
+    fn visit_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Message> {
+        match self.value.as_str() {
+            Some(s) => visit_text(s, visitor),
+            None => Err(self.invalid_type(&visitor)),
+        }
+    }
+
+    fn visit_elements<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Message> {
+        let (trail, spans) = (self.trail, self.spans);
+        visitor.visit_seq(Elements { elements: self.value.elements(), index: 0, trail, spans })
+    }
+
+    fn visit_members<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Message> {
+        let members = match self.spans {
+            Some(spans) => self.value.members_spanned(spans),
+            None => self.value.members(),
+        };
+        visitor.visit_map(Members { members, value: None, trail: self.trail, spans: self.spans })
+    }
+
+    /// `true` or `false` only.
+    fn only_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Message> {
+        match self.value.as_bool() {
+            Some(b) => visitor.visit_bool(b),
+            None => Err(self.invalid_type(&visitor)),
+        }
+    }
+
+    /// A 64-bit integer only.
+    fn only_integer<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Message> {
+        match self.value.kind() {
+            Kind::Number => self.visit_number::<false, V>(visitor),
+            _ => Err(self.invalid_type(&visitor)),
+        }
+    }
+
+    /// A string only.
+    fn only_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Message> {
+        match self.value.kind() {
+            Kind::String => self.visit_string(visitor),
+            _ => Err(self.invalid_type(&visitor)),
+        }
+    }
+
+    /// `null` only.
+    fn only_null<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Message> {
+        match self.value.kind() {
+            Kind::Null => visitor.visit_unit(),
+            _ => Err(self.invalid_type(&visitor)),
+        }
+    }
+
+    /// An array only.
+    fn only_array<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Message> {
+        match self.value.kind() {
+            Kind::Array => self.visit_elements(visitor),
+            _ => Err(self.invalid_type(&visitor)),
+        }
+    }
+
+    /// An object only.
+    fn only_object<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Message> {
+        match self.value.kind() {
+            Kind::Object => self.visit_members(visitor),
+            _ => Err(self.invalid_type(&visitor)),
+        }
+    }
+
+    /// The value is not of a kind that `expected` reads.
+    #[cold]
+    fn invalid_type(&self, expected: &dyn de::Expected) -> Message {
+        Message::invalid_type_of(self.value, expected)
+    }
+
+    /// A number that is not a 64-bit integer, for a type that takes no float: written as an integer,
+    /// out of range (an invalid value); with a fraction or an exponent, a float (an invalid type).
+    #[cold]
+    fn not_an_integer(&self, expected: &dyn de::Expected) -> Message {
+        let float = self.value.as_bytes().iter().any(|b| matches!(b, b'.' | b'e' | b'E'));
+        if float { self.invalid_type(expected) } else { Message::invalid_value_of(self.value, expected) }
+    }
+}
+
+/// `deserialize_*` methods, their arguments but the visitor ignored, each calling one of the
+/// dispatching methods of [`Deserializer`].
+macro_rules! forward {
+    ($($method:ident($($argument:ty),*) => $to:ident;)*) => {$(
+        fn $method<V: Visitor<'de>>(self, $(_: $argument,)* visitor: V) -> Result<V::Value, Self::Error> {
+            self.$to(visitor)
+        }
+    )*};
 }
 
 /// Gives `visitor` the text of `s`: borrowed without escapes, unescaped otherwise.
@@ -236,42 +249,49 @@ fn visit_text<'de, V: Visitor<'de>>(s: JsonStr<'de>, visitor: V) -> Result<V::Va
 impl<'de> de::Deserializer<'de> for Deserializer<'_, 'de> {
     type Error = Message;
 
+    /// The value as what it is, a number that is not a 64-bit integer as an `f64`.
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        let value = self.value;
-        match value.kind() {
-            Kind::Null => visitor.visit_unit(),
-            Kind::True => visitor.visit_bool(true),
-            Kind::False => visitor.visit_bool(false),
-            Kind::Number => {
-                if let Some(n) = value.as_i64() {
-                    visitor.visit_i64(n)
-                } else if let Some(n) = value.as_u64() {
-                    visitor.visit_u64(n)
-                } else {
-                    match value.as_f64() {
-                        Some(n) => visitor.visit_f64(n),
-                        None => Err(de::Error::custom("a number out of the range of f64")),
-                    }
-                }
-            }
-            Kind::String => match value.as_str() {
-                Some(s) => visit_text(s, visitor),
-                None => Err(de::Error::invalid_type(self.unexpected(), &visitor)),
-            },
-            Kind::Array => visitor.visit_seq(Elements {
-                elements: value.elements(),
-                index: 0,
-                trail: self.trail,
-                spans: self.spans,
-            }),
-            Kind::Object => {
-                let members = match self.spans {
-                    Some(spans) => value.members_spanned(spans),
-                    None => value.members(),
-                };
-                visitor.visit_map(Members { members, value: None, trail: self.trail, spans: self.spans })
-            }
-        }
+        self.visit::<true, V>(visitor)
+    }
+
+    // Any number, one written as an integer as `visit_i64` or `visit_u64` (the visitors of `f32`
+    // and `f64` take them), as `deserialize_any` always gave them.
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        self.visit::<true, V>(visitor)
+    }
+
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        self.visit::<true, V>(visitor)
+    }
+
+    forward! {
+        deserialize_bool() => only_bool;
+        deserialize_i8() => only_integer;
+        deserialize_i16() => only_integer;
+        deserialize_i32() => only_integer;
+        deserialize_i64() => only_integer;
+        deserialize_i128() => only_integer;
+        deserialize_u8() => only_integer;
+        deserialize_u16() => only_integer;
+        deserialize_u32() => only_integer;
+        deserialize_u64() => only_integer;
+        deserialize_u128() => only_integer;
+        deserialize_char() => only_string;
+        deserialize_str() => only_string;
+        deserialize_string() => only_string;
+        deserialize_unit() => only_null;
+        deserialize_unit_struct(&'static str) => only_null;
+        deserialize_seq() => only_array;
+        deserialize_tuple(usize) => only_array;
+        deserialize_tuple_struct(&'static str, usize) => only_array;
+        deserialize_map() => only_object;
+        // From an object only: serde_json also reads a struct from an array of its fields, but a
+        // tool's arguments are objects (their schemas say so), and taking arrays would cost each
+        // struct its visitor's `visit_seq` (about 200 B of flash each on a Cortex-M3).
+        deserialize_struct(&'static str, &'static [&'static str]) => only_object;
+        deserialize_bytes() => visit_no_float;
+        deserialize_byte_buf() => visit_no_float;
+        deserialize_identifier() => visit_no_float;
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
@@ -286,7 +306,7 @@ impl<'de> de::Deserializer<'de> for Deserializer<'_, 'de> {
         if name == JSON_STR {
             return match self.value.as_str() {
                 Some(s) => visitor.visit_borrowed_bytes(s.raw()),
-                None => Err(de::Error::invalid_type(self.unexpected(), &visitor)),
+                None => Err(self.invalid_type(&visitor)),
             };
         }
         visitor.visit_newtype_struct(self)
@@ -304,7 +324,7 @@ impl<'de> de::Deserializer<'de> for Deserializer<'_, 'de> {
                 Some(variant) => {
                     visitor.visit_enum(Enum { variant, value: None, trail: self.trail, spans: self.spans })
                 }
-                None => Err(de::Error::invalid_type(self.unexpected(), &visitor)),
+                None => Err(self.invalid_type(&visitor)),
             },
             // `{"variant": value}`.
             Kind::Object => {
@@ -316,17 +336,12 @@ impl<'de> de::Deserializer<'de> for Deserializer<'_, 'de> {
                     _ => Err(de::Error::custom("an enum as an object of exactly one member")),
                 }
             }
-            _ => Err(de::Error::invalid_type(self.unexpected(), &visitor)),
+            _ => Err(self.invalid_type(&visitor)),
         }
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
         visitor.visit_unit()
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit
-        unit_struct seq tuple tuple_struct map struct identifier
     }
 }
 
@@ -510,7 +525,7 @@ mod tests {
     use serde::Deserialize;
 
     use super::*;
-    use crate::json::parse;
+    use crate::json::{MAX_MESSAGE_LEN, parse};
 
     #[derive(Debug, Deserialize, PartialEq)]
     #[serde(deny_unknown_fields)]
@@ -638,5 +653,217 @@ mod tests {
         assert_eq!(error::<Shape>(r#"{"Dot":1,"Circle":2}"#), "an enum as an object of exactly one member");
         assert!(error::<Shape>(r#"{"Circle":null}"#).starts_with("Circle: invalid type"));
         assert!(error::<Shape>(r#""Circle""#).contains("expected"));
+    }
+
+    /// Every kind of field a tool's arguments have, read by its own `deserialize_*` (no float).
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    struct Arguments<'a> {
+        on: bool,
+        times: u8,
+        offset: i64,
+        big: u128,
+        name: &'a str,
+        label: heapless::String<8>,
+        initial: char,
+        #[serde(default)]
+        limit: Option<u32>,
+        mode: Mode,
+        steps: heapless::Vec<i16, 4>,
+        pair: (u8, bool),
+        inner: Inner,
+        point: Point,
+        nothing: (),
+        marker: Marker,
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(rename_all = "snake_case")]
+    enum Mode {
+        Slow,
+        Fast { level: u8 },
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Inner {
+        flag: Option<bool>,
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Point(i8, i8);
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Marker;
+
+    const ARGUMENTS: &str = r#"{"on":true,"times":3,"offset":-9223372036854775808,"big":18446744073709551615,
+        "name":"n","label":"caf\u00e9","initial":"\u00e9","limit":null,"mode":{"fast":{"level":2}},
+        "steps":[1,-2],"pair":[7,false],"inner":{"flag":false},"point":[-1,1],"nothing":null,"marker":null}"#;
+
+    /// `ARGUMENTS` with `"member": json` in place of the member's value.
+    fn with(member: &str, json: &str) -> std::string::String {
+        let value = parse(ARGUMENTS.as_bytes(), 16).unwrap();
+        let mut out = std::string::String::from("{");
+        for (name, v) in value.members() {
+            let v = if name.eq_str(member) { json } else { core::str::from_utf8(v.as_bytes()).unwrap() };
+            if out.len() > 1 {
+                out.push(',');
+            }
+            out.push_str(&std::format!("\"{name}\":{v}"));
+        }
+        out + "}"
+    }
+
+    #[test]
+    fn each_kind_of_field_is_read_by_its_type() {
+        let a: Arguments<'_> = read(ARGUMENTS).unwrap();
+        let expected = Arguments {
+            on: true,
+            times: 3,
+            offset: i64::MIN,
+            big: u128::from(u64::MAX),
+            name: "n",
+            label: "café".try_into().unwrap(),
+            initial: 'é',
+            limit: None,
+            mode: Mode::Fast { level: 2 },
+            steps: heapless::Vec::from_slice(&[1, -2]).unwrap(),
+            pair: (7, false),
+            inner: Inner { flag: Some(false) },
+            point: Point(-1, 1),
+            nothing: (),
+            marker: Marker,
+        };
+        assert_eq!(a, expected);
+        assert_eq!(read::<Arguments<'_>>(&with("limit", "4294967295")).unwrap().limit, Some(u32::MAX));
+        assert_eq!(read::<Arguments<'_>>(&with("mode", r#""slow""#)).unwrap().mode, Mode::Slow);
+        // `-0` is an integer.
+        assert_eq!(read::<Arguments<'_>>(&with("offset", "-0")).unwrap().offset, 0);
+    }
+
+    #[test]
+    fn a_wrong_kind_names_the_field_what_was_found_and_what_was_expected() {
+        let cases = [
+            ("on", r#""yes""#, r#"on: invalid type: string "yes", expected a boolean"#),
+            ("on", "1", "on: invalid type: integer `1`, expected a boolean"),
+            ("on", "null", "on: invalid type: unit value, expected a boolean"),
+            ("times", "true", "times: invalid type: boolean `true`, expected u8"),
+            ("times", r#""3""#, r#"times: invalid type: string "3", expected u8"#),
+            ("times", "[3]", "times: invalid type: sequence, expected u8"),
+            ("times", "{}", "times: invalid type: map, expected u8"),
+            ("times", "3.0", "times: invalid type: floating point `3.0`, expected u8"),
+            ("times", "1e2", "times: invalid type: floating point `1e2`, expected u8"),
+            ("name", "5", "name: invalid type: integer `5`, expected a borrowed string"),
+            ("name", "-0.5", "name: invalid type: floating point `-0.5`, expected a borrowed string"),
+            ("label", "false", "label: invalid type: boolean `false`, expected a string no more than 8 bytes long"),
+            ("label", r#""much too long""#, r#"label: invalid length 13, expected a string no more than 8 bytes long"#),
+            ("initial", r#""ab""#, r#"initial: invalid value: string "ab", expected a character"#),
+            ("limit", r#""many""#, r#"limit: invalid type: string "many", expected u32"#),
+            ("mode", "2", "mode: invalid type: integer `2`, expected enum Mode"),
+            ("mode", r#""turbo""#, "mode: unknown variant `turbo`, expected `slow` or `fast`"),
+            ("mode", r#"{"fast":{"level":"max"}}"#, r#"mode.fast.level: invalid type: string "max", expected u8"#),
+            ("steps", "{}", "steps: invalid type: map, expected a sequence"),
+            ("steps", "[1,2.5]", "steps[1]: invalid type: floating point `2.5`, expected i16"),
+            ("steps", "[1,2,3,4,5]", "steps: invalid length 5, expected a sequence"),
+            ("pair", r#"{"0":1}"#, "pair: invalid type: map, expected a tuple of size 2"),
+            ("pair", "[1]", "pair: invalid length 1, expected a tuple of size 2"),
+            ("inner", "[true]", "inner: invalid type: sequence, expected struct Inner"),
+            ("inner", r#"{"flag":"no"}"#, r#"inner.flag: invalid type: string "no", expected a boolean"#),
+            ("point", r#"{"x":1}"#, "point: invalid type: map, expected tuple struct Point"),
+            ("nothing", "0", "nothing: invalid type: integer `0`, expected unit"),
+            ("marker", "{}", "marker: invalid type: map, expected unit struct Marker"),
+        ];
+        for (member, json, message) in cases {
+            let arguments = with(member, json);
+            assert_eq!(error::<Arguments<'_>>(&arguments), message, "{arguments}");
+        }
+        // A string found is shown as `{:?}` shows it.
+        let arguments = with("times", r#""a\"b\\c\u0007\n""#);
+        assert_eq!(error::<Arguments<'_>>(&arguments), r#"times: invalid type: string "a\"b\\c\u{7}\n", expected u8"#);
+    }
+
+    #[test]
+    fn integers_out_of_range_are_invalid_values() {
+        assert_eq!(error::<u8>("256"), "invalid value: integer `256`, expected u8");
+        assert_eq!(error::<i8>("-129"), "invalid value: integer `-129`, expected i8");
+        assert_eq!(error::<u32>("-1"), "invalid value: integer `-1`, expected u32");
+        assert_eq!(error::<i64>("9223372036854775808"), "invalid value: integer `9223372036854775808`, expected i64");
+        assert_eq!(error::<u64>("18446744073709551616"), "invalid value: integer `18446744073709551616`, expected u64");
+        assert_eq!(
+            error::<i128>("-9223372036854775809"),
+            "invalid value: integer `-9223372036854775809`, expected i128"
+        );
+        assert_eq!(error::<u16>("-1e3"), "invalid type: floating point `-1e3`, expected u16");
+        assert_eq!((read::<u64>("18446744073709551615").unwrap(), read::<i8>("-128").unwrap()), (u64::MAX, i8::MIN));
+        assert_eq!(read::<u128>("0").unwrap(), 0);
+    }
+
+    #[test]
+    fn floats_are_read_when_the_type_asks_for_one() {
+        #[derive(Debug, Deserialize, PartialEq)]
+        struct Reading {
+            celsius: f32,
+            scale: f64,
+            offset: Option<f64>,
+        }
+        let r: Reading = read(r#"{"celsius":21.5,"scale":3,"offset":-1.25e-2}"#).unwrap();
+        assert_eq!(r, Reading { celsius: 21.5, scale: 3.0, offset: Some(-0.0125) });
+        let r: Reading = read(r#"{"celsius":-0,"scale":18446744073709551616,"offset":null}"#).unwrap();
+        assert_eq!((r.celsius, r.scale, r.offset), (0.0, 18446744073709551616.0, None));
+        assert_eq!(error::<Reading>(r#"{"celsius":1e400,"scale":1}"#), "celsius: a number out of the range of f64");
+        assert_eq!(
+            error::<Reading>(r#"{"celsius":"warm","scale":1}"#),
+            r#"celsius: invalid type: string "warm", expected f32"#
+        );
+        assert_eq!(error::<f64>("[1.5]"), "invalid type: sequence, expected f64");
+    }
+
+    /// A type that reads any value (`deserialize_any`) still gets floats; one of its visitor's
+    /// refusals names a float without its value (no float formatting).
+    #[test]
+    fn a_type_that_reads_anything_gets_floats() {
+        #[derive(Debug, PartialEq)]
+        enum Number {
+            Integer(i64),
+            Float(f64),
+        }
+        struct Numbers(bool);
+        impl<'de> Visitor<'de> for Numbers {
+            type Value = Number;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(if self.0 { "a number" } else { "an integer" })
+            }
+            fn visit_i64<E: de::Error>(self, n: i64) -> Result<Number, E> {
+                Ok(Number::Integer(n))
+            }
+            fn visit_u64<E: de::Error>(self, n: u64) -> Result<Number, E> {
+                i64::try_from(n).map(Number::Integer).map_err(|_| E::invalid_value(de::Unexpected::Unsigned(n), &self))
+            }
+            fn visit_f64<E: de::Error>(self, n: f64) -> Result<Number, E> {
+                if self.0 { Ok(Number::Float(n)) } else { Err(E::invalid_type(de::Unexpected::Float(n), &self)) }
+            }
+        }
+        #[derive(Debug)]
+        struct AnyNumber(Number);
+        impl<'de> Deserialize<'de> for AnyNumber {
+            fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                d.deserialize_any(Numbers(true)).map(AnyNumber)
+            }
+        }
+        #[derive(Debug)]
+        struct AnyInteger(#[allow(dead_code, reason = "read by the visitor only")] Number);
+        impl<'de> Deserialize<'de> for AnyInteger {
+            fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                d.deserialize_any(Numbers(false)).map(AnyInteger)
+            }
+        }
+        assert_eq!(read::<AnyNumber>("-2").unwrap().0, Number::Integer(-2));
+        assert_eq!(read::<AnyNumber>("2.5").unwrap().0, Number::Float(2.5));
+        assert_eq!(read::<AnyNumber>("18446744073709551616").unwrap().0, Number::Float(18446744073709551616.0));
+        assert_eq!(
+            error::<AnyNumber>("18446744073709551615"),
+            "invalid value: integer `18446744073709551615`, expected a number"
+        );
+        assert_eq!(error::<AnyInteger>("2.5"), "invalid type: floating point, expected an integer");
+        assert_eq!(error::<AnyNumber>("true"), "invalid type: boolean `true`, expected a number");
     }
 }

@@ -8,6 +8,7 @@
 //!   newline in its output.
 
 pub(crate) mod de;
+mod de_error;
 mod peek;
 pub mod scan;
 mod spans;
@@ -17,7 +18,8 @@ mod tests_mutants;
 mod value;
 pub mod write;
 
-pub use de::{DeError, MAX_MESSAGE_LEN, MAX_PATH_DEPTH, MAX_UNESCAPED_LEN, from_value};
+pub use de::{MAX_UNESCAPED_LEN, from_value};
+pub use de_error::{DeError, MAX_MESSAGE_LEN, MAX_PATH_DEPTH};
 pub use peek::peek_member;
 pub use scan::{
     Elements, JsonStr, Kind, MAX_DEPTH_LIMIT, Members, ScanError, ScanErrorKind, UnescapedChars, Value, parse,
