@@ -140,7 +140,7 @@ impl StreamId {
     /// The single byte stream of stdio, a UART or a socket.
     pub const BYTE_STREAM: StreamId = StreamId(0);
     /// The engine's own stream, never transmitted: what is written to it is dropped (a task's
-    /// answer is read back from its window and kept, see [`server::tasks`](crate::server::tasks)).
+    /// answer is read back from its window and kept, see `server::tasks`).
     /// Adapters number their streams below it.
     pub const INTERNAL: StreamId = StreamId(u32::MAX);
 }

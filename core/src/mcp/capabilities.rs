@@ -42,7 +42,7 @@ pub struct ServerCapabilities {
     /// `completions` (2025-03-26 and later).
     pub completions: bool,
     /// The tasks extension, `extensions["io.modelcontextprotocol/tasks"]` (2026-07-28; set by an
-    /// engine that has a task table, see [`server::tasks`](crate::server::tasks)).
+    /// engine that has a task table, see `server::tasks`).
     pub tasks: bool,
 }
 
@@ -129,6 +129,7 @@ impl ServerCapabilities {
         if self.completions && version.has_completions() {
             object.member("completions").flags(&[]);
         }
+        #[cfg(feature = "tasks")]
         if self.tasks && version.era() == crate::version::Era::Modern {
             object.member("extensions").w.raw(b"{\"io.modelcontextprotocol/tasks\":{}}");
         }
@@ -215,7 +216,8 @@ impl ClientCapabilities {
             // An `elicitation` object without modes is form mode (2025-06-18 had no modes).
             elicitation_form: form || (elicitation.is_some() && !url),
             elicitation_url: url,
-            tasks: has_tasks_extension(value),
+            // What a server reads of its client (a client of this crate declares them itself).
+            tasks: cfg!(feature = "tasks") && has_tasks_extension(value),
         }
     }
 

@@ -230,7 +230,8 @@ pub struct Tool<'a> {
     /// `_meta`, as the JSON text of an object (2025-06-18 and later); checked when listed like the
     /// schemas.
     pub meta: Option<&'a str>,
-    /// Whether the tool runs as a task ([`server::tasks`](crate::server::tasks)).
+    /// Whether the tool runs as a task ([`server::tasks`](crate::server::tasks), feature `tasks`).
+    #[cfg(feature = "tasks")]
     pub task_support: TaskSupport,
 }
 
@@ -246,11 +247,13 @@ impl<'a> Tool<'a> {
             annotations: ToolAnnotations::new(),
             icons: &[],
             meta: None,
+            #[cfg(feature = "tasks")]
             task_support: TaskSupport::Forbidden,
         }
     }
 
     /// Sets [`task_support`](Self::task_support).
+    #[cfg(feature = "tasks")]
     #[must_use]
     pub const fn with_task_support(mut self, task_support: TaskSupport) -> Self {
         self.task_support = task_support;
@@ -619,8 +622,7 @@ mod tests {
                 .with_output_schema("{\"type\":\"object\"}")
                 .with_annotations(HINTS)
                 .with_icons(&ICONS)
-                .with_meta("{}")
-                .with_task_support(TaskSupport::Optional),
+                .with_meta("{}"),
             Tool {
                 name: "t",
                 title: Some("T"),
@@ -630,7 +632,8 @@ mod tests {
                 annotations: HINTS,
                 icons: &ICONS,
                 meta: Some("{}"),
-                task_support: TaskSupport::Optional,
+                #[cfg(feature = "tasks")]
+                task_support: TaskSupport::Forbidden,
             }
         );
         let annotations =

@@ -2,7 +2,7 @@
 //!
 //! A tool call that takes long can be answered with a *task* (`resultType: "task"`) instead of its
 //! result; the client then polls `tasks/get`, answers the task's questions with `tasks/update` and
-//! may `tasks/cancel` it. The server machinery is [`server::tasks`](crate::server::tasks).
+//! may `tasks/cancel` it. The server machinery is `server::tasks` (feature `tasks`).
 
 use core::fmt;
 
@@ -86,6 +86,15 @@ impl fmt::Display for TaskStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// Writes the `data` of a `-32021` for the tasks extension:
+/// `{"requiredCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`.
+#[cfg(feature = "tasks")]
+pub(crate) fn write_requires_tasks(w: &mut crate::json::JsonWriter<'_>) {
+    w.raw(b"{\"requiredCapabilities\":{\"extensions\":{\"");
+    w.raw(TASKS_EXTENSION.as_bytes());
+    w.raw(b"\":{}}}}");
 }
 
 /// Writes `unix_ms` (milliseconds since 1970-01-01 UTC) as an ISO 8601 / RFC 3339 timestamp,

@@ -69,18 +69,31 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             );
         };
         let Ok(arguments) = self.object_param(id, params, "arguments") else { return };
+        #[cfg(feature = "tasks")]
         let support = self.handler.tool(index).map(|t| t.task_support).unwrap_or_default();
+        #[cfg(feature = "tasks")]
         if support == crate::mcp::TaskSupport::Required && !self.may_be_task(&context) {
             return self.reject_without_tasks(id);
         }
         let mut state = [0u8; MAX_REQUEST_STATE];
-        let binding = StateBinding { method: "tools/call", name, now: self.now };
+        // A task run again opens its own state as of when it was kept (it never left the server).
+        #[cfg(feature = "tasks")]
+        let sealed_at = self.task_state_time();
+        #[cfg(not(feature = "tasks"))]
+        let sealed_at = self.now;
+        let binding = StateBinding { method: "tools/call", name, now: sealed_at };
         let Some(context) = self.with_input(id, params, context, &binding, &mut state) else { return };
         let call = ToolCall { index, name, arguments, context };
         let notes = self.notes(&context);
         let scope = self.input_scope(binding, &context);
-        let (handler, out, task) = self.tool_reply_parts(id, params, &context, support);
-        handler.call_tool(call, ToolReply::new(out.with_task(task).with_notes(notes).with_input(scope)));
+        #[cfg(feature = "tasks")]
+        let (handler, out) = {
+            let (handler, out, task) = self.tool_reply_parts(id, params, &context, support);
+            (handler, out.with_task(task))
+        };
+        #[cfg(not(feature = "tasks"))]
+        let (handler, _, out) = self.reply_parts(id, context.version, true);
+        handler.call_tool(call, ToolReply::new(out.with_notes(notes).with_input(scope)));
         self.after_reply(id, "tools/call", params);
     }
 
@@ -195,6 +208,21 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 None
             }
         }
+    }
+
+    /// Answers `-32021` naming the tasks extension (a tool that runs only as a task).
+    #[cfg(feature = "tasks")]
+    #[inline(never)] // Off the request path's frame.
+    pub(crate) fn reject_without_tasks(&mut self, id: Id<'_>) {
+        self.reject_with_data(
+            Some(&id),
+            code::MISSING_CLIENT_CAPABILITY,
+            ErrorMessage::Whole(format_args!(
+                "Missing required client capability: the {} extension",
+                crate::mcp::TASKS_EXTENSION
+            )),
+            Some(&crate::mcp::task::write_requires_tasks),
+        );
     }
 
     /// After the handler answered: a legacy input-required answer becomes requests to the client.

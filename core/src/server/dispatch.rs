@@ -37,6 +37,7 @@ pub(crate) struct Parts<'s, 'a, H, const OUTBOUND: usize> {
     pub(crate) next_generation: &'s mut u32,
     pub(crate) input: &'s mut crate::server::legacy_input::InputArea<'a>,
     /// The task table, if the engine has one.
+    #[cfg(feature = "tasks")]
     pub(crate) tasks: &'s mut Option<crate::server::tasks::TaskTable<'a>>,
     pub(crate) now: Instant,
     /// Where answers to the message being served go.
@@ -64,6 +65,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         message: ErrorMessage<'_>,
         data: Option<&dyn Fn(&mut JsonWriter<'_>)>,
     ) {
+        #[cfg(feature = "tasks")]
         if self.route == crate::server::tasks::TASK_ROUTE {
             return self.capture_rejection(id, code, message, data);
         }
@@ -84,6 +86,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     }
 
     /// Opens a result for `id` and hands back the task table beside it.
+    #[cfg(feature = "tasks")]
     pub(crate) fn open_beside_tasks<'x>(
         &'x mut self,
         id: Id<'x>,
@@ -173,8 +176,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// The capabilities served: the configured ones, or those derived from the handler's tables.
     #[inline(never)]
     pub(crate) fn capabilities(&self) -> ServerCapabilities {
-        let mut capabilities = self.config.capabilities.unwrap_or_else(|| self.handler.capabilities());
-        capabilities.tasks |= self.tasks.is_some();
+        let capabilities = self.config.capabilities.unwrap_or_else(|| self.handler.capabilities());
+        #[cfg(feature = "tasks")]
+        let capabilities = ServerCapabilities { tasks: capabilities.tasks || self.tasks.is_some(), ..capabilities };
         capabilities
     }
 
@@ -390,6 +394,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             "resources/read" if has_resources => self.read_resource(id, params, context),
             "prompts/list" if has_prompts => self.list_prompts(id, params, version),
             "prompts/get" if has_prompts => self.get_prompt(id, params, context),
+            #[cfg(feature = "tasks")]
             "tasks/get" | "tasks/update" | "tasks/cancel" if modern && capabilities.tasks => {
                 self.tasks_request(id, method, params, context)
             }

@@ -38,7 +38,8 @@ pub struct Engine<'a, const IN_FLIGHT: usize = 4, const OUTBOUND: usize = 2> {
     pub(crate) input: crate::server::legacy_input::InputArea<'a>,
     /// `config.server_info` as 2026-07-28 results carry it, written once.
     pub(crate) server_info: crate::server::server_info::ServerInfoText,
-    /// The tasks, if the application gave the engine a table ([`Engine::set_task_table`]).
+    /// The tasks, if the application gave the engine a table (`Engine::set_task_table`).
+    #[cfg(feature = "tasks")]
     pub(crate) tasks: Option<crate::server::tasks::TaskTable<'a>>,
 }
 
@@ -61,6 +62,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             batch: None,
             pending_changes: crate::server::ListChanges::NONE,
             input: crate::server::legacy_input::InputArea::none(),
+            #[cfg(feature = "tasks")]
             tasks: None,
         }
     }
@@ -348,6 +350,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         }
         let entry = self.in_flight[usize::from(deferred.slot)].take().ok_or(ReplyError::Unknown)?;
         let slot = self.ep.out.tx.open(entry.route, window);
+        #[cfg(feature = "tasks")]
         let task = match (&entry.id, self.tasks.as_mut()) {
             (crate::jsonrpc::OwnedId::String(id), Some(table)) if entry.route == crate::server::tasks::TASK_ROUTE => {
                 let now = table.last_now;
@@ -361,6 +364,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             }
             _ => None,
         };
+        #[cfg(feature = "tasks")]
         if entry.route == crate::server::tasks::TASK_ROUTE && task.is_none() {
             // The task expired meanwhile (or the engine lost its table): nothing to answer.
             return Err(ReplyError::Cancelled);
@@ -377,7 +381,9 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             self.server_info.with(&self.config.server_info),
             None,
         );
-        Ok(out.with_task(task).with_notes(notes))
+        #[cfg(feature = "tasks")]
+        let out = out.with_task(task);
+        Ok(out.with_notes(notes))
     }
 
     /// Cancels the deferred requests whose answers go to `stream`, as `notifications/cancelled`
@@ -480,6 +486,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             slots: &mut self.in_flight,
             next_generation: &mut self.next_generation,
             input: &mut self.input,
+            #[cfg(feature = "tasks")]
             tasks: &mut self.tasks,
             now,
             route,

@@ -32,6 +32,7 @@ mod serve;
 mod server_info;
 mod subscriptions;
 mod suspend;
+#[cfg(feature = "tasks")]
 pub mod tasks;
 #[cfg(test)]
 mod tests;
@@ -51,7 +52,7 @@ mod tests_streams;
 mod tests_surface;
 #[cfg(test)]
 mod tests_suspend;
-#[cfg(all(test, feature = "hmac"))]
+#[cfg(all(test, feature = "hmac", feature = "tasks"))]
 mod tests_tasks;
 mod tools;
 pub mod wrapper;

@@ -88,7 +88,8 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             pending_changes,
             input,
             server_info: _, // from `config`, which stays
-            tasks: _,       // the application's table (legacy sessions have no tasks yet)
+            #[cfg(feature = "tasks")]
+                tasks: _, // the application's table (legacy sessions have no tasks yet)
         } = self;
         let limits = config.limits;
         let empty = || crate::storage::Storage::empty();

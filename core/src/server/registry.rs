@@ -75,6 +75,7 @@ pub struct ToolInfo {
     /// Behaviour hints.
     pub annotations: ToolAnnotations,
     /// Whether the tool runs as a task ([`tasks`](crate::server::tasks)).
+    #[cfg(feature = "tasks")]
     pub task_support: crate::mcp::TaskSupport,
 }
 
@@ -99,6 +100,7 @@ impl ToolInfo {
             annotations: self.annotations,
             icons: &[],
             meta: None,
+            #[cfg(feature = "tasks")]
             task_support: self.task_support,
         }
     }

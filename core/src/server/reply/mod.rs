@@ -66,7 +66,7 @@ pub enum ResultType {
     Complete,
     /// The server needs input from the client first (`inputRequests`).
     InputRequired,
-    /// The request runs on as a task ([`tasks`](crate::server::tasks)).
+    /// The request runs on as a task (`server::tasks`, feature `tasks`).
     Task,
 }
 
@@ -255,6 +255,7 @@ pub(crate) struct Outgoing<'a> {
     /// `_meta` members the application adds to the result (a JSON object's text).
     meta: Option<&'a str>,
     /// The task this reply writes the answer of, or may become ([`tasks`](crate::server::tasks)).
+    #[cfg(feature = "tasks")]
     task: Option<crate::server::tasks::TaskScope<'a>>,
     first_field: bool,
     done: bool,
@@ -285,6 +286,7 @@ impl<'a> Outgoing<'a> {
             notes: Notes::NONE,
             input: None,
             meta: None,
+            #[cfg(feature = "tasks")]
             task: None,
             first_field: true,
             done: false,
@@ -341,13 +343,16 @@ impl<'a> Outgoing<'a> {
 
     /// Sets what the request opted into (progress, logging). A task's reply sends neither.
     pub(crate) fn with_notes(mut self, notes: Notes<ReplyId<'a>>) -> Self {
-        if self.task.as_ref().is_none_or(|t| t.slot.is_none()) {
-            self.notes = notes;
+        #[cfg(feature = "tasks")]
+        if self.task.as_ref().is_some_and(|t| t.slot.is_some()) {
+            return self;
         }
+        self.notes = notes;
         self
     }
 
     /// Lets this reply be (or become) a task's.
+    #[cfg(feature = "tasks")]
     pub(crate) fn with_task(mut self, task: Option<crate::server::tasks::TaskScope<'a>>) -> Self {
         if task.as_ref().is_some_and(|t| t.slot.is_some()) {
             self.notes = Notes::NONE;
@@ -357,6 +362,7 @@ impl<'a> Outgoing<'a> {
     }
 
     /// Makes this reply a task's (see [`ToolReply::run_as_task`]).
+    #[cfg(feature = "tasks")]
     pub(crate) fn make_task(&mut self) -> Result<(), crate::server::tasks::NoTask> {
         use crate::server::tasks::NoTask;
         let task = self.task.as_mut().ok_or(NoTask::Unavailable)?;
@@ -368,6 +374,7 @@ impl<'a> Outgoing<'a> {
     }
 
     /// Answers the client's request with task `slot` of `table` (`resultType: "task"`).
+    #[cfg(feature = "tasks")]
     fn answer_with_task(&mut self, table: &mut dyn crate::server::tasks::TaskSink, slot: usize) {
         self.w.truncate(0);
         write_result_head(&mut self.w, &self.id);
@@ -382,6 +389,7 @@ impl<'a> Outgoing<'a> {
     /// For a task's reply: keeps what was written (the whole message but its framing suffix) as the
     /// task's outcome and, if the reply answers the client's request, answers it with the task.
     /// `true` if the reply was a task's.
+    #[cfg(feature = "tasks")]
     fn capture(&mut self) -> bool {
         let Some(task) = self.task.take() else { return false };
         let Some(slot) = task.slot else {
@@ -406,6 +414,7 @@ impl<'a> Outgoing<'a> {
     }
 
     /// Members were written into the result object directly: the next field needs a comma.
+    #[cfg(feature = "tasks")]
     pub(crate) fn members_written(&mut self) {
         self.first_field = false;
     }
@@ -517,6 +526,7 @@ impl<'a> Outgoing<'a> {
     /// Commits the message written, which ends with its framing suffix; the stream ends after it if
     /// its route says so.
     fn commit(&mut self) {
+        #[cfg(feature = "tasks")]
         if self.capture() {
             return;
         }
@@ -535,6 +545,7 @@ impl<'a> Outgoing<'a> {
                 self.w.truncate(0);
                 self.done = true;
                 // A new task answers the client's request with the task at once.
+                #[cfg(feature = "tasks")]
                 if let Some(task) = self.task.take().filter(|t| t.fresh)
                     && let Some(slot) = task.slot
                 {
@@ -570,8 +581,11 @@ impl<'a> Outgoing<'a> {
             return Err(DeferError::NotDeferrable);
         };
         // The answer goes where this reply would have gone; a new task's answer to its task.
+        #[cfg_attr(not(feature = "tasks"), allow(unused_mut))]
         let mut route = self.commit.as_ref().map(Commit::route).ok_or(DeferError::NotDeferrable)?;
+        #[cfg_attr(not(feature = "tasks"), allow(unused_mut))]
         let mut id = OwnedId::from_id(*id).ok_or(DeferError::IdTooLong)?;
+        #[cfg(feature = "tasks")]
         if let Some(task) = self.task.as_mut().filter(|t| t.fresh)
             && let Some(slot) = task.slot
         {

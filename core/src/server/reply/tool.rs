@@ -48,12 +48,14 @@ impl<'a> ToolReply<'a> {
     ///     }
     /// }
     /// ```
+    #[cfg(feature = "tasks")]
     pub fn run_as_task(&mut self) -> Result<(), crate::server::tasks::NoTask> {
         self.out.make_task()
     }
 
     /// Answers `-32021`: the call runs only as a task, and the client did not declare the tasks
     /// extension (`data.requiredCapabilities` names it).
+    #[cfg(feature = "tasks")]
     pub fn missing_tasks(mut self) {
         self.out.fail(
             code::MISSING_CLIENT_CAPABILITY,
@@ -61,11 +63,7 @@ impl<'a> ToolReply<'a> {
                 "Missing required client capability: the {} extension",
                 crate::mcp::TASKS_EXTENSION
             )),
-            Some(&|w: &mut JsonWriter<'_>| {
-                w.raw(b"{\"requiredCapabilities\":{\"extensions\":{");
-                w.string(crate::mcp::TASKS_EXTENSION);
-                w.raw(b":{}}}}");
-            }),
+            Some(&crate::mcp::task::write_requires_tasks),
         );
     }
 

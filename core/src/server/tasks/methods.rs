@@ -3,21 +3,15 @@
 
 use crate::json::{self, JsonWriter, Kind, Spans};
 use crate::jsonrpc::{ErrorMessage, Id, WriteId, code, write_error_head};
-use crate::mcp::{TASKS_EXTENSION, TaskSupport};
+use crate::mcp::TaskSupport;
 use crate::server::dispatch::Parts;
 use crate::server::handler::RequestContext;
 use crate::server::params::Params;
 use crate::server::reply::{DeferSlots, Outgoing, ReplyId, ReplyKind};
 use crate::server::tasks::{TASK_ROUTE, TaskScope, TaskTable};
 use crate::server::{Engine, Event, Handler};
+use crate::time::Instant;
 use crate::version::Era;
-
-/// `data` of a `-32021` for the tasks extension.
-fn requires_tasks(w: &mut JsonWriter<'_>) {
-    w.raw(b"{\"requiredCapabilities\":{\"extensions\":{\"");
-    w.raw(TASKS_EXTENSION.as_bytes());
-    w.raw(b"\":{}}}}");
-}
 
 impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OUTBOUND> {
     /// Gives the engine a task table: it declares the tasks extension and serves `tasks/*` (see
@@ -33,14 +27,12 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
 }
 
 impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
-    /// Answers `-32021` naming the tasks extension.
-    pub(crate) fn reject_without_tasks(&mut self, id: Id<'_>) {
-        self.reject_with_data(
-            Some(&id),
-            code::MISSING_CLIENT_CAPABILITY,
-            ErrorMessage::Whole(format_args!("Missing required client capability: the {TASKS_EXTENSION} extension")),
-            Some(&requires_tasks),
-        );
+    /// The time a `requestState` is opened as of: when the task being run again kept it (the state
+    /// never left the server, so a task answered late is not refused as expired); now otherwise.
+    pub(crate) fn task_state_time(&mut self) -> Instant {
+        let now = self.now;
+        let Some(table) = self.tasks.as_mut().filter(|_| self.route == TASK_ROUTE) else { return now };
+        table.running.and_then(|slot| table.slot(slot)).map_or(now, |slot| slot.updated())
     }
 
     /// Whether a `tools/call` may run as a task: a 2026-07-28 request that declared the extension,

@@ -1,5 +1,5 @@
 //! Tasks: a `tools/call` answered with a task that runs on (the 2026-07-28 extension
-//! `io.modelcontextprotocol/tasks`, SEP-2663).
+//! `io.modelcontextprotocol/tasks`, SEP-2663). Feature `tasks`.
 //!
 //! Give the engine a [`TaskTable`] ([`Engine::set_task_table`]); it then declares the extension in
 //! `server/discover` and serves `tasks/get`, `tasks/update` and `tasks/cancel`. The server decides

@@ -35,6 +35,8 @@ pub struct TaskSlot {
     id: [u8; TASK_ID_LEN],
     status: TaskStatus,
     created: Instant,
+    /// When the status last changed (a kept `requestState` was sealed about then).
+    updated: Instant,
     created_unix: u64,
     updated_unix: u64,
     request: usize,
@@ -50,6 +52,7 @@ impl TaskSlot {
         id: [b'0'; TASK_ID_LEN],
         status: TaskStatus::Working,
         created: Instant::from_millis(0),
+        updated: Instant::from_millis(0),
         created_unix: 0,
         updated_unix: 0,
         request: 0,
@@ -66,6 +69,11 @@ impl TaskSlot {
     /// The task's status.
     pub fn status(&self) -> TaskStatus {
         self.status
+    }
+
+    /// When its status last changed.
+    pub(crate) fn updated(&self) -> Instant {
+        self.updated
     }
 }
 
@@ -234,6 +242,7 @@ impl<'a> TaskTable<'a> {
             id,
             status: TaskStatus::Working,
             created: now,
+            updated: now,
             created_unix: unix,
             updated_unix: unix,
             request,
@@ -258,6 +267,7 @@ impl<'a> TaskTable<'a> {
         let unix = self.unix(now);
         if let Some(slot) = self.slots.get().get_mut(i) {
             slot.status = status;
+            slot.updated = now;
             slot.updated_unix = unix;
         }
     }
