@@ -19,6 +19,9 @@ use serde_json::Value as Json;
 const CHILD_ENV: &str = "MCP_SANSIO_FUTURES_CLIENT_CHILD";
 
 fn main() {
+    if std::env::var_os(CHILD_ENV).is_some_and(|mode| mode == "tasks") {
+        serve_scripted_tasks();
+    }
     if std::env::var_os(CHILD_ENV).is_some() {
         let (mut rx, mut tx, mut input) = ([0u8; 8192], [0u8; 8192], [0u8; 4096]);
         let config = Config::new("mcp-device", "0.1.0");
@@ -28,9 +31,10 @@ fn main() {
         let served = smol::block_on(mcp_sansio_futures::serve_stdio(&mut server));
         std::process::exit(i32::from(served.is_err()));
     }
-    let cases: [(&str, fn()); 2] = [
+    let cases: [(&str, fn()); 3] = [
         ("smol: both eras, tools and elicitation, close", on_smol),
         ("async-std: auto finds the modern era; a closed client ends its requests", on_async_std),
+        ("smol: a call made a task is polled, answered and followed to its result", task_on_smol),
     ];
     let mut failed = 0;
     for (name, case) in cases {
@@ -106,5 +110,79 @@ fn on_async_std() {
         assert!(status.success());
         driver.await.unwrap();
         assert_eq!(handle.ping().await, Err(RequestError::Closed), "the driver is gone");
+    });
+}
+
+/// A scripted 2026-07-28 server on stdio that makes a task of every `tools/call`: `working`, then
+/// a question (`confirm`) until `tasks/update` answers it, then `completed` with the answer.
+fn serve_scripted_tasks() -> ! {
+    let mut answer: Option<Json> = None;
+    let mut polls = 0;
+    for line in std::io::stdin().lines() {
+        let Ok(message) = serde_json::from_str::<Json>(&line.unwrap_or_default()) else { break };
+        let task = |status: &str| {
+            serde_json::json!({"resultType": "complete", "taskId": "t-1", "status": status, "ttlMs": 60000,
+                "createdAt": "2026-08-01T00:00:00Z", "lastUpdatedAt": "2026-08-01T00:00:00Z", "pollIntervalMs": 10})
+        };
+        let result = match message["method"].as_str() {
+            Some("server/discover") => serde_json::json!({"supportedVersions": ["2026-07-28"],
+                "capabilities": {"tools": {}}, "resultType": "complete"}),
+            Some("tools/call") => {
+                let declared = &message["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"];
+                assert!(declared["extensions"]["io.modelcontextprotocol/tasks"].is_object(), "{message}");
+                let mut created = task("working");
+                created["resultType"] = Json::from("task");
+                created
+            }
+            Some("tasks/get") => {
+                polls += 1;
+                match (&answer, polls) {
+                    (None, 1) => task("working"),
+                    (None, _) => {
+                        let mut asking = task("input_required");
+                        asking["inputRequests"] = serde_json::json!({"confirm": {"method": "elicitation/create",
+                            "params": {"message": "Sure?", "requestedSchema": {"type": "object"}}}});
+                        asking
+                    }
+                    (Some(answer), _) => {
+                        let mut done = task("completed");
+                        let text = format!("answered {answer} after {polls} polls");
+                        done["result"] = serde_json::json!({"content": [{"type": "text", "text": text}]});
+                        done
+                    }
+                }
+            }
+            Some("tasks/update") => {
+                answer = Some(message["params"]["inputResponses"]["confirm"].clone());
+                serde_json::json!({"resultType": "complete"})
+            }
+            _ => continue,
+        };
+        println!("{}", serde_json::json!({"jsonrpc": "2.0", "id": message["id"], "result": result}));
+    }
+    std::process::exit(0)
+}
+
+/// Checks a call the scripted server makes a task of: followed to its result, its question
+/// answered, each poll at least `MIN_POLL_INTERVAL` after the last (the server asks for 10 ms).
+fn check_followed_task(result: Result<Vec<u8>, RequestError>, elapsed: std::time::Duration) {
+    let result: Json = serde_json::from_slice(&result.unwrap()).unwrap();
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert_eq!(text, r#"answered {"action":"accept","content":{"confirm":true}} after 3 polls"#);
+    assert!(elapsed >= std::time::Duration::from_millis(300), "{elapsed:?}");
+}
+
+fn task_on_smol() {
+    smol::block_on(async {
+        let mut command = Command::new(std::env::current_exe().unwrap());
+        command.env(CHILD_ENV, "tasks");
+        let (client, driver) = child::spawn(command, config(EraPolicy::Modern), confirming_host()).unwrap();
+        let driver = smol::spawn(driver);
+        client.connect().await.unwrap();
+        let started = std::time::Instant::now();
+        let result = client.call_tool("anything", "{}").await;
+        check_followed_task(result, started.elapsed());
+        assert!(client.close().await.unwrap().success());
+        driver.await.unwrap();
     });
 }

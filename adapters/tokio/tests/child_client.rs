@@ -26,7 +26,7 @@ fn main() {
     if std::env::var_os(CHILD_ENV).is_some() {
         serve_as_child();
     }
-    let cases: [(&str, fn()); 7] = [
+    let cases: [(&str, fn()); 8] = [
         ("a listen stream hears the tool list change, and ends when dropped", listen),
         ("64 pipelined calls of 16 KiB each way, more than a pipe buffer", pipelined),
         ("auto finds the modern era and calls every kind of method", auto_modern),
@@ -34,6 +34,7 @@ fn main() {
         ("dropped request futures leave the client usable", drop_cancels),
         ("a child that exits mid-request ends the requests", child_exits),
         ("a child that never answers times the handshake out", silent_child),
+        ("a call made a task is polled, answered and followed to its result", task),
     ];
     let mut failed = 0;
     for (name, case) in cases {
@@ -59,6 +60,9 @@ fn serve_as_child() -> ! {
         let mut sink = Vec::new();
         let _ = std::io::Read::read_to_end(&mut std::io::stdin(), &mut sink);
         std::process::exit(0);
+    }
+    if mode == "tasks" {
+        serve_scripted_tasks();
     }
     if mode == "exit-after-two" {
         // Answers the probe as a modern server, then exits with the next request unanswered.
@@ -256,6 +260,76 @@ fn silent_child() {
         let client = child::spawn(command("silent"), config, Host::new()).unwrap();
         let connected = client.connect().await;
         assert_eq!(connected, Err(RequestError::Connect(client::ConnectError::TimedOut)));
+        client.close().await.unwrap();
+    });
+}
+
+/// A scripted 2026-07-28 server on stdio that makes a task of every `tools/call`: `working`, then
+/// a question (`confirm`) until `tasks/update` answers it, then `completed` with the answer.
+fn serve_scripted_tasks() -> ! {
+    let mut answer: Option<Json> = None;
+    let mut polls = 0;
+    for line in std::io::stdin().lines() {
+        let Ok(message) = serde_json::from_str::<Json>(&line.unwrap_or_default()) else { break };
+        let task = |status: &str| {
+            serde_json::json!({"resultType": "complete", "taskId": "t-1", "status": status, "ttlMs": 60000,
+                "createdAt": "2026-08-01T00:00:00Z", "lastUpdatedAt": "2026-08-01T00:00:00Z", "pollIntervalMs": 10})
+        };
+        let result = match message["method"].as_str() {
+            Some("server/discover") => serde_json::json!({"supportedVersions": ["2026-07-28"],
+                "capabilities": {"tools": {}}, "resultType": "complete"}),
+            Some("tools/call") => {
+                let declared = &message["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"];
+                assert!(declared["extensions"]["io.modelcontextprotocol/tasks"].is_object(), "{message}");
+                let mut created = task("working");
+                created["resultType"] = Json::from("task");
+                created
+            }
+            Some("tasks/get") => {
+                polls += 1;
+                match (&answer, polls) {
+                    (None, 1) => task("working"),
+                    (None, _) => {
+                        let mut asking = task("input_required");
+                        asking["inputRequests"] = serde_json::json!({"confirm": {"method": "elicitation/create",
+                            "params": {"message": "Sure?", "requestedSchema": {"type": "object"}}}});
+                        asking
+                    }
+                    (Some(answer), _) => {
+                        let mut done = task("completed");
+                        let text = format!("answered {answer} after {polls} polls");
+                        done["result"] = serde_json::json!({"content": [{"type": "text", "text": text}]});
+                        done
+                    }
+                }
+            }
+            Some("tasks/update") => {
+                answer = Some(message["params"]["inputResponses"]["confirm"].clone());
+                serde_json::json!({"resultType": "complete"})
+            }
+            _ => continue,
+        };
+        println!("{}", serde_json::json!({"jsonrpc": "2.0", "id": message["id"], "result": result}));
+    }
+    std::process::exit(0)
+}
+
+/// Checks a call the scripted server makes a task of: followed to its result, its question
+/// answered, each poll at least `MIN_POLL_INTERVAL` after the last (the server asks for 10 ms).
+fn check_followed_task(result: Result<Vec<u8>, RequestError>, elapsed: std::time::Duration) {
+    let result: Json = serde_json::from_slice(&result.unwrap()).unwrap();
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert_eq!(text, r#"answered {"action":"accept","content":{"confirm":true}} after 3 polls"#);
+    assert!(elapsed >= std::time::Duration::from_millis(300), "{elapsed:?}");
+}
+
+fn task() {
+    runtime().block_on(async {
+        let client = child::spawn(command("tasks"), config(EraPolicy::Modern), confirming_host()).unwrap();
+        client.connect().await.unwrap();
+        let started = std::time::Instant::now();
+        let result = client.call_tool("anything", "{}").await;
+        check_followed_task(result, started.elapsed());
         client.close().await.unwrap();
     });
 }
