@@ -297,3 +297,16 @@ fn the_answer_to_an_expired_task_is_dropped_and_nothing_reaches_the_wire() {
     assert!(h.drain().is_empty());
     assert_eq!(h.server.engine().in_flight(), 0);
 }
+
+#[test]
+fn a_task_answered_after_the_sealer_s_lifetime_still_opens_its_kept_state() {
+    let mut h = Harness::new(2);
+    let task = h.call("ask", EXT)["result"]["taskId"].clone();
+    // The sealer's lifetime is 600 s; the task lives an hour.
+    h.now = Instant::from_millis(5_000 + 1_200_000);
+    let accept = json!({"action": "accept", "content": {"ok": true}});
+    h.request("tasks/update", EXT, json!({"taskId": task, "inputResponses": {"a": accept, "b": accept}}));
+    let got = h.get(&task);
+    assert_eq!(got["status"], "completed", "{got}");
+    assert!(text(&got["result"]).contains("state=Some(\"round1\")"), "{got}");
+}
