@@ -32,7 +32,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     pub(crate) fn task_state_time(&mut self) -> Instant {
         let now = self.now;
         let Some(table) = self.tasks.as_mut().filter(|_| self.route == TASK_ROUTE) else { return now };
-        table.running.and_then(|slot| table.slot(slot)).map_or(now, |slot| slot.updated())
+        table.running.and_then(|slot| table.slot(slot)).map_or(now, |slot| slot.state_at())
     }
 
     /// Whether a `tools/call` may run as a task: a 2026-07-28 request that declared the extension,

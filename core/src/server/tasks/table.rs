@@ -35,8 +35,8 @@ pub struct TaskSlot {
     id: [u8; TASK_ID_LEN],
     status: TaskStatus,
     created: Instant,
-    /// When the status last changed (a kept `requestState` was sealed about then).
-    updated: Instant,
+    /// When the handler's `requestState` was kept (it was sealed then).
+    state_at: Instant,
     created_unix: u64,
     updated_unix: u64,
     request: usize,
@@ -52,7 +52,7 @@ impl TaskSlot {
         id: [b'0'; TASK_ID_LEN],
         status: TaskStatus::Working,
         created: Instant::from_millis(0),
-        updated: Instant::from_millis(0),
+        state_at: Instant::from_millis(0),
         created_unix: 0,
         updated_unix: 0,
         request: 0,
@@ -71,9 +71,9 @@ impl TaskSlot {
         self.status
     }
 
-    /// When its status last changed.
-    pub(crate) fn updated(&self) -> Instant {
-        self.updated
+    /// When the handler's `requestState` it keeps was sealed.
+    pub(crate) fn state_at(&self) -> Instant {
+        self.state_at
     }
 }
 
@@ -242,7 +242,7 @@ impl<'a> TaskTable<'a> {
             id,
             status: TaskStatus::Working,
             created: now,
-            updated: now,
+            state_at: now,
             created_unix: unix,
             updated_unix: unix,
             request,
@@ -267,7 +267,6 @@ impl<'a> TaskTable<'a> {
         let unix = self.unix(now);
         if let Some(slot) = self.slots.get().get_mut(i) {
             slot.status = status;
-            slot.updated = now;
             slot.updated_unix = unix;
         }
     }
@@ -319,6 +318,7 @@ impl<'a> TaskTable<'a> {
             return self.fail(i, now, "the task's answer does not fit its slot of the task table");
         }
         if let Some(slot) = self.slots.get().get_mut(i) {
+            slot.state_at = now;
             slot.state = state_len;
             slot.payload = payload_len;
             slot.answers = 2;
