@@ -55,6 +55,11 @@ struct Seen {
 
 /// A modern client whose host accepts every form with `{"confirm":true,"name":"sansio"}`.
 async fn client(server: &Server, seen: &Arc<Mutex<Seen>>, tasks: bool) -> HttpClient {
+    client_answering(server, seen, tasks, true).await
+}
+
+/// [`client`], its host refusing every form unless `answer`.
+async fn client_answering(server: &Server, seen: &Arc<Mutex<Seen>>, tasks: bool, answer: bool) -> HttpClient {
     let capabilities = ClientCapabilities::NONE.with_elicitation_form();
     let config = client::Config::new("tasks-client-test", "1.0.0")
         .with_era(EraPolicy::Modern)
@@ -64,6 +69,9 @@ async fn client(server: &Server, seen: &Arc<Mutex<Seen>>, tasks: bool) -> HttpCl
     let host = Host::new().with_tasks(tasks).with_input(Box::new(move |input, result| match input {
         ReceivedInput::ElicitForm { message, .. } => {
             asked.lock().unwrap().asked.push(message.chars().collect());
+            if !answer {
+                return InputAnswer::Refused;
+            }
             result.raw(br#"{"action":"accept","content":{"confirm":true,"name":"sansio"}}"#);
             InputAnswer::Written
         }
@@ -174,6 +182,18 @@ async fn a_host_cancellation_cancels_the_task() {
     };
     cancel.cancel();
     assert_eq!(call.await.unwrap(), Err(RequestError::Cancelled));
+    assert_eq!(ended(&client, &id).await.status, TaskStatus::Cancelled);
+    client.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_question_the_host_refuses_abandons_the_task() {
+    let server = Server::start();
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let client = client_answering(&server, &seen, true, false).await;
+    let result = followed(&client, &seen).call_tool("confirm_delete", r#"{"filename":"kept.txt"}"#).await;
+    assert_eq!(result, Err(RequestError::TaskInput(client::TaskInputError::Refused("elicitation/create"))));
+    let id = seen.lock().unwrap().statuses[0].0.clone();
     assert_eq!(ended(&client, &id).await.status, TaskStatus::Cancelled);
     client.close().await.unwrap();
 }
