@@ -418,6 +418,10 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// wait (the configured [`Limits::write_threshold`](crate::server::Limits::write_threshold), or
     /// none while the writer is blocked).
     fn process_with<H: Handler>(&mut self, now: Instant, handler: &mut H, write_threshold: usize) {
+        #[cfg(feature = "tasks")]
+        if let Some(tasks) = self.tasks.as_mut() {
+            tasks.set_now(now);
+        }
         if self.pending_changes != crate::server::ListChanges::NONE {
             self.flush_changes(&*handler);
         }

@@ -310,3 +310,17 @@ fn a_task_answered_after_the_sealer_s_lifetime_still_opens_its_kept_state() {
     assert_eq!(got["status"], "completed", "{got}");
     assert!(text(&got["result"]).contains("state=Some(\"round1\")"), "{got}");
 }
+
+#[test]
+fn a_late_answer_is_stamped_with_the_time_the_engine_was_last_given() {
+    let mut h = Harness::new(2);
+    let task = h.call("slow", EXT)["result"]["taskId"].clone();
+    h.now = Instant::from_millis(5_000 + 61_000);
+    let now = h.now;
+    h.server.handle_timeout(now);
+    let deferred = h.server.parts_mut().1.deferred.pop().unwrap();
+    h.server.reply_tool(&deferred).unwrap().text("late").finish();
+    let got = h.get(&task);
+    assert_eq!(got["createdAt"], "2026-12-03T12:34:56.000Z");
+    assert_eq!(got["lastUpdatedAt"], "2026-12-03T12:35:57.000Z", "{got}");
+}

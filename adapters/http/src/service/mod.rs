@@ -527,6 +527,10 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         match session {
             None => {
                 let engine = state.stateless.get();
+                if let Some(tasks) = engine.task_table() {
+                    // A task's answer given in `f` is stamped now.
+                    tasks.set_now(now);
+                }
                 let _serving = crate::serving::mark(crate::Serving::Stateless);
                 let result = f(engine, &mut state.handler);
                 state.stateless_streams.drain(engine, &mut state.handler, now, None);

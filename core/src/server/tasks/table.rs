@@ -172,6 +172,15 @@ impl<'a> TaskTable<'a> {
         self
     }
 
+    /// Tells the table the time. An answer given between engine calls ([`Engine::reply_tool`]) is
+    /// stamped with the latest time the table was told; the engine tells it with every input,
+    /// transmit and timeout, and an adapter that answers from elsewhere may tell it first.
+    ///
+    /// [`Engine::reply_tool`]: crate::server::Engine::reply_tool
+    pub fn set_now(&mut self, now: Instant) {
+        self.last_now = self.last_now.max(now);
+    }
+
     /// How many tasks are kept (expired ones included until a lookup drops them).
     pub fn len(&mut self) -> usize {
         self.slots.get().iter().filter(|s| s.used).count()
