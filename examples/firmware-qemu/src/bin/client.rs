@@ -10,35 +10,26 @@
 
 #[path = "../clock.rs"]
 mod clock;
-#[path = "../executor.rs"]
-mod executor;
-#[path = "../log.rs"]
-mod log;
 #[path = "../mem.rs"]
 mod mem;
-#[path = "../stack.rs"]
-mod stack;
 #[path = "../uart.rs"]
 mod uart;
 #[path = "../vectors.rs"]
 mod vectors;
-#[path = "../waker.rs"]
-mod waker;
 
 use core::future::poll_fn;
-use core::panic::PanicInfo;
 use core::sync::atomic::{AtomicU8, Ordering};
 use core::task::Poll;
 
 use cortex_m_rt::{ExceptionFrame, entry, exception};
+use firmware_common::clock::TickClock;
+use firmware_common::{executor, log, stack};
 use mcp_sansio::client::{Buffers, Client, Config, Event, Handler};
 use mcp_sansio::endpoint::{Outcome, Response};
 use mcp_sansio::json;
 use mcp_sansio::mcp::view::ListPage;
 use mcp_sansio::time::Instant;
 use mcp_sansio_embedded::{JobStatus, Jobs};
-
-use crate::log::log;
 
 /// Room for the longest answer: `mcp-device`'s tool list is about 5 KiB.
 const RX_BYTES: usize = 8192;
@@ -65,12 +56,12 @@ fn main() -> ! {
     let mut client: BoardClient =
         Client::new(Reporter, Config::new("firmware-client", "0.1.0"), Buffers { rx: RX, tx: TX });
     log!("MCP client on UART0 ({} B engine, stack region {} B)", core::mem::size_of::<BoardClient>(), stack::size());
-    if client.connect(clock::now()).is_err() {
+    if client.connect(firmware_common::clock::now()).is_err() {
         log::exit(false)
     }
     executor::block_on(
         || async {
-            let mut clock = clock::SysTickClock;
+            let mut clock = TickClock;
             let _ =
                 mcp_sansio_embedded::run_with_jobs(&mut client, &mut reader, &mut writer, &mut clock, &mut Steps).await;
             log!("the server's output ended before the answer");
@@ -159,11 +150,5 @@ unsafe fn DefaultHandler(irqn: i16) {
 #[exception]
 unsafe fn HardFault(frame: &ExceptionFrame) -> ! {
     log!("hard fault at pc {:#010x}", frame.pc());
-    log::exit(false)
-}
-
-#[panic_handler]
-fn panic(_info: &PanicInfo<'_>) -> ! {
-    log!("panic");
     log::exit(false)
 }
