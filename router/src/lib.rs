@@ -85,7 +85,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use futures_util::future::{AbortHandle, Abortable};
 use mcp_sansio::endpoint::OutboundKey;
-use mcp_sansio::server::tasks::TaskTable;
 use mcp_sansio::server::{
     Config, Deferred, DeferredKey, Event, Handler, HmacSealer, OwnedBuffers, Registry, ReplyError, Server,
 };
@@ -403,8 +402,8 @@ impl Router {
     /// receive each other's retries need a sealer with a shared key instead.
     ///
     /// When a tool may run as a task ([`Router::task_tool`]) the server gets a task table of
-    /// [`MAX_TASKS`] tasks of [`TASK_BYTES`] each, kept an hour (the core's
-    /// [`TaskTable`] defaults), ids from the operating system's randomness; another one may
+    /// [`MAX_TASKS`] tasks of [`TASK_BYTES`] each, kept an hour (the core's defaults), ids from
+    /// the operating system's randomness ([`mcp_sansio_driver::task_table`]); another one may
     /// replace it ([`Engine::set_task_table`](mcp_sansio::server::Engine::set_task_table)).
     pub fn into_server(
         self,
@@ -417,7 +416,11 @@ impl Router {
         let _ = self.shared.runtime.set(Runtime { engines: engines::Engines::Queue(jobs), spawn: Arc::new(spawn) });
         let mut server = Server::new_owned(self.registry, config, OwnedBuffers::zeroed(BUFFER, BUFFER, 0));
         if runs_tasks {
-            server.set_task_table(task_table());
+            // The driver's clock starts at zero when it starts serving.
+            let (ttl, poll) =
+                (mcp_sansio::server::tasks::DEFAULT_TASK_TTL, mcp_sansio::server::tasks::DEFAULT_POLL_INTERVAL);
+            let zero = mcp_sansio::time::Instant::from_millis(0);
+            server.set_task_table(mcp_sansio_driver::task_table(MAX_TASKS, TASK_BYTES, ttl, poll, zero));
         }
         (server, queue)
     }
@@ -464,27 +467,6 @@ impl Router {
         let engines = engines::Engines::Http(endpoint.downgrade());
         let _ = self.shared.runtime.set(Runtime { engines, spawn: Arc::new(spawn) });
         endpoint
-    }
-}
-
-/// The task table of [`Router::into_server`]'s engine: [`MAX_TASKS`] tasks of [`TASK_BYTES`]
-/// each, ids from the operating system's randomness, its wall clock started now (the driver's
-/// clock starts at zero when it starts serving).
-fn task_table() -> TaskTable<'static> {
-    let unix_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());
-    TaskTable::owned(MAX_TASKS, TASK_BYTES, random_task_id)
-        .with_wall_clock(mcp_sansio::time::Instant::from_millis(0), u64::try_from(unix_ms).unwrap_or(u64::MAX))
-}
-
-/// A task id: 128 random bits (a task id is all a client needs to read or cancel a task). Without
-/// randomness, a counter and the time: unique, but guessable.
-fn random_task_id(id: &mut [u8; 16]) {
-    if getrandom::fill(id).is_err() {
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        id[..8].copy_from_slice(&n.to_le_bytes());
-        id[8..].copy_from_slice(&(nanos as u64).to_le_bytes());
     }
 }
 

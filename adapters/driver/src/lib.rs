@@ -139,6 +139,8 @@ mod jobs;
 #[cfg(feature = "std")]
 mod queue;
 mod select;
+#[cfg(feature = "tasks")]
+mod tasks;
 
 pub use clock::Clock;
 pub use driver::{Error, Options, ROUNDS_BEFORE_YIELD, run, run_with_jobs, run_with_options};
@@ -146,3 +148,6 @@ pub use jobs::{JobStatus, Jobs, NoJobs};
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub use queue::{BoxedJob, DriverStopped, JobQueue, JobSender, job_queue};
+#[cfg(feature = "tasks")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tasks")))]
+pub use tasks::{random_task_id, task_table};

@@ -108,6 +108,7 @@ mod spin;
 mod sse_transport;
 mod state;
 mod store;
+mod tasks;
 
 pub use body::ResponseBody;
 pub use config::{BearerAuth, HttpConfig, TaskLimits, TokenRejection, TokenValidator};

@@ -134,37 +134,13 @@ impl<H> McpHttp<H> {
     }
 }
 
-/// Task ids: 128 bits from the operating system.
-fn random_task_id(id: &mut [u8; 16]) {
-    if getrandom::fill(id).is_err() {
-        // No randomness: ids from a hash of the time and a counter are still unique, but guessable.
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        id[..8].copy_from_slice(&n.to_le_bytes());
-        id[8..].copy_from_slice(&(nanos as u64).to_le_bytes());
-        tracing::warn!("no random bytes for a task id: the id is guessable");
-    }
-}
-
-/// The stateless engine's task table, its wall clock started now (`Instant` zero).
-fn task_table(limits: crate::TaskLimits) -> mcp_sansio::server::tasks::TaskTable<'static> {
-    use mcp_sansio::time::Duration;
-    let unix_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());
-    let millis = |d: std::time::Duration| Duration::from_millis(u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-    mcp_sansio::server::tasks::TaskTable::owned(limits.max_tasks, limits.task_bytes, random_task_id)
-        .with_wall_clock(Instant::from_millis(0), u64::try_from(unix_ms).unwrap_or(u64::MAX))
-        .with_ttl(millis(limits.ttl))
-        .with_poll_interval(millis(limits.poll_interval))
-}
-
 impl<H: Handler + Send + 'static> McpHttp<H> {
     /// The endpoint serving `handler` with `config` (its engine [`Config`](mcp_sansio::server::Config)
     /// is `config.engine`).
     pub fn new(handler: H, config: HttpConfig) -> Self {
         let mut stateless = OwnedEngine::new(config.engine, 256, config.stateless_transmit_bytes);
         if let Some(limits) = config.tasks {
-            stateless.get().set_task_table(task_table(limits));
+            stateless.get().set_task_table(crate::tasks::task_table(limits));
         }
         let events: Box<dyn EventStore> = Box::new(crate::store::MemoryEventStore::new(config.event_limits));
         let state = State {
