@@ -32,7 +32,35 @@ impl fmt::Display for TokenRejection {
 impl std::error::Error for TokenRejection {}
 
 /// Checks one bearer token (see [`BearerAuth::validate`]).
-pub type TokenValidator = Arc<dyn Fn(&str) -> Result<(), TokenRejection> + Send + Sync>;
+pub type TokenValidator = Arc<dyn Fn(&str) -> Result<TokenGrant, TokenRejection> + Send + Sync>;
+
+/// What a valid bearer token speaks for: requests of the same subject share an authorization
+/// context (their tasks, [`HttpConfig::tasks`]); requests of different subjects do not.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TokenGrant {
+    /// The token's subject (a JWT's `sub`). `None`: the context is the token itself.
+    pub subject: Option<String>,
+}
+
+impl TokenGrant {
+    /// A grant for `subject`.
+    pub fn subject(subject: impl Into<String>) -> Self {
+        TokenGrant { subject: Some(subject.into()) }
+    }
+
+    /// The authorization context of a request that presented `token` with this grant: a hash of
+    /// the subject, or of the token without one; never 0 (no authorization).
+    pub(crate) fn owner(&self, token: &str) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::hash::DefaultHasher::new();
+        match &self.subject {
+            Some(subject) => (0u8, subject).hash(&mut hasher),
+            None => (1u8, token).hash(&mut hasher),
+        }
+        hasher.finish().max(1)
+    }
+}
 
 /// Bearer-token authorization of every MCP request (OAuth 2.1 resource server).
 ///
@@ -44,7 +72,8 @@ pub type TokenValidator = Arc<dyn Fn(&str) -> Result<(), TokenRejection> + Send 
 #[derive(Clone)]
 pub struct BearerAuth {
     /// Validates a token: signature, expiry, and audience (issued for this server, RFC 8707),
-    /// and the scopes the server requires. Runs for each request, outside the endpoint's lock.
+    /// and the scopes the server requires; a valid one gives what it speaks for ([`TokenGrant`]).
+    /// Runs for each request, outside the endpoint's lock.
     pub validate: TokenValidator,
     /// The URL of the protected resource metadata document, named in every challenge.
     pub resource_metadata_url: String,
@@ -137,7 +166,10 @@ pub struct HttpConfig {
     pub auth: Option<BearerAuth>,
     /// Tasks of the stateless (2026-07-28) engine (`None`, the default: no tasks; see
     /// [`mcp_sansio::server::tasks`]). With them the endpoint declares the tasks extension and a
-    /// handler may run calls as tasks ([`ToolReply::run_as_task`]).
+    /// handler may run calls as tasks ([`ToolReply::run_as_task`]). With [`HttpConfig::auth`] a
+    /// task belongs to the subject of the token that created it ([`TokenGrant`]): other subjects'
+    /// `tasks/*` find no such task (`-32602`); without it, a task's id (128 random bits) is all
+    /// that reaches it.
     ///
     /// [`ToolReply::run_as_task`]: mcp_sansio::server::ToolReply::run_as_task
     pub tasks: Option<TaskLimits>,

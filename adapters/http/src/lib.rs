@@ -111,7 +111,7 @@ mod store;
 mod tasks;
 
 pub use body::ResponseBody;
-pub use config::{BearerAuth, HttpConfig, TaskLimits, TokenRejection, TokenValidator};
+pub use config::{BearerAuth, HttpConfig, TaskLimits, TokenGrant, TokenRejection, TokenValidator};
 pub use owned::{HttpEngine, IN_FLIGHT, OUTBOUND};
 pub use server::{serve, shutdown_signal};
 pub use service::{McpHttp, WeakMcpHttp};

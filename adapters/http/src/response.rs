@@ -120,18 +120,21 @@ pub(crate) fn sse_response_in(
     response
 }
 
-/// Checks the bearer token; the 401 or 403 with its challenge if it is refused.
+/// Checks the bearer token: the request's authorization context (see [`TokenGrant::owner`]), or
+/// the 401 or 403 with its challenge if it is refused.
+///
+/// [`TokenGrant::owner`]: crate::config::TokenGrant
 pub(crate) fn authorize(
     auth: &crate::config::BearerAuth,
     headers: &HeaderMap,
-) -> Result<(), Box<Response<ResponseBody>>> {
+) -> Result<u64, Box<Response<ResponseBody>>> {
     use crate::config::TokenRejection;
     let verdict = match rules::bearer_token(&HeaderView::new(headers)) {
         None => Err(None),
-        Some(token) => (auth.validate)(token).map_err(Some),
+        Some(token) => (auth.validate)(token).map(|grant| grant.owner(token)).map_err(Some),
     };
     let rejection = match verdict {
-        Ok(()) => return Ok(()),
+        Ok(owner) => return Ok(owner),
         Err(rejection) => rejection,
     };
     let status = match rejection {

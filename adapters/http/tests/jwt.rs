@@ -21,14 +21,30 @@ use tokio::net::{TcpListener, TcpStream};
 const ISSUER: &str = "https://auth.test";
 const SCOPE: &str = "mcp:tools";
 
-static TOOLS: [Tool<'static>; 1] =
-    [Tool::new("echo", "Echoes text", r#"{"type":"object","properties":{"text":{"type":"string"}}}"#)];
+static TOOLS: [Tool<'static>; 2] = [
+    Tool::new("echo", "Echoes text", r#"{"type":"object","properties":{"text":{"type":"string"}}}"#),
+    // A task that runs until the test ends (its deferred answer is kept, never given).
+    Tool::new("wait", "Runs as a task", r#"{"type":"object"}"#)
+        .with_task_support(mcp_sansio::mcp::TaskSupport::Required),
+];
 
-struct Echo;
+#[derive(Default)]
+struct Echo {
+    waiting: Vec<mcp_sansio::server::Deferred>,
+}
 
 impl Handler for Echo {
     const TOOLS: &'static [Tool<'static>] = &TOOLS;
-    fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
+    fn call_tool(&mut self, call: ToolCall<'_>, mut reply: ToolReply<'_>) {
+        if call.name == "wait" {
+            if reply.run_as_task().is_err() {
+                return reply.missing_tasks();
+            }
+            if let Ok(deferred) = reply.defer() {
+                self.waiting.push(deferred);
+            }
+            return;
+        }
         match call.argument("text").and_then(|v| v.as_str()) {
             Some(text) => reply.text_json(text).finish(),
             None => reply.finish_error_text("missing text"),
@@ -158,7 +174,8 @@ async fn setup(tune: impl FnOnce(JwtConfig) -> JwtConfig) -> Setup {
     let validator = JwtValidator::new(config).await.unwrap();
     let mut http = HttpConfig::new(Config::new("jwt", "1.0.0"), addr);
     http.auth = Some(validator.bearer_auth());
-    let endpoint = McpHttp::new(Echo, http);
+    http.tasks = Some(mcp_sansio_http::TaskLimits::default());
+    let endpoint = McpHttp::new(Echo::default(), http);
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(serve(listener, endpoint, async move {
         let _ = stopped.await;
@@ -168,13 +185,26 @@ async fn setup(tune: impl FnOnce(JwtConfig) -> JwtConfig) -> Setup {
 
 /// Status, `WWW-Authenticate` and body of a `tools/call` (2026-07-28) with `token`, if any.
 async fn call(addr: SocketAddr, token: Option<&str>) -> (u16, Option<String>, String) {
-    let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"secret"},
-        "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}})
-    .to_string();
+    let params = json!({"name":"echo","arguments":{"text":"secret"}});
+    request(addr, token, "tools/call", "echo", params).await
+}
+
+/// Status, `WWW-Authenticate` and body of a 2026-07-28 request `method` (`Mcp-Name: name`) with
+/// `params` (`_meta` added, declaring the tasks extension) and `token`, if any.
+async fn request(
+    addr: SocketAddr,
+    token: Option<&str>,
+    method: &str,
+    name: &str,
+    mut params: Value,
+) -> (u16, Option<String>, String) {
+    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}});
+    let body = json!({"jsonrpc":"2.0","id":1,"method":method,"params":params}).to_string();
     let mut request = format!(
         "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
-         Mcp-Method: tools/call\r\nMcp-Name: echo\r\nContent-Length: {}\r\n",
+         Mcp-Method: {method}\r\nMcp-Name: {name}\r\nContent-Length: {}\r\n",
         body.len()
     );
     if let Some(token) = token {
@@ -420,4 +450,34 @@ async fn an_unknown_kid_flood_fetches_the_jwks_at_most_once_per_interval() {
     let allowed = flood(1).await;
     let fetched = settled().await - before;
     assert!((1..=allowed).contains(&fetched), "{fetched} fetches, {allowed} allowed");
+}
+
+#[tokio::test]
+async fn a_task_belongs_to_the_subject_of_the_token_that_made_it() {
+    let s = setup(|c| c).await;
+    let token_of = |sub: &str, jti: u32| {
+        let mut claims = claims(&s.audience);
+        claims["sub"] = json!(sub);
+        claims["jti"] = json!(jti);
+        s.signer.sign(&claims)
+    };
+    let alice = token_of("alice", 1);
+    let (status, _, body) = request(s.addr, Some(&alice), "tools/call", "wait", json!({"name":"wait"})).await;
+    assert_eq!(status, 200, "{body}");
+    let created: Value = serde_json::from_str(&body).unwrap();
+    let task = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let get = |token: String| {
+        let task = task.clone();
+        async move { request(s.addr, Some(&token), "tasks/get", &task, json!({"taskId": task})).await }
+    };
+    // Another token of the same subject reads it; another subject's token finds no such task.
+    let (_, _, mine) = get(token_of("alice", 2)).await;
+    assert!(mine.contains(r#""status":"working""#), "{mine}");
+    let (_, _, foreign) = get(token_of("bob", 3)).await;
+    assert!(foreign.contains("-32602"), "{foreign}");
+    let (_, _, cancel) =
+        request(s.addr, Some(&token_of("bob", 4)), "tasks/cancel", &task, json!({"taskId": task})).await;
+    assert!(cancel.contains("-32602"), "{cancel}");
+    let (_, _, still) = get(alice).await;
+    assert!(still.contains(r#""status":"working""#), "{still}");
 }

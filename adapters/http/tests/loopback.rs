@@ -825,7 +825,7 @@ async fn bearer_tokens_are_required_when_configured_and_challenges_name_the_meta
     let server = start(|c| {
         c.auth = Some(BearerAuth {
             validate: std::sync::Arc::new(|token: &str| match token {
-                "good" => Ok(()),
+                "good" => Ok(mcp_sansio_http::TokenGrant::subject("alice")),
                 "narrow" => Err(TokenRejection::InsufficientScope("tools:call".into())),
                 _ => Err(TokenRejection::Invalid),
             }),

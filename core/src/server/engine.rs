@@ -354,7 +354,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         let task = match (&entry.id, self.tasks.as_mut()) {
             (crate::jsonrpc::OwnedId::String(id), Some(table)) if entry.route == crate::server::tasks::TASK_ROUTE => {
                 let now = table.last_now;
-                table.find(now, id.as_bytes()).map(|slot| crate::server::tasks::TaskScope {
+                table.find_any(now, id.as_bytes()).map(|slot| crate::server::tasks::TaskScope {
                     table,
                     now,
                     slot: Some(slot),

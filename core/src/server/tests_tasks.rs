@@ -324,3 +324,21 @@ fn a_late_answer_is_stamped_with_the_time_the_engine_was_last_given() {
     assert_eq!(got["createdAt"], "2026-12-03T12:34:56.000Z");
     assert_eq!(got["lastUpdatedAt"], "2026-12-03T12:35:57.000Z", "{got}");
 }
+
+#[test]
+fn a_task_of_another_authorization_context_reads_as_unknown() {
+    let mut h = Harness::new(2);
+    h.server.parts_mut().0.task_table().unwrap().set_owner(7);
+    let task = h.call("slow", EXT)["result"]["taskId"].clone();
+    assert_eq!(h.get(&task)["status"], "working");
+    h.server.parts_mut().0.task_table().unwrap().set_owner(8);
+    for method in ["tasks/get", "tasks/cancel"] {
+        let out = h.request(method, EXT, json!({"taskId": task}));
+        assert_eq!(out["error"]["code"], -32602, "{method}: {out}");
+    }
+    // Its answer still reaches it, and its owner reads it.
+    let deferred = h.server.parts_mut().1.deferred.pop().unwrap();
+    h.server.reply_tool(&deferred).unwrap().text("mine").finish();
+    h.server.parts_mut().0.task_table().unwrap().set_owner(7);
+    assert_eq!(h.get(&task)["status"], "completed");
+}

@@ -46,7 +46,7 @@ pub use config::{
 };
 use keys::KeySet;
 
-use crate::config::{BearerAuth, TokenRejection, TokenValidator};
+use crate::config::{BearerAuth, TokenGrant, TokenRejection, TokenValidator};
 
 /// Why a token was refused, in more detail than the [`TokenRejection`] a client gets.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -194,6 +194,11 @@ impl JwtValidator {
 
     /// Checks `token` (see the module docs), with the reason it is refused.
     pub fn check(&self, token: &str) -> Result<(), JwtError> {
+        self.claims(token).map(|_| ())
+    }
+
+    /// [`JwtValidator::check`], giving the claims the adapter reads.
+    fn claims(&self, token: &str) -> Result<ScopeClaims, JwtError> {
         let inner = &*self.inner;
         if token.len() > inner.config.max_token_bytes {
             return Err(JwtError::TooLarge);
@@ -226,15 +231,19 @@ impl JwtValidator {
             // The challenge names every required scope: a token asked for with those is enough.
             return Err(JwtError::InsufficientScope(inner.required.clone()));
         }
-        Ok(())
+        Ok(claims)
     }
 
-    /// [`JwtValidator::check`] as the adapter's hook sees it: 401 or 403.
-    pub fn validate(&self, token: &str) -> Result<(), TokenRejection> {
-        self.check(token).map_err(|error| {
-            tracing::debug!(%error, "bearer token refused");
-            TokenRejection::from(error)
-        })
+    /// [`JwtValidator::check`] as the adapter's hook sees it: the token's subject (`sub`), or 401
+    /// or 403.
+    pub fn validate(&self, token: &str) -> Result<TokenGrant, TokenRejection> {
+        match self.claims(token) {
+            Ok(claims) => Ok(TokenGrant { subject: claims.sub, ..TokenGrant::default() }),
+            Err(error) => {
+                tracing::debug!(%error, "bearer token refused");
+                Err(TokenRejection::from(error))
+            }
+        }
     }
 
     /// This validator as [`BearerAuth::validate`].
@@ -338,6 +347,9 @@ async fn refresh_periodically(inner: Weak<Inner>, period: std::time::Duration) {
 /// or a string, as some issuers write it).
 #[derive(serde::Deserialize)]
 struct ScopeClaims {
+    /// The subject: who the token speaks for.
+    #[serde(default)]
+    sub: Option<String>,
     #[serde(default)]
     scope: Option<serde_json::Value>,
     #[serde(default)]

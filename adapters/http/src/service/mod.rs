@@ -298,11 +298,14 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                     Ok(plan) => plan,
                     Err(rejection) => break 'answer rejection_response(&rejection),
                 };
-                if let Some(auth) = &config.auth
-                    && let Err(response) = authorize(auth, &parts.headers)
-                {
-                    break 'answer *response;
-                }
+                // The request's authorization context (0: none), which owns the tasks it creates.
+                let owner = match &config.auth {
+                    Some(auth) => match authorize(auth, &parts.headers) {
+                        Ok(owner) => owner,
+                        Err(response) => break 'answer *response,
+                    },
+                    None => 0,
+                };
                 match plan {
                     HeadPlan::Post { session } => {
                         // Nothing but the future of a later answer is kept across its wait (the
@@ -312,7 +315,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                                 Ok(body) => body,
                                 Err(response) => break 'answer response,
                             };
-                            let prepared = match self.post_now(&view, session, &body) {
+                            let prepared = match self.post_now(&view, session, &body, owner) {
                                 Ok(prepared) => prepared,
                                 Err(response) => break 'answer *response,
                             };

@@ -35,6 +35,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         headers: &HeaderView<'_>,
         session: Option<SessionId>,
         body: &[u8],
+        owner: u64,
     ) -> Result<Prepared, Box<Response<ResponseBody>>> {
         let config = &self.inner.config;
         let clock = StdInstant::now();
@@ -63,6 +64,9 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 let _entered = span.enter();
                 let route = state.stateless_streams.open(plan.framing);
                 let engine = state.stateless.get();
+                if let Some(tasks) = engine.task_table() {
+                    tasks.set_owner(owner);
+                }
                 let _serving = crate::serving::mark(crate::Serving::Stateless);
                 let received = engine.handle_parsed(now, route, &body, &mut state.handler);
                 state.stateless_streams.drain(engine, &mut state.handler, now, None);

@@ -32,6 +32,8 @@ const MAX_DEPTH: usize = json::MAX_DEPTH_LIMIT;
 #[derive(Clone, Copy, Debug)]
 pub struct TaskSlot {
     used: bool,
+    /// The authorization context the task belongs to ([`TaskTable::set_owner`]).
+    owner: u64,
     id: [u8; TASK_ID_LEN],
     status: TaskStatus,
     created: Instant,
@@ -49,6 +51,7 @@ impl TaskSlot {
     /// An unused slot.
     pub const EMPTY: TaskSlot = TaskSlot {
         used: false,
+        owner: 0,
         id: [b'0'; TASK_ID_LEN],
         status: TaskStatus::Working,
         created: Instant::from_millis(0),
@@ -116,6 +119,8 @@ pub struct TaskTable<'a> {
     pub(crate) running: Option<usize>,
     /// The latest time the engine gave the table (a deferred answer comes without one).
     pub(crate) last_now: Instant,
+    /// The authorization context of the request being served ([`TaskTable::set_owner`]).
+    owner: u64,
 }
 
 impl<'a> TaskTable<'a> {
@@ -147,6 +152,7 @@ impl<'a> TaskTable<'a> {
             poll_interval: DEFAULT_POLL_INTERVAL,
             running: None,
             last_now: Instant::from_millis(0),
+            owner: 0,
         }
     }
 
@@ -179,6 +185,15 @@ impl<'a> TaskTable<'a> {
     /// [`Engine::reply_tool`]: crate::server::Engine::reply_tool
     pub fn set_now(&mut self, now: Instant) {
         self.last_now = self.last_now.max(now);
+    }
+
+    /// Sets the authorization context of the requests served from now on (0, the default: none):
+    /// a task belongs to the context of the request that created it, and `tasks/get`,
+    /// `tasks/update` and `tasks/cancel` of another context find no such task (`-32602`, as for
+    /// an unknown id). A transport that authorizes requests sets it before each one (the HTTP
+    /// endpoint: a hash of the bearer token's subject).
+    pub fn set_owner(&mut self, owner: u64) {
+        self.owner = owner;
     }
 
     /// How many tasks are kept (expired ones included until a lookup drops them).
@@ -245,9 +260,11 @@ impl<'a> TaskTable<'a> {
             pair[1] = b"0123456789abcdef"[usize::from(byte & 15)];
         }
         let unix = self.unix(now);
+        let owner = self.owner;
         let slot = &mut self.slots.get()[i];
         *slot = TaskSlot {
             used: true,
+            owner,
             id,
             status: TaskStatus::Working,
             created: now,
@@ -262,8 +279,15 @@ impl<'a> TaskTable<'a> {
         Some(i)
     }
 
-    /// The live task named `id`.
+    /// The live task named `id`, of the current authorization context ([`TaskTable::set_owner`]).
     pub(crate) fn find(&mut self, now: Instant, id: &[u8]) -> Option<usize> {
+        let owner = self.owner;
+        self.find_any(now, id).filter(|&i| self.slots.get()[i].owner == owner)
+    }
+
+    /// The live task named `id`, whoever it belongs to (the engine's own lookups: a task's answer,
+    /// a task run again).
+    pub(crate) fn find_any(&mut self, now: Instant, id: &[u8]) -> Option<usize> {
         self.expire(now);
         self.slots.get().iter().position(|s| s.used && s.id[..] == *id)
     }
