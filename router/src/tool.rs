@@ -6,7 +6,6 @@ use std::future::Future;
 use std::sync::Arc;
 
 use mcp_sansio::mcp::TaskSupport;
-use mcp_sansio::server::tasks::NoTask;
 use mcp_sansio::server::{Structured, ToolCall, ToolInfo, ToolReply, ToolResult};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -128,12 +127,7 @@ impl Router {
                 && let Err(why) = reply.run_as_task()
                 && support == TaskSupport::Required
             {
-                return match why {
-                    NoTask::Full => {
-                        reply.fail(mcp_sansio::jsonrpc::code::INTERNAL_ERROR, "Server busy: the task table is full")
-                    }
-                    _ => reply.missing_tasks(),
-                };
+                return reply.refuse_task(why);
             }
             let input = Arc::new(input::Input::new(&call.context));
             // No free slot: answered with an internal error already.

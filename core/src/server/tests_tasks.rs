@@ -40,7 +40,7 @@ impl Handler for Tasks {
             ("plain", Ok(())) => unreachable!("plain is never a task here"),
             (_, Ok(())) => {}
             ("plain" | "quick" | "slow" | "big", Err(_)) => return reply.text("at once").finish(),
-            (_, Err(_)) => return reply.missing_tasks(),
+            (_, Err(why)) => return reply.refuse_task(why),
         }
         match call.name {
             "quick" => reply.text("quick done").finish(),
@@ -341,4 +341,25 @@ fn a_task_of_another_authorization_context_reads_as_unknown() {
     h.server.reply_tool(&deferred).unwrap().text("mine").finish();
     h.server.parts_mut().0.task_table().unwrap().set_owner(7);
     assert_eq!(h.get(&task)["status"], "completed");
+}
+
+#[test]
+fn a_flood_of_task_creations_past_the_table_gets_a_clear_error_and_loses_nothing() {
+    let mut h = Harness::new(3);
+    let kept: Vec<Json> = (0..3).map(|_| h.call("slow", EXT)["result"]["taskId"].clone()).collect();
+    for _ in 0..20 {
+        let refused = h.call("ask", EXT);
+        assert_eq!(refused["error"]["code"], -32603, "{refused}");
+        assert!(refused["error"]["message"].as_str().unwrap().contains("task table is full"), "{refused}");
+        // An optional tool runs without a task instead.
+        assert_eq!(h.call("quick", EXT)["result"]["content"][0]["text"], "at once");
+    }
+    for task in &kept {
+        assert_eq!(h.get(task)["status"], "working");
+    }
+    // Every kept task still completes.
+    while let Some(deferred) = h.server.parts_mut().1.deferred.pop() {
+        h.server.reply_tool(&deferred).unwrap().text("done").finish();
+    }
+    assert!(kept.iter().all(|task| h.get(task)["status"] == "completed"));
 }

@@ -96,12 +96,12 @@ impl Fixtures {
                 }
                 Some(name) => match reply.run_as_task() {
                     Ok(()) => reply.text_fmt(format_args!("Hello, {name}! (computed in task)")).finish(),
-                    Err(_) => reply.missing_tasks(),
+                    Err(why) => reply.refuse_task(why),
                 },
             },
             "failing_job" | "protocol_error_job" | "confirm_delete" | "multi_input" => {
-                if reply.run_as_task().is_err() {
-                    return reply.missing_tasks();
+                if let Err(why) = reply.run_as_task() {
+                    return reply.refuse_task(why);
                 }
                 match call.name {
                     "failing_job" => reply.finish_error_text("The job failed"),

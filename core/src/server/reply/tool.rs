@@ -53,6 +53,23 @@ impl<'a> ToolReply<'a> {
         self.out.make_task()
     }
 
+    /// Answers a call that runs only as a task and cannot become one, as `why` says: `-32021`
+    /// naming the tasks extension when the request cannot have one ([`NoTask::Unavailable`]),
+    /// `-32603` "Server busy: the task table is full" when the table is ([`NoTask::Full`]; the
+    /// tasks it keeps are untouched).
+    ///
+    /// [`NoTask::Unavailable`]: crate::server::tasks::NoTask::Unavailable
+    /// [`NoTask::Full`]: crate::server::tasks::NoTask::Full
+    #[cfg(feature = "tasks")]
+    pub fn refuse_task(self, why: crate::server::tasks::NoTask) {
+        match why {
+            crate::server::tasks::NoTask::Full => {
+                self.fail(code::INTERNAL_ERROR, "Server busy: the task table is full")
+            }
+            _ => self.missing_tasks(),
+        }
+    }
+
     /// Answers `-32021`: the call runs only as a task, and the client did not declare the tasks
     /// extension (`data.requiredCapabilities` names it).
     #[cfg(feature = "tasks")]
