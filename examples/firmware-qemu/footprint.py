@@ -2,17 +2,22 @@
 """Footprint of the firmware ELF, checked against a budget. Stdlib only (reads the ELF itself).
 
 Usage: footprint.py FIRMWARE_ELF [--stack-summary FILE] [--stack-log NAME=FILE ...]
-                    [--max-flash BYTES] [--max-ram BYTES] [--markdown FILE]
+                    [--max-flash BYTES] [--max-ram BYTES] [--ram-start ADDRESS] [--ram-size BYTES]
+                    [--title TEXT] [--markdown FILE]
 
 - flash: every allocated section stored in the image: vector table, code, read-only data, and
   the initial values of `.data` (copied to RAM at reset).
-- static RAM: every allocated section in RAM: `.data`, `.bss`, `.uninit`.
+- static RAM: every allocated section in RAM (at or above --ram-start, 0x2000_0000 by default, the
+  Cortex-M SRAM region): `.data`, `.bss`, `.uninit`; not riscv-rt's `.stack` and `.heap`, which
+  only mark the regions left to the stack and a heap.
 - stack peak: measured at run time by the firmware (stack painting): the largest of the JSON
   summary that tests/serial_exchange.py writes and of the `stack peak N B` lines the firmware logs
   on semihosting in each --stack-log (the output of the SDK client stages).
 
-Prints a Markdown table (also written to --markdown) and exits 1 if flash or static RAM exceeds
-its budget.
+Prints a Markdown table (also written to --markdown, under a `### TITLE` heading with --title) and
+exits 1 if flash or static RAM exceeds its budget; with --ram-size (the board's RAM), also when the
+statics and the stack peak leave less than RAM_MARGIN bytes of it unused (a stack that grows into
+the statics corrupts them silently on these boards).
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ import sys
 SHF_ALLOC = 0x2
 SHT_NOBITS = 8
 RAM_START = 0x2000_0000  # Cortex-M SRAM region
+# riscv-rt's sections that only mark the room left to the heap and the stack.
+MARKERS = {".stack", ".heap"}
+RAM_MARGIN = 512
 
 
 def sections(path: str) -> list[tuple[str, int, int, int, int]]:
@@ -46,19 +54,22 @@ def sections(path: str) -> list[tuple[str, int, int, int, int]]:
     return [(name(h[0]), h[1], h[2], h[3], h[5]) for h in headers]
 
 
-def measure(path: str) -> dict:
+def measure(path: str, ram_start: int = RAM_START) -> dict:
     flash = ram = 0
     parts: dict[str, int] = {}
+    in_flash: list[str] = []
+    in_ram: list[str] = []
     for name, kind, flags, addr, size in sections(path):
-        if not flags & SHF_ALLOC or size == 0:
+        if not flags & SHF_ALLOC or size == 0 or name in MARKERS:
             continue
         parts[name] = size
-        in_ram = addr >= RAM_START
-        if in_ram:
+        if addr >= ram_start:
             ram += size
+            in_ram.append(name)
         if kind != SHT_NOBITS:
             flash += size  # code and constants, or the initial values of RAM data
-    return {"flash": flash, "ram": ram, "sections": parts}
+            in_flash.append(name)
+    return {"flash": flash, "ram": ram, "sections": parts, "in_flash": in_flash, "in_ram": in_ram}
 
 
 def kib(n: int) -> str:
@@ -73,12 +84,17 @@ def main() -> int:
                     help="a stage's output with the firmware's `stack peak N B` lines (repeatable)")
     ap.add_argument("--max-flash", type=int, default=76 * 1024)
     ap.add_argument("--max-ram", type=int, default=16 * 1024)
+    ap.add_argument("--ram-start", type=lambda v: int(v, 0), default=RAM_START,
+                    help="lowest RAM address (default 0x20000000)")
+    ap.add_argument("--ram-size", type=int, help="the board's RAM: fail if the statics and the stack peak "
+                    f"leave less than {RAM_MARGIN} B of it")
+    ap.add_argument("--title", help="a heading for the table (the board)")
     ap.add_argument("--markdown")
     ap.add_argument("--buffers", default="", help="buffer sizes, for the table's caption")
     ap.add_argument("--measured-at", default="", help="the commit measured, for the table's caption")
     a = ap.parse_args()
 
-    m = measure(a.elf)
+    m = measure(a.elf, a.ram_start)
     peaks: dict[str, int] = {}  # the deepest use per source
     if a.stack_summary:
         with open(a.stack_summary) as f:
@@ -101,13 +117,19 @@ def main() -> int:
     s = m["sections"]
     rows = [
         ("Flash (vector table + text + rodata + data image)", kib(m["flash"]), kib(a.max_flash),
-         " + ".join(f"{k} {v:,}" for k, v in s.items() if k in (".vector_table", ".text", ".rodata", ".data"))),
+         " + ".join(f"{k} {s[k]:,}" for k in m["in_flash"])),
         ("Static RAM (data + bss)", kib(m["ram"]), kib(a.max_ram),
-         " + ".join(f"{k} {v:,}" for k, v in s.items() if k in (".data", ".bss", ".uninit"))),
+         " + ".join(f"{k} {s[k]:,}" for k in m["in_ram"])),
         ("Peak stack (measured at run time)", kib(stack) if stack else "not measured", "-",
          stack_detail),
     ]
-    table = ["| | Measured | Budget | Detail |", "|---|---|---|---|"]
+    headroom = None
+    if a.ram_size:
+        headroom = a.ram_size - m["ram"] - (stack or 0)
+        rows.append(("RAM left (RAM - static RAM - peak stack)", kib(headroom) if headroom >= 0 else f"{headroom:,} B",
+                     f">= {RAM_MARGIN} B", f"of {kib(a.ram_size)}"))
+    table = [f"### {a.title}", ""] if a.title else []
+    table += ["| | Measured | Budget | Detail |", "|---|---|---|---|"]
     table += [f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} |" for r in rows]
     text = "\n".join(table) + "\n"
     if a.buffers:
@@ -123,6 +145,9 @@ def main() -> int:
         failures.append(f"flash {m['flash']} B exceeds the budget of {a.max_flash} B")
     if m["ram"] > a.max_ram:
         failures.append(f"static RAM {m['ram']} B exceeds the budget of {a.max_ram} B")
+    if headroom is not None and headroom < RAM_MARGIN:
+        failures.append(f"static RAM and stack peak leave {headroom} B of the board's {a.ram_size} B "
+                        f"(at least {RAM_MARGIN} B must stay unused)")
     for failure in failures:
         print(f"footprint: FAIL {failure}", file=sys.stderr)
     if not failures:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs every interop suite (real MCP clients we did not write) against one MCP stdio server.
 
-Usage: python3 tests/interop/interop.py [--only SUITE[,SUITE...]] [--list] -- SERVER_COMMAND [ARGS...]
+Usage: python3 tests/interop/interop.py [--only SUITE[,SUITE...]] [--log-dir DIR] [--list] -- SERVER_COMMAND [ARGS...]
 
 Suites (each a separate script, runnable on its own; see its header):
   python-legacy, python-modern, python-auto   python_client.py  (official Python SDK, mcp 2.x)
@@ -11,7 +11,7 @@ Suites (each a separate script, runnable on its own; see its header):
 The *-auto suites use the client's era auto-detection; against a dual-era server it must pick modern.
 
 The server is started through wiretap.py, which logs every stdio line to
-.cache/interop/<suite>.wire.jsonl. After each suite the log is checked for what clients do not
+.cache/interop/<suite>.wire.jsonl (--log-dir: another directory, for runs side by side). After each suite the log is checked for what clients do not
 show: the JSON-RPC error codes on the wire, resultType / ttlMs / cacheScope in modern results, one
 response per request, a clean stdout, and no crashed server process. A check over "every" message of
 a kind needs at least one such message: over none it fails, so a server that answers nothing passes
@@ -286,6 +286,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", help="comma-separated suite names")
     ap.add_argument("--list", action="store_true", help="list the suites and exit")
+    ap.add_argument("--log-dir", help="where the wire logs go (default .cache/interop)")
     ap.add_argument("command", nargs="*", help="server command (after --)")
     a = ap.parse_args()
 
@@ -316,6 +317,9 @@ def main() -> int:
         print("interop: 0 passed, 1 failed")
         return 1
 
+    if a.log_dir:
+        global LOG_DIR
+        LOG_DIR = os.path.abspath(a.log_dir)
     os.makedirs(LOG_DIR, exist_ok=True)
     print(f"interop: server {' '.join(server)}; wire logs in {os.path.relpath(LOG_DIR, ROOT)}/", flush=True)
     for s in all_suites:

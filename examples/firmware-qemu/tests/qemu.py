@@ -1,7 +1,12 @@
-"""Starts the firmware under QEMU (lm3s6965evb) as an MCP server on a byte stream. Stdlib only.
+"""Starts the firmware under QEMU as an MCP server on a byte stream. Stdlib only.
 
-`Firmware` serves UART0 on QEMU's stdin/stdout (`-serial stdio`); `Firmware(tcp_port=N)` serves it
-on a TCP listening socket instead (`-serial tcp::N,server=on,wait=off`), for `mcp-serial`.
+`board` names the QEMU machine the ELF was built for (`BOARDS`: lm3s6965evb, the Cortex-M3 board
+and the default; microbit, Cortex-M0; virt, RISC-V); `--board` options of the scripts that use this
+module pass it on, and so does the FIRMWARE_BOARD environment variable (the default when no
+board is given).
+
+`Firmware` serves the board's UART on QEMU's stdin/stdout (`-serial stdio`); `Firmware(tcp_port=N)`
+serves it on a TCP listening socket instead (`-serial tcp::N,server=on,wait=off`), for `mcp-serial`.
 Semihosting diagnostics (QEMU's stderr) are collected in `stderr_lines`; `stack_peak()` reads the
 firmware's reported stack high-water mark from them.
 """
@@ -19,25 +24,45 @@ import tempfile
 import threading
 import time
 
-QEMU = os.environ.get("QEMU_SYSTEM_ARM", "qemu-system-arm")
+ARM = os.environ.get("QEMU_SYSTEM_ARM", "qemu-system-arm")
+RISCV32 = os.environ.get("QEMU_SYSTEM_RISCV32", "qemu-system-riscv32")
+# The machine options of each board; every board serves MCP on its first UART and logs on
+# semihosting.
+BOARDS = {
+    "lm3s6965evb": [ARM, "-machine", "lm3s6965evb", "-cpu", "cortex-m3"],
+    "microbit": [ARM, "-machine", "microbit"],
+    "virt": [RISCV32, "-machine", "virt", "-bios", "none"],
+}
+DEFAULT_BOARD = os.environ.get("FIRMWARE_BOARD", "lm3s6965evb")
+# The Debian package of each QEMU binary, for the hint when it is missing.
+PACKAGES = {ARM: "qemu-system-arm", RISCV32: "qemu-system-misc"}
 
 
-def qemu_command(elf: str, serial: str = "stdio") -> list[str]:
-    return [QEMU, "-machine", "lm3s6965evb", "-cpu", "cortex-m3", "-nographic", "-monitor", "none",
-            "-serial", serial, "-semihosting-config", "enable=on,target=native", "-kernel", elf]
+def use_board(board: str) -> None:
+    """Makes `board` the default of this module's functions (a script's `--board`)."""
+    global DEFAULT_BOARD
+    if board not in BOARDS:
+        raise SystemExit(f"unknown board {board!r}: one of {', '.join(BOARDS)}")
+    DEFAULT_BOARD = board
 
 
-def require_qemu() -> None:
-    if shutil.which(QEMU) is None:
-        raise SystemExit(f"{QEMU} not found (apt-get install qemu-system-arm)")
+def qemu_command(elf: str, serial: str = "stdio", board: str | None = None) -> list[str]:
+    return [*BOARDS[board or DEFAULT_BOARD], "-nographic", "-monitor", "none", "-serial", serial,
+            "-semihosting-config", "enable=on,target=native", "-kernel", elf]
+
+
+def require_qemu(board: str | None = None) -> None:
+    qemu = BOARDS[board or DEFAULT_BOARD][0]
+    if shutil.which(qemu) is None:
+        raise SystemExit(f"{qemu} not found (apt-get install {PACKAGES.get(qemu, qemu)})")
 
 
 class Firmware:
-    def __init__(self, elf: str, tcp_port: int | None = None, paused: bool = False):
+    def __init__(self, elf: str, tcp_port: int | None = None, paused: bool = False, board: str | None = None):
         """`paused`: QEMU starts with the CPU stopped (`-S`) until `resume()`; the board's devices,
         the UART included, already exist and receive."""
         serial = "stdio" if tcp_port is None else f"tcp:127.0.0.1:{tcp_port},server=on,wait=off"
-        command = qemu_command(elf, serial)
+        command = qemu_command(elf, serial, board)
         self._monitor: str | None = None
         self.notifications: list[dict] = []
         if paused:

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Hand-written MCP exchanges with the QEMU firmware over its serial line (`-serial stdio`).
 
-Usage: serial_exchange.py FIRMWARE_ELF [--summary FILE]
+Usage: serial_exchange.py FIRMWARE_ELF [--board BOARD] [--summary FILE]
 
 Checks, each on a fresh QEMU: a legacy-era session (initialize, tools, resources, prompt), a
 modern-era session (server/discover and per-request `_meta`), the same session sent one byte per
 write and as one burst, CRLF line endings, and malformed, over-long and binary lines, each answered
 per JSON-RPC with the firmware serving on afterwards. Prints one line per check and
 `N passed, M failed` last; with --summary, writes the largest stack peak the firmware reported (JSON).
-Stdlib only.
+--board: the QEMU machine the ELF is for (tests/qemu.py's BOARDS; lm3s6965evb by default). Stdlib only.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qemu import Firmware, require_qemu  # noqa: E402
+from qemu import BOARDS, DEFAULT_BOARD, Firmware, require_qemu, use_board  # noqa: E402
 
 MODERN = "2026-07-28"
 META = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {},
@@ -125,7 +125,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("elf")
     ap.add_argument("--summary")
+    ap.add_argument("--board", choices=list(BOARDS), default=DEFAULT_BOARD)
     args = ap.parse_args()
+    use_board(args.board)
     require_qemu()
     c = Checks()
     peaks: list[int] = []

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """A stdio MCP server made of the QEMU firmware behind `mcp-serial`, for the interop suites.
 
-Usage: serve_via_bridge.py FIRMWARE_ELF MCP_SERIAL [MCP_SERIAL_ARGS...]
+Usage: serve_via_bridge.py [--board BOARD] FIRMWARE_ELF MCP_SERIAL [MCP_SERIAL_ARGS...]
 
-Starts the firmware under QEMU with UART0 on a TCP port of 127.0.0.1, then runs
+Starts the firmware under QEMU (on BOARD, one of firmware-qemu/tests/qemu.py's BOARDS; the
+lm3s6965evb by default) with its UART on a TCP port of 127.0.0.1, then runs
 `MCP_SERIAL tcp:127.0.0.1:PORT` with this process's stdin and stdout, so the MCP client talks to
 the bridge exactly as an MCP host would. QEMU stops when the bridge exits (or on SIGTERM/SIGINT).
 Exits with the bridge's status. Stdlib only.
@@ -19,7 +20,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "firmware-qemu", "tests"))
-from qemu import qemu_command  # noqa: E402
+from qemu import qemu_command, use_board  # noqa: E402
 
 
 def free_port() -> int:
@@ -44,10 +45,14 @@ def wait_listening(port: int, proc: subprocess.Popen, timeout: float = 10.0) -> 
 
 
 def main() -> int:
-    if len(sys.argv) < 3:
+    args = sys.argv[1:]
+    if args[:1] == ["--board"] and len(args) > 1:
+        use_board(args[1])
+        args = args[2:]
+    if len(args) < 2:
         print(__doc__, file=sys.stderr)
         return 2
-    elf, bridge, *bridge_args = sys.argv[1:]
+    elf, bridge, *bridge_args = args
     port = free_port()
     qemu = subprocess.Popen(qemu_command(elf, f"tcp:127.0.0.1:{port},server=on,wait=off"),
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=sys.stderr)
