@@ -186,14 +186,13 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let mut own_spans = Spans::default();
         let spans = &mut own_spans;
         let Some(table) = self.tasks.as_mut() else { return };
+        // The request's id is the task's: its answer is found by it.
+        let Some(task) = super::TaskSink::owned_id(table, slot) else { return };
         let Some(mut scratch) = table.take_scratch() else { return };
-        let mut task = [0u8; super::TASK_ID_LEN];
-        task.copy_from_slice(table.slot(slot).map(|s| s.id().as_bytes()).unwrap_or(&[b'0'; super::TASK_ID_LEN]));
         let [request, state, _, answers] = table.texts(slot);
         let mut w = JsonWriter::new(&mut scratch);
-        w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":\"");
-        w.raw(&task);
-        w.raw(b"\",\"method\":\"tools/call\",\"params\":{");
+        crate::jsonrpc::write_request_head(&mut w, &task);
+        w.raw(b"\"tools/call\",\"params\":{");
         w.raw(request);
         w.raw(state);
         w.raw(b"\"inputResponses\":");
