@@ -204,13 +204,20 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             if self.cancel_pending_input(request_id) {
                 return;
             }
+            // A task's deferred request bears the task's id, not one the client sent: only
+            // `tasks/cancel` ends a task (this would leave it working, its answer dropped).
+            #[cfg(feature = "tasks")]
+            let runs_task = |route: Route| route == crate::server::tasks::TASK_ROUTE;
+            #[cfg(not(feature = "tasks"))]
+            let runs_task = |_: Route| false;
             for (slot, entry) in self.slots.iter_mut().enumerate() {
                 if entry.as_ref().is_some_and(|e| e.kind == ReplyKind::Listen && e.id.matches(request_id)) {
                     // A listen stream ends with its cancellation; nothing more is sent for it.
                     *entry = None;
                     return;
                 }
-                let Some(entry) = entry.as_mut().filter(|e| !e.cancelled && e.id.matches(request_id)) else {
+                let ours = |e: &&mut InFlight| !e.cancelled && e.id.matches(request_id) && !runs_task(e.route);
+                let Some(entry) = entry.as_mut().filter(ours) else {
                     continue;
                 };
                 entry.cancelled = true;

@@ -363,3 +363,59 @@ fn a_flood_of_task_creations_past_the_table_gets_a_clear_error_and_loses_nothing
     }
     assert!(kept.iter().all(|task| h.get(task)["status"] == "completed"));
 }
+
+/// Sends one line as it is (for JSON that `serde_json` would write otherwise) and returns the answer.
+fn send_raw(h: &mut Harness, line: &str) -> Vec<Json> {
+    let line = std::format!("{line}\n");
+    assert_eq!(h.server.handle_input(h.now, line.as_bytes()), line.len());
+    h.drain()
+}
+
+const META_EXT: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}},"elicitation":{}}}"#;
+
+#[test]
+fn a_task_id_written_with_escapes_names_the_task() {
+    let mut h = Harness::new(2);
+    let task = h.call("slow", EXT)["result"]["taskId"].as_str().unwrap().to_string();
+    // The same string, its first character escaped (JSON compares strings unescaped).
+    let escaped = std::format!("\\u{:04x}{}", task.as_bytes()[0], &task[1..]);
+    let get =
+        std::format!(r#"{{"jsonrpc":"2.0","id":8,"method":"tasks/get","params":{{"taskId":"{escaped}",{META_EXT}}}}}"#);
+    let out = send_raw(&mut h, &get);
+    assert_eq!(out[0]["result"]["status"], "working", "{out:?}");
+    let cancel = get.replace("tasks/get", "tasks/cancel");
+    let out = send_raw(&mut h, &cancel);
+    assert_eq!(out[0]["result"]["resultType"], "complete", "{out:?}");
+    assert_eq!(h.get(&Json::from(task.as_str()))["status"], "cancelled");
+    // The handler was told, as for an id written plainly.
+    assert_eq!(h.server.parts_mut().1.cancelled.len(), 1);
+}
+
+#[test]
+fn answers_under_escaped_keys_answer_the_requests() {
+    let mut h = Harness::new(2);
+    let task = h.call("ask", EXT)["result"]["taskId"].as_str().unwrap().to_string();
+    let accept = r#"{"action":"accept","content":{"ok":true}}"#;
+    let update = std::format!(
+        r#"{{"jsonrpc":"2.0","id":8,"method":"tasks/update","params":{{"taskId":"{task}","inputResponses":{{"\u0061":{accept},"b":{accept}}},{META_EXT}}}}}"#
+    );
+    let out = send_raw(&mut h, &update);
+    assert_eq!(out[0]["result"]["resultType"], "complete", "{out:?}");
+    let got = h.get(&Json::from(task.as_str()));
+    assert_eq!(got["status"], "completed", "{got}");
+}
+
+#[test]
+fn a_cancellation_notification_naming_a_task_id_cancels_nothing() {
+    let mut h = Harness::new(2);
+    let task = h.call("slow", EXT)["result"]["taskId"].clone();
+    // A task id is not a request id of the client's: a task ends with `tasks/cancel`.
+    assert!(
+        h.send(&json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId": task}})).is_empty()
+    );
+    assert!(h.server.parts_mut().1.cancelled.is_empty(), "the handler was told of a cancellation");
+    let deferred = h.server.parts_mut().1.deferred.pop().unwrap();
+    h.server.reply_tool(&deferred).unwrap().text("slow done").finish();
+    assert!(h.drain().is_empty());
+    assert_eq!(h.get(&task)["status"], "completed");
+}

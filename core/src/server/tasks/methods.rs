@@ -87,8 +87,11 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             return self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"taskId\" must be a string"));
         };
         let now = self.now;
-        let found = self.tasks.as_mut().and_then(|table| table.find(now, task.raw()));
-        let Some(slot) = found else {
+        // The id as text: written with escapes it names the same task; longer than an id, none.
+        let mut text = [0u8; super::TASK_ID_LEN];
+        let task = task.unescape_into(&mut text).map(str::as_bytes);
+        let found = task.and_then(|task| self.tasks.as_mut().and_then(|table| table.find(now, task)));
+        let (Some(slot), Some(task)) = (found, task) else {
             return self.reject_with_data(
                 Some(&id),
                 code::INVALID_PARAMS,
@@ -124,7 +127,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             _ => {
                 let cancelled = self.tasks.as_mut().is_some_and(|table| table.cancel(slot, now));
                 if cancelled {
-                    self.cancel_task_request(task.raw());
+                    self.cancel_task_request(task);
                 }
                 self.open(id, context.version).finish(None);
             }

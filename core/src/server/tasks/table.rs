@@ -9,7 +9,7 @@
 //!   (input required) as JSON text;
 //! - answers: a JSON object with the answers to the current `inputRequests` received so far.
 
-use crate::json::{self, JsonWriter, Kind, Value};
+use crate::json::{self, JsonStr, JsonWriter, Kind, Value};
 use crate::mcp::TaskStatus;
 use crate::storage::Storage;
 use crate::time::{Duration, Instant};
@@ -402,22 +402,21 @@ impl<'a> TaskTable<'a> {
         let (head, tail) = area.split_at_mut(start.min(area.len()));
         let requests = head.get(request + state..).and_then(|p| json::parse(p, MAX_DEPTH).ok());
         let Some(requests) = requests else { return false };
-        // The answers so far, as an object text `{…}` at the start of `tail`; appended to in place.
+        // The answers so far, as an object text `{…}` at the start of `tail`; appended to in place,
+        // each under its request's key as the request wrote it.
         let mut len = answers;
         for (key, value) in responses.members() {
             let answered = json::parse(tail.get(..len).unwrap_or_default(), MAX_DEPTH)
                 .ok()
-                .is_some_and(|a| a.members().any(|(k, _)| k.raw() == key.raw()));
-            let asked = requests.members().any(|(k, _)| k.raw() == key.raw());
-            if !asked || answered || value.kind() != Kind::Object {
-                continue;
-            }
+                .is_some_and(|a| a.members().any(|(k, _)| same_text(k, key)));
+            let asked = requests.members().map(|(k, _)| k).find(|&k| same_text(k, key));
+            let Some(asked) = asked.filter(|_| !answered && value.kind() == Kind::Object) else { continue };
             let Some(rest) = tail.get_mut(len - 1..) else { break };
             let mut w = JsonWriter::new(rest);
             if len > 2 {
                 w.raw(b",");
             }
-            w.json_str(key);
+            w.json_str(asked);
             w.raw(b":");
             w.value(value);
             w.raw(b"}");
@@ -432,7 +431,7 @@ impl<'a> TaskTable<'a> {
         }
         let all = json::parse(tail.get(..len).unwrap_or_default(), MAX_DEPTH)
             .ok()
-            .is_some_and(|a| requests.members().all(|(k, _)| a.members().any(|(ak, _)| ak.raw() == k.raw())));
+            .is_some_and(|a| requests.members().all(|(k, _)| a.members().any(|(ak, _)| same_text(ak, k))));
         if let Some(slot) = self.slots.get().get_mut(i) {
             slot.answers = len;
         }
@@ -486,7 +485,7 @@ impl<'a> TaskTable<'a> {
                 w.raw(b",\"inputRequests\":{");
                 let mut first = true;
                 for (key, request) in json::parse(payload, MAX_DEPTH).ok().iter().flat_map(|p| p.members()) {
-                    if answered.is_some_and(|a| a.members().any(|(k, _)| k.raw() == key.raw())) {
+                    if answered.is_some_and(|a| a.members().any(|(k, _)| same_text(k, key))) {
                         continue;
                     }
                     if !first {
@@ -511,4 +510,10 @@ impl<'a> TaskTable<'a> {
     pub(crate) fn put_scratch(&mut self, scratch: Storage<'a>) {
         self.scratch = Some(scratch);
     }
+}
+
+/// Whether two JSON strings hold the same text (an escape compares as what it stands for: a key
+/// or an id may be written either way).
+fn same_text(a: JsonStr<'_>, b: JsonStr<'_>) -> bool {
+    a.raw() == b.raw() || ((a.raw().contains(&b'\\') || b.raw().contains(&b'\\')) && a.chars().eq(b.chars()))
 }
