@@ -1,28 +1,49 @@
 //! Target `engine`: the server engine driven by a sequence of operations, in both protocol eras.
 //!
 //! Input: four configuration bytes (receive and transmit buffer sizes, response and page limits,
-//! depth limit), then operations until the input ends: queue a generated message (legacy or modern
-//! request, notification, cancellation, batch, corrupted line) or raw bytes; deliver queued bytes
-//! through `handle_input`, `rx_spare`/`rx_commit` or one byte at a time; transmit part of the output;
-//! let time pass; answer, fail or drop a deferred request; let the application speak unasked (a
-//! `ping` or another request to the client, list changes, resource updates, progress and log
-//! messages of deferred requests, the end of listen streams); end the input. The generated messages
-//! cover the whole surface: completion, `logging/setLevel`, subscriptions, listen streams, tools
-//! that log, report progress or ask for input (legacy: the engine asks through its outbound table
-//! and an input buffer; 2026-07-28: `InputRequiredResult` and retries with `inputResponses` and
-//! `requestState`), and client answers to the server's requests. Then the run is finished:
-//! everything delivered, every deferred request answered, the output drained.
+//! depth limit; in their spare bits the task table: 1 to 3 slots of 200 to 4,096 bytes each or no
+//! table, a time to live of 0 ms to an hour, a wall clock at zero or at the end of time), then
+//! operations until the input ends: queue a generated message (legacy or modern request,
+//! notification, cancellation, batch, corrupted line) or raw bytes; deliver queued bytes through
+//! `handle_input`, `rx_spare`/`rx_commit` or one byte at a time; transmit part of the output; let
+//! time pass (sometimes past every task's time to live, or back); answer, fail or drop a deferred
+//! request (a task's too); let the application speak unasked (a `ping` or another request to the
+//! client, list changes, resource updates, progress and log messages of deferred requests, the end
+//! of listen streams); end the input. The generated messages cover the whole surface: completion,
+//! `logging/setLevel`, subscriptions, listen streams, tools that log, report progress or ask for
+//! input (legacy: the engine asks through its outbound table and an input buffer; 2026-07-28:
+//! `InputRequiredResult` and retries with `inputResponses` and `requestState`), client answers to
+//! the server's requests, and tasks (feature `tasks`, on by default here): 2026-07-28 calls with
+//! and without the extension `io.modelcontextprotocol/tasks` declared (or declared wrongly) to
+//! tools that may run as tasks (`ask`, `defer`) or must (`job`: answers at once, defers, asks for
+//! input over one or two rounds, fails, or outgrows its share of the table), then `tasks/get`,
+//! `tasks/update` (answers to the keys asked, to keys never asked, answers that are not objects,
+//! escaped and duplicate keys, large answers) and `tasks/cancel` naming the task ids the server
+//! handed out (read from its output), ids it never makes, escaped or capitalised ones, and
+//! `tasks/result` and `tasks/list`, which 2026-07-28 lacks. Task ids come from a deterministic
+//! counter. Then the run is finished: everything delivered, every deferred request answered, the
+//! output drained.
 //!
 //! Checked after every operation:
 //! - the output is a sequence of complete lines, each valid JSON (for the scanner and serde_json) and a
 //!   JSON-RPC response or error, a known server notification (a listen's naming a request received)
 //!   or a request to the client with an integer id, without a raw carriage return;
-//! - no id is answered more often than it was received (every request is answered at most once);
+//! - no id is answered more often than it was received (every request is answered at most once; a
+//!   `tools/call` that becomes a task is answered once, with the task); the answer a task's handler
+//!   gives (at once, deferred, or run again after its input) never reaches the wire;
 //! - the bytes handed out for reading and writing lie inside the caller's buffers (or the decoder's
 //!   one-byte slot), so memory never grows beyond them;
 //! - the engine never stalls: input it refuses means output is waiting;
-//! - the deferred requests it counts are exactly the handles the application holds.
-//!
+//! - the deferred requests it counts are exactly the handles the application holds (a task's
+//!   deferred request included; its answer may be refused as cancelled once the task was cancelled
+//!   or has expired);
+//! - a call becomes a task exactly when it can (`run_as_task` is refused as unavailable only when
+//!   the engine has no table or the request is not a 2026-07-28 one declaring the extension; a tool
+//!   that must be a task never runs where it cannot be one);
+//! - a task handed out is the answer of a `tools/call`, has a table-made id, a status other than
+//!   `cancelled` and nothing of its outcome; `tasks/get` tells of the task asked for, holding what
+//!   its status says (`result`, `error`, `inputRequests`); a task that has ended (completed, failed,
+//!   cancelled) is never seen with another status.
 //! - a request whose error code the message alone determines (see [`crate::oracle`]) is answered with
 //!   exactly that code.
 //!
@@ -30,7 +51,8 @@
 //! within the limits (and was never named by a cancellation) was answered exactly once; an `echo`
 //! answered with a result returns the text it was sent.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::cell::Cell;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt;
 use std::ops::Range;
 
@@ -38,9 +60,11 @@ use mcp_sansio::connection::Connection;
 use mcp_sansio::endpoint;
 use mcp_sansio::json::{JsonWriter, Kind, MAX_DEPTH_LIMIT, Value, parse};
 use mcp_sansio::jsonrpc::{EnvelopeError, Id, Message, classify};
-use mcp_sansio::mcp::{ListCapability, LoggingLevel, ResourceCapability, ServerCapabilities};
+use mcp_sansio::mcp::{ListCapability, LoggingLevel, ResourceCapability, ServerCapabilities, TaskStatus, TaskSupport};
+#[cfg(feature = "tasks")]
+use mcp_sansio::server::tasks::{NoTask, TaskSlot, TaskTable};
 use mcp_sansio::server::{
-    Buffers, CacheHints, CacheScope, CompletionReply, CompletionRequest, Config, Deferred, Event, Handler,
+    Buffers, CacheHints, CacheScope, CompletionReply, CompletionRequest, Config, Deferred, DeferredKey, Event, Handler,
     InputRequest, Limits, ListChanged, Prompt, PromptArgument, PromptGet, PromptReply, ReplyError, ReplyKind, Resource,
     ResourceRead, ResourceReply, ResourceTemplate, Role, Server, Tool, ToolCall, ToolReply,
 };
@@ -69,13 +93,24 @@ const STRUCTURED_TOOL: Tool<'static> = {
     tool
 };
 
+/// `tool` with the task support `support` (without the feature `tasks`: `tool`).
+const fn task_tool(tool: Tool<'static>, support: TaskSupport) -> Tool<'static> {
+    #[cfg(feature = "tasks")]
+    return tool.with_task_support(support);
+    #[cfg(not(feature = "tasks"))]
+    {
+        let _ = support;
+        tool
+    }
+}
+
 /// The application's tools, by name; see [`FuzzHandler::call_tool`].
-static TOOLS: [Tool<'static>; 12] = [
-    Tool::new("ask", "Asks the user (elicitation), then answers", SCHEMA),
+static TOOLS: [Tool<'static>; 13] = [
+    task_tool(Tool::new("ask", "Asks the user (elicitation), then answers", SCHEMA), TaskSupport::Optional),
     Tool::new("notes", "Logs and reports progress, then answers", SCHEMA),
     Tool::new("echo", "Returns `text` zero-copy", SCHEMA),
     Tool::new("echo_fmt", "Returns `text` formatted", SCHEMA),
-    Tool::new("defer", "Answered later", SCHEMA),
+    task_tool(Tool::new("defer", "Answered later", SCHEMA), TaskSupport::Optional),
     Tool::new("big", "Returns `n` bytes of text", SCHEMA),
     STRUCTURED_TOOL,
     Tool::new("misorder", "Structured content after text (an application bug)", SCHEMA),
@@ -83,6 +118,7 @@ static TOOLS: [Tool<'static>; 12] = [
     Tool::new("drop", "Drops its reply (an application bug)", SCHEMA),
     Tool::new("fail", "A JSON-RPC error with code `n`", SCHEMA),
     Tool::new("error", "An isError result", SCHEMA),
+    task_tool(Tool::new("job", "Runs only as a task; what it does depends on `n`", SCHEMA), TaskSupport::Required),
 ];
 
 /// Listed only when the configuration asks for it: `tools/list` must fail cleanly.
@@ -121,7 +157,14 @@ impl fmt::Display for Repeat {
 #[derive(Default)]
 struct FuzzHandler {
     bad_schema: bool,
+    /// Whether the engine has a task table.
+    #[cfg_attr(not(feature = "tasks"), allow(dead_code))]
+    task_table: bool,
     deferred: Vec<Deferred>,
+    /// The keys of the deferred requests that are tasks' (a subset of `deferred`).
+    task_handles: HashSet<DeferredKey>,
+    /// How often the engine told of the cancellation of a task's deferred request.
+    task_cancellations: usize,
     events: usize,
 }
 
@@ -130,10 +173,76 @@ fn argument_text(call: &ToolCall<'_>) -> Option<String> {
 }
 
 impl FuzzHandler {
-    fn keep(&mut self, deferred: Result<Deferred, mcp_sansio::server::DeferError>) {
+    fn keep(&mut self, deferred: Result<Deferred, mcp_sansio::server::DeferError>, task: bool) {
         // On error the engine has answered already.
         if let Ok(deferred) = deferred {
+            if task {
+                self.task_handles.insert(deferred.key());
+            }
             self.deferred.push(deferred);
+        }
+    }
+
+    /// Makes the call a task where it can be one: `Some((reply, is_task))`, or `None` when a tool
+    /// that runs only as a task (`required`) cannot be one and was refused as the reason says.
+    /// Checks the reason against what the request declared: a call may become a task exactly when
+    /// the engine has a table and the request is a 2026-07-28 one declaring the extension (a task
+    /// run again after its input carries its first request's `_meta`).
+    fn as_task<'r>(&self, call: &ToolCall<'_>, reply: ToolReply<'r>, required: bool) -> Option<(ToolReply<'r>, bool)> {
+        #[cfg(feature = "tasks")]
+        {
+            let mut reply = reply;
+            let may = self.task_table
+                && call.context.version.era() == mcp_sansio::version::Era::Modern
+                && call.context.client.tasks;
+            match reply.run_as_task() {
+                Ok(()) => {
+                    assert!(may, "a call that cannot be a task became one");
+                    Some((reply, true))
+                }
+                Err(why) => {
+                    assert_eq!(why == NoTask::Unavailable, !may, "run_as_task refused: {why:?}");
+                    if !required {
+                        return Some((reply, false));
+                    }
+                    // The engine refuses such a call before the handler runs.
+                    assert_eq!(why, NoTask::Full, "a tool that must be a task ran where it cannot be one");
+                    reply.refuse_task(why);
+                    None
+                }
+            }
+        }
+        #[cfg(not(feature = "tasks"))]
+        {
+            let _ = (call, required);
+            Some((reply, false))
+        }
+    }
+
+    /// The tool `job` (a task whenever it runs): by `n % 5` it answers at once, defers, asks for
+    /// input (`ok` and `more`; once both are in, by `n / 5 % 3`: answers, defers, or asks `again`),
+    /// fails, or answers `n` bytes (more than a task's share of the table).
+    fn job(&mut self, call: &ToolCall<'_>, reply: ToolReply<'_>, n: u64, task: bool) {
+        let form = InputRequest::ElicitForm { message: "Go on?", requested_schema: FORM };
+        match n % 5 {
+            0 => reply.text("job done").finish(),
+            1 => self.keep(reply.defer(), task),
+            2 => {
+                let input = |key| call.context.input(key);
+                if input("again").is_some() {
+                    reply.text("job: second round answered").finish()
+                } else if let (Some(ok), Some(_)) = (input("ok"), input("more")) {
+                    match n / 5 % 3 {
+                        0 => reply.text(&String::from_utf8_lossy(ok.as_bytes())).finish(),
+                        1 => self.keep(reply.defer(), task),
+                        _ => reply.input_required().request("again", form).state(b"round 2").finish(),
+                    }
+                } else {
+                    reply.input_required().request("ok", form).request("more", form).state(b"round 1").finish()
+                }
+            }
+            3 => reply.fail(-32000, "the job failed"),
+            _ => reply.text_fmt(format_args!("{}", Repeat(n.min(1 << 13) as usize, 'j'))).finish(),
         }
     }
 }
@@ -171,14 +280,17 @@ impl Handler for FuzzHandler {
     fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
         let n = call.argument("n").and_then(|v| v.as_u64()).unwrap_or(0);
         match call.name {
-            "ask" => match call.context.input("ok") {
-                Some(answer) => reply.text(&String::from_utf8_lossy(answer.as_bytes())).finish(),
-                None => reply
-                    .input_required()
-                    .request("ok", InputRequest::ElicitForm { message: "Sure?", requested_schema: FORM })
-                    .state(&n.to_be_bytes())
-                    .finish(),
-            },
+            "ask" => {
+                let Some((reply, _)) = self.as_task(&call, reply, false) else { return };
+                match call.context.input("ok") {
+                    Some(answer) => reply.text(&String::from_utf8_lossy(answer.as_bytes())).finish(),
+                    None => reply
+                        .input_required()
+                        .request("ok", InputRequest::ElicitForm { message: "Sure?", requested_schema: FORM })
+                        .state(&n.to_be_bytes())
+                        .finish(),
+                }
+            }
             "notes" => {
                 let mut reply = reply;
                 for step in 0..n.min(8) {
@@ -195,7 +307,14 @@ impl Handler for FuzzHandler {
                 Some(text) => reply.text_fmt(format_args!("{text}")).finish(),
                 None => reply.finish_error(),
             },
-            "defer" => self.keep(reply.defer()),
+            "defer" => {
+                let Some((reply, task)) = self.as_task(&call, reply, false) else { return };
+                self.keep(reply.defer(), task)
+            }
+            "job" => {
+                let Some((reply, task)) = self.as_task(&call, reply, true) else { return };
+                self.job(&call, reply, n, task)
+            }
             "big" => reply.text_fmt(format_args!("{}", Repeat(n.min(1 << 13) as usize, 'é'))).finish(),
             "structured" => {
                 let text = argument_text(&call).unwrap_or_default();
@@ -217,7 +336,7 @@ impl Handler for FuzzHandler {
                 .cache(CacheHints::new(u64::MAX, CacheScope::Public))
                 .finish(),
             "fz://json" => reply.json(read.uri, &(1u8, "two", [3.5f32])).finish(),
-            "fz://defer" => self.keep(reply.defer()),
+            "fz://defer" => self.keep(reply.defer(), false),
             "fz://empty" => reply.finish(),
             "fz://fail" => reply.fail(-1, "unreadable"),
             uri => reply.not_found(uri),
@@ -237,13 +356,18 @@ impl Handler for FuzzHandler {
                     .text(Role::Assistant, "Hello!")
                     .finish()
             }
-            "later" => self.keep(reply.defer()),
+            "later" => self.keep(reply.defer(), false),
             _ => reply.fail(-32000, "no prompt today"),
         }
     }
 
     fn on_event(&mut self, _now: Instant, event: Event<'_>) {
         self.events += 1;
+        if let Event::Cancelled { request } = event
+            && self.task_handles.contains(&request)
+        {
+            self.task_cancellations += 1;
+        }
         if let Event::Endpoint(endpoint::Event::Rejected { code, reason }) = event {
             assert!((-32800..=-32000).contains(&code), "unexpected error code {code}");
             assert!(!reason.is_empty());
@@ -268,7 +392,7 @@ impl IdKey {
 }
 
 /// Methods the generator picks from.
-const METHODS: [&str; 20] = [
+const METHODS: [&str; 26] = [
     "completion/complete",
     "subscriptions/listen",
     "resources/subscribe",
@@ -289,11 +413,17 @@ const METHODS: [&str; 20] = [
     "no/such/method",
     "notifications/progress",
     "tools/call",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
+    "tasks/update",
+    "tasks/result",
+    "tasks/list",
 ];
 
 const VERSIONS: [&str; 7] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28", "1999-01-01", ""];
 
-const TOOL_NAMES: [&str; 16] = [
+const TOOL_NAMES: [&str; 18] = [
     "ask",
     "notes",
     "echo",
@@ -310,6 +440,8 @@ const TOOL_NAMES: [&str; 16] = [
     "nope",
     "\\u0065cho",
     "de\\u0066er",
+    "job",
+    "job",
 ];
 
 const URIS: [&str; 9] = [
@@ -331,6 +463,14 @@ const MODERN_META_ASKABLE: [&str; 3] = [
     r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/logLevel":"info","progressToken":7}"#,
     r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"loud"}"#,
 ];
+/// The same, from clients that declare the tasks extension (the first two) or seem to.
+const MODERN_META_TASKS: [&str; 5] = [
+    r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}},"elicitation":{}}}"#,
+    r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{},"x":1}},"progressToken":"tp","io.modelcontextprotocol/logLevel":"debug"}"#,
+    r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":true},"elicitation":{}}}"#,
+    r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":[{"io.modelcontextprotocol/tasks":{}}]}}"#,
+    r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol\/tasks":{}},"elicitation":{}}}"#,
+];
 /// What a client answers to the server's requests (elicitation, roots, ping).
 const CLIENT_RESULTS: [&str; 4] =
     [r#"{"action":"accept","content":{"ok":true}}"#, r#"{"action":"decline"}"#, r#"{"roots":[]}"#, "{}"];
@@ -341,6 +481,8 @@ struct Generator {
     next_id: u64,
     /// Ids generated so far (as JSON text), for cancellations and duplicates.
     ids: Vec<String>,
+    /// The task ids the server handed out so far (read from its output).
+    task_ids: Vec<String>,
 }
 
 fn json_text(input: &mut Input<'_>) -> String {
@@ -348,6 +490,43 @@ fn json_text(input: &mut Input<'_>) -> String {
 }
 
 impl Generator {
+    /// A `taskId` (as JSON): mostly one the server handed out, else one it never makes, one
+    /// escaped or in capitals, or not a string.
+    fn task_id(&self, input: &mut Input<'_>) -> String {
+        let known = self.task_ids.get(input.below(self.task_ids.len().max(1))).cloned();
+        match (input.below(12), known) {
+            (0..=6, Some(known)) => format!("\"{known}\""),
+            (7, Some(known)) => format!("\"\\u{:04x}{}\"", known.as_bytes()[0], &known[1..]),
+            (8, Some(known)) => format!("\"{}\"", known.to_uppercase()),
+            (9, _) => ["5", "null", "{}", "\"\"", "[\"f00d\"]"][input.below(5)].to_string(),
+            (10, _) => json_text(input),
+            // One the table never makes (its counter stays far below 2^31).
+            _ => format!("\"{}\"", task_id_text(0x8000_0000 | u32::from(input.byte()))),
+        }
+    }
+
+    /// The `inputResponses` member of a `tasks/update` (or nothing): answers to the keys the tools
+    /// ask (`ok`, `more`, `again`), to keys never asked, answers that are not objects, escaped and
+    /// duplicate keys, large answers, and `inputResponses` that are not an object.
+    fn input_responses(input: &mut Input<'_>) -> String {
+        let answer = |input: &mut Input<'_>| CLIENT_RESULTS[input.below(CLIENT_RESULTS.len())];
+        let responses = match input.below(13) {
+            0 => format!(r#"{{"ok":{}}}"#, answer(input)),
+            1 | 2 => format!(r#"{{"ok":{},"more":{}}}"#, answer(input), answer(input)),
+            3 => format!(r#"{{"more":{}}}"#, answer(input)),
+            4 => format!(r#"{{"again":{},"zzz":{{}}}}"#, answer(input)),
+            5 => r#"{"zzz":{}}"#.to_string(),
+            6 => r#"{"ok":5,"more":"x","again":null}"#.to_string(),
+            7 => "[1]".to_string(),
+            8 => return String::new(),
+            9 => format!(r#"{{"ok":{{"action":"accept","content":{{"note":{}}}}},"more":{{}}}}"#, json_text(input)),
+            10 => format!(r#"{{"\u006fk":{},"more":{}}}"#, answer(input), answer(input)),
+            11 => r#"{"ok":{},"ok":{"x":1},"more":{}}"#.to_string(),
+            _ => "{}".to_string(),
+        };
+        format!(r#""inputResponses":{responses}"#)
+    }
+
     fn id(&mut self, input: &mut Input<'_>) -> Option<String> {
         self.next_id += 1;
         let n = self.next_id;
@@ -430,7 +609,11 @@ impl Generator {
                 format!(r#""name":{name}{arguments}"#)
             }
             "notifications/cancelled" => {
-                let target = self.ids.get(input.below(self.ids.len().max(1))).cloned().unwrap_or_else(|| "1".into());
+                let target = match self.task_ids.get(input.below(self.task_ids.len().max(1))) {
+                    // A task's id: not a request id of the client's (tasks end with `tasks/cancel`).
+                    Some(task) if input.byte().is_multiple_of(2) => format!("\"{task}\""),
+                    _ => self.ids.get(input.below(self.ids.len().max(1))).cloned().unwrap_or_else(|| "1".into()),
+                };
                 format!(r#""requestId":{target},"reason":{}"#, text(input))
             }
             "logging/setLevel" => ["\"level\":\"debug\"", "\"level\":\"error\"", "\"level\":\"loud\"", "\"level\":3"]
@@ -454,6 +637,18 @@ impl Generator {
                 ),
             },
             "resources/subscribe" => format!(r#""uri":"{}""#, URIS[input.below(URIS.len())]),
+            "tasks/get" | "tasks/update" | "tasks/cancel" | "tasks/result" | "tasks/list" => {
+                let task = self.task_id(input);
+                let mut members: Vec<String> = Vec::new();
+                if !input.byte().is_multiple_of(10) {
+                    members.push(format!(r#""taskId":{task}"#));
+                }
+                if method == "tasks/update" {
+                    members.push(Self::input_responses(input));
+                }
+                members.retain(|m| !m.is_empty());
+                members.join(",")
+            }
             _ => String::new(),
         }
     }
@@ -465,8 +660,15 @@ impl Generator {
         let id = if is_notification && !input.byte().is_multiple_of(4) { None } else { self.id(input) };
         let params = self.params(input, method);
         let sep = if params.is_empty() { "" } else { "," };
-        let params = match input.byte() % 14 {
+        let params = match input.byte() % 17 {
+            // `tasks/*` mostly from clients that declared the extension, `tools/call` often.
+            0..=4 if method.starts_with("tasks/") || (method == "tools/call" && input.byte() & 1 == 0) => {
+                format!(r#","params":{{{params}{sep}{}}}"#, MODERN_META_TASKS[0])
+            }
             0..=4 => format!(r#","params":{{{params}{sep}{MODERN_META}}}"#),
+            14..=16 => {
+                format!(r#","params":{{{params}{sep}{}}}"#, MODERN_META_TASKS[input.below(MODERN_META_TASKS.len())])
+            }
             12 | 13 => format!(r#","params":{{{params}{sep}{}}}"#, MODERN_META_ASKABLE[input.below(3)]),
             5..=8 => format!(r#","params":{{{params}}}"#),
             9 => format!(
@@ -518,6 +720,37 @@ fn contains_range(outer: &Range<usize>, inner: &Range<usize>) -> bool {
     inner.is_empty() || (outer.start <= inner.start && inner.end <= outer.end)
 }
 
+thread_local! {
+    /// How many task ids the run's table has asked for (reset by [`run`]).
+    static TASKS_MADE: Cell<u32> = const { Cell::new(0) };
+}
+
+/// The text of the `n`th task id [`next_task_id`] makes: `f00d`, 20 zeros, `n` in 8 hex digits.
+fn task_id_text(n: u32) -> String {
+    format!("f00d{:020}{n:08x}", 0)
+}
+
+/// The task table's id source: deterministic (ids need not be secret here), one id per task made.
+#[cfg_attr(not(feature = "tasks"), allow(dead_code))]
+fn next_task_id(id: &mut [u8; 16]) {
+    let n = TASKS_MADE.get();
+    TASKS_MADE.set(n.wrapping_add(1));
+    *id = [0; 16];
+    id[..2].copy_from_slice(&[0xf0, 0x0d]);
+    id[12..].copy_from_slice(&n.to_be_bytes());
+}
+
+/// Whether `id` can name a task of a run: the shape [`task_id_text`] writes, with a counter below
+/// 2^31 (a run makes far fewer tasks; the generator names the others as unknown ids).
+fn possible_task_id(id: &str) -> bool {
+    let hex = |s: &str| s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    id.len() == 32
+        && id.starts_with("f00d")
+        && id[4..24].bytes().all(|b| b == b'0')
+        && hex(&id[24..])
+        && u32::from_str_radix(&id[24..], 16).is_ok_and(|n| n < 0x8000_0000)
+}
+
 /// The buffer sizes, limits and handler options of one run.
 struct Setup {
     rx: usize,
@@ -525,6 +758,14 @@ struct Setup {
     limits: Limits,
     bad_schema: bool,
     instructions: bool,
+    /// The task table: slots and bytes per task, or none.
+    tasks: Option<(usize, usize)>,
+    /// The table's time to live for tasks, in milliseconds.
+    #[cfg_attr(not(feature = "tasks"), allow(dead_code))]
+    task_ttl: u64,
+    /// Whether the table's wall clock is set at the end of time (`createdAt` from `u64::MAX` ms).
+    #[cfg_attr(not(feature = "tasks"), allow(dead_code))]
+    far_clock: bool,
 }
 
 impl Setup {
@@ -532,8 +773,23 @@ impl Setup {
         const RX: [usize; 16] = [0, 1, 2, 16, 64, 100, 200, 256, 300, 512, 700, 1024, 2048, 4096, 150, 8192];
         const TX: [usize; 16] =
             [256, 257, 300, 400, 512, 600, 800, 1024, 1500, 2048, 4096, 8192, 320, 768, 3000, 16384];
+        // Task tables (by the top bits of the depth byte): small shares, so that requests, results
+        // and answers outgrow them; one configuration has none.
+        const TASK_TABLES: [Option<(usize, usize)>; 8] = [
+            Some((2, 1024)),
+            Some((2, 512)),
+            Some((2, 320)),
+            Some((1, 768)),
+            Some((3, 2048)),
+            None,
+            Some((2, 200)),
+            Some((2, 4096)),
+        ];
+        // Times to live (by the top bits of the transmit byte), within reach of the clock steps.
+        const TASK_TTLS: [u64; 8] = [60_000, 1_000, 5_000, 0, 3_600_000, 100, 30_000, 1];
         let rx = RX[usize::from(input.byte() & 15)];
-        let tx = TX[usize::from(input.byte() & 15)];
+        let tx_byte = input.byte();
+        let tx = TX[usize::from(tx_byte & 15)];
         let limits_byte = input.byte();
         let max_response = [usize::MAX, 0, 256, 300, 400, 512, 1024, tx / 4][usize::from(limits_byte & 7)];
         let page_size = [100, 0, 1, 2, 3, 5, 8, usize::MAX][usize::from(limits_byte >> 3 & 7)];
@@ -546,6 +802,9 @@ impl Setup {
             limits: Limits { max_depth, max_response, page_size, write_threshold },
             bad_schema: depth_byte & 8 != 0,
             instructions: depth_byte & 16 != 0,
+            tasks: TASK_TABLES[usize::from(depth_byte >> 5)],
+            task_ttl: TASK_TTLS[usize::from(tx_byte >> 4 & 7)],
+            far_clock: tx_byte & 0x80 != 0,
         }
     }
 }
@@ -580,6 +839,16 @@ struct Run<'a> {
     /// Whether a line taken so far may have opened a legacy session (it names `initialize`, or has an
     /// escape that might spell it).
     session_possible: bool,
+    /// Whether the engine has a task table.
+    task_table: bool,
+    /// The method of each request received (the last one with that id) and its `taskId` param.
+    requests: BTreeMap<IdKey, (String, Option<String>)>,
+    /// The task ids the server handed out (results with `resultType: "task"`), in order.
+    task_ids: Vec<String>,
+    /// The status each task was last seen with (its creation, `tasks/get`).
+    task_status: BTreeMap<String, String>,
+    /// How many `tasks/cancel` requests arrived (in any form, batches included).
+    task_cancels: usize,
 }
 
 impl Run<'_> {
@@ -595,6 +864,13 @@ impl Run<'_> {
             assert_eq!(pending.last(), Some(&b'\n'), "the transmit buffer holds a partial message");
         }
         assert_eq!(self.server.in_flight(), self.server.handler().deferred.len(), "in-flight count disagrees");
+        // Only `tasks/cancel` cancels a task (and so its deferred request), once per request.
+        let cancellations = self.server.handler().task_cancellations;
+        assert!(
+            cancellations <= self.task_cancels,
+            "{cancellations} tasks' requests cancelled by {} tasks/cancel requests",
+            self.task_cancels
+        );
         if self.server.is_finished() {
             assert!(self.eof && self.server.poll_transmit().is_none() && self.server.in_flight() == 0);
         }
@@ -644,7 +920,11 @@ impl Run<'_> {
             {
                 self.echoes.insert(id.clone(), text.chars().collect());
             }
-            let context = oracle::Context { session_possible: self.session_possible };
+            let context = oracle::Context {
+                session_possible: self.session_possible,
+                task_table: self.task_table,
+                possible_task_id,
+            };
             match oracle::expected_code(value, self.server.handler(), context) {
                 Some(code) => self.expected.insert(id.clone(), code),
                 None => self.expected.remove(&id),
@@ -656,8 +936,18 @@ impl Run<'_> {
     /// Counts the id of one received message; returns it if the engine answers it with that id.
     fn received_message(&mut self, value: Value<'_>) -> Option<IdKey> {
         let id = match classify(value) {
-            Ok(Message::Request { id, .. }) => id,
-            Err(EnvelopeError { id: Some(id), .. }) => id,
+            Ok(Message::Request { id, method, params }) => {
+                if method.eq_str("tasks/cancel") {
+                    self.task_cancels += 1;
+                }
+                let task = params.and_then(|p| p.get("taskId")).and_then(|t| t.as_str()).map(|t| t.chars().collect());
+                self.requests.insert(IdKey::of(id), (method.chars().collect(), task));
+                id
+            }
+            Err(EnvelopeError { id: Some(id), .. }) => {
+                self.requests.remove(&IdKey::of(id));
+                id
+            }
             Ok(Message::Notification { method, params }) => {
                 if method.eq_str("notifications/cancelled")
                     && let Some(target) = params.and_then(|p| p.get("requestId")).and_then(Id::from_value)
@@ -759,7 +1049,16 @@ impl Run<'_> {
         let answers = self.answers.entry(key.clone()).or_default();
         *answers += 1;
         let received = self.received.get(&key).copied().unwrap_or(0);
+        if let IdKey::String(task) = &key
+            && received == 0
+            && self.task_ids.contains(task)
+        {
+            panic!("the answer of task {task} reached the wire: {theirs}");
+        }
         assert!(*answers <= received, "id {key:?} answered {answers} times but received {received} times");
+        if let Some(result) = theirs.get("result") {
+            self.check_task_result(&key, received, result);
+        }
         if received == 1
             && let Some(&expected) = self.expected.get(&key)
         {
@@ -773,6 +1072,61 @@ impl Run<'_> {
         {
             assert_eq!(result["content"][0]["text"].as_str(), Some(expected.as_str()), "echo changed the text");
         }
+    }
+
+    /// Checks a result that is a task (the answer of a `tools/call` that became one) or tells of one
+    /// (`tasks/get`), and keeps the task ids handed out.
+    fn check_task_result(&mut self, key: &IdKey, received: usize, result: &serde_json::Value) {
+        // What the request was, when only one request had this id.
+        let request = self.requests.get(key).filter(|_| received == 1);
+        let method = request.map(|(method, _)| method.as_str());
+        let is_task = result.get("resultType").and_then(|t| t.as_str()) == Some("task");
+        if !is_task && method != Some("tasks/get") {
+            return;
+        }
+        let task = result.get("taskId").and_then(|t| t.as_str());
+        let Some(task) = task.filter(|task| possible_task_id(task)) else {
+            panic!("a task without a task id of the table's: {result}")
+        };
+        let status = result.get("status").and_then(|s| s.as_str()).unwrap_or_default();
+        let Some(parsed) = TaskStatus::from_wire(status) else { panic!("a task with status {status:?}: {result}") };
+        for member in ["createdAt", "lastUpdatedAt"] {
+            assert!(result.get(member).is_some_and(|t| t.is_string()), "a task without {member}: {result}");
+        }
+        assert!(result.get("ttlMs").is_some_and(|t| t.is_u64()), "a task without ttlMs: {result}");
+        if is_task {
+            // The answer of the call that made it: the task alone, not what it holds.
+            if let Some(method) = method {
+                assert_eq!(method, "tools/call", "a {method} answered with a task: {result}");
+            }
+            assert_ne!(parsed, TaskStatus::Cancelled, "a task cancelled before it was handed out: {result}");
+            for member in ["result", "error", "inputRequests", "content"] {
+                assert!(result.get(member).is_none(), "a new task with {member}: {result}");
+            }
+            if !self.task_ids.iter().any(|t| t == task) {
+                self.task_ids.push(task.to_string());
+            }
+        } else {
+            let asked = request.and_then(|(_, task)| task.as_deref());
+            assert_eq!(Some(task), asked, "tasks/get answered with another task: {result}");
+            assert_eq!(result.get("resultType").and_then(|t| t.as_str()), Some("complete"), "{result}");
+            let holds = match parsed {
+                TaskStatus::Completed => result.get("result").is_some_and(|r| r.is_object()),
+                TaskStatus::Failed => result.get("error").and_then(|e| e.get("code")).is_some_and(|c| c.is_i64()),
+                TaskStatus::InputRequired => result.get("inputRequests").is_some_and(|r| r.is_object()),
+                TaskStatus::Working | TaskStatus::Cancelled => {
+                    ["result", "error", "inputRequests"].iter().all(|m| result.get(m).is_none())
+                }
+            };
+            assert!(holds, "a {status} task that does not hold what its status says: {result}");
+        }
+        // A task that ended stays as it ended.
+        if let Some(last) = self.task_status.get(task)
+            && TaskStatus::from_wire(last).is_some_and(TaskStatus::is_terminal)
+        {
+            assert_eq!(last, status, "task {task} was {last}, then {status}");
+        }
+        self.task_status.insert(task.to_string(), status.to_string());
     }
 
     /// One `poll_transmit`/`transmit_done` round reporting `n` bytes written.
@@ -866,12 +1220,13 @@ impl Run<'_> {
             return;
         }
         let deferred = handler.deferred.swap_remove(index % handler.deferred.len());
+        let is_task = handler.task_handles.remove(&deferred.key());
         let was_cancelled = self.server.is_cancelled(&deferred);
         let result = match (deferred.kind(), how % 8) {
             (ReplyKind::Tool, 7) => {
                 // The wrong kind of reply is refused and leaves the request pending.
                 assert!(matches!(self.server.reply_prompt(&deferred), Err(ReplyError::Unknown)));
-                self.server.handler_mut().deferred.push(deferred);
+                self.server.handler_mut().keep(Ok(deferred), is_task);
                 return;
             }
             (ReplyKind::Tool, how) => self.server.reply_tool(&deferred).map(|reply| match how {
@@ -901,8 +1256,12 @@ impl Run<'_> {
         };
         match result {
             Ok(()) => assert!(!was_cancelled, "a cancelled request was answered"),
-            Err(ReplyError::Busy) => self.server.handler_mut().deferred.push(deferred),
-            Err(ReplyError::Cancelled) => assert!(was_cancelled, "refused as cancelled but not cancelled"),
+            Err(ReplyError::Busy) => self.server.handler_mut().keep(Ok(deferred), is_task),
+            // A task's answer is refused as cancelled also when the task has expired meanwhile (which
+            // `is_cancelled` does not tell).
+            Err(ReplyError::Cancelled) => {
+                assert!(was_cancelled || is_task, "refused as cancelled but not cancelled")
+            }
             Err(ReplyError::Unknown) => panic!("a pending deferred request is unknown"),
             Err(error) => panic!("unexpected reply error: {error:?}"),
         }
@@ -1026,11 +1385,28 @@ pub fn run(data: &[u8]) {
     if setup.instructions {
         config = config.with_instructions("Instructions with \"quotes\"\nand a newline").with_title("Fuzz\tServer");
     }
-    let handler = FuzzHandler { bad_schema: setup.bad_schema, ..FuzzHandler::default() };
+    let task_table = cfg!(feature = "tasks") && setup.tasks.is_some();
+    let handler = FuzzHandler { bad_schema: setup.bad_schema, task_table, ..FuzzHandler::default() };
     // Room for legacy requests to wait for the client's input (as large as the receive buffer).
     let mut input_buffer = vec![0u8; setup.rx];
+    // The task table's memory: its slots, and one share per slot plus one (the request run again).
+    #[cfg(feature = "tasks")]
+    let (mut task_slots, mut task_data) = {
+        let (slots, bytes) = setup.tasks.unwrap_or((0, 0));
+        (vec![TaskSlot::EMPTY; slots], vec![0u8; bytes * (slots + 1)])
+    };
+    TASKS_MADE.set(0);
     let mut server = Server::new(handler, config, Buffers { rx: &mut rx, tx: &mut tx });
     server.parts_mut().0.set_input_buffer(&mut input_buffer);
+    #[cfg(feature = "tasks")]
+    if task_table {
+        let ttl = mcp_sansio::time::Duration::from_millis(setup.task_ttl);
+        let mut table = TaskTable::new(&mut task_slots, &mut task_data, next_task_id).with_ttl(ttl);
+        if setup.far_clock {
+            table = table.with_wall_clock(Instant::from_millis(0), u64::MAX);
+        }
+        server.parts_mut().0.set_task_table(table);
+    }
     let mut run = Run {
         server,
         rx_range,
@@ -1050,12 +1426,20 @@ pub fn run(data: &[u8]) {
         lines_out: 0,
         expected: BTreeMap::new(),
         session_possible: false,
+        task_table,
+        requests: BTreeMap::new(),
+        task_ids: Vec::new(),
+        task_status: BTreeMap::new(),
+        task_cancels: 0,
     };
     let mut generator = Generator::default();
 
     for _ in 0..MAX_OPS {
         if input.is_empty() {
             break;
+        }
+        if generator.task_ids.len() != run.task_ids.len() {
+            generator.task_ids.clone_from(&run.task_ids);
         }
         match input.byte() % 12 {
             0 | 11 => {
@@ -1082,8 +1466,13 @@ pub fn run(data: &[u8]) {
             }
             5 => {
                 let step = input.u16();
-                // Mostly forward; sometimes the clock steps back, which must not matter.
-                run.now = if step == u16::MAX { run.now / 2 } else { run.now.saturating_add(u64::from(step)) };
+                // Mostly forward; sometimes past every task's time to live, or back, which must not
+                // matter.
+                run.now = match step {
+                    u16::MAX => run.now / 2,
+                    0xfffe => run.now.saturating_add(3_700_000),
+                    _ => run.now.saturating_add(u64::from(step)),
+                };
                 let _ = run.server.poll_timeout();
                 let now = run.now();
                 run.server.handle_timeout(now);

@@ -10,6 +10,14 @@
 //! request for a method 2026-07-28 does not have is `-32601`. Whatever depends on more (results, handler answers, windows too small for a result,
 //! legacy sessions) is left undetermined (`None`).
 //!
+//! Tasks (the 2026-07-28 extension `io.modelcontextprotocol/tasks`, when the server has a task
+//! table): `tasks/get`, `tasks/update` and `tasks/cancel` exist only then (`-32601` otherwise); from a
+//! request that does not declare the extension in its client capabilities they are `-32021`; a
+//! `taskId` that is not a string, or names no task the table can have made, is `-32602`, and so is a
+//! `tasks/update` whose `inputResponses` is not an object (for a task found and for none alike). A
+//! tool that runs only as a task (`TaskSupport::Required`) called without the extension, or with no
+//! table, is `-32021`. `tasks/result` and `tasks/list` are not 2026-07-28 methods (`-32601`).
+//!
 //! Kept apart from the target's driver (`engine.rs`) so that new engine operations there and new
 //! rules here merge independently.
 
@@ -37,6 +45,9 @@ const MODERN_METHODS: [&str; 10] = [
     "prompts/get",
 ];
 const LIST_METHODS: [&str; 4] = ["tools/list", "resources/list", "resources/templates/list", "prompts/list"];
+/// Methods a 2026-07-28 server with a task table has besides.
+const TASK_METHODS: [&str; 3] = ["tasks/get", "tasks/update", "tasks/cancel"];
+const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// What the oracle knows about the connection when the message arrived.
 #[derive(Clone, Copy, Debug)]
@@ -44,6 +55,10 @@ pub struct Context {
     /// Whether a legacy session may exist: some line before this one might have been an `initialize`.
     /// When `false`, every legacy request but `ping` and `initialize` must be refused.
     pub session_possible: bool,
+    /// Whether the server has a task table.
+    pub task_table: bool,
+    /// Whether a task id (unescaped) may name a task the table made: the shape of the table's ids.
+    pub possible_task_id: fn(&str) -> bool,
 }
 
 /// A string, unescaped, when it is at most `limit` bytes long or has no escapes (the engine unescapes
@@ -112,10 +127,44 @@ pub fn expected_code<H: Handler>(message: Value<'_>, handler: &H, context: Conte
             return Some(code::INVALID_PARAMS);
         }
     }
-    if !MODERN_METHODS.contains(&method.as_str()) {
+    let task_method = context.task_table && TASK_METHODS.contains(&method.as_str());
+    if !MODERN_METHODS.contains(&method.as_str()) && !task_method {
         return Some(code::METHOD_NOT_FOUND);
     }
-    modern(&method, params, handler)
+    // Whether the request declared the tasks extension, and the server can make tasks.
+    let extensions = meta.get(META_CLIENT_CAPABILITIES).and_then(|c| c.get("extensions"));
+    let declared = extensions
+        .filter(|e| e.kind() == Kind::Object)
+        .and_then(|e| e.get(TASKS_EXTENSION))
+        .is_some_and(|t| t.kind() == Kind::Object);
+    let tasks = Tasks { possible: context.task_table && declared, possible_id: context.possible_task_id };
+    if task_method {
+        return task_request(&method, params, tasks);
+    }
+    modern(&method, params, handler, tasks)
+}
+
+/// What the oracle knows of tasks for one 2026-07-28 request.
+#[derive(Clone, Copy)]
+struct Tasks {
+    /// The server has a task table and the request declared the extension.
+    possible: bool,
+    /// Whether a task id may name a task of the table's.
+    possible_id: fn(&str) -> bool,
+}
+
+/// `tasks/get`, `tasks/update` or `tasks/cancel` to a server with a task table.
+fn task_request(method: &str, params: Option<Value<'_>>, tasks: Tasks) -> Option<i32> {
+    if !tasks.possible {
+        return Some(code::MISSING_CLIENT_CAPABILITY);
+    }
+    let param = |key| params.and_then(|p| p.get(key));
+    let Some(task) = param("taskId").and_then(|t| t.as_str()) else { return Some(code::INVALID_PARAMS) };
+    let task: String = task.chars().collect();
+    let not_object = param("inputResponses").is_none_or(|r| r.kind() != Kind::Object);
+    let refused = !(tasks.possible_id)(&task) || (method == "tasks/update" && not_object);
+    // A task id that may be one of the table's: whether it is still kept is the engine's state.
+    refused.then_some(code::INVALID_PARAMS)
 }
 
 /// A legacy request (no modern `_meta`).
@@ -134,7 +183,7 @@ fn legacy(method: &str, params: Option<Value<'_>>, context: Context) -> Option<i
 }
 
 /// A valid 2026-07-28 request for a method the server has.
-fn modern<H: Handler>(method: &str, params: Option<Value<'_>>, handler: &H) -> Option<i32> {
+fn modern<H: Handler>(method: &str, params: Option<Value<'_>>, handler: &H, tasks: Tasks) -> Option<i32> {
     let param = |key| params.and_then(|p| p.get(key));
     if LIST_METHODS.contains(&method) {
         let cursor = param("cursor").filter(|c| !c.is_null())?;
@@ -156,8 +205,14 @@ fn modern<H: Handler>(method: &str, params: Option<Value<'_>>, handler: &H) -> O
     match method {
         "tools/call" => {
             let Ok(name) = name("name") else { return Some(code::INVALID_PARAMS) };
-            let known = (0..).map_while(|i| handler.tool(i)).any(|t| t.name == name);
-            (!known || arguments_not_object()).then_some(code::INVALID_PARAMS)
+            let Some(tool) = (0..).map_while(|i| handler.tool(i)).find(|t| t.name == name) else {
+                return Some(code::INVALID_PARAMS);
+            };
+            if arguments_not_object() {
+                return Some(code::INVALID_PARAMS);
+            }
+            // A tool that runs only as a task, where the call cannot be one: refused before it runs.
+            must_be_task(&tool).then_some(code::MISSING_CLIENT_CAPABILITY).filter(|_| !tasks.possible)
         }
         "prompts/get" => {
             let Ok(name) = name("name") else { return Some(code::INVALID_PARAMS) };
@@ -182,4 +237,15 @@ fn modern<H: Handler>(method: &str, params: Option<Value<'_>>, handler: &H) -> O
         }
         _ => None,
     }
+}
+
+/// Whether `tool` runs only as a task.
+#[cfg(feature = "tasks")]
+fn must_be_task(tool: &mcp_sansio::server::Tool<'_>) -> bool {
+    tool.task_support == mcp_sansio::mcp::TaskSupport::Required
+}
+
+#[cfg(not(feature = "tasks"))]
+fn must_be_task(_: &mcp_sansio::server::Tool<'_>) -> bool {
+    false
 }
