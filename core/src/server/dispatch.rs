@@ -220,13 +220,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 let Some(entry) = entry.as_mut().filter(ours) else {
                     continue;
                 };
-                entry.cancelled = true;
-                let request = crate::server::reply::Deferred {
-                    slot: u16::try_from(slot).unwrap_or(u16::MAX),
-                    generation: entry.generation,
-                    kind: entry.kind,
-                }
-                .key();
+                let request = entry.cancel(slot);
                 self.handler.on_event(self.now, Event::Cancelled { request });
                 return;
             }

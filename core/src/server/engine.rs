@@ -395,15 +395,8 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         let mut cancelled = 0;
         for (slot, entry) in self.in_flight.iter_mut().enumerate() {
             let Some(entry) = entry.as_mut().filter(|e| !e.cancelled && e.route.stream == stream) else { continue };
-            entry.cancelled = true;
             cancelled += 1;
-            let request = Deferred {
-                slot: u16::try_from(slot).unwrap_or(u16::MAX),
-                generation: entry.generation,
-                kind: entry.kind,
-            }
-            .key();
-            handler.on_event(now, Event::Cancelled { request });
+            handler.on_event(now, Event::Cancelled { request: entry.cancel(slot) });
         }
         cancelled
     }

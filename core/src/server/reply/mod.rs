@@ -31,6 +31,15 @@ pub(crate) struct InFlight {
     pub(crate) client: crate::mcp::ClientCapabilities,
 }
 
+impl InFlight {
+    /// Marks the request, kept in in-flight slot `slot`, cancelled: its answer is suppressed. The
+    /// key to report it by ([`Event::Cancelled`](crate::server::Event::Cancelled)).
+    pub(crate) fn cancel(&mut self, slot: usize) -> DeferredKey {
+        self.cancelled = true;
+        Deferred { slot: u16::try_from(slot).unwrap_or(u16::MAX), generation: self.generation, kind: self.kind }.key()
+    }
+}
+
 /// The id a reply answers: borrowed from the frame, or kept from a deferral.
 pub(crate) enum ReplyId<'a> {
     Borrowed(Id<'a>),

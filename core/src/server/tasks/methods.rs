@@ -143,13 +143,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             if !ours || !matches!(&entry.id, crate::jsonrpc::OwnedId::String(id) if id.as_str() == task) {
                 continue;
             }
-            entry.cancelled = true;
-            let request = crate::server::reply::Deferred {
-                slot: u16::try_from(slot).unwrap_or(u16::MAX),
-                generation: entry.generation,
-                kind: entry.kind,
-            }
-            .key();
+            let request = entry.cancel(slot);
             self.handler.on_event(self.now, Event::Cancelled { request });
             return;
         }
