@@ -278,6 +278,32 @@ pub fn simulated_temperature(sensor: Sensor, now: Instant) -> Centidegrees {
     }
 }
 
+/// A board with neither LED nor sensor: the LED a state in memory, the temperature
+/// [simulated](simulated_temperature), the calibration data [`SAMPLE_CALIBRATION`] (the host's
+/// `mcp-device`, QEMU's RISC-V `virt`).
+#[derive(Debug, Default)]
+pub struct SimulatedBoard {
+    led: bool,
+}
+
+impl Board for SimulatedBoard {
+    fn temperature(&mut self, sensor: Sensor, now: Instant) -> Option<Centidegrees> {
+        Some(simulated_temperature(sensor, now))
+    }
+
+    fn set_led(&mut self, on: bool) {
+        self.led = on;
+    }
+
+    fn led(&self) -> bool {
+        self.led
+    }
+
+    fn calibration(&self) -> &[u8] {
+        &SAMPLE_CALIBRATION
+    }
+}
+
 /// The device: its MCP handler over a [`Board`].
 pub struct Device<B> {
     board: B,

@@ -10,9 +10,7 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
-use mcp_example_device::{
-    Board, Centidegrees, Device, INSTRUCTIONS, SAMPLE_CALIBRATION, SERVER_NAME, Sensor, simulated_temperature,
-};
+use mcp_example_device::{Device, INSTRUCTIONS, SERVER_NAME, SimulatedBoard};
 use mcp_sansio::endpoint;
 use mcp_sansio::server::{Buffers, CacheHints, CacheScope, Config, Event, Handler, Limits, Server, Wrapper};
 use mcp_sansio::time::Instant;
@@ -100,29 +98,6 @@ enum Runtime {
     Smol,
 }
 
-/// A board simulated in the host process: a temperature that drifts slowly with time.
-struct SimulatedBoard {
-    led: bool,
-}
-
-impl Board for SimulatedBoard {
-    fn temperature(&mut self, sensor: Sensor, now: Instant) -> Option<Centidegrees> {
-        Some(simulated_temperature(sensor, now))
-    }
-
-    fn set_led(&mut self, on: bool) {
-        self.led = on;
-    }
-
-    fn led(&self) -> bool {
-        self.led
-    }
-
-    fn calibration(&self) -> &[u8] {
-        &SAMPLE_CALIBRATION
-    }
-}
-
 /// Forwards to the device logic and reports events on stderr.
 struct Logged<H> {
     inner: H,
@@ -158,7 +133,7 @@ fn main() -> ExitCode {
         .with_limits(Limits { max_response: tx.len() / 4, write_threshold: args.write_threshold, ..Limits::default() })
         // The tool list changes (blink_led), announced with listChanged; other clients re-read it soon.
         .with_list_cache(CacheHints::new(60_000, CacheScope::Public));
-    let handler = Logged { inner: Device::new(SimulatedBoard { led: false }), verbose: args.verbose };
+    let handler = Logged { inner: Device::new(SimulatedBoard::default()), verbose: args.verbose };
     #[cfg(feature = "http")]
     if let Some(filter) = args.log.clone().or_else(|| std::env::var("RUST_LOG").ok()) {
         match tracing_subscriber::EnvFilter::try_new(&filter) {

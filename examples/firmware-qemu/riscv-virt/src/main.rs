@@ -12,7 +12,6 @@
 #![no_std]
 #![no_main]
 
-mod board;
 mod clock;
 mod plic;
 mod uart;
@@ -21,8 +20,6 @@ use core::ptr::addr_of_mut;
 
 use firmware_common::{Storage, log};
 use riscv::register::{mcause, mepc};
-
-use crate::board::VirtBoard;
 
 /// Receive buffer: the longest message accepted. The official SDK clients' largest requests are
 /// under 500 bytes.
@@ -46,7 +43,8 @@ fn main() -> ! {
     plic::start();
     // SAFETY: the handlers only touch interrupt-safe statics.
     unsafe { riscv::interrupt::enable() };
-    firmware_common::serve(VirtBoard::default(), storage, reader, writer)
+    // virt has neither LED nor sensor.
+    firmware_common::serve(mcp_example_device::SimulatedBoard::default(), storage, reader, writer)
 }
 
 /// Any exception (the RISC-V counterpart of a hard fault): reported, and QEMU ends with a failure.
