@@ -441,8 +441,10 @@ impl WriteId for i64 {
 
 /// `null`: the id of an error answering a message whose id could not be read, where the id member
 /// must be present (an HTTP rejection's body).
+#[cfg(feature = "http")]
 pub(crate) struct NullId;
 
+#[cfg(feature = "http")]
 impl WriteId for NullId {
     fn write_id(&self, w: &mut JsonWriter<'_>) {
         w.null()

@@ -149,10 +149,12 @@ extern crate alloc;
 #[cfg(any(feature = "std", test))]
 extern crate std;
 
+#[cfg(feature = "client")]
 pub mod client;
 pub mod connection;
 pub mod endpoint;
 pub mod frame;
+#[cfg(feature = "http")]
 pub mod http;
 pub mod json;
 pub mod jsonrpc;

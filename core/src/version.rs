@@ -73,6 +73,17 @@ impl ProtocolVersion {
         }
     }
 
+    /// The era a server of this build serves this version in: [`era`](Self::era), or the one era
+    /// the build has (cargo features `legacy`, `modern`), so that the other era's code paths are
+    /// known unreachable and left out. A server only ever serves versions of the eras it has.
+    pub(crate) const fn served_era(self) -> Era {
+        match (cfg!(feature = "legacy"), cfg!(feature = "modern")) {
+            (true, false) => Era::Legacy,
+            (false, true) => Era::Modern,
+            _ => self.era(),
+        }
+    }
+
     /// Whether arguments that do not match a tool's input schema are answered as a tool execution
     /// error (`isError: true`, so that the model can correct itself) rather than the protocol error
     /// `-32602`: from 2025-11-25 (SEP-1303).

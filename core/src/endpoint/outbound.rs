@@ -137,12 +137,14 @@ impl<const N: usize> OutboundTable<N> {
     }
 
     /// Whether `key` still awaits an answer (not timed out or cancelled).
+    #[cfg(feature = "client")]
     pub(crate) fn is_waiting(&self, key: OutboundKey) -> bool {
         self.entries.iter().flatten().any(|e| e.key == key && !e.cancel_pending)
     }
 
     /// Moves the deadline of `key`, still waiting (not timed out or cancelled). `false` if it is
     /// not.
+    #[cfg(feature = "client")]
     pub(crate) fn set_deadline(&mut self, key: OutboundKey, deadline: Option<Instant>) -> bool {
         match self.entries.iter_mut().flatten().find(|e| e.key == key && !e.cancel_pending) {
             Some(entry) => {

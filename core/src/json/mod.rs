@@ -25,6 +25,7 @@ pub use scan::{
     Elements, JsonStr, Kind, MAX_DEPTH_LIMIT, Members, ScanError, ScanErrorKind, UnescapedChars, Value, parse,
 };
 pub use write::JsonWriter;
+#[cfg(feature = "http")]
 pub(crate) use write::encode_base64_chunk;
 
 pub(crate) use scan::parse_spanned;

@@ -92,6 +92,30 @@ impl ServerCapabilities {
         self
     }
 
+    /// What of these capabilities this build serves: those whose cargo feature is off (`resources`,
+    /// `prompts`, `logging`, `completion`; `subscriptions` for `resources.subscribe`) are cleared,
+    /// so they are neither declared nor served.
+    #[must_use]
+    pub const fn served_by_build(mut self) -> Self {
+        if !cfg!(feature = "resources") {
+            self.resources = None;
+        } else if !cfg!(feature = "subscriptions")
+            && let Some(resources) = &mut self.resources
+        {
+            resources.subscribe = false;
+        }
+        if !cfg!(feature = "prompts") {
+            self.prompts = None;
+        }
+        if !cfg!(feature = "logging") {
+            self.logging = false;
+        }
+        if !cfg!(feature = "completion") {
+            self.completions = false;
+        }
+        self
+    }
+
     /// Reads a server's `capabilities` object (from an `initialize` or `server/discover` result, as
     /// a client does). Members of the wrong kind count as absent; unknown members are ignored.
     pub fn from_value(value: Value<'_>) -> Self {

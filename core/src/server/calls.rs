@@ -4,12 +4,25 @@
 
 use crate::json::{JsonStr, Kind, Value};
 use crate::jsonrpc::{ErrorMessage, Id, code};
+#[cfg(feature = "resources")]
+use crate::mcp::UriTemplate;
 use crate::server::dispatch::{Parts, plain_or_unescaped};
-use crate::server::handler::{PromptGet, RequestContext, ResourceRead, ToolCall};
+#[cfg(feature = "prompts")]
+use crate::server::handler::PromptGet;
+use crate::server::handler::RequestContext;
+#[cfg(feature = "resources")]
+use crate::server::handler::ResourceRead;
+use crate::server::handler::ToolCall;
 use crate::server::input::InputScope;
 use crate::server::params::Params;
-use crate::server::reply::{PromptReply, ResourceReply, ToolReply};
-use crate::server::seal::{MAX_REQUEST_STATE, MAX_SEALED_STATE, SealError, StateBinding};
+#[cfg(feature = "prompts")]
+use crate::server::reply::PromptReply;
+#[cfg(feature = "resources")]
+use crate::server::reply::ResourceReply;
+use crate::server::reply::ToolReply;
+use crate::server::seal::StateBinding;
+#[cfg(feature = "input")]
+use crate::server::seal::{MAX_REQUEST_STATE, MAX_SEALED_STATE, SealError};
 use crate::server::{Handler, MAX_ESCAPED_NAME_LEN};
 
 impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
@@ -75,6 +88,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         if support == crate::mcp::TaskSupport::Required && !self.may_be_task(&context) {
             return self.reject_without_tasks(id);
         }
+        #[cfg(feature = "input")]
         let mut state = [0u8; MAX_REQUEST_STATE];
         // A task run again opens its own state as of when it was kept (it never left the server).
         #[cfg(feature = "tasks")]
@@ -82,6 +96,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         #[cfg(not(feature = "tasks"))]
         let sealed_at = self.now;
         let binding = StateBinding { method: "tools/call", name, now: sealed_at };
+        #[cfg(feature = "input")]
         let Some(context) = self.with_input(id, params, context, &binding, &mut state) else { return };
         let call = ToolCall { index, name, arguments, context };
         let notes = self.notes(&context);
@@ -97,13 +112,16 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         self.after_reply(id, "tools/call", params);
     }
 
+    #[cfg(feature = "resources")]
     pub(crate) fn read_resource(&mut self, id: Id<'_>, params: &Params<'_>, context: RequestContext<'_>) {
         let mut buf = [0u8; MAX_ESCAPED_NAME_LEN];
         let Some((_, uri)) = self.string_param(id, params.get("uri"), "uri", &mut buf) else { return };
+        #[cfg(feature = "input")]
         let mut state = [0u8; MAX_REQUEST_STATE];
         let binding = StateBinding { method: "resources/read", name: uri, now: self.now };
+        #[cfg(feature = "input")]
         let Some(context) = self.with_input(id, params, context, &binding, &mut state) else { return };
-        let template = crate::server::methods::matching_template(&*self.handler, uri);
+        let template = matching_template(&*self.handler, uri);
         let read = ResourceRead { uri, template, context };
         let notes = self.notes(&context);
         let scope = self.input_scope(binding, &context);
@@ -113,6 +131,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         self.after_reply(id, "resources/read", params);
     }
 
+    #[cfg(feature = "prompts")]
     pub(crate) fn get_prompt(&mut self, id: Id<'_>, params: &Params<'_>, context: RequestContext<'_>) {
         let mut buf = [0u8; MAX_ESCAPED_NAME_LEN];
         let Some((raw_name, name)) = self.string_param(id, params.get("name"), "name", &mut buf) else { return };
@@ -151,8 +170,10 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 format_args!("missing required argument \"{name_buf}\""),
             );
         }
+        #[cfg(feature = "input")]
         let mut state = [0u8; MAX_REQUEST_STATE];
         let binding = StateBinding { method: "prompts/get", name, now: self.now };
+        #[cfg(feature = "input")]
         let Some(context) = self.with_input(id, params, context, &binding, &mut state) else { return };
         let get = PromptGet { index, name, arguments, context };
         let notes = self.notes(&context);
@@ -162,8 +183,10 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         self.after_reply(id, "prompts/get", params);
     }
 
-    /// Reads a retry's `inputResponses` and opens its `requestState` (into `state`). Answers `-32602`
+    /// Reads a retry's `inputResponses` and opens its `requestState` (into `state`). A build without
+    /// input from the client (cargo feature `input`) reads neither. Answers `-32602`
     /// and returns `None` when either is malformed, or the state fails verification.
+    #[cfg(feature = "input")]
     fn with_input<'x>(
         &mut self,
         id: Id<'_>,
@@ -227,7 +250,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
 
     /// After the handler answered: a legacy input-required answer becomes requests to the client.
     fn after_reply(&mut self, id: Id<'_>, method: &'static str, params: &Params<'_>) {
-        if let Some(len) = self.input.signal.take() {
+        if cfg!(feature = "input")
+            && let Some(len) = self.input.signal.take()
+        {
             self.begin_legacy_input(id, method, params.value(), len);
         }
     }
@@ -239,4 +264,13 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     {
         InputScope { binding, client: context.client, sealer: self.config.state_sealer }
     }
+}
+
+/// The index of the first template `uri` matches.
+#[cfg(feature = "resources")]
+fn matching_template<H: Handler>(handler: &H, uri: &str) -> Option<usize> {
+    (0..)
+        .map_while(|i| handler.resource_template(i).map(|t| (i, UriTemplate(t.uri_template).matches(uri).is_some())))
+        .find(|(_, hit)| *hit)
+        .map(|(i, _)| i)
 }

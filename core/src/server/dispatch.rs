@@ -44,6 +44,12 @@ pub(crate) struct Parts<'s, 'a, H, const OUTBOUND: usize> {
     pub(crate) route: Route,
 }
 
+/// The capabilities `config` and `handler` declare (the configured ones, or those derived from the
+/// handler's tables) that this build serves ([`ServerCapabilities::served_by_build`]).
+pub(crate) fn served_capabilities<H: Handler + ?Sized>(config: &Config<'_>, handler: &H) -> ServerCapabilities {
+    config.capabilities.unwrap_or_else(|| handler.capabilities()).served_by_build()
+}
+
 /// A method name, unescaped into a small buffer when it has escapes.
 pub(crate) fn plain_or_unescaped<'b>(s: JsonStr<'b>, buf: &'b mut [u8]) -> Option<&'b str> {
     match s.as_plain() {
@@ -176,7 +182,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// The capabilities served: the configured ones, or those derived from the handler's tables.
     #[inline(never)]
     pub(crate) fn capabilities(&self) -> ServerCapabilities {
-        let capabilities = self.config.capabilities.unwrap_or_else(|| self.handler.capabilities());
+        let capabilities = served_capabilities(self.config, &*self.handler);
         #[cfg(feature = "tasks")]
         let capabilities = ServerCapabilities { tasks: capabilities.tasks || self.tasks.is_some(), ..capabilities };
         capabilities
@@ -184,6 +190,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
 
     /// Writes a notification (the closure writes all of it but the framing) on this message's
     /// route; `false` if it does not fit.
+    #[cfg(feature = "subscriptions")]
     pub(crate) fn write_notification(&mut self, body: impl FnMut(&mut JsonWriter<'_>)) -> bool {
         self.out.write(self.route, body).is_ok()
     }
@@ -249,7 +256,10 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             return self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"_meta\" must be an object"));
         }
         let picked = picked.map_or_else(|| Meta::new(meta, spans), |p| p.meta);
-        let is_modern = picked.is_modern();
+        // A build without the modern era serves every request as a legacy server does (modern
+        // `_meta` is then just `_meta`): `server/discover` is unknown, and a request before
+        // `initialize` is refused below.
+        let is_modern = cfg!(feature = "modern") && picked.is_modern();
         let version = if is_modern {
             match self.modern_version(id, &picked) {
                 Some(version) if in_batch => {
@@ -264,6 +274,11 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 _ => return,
             }
         } else if method == "initialize" {
+            if !cfg!(feature = "legacy") {
+                // A modern-only server names the versions it supports (-32022).
+                let requested = params.get("protocolVersion").and_then(|v| v.as_str());
+                return self.reject_version(id, requested);
+            }
             if in_batch {
                 return self.reject(
                     Some(&id),
@@ -329,40 +344,53 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         }
         let mut buf = [0u8; 32];
         let version = plain_or_unescaped(requested, &mut buf).and_then(ProtocolVersion::from_wire);
-        match version.filter(|v| v.era() == Era::Modern) {
-            Some(version) => Some(version),
-            None => {
-                let data = |w: &mut JsonWriter<'_>| {
-                    // `supported` holds what this request can retry with ("choose a mutually supported
-                    // version from this list and retry"); the legacy versions need `initialize`, which
-                    // `legacy` says.
-                    let versions = |w: &mut JsonWriter<'_>, era: Era| {
-                        w.raw(b"[");
-                        for (i, v) in ProtocolVersion::ALL.iter().rev().filter(|v| v.era() == era).enumerate() {
-                            if i > 0 {
-                                w.raw(b",");
-                            }
-                            w.string(v.as_str());
-                        }
-                        w.raw(b"]");
-                    };
-                    w.raw(b"{\"supported\":");
-                    versions(w, Era::Modern);
-                    w.raw(b",\"requested\":");
-                    w.json_str(requested);
-                    w.raw(b",\"legacy\":{\"method\":\"initialize\",\"versions\":");
-                    versions(w, Era::Legacy);
-                    w.raw(b"}}");
-                };
-                self.reject_with_data(
-                    Some(&id),
-                    code::UNSUPPORTED_PROTOCOL_VERSION,
-                    ErrorMessage::Whole(format_args!("Unsupported protocol version")),
-                    Some(&data),
-                );
-                None
-            }
+        let version = version.filter(|v| v.era() == Era::Modern);
+        if version.is_none() {
+            self.reject_version(id, Some(requested));
         }
+        version
+    }
+
+    /// Answers a request for a version this server does not serve with `-32022` and what it
+    /// serves: `supported` holds what the request can retry with ("choose a mutually supported
+    /// version from this list and retry", the modern versions), `legacy` the versions that need
+    /// `initialize` (in a build with the legacy era).
+    fn reject_version(&mut self, id: Id<'_>, requested: Option<JsonStr<'_>>) {
+        let data = |w: &mut JsonWriter<'_>| {
+            let versions = |w: &mut JsonWriter<'_>, era: Era| {
+                w.raw(b"[");
+                let built = match era {
+                    Era::Legacy => cfg!(feature = "legacy"),
+                    Era::Modern => cfg!(feature = "modern"),
+                };
+                let served = |v: &&ProtocolVersion| built && v.era() == era;
+                for (i, v) in ProtocolVersion::ALL.iter().rev().filter(served).enumerate() {
+                    if i > 0 {
+                        w.raw(b",");
+                    }
+                    w.string(v.as_str());
+                }
+                w.raw(b"]");
+            };
+            w.raw(b"{\"supported\":");
+            versions(w, Era::Modern);
+            if let Some(requested) = requested {
+                w.raw(b",\"requested\":");
+                w.json_str(requested);
+            }
+            if cfg!(feature = "legacy") {
+                w.raw(b",\"legacy\":{\"method\":\"initialize\",\"versions\":");
+                versions(w, Era::Legacy);
+                w.raw(b"}");
+            }
+            w.raw(b"}");
+        };
+        self.reject_with_data(
+            Some(&id),
+            code::UNSUPPORTED_PROTOCOL_VERSION,
+            ErrorMessage::Whole(format_args!("Unsupported protocol version")),
+            Some(&data),
+        );
     }
 
     fn method_not_found(&mut self, id: Id<'_>, method: &str, version: ProtocolVersion) {
@@ -371,29 +399,44 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
 
     fn dispatch(&mut self, id: Id<'_>, method: &str, params: &Params<'_>, context: RequestContext<'_>) {
         let version = context.version;
-        let modern = version.era() == Era::Modern;
+        let modern = version.served_era() == Era::Modern;
         let capabilities = self.capabilities();
         let has_tools = capabilities.tools.is_some();
+        #[cfg(feature = "resources")]
         let has_resources = capabilities.resources.is_some();
+        #[cfg(feature = "prompts")]
         let has_prompts = capabilities.prompts.is_some();
+        #[cfg(all(feature = "resources", feature = "subscriptions"))]
         let subscribe = capabilities.resources.is_some_and(|r| r.subscribe);
+        // A method whose cargo feature is off has no arm: it is answered -32601, and the code
+        // serving it is not in the build.
         match method {
             "server/discover" if modern => self.discover(id),
             "ping" if !modern => {
                 let mut out = self.open(id, version);
                 out.finish(None);
             }
+            #[cfg(feature = "completion")]
             "completion/complete" if capabilities.completions => self.complete(id, params, context),
+            #[cfg(feature = "logging")]
             "logging/setLevel" if !modern && capabilities.logging => self.set_level(id, params, context),
+            #[cfg(all(feature = "resources", feature = "subscriptions"))]
             "resources/subscribe" if !modern && subscribe => self.subscribe(id, params, context, true),
+            #[cfg(all(feature = "resources", feature = "subscriptions"))]
             "resources/unsubscribe" if !modern && subscribe => self.subscribe(id, params, context, false),
+            #[cfg(feature = "subscriptions")]
             "subscriptions/listen" if modern => self.listen(id, params, context),
             "tools/list" if has_tools => self.list_tools(id, params, version),
             "tools/call" if has_tools => self.call_tool(id, params, context),
+            #[cfg(feature = "resources")]
             "resources/list" if has_resources => self.list_resources(id, params, version),
+            #[cfg(feature = "resources")]
             "resources/templates/list" if has_resources => self.list_resource_templates(id, params, version),
+            #[cfg(feature = "resources")]
             "resources/read" if has_resources => self.read_resource(id, params, context),
+            #[cfg(feature = "prompts")]
             "prompts/list" if has_prompts => self.list_prompts(id, params, version),
+            #[cfg(feature = "prompts")]
             "prompts/get" if has_prompts => self.get_prompt(id, params, context),
             #[cfg(feature = "tasks")]
             "tasks/get" | "tasks/update" | "tasks/cancel" if modern && capabilities.tasks => {

@@ -503,7 +503,8 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             parts.retry_due_input(spans);
             return;
         }
-        let accepts_batches = matches!(*parts.session, Session::Legacy { version, .. } if version.accepts_batches());
+        let accepts_batches = cfg!(feature = "legacy")
+            && matches!(*parts.session, Session::Legacy { version, .. } if version.accepts_batches());
         let len = value.elements().take(MAX_BATCH_LEN + 1).count();
         if !accepts_batches {
             parts.reject(

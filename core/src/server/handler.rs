@@ -299,6 +299,7 @@ pub trait Handler {
 }
 
 /// A handler's tool table is what the Streamable HTTP rules check `Mcp-Param-*` headers against.
+#[cfg(feature = "http")]
 impl<H: Handler + ?Sized> crate::http::ToolSchemas for H {
     fn tool_schema(&self, index: usize) -> Option<(&str, &str)> {
         self.tool(index).map(|tool| (tool.name, tool.input_schema))

@@ -69,6 +69,9 @@ impl<'a> InputReply<'a> {
 
     /// Asks the client for `request`, its answer to come back under `key`.
     pub fn request(mut self, key: &str, request: InputRequest<'_>) -> Self {
+        if !cfg!(feature = "input") {
+            return self;
+        }
         let version = self.out.version();
         let client = self.scope.map(|s| s.client).unwrap_or_default();
         if !request.is_supported_by(&client) {
@@ -103,6 +106,9 @@ impl<'a> InputReply<'a> {
     /// Keeps `state` (at most [`MAX_REQUEST_STATE`] bytes) for the next round, sealed by the
     /// configured [`StateSealer`](crate::server::StateSealer).
     pub fn state(mut self, state: &[u8]) -> Self {
+        if !cfg!(feature = "input") {
+            return self;
+        }
         if self.state_written || state.len() > MAX_REQUEST_STATE {
             self.invalid = Some("the request state is written twice or longer than MAX_REQUEST_STATE");
             return self;
@@ -139,8 +145,16 @@ impl<'a> InputReply<'a> {
     }
 
     /// Sends the answer. The client gets `-32021` (2026-07-28) or `-32603` (legacy) instead if a
-    /// request needs a capability it did not declare, and `-32603` if the reply is malformed.
+    /// request needs a capability it did not declare, and `-32603` if the reply is malformed or the
+    /// build has no input from the client (the core's cargo feature `input`).
     pub fn finish(mut self) {
+        if !cfg!(feature = "input") {
+            return self.out.fail(
+                code::INTERNAL_ERROR,
+                ErrorMessage::Named(format_args!("asking the client for input is not in this build")),
+                None,
+            );
+        }
         if self.missing {
             let needs = self.needs;
             let data = |w: &mut JsonWriter<'_>| {
@@ -148,7 +162,7 @@ impl<'a> InputReply<'a> {
                 needs.write(w);
                 w.raw(b"}");
             };
-            return match self.out.version().era() {
+            return match self.out.version().served_era() {
                 Era::Modern => self.out.fail(
                     code::MISSING_CLIENT_CAPABILITY,
                     ErrorMessage::Whole(format_args!("The client did not declare a capability this request needs")),
@@ -164,14 +178,14 @@ impl<'a> InputReply<'a> {
         if self.requests == 0 && !self.state_written {
             self.invalid = Some("an input-required answer needs input requests or state");
         }
-        if self.out.version().era() == Era::Legacy && self.requests == 0 {
+        if self.out.version().served_era() == Era::Legacy && self.requests == 0 {
             self.invalid = Some("an input-required answer in a legacy session needs input requests");
         }
         if let Some(reason) = self.invalid {
             return self.out.fail(code::INTERNAL_ERROR, ErrorMessage::Named(format_args!("{reason}")), None);
         }
         self.close_requests();
-        if self.out.version().era() == Era::Legacy {
+        if self.out.version().served_era() == Era::Legacy {
             // The engine asks the client itself (see `legacy_input`).
             if !self.out.finish_for_legacy_input() {
                 self.out.fail(
@@ -201,7 +215,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     ) -> Result<InputReply<'r>, ReplyError> {
         let entry = self.slot(deferred).ok_or(ReplyError::Unknown)?;
         let asks = matches!(deferred.kind, ReplyKind::Tool | ReplyKind::Resource | ReplyKind::Prompt);
-        if entry.version.era() != Era::Modern || !asks {
+        if !cfg!(feature = "input") || entry.version.served_era() != Era::Modern || !asks {
             return Err(ReplyError::NotAvailable);
         }
         let client = entry.client;
@@ -229,7 +243,8 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         let slot = self.live_slot(deferred)?;
         let Some(entry) = self.in_flight[slot].as_ref() else { return Err(SendError::NotAvailable) };
         let version = entry.version;
-        if version.era() != Era::Legacy || !matches!(self.session, Session::Legacy { .. }) {
+        let legacy = matches!(self.session, Session::Legacy { .. });
+        if !cfg!(feature = "input") || version.served_era() != Era::Legacy || !legacy {
             return Err(SendError::NotAvailable);
         }
         if !request.is_supported_by(&entry.client) {

@@ -2,7 +2,11 @@
 //! links), with the fields each protocol version has.
 
 use crate::json::{self, JsonWriter};
-use crate::mcp::{Prompt, Resource, ResourceTemplate, Tool, write_icons};
+#[cfg(feature = "prompts")]
+use crate::mcp::Prompt;
+#[cfg(feature = "resources")]
+use crate::mcp::ResourceTemplate;
+use crate::mcp::{Resource, Tool, write_icons};
 use crate::version::ProtocolVersion;
 
 /// Why an item could not be written.
@@ -99,12 +103,14 @@ pub(crate) fn write_resource_fields(
     write_icons(w, resource.icons, version);
 }
 
+#[cfg(feature = "resources")]
 pub(crate) fn write_resource(w: &mut JsonWriter<'_>, resource: &Resource<'_>, version: ProtocolVersion) {
     w.raw(b"{");
     write_resource_fields(w, resource, version, true);
     w.raw(b"}");
 }
 
+#[cfg(feature = "resources")]
 pub(crate) fn write_template(w: &mut JsonWriter<'_>, template: &ResourceTemplate<'_>, version: ProtocolVersion) {
     w.raw(b"{\"uriTemplate\":");
     w.string(template.uri_template);
@@ -117,6 +123,7 @@ pub(crate) fn write_template(w: &mut JsonWriter<'_>, template: &ResourceTemplate
     w.raw(b"}");
 }
 
+#[cfg(feature = "prompts")]
 pub(crate) fn write_prompt(w: &mut JsonWriter<'_>, prompt: &Prompt<'_>, version: ProtocolVersion) {
     w.raw(b"{\"name\":");
     w.string(prompt.name);

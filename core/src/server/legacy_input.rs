@@ -293,6 +293,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// waiting request is due to be served again ([`Parts::retry_due_input`], which the caller runs
     /// after this message). `false` if `id` is not an input request.
     pub(crate) fn legacy_input_answer(&mut self, id: Option<Id<'_>>, result: Result<Value<'_>, ()>) -> bool {
+        if !cfg!(feature = "input") {
+            return false;
+        }
         let Some(Id::Number(number)) = id else { return false };
         let Some(pending) = self.input.pending.as_ref() else { return false };
         let Some(index) = pending.keys.iter().position(|(_, key, answered)| key.id() == number && !answered) else {
@@ -355,6 +358,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// handled). Every caller of [`Parts::handle_message`] and [`Parts::handle_classified`] runs it
     /// right after, so the retry is answered where it always was: just after the last answer.
     pub(crate) fn retry_due_input(&mut self, spans: &mut json::Spans) {
+        if !cfg!(feature = "input") {
+            return;
+        }
         if core::mem::take(&mut self.input.retry_due) {
             self.retry_pending(spans);
         }
@@ -363,6 +369,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// [`Parts::retry_due_input`] with a record of its own, for a caller whose record is not its to
     /// reuse (a body validated by the HTTP layer).
     pub(crate) fn retry_due_input_with_own_record(&mut self) {
+        if !cfg!(feature = "input") {
+            return;
+        }
         if self.input.retry_due {
             self.retry_due_input(&mut json::Spans::default());
         }

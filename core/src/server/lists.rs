@@ -5,7 +5,11 @@ use crate::json::JsonWriter;
 use crate::jsonrpc::{ErrorMessage, Id, code};
 use crate::mcp::ClientCapabilities;
 use crate::server::dispatch::Parts;
-use crate::server::items::{ItemError, write_prompt, write_resource, write_template, write_tool};
+#[cfg(feature = "prompts")]
+use crate::server::items::write_prompt;
+use crate::server::items::{ItemError, write_tool};
+#[cfg(feature = "resources")]
+use crate::server::items::{write_resource, write_template};
 use crate::server::params::Params;
 use crate::server::{Event, Handler, Session};
 use crate::version::{Era, ProtocolVersion};
@@ -28,8 +32,11 @@ fn written_len(w: &mut JsonWriter<'_>, write: impl FnOnce(&mut JsonWriter<'_>)) 
 #[derive(Clone, Copy)]
 enum ListKind {
     Tools,
+    #[cfg(feature = "resources")]
     Resources,
+    #[cfg(feature = "resources")]
     ResourceTemplates,
+    #[cfg(feature = "prompts")]
     Prompts,
 }
 
@@ -37,8 +44,11 @@ impl ListKind {
     fn field(self) -> &'static str {
         match self {
             ListKind::Tools => "tools",
+            #[cfg(feature = "resources")]
             ListKind::Resources => "resources",
+            #[cfg(feature = "resources")]
             ListKind::ResourceTemplates => "resourceTemplates",
+            #[cfg(feature = "prompts")]
             ListKind::Prompts => "prompts",
         }
     }
@@ -129,14 +139,17 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         self.list(id, params, version, ListKind::Tools)
     }
 
+    #[cfg(feature = "resources")]
     pub(crate) fn list_resources(&mut self, id: Id<'_>, params: &Params<'_>, version: ProtocolVersion) {
         self.list(id, params, version, ListKind::Resources)
     }
 
+    #[cfg(feature = "prompts")]
     pub(crate) fn list_prompts(&mut self, id: Id<'_>, params: &Params<'_>, version: ProtocolVersion) {
         self.list(id, params, version, ListKind::Prompts)
     }
 
+    #[cfg(feature = "resources")]
     pub(crate) fn list_resource_templates(&mut self, id: Id<'_>, params: &Params<'_>, version: ProtocolVersion) {
         self.list(id, params, version, ListKind::ResourceTemplates)
     }
@@ -202,8 +215,11 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
 fn has_item<H: Handler>(handler: &H, kind: ListKind, index: usize) -> bool {
     match kind {
         ListKind::Tools => handler.tool(index).is_some(),
+        #[cfg(feature = "resources")]
         ListKind::Resources => handler.resource(index).is_some(),
+        #[cfg(feature = "resources")]
         ListKind::ResourceTemplates => handler.resource_template(index).is_some(),
+        #[cfg(feature = "prompts")]
         ListKind::Prompts => handler.prompt(index).is_some(),
     }
 }
@@ -225,6 +241,7 @@ fn write_item<'h, H: Handler>(
             }
             write_tool(w, &tool, version)
         }
+        #[cfg(feature = "resources")]
         ListKind::Resources => {
             let resource = handler.resource(index)?;
             if comma {
@@ -233,6 +250,7 @@ fn write_item<'h, H: Handler>(
             write_resource(w, &resource, version);
             Ok(())
         }
+        #[cfg(feature = "resources")]
         ListKind::ResourceTemplates => {
             let template = handler.resource_template(index)?;
             if comma {
@@ -241,6 +259,7 @@ fn write_item<'h, H: Handler>(
             write_template(w, &template, version);
             Ok(())
         }
+        #[cfg(feature = "prompts")]
         ListKind::Prompts => {
             let prompt = handler.prompt(index)?;
             if comma {

@@ -12,12 +12,16 @@
 //! prompt requests, already validated, and the answers to requests it sent.
 
 mod calls;
+#[cfg(feature = "completion")]
+mod complete;
 mod dispatch;
 mod engine;
 pub mod handler;
 pub mod input;
 mod items;
 pub mod legacy_input;
+#[cfg(feature = "subscriptions")]
+mod listen;
 mod lists;
 mod methods;
 mod notify;

@@ -140,7 +140,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         handler: &H,
     ) -> Result<bool, SendError> {
         let Session::Legacy { log_level, .. } = self.session else { return Err(SendError::NotAvailable) };
-        if !self.config.capabilities.unwrap_or_else(|| handler.capabilities()).logging {
+        if !crate::server::dispatch::served_capabilities(&self.config, handler).logging {
             return Err(SendError::NotAvailable);
         }
         if level < log_level {
@@ -155,7 +155,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// for it gets the same, tagged with its subscription id. Returns how many were sent; on
     /// [`SendError::Full`] none of those not yet sent was (transmit, then call again).
     pub fn list_changed<H: Handler>(&mut self, list: ListChanged, handler: &H) -> Result<usize, SendError> {
-        let capabilities = self.config.capabilities.unwrap_or_else(|| handler.capabilities());
+        let capabilities = crate::server::dispatch::served_capabilities(&self.config, handler);
         let declared = match list {
             ListChanged::Tools => capabilities.tools.is_some_and(|t| t.list_changed),
             ListChanged::Prompts => capabilities.prompts.is_some_and(|p| p.list_changed),
@@ -285,7 +285,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         let mut sent = 0;
         for slot in 0..IN_FLIGHT {
             let Some(entry) = self.in_flight[slot].as_ref() else { continue };
-            let Some(listen) = entry.listen.filter(|l| wants(l, entry.version.era())) else { continue };
+            let Some(listen) = entry.listen.filter(|l| wants(l, entry.version.served_era())) else { continue };
             let _ = listen;
             let (route, id) = (entry.route, entry.id.clone());
             self.write(route, |w| body(w, &id))?;

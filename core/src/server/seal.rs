@@ -166,6 +166,7 @@ impl StateSealer for HmacSealer {
 
 /// Decodes standard or URL-safe base64, padded or not, into `out`: [`SealError::Invalid`] if `text`
 /// is not base64, [`SealError::TooLong`] if it does not fit.
+#[cfg(feature = "input")]
 pub(crate) fn decode_base64<'o>(text: &[u8], out: &'o mut [u8]) -> Result<&'o [u8], SealError> {
     let text = match text {
         [rest @ .., b'=', b'='] | [rest @ .., b'='] => rest,

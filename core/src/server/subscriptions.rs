@@ -4,7 +4,7 @@
 //! A listen stream is an open request: it takes one of the engine's `IN_FLIGHT` slots until the
 //! client cancels it, its stream closes, or the server ends it.
 
-use crate::json::{JsonStr, JsonWriter, Value};
+use crate::json::JsonWriter;
 use crate::jsonrpc::OwnedId;
 
 /// Most resource URIs one legacy session, or one listen stream, is subscribed to at once; more
@@ -80,6 +80,7 @@ impl UriSet {
     }
 
     /// Adds `uri`; `false` if the set is full.
+    #[cfg(feature = "subscriptions")]
     pub(crate) fn insert(&mut self, uri: &str) -> bool {
         if self.contains(uri) {
             return true;
@@ -94,6 +95,7 @@ impl UriSet {
         }
     }
 
+    #[cfg(all(feature = "resources", feature = "subscriptions"))]
     pub(crate) fn remove(&mut self, uri: &str) {
         let hash = uri_hash(uri);
         let len = usize::from(self.len);
@@ -119,40 +121,6 @@ impl Listen {
             ListChanged::Tools => self.tools,
             ListChanged::Prompts => self.prompts,
             ListChanged::Resources => self.resources,
-        }
-    }
-}
-
-/// What a listen request's `notifications` filter asks for.
-pub(crate) struct Filter<'v> {
-    pub(crate) tools: bool,
-    pub(crate) prompts: bool,
-    pub(crate) resources: bool,
-    pub(crate) uris: Option<Value<'v>>,
-}
-
-impl<'v> Filter<'v> {
-    pub(crate) fn read(notifications: Value<'v>) -> Self {
-        let flag = |name: &str| notifications.get(name).and_then(|v| v.as_bool()) == Some(true);
-        Filter {
-            tools: flag("toolsListChanged"),
-            prompts: flag("promptsListChanged"),
-            resources: flag("resourcesListChanged"),
-            uris: notifications.get("resourceSubscriptions").filter(|v| v.kind() == crate::json::Kind::Array),
-        }
-    }
-
-    /// The URIs asked for, unescaped into `buf` one at a time (URIs longer than the buffer after
-    /// unescaping are skipped).
-    pub(crate) fn for_each_uri(&self, buf: &mut [u8], mut f: impl FnMut(&str, JsonStr<'v>)) {
-        for uri in self.uris.into_iter().flat_map(|list| list.elements()).filter_map(|v| v.as_str()) {
-            let text = match uri.as_plain() {
-                Some(plain) => Some(plain),
-                None => uri.unescape_into(buf),
-            };
-            if let Some(text) = text {
-                f(text, uri);
-            }
         }
     }
 }

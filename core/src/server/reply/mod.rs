@@ -253,7 +253,7 @@ impl<'a> Outgoing<'a> {
     /// Closes the result (adding the modern era's `resultType`, cache hints and `_meta.serverInfo`) and
     /// commits it; a result that overflowed its window becomes a `-32603` error.
     pub(crate) fn finish(&mut self, cache: Option<CacheHints>) {
-        if self.version.era() == Era::Modern {
+        if self.version.served_era() == Era::Modern {
             self.field("resultType");
             self.w.raw(b"\"");
             self.w.raw(self.result_type.as_str().as_bytes());

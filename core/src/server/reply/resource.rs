@@ -103,7 +103,7 @@ impl<'a> ResourceReply<'a> {
     /// Answers that `uri` does not exist: `-32002` in the legacy era, `-32602` with `data.uri` in
     /// 2026-07-28.
     pub fn not_found(mut self, uri: &str) {
-        let code = match self.out.version().era() {
+        let code = match self.out.version().served_era() {
             Era::Legacy => code::RESOURCE_NOT_FOUND,
             Era::Modern => code::INVALID_PARAMS,
         };

@@ -174,7 +174,7 @@ impl<'a> ToolReply<'a> {
     /// era ([`JsonWriter::json_fmt`] checks it); for anything else the reply becomes an internal
     /// error.
     pub fn structured_fmt(mut self, json: fmt::Arguments<'_>) -> Self {
-        let object_only = self.out.version().era() == Era::Legacy;
+        let object_only = self.out.version().served_era() == Era::Legacy;
         let w = self.out.writer();
         // Checked in the space past the end, then taken back; a writer already overflowed (the
         // result's head did not fit) stays so: `truncate` would clear that.
@@ -227,7 +227,7 @@ impl<'a> ToolReply<'a> {
             return;
         }
         if self.invalid {
-            let expected = if self.out.version().era() == Era::Legacy { "a JSON object" } else { "JSON" };
+            let expected = if self.out.version().served_era() == Era::Legacy { "a JSON object" } else { "JSON" };
             self.out.fail(
                 code::INTERNAL_ERROR,
                 ErrorMessage::Named(format_args!("structured content is not {expected}")),

@@ -39,7 +39,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// to an engine with a task table, or a task run again.
     pub(crate) fn may_be_task(&self, context: &RequestContext<'_>) -> bool {
         self.route == TASK_ROUTE
-            || (self.tasks.is_some() && context.version.era() == Era::Modern && context.client.tasks)
+            || (self.tasks.is_some() && context.version.served_era() == Era::Modern && context.client.tasks)
     }
 
     /// [`Parts::reply_parts`] for `tools/call`, with what its reply may do with tasks: write a

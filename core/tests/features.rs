@@ -1,0 +1,257 @@
+//! The surface features: a build without one answers its methods -32601 and does not declare its
+//! capability; a build with it serves them. Compiles under any feature set; `scripts/check-features`
+//! runs it once with every surface feature and once without each (`cargo test -p mcp-sansio
+//! --no-default-features --features … --test features`).
+
+use mcp_sansio::connection::Connection;
+use mcp_sansio::mcp::{ListCapability, ResourceCapability, Role, ServerCapabilities};
+use mcp_sansio::server::{
+    Buffers, CompletionReply, CompletionRequest, Config, Handler, InputRequest, Prompt, PromptGet, PromptReply,
+    Resource, ResourceRead, ResourceReply, ResourceTemplate, Server, Tool, ToolCall, ToolReply,
+};
+use mcp_sansio::time::Instant;
+use serde_json::Value;
+
+static TOOLS: [Tool<'static>; 2] =
+    [Tool::new("echo", "Echoes", r#"{"type":"object"}"#), Tool::new("roots", "Asks for roots", r#"{"type":"object"}"#)];
+static RESOURCES: [Resource<'static>; 1] = [Resource::new("test://status", "status")];
+static TEMPLATES: [ResourceTemplate<'static>; 1] = [ResourceTemplate::new("test://item/{id}", "item")];
+static PROMPTS: [Prompt<'static>; 1] = [Prompt::new("greet", &[])];
+
+/// A server that declares everything the protocol has.
+struct Everything;
+
+impl Handler for Everything {
+    const TOOLS: &'static [Tool<'static>] = &TOOLS;
+    const RESOURCES: &'static [Resource<'static>] = &RESOURCES;
+    const RESOURCE_TEMPLATES: &'static [ResourceTemplate<'static>] = &TEMPLATES;
+    const PROMPTS: &'static [Prompt<'static>] = &PROMPTS;
+
+    fn capabilities(&self) -> ServerCapabilities {
+        let list = ListCapability { list_changed: true };
+        ServerCapabilities::NONE
+            .with_tools(list)
+            .with_resources(ResourceCapability { subscribe: true, list_changed: true })
+            .with_prompts(list)
+            .with_logging()
+            .with_completions()
+    }
+
+    fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
+        match call.name {
+            "roots" if call.context.input("roots").is_none() => {
+                reply.input_required().request("roots", InputRequest::ListRoots).finish()
+            }
+            _ => reply.text("ok").finish(),
+        }
+    }
+
+    fn read_resource(&mut self, read: ResourceRead<'_>, reply: ResourceReply<'_>) {
+        reply.text(read.uri, None, "ok").finish()
+    }
+
+    fn get_prompt(&mut self, _: PromptGet<'_>, reply: PromptReply<'_>) {
+        reply.text(Role::User, "hello").finish()
+    }
+
+    fn complete(&mut self, _: CompletionRequest<'_>, reply: CompletionReply<'_>) {
+        reply.value("a").finish()
+    }
+}
+
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{}}}"#;
+
+struct Peer {
+    rx: Vec<u8>,
+    tx: Vec<u8>,
+    input: Vec<u8>,
+}
+
+impl Peer {
+    fn new() -> Self {
+        Peer { rx: vec![0; 8192], tx: vec![0; 16384], input: vec![0; 2048] }
+    }
+
+    fn server(&mut self) -> Server<'_, Everything> {
+        let buffers = Buffers { rx: &mut self.rx, tx: &mut self.tx };
+        let mut server = Server::new(Everything, Config::new("features", "1.0.0"), buffers);
+        server.parts_mut().0.set_input_buffer(&mut self.input);
+        server
+    }
+}
+
+/// Sends `line`, returns the answers it got.
+fn exchange(server: &mut Server<'_, Everything>, line: &str) -> Vec<Value> {
+    let now = Instant::from_millis(0);
+    let spare = server.rx_spare();
+    spare[..line.len()].copy_from_slice(line.as_bytes());
+    spare[line.len()] = b'\n';
+    server.rx_commit(now, line.len() + 1);
+    let mut out = Vec::new();
+    while let Some(bytes) = server.poll_transmit() {
+        out.extend_from_slice(bytes);
+        let n = bytes.len();
+        server.transmit_done(now, n);
+    }
+    out.split(|b| *b == b'\n').filter(|l| !l.is_empty()).map(|l| serde_json::from_slice(l).unwrap()).collect()
+}
+
+fn request(id: u32, method: &str, params: &str, modern: bool) -> String {
+    let params = match (params.is_empty(), modern) {
+        (true, false) => String::new(),
+        (true, true) => format!(r#","params":{{{META}}}"#),
+        (false, false) => format!(r#","params":{{{params}}}"#),
+        (false, true) => format!(r#","params":{{{params},{META}}}"#),
+    };
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}"{params}}}"#)
+}
+
+/// Each feature's requests: (feature on in this build, method, params, era).
+fn requests() -> Vec<(bool, &'static str, &'static str, bool)> {
+    let resources = cfg!(feature = "resources");
+    let subscribe = resources && cfg!(feature = "subscriptions");
+    let complete = r#""ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"who","value":"a"}"#;
+    vec![
+        (true, "tools/list", "", false),
+        (true, "tools/call", r#""name":"echo","arguments":{}"#, false),
+        (resources, "resources/list", "", false),
+        (resources, "resources/templates/list", "", false),
+        (resources, "resources/read", r#""uri":"test://status""#, false),
+        (resources, "resources/read", r#""uri":"test://status""#, true),
+        (cfg!(feature = "prompts"), "prompts/list", "", false),
+        (cfg!(feature = "prompts"), "prompts/get", r#""name":"greet""#, true),
+        (cfg!(feature = "completion"), "completion/complete", complete, false),
+        (cfg!(feature = "completion"), "completion/complete", complete, true),
+        (cfg!(feature = "logging"), "logging/setLevel", r#""level":"info""#, false),
+        (subscribe, "resources/subscribe", r#""uri":"test://status""#, false),
+        (subscribe, "resources/unsubscribe", r#""uri":"test://status""#, false),
+        (cfg!(feature = "subscriptions"), "subscriptions/listen", r#""notifications":{"toolsListChanged":true}"#, true),
+    ]
+}
+
+/// The capabilities declared are those this build serves.
+fn check_capabilities(capabilities: &Value, era: &str) {
+    let has = |name: &str| capabilities.get(name).is_some();
+    assert!(has("tools"), "{era}: {capabilities}");
+    assert_eq!(has("resources"), cfg!(feature = "resources"), "{era}: {capabilities}");
+    assert_eq!(has("prompts"), cfg!(feature = "prompts"), "{era}: {capabilities}");
+    assert_eq!(has("logging"), cfg!(feature = "logging"), "{era}: {capabilities}");
+    assert_eq!(has("completions"), cfg!(feature = "completion"), "{era}: {capabilities}");
+    if let Some(resources) = capabilities.get("resources") {
+        let subscribe = resources.get("subscribe").and_then(Value::as_bool).unwrap_or(false);
+        assert_eq!(subscribe, cfg!(feature = "subscriptions"), "{era}: {capabilities}");
+    }
+}
+
+/// What a request gets: served, -32601 (its feature is off), or refused for want of a session
+/// (a legacy request to a build without the legacy era).
+#[derive(Debug, PartialEq)]
+enum Expected {
+    Served,
+    MethodNotFound,
+    NoSession,
+}
+
+fn expected(on: bool, method: &str, modern: bool) -> Expected {
+    let (legacy_era, modern_era) = (cfg!(feature = "legacy"), cfg!(feature = "modern"));
+    match (modern, modern_era, legacy_era) {
+        // Without the modern era, a modern request is a legacy request in the session.
+        (true, true, _) | (true, false, true) | (false, _, true) => {
+            let modern_only = method == "subscriptions/listen";
+            if on && (!modern_only || modern_era) { Expected::Served } else { Expected::MethodNotFound }
+        }
+        (_, _, false) => Expected::NoSession,
+    }
+}
+
+#[test]
+fn a_method_is_served_exactly_when_its_feature_is_on() {
+    let mut peer = Peer::new();
+    let mut server = peer.server();
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{}},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let answer = &exchange(&mut server, init)[0];
+    if cfg!(feature = "legacy") {
+        check_capabilities(&answer["result"]["capabilities"], "2025-11-25");
+        assert!(exchange(&mut server, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).is_empty());
+    } else {
+        // A modern-only server names the versions it serves.
+        assert_eq!(answer["error"]["code"], -32022, "{answer}");
+        let supported: &[&str] = if cfg!(feature = "modern") { &["2026-07-28"] } else { &[] };
+        assert_eq!(answer["error"]["data"]["supported"], serde_json::json!(supported), "{answer}");
+        assert_eq!(answer["error"]["data"]["requested"], "2025-11-25", "{answer}");
+        assert!(answer["error"]["data"].get("legacy").is_none(), "{answer}");
+    }
+    let discover = &exchange(&mut server, &request(1, "server/discover", "", true))[0];
+    match (cfg!(feature = "modern"), cfg!(feature = "legacy")) {
+        (true, _) => check_capabilities(&discover["result"]["capabilities"], "2026-07-28"),
+        // A legacy server does not know the method.
+        (false, true) => assert_eq!(discover["error"]["code"], -32601, "{discover}"),
+        (false, false) => assert_eq!(discover["error"]["code"], -32602, "{discover}"),
+    }
+    if cfg!(feature = "modern") {
+        let unsupported = request(2, "tools/list", "", true).replace("2026-07-28", "2099-01-01");
+        let answer = &exchange(&mut server, &unsupported)[0];
+        assert_eq!(answer["error"]["code"], -32022, "{answer}");
+        assert_eq!(answer["error"]["data"]["supported"], serde_json::json!(["2026-07-28"]), "{answer}");
+        let legacy = answer["error"]["data"]["legacy"]["versions"].as_array().map(Vec::len);
+        assert_eq!(legacy, cfg!(feature = "legacy").then_some(4), "{answer}");
+    }
+
+    for (id, (on, method, params, modern)) in (10..).zip(requests()) {
+        let answers = exchange(&mut server, &request(id, method, params, modern));
+        let expected = expected(on, method, modern);
+        if expected == Expected::Served && method == "subscriptions/listen" {
+            // An open stream: acknowledged, answered when it ends.
+            let acknowledged = answers.iter().any(|a| a["method"] == "notifications/subscriptions/acknowledged");
+            assert!(acknowledged, "{method}: {answers:?}");
+            continue;
+        }
+        let answer = answers.iter().find(|a| a["id"] == id).unwrap_or_else(|| panic!("{method}: no answer"));
+        let code = answer["error"]["code"].as_i64();
+        match expected {
+            Expected::Served => assert!(answer.get("result").is_some(), "{method} (modern: {modern}): {answer}"),
+            Expected::MethodNotFound => assert_eq!(code, Some(-32601), "{method} (modern: {modern}): {answer}"),
+            Expected::NoSession => assert_eq!(code, Some(-32602), "{method} (modern: {modern}): {answer}"),
+        }
+    }
+    check_input(&mut server);
+}
+
+/// A tool that asks the client for its roots: asked in the era's way with the `input` feature;
+/// without it the call fails with -32603.
+fn check_input(server: &mut Server<'_, Everything>) {
+    let call = r#""name":"roots","arguments":{}"#;
+    for modern in [false, true] {
+        let served =
+            if modern { cfg!(feature = "modern") || cfg!(feature = "legacy") } else { cfg!(feature = "legacy") };
+        if !served {
+            continue;
+        }
+        let answers = exchange(server, &request(100, "tools/call", call, modern));
+        let legacy_session = !modern || !cfg!(feature = "modern");
+        let answer = answers.iter().find(|a| a["id"] == 100);
+        match (cfg!(feature = "input"), legacy_session) {
+            (true, true) => {
+                // A request to the client, the call waiting for its answer.
+                assert!(answers.iter().any(|a| a["method"] == "roots/list"), "{answers:?}");
+                assert!(answer.is_none(), "{answers:?}");
+                let asked = answers.iter().find(|a| a["method"] == "roots/list").unwrap();
+                let id = &asked["id"];
+                let roots = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"roots":[]}}}}"#);
+                let answers = exchange(server, &roots);
+                let answer = answers.iter().find(|a| a["id"] == 100).expect("the call answered after the roots");
+                assert!(answer.get("result").is_some(), "{answer}");
+            }
+            (true, false) => {
+                let answer = answer.expect("an answer");
+                assert_eq!(answer["result"]["resultType"], "input_required", "{answer}");
+                assert!(answer["result"]["inputRequests"]["roots"].is_object(), "{answer}");
+            }
+            (false, _) => {
+                let answer = answer.expect("an answer");
+                assert_eq!(answer["error"]["code"], -32603, "{answer}");
+                assert!(answers.iter().all(|a| a["method"] != "roots/list"), "{answers:?}");
+            }
+        }
+    }
+}
