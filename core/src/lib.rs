@@ -123,6 +123,18 @@
 //! assert!(out.starts_with(br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]"#));
 //! ```
 //!
+//! ## Features
+//! The protocol surface is a set of cargo features, all on by default (`full`): `legacy` and
+//! `modern` (the eras), `input` (asking the client: elicitation, sampling, roots), `resources`,
+//! `prompts`, `completion`, `logging`, `subscriptions`, `http` (the Streamable HTTP rules) and
+//! `client` (the client role). A firmware builds with `default-features = false` and the features
+//! it serves, and pays for nothing else: a method whose feature is off is answered `-32601` and its
+//! capability is not declared ([`mcp::ServerCapabilities::served_by_build`]); tools are always
+//! served. Without `legacy`, `initialize` is answered `-32022` naming the modern versions; without
+//! `modern`, every request is served as a legacy server serves it; without `input`, an
+//! input-required answer fails with `-32603`. Beside the surface: `alloc`, `std`, `defmt`, `hmac`,
+//! `tasks`. The crate's README has the table, `docs/firmware.md` what each profile measures.
+//!
 //! ## Guarantees
 //! - No panics on any input, and bounded work per call: at most the messages held in the receive buffer.
 //! - Memory is the caller's buffers plus a fixed-size engine struct; nothing grows.

@@ -359,12 +359,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let data = |w: &mut JsonWriter<'_>| {
             let versions = |w: &mut JsonWriter<'_>, era: Era| {
                 w.raw(b"[");
-                let built = match era {
-                    Era::Legacy => cfg!(feature = "legacy"),
-                    Era::Modern => cfg!(feature = "modern"),
-                };
-                let served = |v: &&ProtocolVersion| built && v.era() == era;
-                for (i, v) in ProtocolVersion::ALL.iter().rev().filter(served).enumerate() {
+                for (i, v) in ProtocolVersion::ALL.iter().rev().filter(|v| v.era() == era).enumerate() {
                     if i > 0 {
                         w.raw(b",");
                     }
@@ -373,7 +368,11 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 w.raw(b"]");
             };
             w.raw(b"{\"supported\":");
-            versions(w, Era::Modern);
+            if cfg!(feature = "modern") {
+                versions(w, Era::Modern);
+            } else {
+                w.raw(b"[]");
+            }
             if let Some(requested) = requested {
                 w.raw(b",\"requested\":");
                 w.json_str(requested);

@@ -198,6 +198,10 @@ impl<'a> PromptGet<'a> {
 /// the transmit buffer. The handler must either finish it, or [`defer`](ToolReply::defer) it and answer
 /// later through [`Engine::reply_tool`](crate::server::Engine::reply_tool) (through a `Server` too) and friends. A reply dropped
 /// without either is answered with an internal error, so every request gets exactly one answer.
+///
+/// The trait is the same in every build; a method whose cargo feature is off (`resources`,
+/// `prompts`, `completion`; see the crate's "Features") is never called, and the capabilities it
+/// declares are served only as far as the build has them.
 pub trait Handler {
     /// A fixed table of tools. A handler whose tools never change sets this and leaves
     /// [`Handler::tool`] to its default; a dynamic handler overrides [`Handler::tool`] instead.
