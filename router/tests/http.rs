@@ -293,3 +293,59 @@ async fn long_running_tools_are_tasks_of_the_stateless_engine() {
     let refused = post(addr, &call(5, "delete", serde_json::json!({}), false)).await;
     assert_eq!(refused["error"]["code"], -32021, "{refused}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_stream_is_told_when_a_task_of_the_stateless_engine_completes() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let router = Router::new().task_tool(
+        "wait",
+        "Awaits a timer",
+        TaskSupport::Optional,
+        |Wait { ms }, _: Context| async move {
+            tokio::time::sleep(Duration::from_millis(ms)).await;
+            format!("waited {ms} ms")
+        },
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let endpoint = router.into_http(HttpConfig::new(Config::new("router-http", "1.0.0"), addr), |future| {
+        tokio::spawn(future);
+    });
+    let (_stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(mcp_sansio_http::serve(listener, endpoint, async move {
+        let _ = stopped.await;
+    }));
+    let call = task_request(1, "tools/call", serde_json::json!({"name": "wait", "arguments": {"ms": 300}}), true);
+    let task = post(addr, &call).await["result"]["taskId"].clone();
+
+    // The listen stream: a POST whose SSE response stays open.
+    let listen =
+        task_request(2, "subscriptions/listen", serde_json::json!({"notifications": {"taskIds": [task]}}), true);
+    let body = listen.to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut seen = String::new();
+    let told = tokio::time::timeout(Duration::from_secs(5), async {
+        let mut buf = [0u8; 4096];
+        loop {
+            let n = stream.read(&mut buf).await.unwrap();
+            assert!(n > 0, "the listen stream ended: {seen}");
+            seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+            if let Some(line) = seen.lines().find(|l| l.contains("\"notifications/tasks\"")) {
+                let data = line.split_once("data: ").map_or(line, |(_, data)| data);
+                return serde_json::from_str::<Json>(data).unwrap();
+            }
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("not told within 5 s: {seen}"));
+    assert!(seen.contains("notifications/subscriptions/acknowledged"), "{seen}");
+    assert_eq!((told["params"]["taskId"].clone(), told["params"]["status"].as_str()), (task, Some("completed")));
+    assert_eq!(told["params"]["result"]["content"][0]["text"], "waited 300 ms", "{told}");
+}

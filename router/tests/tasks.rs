@@ -367,3 +367,27 @@ async fn tools_methods_marked_task_run_as_tasks() {
     assert_eq!(refused["error"]["code"], -32021);
     assert_eq!(jobs.runs.load(Ordering::SeqCst), 4, "slow twice, ask twice");
 }
+
+#[tokio::test]
+async fn a_listen_stream_that_follows_a_task_is_told_when_it_completes() {
+    let mut client = Client::start(router(Arc::default()), EraPolicy::Modern).await;
+    let task = client.task("wait", json!({"ms": 100})).await;
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": serde_json::from_str::<Json>(TASKS).unwrap(),
+    });
+    let params = json!({"notifications": {"taskIds": [task["taskId"]]}, "_meta": meta});
+    client.wire.send(json!({"jsonrpc":"2.0","id":"listen","method":"subscriptions/listen","params":params})).await;
+    let ack = client.wire.next().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    assert_eq!(ack["params"]["notifications"]["taskIds"], json!([task["taskId"]]), "{ack}");
+    // Told without asking: the completed task, its result inlined, on the listen stream.
+    let told = tokio::time::timeout(Duration::from_secs(5), client.wire.next()).await.expect("told in time");
+    assert_eq!(told["method"], "notifications/tasks", "{told}");
+    assert_eq!(told["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "listen");
+    assert_eq!(
+        (told["params"]["taskId"].clone(), told["params"]["status"].as_str()),
+        (task["taskId"].clone(), Some("completed"))
+    );
+    assert_eq!(text(&told["params"]["result"]), "waited 100 ms", "{told}");
+}

@@ -267,7 +267,13 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// The earliest deadline: of the requests sent to the client.
     #[must_use = "a deadline that is not waited for never expires its requests"]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.ep.poll_timeout()
+        let deadline = self.ep.poll_timeout();
+        // Listen streams to tell of a task's new status: due now.
+        #[cfg(all(feature = "tasks", feature = "subscriptions"))]
+        if let Some(table) = self.tasks.as_ref().filter(|t| t.changed && !t.notes_blocked) {
+            return Some(deadline.map_or(table.last_now, |d| d.min(table.last_now)));
+        }
+        deadline
     }
 
     /// Expires the requests whose deadline passed: each is cancelled on the wire
@@ -417,6 +423,10 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         }
         if self.pending_changes != crate::server::ListChanges::NONE {
             self.flush_changes(&*handler);
+        }
+        #[cfg(all(feature = "tasks", feature = "subscriptions"))]
+        if self.tasks.as_ref().is_some_and(|t| t.changed) {
+            self.flush_task_statuses();
         }
         self.process_input(now, handler, write_threshold);
         // Requests to the client that the input gave up on (a cancelled or failed request waiting

@@ -56,8 +56,22 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             tools: filter.tools && tools,
             prompts: filter.prompts && prompts,
             resources: filter.resources && resources,
-            uris: Default::default(),
+            ..Listen::default()
         };
+        // The tasks it follows: those of the request's authorization context the table knows, if
+        // the request declared the tasks extension.
+        #[cfg(feature = "tasks")]
+        let task_ids = filter.task_ids.filter(|_| context.client.tasks && self.tasks.is_some());
+        #[cfg(feature = "tasks")]
+        if let Some(table) = self.tasks.as_mut() {
+            let now = self.now;
+            let mut buf = [0u8; crate::server::tasks::TASK_ID_LEN];
+            for_each_string(task_ids, &mut buf, |text, _| {
+                if table.find(now, text.as_bytes()).is_some() {
+                    listen.tasks.insert(text);
+                }
+            });
+        }
         let Some(slot) = self.slots.iter().position(Option::is_none) else {
             return self.reject_with_data(
                 Some(&id),
@@ -88,6 +102,24 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                     w.string(name);
                     w.raw(b":true");
                 }
+            }
+            #[cfg(feature = "tasks")]
+            if task_ids.is_some() {
+                w.raw(if first { b"\"taskIds\":[" } else { b",\"taskIds\":[" });
+                first = false;
+                let mut written = crate::server::subscriptions::UriSet::EMPTY;
+                let mut buf = [0u8; crate::server::tasks::TASK_ID_LEN];
+                let mut first_id = true;
+                for_each_string(task_ids, &mut buf, |text, raw| {
+                    if listen.tasks.contains(text) && !written.contains(text) && written.insert(text) {
+                        if !first_id {
+                            w.raw(b",");
+                        }
+                        first_id = false;
+                        w.json_str(raw);
+                    }
+                });
+                w.raw(b"]");
             }
             if subscribe && filter.uris.is_some() {
                 w.raw(if first { b"\"resourceSubscriptions\":[" } else { b",\"resourceSubscriptions\":[" });
@@ -134,6 +166,9 @@ pub(crate) struct Filter<'v> {
     pub(crate) prompts: bool,
     pub(crate) resources: bool,
     pub(crate) uris: Option<Value<'v>>,
+    /// `taskIds` (the tasks extension).
+    #[cfg(feature = "tasks")]
+    pub(crate) task_ids: Option<Value<'v>>,
 }
 
 impl<'v> Filter<'v> {
@@ -144,20 +179,28 @@ impl<'v> Filter<'v> {
             prompts: flag("promptsListChanged"),
             resources: flag("resourcesListChanged"),
             uris: notifications.get("resourceSubscriptions").filter(|v| v.kind() == Kind::Array),
+            #[cfg(feature = "tasks")]
+            task_ids: notifications.get("taskIds").filter(|v| v.kind() == Kind::Array),
         }
     }
 
     /// The URIs asked for, unescaped into `buf` one at a time (URIs longer than the buffer after
     /// unescaping are skipped).
-    pub(crate) fn for_each_uri(&self, buf: &mut [u8], mut f: impl FnMut(&str, JsonStr<'v>)) {
-        for uri in self.uris.into_iter().flat_map(|list| list.elements()).filter_map(|v| v.as_str()) {
-            let text = match uri.as_plain() {
-                Some(plain) => Some(plain),
-                None => uri.unescape_into(buf),
-            };
-            if let Some(text) = text {
-                f(text, uri);
-            }
+    pub(crate) fn for_each_uri(&self, buf: &mut [u8], f: impl FnMut(&str, JsonStr<'v>)) {
+        for_each_string(self.uris, buf, f)
+    }
+}
+
+/// The strings of the array `list`, unescaped into `buf` one at a time (those longer than the
+/// buffer after unescaping, and the elements that are not strings, are skipped).
+fn for_each_string<'v>(list: Option<Value<'v>>, buf: &mut [u8], mut f: impl FnMut(&str, JsonStr<'v>)) {
+    for item in list.into_iter().flat_map(|list| list.elements()).filter_map(|v| v.as_str()) {
+        let text = match item.as_plain() {
+            Some(plain) => Some(plain),
+            None => item.unescape_into(buf),
+        };
+        if let Some(text) = text {
+            f(text, item);
         }
     }
 }

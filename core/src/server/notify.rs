@@ -269,6 +269,42 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             }
             self.pending_changes.updated &= !(1 << index);
         }
+        #[cfg(all(feature = "tasks", feature = "subscriptions"))]
+        if self.tasks.as_ref().is_some_and(|t| t.changed) {
+            self.flush_task_statuses();
+        }
+    }
+
+    /// Tells the listen streams that follow a task whose status changed: `notifications/tasks`
+    /// with the task as `tasks/get` gives it. Stops when the transmit window is full: the rest is
+    /// told when the engine runs next (a transmit done makes room and runs it); until then
+    /// [`Engine::poll_timeout`] does not call for it.
+    #[cfg(all(feature = "tasks", feature = "subscriptions"))]
+    pub(crate) fn flush_task_statuses(&mut self) {
+        let Engine { tasks, in_flight, ep, .. } = self;
+        let Some(table) = tasks.as_mut() else { return };
+        while let Some(slot) = table.next_changed() {
+            let Some(task) = table.slot(slot).copied() else { break };
+            for entry in in_flight.iter().flatten() {
+                if !entry.listen.is_some_and(|l| l.tasks.contains(task.id())) {
+                    continue;
+                }
+                let written = ep.out.write(entry.route, |w| {
+                    jsonrpc::write_notification_head(w);
+                    w.raw(b"\"notifications/tasks\",\"params\":{");
+                    write_subscription_meta(w, &entry.id);
+                    w.raw(b",");
+                    table.write_task(slot, w, true);
+                    w.raw(b"}}");
+                });
+                if written == Err(SendError::Full) {
+                    table.notes_blocked = true;
+                    return;
+                }
+            }
+            table.told(slot);
+        }
+        table.notes_blocked = false;
     }
 
     /// How many listen streams are open.

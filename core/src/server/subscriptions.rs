@@ -113,6 +113,9 @@ pub(crate) struct Listen {
     pub(crate) prompts: bool,
     pub(crate) resources: bool,
     pub(crate) uris: UriSet,
+    /// The tasks whose status changes it is told of (`notifications/tasks`, the tasks extension).
+    #[cfg(feature = "tasks")]
+    pub(crate) tasks: UriSet,
 }
 
 impl Listen {

@@ -419,3 +419,56 @@ fn a_cancellation_notification_naming_a_task_id_cancels_nothing() {
     assert!(h.drain().is_empty());
     assert_eq!(h.get(&task)["status"], "completed");
 }
+
+#[test]
+fn a_listen_stream_that_follows_tasks_is_told_of_each_new_status() {
+    let mut h = Harness::new(4);
+    let slow = h.call("slow", EXT)["result"]["taskId"].clone();
+    let ask = h.call("ask", EXT)["result"]["taskId"].clone();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": serde_json::from_str::<Json>(EXT).unwrap(),
+    });
+    let listen = |ids: Json| {
+        json!({"jsonrpc":"2.0","id":"L","method":"subscriptions/listen",
+               "params":{"notifications":{"taskIds": ids, "toolsListChanged": true},"_meta": meta}})
+    };
+    let out = h.send(&listen(json!([slow, "no-such-task", ask, slow])));
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0]["method"], "notifications/subscriptions/acknowledged");
+    // Only the tasks the table knows, each once.
+    assert_eq!(out[0]["params"]["notifications"]["taskIds"], json!([slow, ask]), "{out:?}");
+    assert!(h.server.poll_timeout().is_none_or(|t| t > h.now), "nothing to tell yet");
+
+    // A deferred task completes outside any request: due at once, then told with its result.
+    let deferred = h.server.parts_mut().1.deferred.pop().unwrap();
+    h.server.reply_tool(&deferred).unwrap().text("slow done").finish();
+    assert!(h.server.poll_timeout().is_some_and(|t| t <= h.now), "the status change is due");
+    h.server.handle_timeout(h.now);
+    let told = h.drain();
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert_eq!(told[0]["method"], "notifications/tasks");
+    let params = &told[0]["params"];
+    assert_eq!(params["_meta"]["io.modelcontextprotocol/subscriptionId"], "L");
+    assert_eq!((params["taskId"].clone(), params["status"].as_str()), (slow.clone(), Some("completed")));
+    assert_eq!(text(&params["result"]), "slow done");
+    assert!(h.server.poll_timeout().is_none_or(|t| t > h.now), "told once");
+
+    // A status changed by a request is told right after it.
+    let cancel = h.send(&json!({"jsonrpc":"2.0","id":9,"method":"tasks/cancel",
+                                "params":{"taskId": ask, "_meta": meta}}));
+    let note = cancel.iter().find(|m| m["method"] == "notifications/tasks").expect("told of the cancel");
+    assert_eq!((note["params"]["taskId"].clone(), note["params"]["status"].as_str()), (ask, Some("cancelled")));
+    assert!(cancel.iter().any(|m| m["id"] == 9 && m.get("result").is_some()), "{cancel:?}");
+
+    // A listen that follows no task is told nothing.
+    let mut h = Harness::new(4);
+    let slow = h.call("slow", EXT)["result"]["taskId"].clone();
+    let out = h.send(&listen(json!([])));
+    assert!(out[0]["params"]["notifications"]["taskIds"] == json!([]), "{out:?}");
+    let deferred = h.server.parts_mut().1.deferred.pop().unwrap();
+    h.server.reply_tool(&deferred).unwrap().text("slow done").finish();
+    h.server.handle_timeout(h.now);
+    assert!(h.drain().is_empty());
+    assert_eq!(h.get(&slow)["status"], "completed");
+}

@@ -512,6 +512,10 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 }
                 let _serving = crate::serving::mark(crate::Serving::Stateless);
                 let result = f(engine, &mut state.handler);
+                // What `f` made due at once (listen streams to tell of a task's new status).
+                if engine.poll_timeout().is_some_and(|due| due <= now) {
+                    engine.handle_timeout(now, &mut state.handler);
+                }
                 state.stateless_streams.drain(engine, &mut state.handler, now, None);
                 Some(result)
             }

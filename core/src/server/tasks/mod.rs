@@ -26,14 +26,19 @@
 //!   called by a client that did not declare the extension is answered `-32021` naming it, before
 //!   the handler runs. `tasks/*` without the extension: `-32021` too; an unknown or expired task
 //!   id: `-32602`. `tasks/result` and `tasks/list` do not exist in 2026-07-28 (`-32601`).
+//! - **Status notifications**: a `subscriptions/listen` request (feature `subscriptions`) that
+//!   declared the extension may name tasks in `notifications.taskIds`; the acknowledgement lists
+//!   those of its authorization context the table knows, and each new status of one of them is sent
+//!   on that stream as `notifications/tasks`, the task as `tasks/get` gives it (status changes made
+//!   outside a request, by a deferred answer, make [`Engine::poll_timeout`] due at once).
 //! - **Limits**: the table's slots and byte shares ([`TaskTable`]); a task is kept for its time to
 //!   live ([`DEFAULT_TASK_TTL`]) from its creation, then dropped.
 //!
 //! Not yet: tasks in legacy sessions (2025-11-25's experimental tasks: `params.task`,
-//! `tasks/result`, `tasks/list`, `notifications/tasks/status`) and status notifications on
-//! `subscriptions/listen` streams.
+//! `tasks/result`, `tasks/list`, `notifications/tasks/status`).
 //!
 //! [`Engine::set_task_table`]: crate::server::Engine::set_task_table
+//! [`Engine::poll_timeout`]: crate::server::Engine::poll_timeout
 //! [`Engine::reply_tool`]: crate::server::Engine::reply_tool
 //! [`ToolReply::run_as_task`]: crate::server::ToolReply::run_as_task
 //! [`ToolReply::input_required`]: crate::server::ToolReply::input_required

@@ -45,6 +45,9 @@ pub struct TaskSlot {
     state: usize,
     payload: usize,
     answers: usize,
+    /// Its status changed since the listen streams that follow it were told.
+    #[cfg(feature = "subscriptions")]
+    changed: bool,
 }
 
 impl TaskSlot {
@@ -62,6 +65,8 @@ impl TaskSlot {
         state: 0,
         payload: 0,
         answers: 0,
+        #[cfg(feature = "subscriptions")]
+        changed: false,
     };
 
     /// The task's id.
@@ -121,6 +126,13 @@ pub struct TaskTable<'a> {
     pub(crate) last_now: Instant,
     /// The authorization context of the request being served ([`TaskTable::set_owner`]).
     owner: u64,
+    /// Some task's status changed since the listen streams were told (see
+    /// [`TaskTable::next_changed`]).
+    #[cfg(feature = "subscriptions")]
+    pub(crate) changed: bool,
+    /// The last try to tell them found the transmit window full.
+    #[cfg(feature = "subscriptions")]
+    pub(crate) notes_blocked: bool,
 }
 
 impl<'a> TaskTable<'a> {
@@ -153,6 +165,10 @@ impl<'a> TaskTable<'a> {
             running: None,
             last_now: Instant::from_millis(0),
             owner: 0,
+            #[cfg(feature = "subscriptions")]
+            changed: false,
+            #[cfg(feature = "subscriptions")]
+            notes_blocked: false,
         }
     }
 
@@ -275,6 +291,8 @@ impl<'a> TaskTable<'a> {
             state: 0,
             payload: 0,
             answers: 0,
+            #[cfg(feature = "subscriptions")]
+            changed: false,
         };
         Some(i)
     }
@@ -301,6 +319,30 @@ impl<'a> TaskTable<'a> {
         if let Some(slot) = self.slots.get().get_mut(i) {
             slot.status = status;
             slot.updated_unix = unix;
+            #[cfg(feature = "subscriptions")]
+            {
+                slot.changed = true;
+                self.changed = true;
+            }
+        }
+    }
+
+    /// A live task whose status changed since [`TaskTable::told`] was last called for it: for the
+    /// `notifications/tasks` of the listen streams that follow it.
+    #[cfg(feature = "subscriptions")]
+    pub(crate) fn next_changed(&mut self) -> Option<usize> {
+        let next = self.slots.get().iter().position(|s| s.used && s.changed);
+        if next.is_none() {
+            self.changed = false;
+        }
+        next
+    }
+
+    /// The listen streams have been told of task `i`'s status.
+    #[cfg(feature = "subscriptions")]
+    pub(crate) fn told(&mut self, i: usize) {
+        if let Some(slot) = self.slots.get().get_mut(i) {
+            slot.changed = false;
         }
     }
 
