@@ -1,0 +1,186 @@
+#!/usr/bin/env node
+// The official tasks client, @modelcontextprotocol/ext-tasks (the TypeScript requester of the
+// 2026-07-28 extension io.modelcontextprotocol/tasks), against a server of ours over stdio: the
+// router's tasks example (router/examples/tasks.rs) by default. The package drives a connected
+// session through a port (ConnectedMcpSessionPort); this script's port frames each request as a
+// 2026-07-28 request (`_meta` with the version, client info and capabilities, the extension
+// declared) and writes it on the server's stdin, one JSON line each.
+//
+// Checks, each printed as `  ok   NAME` or `  FAIL NAME: detail`, then `ext-tasks interop: N passed, M failed`:
+//   - a long-running tool (`wait`) becomes a task the package follows to its result;
+//   - a tool that asks (`delete`) is input_required, the package answers through its input
+//     handler with tasks/update, and the task completes with the answer's outcome;
+//   - a never-ending tool (`forever`) is cancelled by the package (tasks/cancel) and reads cancelled;
+//   - a plain call of an optional task tool without the extension: the package gets a plain result.
+//
+// Usage: node ext_tasks.mjs -- SERVER_COMMAND [ARGS...]
+// The package comes from .cache/peers/npm/node_modules (scripts/install-peers, where the Inspector
+// brings it, locked in tests/interop/package-lock.json; INTEROP_NODE_MODULES overrides).
+
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const NODE_MODULES = resolve(process.env.INTEROP_NODE_MODULES ?? join(HERE, '..', '..', '.cache', 'peers', 'npm', 'node_modules'));
+const PACKAGE = join(NODE_MODULES, '@modelcontextprotocol', 'ext-tasks');
+const VERSION = JSON.parse(readFileSync(join(PACKAGE, 'package.json'), 'utf8')).version;
+const TASKS = 'io.modelcontextprotocol/tasks';
+const RUN_TIMEOUT_MS = 60_000;
+
+let passed = 0;
+let failed = 0;
+function check(name, ok, detail = '') {
+    if (ok) {
+        passed++;
+        console.log(`  ok   ${name}`);
+    } else {
+        failed++;
+        console.log(`  FAIL ${name}: ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`.slice(0, 600));
+    }
+}
+
+/** A ConnectedMcpSessionPort over a child process's stdio, framing 2026-07-28 requests. */
+class StdioPort {
+    constructor(command) {
+        this.endpointId = 'mcp-sansio-ext-tasks';
+        this.taskCapabilities = { generation: 'v2', capabilities: {} };
+        this.invalidated = false;
+        this.pending = new Map();
+        this.next = 1;
+        this.notificationListeners = new Set();
+        this.requestHandlers = new Set();
+        this.notifications = [];
+        this.sent = new Map();
+        this.child = spawn(command[0], command.slice(1), { stdio: ['pipe', 'pipe', 'inherit'] });
+        createInterface({ input: this.child.stdout }).on('line', (line) => this.receive(line));
+    }
+
+    frame(params, plain) {
+        const meta = { ...(params?._meta ?? {}) };
+        const capabilities = { ...(meta['io.modelcontextprotocol/clientCapabilities'] ?? {}), elicitation: { form: {} } };
+        if (plain) delete capabilities.extensions;
+        else capabilities.extensions = { ...(capabilities.extensions ?? {}), [TASKS]: {} };
+        meta['io.modelcontextprotocol/protocolVersion'] = '2026-07-28';
+        meta['io.modelcontextprotocol/clientInfo'] = { name: 'ext-tasks interop', version: VERSION };
+        meta['io.modelcontextprotocol/clientCapabilities'] = capabilities;
+        return { ...(params ?? {}), _meta: meta };
+    }
+
+    send(method, params, plain = false) {
+        const id = this.next++;
+        this.sent.set(method, (this.sent.get(method) ?? 0) + 1);
+        const message = { jsonrpc: '2.0', id, method, params: this.frame(params, plain) };
+        return new Promise((resolve) => {
+            this.pending.set(id, resolve);
+            this.child.stdin.write(JSON.stringify(message) + '\n');
+        });
+    }
+
+    async dispatch(request) {
+        const answer = await this.send(request.method, request.params);
+        return answer.error ? { kind: 'error', error: answer.error } : { kind: 'result', result: answer.result };
+    }
+
+    receive(line) {
+        const message = JSON.parse(line);
+        if (message.id !== undefined && message.method === undefined) {
+            const resolve = this.pending.get(message.id);
+            this.pending.delete(message.id);
+            resolve?.(message);
+        } else if (message.method !== undefined && message.id === undefined) {
+            this.notifications.push(message);
+            for (const listener of this.notificationListeners) listener(message);
+        }
+    }
+
+    onServerRequest(handler) {
+        this.requestHandlers.add(handler);
+        return () => this.requestHandlers.delete(handler);
+    }
+    onNotification(listener) {
+        this.notificationListeners.add(listener);
+        return () => this.notificationListeners.delete(listener);
+    }
+    onInvalidated() {
+        return () => {};
+    }
+    close() {
+        this.child.stdin.end();
+        this.child.kill();
+    }
+}
+
+async function main() {
+    const argv = process.argv.slice(2);
+    const at = argv.indexOf('--');
+    if (at < 0 || at === argv.length - 1) throw new Error('usage: ext_tasks.mjs -- SERVER_COMMAND [ARGS...]');
+    const { withTasks, resultFromTaskOutcome, createApplicationInputHandler } = await import(
+        pathToFileURL(join(PACKAGE, 'dist', 'client', 'index.js')).href
+    );
+    console.log(`== @modelcontextprotocol/ext-tasks@${VERSION} on node ${process.version}, server: ${argv.slice(at + 1).join(' ')}`);
+    const port = new StdioPort(argv.slice(at + 1));
+    const asked = [];
+    const onInputRequest = createApplicationInputHandler({
+        elicitation: (request) => {
+            asked.push(request);
+            return { action: 'accept', content: { confirm: true } };
+        },
+        sampling: () => {
+            throw new Error('no sampling here');
+        },
+        roots: () => ({ roots: [] }),
+    });
+    const session = withTasks(port, { onInputRequest });
+    const text = (result) => result?.content?.find((block) => block.type === 'text')?.text;
+    try {
+        // A long-running tool: a task, followed to its result.
+        const wait = await session.callTool('wait', { ms: 200 });
+        check('wait: answered as a task', wait.kind === 'task' && typeof wait.handle?.taskId === 'string', wait.kind);
+        const waited = await wait.settle();
+        check('wait: the task completes', waited.outcome?.status === 'completed', waited.outcome);
+        check('wait: its result', text(resultFromTaskOutcome(waited.outcome)) === 'waited 200 ms', waited.outcome);
+
+        // A tool that asks: input_required, answered through the input handler (tasks/update).
+        const deleting = await session.callTool('delete', {});
+        const deleted = await deleting.settle();
+        check('delete: the question reached the input handler', asked.length === 1, asked);
+        check('delete: completes with the answer\'s outcome', text(resultFromTaskOutcome(deleted.outcome)) === 'deleted',
+            deleted.outcome);
+        check('delete: the answer went back with tasks/update', (port.sent.get('tasks/update') ?? 0) >= 1,
+            Object.fromEntries(port.sent));
+
+        // Cancellation: tasks/cancel, and the task reads cancelled.
+        const forever = await session.callTool('forever', {});
+        const handle = forever.handle;
+        check('forever: a task handle', typeof handle?.taskId === 'string', forever);
+        if (handle?.taskId) {
+            await session.cancelTask(handle.taskId);
+            const view = await session.task(handle.taskId).snapshot();
+            check('forever: cancelled', view.status === 'cancelled', view);
+        }
+
+        // Without the extension an optional task tool is a plain call.
+        const plain = await port.send('tools/call', { name: 'wait', arguments: { ms: 1 } }, true);
+        check('a plain call without the extension', plain.result?.resultType === 'complete'
+            && text(plain.result) === 'waited 1 ms', plain);
+        console.log(`  (requests the package sent: ${JSON.stringify(Object.fromEntries(port.sent))})`);
+    } catch (error) {
+        check('the client ran without an error', false, String(error?.stack ?? error));
+    } finally {
+        await session.close().catch(() => {});
+        port.close();
+    }
+    console.log(`ext-tasks interop: ${passed} passed, ${failed} failed`);
+    process.exit(failed === 0 && passed > 0 ? 0 : 1);
+}
+
+setTimeout(() => {
+    console.log(`  FAIL the run did not finish within ${RUN_TIMEOUT_MS / 1000}s`);
+    console.log(`ext-tasks interop: ${passed} passed, ${failed + 1} failed`);
+    process.exit(1);
+}, RUN_TIMEOUT_MS).unref();
+
+main();
