@@ -390,6 +390,14 @@ pub(crate) fn write_result_head(w: &mut JsonWriter<'_>, id: &dyn WriteId) {
     w.raw(b",\"result\":");
 }
 
+/// Writes `{"jsonrpc":"2.0","id":<id>,"error":` (an error object the caller has, and `}`, follow).
+#[cfg(feature = "tasks")]
+pub(crate) fn write_error_object_head(w: &mut JsonWriter<'_>, id: &dyn WriteId) {
+    w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    id.write_id(w);
+    w.raw(b",\"error\":");
+}
+
 /// The message of an error the engine writes.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum ErrorMessage<'a> {

@@ -1,7 +1,9 @@
 //! Long-running tools as tasks (the 2026-07-28 extension `io.modelcontextprotocol/tasks`): a
 //! client that declares the extension gets the task at once and follows it with `tasks/get` (or
 //! a `subscriptions/listen` stream naming it), answers its questions with `tasks/update`, and may
-//! `tasks/cancel` it. Without the extension an optional task tool runs as a plain call.
+//! `tasks/cancel` it. Without the extension an optional task tool runs as a plain call. In a
+//! 2025-11-25 session a client asks for a task with `params.task` and reads it with `tasks/result`
+//! (2025-11-25's experimental tasks; a question inside such a task is not served yet).
 //!
 //! Serves stdio: `cargo run -p mcp-sansio-router --example tasks`. The official tasks client
 //! (`@modelcontextprotocol/ext-tasks`) drives it in tests/interop/ext_tasks.mjs.

@@ -290,7 +290,7 @@ async fn without_the_extension_an_optional_task_tool_runs_plainly_and_a_required
 }
 
 #[tokio::test]
-async fn in_a_legacy_session_an_optional_task_tool_runs_as_a_plain_call() {
+async fn in_a_legacy_session_a_task_tool_runs_plainly_or_as_a_task_when_asked() {
     let seen = Arc::new(Seen::default());
     let mut client = Client::start(router(seen.clone()), EraPolicy::Legacy).await;
     let mut messages = client.send_all("tools/call", json!({"name": "wait", "arguments": {"ms": 20}})).await;
@@ -303,10 +303,21 @@ async fn in_a_legacy_session_an_optional_task_tool_runs_as_a_plain_call() {
         (Some("notifications/message"), Some("waiting"))
     );
     assert!(waited["result"].get("resultType").is_none() && waited["result"].get("task").is_none());
-    // The core serves no legacy tasks yet: a required one is refused.
+    // A tool that runs only as a task, called without asking for one: -32601 (2025-11-25).
     let refused = client.send("tools/call", json!({"name": "delete", "arguments": {}})).await;
-    assert_eq!(refused["error"]["code"], -32021, "{refused}");
+    assert_eq!(refused["error"]["code"], -32601, "{refused}");
     assert_eq!(seen.runs.load(Ordering::SeqCst), 0);
+    // Asked for (`params.task`), a task, in 2025-11-25's shape, its outcome read with tasks/result.
+    let created = client.send("tools/call", json!({"name": "wait", "arguments": {"ms": 30}, "task": {}})).await;
+    let task = created["result"]["task"]["taskId"].clone();
+    assert_eq!(created["result"]["task"]["status"], "working", "{created}");
+    let mut messages = client.send_all("tasks/result", json!({"taskId": task})).await;
+    let result = messages.pop().unwrap();
+    assert_eq!(text(&result["result"]), "waited 30 ms", "{result}");
+    assert_eq!(result["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], task);
+    // Its status was told on the way (and nothing else: a task sends no log messages).
+    assert!(messages.iter().all(|m| m["method"] == "notifications/tasks/status"), "{messages:?}");
+    assert_eq!(messages.last().map(|m| m["params"]["status"].clone()), Some(json!("completed")), "{messages:?}");
 }
 
 #[tokio::test]

@@ -13,7 +13,12 @@
 //   - a never-ending tool (`forever`) is cancelled by the package (tasks/cancel) and reads cancelled;
 //   - a plain call of an optional task tool without the extension: the package gets a plain result.
 //
-// Usage: node ext_tasks.mjs -- SERVER_COMMAND [ARGS...]
+// With --era legacy the same against 2025-11-25's experimental tasks (the package's "v1"
+// generation): the port opens a session with initialize, and the package asks for tasks with
+// `params.task`, follows them with tasks/get, reads them with tasks/result and lists them with
+// tasks/list (a question inside a legacy task is not served yet: `delete` is not called).
+//
+// Usage: node ext_tasks.mjs [--era modern|legacy] -- SERVER_COMMAND [ARGS...]
 // The package comes from .cache/peers/npm/node_modules (scripts/install-peers, where the Inspector
 // brings it, locked in tests/interop/package-lock.json; INTEROP_NODE_MODULES overrides).
 
@@ -44,7 +49,8 @@ function check(name, ok, detail = '') {
 
 /** A ConnectedMcpSessionPort over a child process's stdio, framing 2026-07-28 requests. */
 class StdioPort {
-    constructor(command) {
+    constructor(command, era) {
+        this.era = era;
         this.endpointId = 'mcp-sansio-ext-tasks';
         this.taskCapabilities = { generation: 'v2', capabilities: {} };
         this.invalidated = false;
@@ -58,7 +64,20 @@ class StdioPort {
         createInterface({ input: this.child.stdout }).on('line', (line) => this.receive(line));
     }
 
+    /** Opens a 2025-11-25 session; the server's tasks capability becomes the port's. */
+    async initialize() {
+        const init = await this.send('initialize', {
+            protocolVersion: '2025-11-25',
+            capabilities: { elicitation: { form: {} } },
+            clientInfo: { name: 'ext-tasks interop', version: VERSION },
+        });
+        this.child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
+        this.taskCapabilities = { generation: 'v1', capabilities: init.result?.capabilities?.tasks ?? {} };
+        return init;
+    }
+
     frame(params, plain) {
+        if (this.era === 'legacy') return params ?? {};
         const meta = { ...(params?._meta ?? {}) };
         const capabilities = { ...(meta['io.modelcontextprotocol/clientCapabilities'] ?? {}), elicitation: { form: {} } };
         if (plain) delete capabilities.extensions;
@@ -116,12 +135,21 @@ class StdioPort {
 async function main() {
     const argv = process.argv.slice(2);
     const at = argv.indexOf('--');
-    if (at < 0 || at === argv.length - 1) throw new Error('usage: ext_tasks.mjs -- SERVER_COMMAND [ARGS...]');
+    if (at < 0 || at === argv.length - 1) throw new Error('usage: ext_tasks.mjs [--era modern|legacy] -- SERVER_COMMAND [ARGS...]');
+    const eraAt = argv.indexOf('--era');
+    const era = eraAt >= 0 && eraAt < at ? argv[eraAt + 1] : 'modern';
+    if (!['modern', 'legacy'].includes(era)) throw new Error('--era must be modern or legacy');
     const { withTasks, resultFromTaskOutcome, createApplicationInputHandler } = await import(
         pathToFileURL(join(PACKAGE, 'dist', 'client', 'index.js')).href
     );
-    console.log(`== @modelcontextprotocol/ext-tasks@${VERSION} on node ${process.version}, server: ${argv.slice(at + 1).join(' ')}`);
-    const port = new StdioPort(argv.slice(at + 1));
+    console.log(`== @modelcontextprotocol/ext-tasks@${VERSION} on node ${process.version}, ${era} era, server: ${argv.slice(at + 1).join(' ')}`);
+    const port = new StdioPort(argv.slice(at + 1), era);
+    if (era === 'legacy') {
+        const init = await port.initialize();
+        const tasks = init.result?.capabilities?.tasks;
+        check('legacy: the server declares tasks (list, cancel, tools/call)',
+            tasks?.list !== undefined && tasks?.cancel !== undefined && tasks?.requests?.tools?.call !== undefined, init);
+    }
     const asked = [];
     const onInputRequest = createApplicationInputHandler({
         elicitation: (request) => {
@@ -137,13 +165,17 @@ async function main() {
     const text = (result) => result?.content?.find((block) => block.type === 'text')?.text;
     try {
         // A long-running tool: a task, followed to its result.
-        const wait = await session.callTool('wait', { ms: 200 });
+        // In 2025-11-25 the requester asks for the task (the package's default for an optional tool
+        // is a plain call there).
+        const asTask = era === 'legacy' ? { task: { preference: 'prefer' } } : {};
+        const wait = await session.callTool('wait', { ms: 200 }, asTask);
         check('wait: answered as a task', wait.kind === 'task' && typeof wait.handle?.taskId === 'string', wait.kind);
         const waited = await wait.settle();
         check('wait: the task completes', waited.outcome?.status === 'completed', waited.outcome);
         check('wait: its result', text(resultFromTaskOutcome(waited.outcome)) === 'waited 200 ms', waited.outcome);
 
         // A tool that asks: input_required, answered through the input handler (tasks/update).
+        if (era === 'modern') {
         const deleting = await session.callTool('delete', {});
         const deleted = await deleting.settle();
         check('delete: the question reached the input handler', asked.length === 1, asked);
@@ -151,9 +183,15 @@ async function main() {
             deleted.outcome);
         check('delete: the answer went back with tasks/update', (port.sent.get('tasks/update') ?? 0) >= 1,
             Object.fromEntries(port.sent));
+        } else {
+            check('legacy: the result was read with tasks/result', (port.sent.get('tasks/result') ?? 0) >= 1,
+                Object.fromEntries(port.sent));
+            const page = await session.listTasks();
+            check('legacy: tasks/list lists the task', page.tasks?.some((t) => t.taskId === wait.handle?.taskId), page);
+        }
 
         // Cancellation: tasks/cancel, and the task reads cancelled.
-        const forever = await session.callTool('forever', {});
+        const forever = await session.callTool('forever', {}, asTask);
         const handle = forever.handle;
         check('forever: a task handle', typeof handle?.taskId === 'string', forever);
         if (handle?.taskId) {
@@ -164,8 +202,8 @@ async function main() {
 
         // Without the extension an optional task tool is a plain call.
         const plain = await port.send('tools/call', { name: 'wait', arguments: { ms: 1 } }, true);
-        check('a plain call without the extension', plain.result?.resultType === 'complete'
-            && text(plain.result) === 'waited 1 ms', plain);
+        const complete = era === 'legacy' ? plain.result?.task === undefined : plain.result?.resultType === 'complete';
+        check('a plain call without asking for a task', complete && text(plain.result) === 'waited 1 ms', plain);
         console.log(`  (requests the package sent: ${JSON.stringify(Object.fromEntries(port.sent))})`);
     } catch (error) {
         check('the client ran without an error', false, String(error?.stack ?? error));

@@ -156,6 +156,9 @@ impl ServerCapabilities {
         #[cfg(feature = "tasks")]
         if self.tasks && version.era() == crate::version::Era::Modern {
             object.member("extensions").w.raw(b"{\"io.modelcontextprotocol/tasks\":{}}");
+        } else if self.tasks && version == ProtocolVersion::V2025_11_25 {
+            // 2025-11-25's experimental tasks: task-augmented tools/call, tasks/list, tasks/cancel.
+            object.member("tasks").w.raw(b"{\"list\":{},\"cancel\":{},\"requests\":{\"tools\":{\"call\":{}}}}");
         }
         object.close();
     }

@@ -85,8 +85,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         #[cfg(feature = "tasks")]
         let support = self.handler.tool(index).map(|t| t.task_support).unwrap_or_default();
         #[cfg(feature = "tasks")]
-        if support == crate::mcp::TaskSupport::Required && !self.may_be_task(&context) {
-            return self.reject_without_tasks(id);
+        if support == crate::mcp::TaskSupport::Required && !self.may_be_task(&context, params) {
+            return self.reject_without_tasks(id, context.version);
         }
         #[cfg(feature = "input")]
         let mut state = [0u8; MAX_REQUEST_STATE];
@@ -233,10 +233,16 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         }
     }
 
-    /// Answers `-32021` naming the tasks extension (a tool that runs only as a task).
+    /// Answers a request that needs tasks the client did not ask for: `-32021` naming the tasks
+    /// extension (2026-07-28), `-32601` in 2025-11-25 (a tool that runs only as a task, called
+    /// without `params.task`).
     #[cfg(feature = "tasks")]
     #[inline(never)] // Off the request path's frame.
-    pub(crate) fn reject_without_tasks(&mut self, id: Id<'_>) {
+    pub(crate) fn reject_without_tasks(&mut self, id: Id<'_>, version: crate::version::ProtocolVersion) {
+        if version.served_era() == crate::version::Era::Legacy {
+            let why = crate::server::tasks::TASK_PARAM_REQUIRED;
+            return self.reject(Some(&id), code::METHOD_NOT_FOUND, format_args!("{why}"));
+        }
         self.reject_with_data(
             Some(&id),
             code::MISSING_CLIENT_CAPABILITY,

@@ -13,7 +13,7 @@ use crate::mcp::meta::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, Meta};
 use crate::mcp::{ClientCapabilities, ServerCapabilities};
 use crate::server::handler::RequestContext;
 use crate::server::params::{Params, Picked};
-use crate::server::reply::{DeferSlots, InFlight, Outgoing, ReplyId, ReplyKind};
+use crate::server::reply::{DeferSlots, InFlight, Outgoing, ReplyId};
 use crate::server::server_info::ServerInfo;
 use crate::server::{Config, Event, Handler, Received, Session};
 use crate::time::Instant;
@@ -218,8 +218,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             #[cfg(not(feature = "tasks"))]
             let runs_task = |_: Route| false;
             for (slot, entry) in self.slots.iter_mut().enumerate() {
-                if entry.as_ref().is_some_and(|e| e.kind == ReplyKind::Listen && e.id.matches(request_id)) {
-                    // A listen stream ends with its cancellation; nothing more is sent for it.
+                if entry.as_ref().is_some_and(|e| !e.kind.answered_by_handler() && e.id.matches(request_id)) {
+                    // A listen stream (or a `tasks/result`) ends with its cancellation; nothing more
+                    // is sent for it.
                     *entry = None;
                     return;
                 }
@@ -439,6 +440,13 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             "prompts/get" if has_prompts => self.get_prompt(id, params, context),
             #[cfg(feature = "tasks")]
             "tasks/get" | "tasks/update" | "tasks/cancel" if modern && capabilities.tasks => {
+                self.tasks_request(id, method, params, context)
+            }
+            // 2025-11-25's experimental tasks.
+            #[cfg(feature = "tasks")]
+            "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel"
+                if version == ProtocolVersion::V2025_11_25 && capabilities.tasks =>
+            {
                 self.tasks_request(id, method, params, context)
             }
             _ => self.method_not_found(id, method, version),

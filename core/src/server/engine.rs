@@ -95,10 +95,10 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         }
     }
 
-    /// How many deferred requests await an answer (listen streams not counted: see
-    /// [`Engine::listens`]).
+    /// How many deferred requests await an answer (listen streams and `tasks/result` requests,
+    /// which the engine answers itself, not counted: see [`Engine::listens`]).
     pub fn in_flight(&self) -> usize {
-        self.in_flight.iter().flatten().filter(|entry| entry.kind != ReplyKind::Listen).count()
+        self.in_flight.iter().flatten().filter(|entry| entry.kind.answered_by_handler()).count()
     }
 
     /// How many requests sent to the client await an answer.
@@ -269,7 +269,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     pub fn poll_timeout(&self) -> Option<Instant> {
         let deadline = self.ep.poll_timeout();
         // Listen streams to tell of a task's new status: due now.
-        #[cfg(all(feature = "tasks", feature = "subscriptions"))]
+        #[cfg(feature = "tasks")]
         if let Some(table) = self.tasks.as_ref().filter(|t| t.changed && !t.notes_blocked) {
             return Some(deadline.map_or(table.last_now, |d| d.min(table.last_now)));
         }
@@ -366,6 +366,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                     slot: Some(slot),
                     fresh: false,
                     params: None,
+                    legacy: false,
                 })
             }
             _ => None,
@@ -424,7 +425,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         if self.pending_changes != crate::server::ListChanges::NONE {
             self.flush_changes(&*handler);
         }
-        #[cfg(all(feature = "tasks", feature = "subscriptions"))]
+        #[cfg(feature = "tasks")]
         if self.tasks.as_ref().is_some_and(|t| t.changed) {
             self.flush_task_statuses();
         }

@@ -185,6 +185,15 @@ impl<'a> InputReply<'a> {
             return self.out.fail(code::INTERNAL_ERROR, ErrorMessage::Named(format_args!("{reason}")), None);
         }
         self.close_requests();
+        // A 2025-11-25 task would ask through `tasks/result` (not served yet): its task fails.
+        #[cfg(feature = "tasks")]
+        if self.out.version().served_era() == Era::Legacy && self.out.is_task() {
+            return self.out.fail(
+                code::INTERNAL_ERROR,
+                ErrorMessage::Named(format_args!("a legacy task cannot ask the client for input")),
+                None,
+            );
+        }
         if self.out.version().served_era() == Era::Legacy {
             // The engine asks the client itself (see `legacy_input`).
             if !self.out.finish_for_legacy_input() {
@@ -231,7 +240,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// ([`Config::request_timeout`](crate::server::Config::request_timeout)) or the end of input
     /// reaches [`Handler::on_response`](crate::server::Handler::on_response) with the returned key.
     /// Errors: [`SendError::NotAvailable`] for a 2026-07-28 request (answer with
-    /// [`Engine::reply_input`] there) or one that is over, [`SendError::MissingCapability`] if the
+    /// [`Engine::reply_input`] there), a legacy task's, or one that is over, [`SendError::MissingCapability`] if the
     /// client did not declare what `request` needs, [`SendError::Malformed`] for params that are not
     /// well-formed, and those of [`Engine::send_request`](crate::server::Engine::send_request).
     pub fn request_input(
@@ -245,6 +254,11 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         let version = entry.version;
         let legacy = matches!(self.session, Session::Legacy { .. });
         if !cfg!(feature = "input") || version.served_era() != Era::Legacy || !legacy {
+            return Err(SendError::NotAvailable);
+        }
+        // A 2025-11-25 task would ask through `tasks/result` (not served yet).
+        #[cfg(feature = "tasks")]
+        if entry.route == crate::server::tasks::TASK_ROUTE {
             return Err(SendError::NotAvailable);
         }
         if !request.is_supported_by(&entry.client) {

@@ -72,6 +72,13 @@ pub(crate) fn write_tool<'t>(
         }
         w.raw(b"}");
     }
+    // 2025-11-25 lists a tool's task support (`execution.taskSupport`; 2026-07-28 does not).
+    #[cfg(feature = "tasks")]
+    if version == ProtocolVersion::V2025_11_25 && tool.task_support != crate::mcp::TaskSupport::Forbidden {
+        w.raw(b",\"execution\":{\"taskSupport\":");
+        w.string(tool.task_support.as_str());
+        w.raw(b"}");
+    }
     write_icons(w, tool.icons, version);
     if let (Some(meta), true) = (tool.meta, version.has_resource_links()) {
         let meta = parse(meta, tool.name)?;

@@ -120,7 +120,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
 
     /// Reads `params.cursor`: a decimal item index this server handed out. Answers `-32602` and returns
     /// `None` when it is not one.
-    fn cursor(&mut self, id: Id<'_>, params: &Params<'_>) -> Option<usize> {
+    pub(crate) fn cursor(&mut self, id: Id<'_>, params: &Params<'_>) -> Option<usize> {
         let Some(cursor) = params.get("cursor").filter(|c| !c.is_null()) else {
             return Some(0);
         };

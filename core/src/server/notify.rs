@@ -269,37 +269,65 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             }
             self.pending_changes.updated &= !(1 << index);
         }
-        #[cfg(all(feature = "tasks", feature = "subscriptions"))]
+        #[cfg(feature = "tasks")]
         if self.tasks.as_ref().is_some_and(|t| t.changed) {
             self.flush_task_statuses();
         }
     }
 
-    /// Tells the listen streams that follow a task whose status changed: `notifications/tasks`
-    /// with the task as `tasks/get` gives it. Stops when the transmit window is full: the rest is
-    /// told when the engine runs next (a transmit done makes room and runs it); until then
-    /// [`Engine::poll_timeout`] does not call for it.
-    #[cfg(all(feature = "tasks", feature = "subscriptions"))]
+    /// Tells whoever waits on a task whose status changed: a legacy session gets
+    /// `notifications/tasks/status` for its tasks, the listen streams that follow it get
+    /// `notifications/tasks` with the task as `tasks/get` gives it (2026-07-28), and then the
+    /// `tasks/result` requests of a task that has ended get its outcome (2025-11-25). Stops when the
+    /// transmit window is full: the rest is told when the engine runs next (a transmit done makes
+    /// room and runs it); until then [`Engine::poll_timeout`] does not call for it.
+    #[cfg(feature = "tasks")]
     pub(crate) fn flush_task_statuses(&mut self) {
-        let Engine { tasks, in_flight, ep, .. } = self;
+        use crate::server::tasks::{TaskWire, legacy};
+        let Engine { tasks, in_flight, ep, session, .. } = self;
         let Some(table) = tasks.as_mut() else { return };
         while let Some(slot) = table.next_changed() {
             let Some(task) = table.slot(slot).copied() else { break };
-            for entry in in_flight.iter().flatten() {
-                if !entry.listen.is_some_and(|l| l.tasks.contains(task.id())) {
-                    continue;
-                }
-                let written = ep.out.write(entry.route, |w| {
+            let follows = |entry: &crate::server::reply::InFlight, kind: ReplyKind| {
+                entry.kind == kind && entry.listen.is_some_and(|l| l.tasks.contains(task.id()))
+            };
+            if task.is_legacy() && legacy::tells_status(session) {
+                let route = ep.out.notify_route;
+                let written = ep.out.write(route, |w| {
                     jsonrpc::write_notification_head(w);
-                    w.raw(b"\"notifications/tasks\",\"params\":{");
-                    write_subscription_meta(w, &entry.id);
-                    w.raw(b",");
-                    table.write_task(slot, w, true);
+                    w.raw(b"\"notifications/tasks/status\",\"params\":{");
+                    table.write_task(slot, w, TaskWire::Legacy);
                     w.raw(b"}}");
                 });
                 if written == Err(SendError::Full) {
                     table.notes_blocked = true;
                     return;
+                }
+            }
+            #[cfg(feature = "subscriptions")]
+            for entry in in_flight.iter().flatten().filter(|e| follows(e, ReplyKind::Listen)) {
+                let written = ep.out.write(entry.route, |w| {
+                    jsonrpc::write_notification_head(w);
+                    w.raw(b"\"notifications/tasks\",\"params\":{");
+                    write_subscription_meta(w, &entry.id);
+                    w.raw(b",");
+                    table.write_task(slot, w, TaskWire::Detailed);
+                    w.raw(b"}}");
+                });
+                if written == Err(SendError::Full) {
+                    table.notes_blocked = true;
+                    return;
+                }
+            }
+            if task.status().is_terminal() {
+                for entry in in_flight.iter_mut() {
+                    let Some(waiting) = entry.as_ref().filter(|e| follows(e, ReplyKind::TaskResult)) else { continue };
+                    let written = ep.out.write(waiting.route, |w| legacy::write_outcome(w, &waiting.id, table, slot));
+                    if written == Err(SendError::Full) {
+                        table.notes_blocked = true;
+                        return;
+                    }
+                    *entry = None;
                 }
             }
             table.told(slot);

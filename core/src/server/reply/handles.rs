@@ -86,9 +86,22 @@ pub enum ReplyKind {
     /// A `subscriptions/listen` stream (2026-07-28), kept open by the engine itself until the client
     /// cancels it or the server [ends it](crate::server::Engine::end_listens).
     Listen,
+    /// A 2025-11-25 `tasks/result` waiting for its task to end, answered by the engine itself.
+    #[cfg(feature = "tasks")]
+    TaskResult,
 }
 
 impl ReplyKind {
+    /// The handler answers it (the engine answers listen streams and `tasks/result` itself).
+    pub(crate) fn answered_by_handler(self) -> bool {
+        match self {
+            ReplyKind::Listen => false,
+            #[cfg(feature = "tasks")]
+            ReplyKind::TaskResult => false,
+            _ => true,
+        }
+    }
+
     /// The method of the request answered.
     pub const fn method(self) -> &'static str {
         match self {
@@ -97,6 +110,8 @@ impl ReplyKind {
             ReplyKind::Prompt => "prompts/get",
             ReplyKind::Completion => "completion/complete",
             ReplyKind::Listen => "subscriptions/listen",
+            #[cfg(feature = "tasks")]
+            ReplyKind::TaskResult => "tasks/result",
         }
     }
 }

@@ -183,25 +183,39 @@ impl<'a> Outgoing<'a> {
         self
     }
 
+    /// Whether this reply is a task's (its answer is kept in the task table).
+    #[cfg(feature = "tasks")]
+    pub(crate) fn is_task(&self) -> bool {
+        self.task.as_ref().is_some_and(|t| t.slot.is_some())
+    }
+
     /// Makes this reply a task's (see [`ToolReply::run_as_task`]).
     #[cfg(feature = "tasks")]
     pub(crate) fn make_task(&mut self) -> Result<(), crate::server::tasks::NoTask> {
         use crate::server::tasks::NoTask;
         let task = self.task.as_mut().ok_or(NoTask::Unavailable)?;
         if task.slot.is_none() {
-            task.slot = Some(task.table.create(task.now, task.params).ok_or(NoTask::Full)?);
+            task.slot = Some(task.table.create(task.now, task.params, task.legacy).ok_or(NoTask::Full)?);
             self.notes = Notes::NONE;
         }
         Ok(())
     }
 
-    /// Answers the client's request with task `slot` of `table` (`resultType: "task"`).
+    /// Answers the client's request with task `slot` of `table`: 2026-07-28's flat
+    /// `CreateTaskResult` (`resultType: "task"`), or 2025-11-25's `{"task": {…}}`.
     #[cfg(feature = "tasks")]
     fn answer_with_task(&mut self, table: &mut dyn crate::server::tasks::TaskSink, slot: usize) {
+        use crate::server::tasks::TaskWire;
         self.w.truncate(0);
         write_result_head(&mut self.w, &self.id);
-        self.w.raw(b"{");
-        table.write_task(slot, &mut self.w, false);
+        if self.version.served_era() == Era::Modern {
+            self.w.raw(b"{");
+            table.write_task(slot, &mut self.w, TaskWire::Created);
+        } else {
+            self.w.raw(b"{\"task\":{");
+            table.write_task(slot, &mut self.w, TaskWire::Legacy);
+            self.w.raw(b"}");
+        }
         self.first_field = false;
         self.result_type = ResultType::Task;
         self.meta = None;

@@ -31,7 +31,8 @@ impl<'a> ToolReply<'a> {
         self.out.version()
     }
 
-    /// Makes the call a task ([`tasks`](crate::server::tasks)): the client's request is answered
+    /// Makes the call a task ([`tasks`](crate::server::tasks): a 2026-07-28 request that declared
+    /// the extension, or a 2025-11-25 one that asked with `params.task`): the client's request is answered
     /// with the task as soon as this reply is finished or [deferred](Self::defer), and what the
     /// reply says becomes the task's outcome. `Err` (the reply unchanged) when the request cannot
     /// become one ([`NoTask`](crate::server::tasks::NoTask)): answer it as a plain call, or with
@@ -71,9 +72,14 @@ impl<'a> ToolReply<'a> {
     }
 
     /// Answers `-32021`: the call runs only as a task, and the client did not declare the tasks
-    /// extension (`data.requiredCapabilities` names it).
+    /// extension (`data.requiredCapabilities` names it); in 2025-11-25, `-32601`: the call did not
+    /// ask for a task (`params.task`).
     #[cfg(feature = "tasks")]
     pub fn missing_tasks(mut self) {
+        if self.out.version().served_era() == crate::version::Era::Legacy {
+            let why = crate::server::tasks::TASK_PARAM_REQUIRED;
+            return self.out.fail(code::METHOD_NOT_FOUND, ErrorMessage::Named(format_args!("{why}")), None);
+        }
         self.out.fail(
             code::MISSING_CLIENT_CAPABILITY,
             ErrorMessage::Whole(format_args!(

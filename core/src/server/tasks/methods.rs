@@ -8,7 +8,7 @@ use crate::server::dispatch::Parts;
 use crate::server::handler::RequestContext;
 use crate::server::params::Params;
 use crate::server::reply::{DeferSlots, Outgoing, ReplyId, ReplyKind};
-use crate::server::tasks::{TASK_ROUTE, TaskScope, TaskTable};
+use crate::server::tasks::{TASK_ROUTE, TaskScope, TaskTable, TaskWire};
 use crate::server::{Engine, Event, Handler};
 use crate::time::Instant;
 use crate::version::Era;
@@ -35,11 +35,13 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         table.running.and_then(|slot| table.slot(slot)).map_or(now, |slot| slot.state_at())
     }
 
-    /// Whether a `tools/call` may run as a task: a 2026-07-28 request that declared the extension,
-    /// to an engine with a task table, or a task run again.
-    pub(crate) fn may_be_task(&self, context: &RequestContext<'_>) -> bool {
+    /// Whether a `tools/call` may run as a task: to an engine with a task table, a 2026-07-28 request
+    /// that declared the extension or a 2025-11-25 one that asked for a task (`params.task`); or a
+    /// task run again.
+    pub(crate) fn may_be_task(&self, context: &RequestContext<'_>, params: &Params<'_>) -> bool {
         self.route == TASK_ROUTE
             || (self.tasks.is_some() && context.version.served_era() == Era::Modern && context.client.tasks)
+            || (self.tasks.is_some() && asks_for_task(context, params))
     }
 
     /// [`Parts::reply_parts`] for `tools/call`, with what its reply may do with tasks: write a
@@ -52,7 +54,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         context: &RequestContext<'_>,
         support: TaskSupport,
     ) -> (&'x mut H, Outgoing<'x>, Option<TaskScope<'x>>) {
-        let may_be_task = support != TaskSupport::Forbidden && self.may_be_task(context);
+        let may_be_task = support != TaskSupport::Forbidden && self.may_be_task(context, params);
+        let legacy = asks_for_task(context, params);
         let now = self.now;
         let Parts { handler, server_info, out, slots, next_generation, route, input, tasks, .. } = self;
         let window = out.window_len();
@@ -68,19 +71,25 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                     slot: Some(slot),
                     fresh: false,
                     params: None,
+                    legacy: false,
                 }),
                 Id::Number(_) => None,
             },
-            Some(table) => Some(TaskScope { table, now, slot: None, fresh: true, params: params.value() }),
+            Some(table) => Some(TaskScope { table, now, slot: None, fresh: true, params: params.value(), legacy }),
             None => None,
         };
         (handler, reply, task)
     }
 
-    /// `tasks/get`, `tasks/update` and `tasks/cancel` (2026-07-28, with a task table).
+    /// `tasks/get`, `tasks/update` and `tasks/cancel` (2026-07-28, with a task table), and
+    /// 2025-11-25's `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel`.
     pub(crate) fn tasks_request(&mut self, id: Id<'_>, method: &str, params: &Params<'_>, context: RequestContext<'_>) {
-        if !context.client.tasks {
-            return self.reject_without_tasks(id);
+        let legacy = context.version.served_era() == Era::Legacy;
+        if !legacy && !context.client.tasks {
+            return self.reject_without_tasks(id, context.version);
+        }
+        if legacy && method == "tasks/list" {
+            return self.list_legacy_tasks(id, params, context.version);
         }
         let task = params.get("taskId").and_then(|t| t.as_str());
         let Some(task) = task else {
@@ -99,16 +108,17 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 None,
             );
         };
-        match method {
-            "tasks/get" => {
+        match (legacy, method) {
+            (_, "tasks/get") => {
+                let wire = if legacy { TaskWire::Legacy } else { TaskWire::Detailed };
                 let (mut out, tasks) = self.open_beside_tasks(id, context.version);
                 if let Some(table) = tasks {
-                    table.write_task(slot, out.writer(), true);
+                    table.write_task(slot, out.writer(), wire);
                     out.members_written();
                 }
                 out.finish(None);
             }
-            "tasks/update" => {
+            (false, "tasks/update") => {
                 let responses = params.get("inputResponses").filter(|r| r.kind() == Kind::Object);
                 let Some(responses) = responses else {
                     return self.reject(
@@ -124,13 +134,28 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 }
                 self.open(id, context.version).finish(None);
             }
-            _ => {
+            (true, "tasks/result") => self.legacy_task_result(id, slot, context),
+            (_, "tasks/cancel") => {
                 let cancelled = self.tasks.as_mut().is_some_and(|table| table.cancel(slot, now));
                 if cancelled {
                     self.cancel_task_request(task);
+                } else if legacy {
+                    // 2025-11-25: a task that has ended cannot be cancelled.
+                    return self.reject(
+                        Some(&id),
+                        code::INVALID_PARAMS,
+                        format_args!("Cannot cancel task: already in terminal status"),
+                    );
                 }
-                self.open(id, context.version).finish(None);
+                // 2025-11-25 answers with the task; 2026-07-28 acknowledges.
+                let (mut out, tasks) = self.open_beside_tasks(id, context.version);
+                if let Some(table) = tasks.filter(|_| legacy) {
+                    table.write_task(slot, out.writer(), TaskWire::Legacy);
+                    out.members_written();
+                }
+                out.finish(None);
             }
+            _ => self.reject(Some(&id), code::METHOD_NOT_FOUND, format_args!("{method}")),
         }
     }
 
@@ -214,4 +239,11 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             table.put_scratch(scratch);
         }
     }
+}
+
+/// Whether `params` of a 2025-11-25 request ask for a task (`task`, an object: task augmentation).
+pub(crate) fn asks_for_task(context: &RequestContext<'_>, params: &Params<'_>) -> bool {
+    context.version == crate::version::ProtocolVersion::V2025_11_25
+        && context.version.served_era() == Era::Legacy
+        && params.get("task").is_some_and(|t| t.kind() == Kind::Object)
 }

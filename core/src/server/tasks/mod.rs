@@ -34,8 +34,20 @@
 //! - **Limits**: the table's slots and byte shares ([`TaskTable`]); a task is kept for its time to
 //!   live ([`DEFAULT_TASK_TTL`]) from its creation, then dropped.
 //!
-//! Not yet: tasks in legacy sessions (2025-11-25's experimental tasks: `params.task`,
-//! `tasks/result`, `tasks/list`, `notifications/tasks/status`).
+//! **2025-11-25's experimental tasks**, in a legacy session of that version with a task table:
+//! the engine declares `capabilities.tasks` (`list`, `cancel`, `requests.tools.call`) and lists a
+//! tool's support as `execution.taskSupport`; a `tools/call` with `params.task` may become a task
+//! ([`ToolReply::run_as_task`] is `Ok` then), answered with `{"task": {…}}`; `tasks/get` gives the
+//! `Task` (`ttl`, `pollInterval`; a failed task's `statusMessage`), `tasks/result` waits for the
+//! task to end and answers what its request would have been answered with (the result, naming the
+//! task in `_meta` `io.modelcontextprotocol/related-task`, or the error; `-32603` for a cancelled
+//! task), `tasks/list` pages the tasks of the caller's authorization context, `tasks/cancel`
+//! answers the cancelled `Task` (`-32602` for one that has ended), and each new status is told
+//! with `notifications/tasks/status`. A tool result with `isError: true` fails its task in this
+//! version. A tool that runs only as a task, called without `params.task`, is answered `-32601`.
+//! Not yet: a legacy task that asks the client for input (through `tasks/result`) fails with
+//! `-32603` saying so. The HTTP adapter gives task tables to its stateless engine only: legacy
+//! Streamable HTTP sessions have no tasks.
 //!
 //! [`Engine::set_task_table`]: crate::server::Engine::set_task_table
 //! [`Engine::poll_timeout`]: crate::server::Engine::poll_timeout
@@ -43,6 +55,7 @@
 //! [`ToolReply::run_as_task`]: crate::server::ToolReply::run_as_task
 //! [`ToolReply::input_required`]: crate::server::ToolReply::input_required
 
+pub(crate) mod legacy;
 mod methods;
 mod table;
 
@@ -53,7 +66,12 @@ use crate::json::{JsonWriter, Value};
 use crate::jsonrpc::{MAX_ID_LEN, OwnedId};
 use crate::time::Instant;
 
+pub(crate) use table::TaskWire;
 pub use table::{DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, TASK_ID_LEN, TaskSlot, TaskTable};
+
+/// Why a 2025-11-25 call of a tool that runs only as a task, without `params.task`, is refused
+/// (`-32601`).
+pub(crate) const TASK_PARAM_REQUIRED: &str = "this tool runs only as a task: call it with \"task\" in its params";
 
 /// Where a task's answer goes: nowhere on the wire; the engine keeps it in the table.
 pub(crate) const TASK_ROUTE: Route = Route::new(StreamId::INTERNAL, Framing::Ndjson);
@@ -63,8 +81,9 @@ pub(crate) const TASK_ROUTE: Route = Route::new(StreamId::INTERNAL, Framing::Ndj
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum NoTask {
-    /// The request did not declare the tasks extension, is not a 2026-07-28 request, or the engine
-    /// has no task table.
+    /// The engine has no task table, or the request cannot be a task: a 2026-07-28 request that
+    /// did not declare the tasks extension, a 2025-11-25 one that did not ask for a task
+    /// (`params.task`), an older one.
     Unavailable,
     /// Every slot of the task table is taken, or the request does not fit one.
     Full,
@@ -73,7 +92,9 @@ pub enum NoTask {
 impl fmt::Display for NoTask {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            NoTask::Unavailable => "the request cannot become a task (no tasks extension, or no task table)",
+            NoTask::Unavailable => {
+                "the request cannot become a task (no tasks extension or task param, or no task table)"
+            }
             NoTask::Full => "the task table is full",
         })
     }
@@ -83,23 +104,23 @@ impl core::error::Error for NoTask {}
 
 /// What a reply needs of the task table (the table's lifetime hidden).
 pub(crate) trait TaskSink {
-    fn create(&mut self, now: Instant, params: Option<Value<'_>>) -> Option<usize>;
+    fn create(&mut self, now: Instant, params: Option<Value<'_>>, legacy: bool) -> Option<usize>;
     fn capture(&mut self, slot: usize, now: Instant, message: &[u8]);
-    fn write_task(&mut self, slot: usize, w: &mut JsonWriter<'_>, detailed: bool);
+    fn write_task(&mut self, slot: usize, w: &mut JsonWriter<'_>, wire: TaskWire);
     fn owned_id(&mut self, slot: usize) -> Option<OwnedId>;
 }
 
 impl TaskSink for TaskTable<'_> {
-    fn create(&mut self, now: Instant, params: Option<Value<'_>>) -> Option<usize> {
-        TaskTable::create(self, now, params)
+    fn create(&mut self, now: Instant, params: Option<Value<'_>>, legacy: bool) -> Option<usize> {
+        TaskTable::create(self, now, params, legacy)
     }
 
     fn capture(&mut self, slot: usize, now: Instant, message: &[u8]) {
         TaskTable::capture(self, slot, now, message);
     }
 
-    fn write_task(&mut self, slot: usize, w: &mut JsonWriter<'_>, detailed: bool) {
-        TaskTable::write_task(self, slot, w, detailed);
+    fn write_task(&mut self, slot: usize, w: &mut JsonWriter<'_>, wire: TaskWire) {
+        TaskTable::write_task(self, slot, w, wire);
     }
 
     fn owned_id(&mut self, slot: usize) -> Option<OwnedId> {
@@ -118,4 +139,6 @@ pub(crate) struct TaskScope<'a> {
     pub(crate) fresh: bool,
     /// The request's params, kept by a task made of it.
     pub(crate) params: Option<Value<'a>>,
+    /// A 2025-11-25 request that asked for a task (`params.task`).
+    pub(crate) legacy: bool,
 }

@@ -45,9 +45,13 @@ pub struct TaskSlot {
     state: usize,
     payload: usize,
     answers: usize,
-    /// Its status changed since the listen streams that follow it were told.
-    #[cfg(feature = "subscriptions")]
+    /// Its status changed since the engine last told whoever waits on it (listen streams,
+    /// `tasks/result` requests, a legacy session).
     changed: bool,
+    /// Made by a 2025-11-25 (legacy) request: its wire shapes are that version's.
+    legacy: bool,
+    /// Its payload is a JSON-RPC error object (else a result, or the open questions).
+    error: bool,
 }
 
 impl TaskSlot {
@@ -65,8 +69,9 @@ impl TaskSlot {
         state: 0,
         payload: 0,
         answers: 0,
-        #[cfg(feature = "subscriptions")]
         changed: false,
+        legacy: false,
+        error: false,
     };
 
     /// The task's id.
@@ -82,6 +87,16 @@ impl TaskSlot {
     /// When the handler's `requestState` it keeps was sealed.
     pub(crate) fn state_at(&self) -> Instant {
         self.state_at
+    }
+
+    /// Made by a 2025-11-25 request.
+    pub(crate) fn is_legacy(&self) -> bool {
+        self.legacy
+    }
+
+    /// Its outcome is a JSON-RPC error (not a result).
+    pub(crate) fn is_error(&self) -> bool {
+        self.error
     }
 }
 
@@ -128,10 +143,8 @@ pub struct TaskTable<'a> {
     owner: u64,
     /// Some task's status changed since the listen streams were told (see
     /// [`TaskTable::next_changed`]).
-    #[cfg(feature = "subscriptions")]
     pub(crate) changed: bool,
     /// The last try to tell them found the transmit window full.
-    #[cfg(feature = "subscriptions")]
     pub(crate) notes_blocked: bool,
 }
 
@@ -165,9 +178,7 @@ impl<'a> TaskTable<'a> {
             running: None,
             last_now: Instant::from_millis(0),
             owner: 0,
-            #[cfg(feature = "subscriptions")]
             changed: false,
-            #[cfg(feature = "subscriptions")]
             notes_blocked: false,
         }
     }
@@ -248,9 +259,9 @@ impl<'a> TaskTable<'a> {
         }
     }
 
-    /// Creates a working task for a call whose params are `params`; `None` when every slot is taken
-    /// or the request does not fit a slot.
-    pub(crate) fn create(&mut self, now: Instant, params: Option<Value<'_>>) -> Option<usize> {
+    /// Creates a working task for a call whose params are `params` (a 2025-11-25 call: `legacy`);
+    /// `None` when every slot is taken or the request does not fit a slot.
+    pub(crate) fn create(&mut self, now: Instant, params: Option<Value<'_>>, legacy: bool) -> Option<usize> {
         self.expire(now);
         let i = self.slots.get().iter().position(|s| !s.used)?;
         let area = self.area(i);
@@ -291,8 +302,9 @@ impl<'a> TaskTable<'a> {
             state: 0,
             payload: 0,
             answers: 0,
-            #[cfg(feature = "subscriptions")]
             changed: false,
+            legacy,
+            error: false,
         };
         Some(i)
     }
@@ -301,6 +313,14 @@ impl<'a> TaskTable<'a> {
     pub(crate) fn find(&mut self, now: Instant, id: &[u8]) -> Option<usize> {
         let owner = self.owner;
         self.find_any(now, id).filter(|&i| self.slots.get()[i].owner == owner)
+    }
+
+    /// The first live task of the current authorization context at slot `from` or after.
+    pub(crate) fn next_live(&mut self, now: Instant, from: usize) -> Option<usize> {
+        self.expire(now);
+        let owner = self.owner;
+        let slots = self.slots.get();
+        (from..slots.len()).find(|&i| slots[i].used && slots[i].owner == owner)
     }
 
     /// The live task named `id`, whoever it belongs to (the engine's own lookups: a task's answer,
@@ -319,17 +339,13 @@ impl<'a> TaskTable<'a> {
         if let Some(slot) = self.slots.get().get_mut(i) {
             slot.status = status;
             slot.updated_unix = unix;
-            #[cfg(feature = "subscriptions")]
-            {
-                slot.changed = true;
-                self.changed = true;
-            }
+            slot.changed = true;
+            self.changed = true;
         }
     }
 
     /// A live task whose status changed since [`TaskTable::told`] was last called for it: for the
     /// `notifications/tasks` of the listen streams that follow it.
-    #[cfg(feature = "subscriptions")]
     pub(crate) fn next_changed(&mut self) -> Option<usize> {
         let next = self.slots.get().iter().position(|s| s.used && s.changed);
         if next.is_none() {
@@ -339,7 +355,6 @@ impl<'a> TaskTable<'a> {
     }
 
     /// The listen streams have been told of task `i`'s status.
-    #[cfg(feature = "subscriptions")]
     pub(crate) fn told(&mut self, i: usize) {
         if let Some(slot) = self.slots.get().get_mut(i) {
             slot.changed = false;
@@ -368,8 +383,13 @@ impl<'a> TaskTable<'a> {
             (Some(result), _) => {
                 let input =
                     result.get("resultType").and_then(|t| t.as_str()).is_some_and(|t| t.eq_str("input_required"));
+                // 2025-11-25: a tool result with `isError: true` fails its task (2026-07-28
+                // completes it: the result is the outcome either way).
+                let legacy = self.slot(i).is_some_and(|s| s.legacy);
+                let is_error = legacy && result.get("isError").and_then(|e| e.as_bool()) == Some(true);
                 match (input, result.get("inputRequests")) {
                     (true, Some(requests)) => (TaskStatus::InputRequired, requests, result.get("requestState")),
+                    _ if is_error => (TaskStatus::Failed, result, None),
                     _ => (TaskStatus::Completed, result, None),
                 }
             }
@@ -392,11 +412,13 @@ impl<'a> TaskTable<'a> {
         if w.is_overflowed() {
             return self.fail(i, now, "the task's answer does not fit its slot of the task table");
         }
+        let error = response.get("result").is_none();
         if let Some(slot) = self.slots.get().get_mut(i) {
             slot.state_at = now;
             slot.state = state_len;
             slot.payload = payload_len;
             slot.answers = 2;
+            slot.error = error;
         }
         self.set_status(i, now, status);
     }
@@ -415,6 +437,7 @@ impl<'a> TaskTable<'a> {
             slot.state = 0;
             slot.payload = len;
             slot.answers = 0;
+            slot.error = true;
         }
         self.set_status(i, now, TaskStatus::Failed);
     }
@@ -483,11 +506,17 @@ impl<'a> TaskTable<'a> {
         all
     }
 
-    /// Writes the task's members (`taskId`, `status`, times, `ttlMs`, `pollIntervalMs`) into an open
-    /// object, comma-separated, without a comma before or after; with `detailed`, also what its
-    /// status holds (`statusMessage` and `error`, `result`, or the `inputRequests` not answered yet).
-    pub(crate) fn write_task(&mut self, i: usize, w: &mut JsonWriter<'_>, detailed: bool) {
+    /// Writes the task's members into an open object, comma-separated, without a comma before or
+    /// after, as `wire` says: `taskId`, `status`, times, `ttlMs` and `pollIntervalMs` (2026-07-28),
+    /// with [`TaskWire::Detailed`] also what its status holds (`statusMessage` and `error`,
+    /// `result`, or the `inputRequests` not answered yet); [`TaskWire::Legacy`]: 2025-11-25's
+    /// `Task` (`ttl`, `pollInterval`, a failed task's `statusMessage`).
+    pub(crate) fn write_task(&mut self, i: usize, w: &mut JsonWriter<'_>, wire: TaskWire) {
         let Some(slot) = self.slot(i).copied() else { return };
+        if wire == TaskWire::Legacy {
+            return self.write_legacy_task(i, &slot, w);
+        }
+        let detailed = wire == TaskWire::Detailed;
         let mut stamp = [0u8; 24];
         w.raw(b"\"taskId\":\"");
         w.raw(&slot.id);
@@ -544,6 +573,39 @@ impl<'a> TaskTable<'a> {
         }
     }
 
+    /// 2025-11-25's `Task` of slot `i` (see [`TaskTable::write_task`]).
+    fn write_legacy_task(&mut self, i: usize, slot: &TaskSlot, w: &mut JsonWriter<'_>) {
+        let mut stamp = [0u8; 24];
+        w.raw(b"\"taskId\":\"");
+        w.raw(&slot.id);
+        w.raw(b"\",\"status\":\"");
+        w.raw(slot.status.as_str().as_bytes());
+        w.raw(b"\"");
+        if slot.status == TaskStatus::Failed {
+            let [_, _, payload, _] = self.texts(i);
+            let outcome = json::parse(payload, MAX_DEPTH).ok();
+            let message = match slot.error {
+                true => outcome.and_then(|e| e.get("message")).filter(|m| m.kind() == Kind::String),
+                false => None,
+            };
+            w.raw(b",\"statusMessage\":");
+            match message {
+                Some(message) => w.raw(message.as_bytes()),
+                None => w.string(if slot.error { "task failed" } else { "the tool reported an error" }),
+            }
+        }
+        w.raw(b",\"createdAt\":\"");
+        crate::mcp::task::write_timestamp(slot.created_unix, &mut stamp);
+        w.raw(&stamp);
+        w.raw(b"\",\"lastUpdatedAt\":\"");
+        crate::mcp::task::write_timestamp(slot.updated_unix, &mut stamp);
+        w.raw(&stamp);
+        w.raw(b"\",\"ttl\":");
+        w.u64(self.ttl.as_millis());
+        w.raw(b",\"pollInterval\":");
+        w.u64(self.poll_interval.as_millis().max(1));
+    }
+
     /// The buffer a task's request is run again in, until [`TaskTable::put_scratch`].
     pub(crate) fn take_scratch(&mut self) -> Option<Storage<'a>> {
         self.scratch.take()
@@ -552,6 +614,17 @@ impl<'a> TaskTable<'a> {
     pub(crate) fn put_scratch(&mut self, scratch: Storage<'a>) {
         self.scratch = Some(scratch);
     }
+}
+
+/// How a task is written ([`TaskTable::write_task`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TaskWire {
+    /// 2026-07-28, what a `CreateTaskResult` holds.
+    Created,
+    /// 2026-07-28, with what its status holds (`tasks/get`, `notifications/tasks`).
+    Detailed,
+    /// 2025-11-25's `Task`.
+    Legacy,
 }
 
 /// Whether two JSON strings hold the same text (an escape compares as what it stands for: a key
