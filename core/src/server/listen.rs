@@ -156,6 +156,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             notes: Notes::NONE,
             listen: Some(listen),
             client: context.client,
+            #[cfg(feature = "tasks")]
+            task: None,
         });
     }
 }

@@ -288,9 +288,6 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         let Some(table) = tasks.as_mut() else { return };
         while let Some(slot) = table.next_changed() {
             let Some(task) = table.slot(slot).copied() else { break };
-            let follows = |entry: &crate::server::reply::InFlight, kind: ReplyKind| {
-                entry.kind == kind && entry.listen.is_some_and(|l| l.tasks.contains(task.id()))
-            };
             if task.is_legacy() && legacy::tells_status(session) {
                 let route = ep.out.notify_route;
                 let written = ep.out.write(route, |w| {
@@ -305,7 +302,11 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                 }
             }
             #[cfg(feature = "subscriptions")]
-            for entry in in_flight.iter().flatten().filter(|e| follows(e, ReplyKind::Listen)) {
+            let follows = |e: &&crate::server::reply::InFlight| {
+                e.kind == ReplyKind::Listen && e.listen.is_some_and(|l| l.tasks.contains(task.id()))
+            };
+            #[cfg(feature = "subscriptions")]
+            for entry in in_flight.iter().flatten().filter(follows) {
                 let written = ep.out.write(entry.route, |w| {
                     jsonrpc::write_notification_head(w);
                     w.raw(b"\"notifications/tasks\",\"params\":{");
@@ -321,7 +322,10 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             }
             if task.status().is_terminal() {
                 for entry in in_flight.iter_mut() {
-                    let Some(waiting) = entry.as_ref().filter(|e| follows(e, ReplyKind::TaskResult)) else { continue };
+                    let waits = |e: &&crate::server::reply::InFlight| {
+                        e.kind == ReplyKind::TaskResult && e.task.is_some_and(|id| id[..] == *task.id().as_bytes())
+                    };
+                    let Some(waiting) = entry.as_ref().filter(waits) else { continue };
                     let written = ep.out.write(waiting.route, |w| legacy::write_outcome(w, &waiting.id, table, slot));
                     if written == Err(SendError::Full) {
                         table.notes_blocked = true;

@@ -80,7 +80,7 @@ impl UriSet {
     }
 
     /// Adds `uri`; `false` if the set is full.
-    #[cfg(any(feature = "subscriptions", feature = "tasks"))]
+    #[cfg(feature = "subscriptions")]
     pub(crate) fn insert(&mut self, uri: &str) -> bool {
         if self.contains(uri) {
             return true;

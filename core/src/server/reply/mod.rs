@@ -29,6 +29,9 @@ pub(crate) struct InFlight {
     /// for input later ([`Engine::reply_input`](crate::server::Engine::reply_input),
     /// [`Engine::request_input`](crate::server::Engine::request_input)).
     pub(crate) client: crate::mcp::ClientCapabilities,
+    /// The task a 2025-11-25 `tasks/result` waits for ([`ReplyKind::TaskResult`]).
+    #[cfg(feature = "tasks")]
+    pub(crate) task: Option<[u8; crate::server::tasks::TASK_ID_LEN]>,
 }
 
 impl InFlight {
@@ -435,7 +438,19 @@ impl<'a> Outgoing<'a> {
         let generation = *defer.next_generation;
         *defer.next_generation = generation.wrapping_add(1);
         let client = self.input.map(|scope| scope.client).unwrap_or_default();
-        *entry = Some(InFlight { id, kind, version, route, generation, cancelled: false, notes, listen: None, client });
+        *entry = Some(InFlight {
+            id,
+            kind,
+            version,
+            route,
+            generation,
+            cancelled: false,
+            notes,
+            listen: None,
+            client,
+            #[cfg(feature = "tasks")]
+            task: None,
+        });
         Ok(Deferred { slot, generation, kind })
     }
 }

@@ -10,8 +10,7 @@ use crate::server::dispatch::Parts;
 use crate::server::handler::RequestContext;
 use crate::server::params::Params;
 use crate::server::reply::{InFlight, Notes, ReplyKind};
-use crate::server::subscriptions::Listen;
-use crate::server::tasks::{TaskTable, TaskWire};
+use crate::server::tasks::{TASK_ID_LEN, TaskTable, TaskWire};
 use crate::server::{Handler, Session};
 use crate::version::ProtocolVersion;
 
@@ -90,8 +89,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 None,
             );
         };
-        let mut waits = Listen::default();
-        waits.tasks.insert(task.id());
+        let mut waits = [0u8; TASK_ID_LEN];
+        waits.copy_from_slice(task.id().as_bytes().get(..TASK_ID_LEN).unwrap_or(&[0; TASK_ID_LEN]));
         let generation = *self.next_generation;
         *self.next_generation = generation.wrapping_add(1);
         self.slots[free] = Some(InFlight {
@@ -102,8 +101,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             generation,
             cancelled: false,
             notes: Notes::NONE,
-            listen: Some(waits),
+            listen: None,
             client: context.client,
+            task: Some(waits),
         });
     }
 
