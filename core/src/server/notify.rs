@@ -336,6 +336,28 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             }
             table.told(slot);
         }
+        // A `tasks/result` whose task expired before it ended: the task is gone.
+        let now = table.last_now;
+        for entry in in_flight.iter_mut() {
+            let Some(waiting) = entry.as_ref().filter(|e| e.kind == ReplyKind::TaskResult) else { continue };
+            if waiting.task.is_none_or(|id| table.find_any(now, &id).is_some()) {
+                continue;
+            }
+            let written = ep.out.write(waiting.route, |w| {
+                jsonrpc::write_error_head(
+                    w,
+                    Some(&waiting.id),
+                    crate::jsonrpc::code::INVALID_PARAMS,
+                    crate::jsonrpc::ErrorMessage::Whole(format_args!("Failed to retrieve task: Task expired")),
+                );
+                w.raw(b"}}");
+            });
+            if written == Err(SendError::Full) {
+                table.notes_blocked = true;
+                return;
+            }
+            *entry = None;
+        }
         table.notes_blocked = false;
     }
 

@@ -584,3 +584,24 @@ fn a_legacy_task_that_asks_for_input_fails_with_a_clear_message() {
     let out = legacy(&mut h, 3, "tasks/result", json!({"taskId": task}));
     assert_eq!(answer(&out, 3)["error"]["code"], -32603, "{out:?}");
 }
+
+#[test]
+fn a_waiting_legacy_tasks_result_is_told_when_its_task_expires() {
+    let mut h = Harness::new(4);
+    legacy_session(&mut h);
+    let call = json!({"name": "slow", "arguments": {}, "task": {}});
+    let task = answer(&legacy(&mut h, 1, "tools/call", call), 1)["result"]["task"]["taskId"].clone();
+    assert!(legacy(&mut h, 2, "tasks/result", json!({"taskId": task})).is_empty());
+    h.now = h.now + Duration::from_secs(3601);
+    // Any request that reads the table finds the task expired; the waiting request is told.
+    let out = legacy(&mut h, 3, "tasks/list", json!({}));
+    assert_eq!(answer(&out, 3)["result"]["tasks"], json!([]), "{out:?}");
+    let out = [out, {
+        h.server.handle_timeout(h.now);
+        h.drain()
+    }]
+    .concat();
+    let told = answer(&out, 2);
+    assert_eq!(told["error"]["code"], -32602, "{out:?}");
+    assert!(told["error"]["message"].as_str().unwrap().contains("expired"), "{told}");
+}

@@ -252,11 +252,15 @@ impl<'a> TaskTable<'a> {
     fn expire(&mut self, now: Instant) {
         self.last_now = self.last_now.max(now);
         let ttl = self.ttl;
+        let mut expired = false;
         for slot in self.slots.get().iter_mut().filter(|s| s.used) {
             if now.saturating_duration_since(slot.created).as_millis() >= ttl.as_millis() {
                 slot.used = false;
+                expired = true;
             }
         }
+        // Whoever waits on an expired task is told (a 2025-11-25 `tasks/result`).
+        self.changed |= expired;
     }
 
     /// Creates a working task for a call whose params are `params` (a 2025-11-25 call: `legacy`);
