@@ -58,6 +58,7 @@
 pub(crate) mod legacy;
 mod methods;
 mod table;
+mod wire;
 
 use core::fmt;
 
@@ -66,8 +67,8 @@ use crate::json::{JsonWriter, Value};
 use crate::jsonrpc::{MAX_ID_LEN, OwnedId};
 use crate::time::Instant;
 
-pub(crate) use table::TaskWire;
 pub use table::{DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, TASK_ID_LEN, TaskSlot, TaskTable};
+pub(crate) use wire::TaskWire;
 
 /// Why a 2025-11-25 call of a tool that runs only as a task, without `params.task`, is refused
 /// (`-32601`).

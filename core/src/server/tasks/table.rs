@@ -26,7 +26,7 @@ pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Deepest JSON kept in a task (its request, result and answers).
-const MAX_DEPTH: usize = json::MAX_DEPTH_LIMIT;
+pub(super) const MAX_DEPTH: usize = json::MAX_DEPTH_LIMIT;
 
 /// One task's bookkeeping; a table has as many as the slice it is given.
 #[derive(Clone, Copy, Debug)]
@@ -34,13 +34,13 @@ pub struct TaskSlot {
     used: bool,
     /// The authorization context the task belongs to ([`TaskTable::set_owner`]).
     owner: u64,
-    id: [u8; TASK_ID_LEN],
-    status: TaskStatus,
+    pub(super) id: [u8; TASK_ID_LEN],
+    pub(super) status: TaskStatus,
     created: Instant,
     /// When the handler's `requestState` was kept (it was sealed then).
     state_at: Instant,
-    created_unix: u64,
-    updated_unix: u64,
+    pub(super) created_unix: u64,
+    pub(super) updated_unix: u64,
     request: usize,
     state: usize,
     payload: usize,
@@ -51,7 +51,7 @@ pub struct TaskSlot {
     /// Made by a 2025-11-25 (legacy) request: its wire shapes are that version's.
     legacy: bool,
     /// Its payload is a JSON-RPC error object (else a result, or the open questions).
-    error: bool,
+    pub(super) error: bool,
 }
 
 impl TaskSlot {
@@ -133,8 +133,8 @@ pub struct TaskTable<'a> {
     random: fn(&mut [u8; 16]),
     /// Milliseconds since 1970 at `Instant` zero: `createdAt` and `lastUpdatedAt` are wall-clock times.
     unix_at_zero: u64,
-    ttl: Duration,
-    poll_interval: Duration,
+    pub(super) ttl: Duration,
+    pub(super) poll_interval: Duration,
     /// The task being run again: an error written meanwhile is its outcome.
     pub(crate) running: Option<usize>,
     /// The latest time the engine gave the table (a deferred answer comes without one).
@@ -510,106 +510,6 @@ impl<'a> TaskTable<'a> {
         all
     }
 
-    /// Writes the task's members into an open object, comma-separated, without a comma before or
-    /// after, as `wire` says: `taskId`, `status`, times, `ttlMs` and `pollIntervalMs` (2026-07-28),
-    /// with [`TaskWire::Detailed`] also what its status holds (`statusMessage` and `error`,
-    /// `result`, or the `inputRequests` not answered yet); [`TaskWire::Legacy`]: 2025-11-25's
-    /// `Task` (`ttl`, `pollInterval`, a failed task's `statusMessage`).
-    pub(crate) fn write_task(&mut self, i: usize, w: &mut JsonWriter<'_>, wire: TaskWire) {
-        let Some(slot) = self.slot(i).copied() else { return };
-        if wire == TaskWire::Legacy {
-            return self.write_legacy_task(i, &slot, w);
-        }
-        let detailed = wire == TaskWire::Detailed;
-        let mut stamp = [0u8; 24];
-        w.raw(b"\"taskId\":\"");
-        w.raw(&slot.id);
-        w.raw(b"\",\"status\":\"");
-        w.raw(slot.status.as_str().as_bytes());
-        w.raw(b"\",\"createdAt\":\"");
-        crate::mcp::task::write_timestamp(slot.created_unix, &mut stamp);
-        w.raw(&stamp);
-        w.raw(b"\",\"lastUpdatedAt\":\"");
-        crate::mcp::task::write_timestamp(slot.updated_unix, &mut stamp);
-        w.raw(&stamp);
-        w.raw(b"\",\"ttlMs\":");
-        w.u64(self.ttl.as_millis());
-        w.raw(b",\"pollIntervalMs\":");
-        w.u64(self.poll_interval.as_millis().max(1));
-        if !detailed {
-            return;
-        }
-        let status = slot.status;
-        let [_, _, payload, answers] = self.texts(i);
-        match status {
-            TaskStatus::Completed => {
-                w.raw(b",\"result\":");
-                w.raw(payload);
-            }
-            TaskStatus::Failed => {
-                let error = json::parse(payload, MAX_DEPTH).ok();
-                if let Some(message) = error.and_then(|e| e.get("message")).filter(|m| m.kind() == Kind::String) {
-                    w.raw(b",\"statusMessage\":");
-                    w.raw(message.as_bytes());
-                }
-                w.raw(b",\"error\":");
-                w.raw(if payload.is_empty() { b"{\"code\":-32603,\"message\":\"task failed\"}" } else { payload });
-            }
-            TaskStatus::InputRequired => {
-                let answered = json::parse(answers, MAX_DEPTH).ok();
-                w.raw(b",\"inputRequests\":{");
-                let mut first = true;
-                for (key, request) in json::parse(payload, MAX_DEPTH).ok().iter().flat_map(|p| p.members()) {
-                    if answered.is_some_and(|a| a.members().any(|(k, _)| same_text(k, key))) {
-                        continue;
-                    }
-                    if !first {
-                        w.raw(b",");
-                    }
-                    first = false;
-                    w.json_str(key);
-                    w.raw(b":");
-                    w.raw(request.as_bytes());
-                }
-                w.raw(b"}");
-            }
-            TaskStatus::Working | TaskStatus::Cancelled => {}
-        }
-    }
-
-    /// 2025-11-25's `Task` of slot `i` (see [`TaskTable::write_task`]).
-    fn write_legacy_task(&mut self, i: usize, slot: &TaskSlot, w: &mut JsonWriter<'_>) {
-        let mut stamp = [0u8; 24];
-        w.raw(b"\"taskId\":\"");
-        w.raw(&slot.id);
-        w.raw(b"\",\"status\":\"");
-        w.raw(slot.status.as_str().as_bytes());
-        w.raw(b"\"");
-        if slot.status == TaskStatus::Failed {
-            let [_, _, payload, _] = self.texts(i);
-            let outcome = json::parse(payload, MAX_DEPTH).ok();
-            let message = match slot.error {
-                true => outcome.and_then(|e| e.get("message")).filter(|m| m.kind() == Kind::String),
-                false => None,
-            };
-            w.raw(b",\"statusMessage\":");
-            match message {
-                Some(message) => w.raw(message.as_bytes()),
-                None => w.string(if slot.error { "task failed" } else { "the tool reported an error" }),
-            }
-        }
-        w.raw(b",\"createdAt\":\"");
-        crate::mcp::task::write_timestamp(slot.created_unix, &mut stamp);
-        w.raw(&stamp);
-        w.raw(b"\",\"lastUpdatedAt\":\"");
-        crate::mcp::task::write_timestamp(slot.updated_unix, &mut stamp);
-        w.raw(&stamp);
-        w.raw(b"\",\"ttl\":");
-        w.u64(self.ttl.as_millis());
-        w.raw(b",\"pollInterval\":");
-        w.u64(self.poll_interval.as_millis().max(1));
-    }
-
     /// The buffer a task's request is run again in, until [`TaskTable::put_scratch`].
     pub(crate) fn take_scratch(&mut self) -> Option<Storage<'a>> {
         self.scratch.take()
@@ -620,19 +520,8 @@ impl<'a> TaskTable<'a> {
     }
 }
 
-/// How a task is written ([`TaskTable::write_task`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum TaskWire {
-    /// 2026-07-28, what a `CreateTaskResult` holds.
-    Created,
-    /// 2026-07-28, with what its status holds (`tasks/get`, `notifications/tasks`).
-    Detailed,
-    /// 2025-11-25's `Task`.
-    Legacy,
-}
-
 /// Whether two JSON strings hold the same text (an escape compares as what it stands for: a key
 /// or an id may be written either way).
-fn same_text(a: JsonStr<'_>, b: JsonStr<'_>) -> bool {
+pub(super) fn same_text(a: JsonStr<'_>, b: JsonStr<'_>) -> bool {
     a.raw() == b.raw() || ((a.raw().contains(&b'\\') || b.raw().contains(&b'\\')) && a.chars().eq(b.chars()))
 }

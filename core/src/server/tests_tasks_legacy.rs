@@ -1,0 +1,136 @@
+//! 2025-11-25's experimental tasks in a legacy session: created on request, followed, read with
+//! `tasks/result`, listed, cancelled; a task that asks for input; a waiting result whose task expires.
+
+use serde_json::{Value as Json, json};
+
+use super::*;
+
+/// A 2025-11-25 session of `h`, its `initialize` result.
+fn legacy_session(h: &mut Harness) -> Json {
+    let init = h
+        .send(&json!({"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25",
+        "capabilities":{"elicitation":{}},"clientInfo":{"name":"c","version":"1"}}}));
+    h.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+    init[0]["result"].clone()
+}
+
+/// Sends a legacy request; everything that came back.
+fn legacy(h: &mut Harness, id: u64, method: &str, params: Json) -> Vec<Json> {
+    h.send(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}))
+}
+
+fn answer(out: &[Json], id: u64) -> Json {
+    out.iter().find(|m| m["id"] == id).cloned().unwrap_or_else(|| panic!("no answer {id}: {out:?}"))
+}
+
+#[test]
+fn legacy_tasks_are_created_on_request_followed_and_read_with_tasks_result() {
+    let mut h = Harness::new(4);
+    let init = legacy_session(&mut h);
+    let tasks = &init["capabilities"]["tasks"];
+    assert!(tasks["list"].is_object() && tasks["cancel"].is_object(), "{init}");
+    assert!(tasks["requests"]["tools"]["call"].is_object(), "{init}");
+    let tools = answer(&legacy(&mut h, 1, "tools/list", json!({})), 1)["result"]["tools"].clone();
+    let support = |name: &str| {
+        tools.as_array().unwrap().iter().find(|t| t["name"] == name).unwrap()["execution"]["taskSupport"].clone()
+    };
+    assert_eq!((support("slow"), support("ask"), support("plain")), (json!("optional"), json!("required"), Json::Null));
+
+    // Without `task`: a plain call, or -32601 for a tool that runs only as a task.
+    assert_eq!(
+        text(&answer(&legacy(&mut h, 2, "tools/call", json!({"name": "quick", "arguments": {}})), 2)["result"]),
+        "at once"
+    );
+    let refused = answer(&legacy(&mut h, 3, "tools/call", json!({"name": "broken", "arguments": {}})), 3);
+    assert_eq!(refused["error"]["code"], -32601, "{refused}");
+
+    // With `task`: the task at once, in 2025-11-25's shape.
+    let call = json!({"name": "slow", "arguments": {}, "task": {"ttl": 60000}});
+    let created = answer(&legacy(&mut h, 4, "tools/call", call), 4)["result"].clone();
+    let task = created["task"]["taskId"].clone();
+    assert_eq!(created["task"]["status"], "working", "{created}");
+    assert!(created["task"]["ttl"].is_u64() && created.get("resultType").is_none() && created.get("taskId").is_none());
+    assert_eq!(answer(&legacy(&mut h, 5, "tasks/get", json!({"taskId": task})), 5)["result"]["status"], "working");
+
+    // tasks/result waits for the task to end.
+    assert!(legacy(&mut h, 6, "tasks/result", json!({"taskId": task})).is_empty(), "answered before the task ended");
+    let deferred = h.server.parts_mut().1.deferred.pop().unwrap();
+    h.server.reply_tool(&deferred).unwrap().text("slow done").finish();
+    h.server.handle_timeout(h.now);
+    let out = h.drain();
+    let result = answer(&out, 6)["result"].clone();
+    assert_eq!(text(&result), "slow done", "{out:?}");
+    assert_eq!(result["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], task, "{result}");
+    let status = out.iter().find(|m| m["method"] == "notifications/tasks/status").expect("the status told");
+    assert_eq!(
+        (status["params"]["taskId"].clone(), status["params"]["status"].as_str()),
+        (task.clone(), Some("completed"))
+    );
+    // Read again once it has ended: at once.
+    assert_eq!(text(&answer(&legacy(&mut h, 7, "tasks/result", json!({"taskId": task})), 7)["result"]), "slow done");
+
+    // A failed task's tasks/result is its request's error; tasks/get says why.
+    let call = json!({"name": "broken", "arguments": {}, "task": {}});
+    let broken = answer(&legacy(&mut h, 8, "tools/call", call), 8)["result"]["task"]["taskId"].clone();
+    let out = legacy(&mut h, 9, "tasks/result", json!({"taskId": broken}));
+    assert_eq!(answer(&out, 9)["error"]["code"], -32000, "{out:?}");
+    let got = answer(&legacy(&mut h, 10, "tasks/get", json!({"taskId": broken})), 10)["result"].clone();
+    assert_eq!((got["status"].as_str(), got["statusMessage"].as_str()), (Some("failed"), Some("it broke")), "{got}");
+
+    // tasks/list: both, in 2025-11-25's shape.
+    let listed = answer(&legacy(&mut h, 11, "tasks/list", json!({})), 11)["result"]["tasks"].clone();
+    let ids: Vec<_> = listed.as_array().unwrap().iter().map(|t| t["taskId"].clone()).collect();
+    assert!(ids.contains(&task) && ids.contains(&broken) && ids.len() == 2, "{listed}");
+    let bad_cursor = answer(&legacy(&mut h, 12, "tasks/list", json!({"cursor": "x"})), 12);
+    assert_eq!(bad_cursor["error"]["code"], -32602);
+
+    // tasks/cancel: the task, cancelled; a task that has ended cannot be; a waiting tasks/result
+    // gets the cancellation.
+    let call = json!({"name": "slow", "arguments": {}, "task": {}});
+    let running = answer(&legacy(&mut h, 13, "tools/call", call), 13)["result"]["task"]["taskId"].clone();
+    assert!(legacy(&mut h, 14, "tasks/result", json!({"taskId": running})).is_empty());
+    let out = legacy(&mut h, 15, "tasks/cancel", json!({"taskId": running}));
+    assert_eq!(answer(&out, 15)["result"]["status"], "cancelled", "{out:?}");
+    assert_eq!(answer(&out, 14)["error"]["code"], -32603, "{out:?}");
+    assert_eq!(h.server.parts_mut().1.cancelled.len(), 1, "the handler was told");
+    assert_eq!(answer(&legacy(&mut h, 16, "tasks/cancel", json!({"taskId": task})), 16)["error"]["code"], -32602);
+    let unknown = answer(&legacy(&mut h, 17, "tasks/result", json!({"taskId": "nope"})), 17);
+    assert_eq!(unknown["error"]["code"], -32602);
+}
+
+#[test]
+fn a_legacy_task_that_asks_for_input_fails_with_a_clear_message() {
+    let mut h = Harness::new(4);
+    legacy_session(&mut h);
+    let call = json!({"name": "ask", "arguments": {}, "task": {}});
+    let out = legacy(&mut h, 1, "tools/call", call);
+    let task = answer(&out, 1)["result"]["task"]["taskId"].clone();
+    assert!(out.iter().all(|m| m["method"] != "elicitation/create"), "nothing asked on the wire: {out:?}");
+    let got = answer(&legacy(&mut h, 2, "tasks/get", json!({"taskId": task})), 2)["result"].clone();
+    assert_eq!(got["status"], "failed", "{got}");
+    let why = got["statusMessage"].as_str().unwrap_or_default();
+    assert!(why.contains("legacy task"), "{got}");
+    let out = legacy(&mut h, 3, "tasks/result", json!({"taskId": task}));
+    assert_eq!(answer(&out, 3)["error"]["code"], -32603, "{out:?}");
+}
+
+#[test]
+fn a_waiting_legacy_tasks_result_is_told_when_its_task_expires() {
+    let mut h = Harness::new(4);
+    legacy_session(&mut h);
+    let call = json!({"name": "slow", "arguments": {}, "task": {}});
+    let task = answer(&legacy(&mut h, 1, "tools/call", call), 1)["result"]["task"]["taskId"].clone();
+    assert!(legacy(&mut h, 2, "tasks/result", json!({"taskId": task})).is_empty());
+    h.now = h.now + Duration::from_secs(3601);
+    // Any request that reads the table finds the task expired; the waiting request is told.
+    let out = legacy(&mut h, 3, "tasks/list", json!({}));
+    assert_eq!(answer(&out, 3)["result"]["tasks"], json!([]), "{out:?}");
+    let out = [out, {
+        h.server.handle_timeout(h.now);
+        h.drain()
+    }]
+    .concat();
+    let told = answer(&out, 2);
+    assert_eq!(told["error"]["code"], -32602, "{out:?}");
+    assert!(told["error"]["message"].as_str().unwrap().contains("expired"), "{told}");
+}
