@@ -122,6 +122,15 @@ pub struct HttpConfig {
     /// went away is freed by a sweep of all sessions, done at most once a second (and whenever the
     /// store is full and a new session would be refused).
     pub session_idle_timeout: Duration,
+    /// This replica's number (0) among the replicas of a server that share their legacy sessions
+    /// ([`McpHttp::with_shared_sessions`](crate::McpHttp::with_shared_sessions)): the ids of the
+    /// streams it opens, and so of their SSE events, carry it in their top 8 bits (below them, 2²⁴
+    /// stream ids per session before they wrap), so that no two replicas name two streams of a
+    /// session alike. Give each replica its own.
+    pub replica: u8,
+    /// Longest wait for the shared session store (2 s; see [`crate::shared`]): a request whose
+    /// session needs it gets 503 after that.
+    pub store_timeout: Duration,
     /// Transmit buffer of each legacy session's engine (256 KiB): the largest answer it writes.
     pub session_transmit_bytes: usize,
     /// Input buffer of each legacy session's engine (32 KiB; [`Engine::set_input_buffer`]): a
@@ -216,6 +225,8 @@ impl HttpConfig {
             max_header_bytes: 16 * 1024,
             max_sessions: 256,
             session_idle_timeout: Duration::from_secs(30 * 60),
+            replica: 0,
+            store_timeout: Duration::from_secs(2),
             session_transmit_bytes: 256 * 1024,
             session_input_bytes: 32 * 1024,
             session_buffer_pool: 16,

@@ -46,6 +46,14 @@
 //! - `TCP_NODELAY` on every connection; graceful shutdown on SIGINT/SIGTERM with
 //!   [`shutdown_signal`].
 //!
+//! # Replicas
+//! Several processes of one server behind a load balancer with no session affinity share their
+//! legacy sessions through a store outside the process ([`McpHttp::with_shared_sessions`], a
+//! [`SharedSessions`]; `mcp-sansio-redis` keeps them in Redis), each with its own
+//! [`HttpConfig::replica`] number: any replica serves any request of any session. 2026-07-28
+//! requests need nothing shared but, for multi-round-trip input, one `requestState` sealing key.
+//! What is shared, when, and what is not yet: [`shared`].
+//!
 //! # Service
 //! [`McpHttp`] is a hyper `Service` and a tower `Service` (for axum: `Router::route_service`).
 //! `tracing` spans name each HTTP request (`http`) and the MCP request it carries (`mcp`); nothing is
@@ -103,6 +111,7 @@ mod response;
 mod server;
 mod service;
 mod serving;
+pub mod shared;
 #[cfg(unix)]
 mod spin;
 mod sse_transport;
@@ -116,5 +125,6 @@ pub use owned::{HttpEngine, IN_FLIGHT, OUTBOUND};
 pub use server::{serve, shutdown_signal};
 pub use service::{McpHttp, WeakMcpHttp};
 pub use serving::{Serving, serving};
+pub use shared::{SharedSessions, StoreError};
 pub use state::LegacySession;
 pub use store::{EventLimits, EventStore, MemoryEventStore, MemorySessionStore, SessionStore, StreamState};

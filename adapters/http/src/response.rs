@@ -76,6 +76,10 @@ pub(crate) fn rejection_response(rejection: &Rejection<'_>) -> Response<Response
     if status == StatusCode::METHOD_NOT_ALLOWED {
         response.headers_mut().insert(hyper::header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
     }
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        // Every 503 of the endpoint (a full session table, an unavailable session store) passes.
+        response.headers_mut().insert(hyper::header::RETRY_AFTER, HeaderValue::from_static("1"));
+    }
     response
 }
 

@@ -13,7 +13,7 @@ use mcp_sansio::server::Handler;
 use crate::McpHttp;
 use crate::body::ResponseBody;
 use crate::response::{rejection_response, sse_response, status_only};
-use crate::state::{GET_STREAM, LegacySession};
+use crate::state::LegacySession;
 
 impl<H: Handler + Send + 'static> McpHttp<H> {
     /// The deprecated HTTP+SSE transport: a new session whose one stream this GET is.
@@ -31,7 +31,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         }
         let id = SessionId::from_random(random);
         let mut session = LegacySession::new(true, config);
-        let rx = session.streams.attach(GET_STREAM, Framing::Sse);
+        let rx = session.streams.attach(session.streams.standalone(), Framing::Sse);
         let messages = config.legacy_sse.map_or("/messages", |paths| paths.messages);
         let mut event = vec![0u8; messages.len() + 96];
         let Some(len) = rules::write_endpoint_event(messages, id, &mut event) else {
@@ -61,7 +61,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         session.last_used = clock;
         let span = tracing::debug_span!("mcp", era = "2024-11-05 HTTP+SSE", session = ?id);
         let _entered = span.enter();
-        let route = Route::new(GET_STREAM, Framing::Sse);
+        let route = Route::new(session.streams.standalone(), Framing::Sse);
         let context = (&self.inner.config, &mut state.pool, state.events.as_mut(), id);
         let received = session.serve(context, &mut state.handler, now, |e, h| e.handle_message(now, route, body, h));
         match received {

@@ -20,8 +20,12 @@ use crate::hash::IdMap;
 use crate::owned::{BufferPool, OwnedEngine};
 use crate::store::{EventStore, StreamState};
 
-/// The stream of a session's standalone GET (and of its notifications and requests to the client).
+/// The stream of a session's standalone GET (and of its notifications and requests to the client),
+/// on replica 0 (see [`Streams::standalone`]).
 pub(crate) const GET_STREAM: StreamId = StreamId(1);
+
+/// The bits of a stream id below the replica's number (see [`HttpConfig::replica`]).
+const REPLICA_SHIFT: u32 = 24;
 
 /// Output waiting for its reader, the first frame apart: one answer needs no queue.
 #[derive(Default)]
@@ -116,6 +120,8 @@ pub(crate) struct Reader {
 /// The streams of one engine: their framings while open, and who reads them.
 pub(crate) struct Streams {
     era: Era,
+    /// The replica's number in the stream ids' top bits (0 for replica 0).
+    base: u32,
     next: u32,
     open: IdMap<StreamId, Open>,
     /// The stream that ended before [`Streams::take_reader`] took it. There is at most one: a
@@ -126,14 +132,29 @@ pub(crate) struct Streams {
 
 impl Streams {
     pub(crate) fn new(era: Era, first: u32, sse_buffer: usize) -> Self {
-        Streams { era, next: first, open: IdMap::default(), ended: None, sse_buffer }
+        Streams { era, base: 0, next: first, open: IdMap::default(), ended: None, sse_buffer }
+    }
+
+    /// The streams of a legacy session on replica `replica`: their ids (and so their SSE event
+    /// ids) carry the replica's number in their top 8 bits, so that the replicas sharing a session
+    /// never name two streams alike ([`HttpConfig::replica`]).
+    pub(crate) fn for_replica(replica: u8, sse_buffer: usize) -> Self {
+        let base = u32::from(replica) << REPLICA_SHIFT;
+        Streams { base, next: base | (GET_STREAM.0 + 1), ..Streams::new(Era::Legacy, 0, sse_buffer) }
+    }
+
+    /// The stream of the session's standalone GET: its notifications and requests to the client.
+    pub(crate) fn standalone(&self) -> StreamId {
+        StreamId(self.base | GET_STREAM.0)
     }
 
     /// A new stream for a POST's response, ending with it; its reader is taken with
     /// [`take_reader`](Self::take_reader) after the drain that follows the request.
     pub(crate) fn open(&mut self, framing: Framing) -> Route {
         let stream = StreamId(self.next);
-        self.next = self.next.wrapping_add(1).max(GET_STREAM.0 + 1);
+        // Replica 0's ids take all 32 bits; another replica's the bits below its number.
+        let mask = if self.base == 0 { u32::MAX } else { (1 << REPLICA_SHIFT) - 1 };
+        self.next = self.base | (self.next.wrapping_add(1) & mask).max(GET_STREAM.0 + 1);
         let sink = Sink { tx: None, early: Frames::default(), first_status: None };
         self.open.insert(stream, Open { framing, sink: Some(sink) });
         Route::new(stream, framing).ending_with_response()
@@ -275,6 +296,8 @@ pub struct LegacySession {
     live: Option<Box<OwnedEngine>>,
     /// The session while `live` is `None`.
     suspended: Option<SessionState>,
+    /// The state last read from or written to the shared store ([`crate::shared`]), if any.
+    pub(crate) shared: Option<SessionState>,
     pub(crate) streams: Streams,
     pub(crate) last_used: StdInstant,
 }
@@ -286,9 +309,41 @@ impl LegacySession {
             sse_transport,
             live: None,
             suspended: None,
-            streams: Streams::new(Era::Legacy, GET_STREAM.0 + 1, config.sse_buffer_messages),
+            shared: None,
+            streams: Streams::for_replica(config.replica, config.sse_buffer_messages),
             last_used: StdInstant::now(),
         }
+    }
+
+    /// A session another replica started, continued from its `state` in the shared store.
+    pub(crate) fn restored(state: SessionState, config: &HttpConfig) -> Self {
+        let mut session = LegacySession::new(false, config);
+        session.refresh(state);
+        session
+    }
+
+    /// Takes `state`, read from the shared store, as the session's, unless its engine is busy here
+    /// (then the engine is the session's truth). The counters stay this replica's own where they
+    /// are ahead: ids it gave out are not given out again.
+    pub(crate) fn refresh(&mut self, state: SessionState) {
+        if self.live.is_none() {
+            self.suspended = Some(match self.suspended {
+                Some(mine) => state.with_counters_of(&mine),
+                None => state,
+            });
+            self.shared = Some(state);
+        }
+    }
+
+    /// The state to write to the shared store: the session's, if it changed since it was last read
+    /// or written there.
+    pub(crate) fn changed_state(&mut self) -> Option<SessionState> {
+        let now = match &mut self.live {
+            Some(live) => live.get().session_state(),
+            None => self.suspended?,
+        };
+        now.version()?;
+        self.shared.is_none_or(|shared| !shared.same_session(&now)).then_some(now)
     }
 
     /// Opens the stream of a POST's response and has the engine handle the POST's `body` on it.
@@ -317,10 +372,11 @@ impl LegacySession {
     ) -> R {
         let (config, pool, events, id) = context;
         let suspended = self.suspended;
+        let standalone = self.streams.standalone();
         let live = self.live.get_or_insert_with(|| {
             let (rx, tx, input) = session_buffers(config);
             let mut engine = pool.take(config.engine, rx, tx, input);
-            engine.get().set_notification_route(Route::new(GET_STREAM, Framing::Sse));
+            engine.get().set_notification_route(Route::new(standalone, Framing::Sse));
             if let Some(state) = suspended {
                 engine.get().resume(state);
             }

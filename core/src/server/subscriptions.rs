@@ -74,6 +74,16 @@ pub(crate) fn uri_hash(uri: &str) -> u32 {
 impl UriSet {
     pub(crate) const EMPTY: UriSet = UriSet { hashes: [0; MAX_SUBSCRIPTIONS], len: 0 };
 
+    /// The hashes and how many of them are in the set.
+    pub(crate) fn parts(&self) -> (&[u32; MAX_SUBSCRIPTIONS], u8) {
+        (&self.hashes, self.len)
+    }
+
+    /// The set [`parts`](Self::parts) gave; `None` if `len` is too large.
+    pub(crate) fn from_parts(hashes: [u32; MAX_SUBSCRIPTIONS], len: u8) -> Option<Self> {
+        (usize::from(len) <= MAX_SUBSCRIPTIONS).then_some(UriSet { hashes, len })
+    }
+
     pub(crate) fn contains(&self, uri: &str) -> bool {
         let hash = uri_hash(uri);
         self.hashes[..usize::from(self.len)].contains(&hash)

@@ -201,3 +201,47 @@ fn event_ids_and_request_ids_continue_across_resumed_engines() {
     assert!(!before.is_empty() && !after.is_empty());
     assert!(sequence(&after[0]) > sequence(before.last().unwrap()), "{before:?} then {after:?}");
 }
+
+#[test]
+fn an_encoded_state_decodes_to_the_same_session_on_another_engine() {
+    let mut app = App::default();
+    let mut first = set_up(&mut app);
+    assert!(exchange(&mut first, &mut app, &request(9, "tools/call", r#"{"name":"slow"}"#)).is_empty());
+    let deferred = app.deferred.pop().expect("deferred");
+    first.reply_tool(&deferred).expect("live").text("done").finish();
+    drain(&mut first, &mut app);
+    let state = first.suspend().expect("quiescent");
+    let bytes = state.encode();
+    let decoded = SessionState::decode(&bytes).expect("decodes");
+    assert_eq!(decoded, state, "every field, counters included");
+    assert!(decoded.same_session(&state));
+
+    // The client's capabilities, flag by flag, and a state with no session yet.
+    let mut with_client = engine();
+    let init = request(
+        0,
+        "initialize",
+        r#"{"protocolVersion":"2025-11-25","capabilities":{"roots":{"listChanged":true},"sampling":{"tools":{}},"elicitation":{"url":{}}},"clientInfo":{"name":"c","version":"1"}}"#,
+    );
+    exchange(&mut with_client, &mut app, &init);
+    let state = with_client.suspend().expect("quiescent");
+    assert_eq!(SessionState::decode(&state.encode()), Some(state));
+    assert!(!state.same_session(&decoded), "another version, client and level");
+    let none = engine().suspend().expect("new");
+    assert_eq!(SessionState::decode(&none.encode()), Some(none));
+
+    // Anything else is refused, not misread.
+    assert_eq!(SessionState::decode(&bytes[..SessionState::ENCODED_LEN - 1]), None, "short");
+    let mut other = bytes;
+    other[0] = 2;
+    assert_eq!(SessionState::decode(&other), None, "another layout");
+    let mut version = bytes;
+    version[1] = 9;
+    assert_eq!(SessionState::decode(&version), None, "no such version");
+    let mut level = bytes;
+    level[3] = 8;
+    assert_eq!(SessionState::decode(&level), None, "no such level");
+    let mut count = bytes;
+    count[4] = 9;
+    assert_eq!(SessionState::decode(&count), None, "more subscriptions than a set holds");
+}

@@ -50,6 +50,17 @@ struct Args {
     #[cfg(feature = "http")]
     #[arg(long, default_value_t = 256)]
     max_sessions: usize,
+    /// With `--http`: share the legacy sessions with the other replicas of this server through the
+    /// Redis server at URL (`redis://127.0.0.1:6379/`), so that a load balancer may send any
+    /// request to any replica (see `deploy/`). Requests that need Redis while it is unreachable
+    /// get 503.
+    #[cfg(feature = "redis")]
+    #[arg(long, value_name = "URL", requires = "http")]
+    redis: Option<String>,
+    /// With `--redis`: this replica's number (0–255), its own among the replicas sharing Redis.
+    #[cfg(feature = "redis")]
+    #[arg(long, default_value_t = 0, requires = "redis")]
+    replica: u8,
     /// With `--http`: serve on this many threads (tokio's multi-threaded runtime); 1, the default,
     /// is one `current_thread` runtime.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
@@ -228,7 +239,22 @@ fn serve_http<H: Handler + Send + 'static>(
         } else if !addr.ip().is_loopback() {
             eprintln!("mcp-device: warning: not a loopback address; Host/Origin are not checked and there is no authentication");
         }
+        #[cfg(feature = "redis")]
+        let shared = match &args.redis {
+            Some(url) => {
+                http.replica = args.replica;
+                let sessions = mcp_sansio_redis::RedisSessions::open(url).map_err(std::io::Error::other)?;
+                eprintln!("mcp-device: replica {} sharing legacy sessions through {url}", args.replica);
+                Some(sessions)
+            }
+            None => None,
+        };
         let endpoint = mcp_sansio_http::McpHttp::new(handler, http);
+        #[cfg(feature = "redis")]
+        let endpoint = match shared {
+            Some(sessions) => endpoint.with_shared_sessions(sessions),
+            None => endpoint,
+        };
         mcp_sansio_http::serve(listener, endpoint, mcp_sansio_http::shutdown_signal()).await
     });
     match result {

@@ -28,10 +28,11 @@ use crate::config::HttpConfig;
 use crate::head::ResponseEnd;
 use crate::owned::{BufferPool, OwnedEngine};
 use crate::response::{HeaderView, authorize, method_of, priming, rejection_response, sse_response, status_only};
-use crate::state::{GET_STREAM, Streams, replay};
+use crate::state::{Streams, replay};
 use crate::store::{EventStore, MemorySessionStore, SessionStore, StreamState};
 
 mod post;
+mod shared;
 
 /// Everything behind the endpoint's lock.
 pub(crate) struct State<H> {
@@ -54,6 +55,8 @@ pub(crate) struct Inner<H> {
     pub(crate) config: HttpConfig,
     pub(crate) started: StdInstant,
     pub(crate) state: Mutex<State<H>>,
+    /// The store the replicas share their legacy sessions in, if any ([`crate::shared`]).
+    pub(crate) shared: std::sync::OnceLock<Arc<dyn crate::SharedSessions>>,
 }
 
 impl<H> Inner<H> {
@@ -152,7 +155,8 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             pool: BufferPool::new(config.session_buffer_pool),
             next_sweep: StdInstant::now(),
         };
-        McpHttp { inner: Arc::new(Inner { config, started: StdInstant::now(), state: Mutex::new(state) }) }
+        let shared = std::sync::OnceLock::new();
+        McpHttp { inner: Arc::new(Inner { config, started: StdInstant::now(), state: Mutex::new(state), shared }) }
     }
 
     /// The same endpoint keeping legacy sessions in `store` instead of the bounded memory default
@@ -315,10 +319,18 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                                 Ok(body) => body,
                                 Err(response) => break 'answer response,
                             };
-                            let prepared = match self.post_now(&view, session, &body, owner) {
+                            if let Err(response) = self.restore_shared(session).await {
+                                break 'answer *response;
+                            }
+                            let (prepared, share) = match self.post_now(&view, session, &body, owner) {
                                 Ok(prepared) => prepared,
                                 Err(response) => break 'answer *response,
                             };
+                            if let Some(share) = share
+                                && let Err(response) = Box::pin(self.share(share)).await
+                            {
+                                break 'answer *response;
+                            }
                             match self.respond(prepared, &mut parts.headers) {
                                 Ok(response) => break 'answer response,
                                 Err(later) => later,
@@ -326,7 +338,12 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                         };
                         later.await
                     }
-                    HeadPlan::OpenStream { session, last_event } => self.open_stream(session, last_event),
+                    HeadPlan::OpenStream { session, last_event } => {
+                        if let Err(response) = self.restore_shared(Some(session)).await {
+                            break 'answer *response;
+                        }
+                        self.open_stream(session, last_event)
+                    }
                     HeadPlan::OpenSseSession => self.open_sse_session(),
                     HeadPlan::SseMessage { session } => {
                         let body = match self.read_body(body).await {
@@ -335,7 +352,16 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                         };
                         self.sse_message(session, &body)
                     }
-                    HeadPlan::EndSession { session } => self.end_session(session),
+                    HeadPlan::EndSession { session } => {
+                        if let Err(response) = self.restore_shared(Some(session)).await {
+                            break 'answer *response;
+                        }
+                        let response = self.end_session(session);
+                        match response.status() {
+                            StatusCode::NO_CONTENT => Box::pin(self.forget_shared(session)).await.unwrap_or(response),
+                            _ => response,
+                        }
+                    }
                     _ => rejection_response(&Rejection::method_not_allowed()),
                 }
             };
@@ -541,20 +567,21 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         live.last_used = clock;
         let keep_alive = Some(self.inner.config.sse_keep_alive);
         let primes = live.version().is_some_and(|v| v >= ProtocolVersion::V2025_11_25);
+        let standalone = live.streams.standalone();
         match last_event {
             None => {
-                if live.streams.has_reader(GET_STREAM) {
+                if live.streams.has_reader(standalone) {
                     return status_only(StatusCode::CONFLICT);
                 }
-                let rx = live.streams.attach(GET_STREAM, Framing::Sse);
-                let prime = primes.then(|| priming(GET_STREAM.0, self.inner.config.sse_retry_ms)).flatten();
+                let rx = live.streams.attach(standalone, Framing::Sse);
+                let prime = primes.then(|| priming(standalone.0, self.inner.config.sse_retry_ms)).flatten();
                 sse_response(200, prime, VecDeque::new(), Some(rx), keep_alive)
             }
             Some(after) => {
                 let stream = mcp_sansio::endpoint::StreamId(after.stream());
                 // Replay and attach under one lock: nothing is lost between them, nothing repeated.
                 let (events, state_of) = replay(state.events.as_ref(), session, after);
-                let open = state_of == StreamState::Open || stream == GET_STREAM;
+                let open = state_of == StreamState::Open || stream == standalone;
                 let rx = open.then(|| live.streams.attach(stream, Framing::Sse));
                 tracing::debug!(stream = after.stream(), replayed = events.len(), open, "stream resumed");
                 sse_response(200, None, events, rx, keep_alive.filter(|_| open))

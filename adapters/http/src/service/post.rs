@@ -20,6 +20,8 @@ use crate::body::{Abort, AbortGuard, ResponseBody};
 use crate::response::{HeaderView, priming, rejection_response, set_session_header, sse_response_in, status_only};
 use crate::state::{LegacySession, Reader};
 
+use super::shared::Share;
+
 /// A POST served by an engine, waiting for its response head.
 pub(super) type Prepared =
     (Era, Route, Reader, Result<Received, InputError>, Option<SessionId>, Option<ProtocolVersion>);
@@ -36,7 +38,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         session: Option<SessionId>,
         body: &[u8],
         owner: u64,
-    ) -> Result<Prepared, Box<Response<ResponseBody>>> {
+    ) -> Result<(Prepared, Option<Share>), Box<Response<ResponseBody>>> {
         let config = &self.inner.config;
         let clock = StdInstant::now();
         let now = self.inner.at(clock);
@@ -89,13 +91,15 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 let version = session.version();
                 let keep = version.is_some();
                 let reader = session.streams.take_reader(route.stream);
+                let share = self.to_share(&mut session, id, true);
                 if keep {
                     tracing::debug!(session = ?id, ?version, "session started");
                     if state.sessions.insert(id, Box::new(session)).is_err() {
                         return Err(Box::new(rejection_response(&Rejection::too_many_sessions())));
                     }
                 }
-                return Ok((Era::Legacy, route, reader, received, keep.then_some(id), version));
+                let prepared = (Era::Legacy, route, reader, received, keep.then_some(id), version);
+                return Ok((prepared, share.filter(|_| keep)));
             }
             (Serve::Session, Some(id)) => {
                 let Some(session) = state.sessions.get_mut(&id) else {
@@ -111,15 +115,19 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             }
             (Serve::Session, None) | (_, _) => return Err(Box::new(rejection_response(&Rejection::unknown_session()))),
         };
-        let streams = match session_id.and_then(|id| state.sessions.get_mut(&id)) {
-            Some(session) => &mut session.streams,
+        let mut share = None;
+        let streams = match session_id.and_then(|id| state.sessions.get_mut(&id).map(|s| (id, s))) {
+            Some((id, session)) => {
+                share = self.to_share(session, id, false);
+                &mut session.streams
+            }
             None => &mut state.stateless_streams,
         };
         let reader = streams.take_reader(route.stream);
         if !matches!(received, Ok(Received::Request) | Ok(Received::Invalid)) {
             streams.close(route.stream);
         }
-        Ok((era, route, reader, received, None, version))
+        Ok(((era, route, reader, received, None, version), share))
     }
 
     /// The response to a POST the engine served: now, or (a bare body whose answer comes later)

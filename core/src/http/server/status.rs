@@ -52,6 +52,12 @@ impl Rejection<'static> {
     pub const fn too_many_sessions() -> Self {
         Rejection::error(503, code::INTERNAL_ERROR, "Service Unavailable: too many sessions")
     }
+
+    /// 503: the store that keeps the sessions (shared by a server's replicas) did not answer in
+    /// time or failed; the request may be sent again.
+    pub const fn session_store_unavailable() -> Self {
+        Rejection::error(503, code::INTERNAL_ERROR, "Service Unavailable: the session store is unavailable")
+    }
 }
 
 /// The JSON-RPC code of the 404 body for an unknown session (implementation-defined legacy range,

@@ -1,0 +1,136 @@
+//! Legacy sessions shared with the other replicas ([`crate::shared`]): read before a request of a
+//! session, written after a request that changed it, forgotten on `DELETE`.
+
+use std::sync::Arc;
+use std::time::Instant as StdInstant;
+
+use hyper::Response;
+use mcp_sansio::http::{Rejection, SessionId};
+use mcp_sansio::server::{Handler, SessionState};
+
+use super::McpHttp;
+use crate::body::ResponseBody;
+use crate::response::rejection_response;
+use crate::shared::{SharedSessions, StoreError, within};
+use crate::state::LegacySession;
+
+/// A session's state to write to the shared store after its request: the store, the session, its
+/// state, and whether the session is new (its `initialize` fails if the write does).
+pub(crate) type Share = (Arc<dyn SharedSessions>, SessionId, SessionState, bool);
+
+/// The 503 of a request whose session the store could not give or keep.
+fn unavailable(id: SessionId, error: &StoreError, what: &str) -> Box<Response<ResponseBody>> {
+    tracing::warn!(session = ?id, %error, "{what}");
+    Box::new(rejection_response(&Rejection::session_store_unavailable()))
+}
+
+impl<H: Handler + Send + 'static> McpHttp<H> {
+    /// The same endpoint sharing its legacy sessions with the other replicas of the server through
+    /// `store` (see [`crate::shared`]; give each replica its own [`HttpConfig::replica`]). Set once:
+    /// a second store is ignored.
+    ///
+    /// [`HttpConfig::replica`]: crate::HttpConfig::replica
+    pub fn with_shared_sessions(self, store: impl SharedSessions) -> Self {
+        if self.inner.shared.set(Arc::new(store)).is_err() {
+            tracing::warn!("a shared session store is set already; the second is ignored");
+        }
+        self
+    }
+
+    /// Brings `session` up to date from the shared store, if there is one, before a request of it:
+    /// `Err` is the response when the store failed.
+    pub(super) async fn restore_shared(&self, session: Option<SessionId>) -> Result<(), Box<Response<ResponseBody>>> {
+        match (session, self.inner.shared.get()) {
+            (Some(id), Some(shared)) => Box::pin(self.restore(id, Arc::clone(shared))).await,
+            _ => Ok(()),
+        }
+    }
+
+    async fn restore(&self, id: SessionId, shared: Arc<dyn SharedSessions>) -> Result<(), Box<Response<ResponseBody>>> {
+        {
+            let mut state = self.lock();
+            // A session whose engine is busy here is its own truth; an HTTP+SSE session is this
+            // replica's alone (it lives on one connection).
+            if state.sessions.get_mut(&id).is_some_and(|s| s.sse_transport || !s.is_suspended()) {
+                return Ok(());
+            }
+        }
+        let config = &self.inner.config;
+        let loaded = within(config.store_timeout, shared.load(id, config.session_idle_timeout)).await;
+        let bytes = loaded.map_err(|error| unavailable(id, &error, "session not read from the shared store"))?;
+        let restored = bytes.and_then(|bytes| {
+            let state = SessionState::decode(&bytes);
+            if state.is_none() {
+                tracing::warn!(session = ?id, len = bytes.len(), "unreadable session state in the shared store");
+            }
+            state
+        });
+        let clock = StdInstant::now();
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        match (restored, state.sessions.get_mut(&id)) {
+            // Ended or expired in the store: unknown here too (unless its engine is busy here).
+            (None, Some(session)) if session.is_suspended() => {
+                tracing::debug!(session = ?id, "session gone from the shared store");
+                state.sessions.remove(&id);
+                state.events.remove_session(id);
+            }
+            (None, _) => {}
+            (Some(restored), Some(session)) => session.refresh(restored),
+            (Some(restored), None) => {
+                if !self.make_room(state, clock) {
+                    return Err(Box::new(rejection_response(&Rejection::too_many_sessions())));
+                }
+                tracing::debug!(session = ?id, "session continued from the shared store");
+                let session = LegacySession::restored(restored, config);
+                if state.sessions.insert(id, Box::new(session)).is_err() {
+                    return Err(Box::new(rejection_response(&Rejection::too_many_sessions())));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// What of `session` to write to the shared store, if there is one and the session changed.
+    pub(super) fn to_share(&self, session: &mut LegacySession, id: SessionId, new: bool) -> Option<Share> {
+        let shared = self.inner.shared.get()?;
+        let state = session.changed_state()?;
+        Some((Arc::clone(shared), id, state, new))
+    }
+
+    /// Writes a session's changed state to the shared store. A new session that cannot be written
+    /// is ended and its `initialize` answered 503; a changed one is logged and answered as served.
+    pub(super) async fn share(&self, (shared, id, state, new): Share) -> Result<(), Box<Response<ResponseBody>>> {
+        let config = &self.inner.config;
+        let written =
+            within(config.store_timeout, shared.save(id, state.encode().to_vec(), config.session_idle_timeout));
+        match written.await {
+            Ok(()) => {
+                if let Some(session) = self.lock().sessions.get_mut(&id) {
+                    session.shared = Some(state);
+                }
+                Ok(())
+            }
+            Err(error) if new => {
+                let mut guard = self.lock();
+                guard.sessions.remove(&id);
+                guard.events.remove_session(id);
+                Err(unavailable(id, &error, "new session not written to the shared store; refused"))
+            }
+            Err(error) => {
+                tracing::warn!(session = ?id, %error, "changed session state not written to the shared store");
+                Ok(())
+            }
+        }
+    }
+
+    /// Forgets an ended session in the shared store: `Some` is the response (503) when the store
+    /// failed, and the session lives on for the other replicas.
+    pub(super) async fn forget_shared(&self, id: SessionId) -> Option<Response<ResponseBody>> {
+        let shared = Arc::clone(self.inner.shared.get()?);
+        match within(self.inner.config.store_timeout, shared.remove(id)).await {
+            Ok(()) => None,
+            Err(error) => Some(*unavailable(id, &error, "ended session not removed from the shared store")),
+        }
+    }
+}

@@ -1,0 +1,137 @@
+#![warn(missing_docs)]
+//! Redis stores for [`mcp_sansio_http`]'s Streamable HTTP server on several replicas behind a load
+//! balancer with no session affinity.
+//!
+//! [`RedisSessions`] keeps each legacy session's negotiated state (version, client capabilities,
+//! log level, subscriptions: [`SessionState::encode`], 57 bytes) under `<prefix>session:<id>`,
+//! living for the server's idle timeout after its last use, so that any replica continues any
+//! session ([`mcp_sansio_http::shared`] tells what is shared and when it is read and written).
+//!
+//! ```no_run
+//! # use mcp_sansio::server::{Config, Handler};
+//! # use mcp_sansio_http::{HttpConfig, McpHttp};
+//! # struct App;
+//! # impl Handler for App {}
+//! # fn run(addr: std::net::SocketAddr) -> Result<(), mcp_sansio_http::StoreError> {
+//! let mut config = HttpConfig::new(Config::new("app", "1.0.0"), addr);
+//! config.replica = 1; // each replica its own number
+//! let sessions = mcp_sansio_redis::RedisSessions::open("redis://127.0.0.1:6379/")?;
+//! let endpoint = McpHttp::new(App, config).with_shared_sessions(sessions);
+//! # Ok(()) }
+//! ```
+//!
+//! # Failures
+//! The connection is made on first use and made again after it breaks; an operation waits at most
+//! [`RedisSessions::with_timeout`] (1 s) for Redis to answer, and the endpoint bounds the whole
+//! wait by [`HttpConfig::store_timeout`](mcp_sansio_http::HttpConfig::store_timeout). While Redis
+//! is down or slow, the requests that need it get 503 (logged at `warn`), nothing hangs, and the
+//! replica serves again as soon as Redis answers: no restart.
+//!
+//! [`SessionState::encode`]: mcp_sansio::server::SessionState::encode
+
+use std::time::Duration;
+
+use mcp_sansio::http::SessionId;
+use mcp_sansio_http::shared::StoreFuture;
+use mcp_sansio_http::{SharedSessions, StoreError};
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+
+/// The default prefix of the keys ([`RedisSessions::with_prefix`]).
+pub const DEFAULT_PREFIX: &str = "mcp:";
+
+/// Legacy sessions in Redis, shared by a server's replicas: a [`SharedSessions`] (see the
+/// [crate docs](crate)).
+#[derive(Clone)]
+pub struct RedisSessions {
+    client: redis::Client,
+    connection: ConnectionManager,
+    prefix: String,
+    timeout: Duration,
+}
+
+impl std::fmt::Debug for RedisSessions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisSessions").field("prefix", &self.prefix).field("timeout", &self.timeout).finish()
+    }
+}
+
+fn store_error(error: &redis::RedisError) -> StoreError {
+    StoreError::new(format!("redis: {error}"))
+}
+
+/// How long an operation waits for Redis by default.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(1);
+
+fn connect(client: redis::Client, timeout: Duration) -> Result<ConnectionManager, StoreError> {
+    let config = ConnectionManagerConfig::new()
+        .set_connection_timeout(Some(timeout))
+        .set_response_timeout(Some(timeout))
+        // One quick attempt within a request; the next request tries again.
+        .set_number_of_retries(1)
+        .set_max_delay(Duration::from_millis(100));
+    ConnectionManager::new_lazy_with_config(client, config).map_err(|e| store_error(&e))
+}
+
+impl RedisSessions {
+    /// Sessions in the Redis server at `url` (`redis://host:port/db`). Nothing is connected yet:
+    /// a replica starts while Redis is down, and connects on first use. Must be called within a
+    /// tokio runtime. `Err` for a URL that is not a Redis URL.
+    pub fn open(url: &str) -> Result<Self, StoreError> {
+        let client = redis::Client::open(url).map_err(|e| store_error(&e))?;
+        let connection = connect(client.clone(), DEFAULT_TIMEOUT)?;
+        Ok(RedisSessions { client, connection, prefix: DEFAULT_PREFIX.to_owned(), timeout: DEFAULT_TIMEOUT })
+    }
+
+    /// The same sessions under keys starting with `prefix` instead of [`DEFAULT_PREFIX`] (several
+    /// servers sharing one Redis).
+    #[must_use]
+    pub fn with_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// The same sessions, each operation waiting at most `timeout` to connect and to be answered.
+    pub fn with_timeout(self, timeout: Duration) -> Result<Self, StoreError> {
+        let connection = connect(self.client.clone(), timeout)?;
+        Ok(RedisSessions { connection, timeout, ..self })
+    }
+
+    fn key(&self, id: SessionId) -> String {
+        format!("{}session:{}", self.prefix, id.as_str())
+    }
+}
+
+/// A lifetime in milliseconds for Redis (at least 1).
+fn millis(ttl: Duration) -> u64 {
+    u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1)
+}
+
+impl SharedSessions for RedisSessions {
+    fn load(&self, id: SessionId, ttl: Duration) -> StoreFuture<'_, Option<Vec<u8>>> {
+        let mut connection = self.connection.clone();
+        let key = self.key(id);
+        Box::pin(async move {
+            // Read and renewed in one command (Redis 6.2 and later).
+            let command = redis::cmd("GETEX").arg(&key).arg("PX").arg(millis(ttl)).to_owned();
+            command.query_async(&mut connection).await.map_err(|e| store_error(&e))
+        })
+    }
+
+    fn save(&self, id: SessionId, state: Vec<u8>, ttl: Duration) -> StoreFuture<'_, ()> {
+        let mut connection = self.connection.clone();
+        let key = self.key(id);
+        Box::pin(async move {
+            let command = redis::cmd("SET").arg(&key).arg(state).arg("PX").arg(millis(ttl)).to_owned();
+            command.query_async(&mut connection).await.map_err(|e| store_error(&e))
+        })
+    }
+
+    fn remove(&self, id: SessionId) -> StoreFuture<'_, ()> {
+        let mut connection = self.connection.clone();
+        let key = self.key(id);
+        Box::pin(async move {
+            let command = redis::cmd("DEL").arg(&key).to_owned();
+            command.query_async::<u64>(&mut connection).await.map(drop).map_err(|e| store_error(&e))
+        })
+    }
+}

@@ -1,0 +1,168 @@
+//! `RedisSessions` against a real redis-server (started here on a free loopback port): three
+//! endpoints share sessions through it, and it stops and comes back while they serve. Ignored by
+//! `cargo test` (it needs `redis-server`): `scripts/test-replicas` installs it and runs these with
+//! `--ignored`.
+
+use std::net::SocketAddr;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use mcp_sansio::server::{Config, Handler, Tool, ToolCall, ToolReply};
+use mcp_sansio_http::{HttpConfig, McpHttp, serve};
+use mcp_sansio_redis::RedisSessions;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, Command};
+
+#[path = "../../http/tests/support/mod.rs"]
+mod support;
+use support::{BOTH, JSON, Reply, open_session, send};
+
+static TOOLS: [Tool<'static>; 1] = [Tool::new("echo", "Echoes text", r#"{"type":"object"}"#)];
+
+struct Echo;
+
+impl Handler for Echo {
+    const TOOLS: &'static [Tool<'static>] = &TOOLS;
+    fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
+        match call.argument("text").and_then(|v| v.as_str()) {
+            Some(text) => reply.text_json(text).finish(),
+            None => reply.finish_error_text("missing text"),
+        }
+    }
+}
+
+/// A redis-server on `port`, ended when dropped.
+struct Redis {
+    child: Child,
+    port: u16,
+}
+
+impl Redis {
+    async fn start(port: u16) -> Redis {
+        let child = Command::new(std::env::var("REDIS_SERVER").unwrap_or_else(|_| "redis-server".into()))
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("redis-server (scripts/test-replicas installs it)");
+        let redis = Redis { child, port };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !redis.answers_ping().await {
+            assert!(Instant::now() < deadline, "redis-server did not start");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        redis
+    }
+
+    async fn answers_ping(&self) -> bool {
+        let Ok(mut stream) = tokio::net::TcpStream::connect(("127.0.0.1", self.port)).await else { return false };
+        let mut reply = [0u8; 7];
+        stream.write_all(b"PING\r\n").await.is_ok()
+            && stream.read_exact(&mut reply).await.is_ok()
+            && &reply == b"+PONG\r\n"
+    }
+
+    /// The value of a raw command's integer reply (`PTTL key`, `EXISTS key`).
+    async fn integer(&self, command: &str) -> i64 {
+        let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", self.port)).await.unwrap();
+        stream.write_all(format!("{command}\r\n").as_bytes()).await.unwrap();
+        let mut reply = [0u8; 64];
+        let n = stream.read(&mut reply).await.unwrap();
+        let text = std::str::from_utf8(&reply[..n]).unwrap();
+        text.trim().strip_prefix(':').unwrap_or_else(|| panic!("{text:?}")).parse().unwrap()
+    }
+
+    async fn stop(mut self) {
+        self.child.kill().await.unwrap();
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+async fn replica(number: u8, url: &str) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut config = HttpConfig::new(Config::new("replica", "1.0.0"), addr);
+    config.replica = number;
+    config.session_idle_timeout = Duration::from_secs(600);
+    config.store_timeout = Duration::from_millis(1500);
+    let sessions = RedisSessions::open(url).unwrap().with_prefix("test:");
+    let endpoint = McpHttp::new(Echo, config).with_shared_sessions(sessions);
+    tokio::spawn(serve(listener, endpoint, std::future::pending::<()>()));
+    addr
+}
+
+async fn echo(addr: SocketAddr, sid: &str, id: u32, text: &str) -> Reply {
+    let body =
+        json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"echo","arguments":{"text":text}}});
+    let headers = [JSON, BOTH, ("Mcp-Session-Id", sid), ("MCP-Protocol-Version", "2025-11-25")];
+    send(addr, "POST", &headers, &body.to_string()).await
+}
+
+fn answer(reply: &Reply) -> Value {
+    assert_eq!(reply.status, 200, "{:?}", String::from_utf8_lossy(&reply.body));
+    reply.events().pop().expect("an answer")["result"]["content"][0]["text"].clone()
+}
+
+#[tokio::test]
+#[ignore = "needs redis-server: scripts/test-replicas"]
+async fn sessions_started_on_one_replica_are_served_by_the_others_through_redis() {
+    let redis = Redis::start(free_port()).await;
+    let replicas = [replica(1, &redis.url()).await, replica(2, &redis.url()).await, replica(3, &redis.url()).await];
+    let sid = open_session(replicas[0]).await;
+    let key = format!("test:session:{sid}");
+    let ttl = redis.integer(&format!("PTTL {key}")).await;
+    assert!((590_000..=600_000).contains(&ttl), "kept for the idle timeout: {ttl} ms");
+    for (i, addr) in replicas.iter().cycle().skip(1).take(6).enumerate() {
+        assert_eq!(answer(&echo(*addr, &sid, i as u32 + 1, &format!("call {i}")).await), format!("call {i}"));
+    }
+    assert_eq!(send(replicas[2], "DELETE", &[("Mcp-Session-Id", &sid)], "").await.status, 204);
+    assert_eq!(redis.integer(&format!("EXISTS {key}")).await, 0);
+    assert_eq!(echo(replicas[0], &sid, 9, "gone").await.status, 404);
+    redis.stop().await;
+}
+
+#[tokio::test]
+#[ignore = "needs redis-server: scripts/test-replicas"]
+async fn while_redis_is_down_requests_fail_clearly_in_bounded_time_and_the_replicas_recover() {
+    let port = free_port();
+    let redis = Redis::start(port).await;
+    let (one, two) = (replica(1, &redis.url()).await, replica(2, &redis.url()).await);
+    let sid = open_session(one).await;
+    assert_eq!(answer(&echo(two, &sid, 1, "up").await), "up");
+    redis.stop().await;
+    for (i, addr) in [one, two, one].into_iter().enumerate() {
+        let started = Instant::now();
+        let reply = echo(addr, &sid, 2 + i as u32, "down").await;
+        assert_eq!(reply.status, 503, "{:?}", String::from_utf8_lossy(&reply.body));
+        assert_eq!(reply.json()["error"]["message"], "Service Unavailable: the session store is unavailable");
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "no longer than the store timeout: {:?}",
+            started.elapsed()
+        );
+        let refused = send(two, "POST", &[JSON, BOTH], &support::initialize()).await;
+        assert_eq!(refused.status, 503, "a new session needs the store too");
+    }
+    // Back, empty (no persistence): the old session is unknown, new ones work on every replica.
+    let redis = Redis::start(port).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let sid2 = loop {
+        let reply = send(one, "POST", &[JSON, BOTH], &support::initialize()).await;
+        if reply.status == 200 {
+            break reply.header("mcp-session-id").expect("a session").to_owned();
+        }
+        assert!(Instant::now() < deadline, "the replica did not recover: {}", reply.status);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(echo(two, &sid, 5, "old").await.status, 404);
+    assert_eq!(answer(&echo(two, &sid2, 6, "recovered").await), "recovered");
+    redis.stop().await;
+}
