@@ -2,10 +2,10 @@
 """Streamable HTTP on several replicas behind nginx, without session affinity (issue #25): the
 official SDK clients against `deploy/replicas`.
 
-Usage: replicas.py [--replicas N] [--server BIN]     (3; target/release/mcp-device)
+Usage: replicas.py [--replicas N] [--server BIN] [--keep]     (3; target/release/mcp-device)
 
 Starts `deploy/replicas start --replicas N --port P --dir D` (P: N+2 free loopback ports in a row; D:
-a new temporary directory, removed after a clean run) and, whatever happens, `deploy/replicas stop`
+a new temporary directory, removed after a clean run unless --keep) and, whatever happens, `deploy/replicas stop`
 at the end. Through nginx's URL, round robin over the replicas:
 - 2026-07-28: the Python SDK `Client` (mode="auto"), the checks of http_interop.py's auto run
   (tools, resources, prompts, progress, the multi-round-trip questions);
@@ -341,6 +341,7 @@ def main() -> int:
     ap.add_argument("--replicas", type=int, default=3)
     ap.add_argument("--server", default=os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")),
                                                      "release", "mcp-device"))
+    ap.add_argument("--keep", action="store_true", help="keep the runtime directory (logs) after a clean run")
     a = ap.parse_args()
     if a.replicas < 2:
         ap.error("--replicas must be at least 2 (one is killed)")
@@ -398,7 +399,7 @@ def main() -> int:
         d.finish()
         totals[0] += d.passed
         totals[1] += d.failed
-    if totals[1] == 0:
+    if totals[1] == 0 and not a.keep:
         shutil.rmtree(dep.dir, ignore_errors=True)
     else:
         print(f"logs kept in {dep.dir}")
