@@ -11,7 +11,11 @@
 //!   session may have changed on another replica, or be new to this one), renewing its lifetime
 //!   in the store to [`HttpConfig::session_idle_timeout`](crate::HttpConfig::session_idle_timeout);
 //!   a session the store does not have is unknown (404), even if this replica still holds it;
-//! - forgets a session in the store on `DELETE`.
+//! - forgets a session in the store on `DELETE`;
+//! - relays a client's answer to a request the server sent (sampling, elicitation, roots, ping)
+//!   that reached a replica whose engine for the session waits for no answer to every replica
+//!   ([`SharedSessions::relay`]), answering the POST 202: the replica whose request waits for it
+//!   takes it, and the tool call goes on there.
 //!
 //! A store that fails or takes longer than
 //! [`HttpConfig::store_timeout`](crate::HttpConfig::store_timeout) fails the request that needed
@@ -20,8 +24,8 @@
 //! answer still goes out: the other replicas keep the state they knew.
 //!
 //! Not shared yet: the SSE events kept for `Last-Event-ID` (each replica's [`EventStore`](crate::EventStore)),
-//! a client's answer to a request the server sent on another replica, and notifications sent to a
-//! session's standalone GET stream held by another replica.
+//! and notifications sent to a session's standalone GET stream held by another replica. Two
+//! replicas that both wait for answers in one session at once may give two requests the same id.
 //!
 //! [`SessionState::encode`]: mcp_sansio::server::SessionState::encode
 
@@ -67,6 +71,15 @@ pub trait SharedSessions: Send + Sync + 'static {
     fn save(&self, id: SessionId, state: Vec<u8>, ttl: Duration) -> StoreFuture<'_, ()>;
     /// Forgets session `id`.
     fn remove(&self, id: SessionId) -> StoreFuture<'_, ()>;
+    /// Sends `message`, a client's answer to a request of the server that reached this replica,
+    /// whose engine for `session` waits for no answer, to every replica ([`listen`](Self::listen)):
+    /// the one whose request waits for it takes it. Delivery may fail silently (at most once): the
+    /// waiting request then times out as if the client had not answered.
+    fn relay(&self, session: SessionId, message: Vec<u8>) -> StoreFuture<'_, ()>;
+    /// Delivers into `into` each message any replica [relays](Self::relay) from now on, this one's
+    /// included, until `into` is closed; reconnects by itself when the connection breaks. Called
+    /// once per endpoint, within a tokio runtime.
+    fn listen(&self, into: tokio::sync::mpsc::Sender<(SessionId, Vec<u8>)>);
 }
 
 /// Runs a store operation within `limit`: a slow store is a failed one.

@@ -398,6 +398,15 @@ impl LegacySession {
         }
     }
 
+    /// Whether the session's engine waits for the client's answer to a request it sent (a
+    /// suspended one never does).
+    pub(crate) fn waits_for_answers(&mut self) -> bool {
+        self.live.as_mut().is_some_and(|live| {
+            let engine = live.get();
+            engine.awaiting_answers() > 0 || engine.awaiting_input()
+        })
+    }
+
     /// Whether the session's engine is suspended: between requests, holding nothing but the
     /// session, it keeps no engine and no buffers (see [`HttpConfig::session_buffer_pool`]).
     pub fn is_suspended(&self) -> bool {

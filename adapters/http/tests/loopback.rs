@@ -11,7 +11,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 mod support;
-use support::{BOTH, JSON, Reply, dechunk, initialize, open_session, parse, send, sse_data, sse_ids};
+use support::{
+    BOTH, JSON, Reply, initialize, open_session, parse, post_kept_open, read_events, send, sse_data, sse_ids,
+};
 
 static TOOLS: [Tool<'static>; 2] = [
     Tool::new("echo", "Echoes text", r#"{"type":"object","properties":{"text":{"type":"string"}}}"#),
@@ -262,24 +264,6 @@ async fn refusals_rebinding_size_and_framing() {
 
 /// Reads a chunked SSE response from `stream` until `events` message events arrived; returns the
 /// de-chunked bytes so far.
-async fn read_events(stream: &mut TcpStream, raw: &mut Vec<u8>, events: usize) -> Vec<u8> {
-    loop {
-        if let Some(split) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
-            let body = dechunk(&raw[split + 4..]);
-            if sse_data(&body).len() >= events && (events > 0 || body.ends_with(b"\n\n")) {
-                return body;
-            }
-        }
-        let mut buf = [0u8; 4096];
-        let n = match tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await {
-            Ok(n) => n.unwrap(),
-            Err(_) => panic!("no events in time: {:?}", String::from_utf8_lossy(raw)),
-        };
-        assert!(n > 0, "stream ended early: {:?}", String::from_utf8_lossy(raw));
-        raw.extend_from_slice(&buf[..n]);
-    }
-}
-
 #[tokio::test]
 async fn a_broken_stream_resumes_from_last_event_id_losing_and_repeating_nothing() {
     let server = start(|_| {}).await;
@@ -335,17 +319,6 @@ async fn a_broken_stream_resumes_from_last_event_id_losing_and_repeating_nothing
 }
 
 /// Sends a POST on a new connection and leaves it open, for the caller to read (or drop).
-async fn post_kept_open(addr: SocketAddr, headers: &[(&str, &str)], body: &str) -> TcpStream {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    let mut request = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\n");
-    for (name, value) in headers {
-        request += &format!("{name}: {value}\r\n");
-    }
-    request += &format!("Content-Length: {}\r\n\r\n{body}", body.len());
-    stream.write_all(request.as_bytes()).await.unwrap();
-    stream
-}
-
 /// Resumes `sid`'s stream after `last` (an event id) and reads the replay to its end.
 async fn resume(addr: SocketAddr, sid: &str, last: &str) -> Reply {
     let headers = [("Accept", "text/event-stream"), ("Mcp-Session-Id", sid), ("Last-Event-ID", last)];

@@ -9,21 +9,29 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_sansio::http::SessionId;
-use mcp_sansio::mcp::{LoggingLevel, ServerCapabilities};
-use mcp_sansio::server::{Config, Handler, Tool, ToolCall, ToolReply};
+use mcp_sansio::server::Config;
 use mcp_sansio_http::shared::StoreFuture;
 use mcp_sansio_http::{HttpConfig, McpHttp, SharedSessions, StoreError, serve};
 use serde_json::{Value, json};
 
 mod support;
-use support::{BOTH, JSON, Reply, open_session, send};
+use support::replicated::Replicated;
+use support::{BOTH, JSON, Reply, open_session, post_kept_open, read_events, send};
 
-/// A store in memory that the replicas of a test share; it can be made to fail or to stall.
-#[derive(Clone, Default)]
+/// A store in memory that the replicas of a test share, with a bus for relayed answers; it can be
+/// made to fail or to stall.
+#[derive(Clone)]
 struct Store {
     map: Arc<Mutex<HashMap<SessionId, Vec<u8>>>>,
+    bus: tokio::sync::broadcast::Sender<(SessionId, Vec<u8>)>,
     /// 0: up, 1: failing, 2: stalled.
     mode: Arc<AtomicU8>,
+}
+
+impl Default for Store {
+    fn default() -> Self {
+        Store { map: Arc::default(), bus: tokio::sync::broadcast::channel(16).0, mode: Arc::default() }
+    }
 }
 
 impl Store {
@@ -55,24 +63,19 @@ impl SharedSessions for Store {
         let map = Arc::clone(&self.map);
         self.answer(move || drop(map.lock().unwrap().remove(&id)))
     }
-}
-
-static TOOLS: [Tool<'static>; 1] = [Tool::new("echo", "Echoes text, logging it at info", r#"{"type":"object"}"#)];
-
-struct Echo;
-
-impl Handler for Echo {
-    const TOOLS: &'static [Tool<'static>] = &TOOLS;
-    fn capabilities(&self) -> ServerCapabilities {
-        ServerCapabilities::NONE.with_tools(Default::default()).with_logging()
+    fn relay(&self, session: SessionId, message: Vec<u8>) -> StoreFuture<'_, ()> {
+        let bus = self.bus.clone();
+        self.answer(move || drop(bus.send((session, message))))
     }
-    fn call_tool(&mut self, call: ToolCall<'_>, mut reply: ToolReply<'_>) {
-        let text = call.argument("text").and_then(|v| v.as_str());
-        let _ = reply.log(LoggingLevel::Info, None, format_args!("echoing"));
-        match text {
-            Some(text) => reply.text_json(text).finish(),
-            None => reply.finish_error_text("missing text"),
-        }
+    fn listen(&self, into: tokio::sync::mpsc::Sender<(SessionId, Vec<u8>)>) {
+        let mut relayed = self.bus.subscribe();
+        tokio::spawn(async move {
+            while let Ok(message) = relayed.recv().await {
+                if into.send(message).await.is_err() {
+                    break;
+                }
+            }
+        });
     }
 }
 
@@ -83,7 +86,7 @@ async fn replica(number: u8, store: &Store) -> SocketAddr {
     let mut config = HttpConfig::new(Config::new("replica", "1.0.0"), addr);
     config.replica = number;
     config.store_timeout = Duration::from_millis(300);
-    let endpoint = McpHttp::new(Echo, config).with_shared_sessions(store.clone());
+    let endpoint = McpHttp::new(Replicated, config).with_shared_sessions(store.clone());
     tokio::spawn(serve(listener, endpoint, std::future::pending::<()>()));
     addr
 }
@@ -161,4 +164,42 @@ async fn a_failing_or_stalled_store_is_a_clear_503_and_the_replica_recovers_when
     store.mode.store(0, Ordering::SeqCst);
     let reply = post(two, &sid, &echo(2, "back")).await;
     assert_eq!(reply.events().last().unwrap()["result"]["content"][0]["text"], "back");
+}
+
+#[tokio::test]
+async fn an_answer_to_the_servers_request_reaching_another_replica_is_relayed_to_the_waiting_one() {
+    let store = Store::default();
+    let replicas = [replica(1, &store).await, replica(2, &store).await, replica(3, &store).await];
+    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",
+        "capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}});
+    let opened = send(replicas[0], "POST", &[JSON, BOTH], &init.to_string()).await;
+    let sid = opened.header("mcp-session-id").expect("a session").to_owned();
+    let session = [JSON, BOTH, ("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    let greet = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet"}});
+    // Each call waits on its replica for the client's answer, which comes through another one.
+    for (asked, answered) in [(1, 2), (2, 0)] {
+        let mut stream = post_kept_open(replicas[asked], &session, &greet.to_string()).await;
+        let mut raw = Vec::new();
+        let body = read_events(&mut stream, &mut raw, 1).await;
+        let question: Value = serde_json::from_str(&support::sse_data(&body)[0]).unwrap();
+        assert_eq!(question["method"], "elicitation/create");
+        let answer = json!({"jsonrpc":"2.0","id":question["id"],"result":{"action":"accept","content":{"name":"Ada"}}});
+        let relayed = send(replicas[answered], "POST", &session, &answer.to_string()).await;
+        assert_eq!(relayed.status, 202, "{:?}", String::from_utf8_lossy(&relayed.body));
+        let body = read_events(&mut stream, &mut raw, 2).await;
+        let result: Value = serde_json::from_str(&support::sse_data(&body)[1]).unwrap();
+        assert_eq!(result["id"], 1);
+        assert_eq!(
+            result["result"]["content"][0]["text"],
+            "Ada",
+            "replica {} asked, {} answered",
+            asked + 1,
+            answered + 1
+        );
+    }
+    // An answer no replica waits for is accepted and dropped; with the bus down it is a clear 503.
+    let stray = json!({"jsonrpc":"2.0","id":77,"result":{}}).to_string();
+    assert_eq!(send(replicas[1], "POST", &session, &stray).await.status, 202);
+    store.mode.store(1, Ordering::SeqCst);
+    assert_eq!(send(replicas[1], "POST", &session, &stray).await.status, 503);
 }

@@ -31,6 +31,7 @@
 
 use std::time::Duration;
 
+use futures_util::StreamExt;
 use mcp_sansio::http::SessionId;
 use mcp_sansio_http::shared::StoreFuture;
 use mcp_sansio_http::{SharedSessions, StoreError};
@@ -134,4 +135,71 @@ impl SharedSessions for RedisSessions {
             command.query_async::<u64>(&mut connection).await.map(drop).map_err(|e| store_error(&e))
         })
     }
+
+    fn relay(&self, session: SessionId, message: Vec<u8>) -> StoreFuture<'_, ()> {
+        let mut connection = self.connection.clone();
+        let channel = self.answers_channel();
+        let mut payload = Vec::with_capacity(session.as_str().len() + message.len());
+        payload.extend_from_slice(session.as_str().as_bytes());
+        payload.extend_from_slice(&message);
+        Box::pin(async move {
+            let command = redis::cmd("PUBLISH").arg(&channel).arg(payload).to_owned();
+            command.query_async::<u64>(&mut connection).await.map(drop).map_err(|e| store_error(&e))
+        })
+    }
+
+    fn listen(&self, into: tokio::sync::mpsc::Sender<(SessionId, Vec<u8>)>) {
+        let (client, channel) = (self.client.clone(), self.answers_channel());
+        tokio::spawn(async move {
+            let mut delay = RESUBSCRIBE_DELAY;
+            while !into.is_closed() {
+                let started = tokio::time::Instant::now();
+                let result = forward_relayed(&client, &channel, &into).await;
+                // A subscription that lasted starts the waits over; failed attempts wait longer.
+                delay = if started.elapsed() > MAX_RESUBSCRIBE_DELAY { RESUBSCRIBE_DELAY } else { delay * 2 };
+                delay = delay.min(MAX_RESUBSCRIBE_DELAY);
+                if let Err(error) = result {
+                    tracing::warn!(%error, "relayed answers: no subscription; subscribing again in {delay:?}");
+                }
+                tokio::time::sleep(delay).await;
+            }
+        });
+    }
 }
+
+/// How long the subscription to relayed answers waits before it is made again after it broke
+/// (doubling while it fails, up to [`MAX_RESUBSCRIBE_DELAY`]). Answers relayed meanwhile are lost
+/// to this replica (pub/sub keeps nothing): their requests time out.
+const RESUBSCRIBE_DELAY: Duration = Duration::from_millis(100);
+const MAX_RESUBSCRIBE_DELAY: Duration = Duration::from_secs(2);
+
+impl RedisSessions {
+    /// The pub/sub channel of relayed answers.
+    fn answers_channel(&self) -> String {
+        format!("{}answers", self.prefix)
+    }
+}
+
+/// Subscribes to `channel` and forwards each message (`<session id><answer>`) into `into`, until the
+/// subscription breaks (`Err`) or `into` is closed (`Ok`).
+async fn forward_relayed(
+    client: &redis::Client,
+    channel: &str,
+    into: &tokio::sync::mpsc::Sender<(SessionId, Vec<u8>)>,
+) -> Result<(), redis::RedisError> {
+    let mut pubsub = client.get_async_pubsub().await?;
+    pubsub.subscribe(channel).await?;
+    let mut messages = pubsub.on_message();
+    while let Some(message) = messages.next().await {
+        let payload = message.get_payload_bytes();
+        let Some((id, answer)) = payload.split_at_checked(SESSION_ID_LEN) else { continue };
+        let Some(id) = SessionId::parse(id) else { continue };
+        if into.send((id, answer.to_vec())).await.is_err() {
+            return Ok(());
+        }
+    }
+    Err(redis::RedisError::from(std::io::Error::new(std::io::ErrorKind::ConnectionAborted, "subscription ended")))
+}
+
+/// Length of a session id's text (`SessionId::as_str`).
+const SESSION_ID_LEN: usize = 2 * mcp_sansio::http::SESSION_ID_RANDOM_BYTES;

@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use mcp_sansio::server::{Config, Handler, Tool, ToolCall, ToolReply};
+use mcp_sansio::server::Config;
 use mcp_sansio_http::{HttpConfig, McpHttp, serve};
 use mcp_sansio_redis::RedisSessions;
 use serde_json::{Value, json};
@@ -16,21 +16,8 @@ use tokio::process::{Child, Command};
 
 #[path = "../../http/tests/support/mod.rs"]
 mod support;
-use support::{BOTH, JSON, Reply, open_session, send};
-
-static TOOLS: [Tool<'static>; 1] = [Tool::new("echo", "Echoes text", r#"{"type":"object"}"#)];
-
-struct Echo;
-
-impl Handler for Echo {
-    const TOOLS: &'static [Tool<'static>] = &TOOLS;
-    fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
-        match call.argument("text").and_then(|v| v.as_str()) {
-            Some(text) => reply.text_json(text).finish(),
-            None => reply.finish_error_text("missing text"),
-        }
-    }
-}
+use support::replicated::Replicated;
+use support::{BOTH, JSON, Reply, open_session, post_kept_open, read_events, send};
 
 /// A redis-server on `port`, ended when dropped.
 struct Redis {
@@ -73,6 +60,17 @@ impl Redis {
         text.trim().strip_prefix(':').unwrap_or_else(|| panic!("{text:?}")).parse().unwrap()
     }
 
+    /// How many connections subscribe to `channel` (`PUBSUB NUMSUB`).
+    async fn subscribers(&self, channel: &str) -> i64 {
+        let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", self.port)).await.unwrap();
+        stream.write_all(format!("PUBSUB NUMSUB {channel}\r\n").as_bytes()).await.unwrap();
+        let mut reply = [0u8; 128];
+        let n = stream.read(&mut reply).await.unwrap();
+        // *2, $len, the channel, :count
+        let text = std::str::from_utf8(&reply[..n]).unwrap();
+        text.lines().find_map(|l| l.strip_prefix(':')).and_then(|c| c.trim().parse().ok()).unwrap_or(0)
+    }
+
     async fn stop(mut self) {
         self.child.kill().await.unwrap();
     }
@@ -94,7 +92,7 @@ async fn replica(number: u8, url: &str) -> SocketAddr {
     config.session_idle_timeout = Duration::from_secs(600);
     config.store_timeout = Duration::from_millis(1500);
     let sessions = RedisSessions::open(url).unwrap().with_prefix("test:");
-    let endpoint = McpHttp::new(Echo, config).with_shared_sessions(sessions);
+    let endpoint = McpHttp::new(Replicated, config).with_shared_sessions(sessions);
     tokio::spawn(serve(listener, endpoint, std::future::pending::<()>()));
     addr
 }
@@ -164,5 +162,35 @@ async fn while_redis_is_down_requests_fail_clearly_in_bounded_time_and_the_repli
     };
     assert_eq!(echo(two, &sid, 5, "old").await.status, 404);
     assert_eq!(answer(&echo(two, &sid2, 6, "recovered").await), "recovered");
+    redis.stop().await;
+}
+
+#[tokio::test]
+#[ignore = "needs redis-server: scripts/test-replicas"]
+async fn an_answer_reaching_another_replica_is_relayed_through_redis_to_the_waiting_request() {
+    let redis = Redis::start(free_port()).await;
+    let replicas = [replica(1, &redis.url()).await, replica(2, &redis.url()).await];
+    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",
+        "capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}});
+    let opened = send(replicas[0], "POST", &[JSON, BOTH], &init.to_string()).await;
+    let sid = opened.header("mcp-session-id").expect("a session").to_owned();
+    let session = [JSON, BOTH, ("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    // Both replicas listen from their start; wait until Redis has both subscriptions.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while redis.subscribers("test:answers").await < 2 {
+        assert!(Instant::now() < deadline, "the replicas did not subscribe");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let greet = json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"greet"}});
+    let mut stream = post_kept_open(replicas[0], &session, &greet.to_string()).await;
+    let mut raw = Vec::new();
+    let body = read_events(&mut stream, &mut raw, 1).await;
+    let question: Value = serde_json::from_str(&support::sse_data(&body)[0]).unwrap();
+    assert_eq!(question["method"], "elicitation/create");
+    let reply = json!({"jsonrpc":"2.0","id":question["id"],"result":{"action":"accept","content":{"name":"Grace"}}});
+    assert_eq!(send(replicas[1], "POST", &session, &reply.to_string()).await.status, 202);
+    let body = read_events(&mut stream, &mut raw, 2).await;
+    let result: Value = serde_json::from_str(&support::sse_data(&body)[1]).unwrap();
+    assert_eq!(result["result"]["content"][0]["text"], "Grace");
     redis.stop().await;
 }

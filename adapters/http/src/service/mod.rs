@@ -57,6 +57,8 @@ pub(crate) struct Inner<H> {
     pub(crate) state: Mutex<State<H>>,
     /// The store the replicas share their legacy sessions in, if any ([`crate::shared`]).
     pub(crate) shared: std::sync::OnceLock<Arc<dyn crate::SharedSessions>>,
+    /// Whether this endpoint listens for the answers other replicas relay (started on first use).
+    pub(crate) listening: std::sync::Once,
 }
 
 impl<H> Inner<H> {
@@ -155,8 +157,9 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             pool: BufferPool::new(config.session_buffer_pool),
             next_sweep: StdInstant::now(),
         };
-        let shared = std::sync::OnceLock::new();
-        McpHttp { inner: Arc::new(Inner { config, started: StdInstant::now(), state: Mutex::new(state), shared }) }
+        let (shared, listening) = (std::sync::OnceLock::new(), std::sync::Once::new());
+        let inner = Inner { config, started: StdInstant::now(), state: Mutex::new(state), shared, listening };
+        McpHttp { inner: Arc::new(inner) }
     }
 
     /// The same endpoint keeping legacy sessions in `store` instead of the bounded memory default
@@ -321,6 +324,9 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                             };
                             if let Err(response) = self.restore_shared(session).await {
                                 break 'answer *response;
+                            }
+                            if let Some(relayed) = self.relay_answer(session, &body).await {
+                                break 'answer relayed;
                             }
                             let (prepared, share) = match self.post_now(&view, session, &body, owner) {
                                 Ok(prepared) => prepared,

@@ -4,13 +4,15 @@
 use std::sync::Arc;
 use std::time::Instant as StdInstant;
 
-use hyper::Response;
+use hyper::{Response, StatusCode};
+use mcp_sansio::endpoint::{Framing, Route};
 use mcp_sansio::http::{Rejection, SessionId};
+use mcp_sansio::jsonrpc::{Message, ParsedMessage};
 use mcp_sansio::server::{Handler, SessionState};
 
 use super::McpHttp;
 use crate::body::ResponseBody;
-use crate::response::rejection_response;
+use crate::response::{rejection_response, status_only};
 use crate::shared::{SharedSessions, StoreError, within};
 use crate::state::LegacySession;
 
@@ -30,9 +32,14 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     /// a second store is ignored.
     ///
     /// [`HttpConfig::replica`]: crate::HttpConfig::replica
+    /// Within a tokio runtime it listens at once for the answers other replicas relay; otherwise
+    /// from its first request of a session.
     pub fn with_shared_sessions(self, store: impl SharedSessions) -> Self {
         if self.inner.shared.set(Arc::new(store)).is_err() {
             tracing::warn!("a shared session store is set already; the second is ignored");
+        }
+        if let (Some(shared), Ok(_)) = (self.inner.shared.get(), tokio::runtime::Handle::try_current()) {
+            self.inner.listening.call_once(|| self.listen(shared.as_ref()));
         }
         self
     }
@@ -41,9 +48,66 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     /// `Err` is the response when the store failed.
     pub(super) async fn restore_shared(&self, session: Option<SessionId>) -> Result<(), Box<Response<ResponseBody>>> {
         match (session, self.inner.shared.get()) {
-            (Some(id), Some(shared)) => Box::pin(self.restore(id, Arc::clone(shared))).await,
+            (Some(id), Some(shared)) => {
+                self.inner.listening.call_once(|| self.listen(shared.as_ref()));
+                Box::pin(self.restore(id, Arc::clone(shared))).await
+            }
             _ => Ok(()),
         }
+    }
+
+    /// Takes, from now on, the answers other replicas relay ([`SharedSessions::listen`]).
+    fn listen(&self, shared: &dyn SharedSessions) {
+        let (into, mut relayed) = tokio::sync::mpsc::channel::<(SessionId, Vec<u8>)>(256);
+        shared.listen(into);
+        let endpoint = self.downgrade();
+        tokio::spawn(async move {
+            while let Some((id, message)) = relayed.recv().await {
+                let Some(endpoint) = endpoint.upgrade() else { break };
+                endpoint.take_relayed(id, &message);
+            }
+        });
+    }
+
+    /// Feeds a relayed answer to session `id`'s engine, if it waits for answers here.
+    fn take_relayed(&self, id: SessionId, message: &[u8]) {
+        let now = self.now();
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        let Some(session) = state.sessions.get_mut(&id).filter(|s| !s.sse_transport) else { return };
+        if !session.waits_for_answers() {
+            return;
+        }
+        let route = Route::new(session.streams.standalone(), Framing::Sse);
+        let context = (&self.inner.config, &mut state.pool, state.events.as_mut(), id);
+        let received = session.serve(context, &mut state.handler, now, |e, h| e.handle_message(now, route, message, h));
+        tracing::debug!(session = ?id, ?received, "relayed answer taken");
+    }
+
+    /// A client's answer (a response) POSTed to a session whose engine here waits for no answer:
+    /// relayed to the replica whose request waits for it, and answered 202 (503 if the store
+    /// failed). `None`: served here as any message.
+    pub(super) async fn relay_answer(&self, session: Option<SessionId>, body: &[u8]) -> Option<Response<ResponseBody>> {
+        let (Some(id), Some(shared)) = (session, self.inner.shared.get()) else { return None };
+        let answer = {
+            let parsed = ParsedMessage::parse(body, self.inner.config.engine.limits.max_depth);
+            matches!(parsed.message(), Some(Ok(Message::Response { .. } | Message::Error { id: Some(_), .. })))
+        };
+        if !answer {
+            return None;
+        }
+        // Unknown here (the store has it not): served, and so answered 404.
+        if self.lock().sessions.get_mut(&id).is_none_or(|s| s.sse_transport || s.waits_for_answers()) {
+            return None;
+        }
+        let relayed = Box::pin(within(self.inner.config.store_timeout, shared.relay(id, body.to_vec()))).await;
+        Some(match relayed {
+            Ok(()) => {
+                tracing::debug!(session = ?id, "answer relayed to the other replicas");
+                status_only(StatusCode::ACCEPTED)
+            }
+            Err(error) => *unavailable(id, &error, "answer not relayed"),
+        })
     }
 
     async fn restore(&self, id: SessionId, shared: Arc<dyn SharedSessions>) -> Result<(), Box<Response<ResponseBody>>> {

@@ -2,6 +2,8 @@
 //! parsed (chunked bodies joined, SSE events split).
 #![allow(dead_code, reason = "each test crate uses a part")]
 
+pub mod replicated;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -117,4 +119,36 @@ pub async fn open_session(addr: SocketAddr) -> String {
         String::from_utf8_lossy(&reply.body)
     );
     reply.header("mcp-session-id").expect("a session id").to_owned()
+}
+
+/// Reads from a response kept open until its body holds `events` SSE messages (0: until its last
+/// event ended); returns the de-chunked body.
+pub async fn read_events(stream: &mut TcpStream, raw: &mut Vec<u8>, events: usize) -> Vec<u8> {
+    loop {
+        if let Some(split) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+            let body = dechunk(&raw[split + 4..]);
+            if sse_data(&body).len() >= events && (events > 0 || body.ends_with(b"\n\n")) {
+                return body;
+            }
+        }
+        let mut buf = [0u8; 4096];
+        let n = match tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await {
+            Ok(n) => n.unwrap(),
+            Err(_) => panic!("no events in time: {:?}", String::from_utf8_lossy(raw)),
+        };
+        assert!(n > 0, "stream ended early: {:?}", String::from_utf8_lossy(raw));
+        raw.extend_from_slice(&buf[..n]);
+    }
+}
+
+/// Writes a POST on a new connection, kept open, and returns the connection.
+pub async fn post_kept_open(addr: SocketAddr, headers: &[(&str, &str)], body: &str) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let mut request = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\n");
+    for (name, value) in headers {
+        request += &format!("{name}: {value}\r\n");
+    }
+    request += &format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    stream.write_all(request.as_bytes()).await.unwrap();
+    stream
 }

@@ -1,0 +1,40 @@
+//! The application of the replica tests: a tool that logs and one that asks the client.
+
+use mcp_sansio::mcp::{LoggingLevel, ServerCapabilities};
+use mcp_sansio::server::{Handler, InputRequest, Tool, ToolCall, ToolReply};
+
+static TOOLS: [Tool<'static>; 2] = [
+    Tool::new("echo", "Echoes text, logging it at info", r#"{"type":"object"}"#),
+    Tool::new("greet", "Asks the user's name, then greets", r#"{"type":"object"}"#),
+];
+
+const NAME_FORM: &str = r#"{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}"#;
+
+/// Echoes (logging at info) and greets (asking the name first): a server whose requests to the
+/// client cross replicas.
+pub struct Replicated;
+
+impl Handler for Replicated {
+    const TOOLS: &'static [Tool<'static>] = &TOOLS;
+    fn capabilities(&self) -> ServerCapabilities {
+        ServerCapabilities::NONE.with_tools(Default::default()).with_logging()
+    }
+    fn call_tool(&mut self, call: ToolCall<'_>, mut reply: ToolReply<'_>) {
+        if call.name == "greet" {
+            let name = call.context.input("name").and_then(|a| a.get("content")).and_then(|c| c.get("name"));
+            return match name.and_then(|n| n.as_str()) {
+                Some(name) => reply.text_json(name).finish(),
+                None => {
+                    let ask = InputRequest::ElicitForm { message: "What is your name?", requested_schema: NAME_FORM };
+                    reply.input_required().request("name", ask).finish()
+                }
+            };
+        }
+        let text = call.argument("text").and_then(|v| v.as_str());
+        let _ = reply.log(LoggingLevel::Info, None, format_args!("echoing"));
+        match text {
+            Some(text) => reply.text_json(text).finish(),
+            None => reply.finish_error_text("missing text"),
+        }
+    }
+}
