@@ -125,6 +125,6 @@ pub use owned::{HttpEngine, IN_FLIGHT, OUTBOUND};
 pub use server::{serve, shutdown_signal};
 pub use service::{McpHttp, WeakMcpHttp};
 pub use serving::{Serving, serving};
-pub use shared::{SharedSessions, StoreError};
+pub use shared::{Notice, SharedSessions, StoreError};
 pub use state::LegacySession;
 pub use store::{EventLimits, EventStore, MemoryEventStore, MemorySessionStore, SessionStore, StreamState};

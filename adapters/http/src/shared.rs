@@ -14,8 +14,12 @@
 //! - forgets a session in the store on `DELETE`;
 //! - relays a client's answer to a request the server sent (sampling, elicitation, roots, ping)
 //!   that reached a replica whose engine for the session waits for no answer to every replica
-//!   ([`SharedSessions::relay`]), answering the POST 202: the replica whose request waits for it
-//!   takes it, and the tool call goes on there.
+//!   ([`Relayed::Answer`]), answering the POST 202: the replica whose request waits for it takes
+//!   it, and the tool call goes on there;
+//! - sends what the application [announces](crate::McpHttp::announce) (a list changed, a resource
+//!   updated) to every replica, each telling its engines ([`Relayed::Notice`]): a
+//!   `subscriptions/listen` stream or a legacy session's GET stream hears of it whichever replica
+//!   holds it.
 //!
 //! A store that fails or takes longer than
 //! [`HttpConfig::store_timeout`](crate::HttpConfig::store_timeout) fails the request that needed
@@ -24,7 +28,9 @@
 //! answer still goes out: the other replicas keep the state they knew.
 //!
 //! Not shared yet: the SSE events kept for `Last-Event-ID` (each replica's [`EventStore`](crate::EventStore)),
-//! and notifications sent to a session's standalone GET stream held by another replica. Two
+//! so a stream resumed on another replica replays nothing; and notifications an application sends
+//! one session's engine itself ([`McpHttp::with_engine`](crate::McpHttp::with_engine)), which reach
+//! the session's GET stream only where that engine runs. Two
 //! replicas that both wait for answers in one session at once may give two requests the same id.
 //!
 //! [`SessionState::encode`]: mcp_sansio::server::SessionState::encode
@@ -34,6 +40,7 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use mcp_sansio::http::SessionId;
+use mcp_sansio::server::ListChanged;
 
 /// What a [`SharedSessions`] operation returns: a boxed future (the trait is used as a trait object).
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
@@ -71,15 +78,91 @@ pub trait SharedSessions: Send + Sync + 'static {
     fn save(&self, id: SessionId, state: Vec<u8>, ttl: Duration) -> StoreFuture<'_, ()>;
     /// Forgets session `id`.
     fn remove(&self, id: SessionId) -> StoreFuture<'_, ()>;
-    /// Sends `message`, a client's answer to a request of the server that reached this replica,
-    /// whose engine for `session` waits for no answer, to every replica ([`listen`](Self::listen)):
-    /// the one whose request waits for it takes it. Delivery may fail silently (at most once): the
-    /// waiting request then times out as if the client had not answered.
-    fn relay(&self, session: SessionId, message: Vec<u8>) -> StoreFuture<'_, ()>;
-    /// Delivers into `into` each message any replica [relays](Self::relay) from now on, this one's
-    /// included, until `into` is closed; reconnects by itself when the connection breaks. Called
-    /// once per endpoint, within a tokio runtime.
-    fn listen(&self, into: tokio::sync::mpsc::Sender<(SessionId, Vec<u8>)>);
+    /// Sends `message` (bytes the endpoint made of a [`Relayed`]) to every replica
+    /// ([`subscribe`](Self::subscribe)), this one included. Delivery may fail silently (at most
+    /// once, like Redis pub/sub).
+    fn publish(&self, message: Vec<u8>) -> StoreFuture<'_, ()>;
+    /// Delivers into `into` each message any replica [publishes](Self::publish) from now on, until
+    /// `into` is closed; subscribes again by itself when the connection breaks. Called once per
+    /// endpoint, within a tokio runtime.
+    fn subscribe(&self, into: tokio::sync::mpsc::Sender<Vec<u8>>);
+}
+
+/// What replicas send each other through the store ([`SharedSessions::publish`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Relayed {
+    /// A client's answer to a request of the server (sampling, elicitation, roots, ping), POSTed to
+    /// `session` on a replica whose engine waits for no answer: the replica whose request waits for
+    /// it takes it; a lost one times out there as if the client had not answered.
+    Answer {
+        /// The session it was POSTed to.
+        session: SessionId,
+        /// The message, as POSTed.
+        message: Vec<u8>,
+    },
+    /// A change every replica tells its clients of ([`McpHttp::announce`](crate::McpHttp::announce)).
+    Notice(Notice),
+}
+
+/// A change of the server's lists or resources that every engine of every replica tells its clients
+/// of, as far as each negotiated it: legacy sessions by their capabilities and subscriptions,
+/// 2026-07-28 `subscriptions/listen` streams by what they listen to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Notice {
+    /// A list changed (`notifications/…/list_changed`).
+    ListChanged(ListChanged),
+    /// The resource at this URI changed (`notifications/resources/updated`).
+    ResourceUpdated(String),
+}
+
+impl Relayed {
+    /// The bytes [`decode`](Self::decode) reads: a tag byte, then the fields.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        match self {
+            Relayed::Answer { session, message } => {
+                out.push(b'A');
+                out.extend_from_slice(session.as_str().as_bytes());
+                out.extend_from_slice(message);
+            }
+            Relayed::Notice(Notice::ListChanged(list)) => {
+                out.push(b'L');
+                out.push(match list {
+                    ListChanged::Tools => b't',
+                    ListChanged::Prompts => b'p',
+                    ListChanged::Resources => b'r',
+                    // A list this release does not know: the receivers refuse it.
+                    _ => b'?',
+                });
+            }
+            Relayed::Notice(Notice::ResourceUpdated(uri)) => {
+                out.push(b'R');
+                out.extend_from_slice(uri.as_bytes());
+            }
+        }
+        out
+    }
+
+    /// The message [`encode`](Self::encode) wrote; `None` for anything else.
+    pub fn decode(bytes: &[u8]) -> Option<Relayed> {
+        let (&tag, rest) = bytes.split_first()?;
+        match tag {
+            b'A' => {
+                let (session, message) = rest.split_at_checked(2 * mcp_sansio::http::SESSION_ID_RANDOM_BYTES)?;
+                Some(Relayed::Answer { session: SessionId::parse(session)?, message: message.to_vec() })
+            }
+            b'L' => Some(Relayed::Notice(Notice::ListChanged(match rest {
+                b"t" => ListChanged::Tools,
+                b"p" => ListChanged::Prompts,
+                b"r" => ListChanged::Resources,
+                _ => return None,
+            }))),
+            b'R' => Some(Relayed::Notice(Notice::ResourceUpdated(String::from_utf8(rest.to_vec()).ok()?))),
+            _ => None,
+        }
+    }
 }
 
 /// Runs a store operation within `limit`: a slow store is a failed one.
@@ -87,5 +170,28 @@ pub(crate) async fn within<T>(limit: Duration, operation: StoreFuture<'_, T>) ->
     match tokio::time::timeout(limit, operation).await {
         Ok(result) => result,
         Err(_) => Err(StoreError::new(format!("no answer within {} ms", limit.as_millis()))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relayed_messages_read_back_as_written_and_nothing_else_is_read() {
+        let session = SessionId::from_random([7; 16]);
+        let messages = [
+            Relayed::Answer { session, message: br#"{"jsonrpc":"2.0","id":1,"result":{}}"#.to_vec() },
+            Relayed::Notice(Notice::ListChanged(ListChanged::Tools)),
+            Relayed::Notice(Notice::ListChanged(ListChanged::Prompts)),
+            Relayed::Notice(Notice::ListChanged(ListChanged::Resources)),
+            Relayed::Notice(Notice::ResourceUpdated("file:///a b".into())),
+        ];
+        for message in messages {
+            assert_eq!(Relayed::decode(&message.encode()), Some(message));
+        }
+        for bad in [&b""[..], b"X", b"Lx", b"A0123", b"R\xff"] {
+            assert_eq!(Relayed::decode(bad), None, "{bad:?}");
+        }
     }
 }

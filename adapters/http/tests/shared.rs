@@ -9,9 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_sansio::http::SessionId;
-use mcp_sansio::server::Config;
+use mcp_sansio::server::{Config, ListChanged};
 use mcp_sansio_http::shared::StoreFuture;
-use mcp_sansio_http::{HttpConfig, McpHttp, SharedSessions, StoreError, serve};
+use mcp_sansio_http::{HttpConfig, McpHttp, Notice, SharedSessions, StoreError, serve};
 use serde_json::{Value, json};
 
 mod support;
@@ -23,7 +23,7 @@ use support::{BOTH, JSON, Reply, open_session, post_kept_open, read_events, send
 #[derive(Clone)]
 struct Store {
     map: Arc<Mutex<HashMap<SessionId, Vec<u8>>>>,
-    bus: tokio::sync::broadcast::Sender<(SessionId, Vec<u8>)>,
+    bus: tokio::sync::broadcast::Sender<Vec<u8>>,
     /// 0: up, 1: failing, 2: stalled.
     mode: Arc<AtomicU8>,
 }
@@ -63,11 +63,11 @@ impl SharedSessions for Store {
         let map = Arc::clone(&self.map);
         self.answer(move || drop(map.lock().unwrap().remove(&id)))
     }
-    fn relay(&self, session: SessionId, message: Vec<u8>) -> StoreFuture<'_, ()> {
+    fn publish(&self, message: Vec<u8>) -> StoreFuture<'_, ()> {
         let bus = self.bus.clone();
-        self.answer(move || drop(bus.send((session, message))))
+        self.answer(move || drop(bus.send(message)))
     }
-    fn listen(&self, into: tokio::sync::mpsc::Sender<(SessionId, Vec<u8>)>) {
+    fn subscribe(&self, into: tokio::sync::mpsc::Sender<Vec<u8>>) {
         let mut relayed = self.bus.subscribe();
         tokio::spawn(async move {
             while let Ok(message) = relayed.recv().await {
@@ -81,14 +81,18 @@ impl SharedSessions for Store {
 
 /// Starts replica `number` on loopback with `store`; it serves until the test ends.
 async fn replica(number: u8, store: &Store) -> SocketAddr {
+    replica_endpoint(number, store).await.0
+}
+
+async fn replica_endpoint(number: u8, store: &Store) -> (SocketAddr, McpHttp<Replicated>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let mut config = HttpConfig::new(Config::new("replica", "1.0.0"), addr);
     config.replica = number;
     config.store_timeout = Duration::from_millis(300);
     let endpoint = McpHttp::new(Replicated, config).with_shared_sessions(store.clone());
-    tokio::spawn(serve(listener, endpoint, std::future::pending::<()>()));
-    addr
+    tokio::spawn(serve(listener, endpoint.clone(), std::future::pending::<()>()));
+    (addr, endpoint)
 }
 
 async fn post(addr: SocketAddr, sid: &str, body: &Value) -> Reply {
@@ -202,4 +206,38 @@ async fn an_answer_to_the_servers_request_reaching_another_replica_is_relayed_to
     assert_eq!(send(replicas[1], "POST", &session, &stray).await.status, 202);
     store.mode.store(1, Ordering::SeqCst);
     assert_eq!(send(replicas[1], "POST", &session, &stray).await.status, 503);
+}
+
+#[tokio::test]
+async fn a_change_announced_on_one_replica_reaches_the_streams_every_replica_holds() {
+    let store = Store::default();
+    let (one, announcer) = replica_endpoint(1, &store).await;
+    let (two, three) = (replica(2, &store).await, replica(3, &store).await);
+    // A legacy session opened on one replica, its GET stream on another.
+    let sid = open_session(one).await;
+    let initialized = json!({"jsonrpc":"2.0","method":"notifications/initialized"});
+    assert_eq!(post(two, &sid, &initialized).await.status, 202);
+    let get =
+        [("Accept", "text/event-stream"), ("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    let mut legacy = support::get_kept_open(two, &get).await;
+    let mut legacy_raw = Vec::new();
+    read_events(&mut legacy, &mut legacy_raw, 0).await;
+    // A 2026-07-28 listen stream on the third.
+    let listen = json!({"jsonrpc":"2.0","id":"listen","method":"subscriptions/listen","params":{
+        "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},
+        "notifications":{"toolsListChanged":true}}});
+    let headers = [JSON, BOTH, ("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "subscriptions/listen")];
+    let mut modern = post_kept_open(three, &headers, &listen.to_string()).await;
+    let mut modern_raw = Vec::new();
+    let acknowledged = read_events(&mut modern, &mut modern_raw, 1).await;
+    assert!(support::sse_data(&acknowledged)[0].contains("notifications/subscriptions/acknowledged"));
+
+    announcer.announce(Notice::ListChanged(ListChanged::Tools)).await.expect("published");
+    let body = read_events(&mut legacy, &mut legacy_raw, 1).await;
+    assert!(support::sse_data(&body)[0].contains("notifications/tools/list_changed"), "legacy GET on replica 2");
+    let body = read_events(&mut modern, &mut modern_raw, 2).await;
+    assert!(support::sse_data(&body)[1].contains("notifications/tools/list_changed"), "listen stream on replica 3");
+    // The store down: the announcement fails, clearly.
+    store.mode.store(1, Ordering::SeqCst);
+    assert!(announcer.announce(Notice::ListChanged(ListChanged::Tools)).await.is_err());
 }

@@ -5,7 +5,9 @@
 //! [`RedisSessions`] keeps each legacy session's negotiated state (version, client capabilities,
 //! log level, subscriptions: [`SessionState::encode`], 57 bytes) under `<prefix>session:<id>`,
 //! living for the server's idle timeout after its last use, so that any replica continues any
-//! session ([`mcp_sansio_http::shared`] tells what is shared and when it is read and written).
+//! session ([`mcp_sansio_http::shared`] tells what is shared and when it is read and written). The
+//! replicas' messages to each other (a client's answer to relay, an announced change) go through
+//! the pub/sub channel `<prefix>bus`.
 //!
 //! ```no_run
 //! # use mcp_sansio::server::{Config, Handler};
@@ -136,30 +138,27 @@ impl SharedSessions for RedisSessions {
         })
     }
 
-    fn relay(&self, session: SessionId, message: Vec<u8>) -> StoreFuture<'_, ()> {
+    fn publish(&self, message: Vec<u8>) -> StoreFuture<'_, ()> {
         let mut connection = self.connection.clone();
-        let channel = self.answers_channel();
-        let mut payload = Vec::with_capacity(session.as_str().len() + message.len());
-        payload.extend_from_slice(session.as_str().as_bytes());
-        payload.extend_from_slice(&message);
+        let channel = self.bus_channel();
         Box::pin(async move {
-            let command = redis::cmd("PUBLISH").arg(&channel).arg(payload).to_owned();
+            let command = redis::cmd("PUBLISH").arg(&channel).arg(message).to_owned();
             command.query_async::<u64>(&mut connection).await.map(drop).map_err(|e| store_error(&e))
         })
     }
 
-    fn listen(&self, into: tokio::sync::mpsc::Sender<(SessionId, Vec<u8>)>) {
-        let (client, channel) = (self.client.clone(), self.answers_channel());
+    fn subscribe(&self, into: tokio::sync::mpsc::Sender<Vec<u8>>) {
+        let (client, channel) = (self.client.clone(), self.bus_channel());
         tokio::spawn(async move {
             let mut delay = RESUBSCRIBE_DELAY;
             while !into.is_closed() {
                 let started = tokio::time::Instant::now();
-                let result = forward_relayed(&client, &channel, &into).await;
+                let result = forward(&client, &channel, &into).await;
                 // A subscription that lasted starts the waits over; failed attempts wait longer.
                 delay = if started.elapsed() > MAX_RESUBSCRIBE_DELAY { RESUBSCRIBE_DELAY } else { delay * 2 };
                 delay = delay.min(MAX_RESUBSCRIBE_DELAY);
                 if let Err(error) = result {
-                    tracing::warn!(%error, "relayed answers: no subscription; subscribing again in {delay:?}");
+                    tracing::warn!(%error, "replicas' messages: no subscription; subscribing again in {delay:?}");
                 }
                 tokio::time::sleep(delay).await;
             }
@@ -167,39 +166,33 @@ impl SharedSessions for RedisSessions {
     }
 }
 
-/// How long the subscription to relayed answers waits before it is made again after it broke
-/// (doubling while it fails, up to [`MAX_RESUBSCRIBE_DELAY`]). Answers relayed meanwhile are lost
-/// to this replica (pub/sub keeps nothing): their requests time out.
+/// How long the subscription to the replicas' messages waits before it is made again after it
+/// broke (doubling while it fails, up to [`MAX_RESUBSCRIBE_DELAY`]). Messages published meanwhile
+/// are lost to this replica (pub/sub keeps nothing): a relayed answer's request times out.
 const RESUBSCRIBE_DELAY: Duration = Duration::from_millis(100);
 const MAX_RESUBSCRIBE_DELAY: Duration = Duration::from_secs(2);
 
 impl RedisSessions {
-    /// The pub/sub channel of relayed answers.
-    fn answers_channel(&self) -> String {
-        format!("{}answers", self.prefix)
+    /// The pub/sub channel of the replicas' messages.
+    fn bus_channel(&self) -> String {
+        format!("{}bus", self.prefix)
     }
 }
 
-/// Subscribes to `channel` and forwards each message (`<session id><answer>`) into `into`, until the
-/// subscription breaks (`Err`) or `into` is closed (`Ok`).
-async fn forward_relayed(
+/// Subscribes to `channel` and forwards each message into `into`, until the subscription breaks
+/// (`Err`) or `into` is closed (`Ok`).
+async fn forward(
     client: &redis::Client,
     channel: &str,
-    into: &tokio::sync::mpsc::Sender<(SessionId, Vec<u8>)>,
+    into: &tokio::sync::mpsc::Sender<Vec<u8>>,
 ) -> Result<(), redis::RedisError> {
     let mut pubsub = client.get_async_pubsub().await?;
     pubsub.subscribe(channel).await?;
     let mut messages = pubsub.on_message();
     while let Some(message) = messages.next().await {
-        let payload = message.get_payload_bytes();
-        let Some((id, answer)) = payload.split_at_checked(SESSION_ID_LEN) else { continue };
-        let Some(id) = SessionId::parse(id) else { continue };
-        if into.send((id, answer.to_vec())).await.is_err() {
+        if into.send(message.get_payload_bytes().to_vec()).await.is_err() {
             return Ok(());
         }
     }
     Err(redis::RedisError::from(std::io::Error::new(std::io::ErrorKind::ConnectionAborted, "subscription ended")))
 }
-
-/// Length of a session id's text (`SessionId::as_str`).
-const SESSION_ID_LEN: usize = 2 * mcp_sansio::http::SESSION_ID_RANDOM_BYTES;

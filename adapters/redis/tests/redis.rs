@@ -177,7 +177,7 @@ async fn an_answer_reaching_another_replica_is_relayed_through_redis_to_the_wait
     let session = [JSON, BOTH, ("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
     // Both replicas listen from their start; wait until Redis has both subscriptions.
     let deadline = Instant::now() + Duration::from_secs(10);
-    while redis.subscribers("test:answers").await < 2 {
+    while redis.subscribers("test:bus").await < 2 {
         assert!(Instant::now() < deadline, "the replicas did not subscribe");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }

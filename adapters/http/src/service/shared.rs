@@ -13,7 +13,7 @@ use mcp_sansio::server::{Handler, SessionState};
 use super::McpHttp;
 use crate::body::ResponseBody;
 use crate::response::{rejection_response, status_only};
-use crate::shared::{SharedSessions, StoreError, within};
+use crate::shared::{Notice, Relayed, SharedSessions, StoreError, within};
 use crate::state::LegacySession;
 
 /// A session's state to write to the shared store after its request: the store, the session, its
@@ -56,17 +56,55 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         }
     }
 
-    /// Takes, from now on, the answers other replicas relay ([`SharedSessions::listen`]).
+    /// Takes, from now on, what the replicas publish ([`SharedSessions::subscribe`]).
     fn listen(&self, shared: &dyn SharedSessions) {
-        let (into, mut relayed) = tokio::sync::mpsc::channel::<(SessionId, Vec<u8>)>(256);
-        shared.listen(into);
+        let (into, mut published) = tokio::sync::mpsc::channel::<Vec<u8>>(256);
+        shared.subscribe(into);
         let endpoint = self.downgrade();
         tokio::spawn(async move {
-            while let Some((id, message)) = relayed.recv().await {
+            while let Some(message) = published.recv().await {
                 let Some(endpoint) = endpoint.upgrade() else { break };
-                endpoint.take_relayed(id, &message);
+                match Relayed::decode(&message) {
+                    Some(Relayed::Answer { session, message }) => endpoint.take_relayed(session, &message),
+                    Some(Relayed::Notice(notice)) => endpoint.tell(&notice),
+                    None => tracing::warn!(len = message.len(), "unreadable message from the other replicas"),
+                }
             }
         });
+    }
+
+    /// Tells every client of the server, on every replica, of `notice`, as far as each negotiated
+    /// it (see [`Notice`]): with shared sessions through the store (each replica, this one
+    /// included, tells its own engines when the message arrives; `Err` if the store failed),
+    /// otherwise at once.
+    pub async fn announce(&self, notice: Notice) -> Result<(), StoreError> {
+        match self.inner.shared.get() {
+            Some(shared) => {
+                let message = Relayed::Notice(notice).encode();
+                within(self.inner.config.store_timeout, shared.publish(message)).await
+            }
+            None => {
+                self.tell(&notice);
+                Ok(())
+            }
+        }
+    }
+
+    /// Tells this replica's engines (the stateless one and each session's) of `notice`.
+    fn tell(&self, notice: &Notice) {
+        let apply = |engine: &mut crate::HttpEngine, handler: &mut H| {
+            let told = match notice {
+                Notice::ListChanged(list) => engine.list_changed(*list, handler),
+                Notice::ResourceUpdated(uri) => engine.resource_updated(uri),
+            };
+            if let Err(error) = told {
+                tracing::debug!(?error, "a notice not sent");
+            }
+        };
+        self.with_engine(None, apply);
+        for id in self.session_ids() {
+            self.with_engine(Some(id), apply);
+        }
     }
 
     /// Feeds a relayed answer to session `id`'s engine, if it waits for answers here.
@@ -100,7 +138,8 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         if self.lock().sessions.get_mut(&id).is_none_or(|s| s.sse_transport || s.waits_for_answers()) {
             return None;
         }
-        let relayed = Box::pin(within(self.inner.config.store_timeout, shared.relay(id, body.to_vec()))).await;
+        let message = Relayed::Answer { session: id, message: body.to_vec() }.encode();
+        let relayed = Box::pin(within(self.inner.config.store_timeout, shared.publish(message))).await;
         Some(match relayed {
             Ok(()) => {
                 tracing::debug!(session = ?id, "answer relayed to the other replicas");

@@ -152,3 +152,16 @@ pub async fn post_kept_open(addr: SocketAddr, headers: &[(&str, &str)], body: &s
     stream.write_all(request.as_bytes()).await.unwrap();
     stream
 }
+
+/// Writes a GET on a new connection, kept open (a session's standalone stream), and returns the
+/// connection.
+pub async fn get_kept_open(addr: SocketAddr, headers: &[(&str, &str)]) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let mut request = format!("GET /mcp HTTP/1.1\r\nHost: {addr}\r\n");
+    for (name, value) in headers {
+        request += &format!("{name}: {value}\r\n");
+    }
+    request += "\r\n";
+    stream.write_all(request.as_bytes()).await.unwrap();
+    stream
+}

@@ -1,6 +1,6 @@
 //! The application of the replica tests: a tool that logs and one that asks the client.
 
-use mcp_sansio::mcp::{LoggingLevel, ServerCapabilities};
+use mcp_sansio::mcp::{ListCapability, LoggingLevel, ServerCapabilities};
 use mcp_sansio::server::{Handler, InputRequest, Tool, ToolCall, ToolReply};
 
 static TOOLS: [Tool<'static>; 2] = [
@@ -17,7 +17,7 @@ pub struct Replicated;
 impl Handler for Replicated {
     const TOOLS: &'static [Tool<'static>] = &TOOLS;
     fn capabilities(&self) -> ServerCapabilities {
-        ServerCapabilities::NONE.with_tools(Default::default()).with_logging()
+        ServerCapabilities::NONE.with_tools(ListCapability { list_changed: true }).with_logging()
     }
     fn call_tool(&mut self, call: ToolCall<'_>, mut reply: ToolReply<'_>) {
         if call.name == "greet" {
