@@ -6,7 +6,9 @@
 //! with [`McpHttp::with_shared_sessions`](crate::McpHttp::with_shared_sessions) it also:
 //! - writes a new session's state (the answered `initialize`) to the shared store before the
 //!   response goes out, and writes it again whenever a request changed it (`notifications/initialized`,
-//!   `logging/setLevel`, `resources/subscribe`): [`SessionState::encode`];
+//!   `logging/setLevel`, `resources/subscribe`): [`SessionState::encode`]; and tells the other
+//!   replicas ([`Relayed::Session`]), so that those holding the session take the new state at once
+//!   (one serving the session's GET stream learns of a subscription made through another);
 //! - reads the state back for every request of a session that has no engine busy here (the
 //!   session may have changed on another replica, or be new to this one), renewing its lifetime
 //!   in the store to [`HttpConfig::session_idle_timeout`](crate::HttpConfig::session_idle_timeout);
@@ -103,6 +105,14 @@ pub enum Relayed {
     },
     /// A change every replica tells its clients of ([`McpHttp::announce`](crate::McpHttp::announce)).
     Notice(Notice),
+    /// A session's state as just written to the store: the replicas that hold the session take it
+    /// (a copy serving a GET stream learns of a subscription made through another replica).
+    Session {
+        /// The session.
+        session: SessionId,
+        /// Its state ([`SessionState::encode`](mcp_sansio::server::SessionState::encode)).
+        state: Vec<u8>,
+    },
 }
 
 /// A change of the server's lists or resources that every engine of every replica tells its clients
@@ -141,6 +151,11 @@ impl Relayed {
                 out.push(b'R');
                 out.extend_from_slice(uri.as_bytes());
             }
+            Relayed::Session { session, state } => {
+                out.push(b'S');
+                out.extend_from_slice(session.as_str().as_bytes());
+                out.extend_from_slice(state);
+            }
         }
         out
     }
@@ -149,9 +164,13 @@ impl Relayed {
     pub fn decode(bytes: &[u8]) -> Option<Relayed> {
         let (&tag, rest) = bytes.split_first()?;
         match tag {
-            b'A' => {
-                let (session, message) = rest.split_at_checked(2 * mcp_sansio::http::SESSION_ID_RANDOM_BYTES)?;
-                Some(Relayed::Answer { session: SessionId::parse(session)?, message: message.to_vec() })
+            b'A' | b'S' => {
+                let (session, rest) = rest.split_at_checked(2 * mcp_sansio::http::SESSION_ID_RANDOM_BYTES)?;
+                let session = SessionId::parse(session)?;
+                Some(match tag {
+                    b'A' => Relayed::Answer { session, message: rest.to_vec() },
+                    _ => Relayed::Session { session, state: rest.to_vec() },
+                })
             }
             b'L' => Some(Relayed::Notice(Notice::ListChanged(match rest {
                 b"t" => ListChanged::Tools,
@@ -186,6 +205,7 @@ mod tests {
             Relayed::Notice(Notice::ListChanged(ListChanged::Prompts)),
             Relayed::Notice(Notice::ListChanged(ListChanged::Resources)),
             Relayed::Notice(Notice::ResourceUpdated("file:///a b".into())),
+            Relayed::Session { session, state: vec![1, 2, 3] },
         ];
         for message in messages {
             assert_eq!(Relayed::decode(&message.encode()), Some(message));

@@ -241,3 +241,27 @@ async fn a_change_announced_on_one_replica_reaches_the_streams_every_replica_hol
     store.mode.store(1, Ordering::SeqCst);
     assert!(announcer.announce(Notice::ListChanged(ListChanged::Tools)).await.is_err());
 }
+
+#[tokio::test]
+async fn a_subscription_made_through_one_replica_holds_for_the_get_stream_another_serves() {
+    let store = Store::default();
+    let (one, announcer) = replica_endpoint(1, &store).await;
+    let (two, three) = (replica(2, &store).await, replica(3, &store).await);
+    let sid = open_session(one).await;
+    let initialized = json!({"jsonrpc":"2.0","method":"notifications/initialized"});
+    assert_eq!(post(two, &sid, &initialized).await.status, 202);
+    // The GET stream opens on replica 2 before the subscription is made on replica 3.
+    let get =
+        [("Accept", "text/event-stream"), ("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    let mut stream = support::get_kept_open(two, &get).await;
+    let mut raw = Vec::new();
+    read_events(&mut stream, &mut raw, 0).await;
+    let subscribe = json!({"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"file:///watched"}});
+    assert!(post(three, &sid, &subscribe).await.events()[0]["result"].is_object());
+    // Replica 2 learns of it from the bus (before the announcement, published after it), not from
+    // a request of the session.
+    announcer.announce(Notice::ResourceUpdated("file:///watched".into())).await.expect("published");
+    let body = read_events(&mut stream, &mut raw, 1).await;
+    let update = &support::sse_data(&body)[0];
+    assert!(update.contains("notifications/resources/updated") && update.contains("file:///watched"), "{update}");
+}

@@ -67,6 +67,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 match Relayed::decode(&message) {
                     Some(Relayed::Answer { session, message }) => endpoint.take_relayed(session, &message),
                     Some(Relayed::Notice(notice)) => endpoint.tell(&notice),
+                    Some(Relayed::Session { session, state }) => endpoint.take_state(session, &state),
                     None => tracing::warn!(len = message.len(), "unreadable message from the other replicas"),
                 }
             }
@@ -104,6 +105,14 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         self.with_engine(None, apply);
         for id in self.session_ids() {
             self.with_engine(Some(id), apply);
+        }
+    }
+
+    /// Takes a session's state another replica (or this one) wrote, if the session is here.
+    fn take_state(&self, id: SessionId, state: &[u8]) {
+        let Some(state) = SessionState::decode(state) else { return };
+        if let Some(session) = self.lock().sessions.get_mut(&id).filter(|s| !s.sse_transport) {
+            session.refresh(state);
         }
     }
 
@@ -211,6 +220,11 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             Ok(()) => {
                 if let Some(session) = self.lock().sessions.get_mut(&id) {
                     session.shared = Some(state);
+                }
+                // Best effort: a replica that misses it reads the state at its next request.
+                let told = Relayed::Session { session: id, state: state.encode().to_vec() }.encode();
+                if let Err(error) = within(config.store_timeout, shared.publish(told)).await {
+                    tracing::debug!(session = ?id, %error, "changed session state not told to the other replicas");
                 }
                 Ok(())
             }

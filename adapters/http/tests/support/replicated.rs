@@ -1,12 +1,15 @@
-//! The application of the replica tests: a tool that logs and one that asks the client.
+//! The application of the replica tests: a tool that logs, one that asks the client, and a
+//! resource to subscribe to.
 
-use mcp_sansio::mcp::{ListCapability, LoggingLevel, ServerCapabilities};
-use mcp_sansio::server::{Handler, InputRequest, Tool, ToolCall, ToolReply};
+use mcp_sansio::mcp::{ListCapability, LoggingLevel, ResourceCapability, ServerCapabilities};
+use mcp_sansio::server::{Handler, InputRequest, Resource, Tool, ToolCall, ToolReply};
 
 static TOOLS: [Tool<'static>; 2] = [
     Tool::new("echo", "Echoes text, logging it at info", r#"{"type":"object"}"#),
     Tool::new("greet", "Asks the user's name, then greets", r#"{"type":"object"}"#),
 ];
+
+static RESOURCES: [Resource<'static>; 1] = [Resource::new("file:///watched", "watched")];
 
 const NAME_FORM: &str = r#"{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}"#;
 
@@ -16,8 +19,12 @@ pub struct Replicated;
 
 impl Handler for Replicated {
     const TOOLS: &'static [Tool<'static>] = &TOOLS;
+    const RESOURCES: &'static [Resource<'static>] = &RESOURCES;
     fn capabilities(&self) -> ServerCapabilities {
-        ServerCapabilities::NONE.with_tools(ListCapability { list_changed: true }).with_logging()
+        ServerCapabilities::NONE
+            .with_tools(ListCapability { list_changed: true })
+            .with_resources(ResourceCapability { subscribe: true, list_changed: false })
+            .with_logging()
     }
     fn call_tool(&mut self, call: ToolCall<'_>, mut reply: ToolReply<'_>) {
         if call.name == "greet" {
