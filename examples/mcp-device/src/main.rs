@@ -46,7 +46,9 @@ struct Args {
     #[cfg(feature = "http")]
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8080")]
     http: Option<SocketAddr>,
-    /// With `--http`: most legacy sessions alive at once; more `initialize`s get 503.
+    /// With `--http`: most legacy sessions alive at once (with `--redis`: held in this process); a
+    /// new one past it ends the session unused the longest that no client reads a stream of, and
+    /// only when every session is read does `initialize` get 503.
     #[cfg(feature = "http")]
     #[arg(long, default_value_t = 256)]
     max_sessions: usize,
