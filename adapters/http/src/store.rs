@@ -109,11 +109,22 @@ pub struct EventLimits {
     /// events are dropped. Without this bound a busy session would hold `max_events` answers it
     /// has delivered already.
     pub max_delivered_streams: usize,
+    /// Most bytes of events kept for all sessions together. Past it the session that holds the
+    /// most loses its oldest events first (down to 7/8 of this bound, so that eviction is not
+    /// repeated at every event): a session flooding its streams evicts its own events before any
+    /// other session's.
+    pub max_total_bytes: usize,
 }
 
 impl Default for EventLimits {
     fn default() -> Self {
-        EventLimits { max_events: 1024, max_bytes: 1 << 20, max_ended_streams: 256, max_delivered_streams: 4 }
+        EventLimits {
+            max_events: 1024,
+            max_bytes: 1 << 20,
+            max_ended_streams: 256,
+            max_delivered_streams: 4,
+            max_total_bytes: 64 << 20,
+        }
     }
 }
 
@@ -136,12 +147,41 @@ struct SessionEvents {
 pub struct MemoryEventStore {
     limits: EventLimits,
     sessions: IdMap<SessionId, SessionEvents>,
+    /// Bytes of events kept, all sessions together.
+    total: usize,
 }
 
 impl MemoryEventStore {
     /// A store with `limits`.
     pub fn new(limits: EventLimits) -> Self {
-        MemoryEventStore { limits, sessions: IdMap::default() }
+        MemoryEventStore { limits, sessions: IdMap::default(), total: 0 }
+    }
+
+    /// Evicts the oldest events of the sessions holding the most until the store holds at most 7/8
+    /// of [`EventLimits::max_total_bytes`].
+    fn bound_total(&mut self) {
+        if self.total <= self.limits.max_total_bytes {
+            return;
+        }
+        let target = self.limits.max_total_bytes - self.limits.max_total_bytes / 8;
+        // Each round cuts the largest session down to the next largest's size (or by the excess),
+        // evicting at least one event: bounded by the events held.
+        while self.total > target {
+            let mut sizes = self.sessions.values_mut().map(|s| s.bytes).collect::<Vec<_>>();
+            sizes.sort_unstable_by(|a, b| b.cmp(a));
+            let next = sizes.get(1).copied().unwrap_or(0);
+            let Some(largest) = self.sessions.values_mut().max_by_key(|s| s.bytes) else { break };
+            if largest.bytes == 0 {
+                break;
+            }
+            // At least one event goes each round (sessions of equal size take turns).
+            let keep = next.max(largest.bytes.saturating_sub(self.total - target)).min(largest.bytes - 1);
+            while largest.bytes > keep {
+                let Some((_, old)) = largest.events.pop_front() else { break };
+                largest.bytes -= old.len();
+                self.total -= old.len();
+            }
+        }
     }
 }
 
@@ -153,10 +193,14 @@ impl EventStore for MemoryEventStore {
             return;
         }
         s.bytes += event.len();
+        self.total += event.len();
         s.events.push_back((id, event));
         while s.events.len() > limits.max_events || s.bytes > limits.max_bytes {
             match s.events.pop_front() {
-                Some((_, old)) => s.bytes -= old.len(),
+                Some((_, old)) => {
+                    s.bytes -= old.len();
+                    self.total -= old.len();
+                }
                 None => break,
             }
         }
@@ -168,6 +212,7 @@ impl EventStore for MemoryEventStore {
         } else if !s.open.contains(&stream) && !s.ended.contains(&stream) {
             s.open.push(stream);
         }
+        self.bound_total();
     }
 
     fn end_stream(&mut self, session: SessionId, stream: u32, delivered: bool) {
@@ -183,11 +228,12 @@ impl EventStore for MemoryEventStore {
             s.delivered.push_back(stream);
             while s.delivered.len() > limits.max_delivered_streams {
                 let Some(old) = s.delivered.pop_front() else { break };
-                let bytes = &mut s.bytes;
+                let (bytes, total) = (&mut s.bytes, &mut self.total);
                 s.events.retain(|(id, event)| {
                     let keep = id.stream() != old;
                     if !keep {
                         *bytes -= event.len();
+                        *total -= event.len();
                     }
                     keep
                 });
@@ -206,7 +252,9 @@ impl EventStore for MemoryEventStore {
     }
 
     fn remove_session(&mut self, session: SessionId) {
-        self.sessions.remove(&session);
+        if let Some(s) = self.sessions.remove(&session) {
+            self.total -= s.bytes;
+        }
     }
 }
 
@@ -239,6 +287,7 @@ mod tests {
             max_bytes: 100,
             max_ended_streams: 1,
             max_delivered_streams: 1,
+            max_total_bytes: 1 << 20,
         });
         for seq in 1..=4 {
             store.append(sid, EventId::new(1 + (seq as u32 % 2), seq), Bytes::from(format!("e{seq}")));
@@ -281,5 +330,50 @@ mod tests {
         let s = &store.sessions[&sid];
         assert_eq!(s.bytes, "lost".len() + 2 * "s3".len());
         assert_eq!(s.events.len(), 3);
+    }
+
+    #[test]
+    fn all_sessions_together_stay_within_the_total_and_the_largest_session_pays_first() {
+        let limits = EventLimits { max_total_bytes: 8_000, ..EventLimits::default() };
+        let mut store = MemoryEventStore::new(limits);
+        let quiet = SessionId::from_random([1; 16]);
+        let flood = SessionId::from_random([2; 16]);
+        let event = Bytes::from(vec![b'x'; 100]);
+        for seq in 1..=10 {
+            store.append(quiet, EventId::new(2, seq), event.clone());
+        }
+        for seq in 1..=500 {
+            store.append(flood, EventId::new(2, seq), event.clone());
+            assert!(store.total <= limits.max_total_bytes, "{} after {seq}", store.total);
+        }
+        let bytes = |store: &MemoryEventStore, s: SessionId| store.sessions[&s].bytes;
+        assert_eq!(bytes(&store, quiet), 1_000, "the quiet session keeps all its events");
+        assert_eq!(store.total, bytes(&store, quiet) + bytes(&store, flood));
+        // The flood kept its newest events.
+        let mut last = Vec::new();
+        store.replay(flood, EventId::new(2, 0), &mut |b| last.push(b.clone()));
+        assert!(!last.is_empty() && last.len() < 500);
+        store.remove_session(flood);
+        assert_eq!(store.total, 1_000);
+        // Two sessions over the total together: the larger one is cut each time, so neither is
+        // emptied and they end up near each other's size.
+        for seq in 11..=80 {
+            store.append(quiet, EventId::new(3, seq), event.clone());
+        }
+        for seq in 1..=40 {
+            store.append(flood, EventId::new(3, seq), event.clone());
+        }
+        assert!(store.total <= limits.max_total_bytes);
+        let (q, f) = (bytes(&store, quiet), bytes(&store, flood));
+        assert!(q > 0 && f > 0 && q.abs_diff(f) <= limits.max_total_bytes / 8, "{q} {f}");
+        // Sessions of equal size over the total take turns.
+        let mut even = MemoryEventStore::new(EventLimits { max_total_bytes: 1_000, ..limits });
+        for seq in 1..=20 {
+            for session in [quiet, flood] {
+                even.append(session, EventId::new(2, seq), Bytes::from(vec![b'y'; 50]));
+            }
+        }
+        let (q, f) = (bytes(&even, quiet), bytes(&even, flood));
+        assert!(even.total <= 1_000 && q.abs_diff(f) <= 100, "{q} {f}");
     }
 }
