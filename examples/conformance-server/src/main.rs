@@ -1,13 +1,23 @@
 //! `conformance-server`: the fixtures the official MCP conformance suite expects
 //! (`@modelcontextprotocol/conformance server --url http://127.0.0.1:$PORT/mcp`), on the public
-//! API only, for both protocol eras on one endpoint. `PORT` defaults to 3000.
+//! API only, for both protocol eras on one endpoint. It listens on `127.0.0.1:$PORT` (`PORT`
+//! defaults to 3000) or on `--http ADDR`.
 //!
-//! The tables are in `fixtures`, their behaviour in `handler`. Two tasks act outside requests: one
-//! announces list changes (`test_trigger_*_change`) to every engine (each filters by its
-//! capabilities and listen streams), one changes `test://watched-resource` every 3 s and tells its
-//! subscribers; one answers deferred calls when their time comes (`tasks`: the tools of the tasks
-//! extension's scenarios). `tests/conformance/baseline-*.yml` names the checks that still fail,
-//! and why.
+//! Several replicas behind a load balancer (`scripts/conformance --replicas N`, through
+//! `deploy/replicas`): each started with `--redis URL` and its own `--replica N` shares the legacy
+//! sessions through Redis (`mcp_sansio_redis::RedisSessions`), and all must seal `requestState`
+//! with one key, given as 64 hex digits in the environment variable `MCP_STATE_KEY` (random per
+//! process when unset, so a state sealed by one replica is refused by another). `--help` lists the
+//! flags.
+//!
+//! The tables are in `fixtures`, their behaviour in `handler`. Three tasks act outside requests:
+//! one announces list changes (`test_trigger_*_change`) with `McpHttp::announce`, which reaches
+//! every engine of every replica (each filters by its capabilities and listen streams); one
+//! changes `test://watched-resource` every 3 s and tells the subscribers of this process's engines
+//! (each replica has its own timer and revision: see `update_watched_resource`); one answers
+//! deferred calls when their time comes (`tasks`: the tools of the tasks extension's scenarios).
+//! The fixtures' state (the dynamic tool and prompt, the revision, deferred tasks) is each
+//! process's own. `tests/conformance/baseline-*.yml` names the checks that still fail, and why.
 
 #![forbid(unsafe_code)]
 
@@ -21,63 +31,153 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_sansio::server::{Config, HmacSealer, ListChanged};
-use mcp_sansio_http::{HttpConfig, HttpEngine, McpHttp, TaskLimits, serve, shutdown_signal};
+use mcp_sansio_http::{HttpConfig, McpHttp, Notice, TaskLimits, serve, shutdown_signal};
 
 use crate::handler::Fixtures;
 
-/// Runs `f` on the stateless engine and on every legacy session's engine.
-fn on_every_engine(endpoint: &McpHttp<Fixtures>, f: impl Fn(&mut HttpEngine, &mut Fixtures)) {
-    endpoint.with_engine(None, &f);
-    for id in endpoint.session_ids() {
-        endpoint.with_engine(Some(id), &f);
-    }
+const USAGE: &str = "\
+conformance-server: the official MCP conformance suite's fixtures over Streamable HTTP, at /mcp
+
+Usage: conformance-server [--http ADDR] [--redis URL [--replica N]] [--log FILTER]
+
+Options:
+  --http ADDR     listen on ADDR (default 127.0.0.1:$PORT, PORT defaulting to 3000)
+  --redis URL     share the legacy sessions with the other replicas through the Redis server at
+                  URL (redis://127.0.0.1:6379/), and announce list changes to all of them
+  --replica N     with --redis: this replica's number (0-255, default 0), its own among them
+  --log FILTER    log the HTTP server on stderr, filtered like RUST_LOG (e.g. mcp_sansio_http=debug);
+                  RUST_LOG is read when not given
+  -h, --help      print this help
+
+Environment:
+  PORT            the port on 127.0.0.1 when --http is not given (3000)
+  MCP_STATE_KEY   the key sealing requestState, 64 hex digits; replicas must share it (random
+                  per process when unset)
+";
+
+/// The command line.
+#[derive(Default)]
+struct Args {
+    http: Option<SocketAddr>,
+    redis: Option<String>,
+    replica: Option<u8>,
+    log: Option<String>,
 }
 
-/// Announces the lists requests changed, as soon as they did.
+/// The command line, or `Err` with why not; `Ok(None)` after `--help`.
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, String> {
+    let mut parsed = Args::default();
+    while let Some(flag) = args.next() {
+        let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--http" => parsed.http = Some(value()?.parse().map_err(|e| format!("--http: {e}"))?),
+            "--redis" => parsed.redis = Some(value()?),
+            "--replica" => parsed.replica = Some(value()?.parse().map_err(|e| format!("--replica: {e}"))?),
+            "--log" => parsed.log = Some(value()?),
+            "-h" | "--help" => return Ok(None),
+            other => return Err(format!("unknown argument {other:?} (see --help)")),
+        }
+    }
+    if parsed.replica.is_some() && parsed.redis.is_none() {
+        return Err("--replica needs --redis".to_owned());
+    }
+    Ok(Some(parsed))
+}
+
+/// The key sealing `requestState`: `MCP_STATE_KEY` (64 hex digits) when set, random otherwise.
+fn state_key() -> Result<[u8; 32], String> {
+    let mut key = [0u8; 32];
+    match std::env::var("MCP_STATE_KEY") {
+        Ok(hex) => {
+            let digits = hex.trim().as_bytes();
+            if digits.len() != 64 || !digits.iter().all(u8::is_ascii_hexdigit) {
+                return Err("MCP_STATE_KEY must be 64 hex digits".to_owned());
+            }
+            for (byte, pair) in key.iter_mut().zip(digits.chunks(2)) {
+                let pair = std::str::from_utf8(pair).map_err(|e| e.to_string())?;
+                *byte = u8::from_str_radix(pair, 16).map_err(|e| e.to_string())?;
+            }
+        }
+        Err(_) => getrandom::fill(&mut key).map_err(|e| format!("no random key for requestState: {e}"))?,
+    }
+    Ok(key)
+}
+
+/// Announces the lists requests changed, as soon as they did, to every engine of every replica
+/// (of this process only without `--redis`).
 async fn announce_list_changes(endpoint: McpHttp<Fixtures>, announce: Arc<tokio::sync::Notify>) {
     loop {
         announce.notified().await;
         let changes = endpoint.with_handler(|fixtures| std::mem::take(&mut fixtures.changes));
         for (changed, list) in [(changes.tools, ListChanged::Tools), (changes.prompts, ListChanged::Prompts)] {
-            if changed {
-                on_every_engine(&endpoint, |engine, fixtures| {
-                    if let Err(error) = engine.list_changed(list, fixtures) {
-                        eprintln!("conformance-server: list change not sent: {error:?}");
-                    }
-                });
+            if changed && let Err(error) = endpoint.announce(Notice::ListChanged(list)).await {
+                eprintln!("conformance-server: list change not announced: {error}");
             }
         }
     }
 }
 
-/// Changes `test://watched-resource` every 3 s and tells whoever subscribed to it.
+/// Changes `test://watched-resource` every 3 s and tells whoever subscribed to it in this process.
+///
+/// Each replica keeps its own timer and tells its own engines, not every replica
+/// (`McpHttp::announce`): a stream held by any replica hears of a change every 3 s as with one
+/// process, with no traffic between replicas and none of them needed by the others. Announcing
+/// from every replica would tell each subscriber N times per 3 s; from replica 0 only, the updates
+/// would stop while replica 0 is down. The revision in the resource's text is each replica's own
+/// counter either way (each process has its own `Fixtures`).
 async fn update_watched_resource(endpoint: McpHttp<Fixtures>) {
     let mut every = tokio::time::interval(Duration::from_secs(3));
     every.tick().await;
     loop {
         every.tick().await;
         endpoint.with_handler(|fixtures| fixtures.watched_revision += 1);
-        on_every_engine(&endpoint, |engine, _| {
+        let tell = |engine: &mut mcp_sansio_http::HttpEngine, _: &mut Fixtures| {
             let _ = engine.resource_updated(fixtures::WATCHED_URI);
-        });
+        };
+        endpoint.with_engine(None, tell);
+        for id in endpoint.session_ids() {
+            endpoint.with_engine(Some(id), tell);
+        }
     }
 }
 
 fn main() -> ExitCode {
-    let port = match std::env::var("PORT").map(|p| p.parse::<u16>()) {
-        Err(_) => 3000,
-        Ok(Ok(port)) => port,
-        Ok(Err(error)) => {
+    let args = match parse_args(std::env::args().skip(1)) {
+        Ok(Some(args)) => args,
+        Ok(None) => {
+            print!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(error) => {
+            eprintln!("conformance-server: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(filter) = args.log.clone().or_else(|| std::env::var("RUST_LOG").ok()) {
+        match tracing_subscriber::EnvFilter::try_new(&filter) {
+            Ok(filter) => tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init(),
+            Err(error) => {
+                eprintln!("conformance-server: invalid log filter {filter:?}: {error}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    let addr = match (args.http, std::env::var("PORT").map(|p| p.parse::<u16>())) {
+        (Some(addr), _) => addr,
+        (None, Err(_)) => SocketAddr::from(([127, 0, 0, 1], 3000)),
+        (None, Ok(Ok(port))) => SocketAddr::from(([127, 0, 0, 1], port)),
+        (None, Ok(Err(error))) => {
             eprintln!("conformance-server: PORT: {error}");
             return ExitCode::FAILURE;
         }
     };
-    let addr = SocketAddr::from(([127, 0, 0, 1], port));
-    let mut key = [0u8; 32];
-    if let Err(error) = getrandom::fill(&mut key) {
-        eprintln!("conformance-server: no random key for requestState: {error}");
-        return ExitCode::FAILURE;
-    }
+    let key = match state_key() {
+        Ok(key) => key,
+        Err(error) => {
+            eprintln!("conformance-server: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
     let sealer: &'static HmacSealer =
         Box::leak(Box::new(HmacSealer::new(key, mcp_sansio::time::Duration::from_secs(600))));
     let mut engine = Config::new("mcp-sansio-conformance-server", env!("CARGO_PKG_VERSION"));
@@ -92,12 +192,25 @@ fn main() -> ExitCode {
     };
     let result = runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(addr).await?;
-        eprintln!("conformance-server: serving http://{addr}/mcp");
+        eprintln!("conformance-server: serving http://{}/mcp", listener.local_addr()?);
         let announce = Arc::new(tokio::sync::Notify::new());
         let (jobs, queue) = tasks::job_queue();
         let mut config = HttpConfig::new(engine, addr);
         config.tasks = Some(TaskLimits::default());
+        let shared = match &args.redis {
+            Some(url) => {
+                config.replica = args.replica.unwrap_or(0);
+                let sessions = mcp_sansio_redis::RedisSessions::open(url).map_err(std::io::Error::other)?;
+                eprintln!("conformance-server: replica {} sharing legacy sessions through {url}", config.replica);
+                Some(sessions)
+            }
+            None => None,
+        };
         let endpoint = McpHttp::new(Fixtures::new(Arc::clone(&announce), jobs), config);
+        let endpoint = match shared {
+            Some(sessions) => endpoint.with_shared_sessions(sessions),
+            None => endpoint,
+        };
         tokio::spawn(tasks::run_jobs(endpoint.clone(), queue));
         tokio::spawn(announce_list_changes(endpoint.clone(), announce));
         tokio::spawn(update_watched_resource(endpoint.clone()));
