@@ -112,6 +112,7 @@ mod server;
 mod service;
 mod serving;
 pub mod shared;
+mod shared_events;
 #[cfg(unix)]
 mod spin;
 mod sse_transport;

@@ -21,7 +21,12 @@
 //! - sends what the application [announces](crate::McpHttp::announce) (a list changed, a resource
 //!   updated) to every replica, each telling its engines ([`Relayed::Notice`]): a
 //!   `subscriptions/listen` stream or a legacy session's GET stream hears of it whichever replica
-//!   holds it.
+//!   holds it;
+//! - keeps the SSE events of the streams it writes in the store too (after its own
+//!   [`EventStore`](crate::EventStore), in batches, in order; [`SharedSessions::append_events`]), so
+//!   that a `GET` with a `Last-Event-ID` naming another replica's stream (its id carries the
+//!   replica's number) replays from the store what followed, and then, while that stream has not
+//!   ended, what its replica writes later, as it comes ([`SharedSessions::read_events`]).
 //!
 //! A store that fails or takes longer than
 //! [`HttpConfig::store_timeout`](crate::HttpConfig::store_timeout) fails the request that needed
@@ -29,11 +34,11 @@
 //! request tries again. A failed write of a changed state (not a new session's) is logged and the
 //! answer still goes out: the other replicas keep the state they knew.
 //!
-//! Not shared yet: the SSE events kept for `Last-Event-ID` (each replica's [`EventStore`](crate::EventStore)),
-//! so a stream resumed on another replica replays nothing; and notifications an application sends
-//! one session's engine itself ([`McpHttp::with_engine`](crate::McpHttp::with_engine)), which reach
-//! the session's GET stream only where that engine runs. Two
-//! replicas that both wait for answers in one session at once may give two requests the same id.
+//! Not shared yet: notifications an application sends one session's engine itself
+//! ([`McpHttp::with_engine`](crate::McpHttp::with_engine)), which reach the session's GET stream
+//! only where that engine runs; a stream resumed on another replica follows the old replica's
+//! stream, not the new one's standalone stream; two replicas that both wait for answers in one
+//! session at once may give two requests the same id.
 //!
 //! [`SessionState::encode`]: mcp_sansio::server::SessionState::encode
 
@@ -88,6 +93,42 @@ pub trait SharedSessions: Send + Sync + 'static {
     /// `into` is closed; subscribes again by itself when the connection breaks. Called once per
     /// endpoint, within a tokio runtime.
     fn subscribe(&self, into: tokio::sync::mpsc::Sender<Vec<u8>>);
+    /// Keeps `events` (in order; a stream's sequences grow) for replay on any replica, each stream
+    /// for `ttl` after its last event. A stream's events are written by the one replica whose
+    /// stream it is.
+    fn append_events(&self, events: Vec<SharedEvent>, ttl: Duration) -> StoreFuture<'_, ()>;
+    /// The events of `session`'s `stream` whose sequence follows `after`, oldest first, waiting up
+    /// to `wait` for one when there is none yet; and whether the stream has ended (its end was
+    /// appended). An unknown stream has no events and has not ended.
+    fn read_events(&self, session: SessionId, stream: u32, after: u64, wait: Duration) -> StoreFuture<'_, EventsRead>;
+}
+
+/// An SSE event of a legacy session's stream, or the stream's end, kept in the shared store so that
+/// a client resumes the stream on any replica ([`SharedSessions::append_events`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedEvent {
+    /// The session.
+    pub session: SessionId,
+    /// The stream (its id carries the replica's number: [`HttpConfig::replica`](crate::HttpConfig::replica)).
+    pub stream: u32,
+    /// The event's sequence (the second part of its SSE id); [`SharedEvent::END`] for the end.
+    pub sequence: u64,
+    /// The whole event, framing included; empty for the end.
+    pub event: bytes::Bytes,
+}
+
+impl SharedEvent {
+    /// The sequence of a stream's end.
+    pub const END: u64 = u64::MAX;
+}
+
+/// What [`SharedSessions::read_events`] found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EventsRead {
+    /// The events, `(sequence, whole event)`, oldest first.
+    pub events: Vec<(u64, bytes::Bytes)>,
+    /// The stream has ended: no event follows these.
+    pub ended: bool,
 }
 
 /// What replicas send each other through the store ([`SharedSessions::publish`]).

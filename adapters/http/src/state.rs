@@ -3,6 +3,7 @@
 //! that follows; the handler runs inside it, as it runs inside the engine.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant as StdInstant};
 
 use bytes::Bytes;
@@ -25,7 +26,10 @@ use crate::store::{EventStore, StreamState};
 pub(crate) const GET_STREAM: StreamId = StreamId(1);
 
 /// The bits of a stream id below the replica's number (see [`HttpConfig::replica`]).
-const REPLICA_SHIFT: u32 = 24;
+pub(crate) const REPLICA_SHIFT: u32 = 24;
+
+/// The next id of a stream of a shared session ([`Streams::use_process_ids`]).
+static PROCESS_STREAMS: AtomicU32 = AtomicU32::new(GET_STREAM.0 + 1);
 
 /// Output waiting for its reader, the first frame apart: one answer needs no queue.
 #[derive(Default)]
@@ -123,6 +127,10 @@ pub(crate) struct Streams {
     /// The replica's number in the stream ids' top bits (0 for replica 0).
     base: u32,
     next: u32,
+    /// The ids come from [`PROCESS_STREAMS`] instead of `next`: unique in the process, so that a
+    /// session continued here again (after it was ended here to make room) does not name a new
+    /// stream as one of its earlier ones, whose events the shared store may still hold.
+    process_ids: bool,
     open: IdMap<StreamId, Open>,
     /// The stream that ended before [`Streams::take_reader`] took it. There is at most one: a
     /// POST opens its stream, has its engine drain and takes the reader under one lock.
@@ -132,7 +140,7 @@ pub(crate) struct Streams {
 
 impl Streams {
     pub(crate) fn new(era: Era, first: u32, sse_buffer: usize) -> Self {
-        Streams { era, base: 0, next: first, open: IdMap::default(), ended: None, sse_buffer }
+        Streams { era, base: 0, next: first, process_ids: false, open: IdMap::default(), ended: None, sse_buffer }
     }
 
     /// The streams of a legacy session on replica `replica`: their ids (and so their SSE event
@@ -143,6 +151,12 @@ impl Streams {
         Streams { base, next: base | (GET_STREAM.0 + 1), ..Streams::new(Era::Legacy, 0, sse_buffer) }
     }
 
+    /// Draws the ids of the streams opened from now on from the process's one counter (sessions
+    /// shared with other replicas).
+    pub(crate) fn use_process_ids(&mut self) {
+        self.process_ids = true;
+    }
+
     /// The stream of the session's standalone GET: its notifications and requests to the client.
     pub(crate) fn standalone(&self) -> StreamId {
         StreamId(self.base | GET_STREAM.0)
@@ -151,9 +165,12 @@ impl Streams {
     /// A new stream for a POST's response, ending with it; its reader is taken with
     /// [`take_reader`](Self::take_reader) after the drain that follows the request.
     pub(crate) fn open(&mut self, framing: Framing) -> Route {
-        let stream = StreamId(self.next);
         // Replica 0's ids take all 32 bits; another replica's the bits below its number.
         let mask = if self.base == 0 { u32::MAX } else { (1 << REPLICA_SHIFT) - 1 };
+        if self.process_ids {
+            self.next = self.base | (PROCESS_STREAMS.fetch_add(1, Ordering::Relaxed) & mask).max(GET_STREAM.0 + 1);
+        }
+        let stream = StreamId(self.next);
         self.next = self.base | (self.next.wrapping_add(1) & mask).max(GET_STREAM.0 + 1);
         let sink = Sink { tx: None, early: Frames::default(), first_status: None };
         self.open.insert(stream, Open { framing, sink: Some(sink) });
@@ -318,6 +335,7 @@ impl LegacySession {
     /// A session another replica started, continued from its `state` in the shared store.
     pub(crate) fn restored(state: SessionState, config: &HttpConfig) -> Self {
         let mut session = LegacySession::new(false, config);
+        session.streams.use_process_ids();
         session.refresh(state);
         session
     }

@@ -8,9 +8,10 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use bytes::Bytes;
 use mcp_sansio::http::SessionId;
 use mcp_sansio::server::{Config, ListChanged};
-use mcp_sansio_http::shared::StoreFuture;
+use mcp_sansio_http::shared::{EventsRead, SharedEvent, StoreFuture};
 use mcp_sansio_http::{HttpConfig, McpHttp, Notice, SharedSessions, StoreError, serve};
 use serde_json::{Value, json};
 
@@ -18,19 +19,26 @@ mod support;
 use support::replicated::Replicated;
 use support::{BOTH, JSON, Reply, open_session, post_kept_open, read_events, send};
 
+/// A stream's events kept, and whether it ended.
+type Kept = (Vec<(u64, Bytes)>, bool);
+
 /// A store in memory that the replicas of a test share, with a bus for relayed answers; it can be
 /// made to fail or to stall.
 #[derive(Clone)]
 struct Store {
     map: Arc<Mutex<HashMap<SessionId, Vec<u8>>>>,
     bus: tokio::sync::broadcast::Sender<Vec<u8>>,
+    /// Each stream's events and whether it ended; `arrived` wakes the readers waiting for more.
+    events: Arc<Mutex<HashMap<(SessionId, u32), Kept>>>,
+    arrived: Arc<tokio::sync::Notify>,
     /// 0: up, 1: failing, 2: stalled.
     mode: Arc<AtomicU8>,
 }
 
 impl Default for Store {
     fn default() -> Self {
-        Store { map: Arc::default(), bus: tokio::sync::broadcast::channel(16).0, mode: Arc::default() }
+        let bus = tokio::sync::broadcast::channel(16).0;
+        Store { map: Arc::default(), bus, events: Arc::default(), arrived: Arc::default(), mode: Arc::default() }
     }
 }
 
@@ -66,6 +74,42 @@ impl SharedSessions for Store {
     fn publish(&self, message: Vec<u8>) -> StoreFuture<'_, ()> {
         let bus = self.bus.clone();
         self.answer(move || drop(bus.send(message)))
+    }
+    fn append_events(&self, events: Vec<SharedEvent>, _ttl: Duration) -> StoreFuture<'_, ()> {
+        let (kept, arrived) = (Arc::clone(&self.events), Arc::clone(&self.arrived));
+        self.answer(move || {
+            let mut kept = kept.lock().unwrap();
+            for event in events {
+                let (stream, ended) = kept.entry((event.session, event.stream)).or_default();
+                match event.sequence {
+                    SharedEvent::END => *ended = true,
+                    sequence => stream.push((sequence, event.event)),
+                }
+            }
+            arrived.notify_waiters();
+        })
+    }
+    fn read_events(&self, session: SessionId, stream: u32, after: u64, wait: Duration) -> StoreFuture<'_, EventsRead> {
+        let (kept, arrived, mode) =
+            (Arc::clone(&self.events), Arc::clone(&self.arrived), self.mode.load(Ordering::SeqCst));
+        Box::pin(async move {
+            if mode != 0 {
+                return Err(StoreError::new("down"));
+            }
+            let deadline = tokio::time::Instant::now() + wait;
+            loop {
+                let notified = arrived.notified();
+                let read = {
+                    let kept = kept.lock().unwrap();
+                    let (events, ended) = kept.get(&(session, stream)).cloned().unwrap_or_default();
+                    EventsRead { events: events.into_iter().filter(|(s, _)| *s > after).collect(), ended }
+                };
+                if !read.events.is_empty() || read.ended || tokio::time::Instant::now() >= deadline {
+                    return Ok(read);
+                }
+                let _ = tokio::time::timeout_at(deadline, notified).await;
+            }
+        })
     }
     fn subscribe(&self, into: tokio::sync::mpsc::Sender<Vec<u8>>) {
         let mut relayed = self.bus.subscribe();
@@ -264,4 +308,64 @@ async fn a_subscription_made_through_one_replica_holds_for_the_get_stream_anothe
     let body = read_events(&mut stream, &mut raw, 1).await;
     let update = &support::sse_data(&body)[0];
     assert!(update.contains("notifications/resources/updated") && update.contains("file:///watched"), "{update}");
+}
+
+#[tokio::test]
+async fn a_stream_of_one_replica_resumes_on_another_with_what_was_missed_and_what_comes_later() {
+    let store = Store::default();
+    let replicas = [replica(1, &store).await, replica(2, &store).await, replica(3, &store).await];
+    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",
+        "capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}});
+    let opened = send(replicas[0], "POST", &[JSON, BOTH], &init.to_string()).await;
+    let sid = opened.header("mcp-session-id").expect("a session").to_owned();
+    let session = [JSON, BOTH, ("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    let resume = |last: String| {
+        let sid = sid.clone();
+        async move {
+            let headers = [
+                ("Accept", "text/event-stream"),
+                ("Mcp-Session-Id", sid.as_str()),
+                ("Last-Event-ID", last.as_str()),
+                ("Connection", "close"),
+            ];
+            support::get_kept_open(replicas[2], &headers).await
+        }
+    };
+    let greet = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet"}});
+    // 1. The call's stream breaks after the question; the answer comes; the client resumes on
+    //    replica 3 and gets the rest (the result), and the stream ends.
+    let mut call = post_kept_open(replicas[0], &session, &greet.to_string()).await;
+    let (question, last) = support::question_and_its_id(&mut call).await;
+    drop(call);
+    let answer = json!({"jsonrpc":"2.0","id":question["id"],"result":{"action":"accept","content":{"name":"Ada"}}});
+    assert_eq!(send(replicas[1], "POST", &session, &answer.to_string()).await.status, 202);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut resumed = resume(last.clone()).await;
+    let mut raw = Vec::new();
+    let read = tokio::io::AsyncReadExt::read_to_end(&mut resumed, &mut raw);
+    assert!(
+        tokio::time::timeout(Duration::from_secs(5), read).await.is_ok(),
+        "the resumed stream ends with the call's"
+    );
+    let replay = support::parse(&raw);
+    assert_eq!(replay.status, 200);
+    let events = replay.events();
+    assert_eq!(events.len(), 1, "only what followed {last}: {events:?}");
+    assert_eq!(events[0]["result"]["content"][0]["text"], "Ada");
+    assert_eq!(last.split('-').next().unwrap().parse::<u32>().unwrap() >> 24, 1, "replica 1's stream: {last}");
+
+    // 2. Resumed before the answer: the result arrives on the resumed stream as it is written.
+    let greet = json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"greet"}});
+    let mut call = post_kept_open(replicas[0], &session, &greet.to_string()).await;
+    let (question, last) = support::question_and_its_id(&mut call).await;
+    drop(call);
+    let mut resumed = resume(last).await;
+    let mut raw = Vec::new();
+    // The resumed stream waits (the answer is not given yet).
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let answer = json!({"jsonrpc":"2.0","id":question["id"],"result":{"action":"accept","content":{"name":"Grace"}}});
+    assert_eq!(send(replicas[1], "POST", &session, &answer.to_string()).await.status, 202);
+    let body = read_events(&mut resumed, &mut raw, 1).await;
+    let result: Value = serde_json::from_str(&support::sse_data(&body)[0]).unwrap();
+    assert_eq!((result["id"].clone(), result["result"]["content"][0]["text"].clone()), (json!(2), json!("Grace")));
 }

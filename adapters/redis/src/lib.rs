@@ -35,8 +35,9 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use mcp_sansio::http::SessionId;
-use mcp_sansio_http::shared::StoreFuture;
+use mcp_sansio_http::shared::{EventsRead, SharedEvent, StoreFuture};
 use mcp_sansio_http::{SharedSessions, StoreError};
+use redis::AsyncConnectionConfig;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 /// The default prefix of the keys ([`RedisSessions::with_prefix`]).
@@ -147,6 +148,52 @@ impl SharedSessions for RedisSessions {
         })
     }
 
+    fn append_events(&self, events: Vec<SharedEvent>, ttl: Duration) -> StoreFuture<'_, ()> {
+        let mut connection = self.connection.clone();
+        let mut pipe = redis::pipe();
+        for event in &events {
+            let key = self.events_key(event.session, event.stream);
+            let mut add = redis::cmd("XADD");
+            add.arg(&key).arg("MAXLEN").arg("~").arg(MAX_STREAM_EVENTS).arg(format!("0-{}", event.sequence));
+            add.arg("e").arg(event.event.as_ref());
+            pipe.add_command(add).ignore();
+            pipe.cmd("PEXPIRE").arg(&key).arg(millis(ttl)).ignore();
+        }
+        Box::pin(async move { pipe.query_async::<()>(&mut connection).await.map_err(|e| store_error(&e)) })
+    }
+
+    fn read_events(&self, session: SessionId, stream: u32, after: u64, wait: Duration) -> StoreFuture<'_, EventsRead> {
+        let mut connection = self.connection.clone();
+        let (client, key) = (self.client.clone(), self.events_key(session, stream));
+        Box::pin(async move {
+            let range = redis::cmd("XRANGE").arg(&key).arg(format!("(0-{after}")).arg("+").to_owned();
+            let entries: redis::Value = range.query_async(&mut connection).await.map_err(|e| store_error(&e))?;
+            let mut read = events_of(&entries);
+            if read.events.is_empty() && !read.ended && !wait.is_zero() {
+                // A connection of its own for a blocking read: the shared one must not wait.
+                let config = AsyncConnectionConfig::new().set_response_timeout(None);
+                let mut blocking =
+                    client.get_multiplexed_async_connection_with_config(&config).await.map_err(|e| store_error(&e))?;
+                let block = redis::cmd("XREAD")
+                    .arg("BLOCK")
+                    .arg(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1))
+                    .arg("STREAMS")
+                    .arg(&key)
+                    .arg(format!("0-{after}"))
+                    .to_owned();
+                let reply: redis::Value = block.query_async(&mut blocking).await.map_err(|e| store_error(&e))?;
+                // [[key, entries]], or nil when nothing came in time.
+                if let redis::Value::Array(streams) = reply
+                    && let Some(redis::Value::Array(pair)) = streams.into_iter().next()
+                    && let Some(entries) = pair.get(1)
+                {
+                    read = events_of(entries);
+                }
+            }
+            Ok(read)
+        })
+    }
+
     fn subscribe(&self, into: tokio::sync::mpsc::Sender<Vec<u8>>) {
         let (client, channel) = (self.client.clone(), self.bus_channel());
         tokio::spawn(async move {
@@ -173,10 +220,43 @@ const RESUBSCRIBE_DELAY: Duration = Duration::from_millis(100);
 const MAX_RESUBSCRIBE_DELAY: Duration = Duration::from_secs(2);
 
 impl RedisSessions {
+    /// The Redis stream of a session's SSE stream's events.
+    fn events_key(&self, session: SessionId, stream: u32) -> String {
+        format!("{}events:{}:{stream}", self.prefix, session.as_str())
+    }
+
     /// The pub/sub channel of the replicas' messages.
     fn bus_channel(&self) -> String {
         format!("{}bus", self.prefix)
     }
+}
+
+/// Most events kept in one SSE stream's Redis stream (trimmed approximately, oldest first).
+const MAX_STREAM_EVENTS: usize = 1024;
+
+/// The events of an `XRANGE` reply (or one stream of an `XREAD` reply): `[[id, [field, value]]...]`,
+/// ids `0-<sequence>`; the end's id is [`SharedEvent::END`].
+fn events_of(entries: &redis::Value) -> EventsRead {
+    let mut read = EventsRead::default();
+    let redis::Value::Array(entries) = entries else { return read };
+    for entry in entries {
+        let redis::Value::Array(parts) = entry else { continue };
+        let (Some(redis::Value::BulkString(id)), Some(redis::Value::Array(fields))) = (parts.first(), parts.get(1))
+        else {
+            continue;
+        };
+        let sequence = std::str::from_utf8(id).ok().and_then(|id| id.strip_prefix("0-")?.parse::<u64>().ok());
+        match sequence {
+            Some(SharedEvent::END) => read.ended = true,
+            Some(sequence) => {
+                if let Some(redis::Value::BulkString(event)) = fields.get(1) {
+                    read.events.push((sequence, bytes::Bytes::copy_from_slice(event)));
+                }
+            }
+            None => {}
+        }
+    }
+    read
 }
 
 /// Subscribes to `channel` and forwards each message into `into`, until the subscription breaks

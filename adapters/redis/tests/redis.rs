@@ -194,3 +194,54 @@ async fn an_answer_reaching_another_replica_is_relayed_through_redis_to_the_wait
     assert_eq!(result["result"]["content"][0]["text"], "Grace");
     redis.stop().await;
 }
+
+#[tokio::test]
+#[ignore = "needs redis-server: scripts/test-replicas"]
+async fn a_stream_resumes_on_another_replica_from_redis_with_what_was_missed_and_what_comes_later() {
+    let redis = Redis::start(free_port()).await;
+    let replicas = [replica(1, &redis.url()).await, replica(2, &redis.url()).await, replica(3, &redis.url()).await];
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while redis.subscribers("test:bus").await < 3 {
+        assert!(Instant::now() < deadline, "the replicas did not subscribe");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",
+        "capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}});
+    let opened = send(replicas[0], "POST", &[JSON, BOTH], &init.to_string()).await;
+    let sid = opened.header("mcp-session-id").expect("a session").to_owned();
+    let session = [JSON, BOTH, ("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    for (n, name, resume_first) in [(1, "Ada", false), (2, "Grace", true)] {
+        let greet = json!({"jsonrpc":"2.0","id":n,"method":"tools/call","params":{"name":"greet"}});
+        let mut call = post_kept_open(replicas[0], &session, &greet.to_string()).await;
+        let (question, last) = support::question_and_its_id(&mut call).await;
+        drop(call);
+        let headers =
+            [("Accept", "text/event-stream"), ("Mcp-Session-Id", sid.as_str()), ("Last-Event-ID", last.as_str())];
+        let answer = json!({"jsonrpc":"2.0","id":question["id"],"result":{"action":"accept","content":{"name":name}}});
+        let mut resumed = if resume_first {
+            // Resumed before the answer: the result comes through Redis as it is written.
+            let resumed = support::get_kept_open(replicas[2], &headers).await;
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            assert_eq!(send(replicas[1], "POST", &session, &answer.to_string()).await.status, 202);
+            resumed
+        } else {
+            assert_eq!(send(replicas[1], "POST", &session, &answer.to_string()).await.status, 202);
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            support::get_kept_open(replicas[2], &headers).await
+        };
+        let mut raw = Vec::new();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let text = loop {
+            let mut buf = [0u8; 4096];
+            let n =
+                tokio::time::timeout(Duration::from_secs(10), resumed.read(&mut buf)).await.expect("in time").unwrap();
+            raw.extend_from_slice(&buf[..n]);
+            let text = String::from_utf8_lossy(&raw).into_owned();
+            if text.contains(name) || n == 0 || Instant::now() > deadline {
+                break text;
+            }
+        };
+        assert!(text.contains(&format!(r#""id":{n},"result""#)) && text.contains(name), "{text}");
+    }
+    redis.stop().await;
+}

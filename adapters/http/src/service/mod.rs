@@ -59,6 +59,8 @@ pub(crate) struct Inner<H> {
     pub(crate) shared: std::sync::OnceLock<Arc<dyn crate::SharedSessions>>,
     /// Whether this endpoint listens for the answers other replicas relay (started on first use).
     pub(crate) listening: std::sync::Once,
+    /// With shared sessions, the queue of the SSE events to write to the shared store.
+    pub(crate) events_queue: std::sync::OnceLock<tokio::sync::mpsc::Sender<crate::shared::SharedEvent>>,
 }
 
 impl<H> Inner<H> {
@@ -158,7 +160,9 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             next_sweep: StdInstant::now(),
         };
         let (shared, listening) = (std::sync::OnceLock::new(), std::sync::Once::new());
-        let inner = Inner { config, started: StdInstant::now(), state: Mutex::new(state), shared, listening };
+        let events_queue = std::sync::OnceLock::new();
+        let inner =
+            Inner { config, started: StdInstant::now(), state: Mutex::new(state), shared, listening, events_queue };
         McpHttp { inner: Arc::new(inner) }
     }
 
@@ -171,7 +175,12 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
 
     /// The same endpoint keeping legacy events in `store` instead of the bounded memory default.
     pub fn with_event_store(self, store: impl EventStore) -> Self {
-        self.lock().events = Box::new(store);
+        let store: Box<dyn EventStore> = match self.inner.events_queue.get() {
+            // Shared sessions: the events go to the shared store too.
+            Some(queue) => Box::new(crate::shared_events::Teed::new(Box::new(store), queue.clone())),
+            None => Box::new(store),
+        };
+        self.lock().events = store;
         self
     }
 
@@ -347,6 +356,11 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                     HeadPlan::OpenStream { session, last_event } => {
                         if let Err(response) = self.restore_shared(Some(session)).await {
                             break 'answer *response;
+                        }
+                        if let Some(after) = last_event
+                            && let Some(response) = self.resume_shared(session, after).await
+                        {
+                            break 'answer response;
                         }
                         self.open_stream(session, last_event)
                     }

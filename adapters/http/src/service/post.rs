@@ -84,6 +84,9 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 }
                 let id = SessionId::from_random(random);
                 let mut session = LegacySession::new(false, config);
+                if self.inner.shared.get().is_some() {
+                    session.streams.use_process_ids();
+                }
                 let span = tracing::debug_span!("mcp", era = "legacy", session = ?id, new = true);
                 let _entered = span.enter();
                 let context = (config, &mut state.pool, state.events.as_mut(), id);

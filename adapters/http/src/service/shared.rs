@@ -1,8 +1,12 @@
 //! Legacy sessions shared with the other replicas ([`crate::shared`]): read before a request of a
 //! session, written after a request that changed it, forgotten on `DELETE`.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
-use std::time::Instant as StdInstant;
+use std::time::{Duration, Instant as StdInstant};
+
+use bytes::Bytes;
+use mcp_sansio::frame::EventId;
 
 use hyper::{Response, StatusCode};
 use mcp_sansio::endpoint::{Framing, Route};
@@ -12,13 +16,17 @@ use mcp_sansio::server::{Handler, SessionState};
 
 use super::McpHttp;
 use crate::body::ResponseBody;
-use crate::response::{rejection_response, status_only};
+use crate::response::{rejection_response, sse_response, status_only};
 use crate::shared::{Notice, Relayed, SharedSessions, StoreError, within};
 use crate::state::LegacySession;
 
 /// A session's state to write to the shared store after its request: the store, the session, its
 /// state, and whether the session is new (its `initialize` fails if the write does).
 pub(crate) type Share = (Arc<dyn SharedSessions>, SessionId, SessionState, bool);
+
+/// Longest wait for the next event of another replica's stream resumed here, before asking again
+/// (and noticing a client that went away).
+const TAIL_WAIT: Duration = Duration::from_secs(10);
 
 /// The 503 of a request whose session the store could not give or keep.
 fn unavailable(id: SessionId, error: &StoreError, what: &str) -> Box<Response<ResponseBody>> {
@@ -39,7 +47,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             tracing::warn!("a shared session store is set already; the second is ignored");
         }
         if let (Some(shared), Ok(_)) = (self.inner.shared.get(), tokio::runtime::Handle::try_current()) {
-            self.inner.listening.call_once(|| self.listen(shared.as_ref()));
+            self.inner.listening.call_once(|| self.start_sharing(shared));
         }
         self
     }
@@ -49,11 +57,84 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     pub(super) async fn restore_shared(&self, session: Option<SessionId>) -> Result<(), Box<Response<ResponseBody>>> {
         match (session, self.inner.shared.get()) {
             (Some(id), Some(shared)) => {
-                self.inner.listening.call_once(|| self.listen(shared.as_ref()));
+                self.inner.listening.call_once(|| self.start_sharing(shared));
                 Box::pin(self.restore(id, Arc::clone(shared))).await
             }
             _ => Ok(()),
         }
+    }
+
+    /// Starts what sharing needs in the background: the writer of this replica's SSE events to the
+    /// shared store, and the reader of what the replicas publish. Within a tokio runtime.
+    fn start_sharing(&self, shared: &Arc<dyn SharedSessions>) {
+        let config = &self.inner.config;
+        let queue =
+            crate::shared_events::start_writer(Arc::clone(shared), config.session_idle_timeout, config.store_timeout);
+        let mut state = self.lock();
+        let local = std::mem::replace(&mut state.events, Box::new(crate::store::MemoryEventStore::default()));
+        state.events = Box::new(crate::shared_events::Teed::new(local, queue.clone()));
+        drop(state);
+        let _ = self.inner.events_queue.set(queue);
+        self.listen(shared.as_ref());
+    }
+
+    /// A stream of another replica resumed here (`Last-Event-ID` naming it): the events after the
+    /// one named, from the shared store, then, while the stream has not ended, those its replica
+    /// writes later, as they come. `None`: the stream is this replica's (or nothing is shared).
+    pub(super) async fn resume_shared(&self, id: SessionId, after: EventId) -> Option<Response<ResponseBody>> {
+        let shared = Arc::clone(self.inner.shared.get()?);
+        let config = &self.inner.config;
+        if after.stream() >> crate::state::REPLICA_SHIFT == u32::from(config.replica) {
+            return None;
+        }
+        {
+            let mut state = self.lock();
+            let Some(session) = state.sessions.get_mut(&id).filter(|s| !s.sse_transport) else {
+                return Some(rejection_response(&Rejection::unknown_session()));
+            };
+            session.last_used = StdInstant::now();
+        }
+        let first =
+            within(config.store_timeout, shared.read_events(id, after.stream(), after.sequence(), Duration::ZERO));
+        let read = match Box::pin(first).await {
+            Ok(read) => read,
+            Err(error) => return Some(*unavailable(id, &error, "stream not read from the shared store")),
+        };
+        let mut last = read.events.last().map_or(after.sequence(), |(sequence, _)| *sequence);
+        let replayed: VecDeque<Bytes> = read.events.into_iter().map(|(_, event)| event).collect();
+        tracing::debug!(
+            stream = after.stream(),
+            replayed = replayed.len(),
+            ended = read.ended,
+            "another replica's stream resumed"
+        );
+        if read.ended {
+            return Some(sse_response(200, None, replayed, None, None));
+        }
+        let (tx, rx) = tokio::sync::mpsc::channel(config.sse_buffer_messages.max(1));
+        let (stream, limit) = (after.stream(), config.store_timeout + TAIL_WAIT);
+        tokio::spawn(async move {
+            while !tx.is_closed() {
+                match within(limit, shared.read_events(id, stream, last, TAIL_WAIT)).await {
+                    Ok(read) => {
+                        for (sequence, event) in read.events {
+                            last = sequence;
+                            if tx.send(event).await.is_err() {
+                                return;
+                            }
+                        }
+                        if read.ended {
+                            return;
+                        }
+                    }
+                    Err(error) => {
+                        tracing::warn!(session = ?id, stream, %error, "resumed stream: shared store not read; trying again");
+                        tokio::time::sleep(Duration::from_secs(1)).await;
+                    }
+                }
+            }
+        });
+        Some(sse_response(200, None, replayed, Some(rx), Some(config.sse_keep_alive)))
     }
 
     /// Takes, from now on, what the replicas publish ([`SharedSessions::subscribe`]).

@@ -165,3 +165,13 @@ pub async fn get_kept_open(addr: SocketAddr, headers: &[(&str, &str)]) -> TcpStr
     stream.write_all(request.as_bytes()).await.unwrap();
     stream
 }
+
+/// Reads a tool call's stream up to its first message, a question to the client: the question and
+/// its event id.
+pub async fn question_and_its_id(stream: &mut TcpStream) -> (Value, String) {
+    let mut raw = Vec::new();
+    let body = read_events(stream, &mut raw, 1).await;
+    let question: Value = serde_json::from_str(&sse_data(&body)[0]).unwrap();
+    let id = sse_ids(&body).into_iter().rev().find(|id| !id.ends_with("-0")).expect("an event id");
+    (question, id)
+}
