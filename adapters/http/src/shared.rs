@@ -25,8 +25,10 @@
 //! - keeps the SSE events of the streams it writes in the store too (after its own
 //!   [`EventStore`](crate::EventStore), in batches, in order; [`SharedSessions::append_events`]), so
 //!   that a `GET` with a `Last-Event-ID` naming another replica's stream (its id carries the
-//!   replica's number) replays from the store what followed, and then, while that stream has not
-//!   ended, what its replica writes later, as it comes ([`SharedSessions::read_events`]).
+//!   replica's number) replays from the store what followed ([`SharedSessions::read_events`]);
+//!   then, for a request's stream not ended yet, what its replica writes later, as it comes; for
+//!   the session's standalone stream, this replica's own standalone stream (the session's
+//!   notifications reach every replica's copy of it).
 //!
 //! A store that fails or takes longer than
 //! [`HttpConfig::store_timeout`](crate::HttpConfig::store_timeout) fails the request that needed
@@ -36,9 +38,8 @@
 //!
 //! Not shared yet: notifications an application sends one session's engine itself
 //! ([`McpHttp::with_engine`](crate::McpHttp::with_engine)), which reach the session's GET stream
-//! only where that engine runs; a stream resumed on another replica follows the old replica's
-//! stream, not the new one's standalone stream; two replicas that both wait for answers in one
-//! session at once may give two requests the same id.
+//! only where that engine runs; two replicas that both wait for answers in one session at once may
+//! give two requests the same id.
 //!
 //! [`SessionState::encode`]: mcp_sansio::server::SessionState::encode
 

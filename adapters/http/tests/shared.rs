@@ -369,3 +369,41 @@ async fn a_stream_of_one_replica_resumes_on_another_with_what_was_missed_and_wha
     let result: Value = serde_json::from_str(&support::sse_data(&body)[0]).unwrap();
     assert_eq!((result["id"].clone(), result["result"]["content"][0]["text"].clone()), (json!(2), json!("Grace")));
 }
+
+#[tokio::test]
+async fn a_get_stream_resumed_on_another_replica_gets_what_it_missed_then_that_replicas_notifications() {
+    let store = Store::default();
+    let (one, announcer) = replica_endpoint(1, &store).await;
+    let two = replica(2, &store).await;
+    let sid = open_session(one).await;
+    let initialized = json!({"jsonrpc":"2.0","method":"notifications/initialized"});
+    assert_eq!(post(one, &sid, &initialized).await.status, 202);
+    let get =
+        [("Accept", "text/event-stream"), ("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    let mut stream = support::get_kept_open(one, &get).await;
+    let mut raw = Vec::new();
+    read_events(&mut stream, &mut raw, 0).await;
+    let changed = || announcer.announce(Notice::ListChanged(ListChanged::Tools));
+    changed().await.expect("published");
+    let body = read_events(&mut stream, &mut raw, 1).await;
+    let seen = support::sse_ids(&body).into_iter().filter(|id| !id.ends_with("-0")).last().expect("an event");
+    assert_eq!(seen.split('-').next().unwrap().parse::<u32>().unwrap(), 1 << 24 | 1, "replica 1's standalone stream");
+    // The connection breaks; one more change is written to replica 1's stream meanwhile.
+    drop(stream);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    changed().await.expect("published");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let resume = [get[0], get[1], get[2], ("Last-Event-ID", seen.as_str())];
+    let mut resumed = support::get_kept_open(two, &resume).await;
+    let mut raw = Vec::new();
+    let body = read_events(&mut resumed, &mut raw, 1).await;
+    assert_eq!(support::sse_data(&body).len(), 1, "the missed change, once");
+    // Then replica 2's own standalone stream: the next change comes from it.
+    changed().await.expect("published");
+    let body = read_events(&mut resumed, &mut raw, 2).await;
+    let data = support::sse_data(&body);
+    assert_eq!(data.len(), 2, "{data:?}");
+    assert!(data.iter().all(|d| d.contains("notifications/tools/list_changed")), "{data:?}");
+    let ids = support::sse_ids(&body);
+    assert_eq!(ids.last().unwrap().split('-').next().unwrap().parse::<u32>().unwrap(), 2 << 24 | 1, "{ids:?}");
+}

@@ -111,6 +111,20 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         if read.ended {
             return Some(sse_response(200, None, replayed, None, None));
         }
+        if after.stream() & ((1 << crate::state::REPLICA_SHIFT) - 1) == crate::state::GET_STREAM.0 {
+            // A session's standalone stream: what the other replica wrote and the client missed,
+            // then this replica's own (the session's notifications reach every replica's copy).
+            let mut state = self.lock();
+            let Some(session) = state.sessions.get_mut(&id) else {
+                return Some(rejection_response(&Rejection::unknown_session()));
+            };
+            let standalone = session.streams.standalone();
+            if session.streams.has_reader(standalone) {
+                return Some(status_only(StatusCode::CONFLICT));
+            }
+            let rx = session.streams.attach(standalone, Framing::Sse);
+            return Some(sse_response(200, None, replayed, Some(rx), Some(config.sse_keep_alive)));
+        }
         let (tx, rx) = tokio::sync::mpsc::channel(config.sse_buffer_messages.max(1));
         let (stream, limit) = (after.stream(), config.store_timeout + TAIL_WAIT);
         tokio::spawn(async move {
