@@ -386,7 +386,7 @@ async fn a_get_stream_resumed_on_another_replica_gets_what_it_missed_then_that_r
     let changed = || announcer.announce(Notice::ListChanged(ListChanged::Tools));
     changed().await.expect("published");
     let body = read_events(&mut stream, &mut raw, 1).await;
-    let seen = support::sse_ids(&body).into_iter().filter(|id| !id.ends_with("-0")).last().expect("an event");
+    let seen = support::sse_ids(&body).into_iter().rfind(|id| !id.ends_with("-0")).expect("an event");
     assert_eq!(seen.split('-').next().unwrap().parse::<u32>().unwrap(), 1 << 24 | 1, "replica 1's standalone stream");
     // The connection breaks; one more change is written to replica 1's stream meanwhile.
     drop(stream);
