@@ -105,6 +105,20 @@ impl RedisSessions {
     }
 }
 
+/// Runs `command`, once more if the connection had broken (the manager has made a new one by
+/// then): the first request after Redis came back is served, not failed.
+async fn run<T: redis::FromRedisValue>(
+    command: &redis::Cmd,
+    connection: &mut ConnectionManager,
+) -> Result<T, StoreError> {
+    match command.query_async(connection).await {
+        Err(error) if error.is_io_error() || error.is_connection_dropped() || error.is_unrecoverable_error() => {
+            command.query_async(connection).await.map_err(|e| store_error(&e))
+        }
+        result => result.map_err(|e| store_error(&e)),
+    }
+}
+
 /// A lifetime in milliseconds for Redis (at least 1).
 fn millis(ttl: Duration) -> u64 {
     u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1)
@@ -117,7 +131,7 @@ impl SharedSessions for RedisSessions {
         Box::pin(async move {
             // Read and renewed in one command (Redis 6.2 and later).
             let command = redis::cmd("GETEX").arg(&key).arg("PX").arg(millis(ttl)).to_owned();
-            command.query_async(&mut connection).await.map_err(|e| store_error(&e))
+            run(&command, &mut connection).await
         })
     }
 
@@ -126,7 +140,7 @@ impl SharedSessions for RedisSessions {
         let key = self.key(id);
         Box::pin(async move {
             let command = redis::cmd("SET").arg(&key).arg(state).arg("PX").arg(millis(ttl)).to_owned();
-            command.query_async(&mut connection).await.map_err(|e| store_error(&e))
+            run(&command, &mut connection).await
         })
     }
 
@@ -135,7 +149,7 @@ impl SharedSessions for RedisSessions {
         let key = self.key(id);
         Box::pin(async move {
             let command = redis::cmd("DEL").arg(&key).to_owned();
-            command.query_async::<u64>(&mut connection).await.map(drop).map_err(|e| store_error(&e))
+            run::<u64>(&command, &mut connection).await.map(drop)
         })
     }
 
@@ -144,7 +158,7 @@ impl SharedSessions for RedisSessions {
         let channel = self.bus_channel();
         Box::pin(async move {
             let command = redis::cmd("PUBLISH").arg(&channel).arg(message).to_owned();
-            command.query_async::<u64>(&mut connection).await.map(drop).map_err(|e| store_error(&e))
+            run::<u64>(&command, &mut connection).await.map(drop)
         })
     }
 
@@ -167,7 +181,7 @@ impl SharedSessions for RedisSessions {
         let (client, key) = (self.client.clone(), self.events_key(session, stream));
         Box::pin(async move {
             let range = redis::cmd("XRANGE").arg(&key).arg(format!("(0-{after}")).arg("+").to_owned();
-            let entries: redis::Value = range.query_async(&mut connection).await.map_err(|e| store_error(&e))?;
+            let entries: redis::Value = run(&range, &mut connection).await?;
             let mut read = events_of(&entries);
             if read.events.is_empty() && !read.ended && !wait.is_zero() {
                 // A connection of its own for a blocking read: the shared one must not wait.
