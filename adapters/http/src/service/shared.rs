@@ -1,15 +1,16 @@
 //! Legacy sessions shared with the other replicas ([`crate::shared`]): read before a request of a
-//! session, written after a request that changed it, forgotten on `DELETE`.
+//! session, written after a request that changed it, forgotten on `DELETE`; answers relayed to the
+//! replica waiting for them, announcements told to every replica, streams of other replicas
+//! resumed from the shared store.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant as StdInstant};
 
 use bytes::Bytes;
-use mcp_sansio::frame::EventId;
-
 use hyper::{Response, StatusCode};
 use mcp_sansio::endpoint::{Framing, Route};
+use mcp_sansio::frame::EventId;
 use mcp_sansio::http::{Rejection, SessionId};
 use mcp_sansio::jsonrpc::{Message, ParsedMessage};
 use mcp_sansio::server::{Handler, SessionState};
@@ -37,11 +38,11 @@ fn unavailable(id: SessionId, error: &StoreError, what: &str) -> Box<Response<Re
 impl<H: Handler + Send + 'static> McpHttp<H> {
     /// The same endpoint sharing its legacy sessions with the other replicas of the server through
     /// `store` (see [`crate::shared`]; give each replica its own [`HttpConfig::replica`]). Set once:
-    /// a second store is ignored.
+    /// a second store is ignored. Within a tokio runtime it starts at once to listen to the other
+    /// replicas and to write its SSE events to the store; otherwise with its first request of a
+    /// session.
     ///
     /// [`HttpConfig::replica`]: crate::HttpConfig::replica
-    /// Within a tokio runtime it listens at once for the answers other replicas relay; otherwise
-    /// from its first request of a session.
     pub fn with_shared_sessions(self, store: impl SharedSessions) -> Self {
         if self.inner.shared.set(Arc::new(store)).is_err() {
             tracing::warn!("a shared session store is set already; the second is ignored");
