@@ -22,6 +22,10 @@
 //!   updated) to every replica, each telling its engines ([`Relayed::Notice`]): a
 //!   `subscriptions/listen` stream or a legacy session's GET stream hears of it whichever replica
 //!   holds it;
+//! - sends a 2026-07-28 request for a task it does not hold (`tasks/get`, `tasks/update`,
+//!   `tasks/cancel`) to the replica that holds it ([`Relayed::TaskCall`]) and answers with that
+//!   replica's answer, within [`HttpConfig::store_timeout`](crate::HttpConfig::store_timeout) (at
+//!   most 1 s; then it answers as for a task no replica holds);
 //! - keeps the SSE events of the streams it writes in the store too (after its own
 //!   [`EventStore`](crate::EventStore), in batches, in order; [`SharedSessions::append_events`]), so
 //!   that a `GET` with a `Last-Event-ID` naming another replica's stream (its id carries the
@@ -155,6 +159,24 @@ pub enum Relayed {
         /// Its state ([`SessionState::encode`](mcp_sansio::server::SessionState::encode)).
         state: Vec<u8>,
     },
+    /// A 2026-07-28 request for a task (`tasks/get`, `tasks/update`, `tasks/cancel`) that reached a
+    /// replica which does not hold the task: the replica that holds it serves it and publishes the
+    /// answer ([`Relayed::TaskAnswer`]).
+    TaskCall {
+        /// Names the answer.
+        token: u64,
+        /// The request's authorization context, which owns the tasks it may see.
+        owner: u64,
+        /// The request, as POSTed.
+        message: Vec<u8>,
+    },
+    /// The answer to a [`Relayed::TaskCall`].
+    TaskAnswer {
+        /// The call's token.
+        token: u64,
+        /// The answer (a JSON-RPC response).
+        message: Vec<u8>,
+    },
 }
 
 /// A change of the server's lists or resources that every engine of every replica tells its clients
@@ -198,6 +220,17 @@ impl Relayed {
                 out.extend_from_slice(session.as_str().as_bytes());
                 out.extend_from_slice(state);
             }
+            Relayed::TaskCall { token, owner, message } => {
+                out.push(b'T');
+                out.extend_from_slice(&token.to_be_bytes());
+                out.extend_from_slice(&owner.to_be_bytes());
+                out.extend_from_slice(message);
+            }
+            Relayed::TaskAnswer { token, message } => {
+                out.push(b'U');
+                out.extend_from_slice(&token.to_be_bytes());
+                out.extend_from_slice(message);
+            }
         }
         out
     }
@@ -221,6 +254,16 @@ impl Relayed {
                 _ => return None,
             }))),
             b'R' => Some(Relayed::Notice(Notice::ResourceUpdated(String::from_utf8(rest.to_vec()).ok()?))),
+            b'T' => {
+                let (token, rest) = rest.split_first_chunk::<8>()?;
+                let (owner, message) = rest.split_first_chunk::<8>()?;
+                let (token, owner) = (u64::from_be_bytes(*token), u64::from_be_bytes(*owner));
+                Some(Relayed::TaskCall { token, owner, message: message.to_vec() })
+            }
+            b'U' => {
+                let (token, message) = rest.split_first_chunk::<8>()?;
+                Some(Relayed::TaskAnswer { token: u64::from_be_bytes(*token), message: message.to_vec() })
+            }
             _ => None,
         }
     }
@@ -248,11 +291,13 @@ mod tests {
             Relayed::Notice(Notice::ListChanged(ListChanged::Resources)),
             Relayed::Notice(Notice::ResourceUpdated("file:///a b".into())),
             Relayed::Session { session, state: vec![1, 2, 3] },
+            Relayed::TaskCall { token: 7, owner: 9, message: b"{}".to_vec() },
+            Relayed::TaskAnswer { token: u64::MAX, message: b"{}".to_vec() },
         ];
         for message in messages {
             assert_eq!(Relayed::decode(&message.encode()), Some(message));
         }
-        for bad in [&b""[..], b"X", b"Lx", b"A0123", b"R\xff"] {
+        for bad in [&b""[..], b"X", b"Lx", b"A0123", b"R\xff", b"T1234567", b"U1234"] {
             assert_eq!(Relayed::decode(bad), None, "{bad:?}");
         }
     }

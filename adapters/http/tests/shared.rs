@@ -134,6 +134,7 @@ async fn replica_endpoint(number: u8, store: &Store) -> (SocketAddr, McpHttp<Rep
     let mut config = HttpConfig::new(Config::new("replica", "1.0.0"), addr);
     config.replica = number;
     config.store_timeout = Duration::from_millis(300);
+    config.tasks = Some(mcp_sansio_http::TaskLimits::default());
     let endpoint = McpHttp::new(Replicated, config).with_shared_sessions(store.clone());
     tokio::spawn(serve(listener, endpoint.clone(), std::future::pending::<()>()));
     (addr, endpoint)
@@ -406,4 +407,40 @@ async fn a_get_stream_resumed_on_another_replica_gets_what_it_missed_then_that_r
     assert!(data.iter().all(|d| d.contains("notifications/tools/list_changed")), "{data:?}");
     let ids = support::sse_ids(&body);
     assert_eq!(ids.last().unwrap().split('-').next().unwrap().parse::<u32>().unwrap(), 2 << 24 | 1, "{ids:?}");
+}
+
+/// A 2026-07-28 request with the tasks extension declared.
+fn task_request(id: u32, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}});
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+async fn modern(addr: SocketAddr, message: &Value) -> Value {
+    let method = message["method"].as_str().unwrap();
+    let name = message["params"]["name"].as_str().or(message["params"]["taskId"].as_str()).unwrap_or_default();
+    let headers = [JSON, BOTH, ("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", method), ("Mcp-Name", name)];
+    let reply = send(addr, "POST", &headers, &message.to_string()).await;
+    serde_json::from_slice(&reply.body).unwrap_or_else(|_| reply.events().pop().expect("an answer"))
+}
+
+#[tokio::test]
+async fn a_task_is_answered_for_through_any_replica() {
+    let store = Store::default();
+    let replicas = [replica(1, &store).await, replica(2, &store).await, replica(3, &store).await];
+    let created = modern(replicas[0], &task_request(1, "tools/call", json!({"name": "remember"}))).await;
+    let task = created["result"]["taskId"].as_str().unwrap_or_else(|| panic!("a task: {created}")).to_owned();
+    for (i, addr) in replicas.iter().enumerate() {
+        let got = modern(*addr, &task_request(2 + i as u32, "tasks/get", json!({"taskId": task}))).await;
+        assert_eq!(got["id"], 2 + i as u32, "replica {}: {got}", i + 1);
+        assert_eq!(got["result"]["status"], "completed", "replica {}: {got}", i + 1);
+        assert_eq!(got["result"]["result"]["content"][0]["text"], "remembered");
+    }
+    // No replica holds it: answered as unknown (after the others had their chance).
+    let unknown = modern(replicas[1], &task_request(9, "tasks/get", json!({"taskId": "0000"}))).await;
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    // Cancelled through another replica: ended already, so refused as the holder refuses it.
+    let cancel = modern(replicas[2], &task_request(10, "tasks/cancel", json!({"taskId": task}))).await;
+    let here = modern(replicas[0], &task_request(11, "tasks/cancel", json!({"taskId": task}))).await;
+    assert_eq!(cancel["error"], here["error"], "{cancel} {here}");
 }

@@ -34,6 +34,7 @@ use crate::store::{EventStore, MemorySessionStore, SessionStore, StreamState};
 mod post;
 mod sessions;
 mod shared;
+mod tasks;
 
 /// Everything behind the endpoint's lock.
 pub(crate) struct State<H> {
@@ -58,6 +59,8 @@ pub(crate) struct Inner<H> {
     pub(crate) listening: std::sync::Once,
     /// With shared sessions, the queue of the SSE events to write to the shared store.
     pub(crate) events_queue: std::sync::OnceLock<tokio::sync::mpsc::Sender<crate::shared::SharedEvent>>,
+    /// Task requests sent to the other replicas, waiting for their answers, by token.
+    pub(crate) forwarded: Mutex<std::collections::HashMap<u64, tokio::sync::oneshot::Sender<Vec<u8>>>>,
 }
 
 impl<H> Inner<H> {
@@ -158,8 +161,9 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         };
         let (shared, listening) = (std::sync::OnceLock::new(), std::sync::Once::new());
         let events_queue = std::sync::OnceLock::new();
-        let inner =
-            Inner { config, started: StdInstant::now(), state: Mutex::new(state), shared, listening, events_queue };
+        let forwarded = Mutex::default();
+        let started = StdInstant::now();
+        let inner = Inner { config, started, state: Mutex::new(state), shared, listening, events_queue, forwarded };
         McpHttp { inner: Arc::new(inner) }
     }
 
@@ -333,6 +337,9 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                             }
                             if let Some(relayed) = self.relay_answer(session, &body).await {
                                 break 'answer relayed;
+                            }
+                            if let Some(answered) = self.forward_task(session, &view, &body, owner).await {
+                                break 'answer answered;
                             }
                             let (prepared, share) = match self.post_now(&view, session, &body, owner) {
                                 Ok(prepared) => prepared,

@@ -202,7 +202,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
 /// Its head is written in `headers`, the request's map (cleared): hyper keeps a response's map for
 /// the next request's head, which then fits without allocating (a new map grows as the head is read
 /// into it).
-fn json_answer(
+pub(super) fn json_answer(
     era: Era,
     status: Option<u16>,
     bytes: Bytes,

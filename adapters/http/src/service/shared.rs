@@ -76,7 +76,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         state.events = Box::new(crate::shared_events::Teed::new(local, queue.clone()));
         drop(state);
         let _ = self.inner.events_queue.set(queue);
-        self.listen(shared.as_ref());
+        self.listen(shared);
     }
 
     /// A stream of another replica resumed here (`Last-Event-ID` naming it): the events after the
@@ -153,10 +153,10 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     }
 
     /// Takes, from now on, what the replicas publish ([`SharedSessions::subscribe`]).
-    fn listen(&self, shared: &dyn SharedSessions) {
+    fn listen(&self, shared: &Arc<dyn SharedSessions>) {
         let (into, mut published) = tokio::sync::mpsc::channel::<Vec<u8>>(256);
         shared.subscribe(into);
-        let endpoint = self.downgrade();
+        let (endpoint, shared) = (self.downgrade(), Arc::clone(shared));
         tokio::spawn(async move {
             while let Some(message) = published.recv().await {
                 let Some(endpoint) = endpoint.upgrade() else { break };
@@ -164,6 +164,19 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                     Some(Relayed::Answer { session, message }) => endpoint.take_relayed(session, &message),
                     Some(Relayed::Notice(notice)) => endpoint.tell(&notice),
                     Some(Relayed::Session { session, state }) => endpoint.take_state(session, &state),
+                    Some(Relayed::TaskCall { token, owner, message }) => {
+                        if let Some(answer) = endpoint.serve_task_call(owner, &message) {
+                            let shared = Arc::clone(&shared);
+                            let limit = endpoint.inner.config.store_timeout;
+                            tokio::spawn(async move {
+                                let answer = Relayed::TaskAnswer { token, message: answer }.encode();
+                                if let Err(error) = within(limit, shared.publish(answer)).await {
+                                    tracing::warn!(%error, "a task request's answer not published");
+                                }
+                            });
+                        }
+                    }
+                    Some(Relayed::TaskAnswer { token, message }) => endpoint.take_task_answer(token, message),
                     None => tracing::warn!(len = message.len(), "unreadable message from the other replicas"),
                 }
             }

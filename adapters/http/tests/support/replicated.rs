@@ -1,12 +1,14 @@
 //! The application of the replica tests: a tool that logs, one that asks the client, and a
 //! resource to subscribe to.
 
-use mcp_sansio::mcp::{ListCapability, LoggingLevel, ResourceCapability, ServerCapabilities};
+use mcp_sansio::mcp::{ListCapability, LoggingLevel, ResourceCapability, ServerCapabilities, TaskSupport};
 use mcp_sansio::server::{Handler, InputRequest, Resource, Tool, ToolCall, ToolReply};
 
-static TOOLS: [Tool<'static>; 2] = [
+static TOOLS: [Tool<'static>; 3] = [
     Tool::new("echo", "Echoes text, logging it at info", r#"{"type":"object"}"#),
     Tool::new("greet", "Asks the user's name, then greets", r#"{"type":"object"}"#),
+    Tool::new("remember", "Runs as a task when the client can take one", r#"{"type":"object"}"#)
+        .with_task_support(TaskSupport::Optional),
 ];
 
 static RESOURCES: [Resource<'static>; 1] = [Resource::new("file:///watched", "watched")];
@@ -27,6 +29,11 @@ impl Handler for Replicated {
             .with_logging()
     }
     fn call_tool(&mut self, call: ToolCall<'_>, mut reply: ToolReply<'_>) {
+        if call.name == "remember" {
+            // A task when the request declared the tasks extension; answered at once either way.
+            let _ = reply.run_as_task();
+            return reply.text("remembered").finish();
+        }
         if call.name == "greet" {
             let name = call.context.input("name").and_then(|a| a.get("content")).and_then(|c| c.get("name"));
             return match name.and_then(|n| n.as_str()) {

@@ -313,6 +313,13 @@ impl<'a> TaskTable<'a> {
         Some(i)
     }
 
+    /// Whether the table holds the live task named `id` of the current authorization context
+    /// ([`TaskTable::set_owner`]) at `now`: an HTTP adapter sends a request for a task it does not
+    /// hold to the replica that does.
+    pub fn contains(&mut self, now: Instant, id: &str) -> bool {
+        self.find(now, id.as_bytes()).is_some()
+    }
+
     /// The live task named `id`, of the current authorization context ([`TaskTable::set_owner`]).
     pub(crate) fn find(&mut self, now: Instant, id: &[u8]) -> Option<usize> {
         let owner = self.owner;
