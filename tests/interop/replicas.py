@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Streamable HTTP on several replicas behind nginx, without session affinity (issue #25): the
-official SDK clients against `deploy/replicas`.
+official SDK clients against `deploy/replicas`, and raw HTTP where it matters which replica serves.
 
-Usage: replicas.py [--replicas N] [--server BIN] [--keep]     (3; target/release/mcp-device)
+Usage: replicas.py [--replicas N] [--server BIN] [--keep]     (3, at least 3; target/release/mcp-device)
 
 Starts `deploy/replicas start --replicas N --port P --dir D` (P: N+2 free loopback ports in a row; D:
 a new temporary directory, removed after a clean run unless --keep) and, whatever happens, `deploy/replicas stop`
@@ -24,14 +24,25 @@ at the end. Through nginx's URL, round robin over the replicas:
   ("answer relayed to the other replicas" on one replica, "relayed answer taken" with
   `received=Ok(Response)` on another: at least one, each taken once), each relaying replica having
   answered a 202 POST through nginx for it;
-- with a legacy session held, one replica is killed (SIGKILL): the session's next requests must
+- resumable streams, in raw HTTP (the last replica, A, is killed): a legacy session opened on A, its
+  standalone GET stream open on A (the priming event), list changes on it (enable_blink toggled on A:
+  its engine sends notifications/tools/list_changed to the session's standalone stream there), read;
+  the GET closed, more list changes on A (kept on A and in Redis, unread), then A killed (SIGKILL).
+  Through nginx: the session's next requests (tools/list, echo) succeed on the others, and a GET
+  with `Last-Event-ID: <A's stream>-<k>` (the last event read) answers 200 and replays exactly the
+  events missed, in order, none from before k, none twice; every sequence number A's copy of the
+  session used (one counter over all its streams: POST answers and the standalone stream) seen once,
+  none missing. The replica that resumed it (its log: "another replica's stream resumed", with the
+  count replayed; nginx's `upstream=` once the GET ended) goes on with it as its own standalone
+  stream: a list change made directly on that replica arrives on it, once;
+- with a legacy session held, another replica is killed (SIGKILL): the session's next requests must
   succeed, nginx moving the refused connections on to the others; then `stop` must end every process.
 Each phase must have reached every (living) replica: counted from nginx's access log, whose
-`upstream=` names the replica that answered. Not used yet: notifications not tied to a request (list
-changes, subscriptions): relaying them between replicas is a later step. Checks of the simulated board
-itself (uptime, LED) are printed as notes, not counted: each replica simulates its own board. Prints
-one line per check and `replicas interop: N passed, M failed` last; exits non-zero on a failure. Run
-with the interpreter of .cache/peers/venv.
+`upstream=` names the replica that answered. Notifications not tied to a request are used only in
+the raw phase (list changes, each replica's own: mcp-device does not announce them to the others);
+subscriptions not yet. Checks of the simulated board itself (uptime, LED) are printed as notes, not
+counted: each replica simulates its own board. Prints one line per check and `replicas interop: N
+passed, M failed` last; exits non-zero on a failure. Run with the interpreter of .cache/peers/venv.
 """
 
 from __future__ import annotations
@@ -41,6 +52,7 @@ import inspect
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import socket
@@ -98,6 +110,17 @@ class Deployment:
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.addrs = [f"127.0.0.1:{self.port + 2 + i}" for i in range(replicas)]
         self.output = ""
+        self.dead: set[int] = set()  # the replicas killed so far
+
+    def living(self) -> list[str]:
+        return [a for i, a in enumerate(self.addrs) if i not in self.dead]
+
+    def kill(self, replica: int) -> None:
+        """SIGKILL to `replica` (its pid file)."""
+        pid = self.pids()[f"replica-{replica}"]
+        os.kill(pid, signal.SIGKILL)
+        self.dead.add(replica)
+        print(f"  killed replica-{replica} ({self.addrs[replica]}, pid {pid}) with SIGKILL", flush=True)
 
     def start(self) -> int:
         done = subprocess.run([DEPLOY, "start", "--replicas", str(self.replicas), "--port", str(self.port),
@@ -280,9 +303,7 @@ async def legacy(c: Checks, dep: Deployment, kill: int | None = None) -> None:
             c.equal("initialize: protocolVersion", init.protocol_version, "2025-11-25")
             r = await session.call_tool("echo", {"message": "before"})
             c.equal("echo before the kill", text_blocks(r), ["before"])
-            pid = dep.pids()[f"replica-{kill}"]
-            os.kill(pid, signal.SIGKILL)
-            print(f"  killed replica-{kill} ({dep.addrs[kill]}, pid {pid}) with SIGKILL", flush=True)
+            dep.kill(kill)
             await anyio.sleep(0.2)
             for i in range(2 * dep.replicas):
                 r = await session.call_tool("echo", {"message": f"after {i}"})
@@ -292,7 +313,7 @@ async def legacy(c: Checks, dep: Deployment, kill: int | None = None) -> None:
             c.check("prompts/get after the kill", SYMPTOM in str(gp.messages[0].content), gp)
             rr = await session.read_resource("device://status")
             c.check("read device://status after the kill", isinstance(rr.contents[0], types.TextResourceContents), rr)
-            await logging_everywhere(c, session, events, dep.replicas - 1)
+            await logging_everywhere(c, session, events, len(dep.living()))
 
 
 # The TypeScript SDK half: a legacy session through nginx; prints `OBSERVED <json>`, checks nothing.
@@ -436,6 +457,319 @@ def ts_legacy(c: Checks, dep: Deployment, sdk: str) -> None:
     ok("close")
 
 
+# A legacy session in raw HTTP, its standalone GET stream resumed on another replica after the one
+# that wrote it was killed (issue #25: resumable streams).
+LEGACY_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+                  "MCP-Protocol-Version": "2025-11-25"}
+# A stream id's top 8 bits are its replica's number (`--replica i`); replica i's standalone GET
+# stream is `(i << 24) | 1`. SSE event ids are `<stream>-<sequence>`.
+REPLICA_SHIFT = 24
+LIST_CHANGED = "notifications/tools/list_changed"
+# The enable_blink calls on the killed replica while its GET stream is read, then while it is not.
+BLINKS_READ, BLINKS_MISSED = 3, 3
+# How long an SSE event may take to arrive, and how long to wait for one that must not.
+EVENT_WAIT_S, QUIET_S = 5.0, 1.0
+
+
+def standalone_stream(replica: int) -> int:
+    return (replica << REPLICA_SHIFT) | 1
+
+
+def event_id(raw: str | None) -> tuple[int, int] | None:
+    """(stream, sequence) of an SSE id `<stream>-<sequence>`."""
+    m = re.fullmatch(r"(\d+)-(\d+)", raw or "")
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+class RawHttp:
+    """One HTTP/1.1 exchange on a connection of its own, its body (chunked or not) read as it comes,
+    never blocking past the time given."""
+
+    def __init__(self, addr: str, method: str, body: object = None, headers: dict[str, str] | None = None) -> None:
+        host, port = addr.rsplit(":", 1)
+        self.what = f"{method} {addr}"
+        self.sock = socket.create_connection((host, int(port)), timeout=5)
+        data = b"" if body is None else json.dumps(body).encode()
+        head = [f"{method} /mcp HTTP/1.1", f"Host: {addr}", f"Content-Length: {len(data)}"]
+        head += [f"{k}: {v}" for k, v in (headers or {}).items()]
+        self.sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + data)
+        self.raw = b""  # received, not decoded yet
+        self.body = b""  # the body decoded so far, less the SSE events taken
+        self.done = self.eof = False
+        end = time.monotonic() + REQUEST_TIMEOUT_S
+        while b"\r\n\r\n" not in self.raw:
+            if not self._recv(end - time.monotonic()):
+                raise ConnectionError(f"{self.what}: no complete answer head: {self.raw!r}")
+        head_bytes, self.raw = self.raw.split(b"\r\n\r\n", 1)
+        lines = head_bytes.decode("latin-1").split("\r\n")
+        self.status = int(lines[0].split()[1])
+        self.headers = {k.strip().lower(): v.strip() for k, v in (line.split(":", 1) for line in lines[1:])}
+        self.chunked = self.headers.get("transfer-encoding", "").lower() == "chunked"
+        self.length = int(self.headers["content-length"]) if "content-length" in self.headers else None
+        self._decode()
+
+    def _recv(self, timeout: float) -> bool:
+        if self.eof:
+            return False
+        ready, _, _ = select.select([self.sock], [], [], max(timeout, 0))
+        if not ready:
+            return False
+        data = self.sock.recv(65536)
+        if not data:
+            self.eof = True
+            return False
+        self.raw += data
+        return True
+
+    def _decode(self) -> None:
+        if not self.chunked:
+            self.body, self.raw = self.body + self.raw, b""
+            self.done = self.length is not None and len(self.body) >= self.length
+            return
+        while not self.done:
+            m = re.match(rb"([0-9a-fA-F]+)[^\r\n]*\r\n", self.raw)
+            if not m:
+                return
+            size = int(m.group(1), 16)
+            if len(self.raw) < m.end() + size + 2:
+                return
+            self.body += self.raw[m.end():m.end() + size]
+            self.raw = self.raw[m.end() + size + 2:]
+            self.done = size == 0
+
+    def read(self, timeout: float) -> None:
+        """Takes what arrives within `timeout` s, until the body ends."""
+        end = time.monotonic() + timeout
+        while not self.done and self._recv(end - time.monotonic()):
+            self._decode()
+        if self.eof and not self.chunked and self.length is None:
+            self.done = True
+
+    def sse(self) -> bool:
+        return self.headers.get("content-type", "").startswith("text/event-stream")
+
+    def events(self) -> list[tuple[str | None, str]]:
+        """The complete SSE events received so far, taken: (id, data); comments left out."""
+        text = self.body.replace(b"\r\n", b"\n")
+        out = []
+        while b"\n\n" in text:
+            block, text = text.split(b"\n\n", 1)
+            fields: dict[str, list[str]] = {}
+            for line in block.decode().split("\n"):
+                name, _, value = line.partition(":")
+                if name:
+                    fields.setdefault(name, []).append(value[1:] if value.startswith(" ") else value)
+            if "id" in fields or "data" in fields:
+                out.append((fields.get("id", [None])[-1], "\n".join(fields.get("data", []))))
+        self.body = text
+        return out
+
+    def wait_events(self, count: int, timeout: float) -> list[tuple[str | None, str]]:
+        """Events until `count` came (or the body ended, or `timeout` s passed)."""
+        out = self.events()
+        end = time.monotonic() + timeout
+        while len(out) < count and not self.done and time.monotonic() < end:
+            self.read(min(0.1, end - time.monotonic()))
+            out += self.events()
+        return out
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+class RawSession:
+    """A legacy session's requests in raw HTTP, each on a connection of its own to the address given;
+    the ids of every SSE event the answers carried are kept."""
+
+    def __init__(self) -> None:
+        self.id: str | None = None
+        self.next_id = 0
+        self.seen: list[tuple[str, tuple[int, int] | None, str]] = []  # (where, (stream, sequence), data)
+
+    def headers(self, more: dict[str, str] | None = None) -> dict[str, str]:
+        return {**LEGACY_HEADERS, **({"Mcp-Session-Id": self.id} if self.id else {}), **(more or {})}
+
+    def post(self, addr: str, method: str, params: dict | None = None,
+             notify: bool = False) -> tuple[RawHttp, dict | None]:
+        """The exchange and the JSON-RPC answer to it (None for a notification, or none found)."""
+        body: dict = {"jsonrpc": "2.0", "method": method, **({"params": params} if params is not None else {})}
+        if not notify:
+            self.next_id += 1
+            body["id"] = self.next_id
+        r = RawHttp(addr, "POST", body, self.headers())
+        try:
+            r.read(REQUEST_TIMEOUT_S)
+            if r.sse():
+                events = r.events()
+                self.seen += [(f"POST {method} {addr}", event_id(i), d) for i, d in events]
+                messages = [json.loads(d) for _, d in events if d]
+            else:
+                messages = [json.loads(r.body)] if r.body.strip() else []
+        finally:
+            r.close()
+        answer = next((m for m in messages if isinstance(m, dict) and m.get("id") == body.get("id")), None)
+        return r, answer
+
+    def get(self, addr: str, last_event_id: str | None = None) -> RawHttp:
+        more = {"Accept": "text/event-stream"}
+        if last_event_id:
+            more["Last-Event-ID"] = last_event_id
+        headers = {n: v for n, v in self.headers(more).items() if n != "Content-Type"}
+        return RawHttp(addr, "GET", None, headers)
+
+    def tool(self, addr: str, name: str, arguments: dict) -> tuple[RawHttp, dict | None]:
+        return self.post(addr, "tools/call", {"name": name, "arguments": arguments})
+
+
+def answer_text(answer: dict | None) -> list[str]:
+    result = (answer or {}).get("result") or {}
+    return [b.get("text") for b in result.get("content", []) if b.get("type") == "text"]
+
+
+def tool_names(answer: dict | None) -> list[str]:
+    return [t.get("name") for t in ((answer or {}).get("result") or {}).get("tools", [])]
+
+
+def method_of(data: str) -> object:
+    try:
+        return json.loads(data).get("method")
+    except (ValueError, AttributeError):
+        return None
+
+
+def blink_text(enabled: bool) -> list[str]:
+    return ["blink_led is offered" if enabled else "blink_led is withdrawn"]
+
+
+def resume_after_kill(c: Checks, dep: Deployment, kill: int) -> None:
+    """Issue #25's resumable streams: a legacy session whose standalone GET stream is open on replica
+    `kill` (A) with list changes on it; the stream closed, more list changes, A killed (SIGKILL);
+    then the session's requests through nginx, and its GET with the Last-Event-ID last read through
+    nginx (a living replica, B): exactly the events missed, then B's own standalone stream."""
+    a, nginx, own = dep.addrs[kill], f"127.0.0.1:{dep.port}", standalone_stream(kill)
+    offset = dep.log_size()
+    s = RawSession()
+    r, init = s.post(a, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                       "clientInfo": {"name": "interop-replicas-raw", "version": "0.0.0"}})
+    s.id = r.headers.get("mcp-session-id")
+    c.check(f"initialize on replica-{kill} (direct): 200, 2025-11-25, a session id",
+            r.status == 200 and ((init or {}).get("result") or {}).get("protocolVersion") == "2025-11-25"
+            and bool(s.id), (r.status, r.headers, init))
+    r, _ = s.post(a, "notifications/initialized", notify=True)
+    c.equal(f"notifications/initialized on replica-{kill}: 202", r.status, 202)
+
+    # 1. The session's standalone GET stream, on A.
+    get = s.get(a)
+    try:
+        primed = get.wait_events(1, EVENT_WAIT_S) if get.sse() else []
+        c.check(f"GET on replica-{kill} (direct): 200 text/event-stream, the priming event {own}-0",
+                get.status == 200 and get.sse() and [e[0] for e in primed] == [f"{own}-0"],
+                (get.status, get.headers, primed))
+        # 2. List changes on A while the stream is read: enable_blink toggled from what A offers now
+        # (each replica has its own board), so that each call changes the list.
+        blink = "blink_led" in tool_names(s.post(a, "tools/list")[1])
+        got, want, heard = [], [], []
+        for _ in range(BLINKS_READ):
+            blink = not blink
+            got.append(answer_text(s.tool(a, "enable_blink", {"enabled": blink})[1]))
+            want.append(blink_text(blink))
+            heard += get.wait_events(1, EVENT_WAIT_S)
+        s.seen += [(f"GET {a}", event_id(i), d) for i, d in primed + heard]
+        c.equal(f"{BLINKS_READ} enable_blink calls on replica-{kill} (direct) answered", got, want)
+        ids = [event_id(i) for i, _ in heard]
+        c.check(f"GET on replica-{kill}: one {LIST_CHANGED} per call, on its standalone stream {own}",
+                len(heard) == BLINKS_READ and all(i and i[0] == own for i in ids)
+                and all(method_of(d) == LIST_CHANGED for _, d in heard), heard)
+        k = ids[-1][1] if ids and ids[-1] else 0
+        print(f"  last event read on replica-{kill}'s GET stream: {own}-{k}", flush=True)
+    finally:
+        get.close()
+    time.sleep(0.2)  # the replica notices its reader gone
+
+    # 3. More list changes on A, its stream unread: kept there and in Redis.
+    got, want = [], []
+    for _ in range(BLINKS_MISSED):
+        blink = not blink
+        got.append(answer_text(s.tool(a, "enable_blink", {"enabled": blink})[1]))
+        want.append(blink_text(blink))
+    c.equal(f"{BLINKS_MISSED} more enable_blink calls on replica-{kill} (direct), its stream closed, answered",
+            got, want)
+    time.sleep(0.3)  # the replica's writer sends its events to Redis in batches, within a few ms
+
+    # 4. A killed.
+    log_offsets = dep.replica_log_sizes()
+    dep.kill(kill)
+    time.sleep(0.2)
+
+    # 5. Through nginx: the session's next requests, then its stream resumed.
+    names = tool_names(s.post(nginx, "tools/list")[1])
+    c.check("tools/list through nginx after the kill", names[:len(TOOL_NAMES)] == TOOL_NAMES
+            and set(names[len(TOOL_NAMES):]) <= {"blink_led"}, names)
+    calls = 2 * len(dep.living())
+    echoed = [answer_text(s.tool(nginx, "echo", {"message": f"after {i}"})[1]) for i in range(calls)]
+    c.equal(f"{calls} echo calls through nginx after the kill", echoed, [[f"after {i}"] for i in range(calls)])
+
+    took: list[tuple[int, str]] = []
+    restore: tuple[str, bool] | None = None  # B's board as it was, for the next phases' tools/list
+    resumed = s.get(nginx, f"{own}-{k}")
+    try:
+        replayed = resumed.wait_events(BLINKS_MISSED, EVENT_WAIT_S) if resumed.sse() else []
+        time.sleep(QUIET_S)  # nothing more may come: the replay was whole
+        resumed.read(0)
+        replayed += resumed.events()
+        c.check(f"GET through nginx with Last-Event-ID {own}-{k}: 200 text/event-stream, left open",
+                resumed.status == 200 and resumed.sse() and not resumed.done, (resumed.status, resumed.headers))
+        ids = [event_id(i) for i, _ in replayed]
+        c.check(f"replayed: the {BLINKS_MISSED} {LIST_CHANGED} written while unread, on stream {own}",
+                len(replayed) == BLINKS_MISSED and all(i and i[0] == own for i in ids)
+                and all(method_of(d) == LIST_CHANGED for _, d in replayed), replayed)
+        sequences = [i[1] for i in ids if i]
+        c.check(f"replayed: sequences {sequences}, after {k}, increasing (none repeated, none from before)",
+                len(sequences) == len(ids) and all(q > k for q in sequences) and sequences == sorted(set(sequences)),
+                replayed)
+        s.seen += [(f"GET {nginx} resumed", i, d) for i, (_, d) in zip(ids, replayed)]
+        # One sequence per session copy, over all its streams: the POST answers' fill the gaps
+        # between the standalone stream's. Every event A wrote, once: contiguous, none twice.
+        mine = sorted(i[1] for _, i, _ in s.seen if i and i[0] >> REPLICA_SHIFT == kill and i[1] > 0)
+        c.check(f"replica-{kill}'s events (POST answers; GET stream read, then replayed): sequences "
+                f"{mine[0] if mine else '?'}..{mine[-1] if mine else '?'}, each once, none missing",
+                bool(mine) and mine == list(range(mine[0], mine[-1] + 1)), [(w, i) for w, i, _ in s.seen if i])
+        # The replica that took the stream, from its log (nginx logs the GET only once it ended).
+        took = [(i, line) for i, lines in enumerate(dep.replica_lines_since(log_offsets)) for line in lines
+                if "another replica's stream resumed" in line and f"stream={own} " in line]
+        c.check(f"one living replica resumed stream {own} from Redis, replaying {BLINKS_MISSED} "
+                f"({', '.join(f'replica-{i}' for i, _ in took) or 'none'})",
+                len(took) == 1 and took[0][0] not in dep.dead and f"replayed={BLINKS_MISSED} ended=false" in took[0][1],
+                took)
+        if len(took) == 1 and took[0][0] not in dep.dead:
+            b = took[0][0]
+            # A list change on B goes to B's copy of the session's standalone stream: the one resumed.
+            on = "blink_led" not in tool_names(s.post(dep.addrs[b], "tools/list")[1])
+            restore = (dep.addrs[b], not on)
+            c.equal(f"enable_blink on replica-{b} (direct) answered",
+                    answer_text(s.tool(dep.addrs[b], "enable_blink", {"enabled": on})[1]), blink_text(on))
+            after = resumed.wait_events(1, EVENT_WAIT_S)
+            time.sleep(QUIET_S)
+            resumed.read(0)
+            after += resumed.events()
+            c.check(f"the resumed stream goes on as replica-{b}'s standalone stream {standalone_stream(b)}: "
+                    f"its {LIST_CHANGED}, once", len(after) == 1 and not resumed.done
+                    and (event_id(after[0][0]) or (0,))[0] == standalone_stream(b)
+                    and method_of(after[0][1]) == LIST_CHANGED, after)
+    finally:
+        resumed.close()
+    if restore:
+        s.tool(restore[0], "enable_blink", {"enabled": restore[1]})
+    r = RawHttp(nginx, "DELETE", None, {n: v for n, v in s.headers().items() if n != "Content-Type"})
+    r.read(REQUEST_TIMEOUT_S)
+    r.close()
+    c.check("DELETE through nginx", 200 <= r.status < 300, r.status)
+    time.sleep(0.2)  # nginx logs a request once it ended
+    gets = [x for x in dep.requests_since(offset) if x[0] == "GET"]
+    c.check(f"nginx: the resumed GET answered 200 by replica-{took[0][0] if took else '?'}",
+            len(gets) == 1 and len(took) == 1 and gets[0][1] == 200 and gets[0][2][-1] == dep.addrs[took[0][0]], gets)
+
+
 def processes_gone(pids: dict[str, int]) -> list[str]:
     """The names of those processes still running (a zombie not yet reaped has ended)."""
     left = []
@@ -462,8 +796,8 @@ def main() -> int:
                                                      "release", "mcp-device"))
     ap.add_argument("--keep", action="store_true", help="keep the runtime directory (logs) after a clean run")
     a = ap.parse_args()
-    if a.replicas < 2:
-        ap.error("--replicas must be at least 2 (one is killed)")
+    if a.replicas < 3:
+        ap.error("--replicas must be at least 3 (two are killed, one after the other)")
     dep = Deployment(a.replicas, os.path.abspath(a.server))
     totals = [0, 0]
 
@@ -483,7 +817,7 @@ def main() -> int:
         except Exception as e:  # noqa: BLE001 - any crash is a failure with a clear message
             c.crash("client run", e)
         time.sleep(0.2)  # nginx logs a request once it ended
-        check_spread(c, dep, offset, label, [x for i, x in enumerate(dep.addrs) if i != killed], "legacy" in label)
+        check_spread(c, dep, offset, label, dep.living(), "legacy" in label)
         if asks:
             check_relays(c, dep, offset, log_offsets, label, len(ASKING_TOOLS))
         if killed is not None:
@@ -510,6 +844,8 @@ def main() -> int:
             run("replicas python-legacy", legacy, asks=True)
             run("replicas ts-v2-legacy", ts_legacy, "v2", asks=True)
             run("replicas ts-v1-legacy", ts_legacy, "v1", asks=True)
+            last = a.replicas - 1
+            run("replicas raw-legacy stream resumed after a kill", resume_after_kill, last, killed=last)
             run("replicas python-legacy kill", legacy, 1, killed=1)
     finally:
         pids = pids or (dep.pids() if os.path.isdir(os.path.join(dep.dir, "pids")) else {})
