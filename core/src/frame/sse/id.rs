@@ -2,8 +2,9 @@
 
 use core::fmt;
 
-/// An SSE event id: a stream number and a sequence number within that stream, rendered as
-/// `<stream>-<sequence>` in decimal ASCII (for example `3-42`).
+/// An SSE event id: a stream number and a sequence number, rendered as `<stream>-<sequence>` in
+/// decimal ASCII (for example `3-42`). An engine numbers the events of all its streams from one
+/// counter, so the sequences of one stream grow but need not be consecutive.
 ///
 /// Streamable HTTP (2025-03-26 to 2025-11-25) lets a server number its events so that a client can
 /// resume a broken stream with `GET` and a `Last-Event-ID` header; the id must say which stream it
