@@ -131,6 +131,14 @@ pub struct HttpConfig {
     /// Longest wait for the shared session store (2 s; see [`crate::shared`]): a request whose
     /// session needs it gets 503 after that.
     pub store_timeout: Duration,
+    /// How long a replica serves a shared session from its own copy before it reads the session
+    /// from the store again (`Duration::ZERO`, the default: before every request of a session).
+    /// Each replica tells the others of a session it changed or ended, and they take it as the
+    /// message arrives; within this time a copy may miss a change the bus lost, or serve a request
+    /// that arrived before the message did (a `logging/setLevel` made through another replica a
+    /// moment ago). In exchange a request spares a round trip to the store (see
+    /// `scripts/bench-replicas`).
+    pub shared_state_fresh: Duration,
     /// Transmit buffer of each legacy session's engine (256 KiB): the largest answer it writes.
     pub session_transmit_bytes: usize,
     /// Input buffer of each legacy session's engine (32 KiB; [`Engine::set_input_buffer`]): a
@@ -227,6 +235,7 @@ impl HttpConfig {
             session_idle_timeout: Duration::from_secs(30 * 60),
             replica: 0,
             store_timeout: Duration::from_secs(2),
+            shared_state_fresh: Duration::ZERO,
             session_transmit_bytes: 256 * 1024,
             session_input_bytes: 32 * 1024,
             session_buffer_pool: 16,

@@ -9,11 +9,13 @@
 //!   `logging/setLevel`, `resources/subscribe`): [`SessionState::encode`]; and tells the other
 //!   replicas ([`Relayed::Session`]), so that those holding the session take the new state at once
 //!   (one serving the session's GET stream learns of a subscription made through another);
-//! - reads the state back for every request of a session that has no engine busy here (the
-//!   session may have changed on another replica, or be new to this one), renewing its lifetime
-//!   in the store to [`HttpConfig::session_idle_timeout`](crate::HttpConfig::session_idle_timeout);
-//!   a session the store does not have is unknown (404), even if this replica still holds it;
-//! - forgets a session in the store on `DELETE`;
+//! - reads the state back before a request of a session that has no engine busy here and no copy
+//!   read, written or told of within
+//!   [`HttpConfig::shared_state_fresh`](crate::HttpConfig::shared_state_fresh) (by default: every
+//!   request; the session may have changed on another replica, or be new to this one), renewing its lifetime in the
+//!   store to [`HttpConfig::session_idle_timeout`](crate::HttpConfig::session_idle_timeout); a
+//!   session the store does not have is unknown (404), even if this replica still holds it;
+//! - forgets a session in the store on `DELETE`, and tells the other replicas, whose copies end;
 //! - relays a client's answer to a request the server sent (sampling, elicitation, roots, ping)
 //!   that reached a replica whose engine for the session waits for no answer to every replica
 //!   ([`Relayed::Answer`]), answering the POST 202: the replica whose request waits for it takes
@@ -152,7 +154,8 @@ pub enum Relayed {
     /// A change every replica tells its clients of ([`McpHttp::announce`](crate::McpHttp::announce)).
     Notice(Notice),
     /// A session's state as just written to the store: the replicas that hold the session take it
-    /// (a copy serving a GET stream learns of a subscription made through another replica).
+    /// (a copy serving a GET stream learns of a subscription made through another replica). No
+    /// state: the session ended (`DELETE`), and so do their copies.
     Session {
         /// The session.
         session: SessionId,

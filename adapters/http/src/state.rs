@@ -315,6 +315,8 @@ pub struct LegacySession {
     suspended: Option<SessionState>,
     /// The state last read from or written to the shared store ([`crate::shared`]), if any.
     pub(crate) shared: Option<SessionState>,
+    /// When `shared` was last read, written or told by another replica.
+    pub(crate) confirmed: Option<StdInstant>,
     pub(crate) streams: Streams,
     pub(crate) last_used: StdInstant,
 }
@@ -327,6 +329,7 @@ impl LegacySession {
             live: None,
             suspended: None,
             shared: None,
+            confirmed: None,
             streams: Streams::for_replica(config.replica, config.sse_buffer_messages),
             last_used: StdInstant::now(),
         }
@@ -350,7 +353,14 @@ impl LegacySession {
                 None => state,
             });
             self.shared = Some(state);
+            self.confirmed = Some(StdInstant::now());
         }
+    }
+
+    /// Whether the copy was read, written or told of within `fresh` (and may be served without
+    /// reading the store again).
+    pub(crate) fn is_fresh(&self, fresh: Duration) -> bool {
+        self.confirmed.is_some_and(|at| at.elapsed() < fresh)
     }
 
     /// The state to write to the shared store: the session's, if it changed since it was last read

@@ -129,12 +129,18 @@ async fn replica(number: u8, store: &Store) -> SocketAddr {
 }
 
 async fn replica_endpoint(number: u8, store: &Store) -> (SocketAddr, McpHttp<Replicated>) {
+    // Every request reads the store: what these tests check of it.
+    replica_with(number, store, Duration::ZERO).await
+}
+
+async fn replica_with(number: u8, store: &Store, fresh: Duration) -> (SocketAddr, McpHttp<Replicated>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let mut config = HttpConfig::new(Config::new("replica", "1.0.0"), addr);
     config.replica = number;
     config.store_timeout = Duration::from_millis(300);
     config.tasks = Some(mcp_sansio_http::TaskLimits::default());
+    config.shared_state_fresh = fresh;
     let endpoint = McpHttp::new(Replicated, config).with_shared_sessions(store.clone());
     tokio::spawn(serve(listener, endpoint.clone(), std::future::pending::<()>()));
     (addr, endpoint)
@@ -443,4 +449,31 @@ async fn a_task_is_answered_for_through_any_replica() {
     let cancel = modern(replicas[2], &task_request(10, "tasks/cancel", json!({"taskId": task}))).await;
     let here = modern(replicas[0], &task_request(11, "tasks/cancel", json!({"taskId": task}))).await;
     assert_eq!(cancel["error"], here["error"], "{cancel} {here}");
+}
+
+#[tokio::test]
+async fn a_fresh_copy_is_served_without_the_store_and_a_session_ended_elsewhere_ends_it() {
+    let store = Store::default();
+    let fresh = Duration::from_secs(60);
+    let (one, two) = (replica_with(1, &store, fresh).await.0, replica_with(2, &store, fresh).await.0);
+    let sid = open_session(one).await;
+    assert_eq!(answer_text(&post(two, &sid, &echo(1, "read")).await), "read");
+    // Both copies are fresh: served with the store down.
+    store.mode.store(1, Ordering::SeqCst);
+    for (i, addr) in [one, two].into_iter().enumerate() {
+        assert_eq!(answer_text(&post(addr, &sid, &echo(2 + i as u32, "copy")).await), "copy");
+    }
+    store.mode.store(0, Ordering::SeqCst);
+    // Ended through one replica: the other's copy ends too, told through the bus.
+    assert_eq!(send(one, "DELETE", &[("Mcp-Session-Id", &sid)], "").await.status, 204);
+    let deadline = std::time::Instant::now() + Duration::from_secs(2);
+    while post(two, &sid, &echo(4, "gone")).await.status != 404 {
+        assert!(std::time::Instant::now() < deadline, "replica 2 still serves the ended session");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn answer_text(reply: &Reply) -> Value {
+    assert_eq!(reply.status, 200, "{:?}", String::from_utf8_lossy(&reply.body));
+    reply.events().pop().expect("an answer")["result"]["content"][0]["text"].clone()
 }

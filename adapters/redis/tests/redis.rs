@@ -91,6 +91,8 @@ async fn replica(number: u8, url: &str) -> SocketAddr {
     config.replica = number;
     config.session_idle_timeout = Duration::from_secs(600);
     config.store_timeout = Duration::from_millis(1500);
+    // Every request reads Redis: what these tests check of it.
+    config.shared_state_fresh = Duration::ZERO;
     let sessions = RedisSessions::open(url).unwrap().with_prefix("test:");
     let endpoint = McpHttp::new(Replicated, config).with_shared_sessions(sessions);
     tokio::spawn(serve(listener, endpoint, std::future::pending::<()>()));

@@ -63,6 +63,12 @@ struct Args {
     #[cfg(feature = "redis")]
     #[arg(long, default_value_t = 0, requires = "redis")]
     replica: u8,
+    /// With `--redis`: serve a session from this replica's own copy for this many milliseconds
+    /// after it was read, written or told of a change, instead of reading Redis before every
+    /// request (`mcp_sansio_http::HttpConfig::shared_state_fresh`; 0, the default: always read).
+    #[cfg(feature = "redis")]
+    #[arg(long, value_name = "MS", default_value_t = 0, requires = "redis")]
+    session_fresh_ms: u64,
     /// With `--http`: serve on this many threads (tokio's multi-threaded runtime); 1, the default,
     /// is one `current_thread` runtime.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
@@ -245,6 +251,7 @@ fn serve_http<H: Handler + Send + 'static>(
         let shared = match &args.redis {
             Some(url) => {
                 http.replica = args.replica;
+                http.shared_state_fresh = std::time::Duration::from_millis(args.session_fresh_ms);
                 let sessions = mcp_sansio_redis::RedisSessions::open(url).map_err(std::io::Error::other)?;
                 eprintln!("mcp-device: replica {} sharing legacy sessions through {url}", args.replica);
                 Some(sessions)

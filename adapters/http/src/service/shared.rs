@@ -217,10 +217,21 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         }
     }
 
-    /// Takes a session's state another replica (or this one) wrote, if the session is here.
+    /// Takes a session's state another replica (or this one) wrote, if the session is here; no
+    /// state: the session ended.
     fn take_state(&self, id: SessionId, state: &[u8]) {
-        let Some(state) = SessionState::decode(state) else { return };
-        if let Some(session) = self.lock().sessions.get_mut(&id).filter(|s| !s.sse_transport) {
+        let mut guard = self.lock();
+        let state_of = &mut *guard;
+        let Some(session) = state_of.sessions.get_mut(&id).filter(|s| !s.sse_transport) else { return };
+        if state.is_empty() {
+            if session.is_suspended() {
+                tracing::debug!(session = ?id, "session ended through another replica");
+                state_of.sessions.remove(&id);
+                state_of.events.remove_session(id);
+            }
+            return;
+        }
+        if let Some(state) = SessionState::decode(state) {
             session.refresh(state);
         }
     }
@@ -271,8 +282,10 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         {
             let mut state = self.lock();
             // A session whose engine is busy here is its own truth; an HTTP+SSE session is this
-            // replica's alone (it lives on one connection).
-            if state.sessions.get_mut(&id).is_some_and(|s| s.sse_transport || !s.is_suspended()) {
+            // replica's alone (it lives on one connection); a copy confirmed a moment ago is
+            // up to date (HttpConfig::shared_state_fresh).
+            let fresh = self.inner.config.shared_state_fresh;
+            if state.sessions.get_mut(&id).is_some_and(|s| s.sse_transport || !s.is_suspended() || s.is_fresh(fresh)) {
                 return Ok(());
             }
         }
@@ -329,6 +342,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             Ok(()) => {
                 if let Some(session) = self.lock().sessions.get_mut(&id) {
                     session.shared = Some(state);
+                    session.confirmed = Some(StdInstant::now());
                 }
                 // Best effort: a replica that misses it reads the state at its next request.
                 let told = Relayed::Session { session: id, state: state.encode().to_vec() }.encode();
@@ -355,7 +369,14 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     pub(super) async fn forget_shared(&self, id: SessionId) -> Option<Response<ResponseBody>> {
         let shared = Arc::clone(self.inner.shared.get()?);
         match within(self.inner.config.store_timeout, shared.remove(id)).await {
-            Ok(()) => None,
+            Ok(()) => {
+                // The other replicas' copies end at once (best effort: else at their next read).
+                let ended = Relayed::Session { session: id, state: Vec::new() }.encode();
+                if let Err(error) = within(self.inner.config.store_timeout, shared.publish(ended)).await {
+                    tracing::debug!(session = ?id, %error, "ended session not told to the other replicas");
+                }
+                None
+            }
             Err(error) => Some(*unavailable(id, &error, "ended session not removed from the shared store")),
         }
     }
