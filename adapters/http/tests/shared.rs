@@ -19,6 +19,20 @@ mod support;
 use support::replicated::Replicated;
 use support::{BOTH, JSON, Reply, open_session, post_kept_open, read_events, send};
 
+/// A legacy session opened on `opened`, initialized and its standalone GET stream opened (its priming
+/// event read) on `listening`: its id, the stream, and what was read of it.
+async fn listening_session(opened: SocketAddr, listening: SocketAddr) -> (String, tokio::net::TcpStream, Vec<u8>) {
+    let sid = open_session(opened).await;
+    let initialized = json!({"jsonrpc":"2.0","method":"notifications/initialized"});
+    assert_eq!(post(listening, &sid, &initialized).await.status, 202);
+    let get =
+        [("Accept", "text/event-stream"), ("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    let mut stream = support::get_kept_open(listening, &get).await;
+    let mut raw = Vec::new();
+    read_events(&mut stream, &mut raw, 0).await;
+    (sid, stream, raw)
+}
+
 /// A stream's events kept, and whether it ended.
 type Kept = (Vec<(u64, Bytes)>, bool);
 
@@ -225,10 +239,7 @@ async fn a_failing_or_stalled_store_is_a_clear_503_and_the_replica_recovers_when
 async fn an_answer_to_the_servers_request_reaching_another_replica_is_relayed_to_the_waiting_one() {
     let store = Store::default();
     let replicas = [replica(1, &store).await, replica(2, &store).await, replica(3, &store).await];
-    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",
-        "capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}});
-    let opened = send(replicas[0], "POST", &[JSON, BOTH], &init.to_string()).await;
-    let sid = opened.header("mcp-session-id").expect("a session").to_owned();
+    let sid = support::open_asking_session(replicas[0]).await;
     let session = [JSON, BOTH, ("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
     let greet = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet"}});
     // Each call waits on its replica for the client's answer, which comes through another one.
@@ -265,14 +276,7 @@ async fn a_change_announced_on_one_replica_reaches_the_streams_every_replica_hol
     let (one, announcer) = replica_endpoint(1, &store).await;
     let (two, three) = (replica(2, &store).await, replica(3, &store).await);
     // A legacy session opened on one replica, its GET stream on another.
-    let sid = open_session(one).await;
-    let initialized = json!({"jsonrpc":"2.0","method":"notifications/initialized"});
-    assert_eq!(post(two, &sid, &initialized).await.status, 202);
-    let get =
-        [("Accept", "text/event-stream"), ("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
-    let mut legacy = support::get_kept_open(two, &get).await;
-    let mut legacy_raw = Vec::new();
-    read_events(&mut legacy, &mut legacy_raw, 0).await;
+    let (_, mut legacy, mut legacy_raw) = listening_session(one, two).await;
     // A 2026-07-28 listen stream on the third.
     let listen = json!({"jsonrpc":"2.0","id":"listen","method":"subscriptions/listen","params":{
         "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},
@@ -298,15 +302,8 @@ async fn a_subscription_made_through_one_replica_holds_for_the_get_stream_anothe
     let store = Store::default();
     let (one, announcer) = replica_endpoint(1, &store).await;
     let (two, three) = (replica(2, &store).await, replica(3, &store).await);
-    let sid = open_session(one).await;
-    let initialized = json!({"jsonrpc":"2.0","method":"notifications/initialized"});
-    assert_eq!(post(two, &sid, &initialized).await.status, 202);
     // The GET stream opens on replica 2 before the subscription is made on replica 3.
-    let get =
-        [("Accept", "text/event-stream"), ("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
-    let mut stream = support::get_kept_open(two, &get).await;
-    let mut raw = Vec::new();
-    read_events(&mut stream, &mut raw, 0).await;
+    let (sid, mut stream, mut raw) = listening_session(one, two).await;
     let subscribe = json!({"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"file:///watched"}});
     assert!(post(three, &sid, &subscribe).await.events()[0]["result"].is_object());
     // Replica 2 learns of it from the bus (before the announcement, published after it), not from
@@ -321,10 +318,7 @@ async fn a_subscription_made_through_one_replica_holds_for_the_get_stream_anothe
 async fn a_stream_of_one_replica_resumes_on_another_with_what_was_missed_and_what_comes_later() {
     let store = Store::default();
     let replicas = [replica(1, &store).await, replica(2, &store).await, replica(3, &store).await];
-    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",
-        "capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}});
-    let opened = send(replicas[0], "POST", &[JSON, BOTH], &init.to_string()).await;
-    let sid = opened.header("mcp-session-id").expect("a session").to_owned();
+    let sid = support::open_asking_session(replicas[0]).await;
     let session = [JSON, BOTH, ("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
     let resume = |last: String| {
         let sid = sid.clone();
@@ -382,14 +376,7 @@ async fn a_get_stream_resumed_on_another_replica_gets_what_it_missed_then_that_r
     let store = Store::default();
     let (one, announcer) = replica_endpoint(1, &store).await;
     let two = replica(2, &store).await;
-    let sid = open_session(one).await;
-    let initialized = json!({"jsonrpc":"2.0","method":"notifications/initialized"});
-    assert_eq!(post(one, &sid, &initialized).await.status, 202);
-    let get =
-        [("Accept", "text/event-stream"), ("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
-    let mut stream = support::get_kept_open(one, &get).await;
-    let mut raw = Vec::new();
-    read_events(&mut stream, &mut raw, 0).await;
+    let (sid, mut stream, mut raw) = listening_session(one, one).await;
     let changed = || announcer.announce(Notice::ListChanged(ListChanged::Tools));
     changed().await.expect("published");
     let body = read_events(&mut stream, &mut raw, 1).await;
@@ -400,7 +387,12 @@ async fn a_get_stream_resumed_on_another_replica_gets_what_it_missed_then_that_r
     tokio::time::sleep(Duration::from_millis(100)).await;
     changed().await.expect("published");
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let resume = [get[0], get[1], get[2], ("Last-Event-ID", seen.as_str())];
+    let resume = [
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", sid.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+        ("Last-Event-ID", seen.as_str()),
+    ];
     let mut resumed = support::get_kept_open(two, &resume).await;
     let mut raw = Vec::new();
     let body = read_events(&mut resumed, &mut raw, 1).await;

@@ -180,10 +180,7 @@ async fn while_redis_is_down_for_10_s_requests_fail_clearly_in_bounded_time_and_
 async fn an_answer_reaching_another_replica_is_relayed_through_redis_to_the_waiting_request() {
     let redis = Redis::start(free_port()).await;
     let replicas = [replica(1, &redis.url()).await, replica(2, &redis.url()).await];
-    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",
-        "capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}});
-    let opened = send(replicas[0], "POST", &[JSON, BOTH], &init.to_string()).await;
-    let sid = opened.header("mcp-session-id").expect("a session").to_owned();
+    let sid = support::open_asking_session(replicas[0]).await;
     let session = [JSON, BOTH, ("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
     // Both replicas listen from their start; wait until Redis has both subscriptions.
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -215,10 +212,7 @@ async fn a_stream_resumes_on_another_replica_from_redis_with_what_was_missed_and
         assert!(Instant::now() < deadline, "the replicas did not subscribe");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",
-        "capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}});
-    let opened = send(replicas[0], "POST", &[JSON, BOTH], &init.to_string()).await;
-    let sid = opened.header("mcp-session-id").expect("a session").to_owned();
+    let sid = support::open_asking_session(replicas[0]).await;
     let session = [JSON, BOTH, ("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
     for (n, name, resume_first) in [(1, "Ada", false), (2, "Grace", true)] {
         let greet = json!({"jsonrpc":"2.0","id":n,"method":"tools/call","params":{"name":"greet"}});

@@ -175,3 +175,11 @@ pub async fn question_and_its_id(stream: &mut TcpStream) -> (Value, String) {
     let id = sse_ids(&body).into_iter().rev().find(|id| !id.ends_with("-0")).expect("an event id");
     (question, id)
 }
+
+/// Opens a legacy session (2025-11-25) whose client takes elicitation; returns its id.
+pub async fn open_asking_session(addr: SocketAddr) -> String {
+    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25",
+        "capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}});
+    let opened = send(addr, "POST", &[JSON, BOTH], &init.to_string()).await;
+    opened.header("mcp-session-id").expect("a session").to_owned()
+}
