@@ -43,7 +43,7 @@ impl Engines {
             #[cfg(feature = "http")]
             Engines::Http(endpoint) => Target::Http {
                 endpoint: endpoint.clone(),
-                session: mcp_sansio_http::serving().and_then(mcp_sansio_http::Serving::session),
+                engine: mcp_sansio_http::serving().unwrap_or(mcp_sansio_http::Serving::Stateless(0)),
                 spawn: spawn.clone(),
             },
         }
@@ -57,7 +57,7 @@ pub(crate) enum Target {
     #[cfg(feature = "http")]
     Http {
         endpoint: mcp_sansio_http::WeakMcpHttp<mcp_sansio::server::Registry>,
-        session: Option<mcp_sansio::http::SessionId>,
+        engine: mcp_sansio_http::Serving,
         spawn: Arc<dyn Fn(BoxFuture) + Send + Sync>,
     },
 }
@@ -72,7 +72,7 @@ impl Target {
         match self {
             Target::Queue(jobs) => jobs.submit(move |server: &mut RouterServer, now| job(server, now)).is_ok(),
             #[cfg(feature = "http")]
-            Target::Http { endpoint, session, spawn } => {
+            Target::Http { endpoint, engine, spawn } => {
                 if mcp_sansio_http::serving().is_some() {
                     // Called from a handler, under the endpoint's lock: run it after.
                     let target = self.clone();
@@ -84,7 +84,7 @@ impl Target {
                 let Some(endpoint) = endpoint.upgrade() else { return false };
                 for _ in 0..2 {
                     let now = endpoint.now();
-                    match endpoint.with_engine(*session, |engine, _| job(engine, now)) {
+                    match endpoint.with_engine(*engine, |engine, _| job(engine, now)) {
                         Some(JobStatus::Retry) => continue,
                         Some(_) => return true,
                         None => return false,

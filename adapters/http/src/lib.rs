@@ -124,7 +124,7 @@ pub use body::ResponseBody;
 pub use config::{BearerAuth, HttpConfig, TaskLimits, TokenGrant, TokenRejection, TokenValidator};
 pub use owned::{HttpEngine, IN_FLIGHT, OUTBOUND};
 pub use server::{serve, shutdown_signal};
-pub use service::{McpHttp, WeakMcpHttp};
+pub use service::{MAX_SHARDS, McpHttp, WeakMcpHttp};
 pub use serving::{Serving, serving};
 pub use shared::{Notice, SharedSessions, StoreError};
 pub use state::LegacySession;

@@ -1,8 +1,8 @@
 //! Which of an endpoint's engines serves the request being handled on this thread, so that an
 //! application that defers a request ([`ToolReply::defer`](mcp_sansio::server::ToolReply::defer))
-//! knows where to answer it later ([`McpHttp::with_engine`](crate::McpHttp::with_engine) with
-//! [`Serving::session`]). The endpoint calls the application's handler only under its lock, on the
-//! thread that handles the HTTP request, so the answer is exact while the handler runs.
+//! knows where to answer it later ([`McpHttp::with_engine`](crate::McpHttp::with_engine)). The
+//! endpoint calls the application's handler only under its shard's lock, on the thread that
+//! handles the HTTP request, so the answer is exact while the handler runs.
 
 use std::cell::Cell;
 
@@ -12,23 +12,29 @@ thread_local! {
     static SERVING: Cell<Option<Serving>> = const { Cell::new(None) };
 }
 
-/// One engine of an endpoint: the stateless 2026-07-28 engine, or a legacy session's.
+/// One engine of an endpoint: a stateless 2026-07-28 engine, or a legacy session's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Serving {
-    /// The engine that serves every 2026-07-28 request.
-    Stateless,
+    /// The engine that serves 2026-07-28 requests in this shard (0 in an endpoint of one shard;
+    /// see [`McpHttp::sharded`](crate::McpHttp::sharded)).
+    Stateless(usize),
     /// The engine of this legacy session.
     Session(SessionId),
 }
 
 impl Serving {
-    /// The `session` of [`McpHttp::with_engine`](crate::McpHttp::with_engine) that reaches this
-    /// engine.
+    /// The legacy session of this engine, if it is one's.
     pub fn session(self) -> Option<SessionId> {
         match self {
-            Serving::Stateless => None,
+            Serving::Stateless(_) => None,
             Serving::Session(id) => Some(id),
         }
+    }
+}
+
+impl From<SessionId> for Serving {
+    fn from(id: SessionId) -> Self {
+        Serving::Session(id)
     }
 }
 
@@ -39,7 +45,7 @@ impl Serving {
 /// fn call_tool(call: ToolCall<'_>, reply: ToolReply<'_>) {
 ///     let engine = mcp_sansio_http::serving(); // remember it with the deferred handle
 ///     let deferred = reply.defer();
-///     // … later: endpoint.with_engine(engine.and_then(|e| e.session()), |engine, app| …)
+///     // … later, that engine: endpoint.with_engine(engine, |engine, app| …)
 /// }
 /// ```
 pub fn serving() -> Option<Serving> {

@@ -19,17 +19,15 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     /// The deprecated HTTP+SSE transport: a new session whose one stream this GET is.
     pub(crate) fn open_sse_session(&self) -> Response<ResponseBody> {
         let config = &self.inner.config;
-        let mut guard = self.lock();
+        let Some(id) = self.inner.new_session_id() else {
+            return status_only(StatusCode::INTERNAL_SERVER_ERROR);
+        };
+        let mut guard = self.inner.session_shard(id);
         let clock = StdInstant::now();
         self.sweep(&mut guard, clock, false);
         if !self.make_room(&mut guard, clock) {
             return rejection_response(&Rejection::too_many_sessions());
         }
-        let mut random = [0u8; rules::SESSION_ID_RANDOM_BYTES];
-        if getrandom::fill(&mut random).is_err() {
-            return status_only(StatusCode::INTERNAL_SERVER_ERROR);
-        }
-        let id = SessionId::from_random(random);
         let mut session = LegacySession::new(true, config);
         let rx = session.streams.attach(session.streams.standalone(), Framing::Sse);
         let messages = config.legacy_sse.map_or("/messages", |paths| paths.messages);
@@ -49,7 +47,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     pub(crate) fn sse_message(&self, id: SessionId, body: &[u8]) -> Response<ResponseBody> {
         let now = self.now();
         let clock = StdInstant::now();
-        let mut guard = self.lock();
+        let mut guard = self.inner.session_shard(id);
         self.sweep(&mut guard, clock, false);
         let state = &mut *guard;
         if !self.live(state, id, clock) {

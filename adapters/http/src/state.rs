@@ -124,8 +124,10 @@ pub(crate) struct Reader {
 /// The streams of one engine: their framings while open, and who reads them.
 pub(crate) struct Streams {
     era: Era,
-    /// The replica's number in the stream ids' top bits (0 for replica 0).
+    /// The replica's (or the stateless shard's) number in the stream ids' top bits.
     base: u32,
+    /// The bits of a stream id counted below `base`.
+    mask: u32,
     next: u32,
     /// The ids come from [`PROCESS_STREAMS`] instead of `next`: unique in the process, so that a
     /// session continued here again (after it was ended here to make room) does not name a new
@@ -140,7 +142,16 @@ pub(crate) struct Streams {
 
 impl Streams {
     pub(crate) fn new(era: Era, first: u32, sse_buffer: usize) -> Self {
-        Streams { era, base: 0, next: first, process_ids: false, open: IdMap::default(), ended: None, sse_buffer }
+        let (base, mask, open, ended) = (0, u32::MAX, IdMap::default(), None);
+        Streams { era, base, mask, next: first, process_ids: false, open, ended, sse_buffer }
+    }
+
+    /// The streams of the stateless engine of shard `shard` of several: their ids carry its
+    /// number in their top 8 bits (see [`McpHttp::sharded`](crate::McpHttp::sharded)).
+    pub(crate) fn for_shard(shard: usize, sse_buffer: usize) -> Self {
+        let base = u32::try_from(shard).unwrap_or(0) << REPLICA_SHIFT;
+        let mask = (1 << REPLICA_SHIFT) - 1;
+        Streams { base, mask, next: base | 1, ..Streams::new(Era::Modern, 1, sse_buffer) }
     }
 
     /// The streams of a legacy session on replica `replica`: their ids (and so their SSE event
@@ -148,7 +159,9 @@ impl Streams {
     /// never name two streams alike ([`HttpConfig::replica`]).
     pub(crate) fn for_replica(replica: u8, sse_buffer: usize) -> Self {
         let base = u32::from(replica) << REPLICA_SHIFT;
-        Streams { base, next: base | (GET_STREAM.0 + 1), ..Streams::new(Era::Legacy, 0, sse_buffer) }
+        // Replica 0's ids take all 32 bits; another replica's the bits below its number.
+        let mask = if base == 0 { u32::MAX } else { (1 << REPLICA_SHIFT) - 1 };
+        Streams { base, mask, next: base | (GET_STREAM.0 + 1), ..Streams::new(Era::Legacy, 0, sse_buffer) }
     }
 
     /// Draws the ids of the streams opened from now on from the process's one counter (sessions
@@ -165,8 +178,7 @@ impl Streams {
     /// A new stream for a POST's response, ending with it; its reader is taken with
     /// [`take_reader`](Self::take_reader) after the drain that follows the request.
     pub(crate) fn open(&mut self, framing: Framing) -> Route {
-        // Replica 0's ids take all 32 bits; another replica's the bits below its number.
-        let mask = if self.base == 0 { u32::MAX } else { (1 << REPLICA_SHIFT) - 1 };
+        let mask = self.mask;
         if self.process_ids {
             self.next = self.base | (PROCESS_STREAMS.fetch_add(1, Ordering::Relaxed) & mask).max(GET_STREAM.0 + 1);
         }

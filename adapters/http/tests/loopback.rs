@@ -343,7 +343,7 @@ async fn answers_delivered_whole_are_kept_for_a_resume_only_while_recent_and_bro
     wait_for(&server, |app| app.deferred.len() == 1).await;
     tokio::time::sleep(Duration::from_millis(50)).await;
     let sessions = server.endpoint.session_ids();
-    let answered = server.endpoint.with_engine(Some(sessions[0]), |engine, app| {
+    let answered = server.endpoint.with_engine(sessions[0], |engine, app| {
         // The handler learned which engine holds the call.
         assert_eq!(app.served_by.pop(), Some(Some(mcp_sansio_http::Serving::Session(sessions[0]))));
         assert_eq!(mcp_sansio_http::serving(), Some(mcp_sansio_http::Serving::Session(sessions[0])));
@@ -421,8 +421,8 @@ async fn a_request_served_past_the_head_timeout_is_answered_and_the_next_head_ge
     wait_for(&server, |app| app.deferred.len() == 1).await;
     tokio::time::sleep(Duration::from_millis(600)).await;
     assert_eq!(mcp_sansio_http::serving(), None, "outside a handler call");
-    let answered = server.endpoint.with_engine(None, |engine, app| {
-        assert_eq!(app.served_by.pop(), Some(Some(mcp_sansio_http::Serving::Stateless)));
+    let answered = server.endpoint.with_engine(mcp_sansio_http::Serving::Stateless(0), |engine, app| {
+        assert_eq!(app.served_by.pop(), Some(Some(mcp_sansio_http::Serving::Stateless(0))));
         let deferred = app.deferred.pop().unwrap();
         engine.reply_tool(&deferred).map(|reply| reply.text("later").finish()).is_ok()
     });
@@ -623,7 +623,7 @@ async fn a_deferred_answer_is_completed_later_and_a_closed_stream_cancels_its_re
     let addr = server.addr;
     let waiting = tokio::spawn(async move { send(addr, "POST", &SLOW, &slow_call(1)).await });
     wait_for(&server, |app| app.deferred.len() == 1).await;
-    let answered = server.endpoint.with_engine(None, |engine, app| {
+    let answered = server.endpoint.with_engine(mcp_sansio_http::Serving::Stateless(0), |engine, app| {
         let deferred = app.deferred.pop().unwrap();
         engine.reply_tool(&deferred).map(|reply| reply.text("later").finish()).is_ok()
     });
@@ -637,7 +637,7 @@ async fn a_deferred_answer_is_completed_later_and_a_closed_stream_cancels_its_re
     assert_eq!(server.endpoint.with_handler(|app| app.cancelled), 0);
     drop(stream);
     wait_for(&server, |app| app.cancelled == 1).await;
-    let late = server.endpoint.with_engine(None, |engine, app| {
+    let late = server.endpoint.with_engine(mcp_sansio_http::Serving::Stateless(0), |engine, app| {
         let deferred = app.deferred.pop().unwrap();
         engine.reply_tool(&deferred).err()
     });

@@ -131,13 +131,9 @@ async fn update_watched_resource(endpoint: McpHttp<Fixtures>) {
     loop {
         every.tick().await;
         endpoint.with_handler(|fixtures| fixtures.watched_revision += 1);
-        let tell = |engine: &mut mcp_sansio_http::HttpEngine, _: &mut Fixtures| {
+        endpoint.for_each_engine(|engine, _| {
             let _ = engine.resource_updated(fixtures::WATCHED_URI);
-        };
-        endpoint.with_engine(None, tell);
-        for id in endpoint.session_ids() {
-            endpoint.with_engine(Some(id), tell);
-        }
+        });
     }
 }
 

@@ -49,6 +49,8 @@ pub fn is_task_tool(name: &str) -> bool {
 
 /// A deferred call to answer later.
 pub struct Job {
+    /// The engine that holds the deferred call.
+    engine: mcp_sansio_http::Serving,
     deferred: Deferred,
     after: Duration,
     text: String,
@@ -86,7 +88,8 @@ impl Fixtures {
                     return reply.text(&text).finish();
                 }
                 if let Ok(deferred) = reply.defer() {
-                    let _ = self.jobs.send(Job { deferred, after: Duration::from_secs(seconds), text });
+                    let engine = mcp_sansio_http::serving().unwrap_or(mcp_sansio_http::Serving::Stateless(0));
+                    let _ = self.jobs.send(Job { engine, deferred, after: Duration::from_secs(seconds), text });
                 }
             }
             "test_tool_with_task" => match answered(call, "user_name", "name") {
@@ -152,7 +155,7 @@ pub async fn run_jobs(endpoint: McpHttp<Fixtures>, mut jobs: UnboundedReceiver<J
         tokio::spawn(async move {
             tokio::time::sleep(job.after).await;
             loop {
-                let sent = endpoint.with_engine(None, |engine, _| match engine.reply_tool(&job.deferred) {
+                let sent = endpoint.with_engine(job.engine, |engine, _| match engine.reply_tool(&job.deferred) {
                     Ok(reply) => {
                         reply.text(&job.text).finish();
                         true

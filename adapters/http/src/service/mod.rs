@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Instant as StdInstant;
 
@@ -33,11 +33,16 @@ use crate::store::{EventStore, MemorySessionStore, SessionStore, StreamState};
 
 mod post;
 mod sessions;
+mod shards;
 mod shared;
 mod tasks;
 
-/// Everything behind the endpoint's lock.
+pub use shards::MAX_SHARDS;
+
+/// Everything behind one shard's lock ([`shards`]).
 pub(crate) struct State<H> {
+    /// The shard's number.
+    pub(crate) index: usize,
     pub(crate) handler: H,
     pub(crate) stateless: OwnedEngine,
     pub(crate) stateless_streams: Streams,
@@ -52,7 +57,12 @@ pub(crate) struct State<H> {
 pub(crate) struct Inner<H> {
     pub(crate) config: HttpConfig,
     pub(crate) started: StdInstant,
-    pub(crate) state: Mutex<State<H>>,
+    /// The shards, each under its own lock ([`shards`]).
+    pub(crate) shards: Box<[Mutex<State<H>>]>,
+    /// The shard the next stateless request tries first.
+    pub(crate) next_shard: std::sync::atomic::AtomicUsize,
+    /// The shard the next new session goes to.
+    pub(crate) next_session: std::sync::atomic::AtomicUsize,
     /// The store the replicas share their legacy sessions in, if any ([`crate::shared`]).
     pub(crate) shared: std::sync::OnceLock<Arc<dyn crate::SharedSessions>>,
     /// Whether this endpoint listens for the answers other replicas relay (started on first use).
@@ -64,11 +74,6 @@ pub(crate) struct Inner<H> {
 }
 
 impl<H> Inner<H> {
-    fn lock(&self) -> MutexGuard<'_, State<H>> {
-        // A handler that panicked left the state as consistent as the engine keeps it.
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
     fn now(&self) -> Instant {
         self.at(StdInstant::now())
     }
@@ -84,10 +89,10 @@ impl<H: Handler + Send + 'static> Abort for Inner<H> {
     /// Cancels what the stateless engine still owes `stream` (its client went away).
     fn abort(&self, stream: mcp_sansio::endpoint::StreamId) {
         let now = self.now();
-        let mut guard = self.lock();
+        let mut guard = self.shard(self.stream_shard(stream));
         let state = &mut *guard;
         let engine = state.stateless.get();
-        let _serving = crate::serving::mark(crate::Serving::Stateless);
+        let _serving = crate::serving::mark(crate::Serving::Stateless(state.index));
         let cancelled = engine.cancel_stream(now, stream, &mut state.handler);
         if cancelled > 0 {
             tracing::debug!(stream = stream.0, cancelled, "response stream closed: request cancelled");
@@ -143,45 +148,87 @@ impl<H> McpHttp<H> {
 
 impl<H: Handler + Send + 'static> McpHttp<H> {
     /// The endpoint serving `handler` with `config` (its engine [`Config`](mcp_sansio::server::Config)
-    /// is `config.engine`).
+    /// is `config.engine`): one shard, so one request at a time, handler included (see
+    /// [`McpHttp::sharded`] for more).
     pub fn new(handler: H, config: HttpConfig) -> Self {
-        let mut stateless = OwnedEngine::new(config.engine, 256, config.stateless_transmit_bytes);
-        if let Some(limits) = config.tasks {
-            stateless.get().set_task_table(crate::tasks::task_table(limits));
-        }
-        let events: Box<dyn EventStore> = Box::new(crate::store::MemoryEventStore::new(config.event_limits));
-        let state = State {
-            handler,
-            stateless,
-            stateless_streams: Streams::new(Era::Modern, 1, config.sse_buffer_messages),
-            sessions: Box::new(MemorySessionStore::new(config.max_sessions)),
-            events,
-            pool: BufferPool::new(config.session_buffer_pool),
-            next_sweep: StdInstant::now(),
-        };
+        Self::build(std::iter::once(handler), 1, config)
+    }
+
+    /// The endpoint serving the handlers `make` returns, one per shard, `shards` of them (1 to
+    /// [`MAX_SHARDS`]): requests of different shards run at once, handlers included, on as many
+    /// threads as the runtime has. Each shard has its own stateless 2026-07-28 engine (a stateless
+    /// request takes the first shard no other request holds) and its part of the legacy sessions
+    /// (a session stays in one; new ones go to the shards in turn), each with an equal part of
+    /// [`HttpConfig::max_sessions`] and of the event store's
+    /// [`max_total_bytes`](crate::EventLimits::max_total_bytes). Several times the runtime's
+    /// threads make it rare for two busy sessions to meet in one shard.
+    ///
+    /// The handlers are separate values: what the application keeps across requests (a setting,
+    /// a device's state) they share themselves, e.g. through an `Arc`. A handler's list changes
+    /// ([`Handler::take_list_changes`]) go to the clients of its own shard's engines; tell every
+    /// client with [`McpHttp::announce`].
+    pub fn sharded(make: impl FnMut() -> H, shards: usize, config: HttpConfig) -> Self {
+        Self::build(std::iter::repeat_with(make), shards.clamp(1, MAX_SHARDS), config)
+    }
+
+    /// The endpoint of `count` shards serving the first `count` of `handlers`.
+    fn build(handlers: impl Iterator<Item = H>, count: usize, config: HttpConfig) -> Self {
+        let mut event_limits = config.event_limits;
+        event_limits.max_total_bytes = event_limits.max_total_bytes.div_ceil(count);
+        let shards = (0..count)
+            .zip(handlers)
+            .map(|(index, handler)| {
+                let mut stateless = OwnedEngine::new(config.engine, 256, config.stateless_transmit_bytes);
+                if let Some(limits) = config.tasks {
+                    stateless.get().set_task_table(crate::tasks::task_table(limits));
+                }
+                let stateless_streams = match count {
+                    1 => Streams::new(Era::Modern, 1, config.sse_buffer_messages),
+                    _ => Streams::for_shard(index, config.sse_buffer_messages),
+                };
+                Mutex::new(State {
+                    index,
+                    handler,
+                    stateless,
+                    stateless_streams,
+                    sessions: Box::new(MemorySessionStore::new(config.max_sessions.div_ceil(count))),
+                    events: Box::new(crate::store::MemoryEventStore::new(event_limits)),
+                    pool: BufferPool::new(config.session_buffer_pool.div_ceil(count)),
+                    next_sweep: StdInstant::now(),
+                })
+            })
+            .collect();
         let (shared, listening) = (std::sync::OnceLock::new(), std::sync::Once::new());
         let events_queue = std::sync::OnceLock::new();
         let forwarded = Mutex::default();
         let started = StdInstant::now();
-        let inner = Inner { config, started, state: Mutex::new(state), shared, listening, events_queue, forwarded };
+        let (next_shard, next_session) = Default::default();
+        let inner =
+            Inner { config, started, shards, next_shard, next_session, shared, listening, events_queue, forwarded };
         McpHttp { inner: Arc::new(inner) }
     }
 
-    /// The same endpoint keeping legacy sessions in `store` instead of the bounded memory default
-    /// (which holds [`HttpConfig::max_sessions`]). Sessions already alive are dropped.
-    pub fn with_session_store(self, store: impl SessionStore) -> Self {
-        self.lock().sessions = Box::new(store);
+    /// The same endpoint keeping each shard's legacy sessions in a store `make` returns instead of
+    /// the bounded memory default (which holds its part of [`HttpConfig::max_sessions`]).
+    /// Sessions already alive are dropped.
+    pub fn with_session_store<S: SessionStore>(self, mut make: impl FnMut() -> S) -> Self {
+        for index in 0..self.inner.shard_count() {
+            self.inner.shard(index).sessions = Box::new(make());
+        }
         self
     }
 
-    /// The same endpoint keeping legacy events in `store` instead of the bounded memory default.
-    pub fn with_event_store(self, store: impl EventStore) -> Self {
-        let store: Box<dyn EventStore> = match self.inner.events_queue.get() {
-            // Shared sessions: the events go to the shared store too.
-            Some(queue) => Box::new(crate::shared_events::Teed::new(Box::new(store), queue.clone())),
-            None => Box::new(store),
-        };
-        self.lock().events = store;
+    /// The same endpoint keeping each shard's legacy events in a store `make` returns instead of
+    /// the bounded memory default.
+    pub fn with_event_store<S: EventStore>(self, mut make: impl FnMut() -> S) -> Self {
+        for index in 0..self.inner.shard_count() {
+            let store: Box<dyn EventStore> = match self.inner.events_queue.get() {
+                // Shared sessions: the events go to the shared store too.
+                Some(queue) => Box::new(crate::shared_events::Teed::new(Box::new(make()), queue.clone())),
+                None => Box::new(make()),
+            };
+            self.inner.shard(index).events = store;
+        }
         self
     }
 
@@ -190,30 +237,71 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         &self.inner.config
     }
 
+    /// How many shards the endpoint has ([`McpHttp::sharded`]).
+    pub fn shard_count(&self) -> usize {
+        self.inner.shard_count()
+    }
+
+    /// Runs `f` on each shard's state in turn, under its lock.
+    fn each_shard(&self, mut f: impl FnMut(&mut State<H>)) {
+        for index in 0..self.inner.shard_count() {
+            f(&mut self.inner.shard(index));
+        }
+    }
+
     /// How many legacy sessions are alive.
     pub fn session_count(&self) -> usize {
-        self.lock().sessions.len()
+        let mut count = 0;
+        self.each_shard(|state| count += state.sessions.len());
+        count
     }
 
     /// How many legacy sessions are suspended: between requests, holding no engine and no buffers
     /// (see [`HttpConfig::session_buffer_pool`]).
     pub fn suspended_session_count(&self) -> usize {
-        let mut state = self.lock();
-        let sessions = &mut state.sessions;
-        sessions.ids().iter().filter(|id| sessions.get_mut(id).is_some_and(|s| s.is_suspended())).count()
+        let mut count = 0;
+        self.each_shard(|state| {
+            let sessions = &mut state.sessions;
+            count += sessions.ids().iter().filter(|id| sessions.get_mut(id).is_some_and(|s| s.is_suspended())).count();
+        });
+        count
     }
 
-    /// The ids of the legacy sessions alive: to tell each, through [`McpHttp::with_engine`], what
-    /// the application learned outside a request ([`Engine::resource_updated`],
-    /// [`Engine::list_changed`]), which each engine filters by its session's subscriptions and
-    /// capabilities.
+    /// The ids of the legacy sessions alive.
     pub fn session_ids(&self) -> Vec<SessionId> {
-        self.lock().sessions.ids()
+        let mut ids = Vec::new();
+        self.each_shard(|state| ids.extend(state.sessions.ids()));
+        ids
     }
 
-    /// Runs `f` on the application (under the endpoint's lock: keep it short).
+    /// Runs `f` on the application: the handler of the first shard, the only one unless the
+    /// endpoint is [`sharded`](McpHttp::sharded) (under its lock: keep it short). See
+    /// [`McpHttp::for_each_handler`] for every shard's.
     pub fn with_handler<R>(&self, f: impl FnOnce(&mut H) -> R) -> R {
-        f(&mut self.lock().handler)
+        f(&mut self.inner.shard(0).handler)
+    }
+
+    /// Runs `f` on every shard's handler in turn, each under its shard's lock.
+    pub fn for_each_handler(&self, mut f: impl FnMut(&mut H)) {
+        self.each_shard(|state| f(&mut state.handler));
+    }
+
+    /// Runs `f` on every engine in turn with its shard's handler, then transmits what it wrote:
+    /// each shard's stateless 2026-07-28 engine, then each of its legacy sessions'. To tell every
+    /// client of what the application learned outside a request ([`Engine::resource_updated`],
+    /// [`Engine::list_changed`]), which each engine filters by its clients' subscriptions and
+    /// capabilities (or [`McpHttp::announce`], which does it on every replica).
+    pub fn for_each_engine(&self, mut f: impl FnMut(&mut crate::HttpEngine, &mut H)) {
+        let now = self.now();
+        self.each_shard(|state| {
+            self.serve_stateless(state, now, &mut f);
+            let State { handler, sessions, events, pool, .. } = state;
+            for id in sessions.ids() {
+                let Some(session) = sessions.get_mut(&id) else { continue };
+                let context = (&self.inner.config, &mut *pool, events.as_mut(), id);
+                session.serve(context, handler, now, &mut f);
+            }
+        });
     }
 
     /// Sends a notification (`params`: a JSON object, or none) to every legacy session, on its
@@ -221,34 +309,32 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     /// `notifications/tools/list_changed`. Returns how many sessions took it.
     pub fn notify_sessions(&self, method: &str, params: Option<&str>) -> usize {
         let now = self.now();
-        let mut guard = self.lock();
-        let State { handler, sessions, events, pool, .. } = &mut *guard;
         let mut sent = 0;
-        for id in sessions.ids() {
-            let Some(session) = sessions.get_mut(&id) else { continue };
-            let write = |w: &mut mcp_sansio::json::JsonWriter<'_>| w.raw(params.unwrap_or("{}").as_bytes());
-            let with: Option<&dyn Fn(&mut mcp_sansio::json::JsonWriter<'_>)> = params.map(|_| &write as _);
-            let context = (&self.inner.config, &mut *pool, events.as_mut(), id);
-            if session.serve(context, handler, now, |engine, _| engine.notify(method, with)).is_ok() {
-                sent += 1;
+        self.each_shard(|state| {
+            let State { handler, sessions, events, pool, .. } = state;
+            for id in sessions.ids() {
+                let Some(session) = sessions.get_mut(&id) else { continue };
+                let write = |w: &mut mcp_sansio::json::JsonWriter<'_>| w.raw(params.unwrap_or("{}").as_bytes());
+                let with: Option<&dyn Fn(&mut mcp_sansio::json::JsonWriter<'_>)> = params.map(|_| &write as _);
+                let context = (&self.inner.config, &mut *pool, events.as_mut(), id);
+                if session.serve(context, handler, now, |engine, _| engine.notify(method, with)).is_ok() {
+                    sent += 1;
+                }
             }
-        }
+        });
         sent
     }
 
     /// Ends every open stream (on shutdown), so graceful connection shutdown can complete.
     pub fn close_streams(&self) {
-        let mut state = self.lock();
-        state.stateless_streams.close_all();
-        for id in state.sessions.ids() {
-            if let Some(session) = state.sessions.get_mut(&id) {
-                session.streams.close_all();
+        self.each_shard(|state| {
+            state.stateless_streams.close_all();
+            for id in state.sessions.ids() {
+                if let Some(session) = state.sessions.get_mut(&id) {
+                    session.streams.close_all();
+                }
             }
-        }
-    }
-
-    pub(crate) fn lock(&self) -> MutexGuard<'_, State<H>> {
-        self.inner.lock()
+        });
     }
 
     /// Serves one request.
@@ -403,7 +489,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
 
     /// DELETE of a session.
     fn end_session(&self, session: SessionId) -> Response<ResponseBody> {
-        let mut state = self.lock();
+        let mut state = self.inner.session_shard(session);
         if !self.live(&mut state, session, StdInstant::now()) {
             return rejection_response(&Rejection::unknown_session());
         }
@@ -476,36 +562,27 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         .await
     }
 
-    /// Runs `f` on the engine of the legacy session `session` (or, for `None`, the stateless
-    /// 2026-07-28 engine) with the application, then transmits what it wrote: finish deferred
-    /// replies ([`Engine::reply_tool`] and friends), send notifications or requests to a legacy
-    /// client ([`Engine::notify`], [`Engine::send_request`]). `None` if the session is not alive.
-    /// A handler that defers a request learns which engine holds it from [`serving`](crate::serving).
+    /// Runs `f` on `engine` (a legacy session's, or one of the stateless 2026-07-28 engines: the
+    /// one [`serving`](crate::serving) named while the handler deferred a request) with its shard's
+    /// application, then transmits what it wrote: finish deferred replies ([`Engine::reply_tool`]
+    /// and friends), send notifications or requests to a legacy client ([`Engine::notify`],
+    /// [`Engine::send_request`]). `None` if the session is not alive (or there is no such shard).
     pub fn with_engine<R>(
         &self,
-        session: Option<SessionId>,
+        engine: impl Into<crate::Serving>,
         f: impl FnOnce(&mut crate::HttpEngine, &mut H) -> R,
     ) -> Option<R> {
         let now = self.now();
-        let mut guard = self.lock();
-        let state = &mut *guard;
-        match session {
-            None => {
-                let engine = state.stateless.get();
-                if let Some(tasks) = engine.task_table() {
-                    // A task's answer given in `f` is stamped now.
-                    tasks.set_now(now);
+        match engine.into() {
+            crate::Serving::Stateless(index) => {
+                if index >= self.inner.shard_count() {
+                    return None;
                 }
-                let _serving = crate::serving::mark(crate::Serving::Stateless);
-                let result = f(engine, &mut state.handler);
-                // What `f` made due at once (listen streams to tell of a task's new status).
-                if engine.poll_timeout().is_some_and(|due| due <= now) {
-                    engine.handle_timeout(now, &mut state.handler);
-                }
-                state.stateless_streams.drain(engine, &mut state.handler, now, None);
-                Some(result)
+                Some(self.serve_stateless(&mut self.inner.shard(index), now, f))
             }
-            Some(id) => {
+            crate::Serving::Session(id) => {
+                let mut guard = self.inner.session_shard(id);
+                let state = &mut *guard;
                 let session = state.sessions.get_mut(&id)?;
                 let context = (&self.inner.config, &mut state.pool, state.events.as_mut(), id);
                 Some(session.serve(context, &mut state.handler, now, f))
@@ -513,9 +590,31 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         }
     }
 
+    /// Runs `f` on the stateless engine of the shard `state`, then transmits what it wrote.
+    fn serve_stateless<R>(
+        &self,
+        state: &mut State<H>,
+        now: Instant,
+        f: impl FnOnce(&mut crate::HttpEngine, &mut H) -> R,
+    ) -> R {
+        let engine = state.stateless.get();
+        if let Some(tasks) = engine.task_table() {
+            // A task's answer given in `f` is stamped now.
+            tasks.set_now(now);
+        }
+        let _serving = crate::serving::mark(crate::Serving::Stateless(state.index));
+        let result = f(engine, &mut state.handler);
+        // What `f` made due at once (listen streams to tell of a task's new status).
+        if engine.poll_timeout().is_some_and(|due| due <= now) {
+            engine.handle_timeout(now, &mut state.handler);
+        }
+        state.stateless_streams.drain(engine, &mut state.handler, now, None);
+        result
+    }
+
     fn open_stream(&self, session: SessionId, last_event: Option<EventId>) -> Response<ResponseBody> {
         let clock = StdInstant::now();
-        let mut guard = self.lock();
+        let mut guard = self.inner.session_shard(session);
         self.sweep(&mut guard, clock, false);
         let state = &mut *guard;
         if !self.live(state, session, clock) {

@@ -42,17 +42,51 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         let config = &self.inner.config;
         let clock = StdInstant::now();
         let now = self.inner.at(clock);
-        let mut guard = self.lock();
-        self.sweep(&mut guard, clock, false);
-        let known = session.filter(|&id| self.live(&mut guard, id, clock));
-        if session.is_some() && known.is_none() {
-            return Err(Box::new(rejection_response(&Rejection::unknown_session())));
-        }
         // Validated once: routed by the plan, then served by the engine.
         let body = ParsedMessage::parse(body, config.engine.limits.max_depth);
+        // A session's request is planned under its shard's lock (is the session alive?), which
+        // then serves it; the others take their shard by the plan.
+        let mut held = None;
+        let known = match session {
+            Some(id) => {
+                let state = held.insert(self.inner.session_shard(id));
+                self.sweep(state, clock, false);
+                if !self.live(state, id, clock) {
+                    return Err(Box::new(rejection_response(&Rejection::unknown_session())));
+                }
+                Some(id)
+            }
+            None => None,
+        };
         let plan = match rules::plan_post_parsed(headers, &body, known.is_some()) {
             Ok(plan) => plan,
             Err(rejection) => return Err(Box::new(rejection_response(&rejection))),
+        };
+        let new_id = match plan.serve {
+            Serve::NewSession => match self.inner.new_session_id() {
+                Some(id) => Some(id),
+                None => return Err(Box::new(status_only(StatusCode::INTERNAL_SERVER_ERROR))),
+            },
+            _ => None,
+        };
+        let mut guard = match (plan.serve, held, new_id) {
+            (Serve::Session, Some(state), _) => state,
+            (Serve::NewSession, held, Some(id)) => {
+                drop(held);
+                let mut state = self.inner.session_shard(id);
+                self.sweep(&mut state, clock, false);
+                state
+            }
+            (_, held, _) => {
+                drop(held);
+                // A request about a task goes to the engine that holds it.
+                let mut state = match self.inner.task_shard(&body, owner, now) {
+                    Ok(Some(state)) => state,
+                    Ok(None) | Err(_) => self.inner.free_shard(),
+                };
+                self.sweep(&mut state, clock, false);
+                state
+            }
         };
         let state = &mut *guard;
         if plan.serve == Serve::Stateless
@@ -69,7 +103,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 if let Some(tasks) = engine.task_table() {
                     tasks.set_owner(owner);
                 }
-                let _serving = crate::serving::mark(crate::Serving::Stateless);
+                let _serving = crate::serving::mark(crate::Serving::Stateless(state.index));
                 let received = engine.handle_parsed(now, route, &body, &mut state.handler);
                 state.stateless_streams.drain(engine, &mut state.handler, now, None);
                 (Era::Modern, route, received, None, None)
@@ -78,11 +112,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 if !self.make_room(state, clock) {
                     return Err(Box::new(rejection_response(&Rejection::too_many_sessions())));
                 }
-                let mut random = [0u8; rules::SESSION_ID_RANDOM_BYTES];
-                if getrandom::fill(&mut random).is_err() {
-                    return Err(Box::new(status_only(StatusCode::INTERNAL_SERVER_ERROR)));
-                }
-                let id = SessionId::from_random(random);
+                let Some(id) = new_id else { return Err(Box::new(status_only(StatusCode::INTERNAL_SERVER_ERROR))) };
                 let mut session = LegacySession::new(false, config);
                 if self.inner.shared.get().is_some() {
                     session.streams.use_process_ids();
@@ -94,6 +124,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 let version = session.version();
                 let keep = version.is_some();
                 let reader = session.streams.take_reader(route.stream);
+                // Only a session that negotiated a version is shared (and kept).
                 let share = self.to_share(&mut session, id, true);
                 if keep {
                     tracing::debug!(session = ?id, ?version, "session started");
@@ -102,7 +133,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                     }
                 }
                 let prepared = (Era::Legacy, route, reader, received, keep.then_some(id), version);
-                return Ok((prepared, share.filter(|_| keep)));
+                return Ok((prepared, share));
             }
             (Serve::Session, Some(id)) => {
                 let Some(session) = state.sessions.get_mut(&id) else {

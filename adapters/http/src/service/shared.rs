@@ -71,10 +71,10 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         let config = &self.inner.config;
         let queue =
             crate::shared_events::start_writer(Arc::clone(shared), config.session_idle_timeout, config.store_timeout);
-        let mut state = self.lock();
-        let local = std::mem::replace(&mut state.events, Box::new(crate::store::MemoryEventStore::default()));
-        state.events = Box::new(crate::shared_events::Teed::new(local, queue.clone()));
-        drop(state);
+        self.each_shard(|state| {
+            let local = std::mem::replace(&mut state.events, Box::new(crate::store::MemoryEventStore::default()));
+            state.events = Box::new(crate::shared_events::Teed::new(local, queue.clone()));
+        });
         let _ = self.inner.events_queue.set(queue);
         self.listen(shared);
     }
@@ -89,7 +89,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             return None;
         }
         {
-            let mut state = self.lock();
+            let mut state = self.inner.session_shard(id);
             let Some(session) = state.sessions.get_mut(&id).filter(|s| !s.sse_transport) else {
                 return Some(rejection_response(&Rejection::unknown_session()));
             };
@@ -115,7 +115,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         if after.stream() & ((1 << crate::state::REPLICA_SHIFT) - 1) == crate::state::GET_STREAM.0 {
             // A session's standalone stream: what the other replica wrote and the client missed,
             // then this replica's own (the session's notifications reach every replica's copy).
-            let mut state = self.lock();
+            let mut state = self.inner.session_shard(id);
             let Some(session) = state.sessions.get_mut(&id) else {
                 return Some(rejection_response(&Rejection::unknown_session()));
             };
@@ -200,9 +200,9 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         }
     }
 
-    /// Tells this replica's engines (the stateless one and each session's) of `notice`.
+    /// Tells this replica's engines (the stateless ones and each session's) of `notice`.
     fn tell(&self, notice: &Notice) {
-        let apply = |engine: &mut crate::HttpEngine, handler: &mut H| {
+        self.for_each_engine(|engine, handler| {
             let told = match notice {
                 Notice::ListChanged(list) => engine.list_changed(*list, handler),
                 Notice::ResourceUpdated(uri) => engine.resource_updated(uri),
@@ -210,17 +210,13 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             if let Err(error) = told {
                 tracing::debug!(?error, "a notice not sent");
             }
-        };
-        self.with_engine(None, apply);
-        for id in self.session_ids() {
-            self.with_engine(Some(id), apply);
-        }
+        });
     }
 
     /// Takes a session's state another replica (or this one) wrote, if the session is here; no
     /// state: the session ended.
     fn take_state(&self, id: SessionId, state: &[u8]) {
-        let mut guard = self.lock();
+        let mut guard = self.inner.session_shard(id);
         let state_of = &mut *guard;
         let Some(session) = state_of.sessions.get_mut(&id).filter(|s| !s.sse_transport) else { return };
         if state.is_empty() {
@@ -239,7 +235,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     /// Feeds a relayed answer to session `id`'s engine, if it waits for answers here.
     fn take_relayed(&self, id: SessionId, message: &[u8]) {
         let now = self.now();
-        let mut guard = self.lock();
+        let mut guard = self.inner.session_shard(id);
         let state = &mut *guard;
         let Some(session) = state.sessions.get_mut(&id).filter(|s| !s.sse_transport) else { return };
         if !session.waits_for_answers() {
@@ -264,7 +260,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             return None;
         }
         // Unknown here (the store has it not): served, and so answered 404.
-        if self.lock().sessions.get_mut(&id).is_none_or(|s| s.sse_transport || s.waits_for_answers()) {
+        if self.inner.session_shard(id).sessions.get_mut(&id).is_none_or(|s| s.sse_transport || s.waits_for_answers()) {
             return None;
         }
         let message = Relayed::Answer { session: id, message: body.to_vec() }.encode();
@@ -280,7 +276,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
 
     async fn restore(&self, id: SessionId, shared: Arc<dyn SharedSessions>) -> Result<(), Box<Response<ResponseBody>>> {
         {
-            let mut state = self.lock();
+            let mut state = self.inner.session_shard(id);
             // A session whose engine is busy here is its own truth; an HTTP+SSE session is this
             // replica's alone (it lives on one connection); a copy confirmed a moment ago is
             // up to date (HttpConfig::shared_state_fresh).
@@ -300,7 +296,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             state
         });
         let clock = StdInstant::now();
-        let mut guard = self.lock();
+        let mut guard = self.inner.session_shard(id);
         let state = &mut *guard;
         match (restored, state.sessions.get_mut(&id)) {
             // Ended or expired in the store: unknown here too (unless its engine is busy here).
@@ -340,7 +336,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             within(config.store_timeout, shared.save(id, state.encode().to_vec(), config.session_idle_timeout));
         match written.await {
             Ok(()) => {
-                if let Some(session) = self.lock().sessions.get_mut(&id) {
+                if let Some(session) = self.inner.session_shard(id).sessions.get_mut(&id) {
                     session.shared = Some(state);
                     session.confirmed = Some(StdInstant::now());
                 }
@@ -352,7 +348,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 Ok(())
             }
             Err(error) if new => {
-                let mut guard = self.lock();
+                let mut guard = self.inner.session_shard(id);
                 guard.sessions.remove(&id);
                 guard.events.remove_session(id);
                 Err(unavailable(id, &error, "new session not written to the shared store; refused"))

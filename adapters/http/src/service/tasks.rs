@@ -10,7 +10,7 @@ use hyper::Response;
 use hyper::header::HeaderMap;
 use mcp_sansio::endpoint::Framing;
 use mcp_sansio::http::{self as rules, Serve, SessionId};
-use mcp_sansio::jsonrpc::{Message, ParsedMessage};
+use mcp_sansio::jsonrpc::ParsedMessage;
 use mcp_sansio::server::Handler;
 use mcp_sansio::version::Era;
 
@@ -22,9 +22,6 @@ use crate::shared::{Relayed, within};
 /// Longest wait for another replica's answer to a task request (within the store timeout): a task
 /// no replica holds is then answered here as unknown.
 const FORWARD_WAIT: Duration = Duration::from_secs(1);
-
-/// The methods about one task that its replica serves.
-const TASK_METHODS: [&str; 3] = ["tasks/get", "tasks/update", "tasks/cancel"];
 
 impl<H: Handler + Send + 'static> McpHttp<H> {
     /// A 2026-07-28 request for a task this replica does not hold, answered by the replica that
@@ -45,25 +42,17 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         let config = &self.inner.config;
         {
             let parsed = ParsedMessage::parse(body, config.engine.limits.max_depth);
-            let Some(Ok(Message::Request { method, params: Some(params), .. })) = parsed.message() else {
-                return None;
-            };
-            if !TASK_METHODS.iter().any(|m| method.raw() == m.as_bytes()) {
-                return None;
-            }
-            let task = params.get("taskId").and_then(|v| v.as_str())?;
             // The request as this replica would refuse it is refused here: only a good one moves.
             let plan = rules::plan_post_parsed(headers, &parsed, false).ok()?;
-            let now = self.now();
-            let mut state = self.lock();
-            if plan.serve != Serve::Stateless
-                || rules::check_param_headers_parsed(headers, &parsed, &state.handler).is_err()
-            {
+            if plan.serve != Serve::Stateless {
                 return None;
             }
-            let tasks = state.stateless.get().task_table()?;
-            tasks.set_owner(owner);
-            if tasks.contains(now, task.as_plain()?) {
+            match self.inner.task_shard(&parsed, owner, self.now()) {
+                Ok(None) => {}
+                // Here, or not about a task.
+                Ok(Some(_)) | Err(_) => return None,
+            }
+            if rules::check_param_headers_parsed(headers, &parsed, &self.inner.shard(0).handler).is_err() {
                 return None;
             }
         }
@@ -96,23 +85,16 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     /// publish back.
     pub(super) fn serve_task_call(&self, owner: u64, message: &[u8]) -> Option<Vec<u8>> {
         let now = self.now();
-        let mut guard = self.lock();
+        let parsed = ParsedMessage::parse(message, self.inner.config.engine.limits.max_depth);
+        let mut guard = self.inner.task_shard(&parsed, owner, now).ok()??;
         let state = &mut *guard;
         let engine = state.stateless.get();
-        {
-            let parsed = ParsedMessage::parse(message, self.inner.config.engine.limits.max_depth);
-            let Some(Ok(Message::Request { params: Some(params), .. })) = parsed.message() else { return None };
-            let task = params.get("taskId").and_then(|v| v.as_str())?;
-            let tasks = engine.task_table()?;
-            tasks.set_owner(owner);
-            if !tasks.contains(now, task.as_plain()?) {
-                return None;
-            }
+        if let Some(tasks) = engine.task_table() {
             tasks.set_now(now);
         }
         let route = state.stateless_streams.open(Framing::Body);
-        let _serving = crate::serving::mark(crate::Serving::Stateless);
-        let received = engine.handle_message(now, route, message, &mut state.handler);
+        let _serving = crate::serving::mark(crate::Serving::Stateless(state.index));
+        let received = engine.handle_parsed(now, route, &parsed, &mut state.handler);
         state.stateless_streams.drain(engine, &mut state.handler, now, None);
         let mut reader = state.stateless_streams.take_reader(route.stream);
         state.stateless_streams.close(route.stream);
