@@ -125,6 +125,14 @@ pub trait Board {
     fn led(&self) -> bool;
     /// Factory calibration data.
     fn calibration(&self) -> &[u8];
+    /// The blink setting (whether `blink_led` is offered) if the board keeps it, as a real board
+    /// would in flash and as a board shared by several [`Device`]s must; `None` (the default): each
+    /// `Device` keeps its own, in memory.
+    fn blink_setting(&self) -> Option<bool> {
+        None
+    }
+    /// Stores the blink setting, if the board keeps it ([`Board::blink_setting`]).
+    fn set_blink_setting(&mut self, _enabled: bool) {}
     /// Restores the factory state (the LED off; a real board would also clear its settings).
     fn factory_reset(&mut self) {
         self.set_led(false);
@@ -304,7 +312,9 @@ impl Board for SimulatedBoard {
     }
 }
 
-/// The device: its MCP handler over a [`Board`].
+/// The device: its MCP handler over a [`Board`]. Several devices may drive one board (a board type
+/// that shares its state, and keeps the [blink setting](Board::blink_setting)); each announces the
+/// list changes of its own requests.
 pub struct Device<B> {
     board: B,
     blink: bool,
@@ -320,6 +330,20 @@ impl<B: Board> Device<B> {
     /// The board.
     pub fn board(&self) -> &B {
         &self.board
+    }
+
+    /// Whether `blink_led` is offered: the board's setting, or this device's.
+    fn blink_enabled(&self) -> bool {
+        self.board.blink_setting().unwrap_or(self.blink)
+    }
+
+    /// Offers or withdraws `blink_led`, announcing the change.
+    fn set_blink_enabled(&mut self, enabled: bool) {
+        if enabled != self.blink_enabled() {
+            self.blink = enabled;
+            self.board.set_blink_setting(enabled);
+            self.changes.tools = true;
+        }
     }
 
     fn read_temperature(&mut self, call: &ToolCall<'_>, reply: ToolReply<'_>) {
@@ -383,10 +407,7 @@ impl<B: Board> Device<B> {
     fn enable_blink(&mut self, call: &ToolCall<'_>, reply: ToolReply<'_>) {
         match call.argument("enabled").and_then(|v| v.as_bool()) {
             Some(enabled) => {
-                if enabled != self.blink {
-                    self.blink = enabled;
-                    self.changes.tools = true;
-                }
+                self.set_blink_enabled(enabled);
                 reply.text(if enabled { "blink_led is offered" } else { "blink_led is withdrawn" }).finish()
             }
             None => reply.finish_error_text("\"enabled\" must be a boolean"),
@@ -426,10 +447,7 @@ impl<B: Board> Device<B> {
         if accepted && confirmed == Some(true) {
             self.board.factory_reset();
             self.changes.updated |= STATUS_UPDATED;
-            if self.blink {
-                self.blink = false;
-                self.changes.tools = true;
-            }
+            self.set_blink_enabled(false);
             reply.text("factory settings restored").finish()
         } else {
             reply.text("factory reset cancelled; nothing changed").finish()
@@ -506,7 +524,7 @@ impl<B: Board> Handler for Device<B> {
     fn tool(&self, index: usize) -> Option<Tool<'_>> {
         match TOOLS.get(index) {
             Some(tool) => Some(*tool),
-            None => (self.blink && index == TOOLS.len()).then_some(BLINK_TOOL),
+            None => (self.blink_enabled() && index == TOOLS.len()).then_some(BLINK_TOOL),
         }
     }
 

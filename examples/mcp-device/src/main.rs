@@ -5,14 +5,20 @@
 
 #![forbid(unsafe_code)]
 
+mod board;
+
 #[cfg(feature = "http")]
 use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::time::Duration;
 
+use board::SharedBoard;
 use clap::{Parser, ValueEnum};
-use mcp_example_device::{Device, INSTRUCTIONS, SERVER_NAME, SimulatedBoard};
+use mcp_example_device::{Device, INSTRUCTIONS, SERVER_NAME};
 use mcp_sansio::endpoint;
-use mcp_sansio::server::{Buffers, CacheHints, CacheScope, Config, Event, Handler, Limits, Server, Wrapper};
+use mcp_sansio::server::{
+    Buffers, CacheHints, CacheScope, Config, Event, Handler, Limits, Server, ToolCall, ToolReply, Wrapper,
+};
 use mcp_sansio::time::Instant;
 
 /// The example device as an MCP server speaking newline-delimited JSON-RPC on stdin/stdout.
@@ -79,6 +85,11 @@ struct Args {
     /// and `mcp_sansio_http::HttpConfig::spin_before_wait`). 0: sleep at once.
     #[arg(long, default_value_t = 0)]
     spin_us: u64,
+    /// Burn this many microseconds of CPU in every `tools/call` before the device answers (a busy
+    /// loop, not a sleep): a stand-in for a tool's own work, to measure how many calls are served
+    /// in parallel (`--threads`; `scripts/bench-threads`). 0, the default: none.
+    #[arg(long, value_name = "US", default_value_t = 0)]
+    tool_cost_us: u64,
     /// With `--http`: require OAuth 2.1 bearer tokens, JWTs issued by ISSUER (`iss`), checked with
     /// the keys at `--jwks-url`; 401/403 otherwise, with the metadata document served at
     /// `/.well-known/oauth-protected-resource/mcp`.
@@ -117,13 +128,17 @@ enum Runtime {
     Smol,
 }
 
-/// Forwards to the device logic and reports events on stderr.
+/// Forwards to the device logic, reports events on stderr and burns `--tool-cost-us` in each tool
+/// call.
 struct Logged<H> {
     inner: H,
     verbose: bool,
+    /// CPU time spent in every `tools/call` before the device answers.
+    tool_cost: Duration,
 }
 
-/// Only `on_event` is its own: every other method is the device logic's ([`Wrapper`]).
+/// Only `on_event` and `call_tool` are its own: every other method is the device logic's
+/// ([`Wrapper`]).
 impl<H: Handler> Wrapper for Logged<H> {
     type Inner = H;
     fn inner(&self) -> &H {
@@ -140,6 +155,21 @@ impl<H: Handler> Wrapper for Logged<H> {
         }
         self.inner.on_event(now, event);
     }
+    fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
+        burn(self.tool_cost);
+        self.inner.call_tool(call, reply);
+    }
+}
+
+/// Keeps this thread busy for `cost` of wall-clock time (a tool's work), without sleeping.
+fn burn(cost: Duration) {
+    if cost.is_zero() {
+        return;
+    }
+    let start = std::time::Instant::now();
+    while start.elapsed() < cost {
+        std::hint::spin_loop();
+    }
 }
 
 fn main() -> ExitCode {
@@ -152,7 +182,10 @@ fn main() -> ExitCode {
         .with_limits(Limits { max_response: tx.len() / 4, write_threshold: args.write_threshold, ..Limits::default() })
         // The tool list changes (blink_led), announced with listChanged; other clients re-read it soon.
         .with_list_cache(CacheHints::new(60_000, CacheScope::Public));
-    let handler = Logged { inner: Device::new(SimulatedBoard::default()), verbose: args.verbose };
+    // Every handler instance drives the one board (with `--http`, there may be several).
+    let board = SharedBoard::default();
+    let (verbose, tool_cost) = (args.verbose, Duration::from_micros(args.tool_cost_us));
+    let make = move || Logged { inner: Device::new(board.clone()), verbose, tool_cost };
     #[cfg(feature = "http")]
     if let Some(filter) = args.log.clone().or_else(|| std::env::var("RUST_LOG").ok()) {
         match tracing_subscriber::EnvFilter::try_new(&filter) {
@@ -165,10 +198,10 @@ fn main() -> ExitCode {
     }
     #[cfg(feature = "http")]
     if let Some(addr) = args.http {
-        return serve_http(addr, handler, config, tx.len(), &args);
+        return serve_http(addr, make, config, tx.len(), &args);
     }
     let mut input = vec![0u8; 16 * 1024];
-    let mut server: Server<'_, _> = Server::new(handler, config, Buffers { rx: &mut rx, tx: &mut tx });
+    let mut server: Server<'_, _> = Server::new(make(), config, Buffers { rx: &mut rx, tx: &mut tx });
     // Room for a legacy request to wait for the client's input (the factory reset's confirmation).
     server.parts_mut().0.set_input_buffer(&mut input);
 
@@ -198,11 +231,12 @@ fn main() -> ExitCode {
     }
 }
 
-/// Serves the device over Streamable HTTP until SIGINT or SIGTERM.
+/// Serves the device over Streamable HTTP until SIGINT or SIGTERM, with handlers made by `make`
+/// (instances of one device: they share its board).
 #[cfg(feature = "http")]
 fn serve_http<H: Handler + Send + 'static>(
     addr: SocketAddr,
-    handler: H,
+    mut make: impl FnMut() -> H,
     config: Config<'static>,
     transmit: usize,
     args: &Args,
@@ -258,7 +292,9 @@ fn serve_http<H: Handler + Send + 'static>(
             }
             None => None,
         };
-        let endpoint = mcp_sansio_http::McpHttp::new(handler, http);
+        // SHARDS (issue #25): the one use of `make`, a single handler for now. Sharded, each shard
+        // gets its own instance: `McpHttp::sharded(make, shards, http)` (then `make` needs no `mut`).
+        let endpoint = mcp_sansio_http::McpHttp::new(make(), http);
         #[cfg(feature = "redis")]
         let endpoint = match shared {
             Some(sessions) => endpoint.with_shared_sessions(sessions),
