@@ -79,6 +79,13 @@ struct Args {
     /// is one `current_thread` runtime.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
     threads: u16,
+    /// With `--http`: split the endpoint into this many shards (1–256), each with its own handler
+    /// (all on one board), stateless engine and part of the legacy sessions, so that requests of
+    /// different shards run at once on the threads (`mcp_sansio_http::McpHttp::sharded`). Default:
+    /// 1 with one thread, otherwise 4 per thread (fewer lets two busy sessions meet in one shard).
+    #[cfg(feature = "http")]
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+    shards: Option<u16>,
     /// Opt-in: when no request is waiting, poll stdin (with `--http`: each connection) in a busy
     /// loop for up to this many microseconds before sleeping (lower round-trip latency on an idle
     /// machine, for up to this much CPU per request; see `mcp_sansio_tokio::FdReader::spin_before_wait`
@@ -236,7 +243,7 @@ fn main() -> ExitCode {
 #[cfg(feature = "http")]
 fn serve_http<H: Handler + Send + 'static>(
     addr: SocketAddr,
-    mut make: impl FnMut() -> H,
+    make: impl FnMut() -> H,
     config: Config<'static>,
     transmit: usize,
     args: &Args,
@@ -292,9 +299,9 @@ fn serve_http<H: Handler + Send + 'static>(
             }
             None => None,
         };
-        // SHARDS (issue #25): the one use of `make`, a single handler for now. Sharded, each shard
-        // gets its own instance: `McpHttp::sharded(make, shards, http)` (then `make` needs no `mut`).
-        let endpoint = mcp_sansio_http::McpHttp::new(make(), http);
+        // One handler per shard, all on the one board.
+        let shards = args.shards.map_or(if args.threads == 1 { 1 } else { 4 * usize::from(args.threads) }, usize::from);
+        let endpoint = mcp_sansio_http::McpHttp::sharded(make, shards, http);
         #[cfg(feature = "redis")]
         let endpoint = match shared {
             Some(sessions) => endpoint.with_shared_sessions(sessions),
