@@ -5,6 +5,9 @@ over stdio and over Streamable HTTP.
 Usage: python3 tests/interop/our_client.py [--mcp PATH] [--only SUITE[,SUITE...]] [--list]
                                            [-- MCP_DEVICE_COMMAND [ARGS...]]
 
+The suites run two at a time, each in a process of its own (OUR_CLIENT_JOBS=N for N, 1: one after
+another in this process).
+
 The reverse of interop.py (official clients against our server). Servers:
   python-*       tests/interop/python_server.py: the official Python SDK (mcp 2.x, MCPServer), one
                  process serving both eras (the client's first request decides)
@@ -1010,6 +1013,50 @@ def default_mcp() -> str:
     return release if os.path.exists(release) else os.path.join(target, "debug", "mcp")
 
 
+SUITE_LINE = re.compile(r"^our-client ([a-z0-9-]+): (\d+) passed, (\d+) failed(?:, (\d+) known peer issues)?$", re.M)
+
+
+def run_in_parallel(all_suites: list[Suite], mcp: str, device: list[str], jobs: int) -> int:
+    """Runs each suite in a process of its own (this script with --only), `jobs` at a time (each
+    suite is mostly waiting for its servers and `mcp` processes), and prints their output in order."""
+    import concurrent.futures
+
+    def one(name: str) -> str:
+        command = [sys.executable, os.path.abspath(__file__), "--mcp", mcp, "--only", name, "--", *device]
+        env = {**os.environ, "OUR_CLIENT_JOBS": "1"}
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+        return done.stdout
+
+    print(f"our-client interop: {mcp}; {len(all_suites)} suites, {jobs} at a time; wire logs in "
+          f"{os.path.relpath(LOG_DIR, ROOT)}/our-client-*.wire.jsonl", flush=True)
+    totals = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        outputs = pool.map(one, [s.name for s in all_suites])
+        for s, output in zip(all_suites, outputs):
+            body, _, summary = output.partition("\n==== our-client summary")
+            # The suite's own lines, without the header every run prints.
+            print("\n".join(line for line in body.splitlines() if not line.startswith("our-client interop: ")),
+                  flush=True)
+            found = {m.group(1): m for m in SUITE_LINE.finditer(summary)}.get(s.name)
+            if found is None:
+                print(f"  FAIL {s.name}: no result (the run ended early)\n{summary[-2000:]}", flush=True)
+                totals[s.name] = (0, 1, 0)
+            else:
+                totals[s.name] = (int(found.group(2)), int(found.group(3)), int(found.group(4) or 0))
+    print("\n==== our-client summary " + "=" * 55)
+    for s in all_suites:
+        passed, failed, known = totals[s.name]
+        extra = f", {known} known peer issues" if known else ""
+        print(f"our-client {s.name}: {passed} passed, {failed} failed{extra}", flush=True)
+    passed = sum(t[0] for t in totals.values())
+    failed = sum(t[1] for t in totals.values())
+    known = sum(t[2] for t in totals.values())
+    if known:
+        print(f"our-client interop: {known} checks fail for known peer issues (not counted)")
+    print(f"our-client interop: {passed} passed, {failed} failed", flush=True)
+    return 0 if failed == 0 else 1
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mcp", help="the mcp binary (default: target/release/mcp, else target/debug/mcp)")
@@ -1043,6 +1090,9 @@ def main() -> int:
     os.makedirs(LOG_DIR, exist_ok=True)
     # Killed (scripts/test's timeout, ^C): unwind, so the `finally` stops a running HTTP server.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    jobs = int(os.environ.get("OUR_CLIENT_JOBS") or min(2, os.cpu_count() or 1))
+    if jobs > 1 and len(all_suites) > 1:
+        return run_in_parallel(all_suites, mcp, device, jobs)
     logs = os.path.relpath(LOG_DIR, ROOT)
     print(f"our-client interop: {mcp}; wire logs in {logs}/our-client-*.wire.jsonl, HTTP servers' logs in "
           f"{logs}/our-client-*.server.log", flush=True)
