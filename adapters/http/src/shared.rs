@@ -28,6 +28,12 @@
 //!   `tasks/cancel`) to the replica that holds it ([`Relayed::TaskCall`]) and answers with that
 //!   replica's answer, within [`HttpConfig::store_timeout`](crate::HttpConfig::store_timeout) (at
 //!   most 1 s; then it answers as for a task no replica holds);
+//! - with tasks ([`HttpConfig::tasks`](crate::HttpConfig::tasks)), says every second that its
+//!   process is alive ([`SharedSessions::beat`], for [`TASK_WORKER_TIMEOUT`]) and records each task
+//!   it creates ([`SharedSessions::save_task`], for the task's time to live): a task whose process
+//!   stopped (no answer, and no beat within [`TASK_WORKER_TIMEOUT`]; a restarted replica is
+//!   another process) is answered for by the replica asked about it, as failed ("the replica
+//!   running this task stopped"), never "working" forever;
 //! - keeps the SSE events of the streams it writes in the store too (after its own
 //!   [`EventStore`](crate::EventStore), in batches, in order; [`SharedSessions::append_events`]), so
 //!   that a `GET` with a `Last-Event-ID` naming another replica's stream (its id carries the
@@ -55,6 +61,10 @@ use std::time::Duration;
 
 use mcp_sansio::http::SessionId;
 use mcp_sansio::server::ListChanged;
+
+/// How long a replica that runs tasks counts as alive after it last said so
+/// ([`SharedSessions::beat`]); it says so every second.
+pub const TASK_WORKER_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// What a [`SharedSessions`] operation returns: a boxed future (the trait is used as a trait object).
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
@@ -108,6 +118,16 @@ pub trait SharedSessions: Send + Sync + 'static {
     /// to `wait` for one when there is none yet; and whether the stream has ended (its end was
     /// appended). An unknown stream has no events and has not ended.
     fn read_events(&self, session: SessionId, stream: u32, after: u64, wait: Duration) -> StoreFuture<'_, EventsRead>;
+    /// Keeps `record` (bytes the endpoint made: the process running a 2026-07-28 task and its
+    /// [`TaskRecord`](mcp_sansio::server::tasks::TaskRecord)) as task `id`'s, for `ttl`.
+    fn save_task(&self, id: String, record: Vec<u8>, ttl: Duration) -> StoreFuture<'_, ()>;
+    /// What [`save_task`](Self::save_task) kept for task `id`, if it is still kept.
+    fn load_task(&self, id: String) -> StoreFuture<'_, Option<Vec<u8>>>;
+    /// Tells that `worker` (a replica's process: a random number it drew when it started, so that
+    /// a restarted replica is another worker) is alive, for `ttl` (it says so again before then).
+    fn beat(&self, worker: u64, ttl: Duration) -> StoreFuture<'_, ()>;
+    /// Whether `worker` said it was alive within the `ttl` it gave ([`beat`](Self::beat)).
+    fn is_alive(&self, worker: u64) -> StoreFuture<'_, bool>;
 }
 
 /// An SSE event of a legacy session's stream, or the stream's end, kept in the shared store so that

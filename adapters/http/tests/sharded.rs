@@ -13,7 +13,7 @@ use mcp_sansio::mcp::{ListCapability, ServerCapabilities, TaskSupport};
 use mcp_sansio::server::{Config, Deferred, Event, Handler, Tool, ToolCall, ToolReply};
 use mcp_sansio_http::{HttpConfig, McpHttp, Serving, serve};
 use serde_json::{Value, json};
-use support::{BOTH, JSON, open_session, send};
+use support::{BOTH, JSON, modern, open_session, send, task_request};
 
 static TOOLS: [Tool<'static>; 3] = [
     Tool::new("meet", "Waits a while for a second call to arrive", r#"{"type":"object"}"#),
@@ -93,22 +93,6 @@ async fn start(shards: usize, patience: Duration) -> Server {
     Server { addr, endpoint, shared }
 }
 
-/// A 2026-07-28 request (the tasks extension declared).
-fn modern_request(id: u32, method: &str, mut params: Value) -> Value {
-    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}});
-    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-}
-
-/// Sends a 2026-07-28 request; its answer.
-async fn modern(addr: SocketAddr, message: &Value) -> Value {
-    let method = message["method"].as_str().unwrap();
-    let name = message["params"]["name"].as_str().or(message["params"]["taskId"].as_str()).unwrap_or_default();
-    let headers = [JSON, BOTH, ("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", method), ("Mcp-Name", name)];
-    let reply = send(addr, "POST", &headers, &message.to_string()).await;
-    serde_json::from_slice(&reply.body).unwrap_or_else(|_| reply.events().pop().expect("an answer"))
-}
-
 /// Calls `meet` in a legacy session; its text.
 async fn meet_in(addr: SocketAddr, session: &str) -> Value {
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "meet"}});
@@ -126,7 +110,7 @@ async fn meet_twice(server: &Server, legacy: bool) -> [Value; 2] {
     } else {
         (0..2)
             .map(|id| {
-                let call = modern_request(id, "tools/call", json!({"name": "meet"}));
+                let call = task_request(id, "tools/call", json!({"name": "meet"}));
                 tokio::spawn(async move { modern(addr, &call).await["result"]["content"][0]["text"].clone() })
             })
             .collect()
@@ -159,7 +143,7 @@ async fn a_deferred_answer_reaches_the_engine_of_its_shard() {
     let addr = server.addr;
     let calls: Vec<_> = (0..3)
         .map(|id| {
-            let call = modern_request(id, "tools/call", json!({"name": "later"}));
+            let call = task_request(id, "tools/call", json!({"name": "later"}));
             tokio::spawn(async move { modern(addr, &call).await })
         })
         .collect();
@@ -192,20 +176,20 @@ async fn a_deferred_answer_reaches_the_engine_of_its_shard() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_is_answered_for_by_the_shard_that_holds_it_and_a_closed_response_cancels_in_its_shard() {
     let server = start(3, Duration::ZERO).await;
-    let created = modern(server.addr, &modern_request(1, "tools/call", json!({"name": "remember"}))).await;
+    let created = modern(server.addr, &task_request(1, "tools/call", json!({"name": "remember"}))).await;
     let task = created["result"]["taskId"].as_str().unwrap_or_else(|| panic!("a task: {created}")).to_owned();
     // Stateless requests go to the shards in turn: these reach every shard first, unless routed.
     for id in 2..8 {
-        let got = modern(server.addr, &modern_request(id, "tasks/get", json!({"taskId": task}))).await;
+        let got = modern(server.addr, &task_request(id, "tasks/get", json!({"taskId": task}))).await;
         assert_eq!(got["result"]["status"], "completed", "{got}");
     }
-    let unknown = modern(server.addr, &modern_request(9, "tasks/get", json!({"taskId": "0000"}))).await;
+    let unknown = modern(server.addr, &task_request(9, "tasks/get", json!({"taskId": "0000"}))).await;
     assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
 
     // A `later` call whose client goes away: cancelled in the engine that holds it.
     let mut kept = Vec::new();
     for id in 10..13 {
-        let call = modern_request(id, "tools/call", json!({"name": "later"}));
+        let call = task_request(id, "tools/call", json!({"name": "later"}));
         let headers =
             [JSON, BOTH, ("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call"), ("Mcp-Name", "later")];
         kept.push(support::post_kept_open(server.addr, &headers, &call.to_string()).await);

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 mod support;
 use support::replicated::Replicated;
-use support::{BOTH, JSON, Reply, open_session, post_kept_open, read_events, send};
+use support::{BOTH, JSON, Reply, modern, open_session, post_kept_open, read_events, send, task_request};
 
 /// A legacy session opened on `opened`, initialized and its standalone GET stream opened (its priming
 /// event read) on `listening`: its id, the stream, and what was read of it.
@@ -47,12 +47,16 @@ struct Store {
     arrived: Arc<tokio::sync::Notify>,
     /// 0: up, 1: failing, 2: stalled.
     mode: Arc<AtomicU8>,
+    /// The tasks' records, and until when each replica said it was alive.
+    tasks: Arc<Mutex<HashMap<String, Vec<u8>>>>,
+    beats: Arc<Mutex<HashMap<u64, std::time::Instant>>>,
 }
 
 impl Default for Store {
     fn default() -> Self {
         let bus = tokio::sync::broadcast::channel(16).0;
-        Store { map: Arc::default(), bus, events: Arc::default(), arrived: Arc::default(), mode: Arc::default() }
+        let (map, events, arrived, mode, tasks, beats) = Default::default();
+        Store { map, bus, events, arrived, mode, tasks, beats }
     }
 }
 
@@ -124,6 +128,24 @@ impl SharedSessions for Store {
                 let _ = tokio::time::timeout_at(deadline, notified).await;
             }
         })
+    }
+    fn save_task(&self, id: String, record: Vec<u8>, _ttl: Duration) -> StoreFuture<'_, ()> {
+        let tasks = Arc::clone(&self.tasks);
+        self.answer(move || drop(tasks.lock().unwrap().insert(id, record)))
+    }
+    fn load_task(&self, id: String) -> StoreFuture<'_, Option<Vec<u8>>> {
+        let tasks = Arc::clone(&self.tasks);
+        self.answer(move || tasks.lock().unwrap().get(&id).cloned())
+    }
+    fn beat(&self, worker: u64, ttl: Duration) -> StoreFuture<'_, ()> {
+        let beats = Arc::clone(&self.beats);
+        self.answer(move || {
+            beats.lock().unwrap().insert(worker, std::time::Instant::now() + ttl);
+        })
+    }
+    fn is_alive(&self, worker: u64) -> StoreFuture<'_, bool> {
+        let beats = Arc::clone(&self.beats);
+        self.answer(move || beats.lock().unwrap().get(&worker).is_some_and(|until| *until > std::time::Instant::now()))
     }
     fn subscribe(&self, into: tokio::sync::mpsc::Sender<Vec<u8>>) {
         let mut relayed = self.bus.subscribe();
@@ -407,21 +429,6 @@ async fn a_get_stream_resumed_on_another_replica_gets_what_it_missed_then_that_r
     assert_eq!(ids.last().unwrap().split('-').next().unwrap().parse::<u32>().unwrap(), 2 << 24 | 1, "{ids:?}");
 }
 
-/// A 2026-07-28 request with the tasks extension declared.
-fn task_request(id: u32, method: &str, mut params: Value) -> Value {
-    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}});
-    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-}
-
-async fn modern(addr: SocketAddr, message: &Value) -> Value {
-    let method = message["method"].as_str().unwrap();
-    let name = message["params"]["name"].as_str().or(message["params"]["taskId"].as_str()).unwrap_or_default();
-    let headers = [JSON, BOTH, ("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", method), ("Mcp-Name", name)];
-    let reply = send(addr, "POST", &headers, &message.to_string()).await;
-    serde_json::from_slice(&reply.body).unwrap_or_else(|_| reply.events().pop().expect("an answer"))
-}
-
 #[tokio::test]
 async fn a_task_is_answered_for_through_any_replica() {
     let store = Store::default();
@@ -441,6 +448,67 @@ async fn a_task_is_answered_for_through_any_replica() {
     let cancel = modern(replicas[2], &task_request(10, "tasks/cancel", json!({"taskId": task}))).await;
     let here = modern(replicas[0], &task_request(11, "tasks/cancel", json!({"taskId": task}))).await;
     assert_eq!(cancel["error"], here["error"], "{cancel} {here}");
+}
+
+#[tokio::test]
+async fn a_task_whose_replica_stopped_is_answered_for_as_failed_by_another() {
+    let store = Store::default();
+    let (worker, endpoint, served) = stoppable_replica(1, &store).await;
+    let other = replica(2, &store).await;
+    let created = modern(worker, &task_request(1, "tools/call", json!({"name": "linger"}))).await;
+    let task = created["result"]["taskId"].as_str().unwrap_or_else(|| panic!("a task: {created}")).to_owned();
+    let got = modern(other, &task_request(2, "tasks/get", json!({"taskId": task}))).await;
+    assert_eq!(got["result"]["status"], "working", "answered by its replica: {got}");
+    assert!(store.tasks.lock().unwrap().contains_key(&task), "recorded in the store");
+
+    // Its replica stops: no answer, then no beat.
+    served.abort();
+    drop(endpoint);
+    let started = std::time::Instant::now();
+    let failed = loop {
+        let got = modern(other, &task_request(3, "tasks/get", json!({"taskId": task}))).await;
+        if got["result"]["status"] == "failed" {
+            break got;
+        }
+        assert_eq!(got["result"]["status"], "working", "never unknown: {got}");
+        assert!(started.elapsed() < Duration::from_secs(10), "failed within the beat's timeout: {got}");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    assert!(started.elapsed() >= Duration::from_secs(1), "not before its replica's beat ended: {failed}");
+    let message = failed["result"]["statusMessage"].as_str().unwrap_or_default().to_owned();
+    assert!(message.contains("stopped"), "{failed}");
+    // Asked again, or through a third replica: failed too; never working again.
+    let third = replica(3, &store).await;
+    for (id, addr) in [(4, other), (5, third)] {
+        let got = modern(addr, &task_request(id, "tasks/get", json!({"taskId": task}))).await;
+        assert_eq!(got["result"]["status"], "failed", "{got}");
+    }
+    // Cancelled after it ended: it stays failed.
+    let cancel = modern(other, &task_request(6, "tasks/cancel", json!({"taskId": task}))).await;
+    assert!(cancel["result"].is_object() || cancel["error"].is_object(), "{cancel}");
+    let got = modern(third, &task_request(7, "tasks/get", json!({"taskId": task}))).await;
+    assert_eq!(got["result"]["status"], "failed", "{got}");
+}
+
+/// A replica whose serving task the test can stop (and then drop its endpoint).
+async fn stoppable_replica(
+    number: u8,
+    store: &Store,
+) -> (SocketAddr, McpHttp<Replicated>, tokio::task::JoinHandle<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut config = HttpConfig::new(Config::new("replica", "1.0.0"), addr);
+    config.replica = number;
+    config.store_timeout = Duration::from_millis(300);
+    config.tasks = Some(mcp_sansio_http::TaskLimits::default());
+    let endpoint = McpHttp::new(Replicated, config).with_shared_sessions(store.clone());
+    let served = tokio::spawn({
+        let endpoint = endpoint.clone();
+        async move {
+            let _ = serve(listener, endpoint, std::future::pending::<()>()).await;
+        }
+    });
+    (addr, endpoint, served)
 }
 
 #[tokio::test]

@@ -7,7 +7,9 @@
 //! living for the server's idle timeout after its last use, so that any replica continues any
 //! session ([`mcp_sansio_http::shared`] tells what is shared and when it is read and written). The
 //! replicas' messages to each other (a client's answer to relay, an announced change) go through
-//! the pub/sub channel `<prefix>bus`.
+//! the pub/sub channel `<prefix>bus`. A 2026-07-28 task is recorded under `<prefix>task:<id>` (the
+//! process running it and its `TaskRecord`) for its time to live, and each replica's process that
+//! runs tasks says it is alive under `<prefix>worker:<its random number>` every second (for 3 s).
 //!
 //! ```no_run
 //! # use mcp_sansio::server::{Config, Handler};
@@ -151,6 +153,38 @@ impl SharedSessions for RedisSessions {
             let command = redis::cmd("DEL").arg(&key).to_owned();
             run::<u64>(&command, &mut connection).await.map(drop)
         })
+    }
+
+    fn save_task(&self, id: String, record: Vec<u8>, ttl: Duration) -> StoreFuture<'_, ()> {
+        let mut connection = self.connection.clone();
+        let key = format!("{}task:{id}", self.prefix);
+        Box::pin(async move {
+            let command = redis::cmd("SET").arg(&key).arg(record).arg("PX").arg(millis(ttl)).to_owned();
+            run(&command, &mut connection).await
+        })
+    }
+
+    fn load_task(&self, id: String) -> StoreFuture<'_, Option<Vec<u8>>> {
+        let mut connection = self.connection.clone();
+        let key = format!("{}task:{id}", self.prefix);
+        Box::pin(async move { run(&redis::cmd("GET").arg(&key).to_owned(), &mut connection).await })
+    }
+
+    fn beat(&self, worker: u64, ttl: Duration) -> StoreFuture<'_, ()> {
+        let mut connection = self.connection.clone();
+        let key = format!("{}worker:{worker:016x}", self.prefix);
+        Box::pin(async move {
+            let command = redis::cmd("SET").arg(&key).arg(1).arg("PX").arg(millis(ttl)).to_owned();
+            run(&command, &mut connection).await
+        })
+    }
+
+    fn is_alive(&self, worker: u64) -> StoreFuture<'_, bool> {
+        let mut connection = self.connection.clone();
+        let key = format!("{}worker:{worker:016x}", self.prefix);
+        Box::pin(
+            async move { run::<u64>(&redis::cmd("EXISTS").arg(&key).to_owned(), &mut connection).await.map(|n| n > 0) },
+        )
     }
 
     fn publish(&self, message: Vec<u8>) -> StoreFuture<'_, ()> {

@@ -17,7 +17,7 @@ use tokio::process::{Child, Command};
 #[path = "../../http/tests/support/mod.rs"]
 mod support;
 use support::replicated::Replicated;
-use support::{BOTH, JSON, Reply, open_session, post_kept_open, read_events, send};
+use support::{BOTH, JSON, Reply, modern, open_session, post_kept_open, read_events, send, task_request};
 
 /// A redis-server on `port`, ended when dropped.
 struct Redis {
@@ -85,6 +85,11 @@ fn free_port() -> u16 {
 }
 
 async fn replica(number: u8, url: &str) -> SocketAddr {
+    stoppable_replica(number, url).await.0
+}
+
+/// A replica whose serving the test can stop (abort the task: its endpoint goes with it).
+async fn stoppable_replica(number: u8, url: &str) -> (SocketAddr, tokio::task::JoinHandle<()>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let mut config = HttpConfig::new(Config::new("replica", "1.0.0"), addr);
@@ -94,9 +99,12 @@ async fn replica(number: u8, url: &str) -> SocketAddr {
     // Every request reads Redis: what these tests check of it.
     config.shared_state_fresh = Duration::ZERO;
     let sessions = RedisSessions::open(url).unwrap().with_prefix("test:");
+    config.tasks = Some(mcp_sansio_http::TaskLimits::default());
     let endpoint = McpHttp::new(Replicated, config).with_shared_sessions(sessions);
-    tokio::spawn(serve(listener, endpoint, std::future::pending::<()>()));
-    addr
+    let served = tokio::spawn(async move {
+        let _ = serve(listener, endpoint, std::future::pending::<()>()).await;
+    });
+    (addr, served)
 }
 
 async fn echo(addr: SocketAddr, sid: &str, id: u32, text: &str) -> Reply {
@@ -246,6 +254,34 @@ async fn a_stream_resumes_on_another_replica_from_redis_with_what_was_missed_and
             }
         };
         assert!(text.contains(&format!(r#""id":{n},"result""#)) && text.contains(name), "{text}");
+    }
+    redis.stop().await;
+}
+
+#[tokio::test]
+#[ignore = "needs redis-server: scripts/test-replicas"]
+async fn a_task_whose_replica_stopped_ends_failed_through_redis_within_seconds() {
+    let redis = Redis::start(free_port()).await;
+    let (worker, served) = stoppable_replica(1, &redis.url()).await;
+    let other = replica(2, &redis.url()).await;
+    let created = modern(worker, &task_request(1, "tools/call", json!({"name": "linger"}))).await;
+    let task = created["result"]["taskId"].as_str().unwrap_or_else(|| panic!("a task: {created}")).to_owned();
+    let got = modern(other, &task_request(2, "tasks/get", json!({"taskId": task}))).await;
+    assert_eq!(got["result"]["status"], "working", "{got}");
+    let ttl = redis.integer(&format!("PTTL test:task:{task}")).await;
+    assert!(ttl > 3_000_000, "recorded for the task's time to live (1 h): {ttl} ms");
+
+    served.abort();
+    let started = Instant::now();
+    loop {
+        let got = modern(other, &task_request(3, "tasks/get", json!({"taskId": task}))).await;
+        match got["result"]["status"].as_str() {
+            Some("failed") => break,
+            Some("working") => {}
+            _ => panic!("working, then failed, never unknown: {got}"),
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "failed within seconds: {got}");
+        tokio::time::sleep(Duration::from_millis(300)).await;
     }
     redis.stop().await;
 }

@@ -64,6 +64,9 @@ pub(crate) struct Inner<H> {
     pub(crate) next_shard: std::sync::atomic::AtomicUsize,
     /// The shard the next new session goes to.
     pub(crate) next_session: std::sync::atomic::AtomicUsize,
+    /// This endpoint's number among the workers that run tasks for the replicas (random: a
+    /// restarted replica is another worker; see [`crate::shared`]).
+    pub(crate) worker: u64,
     /// The store the replicas share their legacy sessions in, if any ([`crate::shared`]).
     pub(crate) shared: std::sync::OnceLock<Arc<dyn crate::SharedSessions>>,
     /// Whether this endpoint listens for the answers other replicas relay (started on first use).
@@ -204,8 +207,24 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         let forwarded = Mutex::default();
         let started = StdInstant::now();
         let (next_shard, next_session) = Default::default();
-        let inner =
-            Inner { config, started, shards, next_shard, next_session, shared, listening, events_queue, forwarded };
+        let mut random = [0u8; 8];
+        // Without the OS's generator, the clock tells processes apart well enough.
+        if getrandom::fill(&mut random).is_err() {
+            random = (std::time::UNIX_EPOCH.elapsed().unwrap_or_default().as_nanos() as u64).to_be_bytes();
+        }
+        let worker = u64::from_be_bytes(random);
+        let inner = Inner {
+            config,
+            started,
+            shards,
+            next_shard,
+            next_session,
+            worker,
+            shared,
+            listening,
+            events_queue,
+            forwarded,
+        };
         McpHttp { inner: Arc::new(inner) }
     }
 

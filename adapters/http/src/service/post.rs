@@ -105,6 +105,9 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 }
                 let _serving = crate::serving::mark(crate::Serving::Stateless(state.index));
                 let received = engine.handle_parsed(now, route, &body, &mut state.handler);
+                if let Some(record) = engine.task_table().and_then(|tasks| tasks.take_created()) {
+                    self.record_task(record);
+                }
                 state.stateless_streams.drain(engine, &mut state.handler, now, None);
                 (Era::Modern, route, received, None, None)
             }

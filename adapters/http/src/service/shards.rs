@@ -113,15 +113,8 @@ impl<H> Inner<H> {
         owner: u64,
         now: Instant,
     ) -> Result<Option<MutexGuard<'_, State<H>>>, NotAboutATask> {
-        let task = match body.message() {
-            Some(Ok(Message::Request { method, params: Some(params), .. }))
-                if TASK_METHODS.iter().any(|m| method.raw() == m.as_bytes()) =>
-            {
-                params.get("taskId").and_then(|v| v.as_str()).and_then(|id| id.as_plain())
-            }
-            _ => None,
-        };
-        let Some(task) = task else { return Err(NotAboutATask) };
+        let Some(task) = task_of(body) else { return Err(NotAboutATask) };
+        let task = task.as_str();
         for index in 0..self.shard_count() {
             let mut guard = self.shard(index);
             let Some(tasks) = guard.stateless.get().task_table() else { return Ok(None) };
@@ -131,6 +124,18 @@ impl<H> Inner<H> {
             }
         }
         Ok(None)
+    }
+}
+
+/// The task a `tasks/get`, `tasks/update` or `tasks/cancel` request names, if `body` is one.
+pub(crate) fn task_of(body: &ParsedMessage<'_>) -> Option<String> {
+    match body.message() {
+        Some(Ok(Message::Request { method, params: Some(params), .. }))
+            if TASK_METHODS.iter().any(|m| method.raw() == m.as_bytes()) =>
+        {
+            params.get("taskId").and_then(|v| v.as_str()).and_then(|id| id.as_plain()).map(str::to_owned)
+        }
+        _ => None,
     }
 }
 

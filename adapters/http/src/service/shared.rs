@@ -77,6 +77,9 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         });
         let _ = self.inner.events_queue.set(queue);
         self.listen(shared);
+        if config.tasks.is_some() {
+            self.keep_beating(shared);
+        }
     }
 
     /// A stream of another replica resumed here (`Last-Event-ID` naming it): the events after the

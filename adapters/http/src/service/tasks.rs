@@ -3,6 +3,7 @@
 //! ([`Relayed::TaskCall`]); the one holding the task serves it on its stateless engine and publishes
 //! the answer ([`Relayed::TaskAnswer`]), which this replica's response carries.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -12,12 +13,13 @@ use mcp_sansio::endpoint::Framing;
 use mcp_sansio::http::{self as rules, Serve, SessionId};
 use mcp_sansio::jsonrpc::ParsedMessage;
 use mcp_sansio::server::Handler;
+use mcp_sansio::server::tasks::TaskRecord;
 use mcp_sansio::version::Era;
 
 use super::McpHttp;
 use crate::body::{AbortGuard, ResponseBody};
 use crate::response::HeaderView;
-use crate::shared::{Relayed, within};
+use crate::shared::{Relayed, SharedSessions, TASK_WORKER_TIMEOUT, within};
 
 /// Longest wait for another replica's answer to a task request (within the store timeout): a task
 /// no replica holds is then answered here as unknown.
@@ -40,7 +42,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             return None;
         }
         let config = &self.inner.config;
-        {
+        let task = {
             let parsed = ParsedMessage::parse(body, config.engine.limits.max_depth);
             // The request as this replica would refuse it is refused here: only a good one moves.
             let plan = rules::plan_post_parsed(headers, &parsed, false).ok()?;
@@ -55,7 +57,8 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             if rules::check_param_headers_parsed(headers, &parsed, &self.inner.shard(0).handler).is_err() {
                 return None;
             }
-        }
+            super::shards::task_of(&parsed)?
+        };
         let mut random = [0u8; 8];
         getrandom::fill(&mut random).ok()?;
         let token = u64::from_be_bytes(random);
@@ -69,10 +72,85 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             Err(_) => None,
         };
         self.forwarded().remove(&token);
-        let message = message?;
+        let Some(message) = message else {
+            // No replica holds it: if the one that ran it stopped, it is answered for here.
+            self.adopt_lost_task(&shared, task, owner).await;
+            return None;
+        };
         tracing::debug!(token, "task request answered by another replica");
         let mut guard = AbortGuard::default();
         Some(super::post::json_answer(Era::Modern, None, Bytes::from(message), &mut guard, HeaderMap::new()))
+    }
+
+    /// Takes in, failed, task `id` of `owner` if the store says a replica ran it that has not said
+    /// it is alive within [`TASK_WORKER_TIMEOUT`] (waiting that long at most for a replica that
+    /// said so but did not answer); records it as this replica's then.
+    async fn adopt_lost_task(&self, shared: &Arc<dyn SharedSessions>, id: String, owner: u64) {
+        let config = &self.inner.config;
+        // Only an id this server could have given is looked up.
+        if id.len() != mcp_sansio::server::tasks::TASK_ID_LEN || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return;
+        }
+        let Ok(Some(bytes)) = within(config.store_timeout, shared.load_task(id.clone())).await else { return };
+        let Some((worker, record)) = bytes.split_first_chunk::<8>() else { return };
+        let worker = u64::from_be_bytes(*worker);
+        let Some(record) = TaskRecord::decode(record).filter(|r| r.owner() == owner && r.id() == id) else { return };
+        if worker == self.inner.worker {
+            return;
+        }
+        // A replica that did not answer but said it was alive a moment ago may have just stopped:
+        // its beat ends within TASK_WORKER_TIMEOUT (the request waits that long at most).
+        let deadline = tokio::time::Instant::now() + TASK_WORKER_TIMEOUT;
+        loop {
+            match within(config.store_timeout, shared.is_alive(worker)).await {
+                Ok(false) => break,
+                Ok(true) if tokio::time::Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(250)).await;
+                }
+                Ok(true) | Err(_) => return,
+            }
+        }
+        let message = "the replica running this task stopped";
+        let adopted = {
+            let mut state = self.inner.free_shard();
+            let now = self.now();
+            state.stateless.get().task_table().is_some_and(|tasks| tasks.adopt_failed(now, &record, message))
+        };
+        if adopted {
+            tracing::warn!(task = %id, worker = format!("{worker:016x}"), "a task whose replica stopped is answered for here, as failed");
+            self.record_task(record);
+        }
+    }
+
+    /// Records `record`, a task this replica runs, in the shared store (in the background: the
+    /// record matters only once this replica is gone).
+    pub(super) fn record_task(&self, record: TaskRecord) {
+        let (Some(shared), Some(limits)) = (self.inner.shared.get(), self.inner.config.tasks) else { return };
+        let (shared, worker, timeout) = (Arc::clone(shared), self.inner.worker, self.inner.config.store_timeout);
+        tokio::spawn(async move {
+            let mut bytes = worker.to_be_bytes().to_vec();
+            bytes.extend_from_slice(&record.encode());
+            if let Err(error) = within(timeout, shared.save_task(record.id().to_owned(), bytes, limits.ttl)).await {
+                tracing::warn!(task = record.id(), %error, "task not recorded in the shared store");
+            }
+        });
+    }
+
+    /// Says, every second while the endpoint lives, that this process is alive (it runs tasks).
+    pub(super) fn keep_beating(&self, shared: &Arc<dyn SharedSessions>) {
+        let (endpoint, shared) = (self.downgrade(), Arc::clone(shared));
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(Duration::from_secs(1));
+            loop {
+                every.tick().await;
+                let Some(endpoint) = endpoint.upgrade() else { break };
+                let (worker, timeout) = (endpoint.inner.worker, endpoint.inner.config.store_timeout);
+                drop(endpoint);
+                if let Err(error) = within(timeout, shared.beat(worker, TASK_WORKER_TIMEOUT)).await {
+                    tracing::warn!(%error, "this replica's beat not written to the shared store");
+                }
+            }
+        });
     }
 
     fn forwarded(

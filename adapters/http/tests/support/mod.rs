@@ -183,3 +183,19 @@ pub async fn open_asking_session(addr: SocketAddr) -> String {
     let opened = send(addr, "POST", &[JSON, BOTH], &init.to_string()).await;
     opened.header("mcp-session-id").expect("a session").to_owned()
 }
+
+/// A 2026-07-28 request (the tasks extension declared in its client capabilities).
+pub fn task_request(id: u32, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}});
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// Sends a 2026-07-28 request (its `Mcp-Method` and `Mcp-Name` headers from it); its answer.
+pub async fn modern(addr: SocketAddr, message: &Value) -> Value {
+    let method = message["method"].as_str().unwrap();
+    let name = message["params"]["name"].as_str().or(message["params"]["taskId"].as_str()).unwrap_or_default();
+    let headers = [JSON, BOTH, ("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", method), ("Mcp-Name", name)];
+    let reply = send(addr, "POST", &headers, &message.to_string()).await;
+    serde_json::from_slice(&reply.body).unwrap_or_else(|_| reply.events().pop().expect("an answer"))
+}

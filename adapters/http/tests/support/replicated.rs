@@ -4,11 +4,13 @@
 use mcp_sansio::mcp::{ListCapability, LoggingLevel, ResourceCapability, ServerCapabilities, TaskSupport};
 use mcp_sansio::server::{Handler, InputRequest, Resource, Tool, ToolCall, ToolReply};
 
-static TOOLS: [Tool<'static>; 3] = [
+static TOOLS: [Tool<'static>; 4] = [
     Tool::new("echo", "Echoes text, logging it at info", r#"{"type":"object"}"#),
     Tool::new("greet", "Asks the user's name, then greets", r#"{"type":"object"}"#),
     Tool::new("remember", "Runs as a task when the client can take one", r#"{"type":"object"}"#)
         .with_task_support(TaskSupport::Optional),
+    Tool::new("linger", "Runs as a task that never ends", r#"{"type":"object"}"#)
+        .with_task_support(TaskSupport::Required),
 ];
 
 static RESOURCES: [Resource<'static>; 1] = [Resource::new("file:///watched", "watched")];
@@ -33,6 +35,13 @@ impl Handler for Replicated {
             // A task when the request declared the tasks extension; answered at once either way.
             let _ = reply.run_as_task();
             return reply.text("remembered").finish();
+        }
+        if call.name == "linger" {
+            // Working until its replica stops: its answer is never given.
+            if reply.run_as_task().is_ok() {
+                let _ = reply.defer();
+            }
+            return;
         }
         if call.name == "greet" {
             let name = call.context.input("name").and_then(|a| a.get("content")).and_then(|c| c.get("name"));

@@ -57,6 +57,7 @@
 
 pub(crate) mod legacy;
 mod methods;
+mod record;
 mod table;
 mod wire;
 
@@ -67,6 +68,7 @@ use crate::json::{JsonWriter, Value};
 use crate::jsonrpc::{MAX_ID_LEN, OwnedId};
 use crate::time::Instant;
 
+pub use record::TaskRecord;
 pub use table::{DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, TASK_ID_LEN, TaskSlot, TaskTable};
 pub(crate) use wire::TaskWire;
 

@@ -14,6 +14,8 @@ use crate::mcp::TaskStatus;
 use crate::storage::Storage;
 use crate::time::{Duration, Instant};
 
+use super::record::TaskRecord;
+
 /// Length of a task id: 32 lowercase hex digits (128 random bits).
 pub const TASK_ID_LEN: usize = 32;
 
@@ -146,6 +148,8 @@ pub struct TaskTable<'a> {
     pub(crate) changed: bool,
     /// The last try to tell them found the transmit window full.
     pub(crate) notes_blocked: bool,
+    /// The task the last request created, until [`TaskTable::take_created`] takes it.
+    created: Option<usize>,
 }
 
 impl<'a> TaskTable<'a> {
@@ -180,6 +184,7 @@ impl<'a> TaskTable<'a> {
             owner: 0,
             changed: false,
             notes_blocked: false,
+            created: None,
         }
     }
 
@@ -310,7 +315,51 @@ impl<'a> TaskTable<'a> {
             legacy,
             error: false,
         };
+        self.created = Some(i);
         Some(i)
+    }
+
+    /// The task the last request created, if it is still kept, taken once: what an HTTP adapter
+    /// records for the replicas that may be asked about it once this one is gone
+    /// ([`TaskTable::adopt_failed`]).
+    pub fn take_created(&mut self) -> Option<TaskRecord> {
+        let i = self.created.take()?;
+        let slot = self.slot(i)?;
+        Some(TaskRecord::new(slot.id, slot.owner, slot.created_unix))
+    }
+
+    /// Keeps, failed with an internal error saying `message`, the task `record` names, which
+    /// another table created and can no longer serve (the replica that ran it stopped): asked
+    /// about by its authorization context, it answers as failed until its time to live, counted
+    /// from its creation, ends. `false` if its time to live has ended, the table holds that id
+    /// already or has no free slot.
+    pub fn adopt_failed(&mut self, now: Instant, record: &TaskRecord, message: &str) -> bool {
+        self.expire(now);
+        let unix = self.unix(now);
+        let age = unix.saturating_sub(record.created_unix_ms());
+        if age >= self.ttl.as_millis() || self.find_any(now, record.id().as_bytes()).is_some() {
+            return false;
+        }
+        let Some(i) = self.slots.get().iter().position(|s| !s.used) else { return false };
+        self.slots.get()[i] = TaskSlot {
+            used: true,
+            owner: record.owner(),
+            id: *record.id_bytes(),
+            status: TaskStatus::Working,
+            created: Instant::from_millis(now.as_millis().saturating_sub(age)),
+            state_at: now,
+            created_unix: record.created_unix_ms(),
+            updated_unix: unix,
+            request: 0,
+            state: 0,
+            payload: 0,
+            answers: 0,
+            changed: false,
+            legacy: false,
+            error: false,
+        };
+        self.fail(i, now, message);
+        true
     }
 
     /// Whether the table holds the live task named `id` of the current authorization context

@@ -1,0 +1,125 @@
+//! [`TaskRecord`]: what one task table tells of a task it created
+//! ([`TaskTable::take_created`](super::TaskTable::take_created)), so that another table answers for
+//! it once the first is gone ([`TaskTable::adopt_failed`](super::TaskTable::adopt_failed)): the
+//! replicas of an HTTP server keep it in their shared store.
+
+use super::table::TASK_ID_LEN;
+
+/// A task as another replica needs to know it: its id, the authorization context it belongs to
+/// and when it was created.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskRecord {
+    id: [u8; TASK_ID_LEN],
+    owner: u64,
+    created_unix_ms: u64,
+}
+
+impl TaskRecord {
+    /// Bytes of [`TaskRecord::encode`]: a version byte, the id, the owner and the creation time.
+    pub const ENCODED_LEN: usize = 1 + TASK_ID_LEN + 8 + 8;
+
+    /// The layout [`TaskRecord::encode`] writes.
+    const VERSION: u8 = 1;
+
+    pub(super) fn new(id: [u8; TASK_ID_LEN], owner: u64, created_unix_ms: u64) -> Self {
+        TaskRecord { id, owner, created_unix_ms }
+    }
+
+    /// The task's id.
+    pub fn id(&self) -> &str {
+        core::str::from_utf8(&self.id).unwrap_or_default()
+    }
+
+    pub(super) fn id_bytes(&self) -> &[u8; TASK_ID_LEN] {
+        &self.id
+    }
+
+    /// The authorization context the task belongs to
+    /// ([`TaskTable::set_owner`](super::TaskTable::set_owner)).
+    pub fn owner(&self) -> u64 {
+        self.owner
+    }
+
+    /// When the task was created, in milliseconds since 1970 (UTC).
+    pub fn created_unix_ms(&self) -> u64 {
+        self.created_unix_ms
+    }
+
+    /// The record as bytes, for a store ([`TaskRecord::decode`] reads them back).
+    pub fn encode(&self) -> [u8; Self::ENCODED_LEN] {
+        let mut bytes = [0u8; Self::ENCODED_LEN];
+        bytes[0] = Self::VERSION;
+        bytes[1..=TASK_ID_LEN].copy_from_slice(&self.id);
+        bytes[1 + TASK_ID_LEN..9 + TASK_ID_LEN].copy_from_slice(&self.owner.to_be_bytes());
+        bytes[9 + TASK_ID_LEN..].copy_from_slice(&self.created_unix_ms.to_be_bytes());
+        bytes
+    }
+
+    /// The record [`TaskRecord::encode`] wrote; `None` for other bytes (another length or layout,
+    /// an id that is not lowercase hex).
+    pub fn decode(bytes: &[u8]) -> Option<Self> {
+        let bytes: &[u8; Self::ENCODED_LEN] = bytes.try_into().ok()?;
+        if bytes[0] != Self::VERSION {
+            return None;
+        }
+        let id: [u8; TASK_ID_LEN] = bytes[1..=TASK_ID_LEN].try_into().ok()?;
+        if !id.iter().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b)) {
+            return None;
+        }
+        let word = |at: usize| bytes[at..at + 8].try_into().ok().map(u64::from_be_bytes);
+        Some(TaskRecord { id, owner: word(1 + TASK_ID_LEN)?, created_unix_ms: word(9 + TASK_ID_LEN)? })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::TaskStatus;
+    use crate::server::tasks::{TaskSlot, TaskTable};
+    use crate::time::{Duration, Instant};
+
+    fn random(bytes: &mut [u8; 16]) {
+        *bytes = [0x5a; 16];
+    }
+
+    #[test]
+    fn a_task_created_in_one_table_is_answered_for_as_failed_by_another_until_its_ttl_ends() {
+        let (mut slots_a, mut data_a) = ([TaskSlot::EMPTY; 2], [0u8; 1024]);
+        let (mut slots_b, mut data_b) = ([TaskSlot::EMPTY; 2], [0u8; 1024]);
+        let ttl = Duration::from_secs(60);
+        let zero = Instant::from_millis(0);
+        let mut a = TaskTable::new(&mut slots_a, &mut data_a, random).with_wall_clock(zero, 1_000_000).with_ttl(ttl);
+        let mut b = TaskTable::new(&mut slots_b, &mut data_b, random).with_wall_clock(zero, 1_000_000).with_ttl(ttl);
+        a.set_owner(7);
+        assert_eq!(a.take_created(), None);
+        let created = Instant::from_millis(5_000);
+        assert!(a.create(created, None, false).is_some());
+        let record = a.take_created().expect("the task just created");
+        assert_eq!(a.take_created(), None, "taken once");
+        assert_eq!((record.id(), record.owner(), record.created_unix_ms()), (&*"5a".repeat(16), 7, 1_005_000));
+        let bytes = record.encode();
+        assert_eq!(TaskRecord::decode(&bytes), Some(record));
+        assert_eq!(TaskRecord::decode(&bytes[1..]), None);
+        let mut other = bytes;
+        other[0] = 2;
+        assert_eq!(TaskRecord::decode(&other), None, "another layout");
+        other = bytes;
+        other[1] = b'G';
+        assert_eq!(TaskRecord::decode(&other), None, "not an id");
+
+        let now = Instant::from_millis(20_000);
+        assert!(b.adopt_failed(now, &record, "its replica stopped"));
+        assert!(!b.adopt_failed(now, &record, "again"), "held already");
+        b.set_owner(8);
+        assert!(!b.contains(now, record.id()), "another authorization context's");
+        b.set_owner(7);
+        assert!(b.contains(now, record.id()));
+        let i = b.find(now, record.id().as_bytes()).unwrap();
+        assert_eq!(b.slot(i).map(TaskSlot::status), Some(TaskStatus::Failed));
+        assert!(b.slot(i).unwrap().is_error());
+        // Its time to live counts from its creation (5 s), not its adoption.
+        assert!(b.contains(Instant::from_millis(64_999), record.id()));
+        assert!(!b.contains(Instant::from_millis(65_000), record.id()));
+        assert!(!b.adopt_failed(Instant::from_millis(65_000), &record, "too late"));
+    }
+}
