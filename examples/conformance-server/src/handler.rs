@@ -16,13 +16,14 @@ use mcp_sansio::server::{
 use tokio::sync::Notify;
 
 use crate::fixtures::*;
+use crate::lists::{Dynamic, DynamicLists};
 
 const LOGGER: Option<&str> = Some("conformance-test-server");
 
 /// The fixtures' state: what was added at run time, and the watched resource's revision.
 pub struct Fixtures {
-    dynamic_tool: bool,
-    dynamic_prompt: bool,
+    /// Whether test_dynamic_tool and test_dynamic_prompt are listed.
+    dynamic: DynamicLists,
     /// Lists changed by a request, for the announcer task to tell every engine.
     pub changes: ListChanges,
     /// Wakes the announcer task.
@@ -34,27 +35,26 @@ pub struct Fixtures {
 }
 
 impl Fixtures {
-    pub fn new(announce: Arc<Notify>, jobs: tokio::sync::mpsc::UnboundedSender<crate::tasks::Job>) -> Self {
-        Fixtures {
-            dynamic_tool: false,
-            dynamic_prompt: false,
-            changes: ListChanges::NONE,
-            announce,
-            watched_revision: 0,
-            jobs,
-        }
+    pub fn new(
+        dynamic: DynamicLists,
+        announce: Arc<Notify>,
+        jobs: tokio::sync::mpsc::UnboundedSender<crate::tasks::Job>,
+    ) -> Self {
+        Fixtures { dynamic, changes: ListChanges::NONE, announce, watched_revision: 0, jobs }
     }
 
-    fn toggle_tool(&mut self) {
-        self.dynamic_tool = !self.dynamic_tool;
+    /// Adds or removes the dynamic tool; whether it is listed now.
+    fn toggle_tool(&mut self) -> bool {
         self.changes.tools = true;
         self.announce.notify_one();
+        self.dynamic.toggle(Dynamic::Tool)
     }
 
-    fn toggle_prompt(&mut self) {
-        self.dynamic_prompt = !self.dynamic_prompt;
+    /// Adds or removes the dynamic prompt; whether it is listed now.
+    fn toggle_prompt(&mut self) -> bool {
         self.changes.prompts = true;
         self.announce.notify_one();
+        self.dynamic.toggle(Dynamic::Prompt)
     }
 }
 
@@ -237,14 +237,14 @@ impl Handler for Fixtures {
         let tasks = &crate::tasks::TASK_TOOLS;
         match TOOLS.get(index).or_else(|| tasks.get(index - TOOLS.len())) {
             Some(tool) => Some(*tool),
-            None => (self.dynamic_tool && index == TOOLS.len() + tasks.len()).then_some(DYNAMIC_TOOL),
+            None => (index == TOOLS.len() + tasks.len() && self.dynamic.listed(Dynamic::Tool)).then_some(DYNAMIC_TOOL),
         }
     }
 
     fn prompt(&self, index: usize) -> Option<Prompt<'_>> {
         match PROMPTS.get(index) {
             Some(prompt) => Some(*prompt),
-            None => (self.dynamic_prompt && index == PROMPTS.len()).then_some(DYNAMIC_PROMPT),
+            None => (index == PROMPTS.len() && self.dynamic.listed(Dynamic::Prompt)).then_some(DYNAMIC_PROMPT),
         }
     }
 
@@ -326,13 +326,11 @@ impl Handler for Fixtures {
                 reply.text("Logging evaluated").finish()
             }
             "test_trigger_tool_change" => {
-                self.toggle_tool();
-                let now = if self.dynamic_tool { "added" } else { "removed" };
+                let now = if self.toggle_tool() { "added" } else { "removed" };
                 reply.text_fmt(format_args!("Mutation triggered: test_dynamic_tool {now}")).finish()
             }
             "test_trigger_prompt_change" => {
-                self.toggle_prompt();
-                let now = if self.dynamic_prompt { "added" } else { "removed" };
+                let now = if self.toggle_prompt() { "added" } else { "removed" };
                 reply.text_fmt(format_args!("Mutation triggered: test_dynamic_prompt {now}")).finish()
             }
             "test_dynamic_tool" => reply.text("This tool was added at run time.").finish(),

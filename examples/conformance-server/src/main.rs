@@ -23,6 +23,7 @@
 
 mod fixtures;
 mod handler;
+mod lists;
 mod tasks;
 
 use std::net::SocketAddr;
@@ -34,6 +35,7 @@ use mcp_sansio::server::{Config, HmacSealer, ListChanged};
 use mcp_sansio_http::{HttpConfig, McpHttp, Notice, TaskLimits, serve, shutdown_signal};
 
 use crate::handler::Fixtures;
+use crate::lists::DynamicLists;
 
 const USAGE: &str = "\
 conformance-server: the official MCP conformance suite's fixtures over Streamable HTTP, at /mcp
@@ -43,7 +45,8 @@ Usage: conformance-server [--http ADDR] [--redis URL [--replica N]] [--log FILTE
 Options:
   --http ADDR     listen on ADDR (default 127.0.0.1:$PORT, PORT defaulting to 3000)
   --redis URL     share the legacy sessions with the other replicas through the Redis server at
-                  URL (redis://127.0.0.1:6379/), and announce list changes to all of them
+                  URL (redis://127.0.0.1:6379/), announce list changes to all of them, and
+                  keep whether the dynamic tool and prompt are listed there (all list alike)
   --replica N     with --redis: this replica's number (0-255, default 0), its own among them
   --log FILTER    log the HTTP server on stderr, filtered like RUST_LOG (e.g. mcp_sansio_http=debug);
                   RUST_LOG is read when not given
@@ -193,16 +196,16 @@ fn main() -> ExitCode {
         let (jobs, queue) = tasks::job_queue();
         let mut config = HttpConfig::new(engine, addr);
         config.tasks = Some(TaskLimits::default());
-        let shared = match &args.redis {
+        let (shared, dynamic) = match &args.redis {
             Some(url) => {
                 config.replica = args.replica.unwrap_or(0);
                 let sessions = mcp_sansio_redis::RedisSessions::open(url).map_err(std::io::Error::other)?;
                 eprintln!("conformance-server: replica {} sharing legacy sessions through {url}", config.replica);
-                Some(sessions)
+                (Some(sessions), DynamicLists::shared(url).map_err(std::io::Error::other)?)
             }
-            None => None,
+            None => (None, DynamicLists::local()),
         };
-        let endpoint = McpHttp::new(Fixtures::new(Arc::clone(&announce), jobs), config);
+        let endpoint = McpHttp::new(Fixtures::new(dynamic, Arc::clone(&announce), jobs), config);
         let endpoint = match shared {
             Some(sessions) => endpoint.with_shared_sessions(sessions),
             None => endpoint,
