@@ -38,11 +38,12 @@ at the end. Through nginx's URL, round robin over the replicas:
 - with a legacy session held, another replica is killed (SIGKILL): the session's next requests must
   succeed, nginx moving the refused connections on to the others; then `stop` must end every process.
 Each phase must have reached every (living) replica: counted from nginx's access log, whose
-`upstream=` names the replica that answered. Notifications not tied to a request are used only in
-the raw phase (list changes, each replica's own: mcp-device does not announce them to the others);
-subscriptions not yet. Checks of the simulated board itself (uptime, LED) are printed as notes, not
-counted: each replica simulates its own board. Prints one line per check and `replicas interop: N
-passed, M failed` last; exits non-zero on a failure. Run with the interpreter of .cache/peers/venv.
+`upstream=` names the replica that answered. The simulated board (LED, the blink setting) is in
+Redis, one board for every replica, and mcp-device announces each change (the tool list, the status
+resource) to every replica, each telling the sessions it holds, as far as each subscribed; the
+device's uptime is each replica's own clock, so its check is printed as a note, not counted. Prints
+one line per check and `replicas interop: N passed, M failed` last; exits non-zero on a failure. Run
+with the interpreter of .cache/peers/venv.
 """
 
 from __future__ import annotations
@@ -86,14 +87,15 @@ REPLICA_LOG = "mcp_sansio_http=debug"
 # The tools that ask the client during the call in a legacy session, one request each.
 ASKING_TOOLS = ["factory_reset", "explain_status", "export_target"]
 
-# Checks of the simulated board, which each replica has its own of: notes, not counted.
-PER_BOARD = {"get_uptime: does not go backwards", "read device://status: led reflects set_led(false)"}
+# Checks of what each replica has its own of (its clock): notes, not counted. The board itself (LED,
+# blink setting) is in Redis (mcp-device --redis), the same for every replica.
+PER_BOARD = {"get_uptime: does not go backwards"}
 
 
 class ReplicaChecks(Checks):
     def check(self, name: str, ok: bool, detail: object = "") -> bool:
         if name in PER_BOARD:
-            print(f"  note {name}: {'holds' if ok else 'does not hold'} (not checked: each replica has its own board)",
+            print(f"  note {name}: {'holds' if ok else 'does not hold'} (not checked: each replica has its own clock)",
                   flush=True)
             return ok
         return super().check(name, ok, detail)
@@ -290,13 +292,13 @@ async def legacy(c: Checks, dep: Deployment, kill: int | None = None) -> None:
                                  **events.callbacks()) as session:
             if kill is None:
                 await exercise(c, session, "legacy")
-                # exercise_surface's "auto" on this legacy session: templates, completion, a log at
-                # the level set here, progress, and factory_reset, explain_status, export_target as
-                # its legacy run has them (the server's requests answered by `events`), without what
-                # rides on notifications not tied to a request (list changes, subscriptions: not
-                # relayed between replicas yet) and without logging/setLevel (done here).
-                await set_level(session, "info")
-                await exercise_surface(c, session, "auto", events)
+                # exercise_surface's legacy run, each request on whichever replica nginx picks:
+                # templates, completion, logging/setLevel, progress, factory_reset, explain_status
+                # and export_target (the server's requests answered by `events`, relayed to the
+                # waiting replica), the tool list changing (enable_blink on one replica: the board
+                # is in Redis, the change announced to every replica, the notification heard on the
+                # session's GET stream wherever it is) and the status subscription (set_led).
+                await exercise_surface(c, session, "legacy", events)
                 await logging_everywhere(c, session, events, dep.replicas)
                 return
             init = await session.initialize()
@@ -665,8 +667,9 @@ def resume_after_kill(c: Checks, dep: Deployment, kill: int) -> None:
         c.check(f"GET on replica-{kill} (direct): 200 text/event-stream, the priming event {own}-0",
                 get.status == 200 and get.sse() and [e[0] for e in primed] == [f"{own}-0"],
                 (get.status, get.headers, primed))
-        # 2. List changes on A while the stream is read: enable_blink toggled from what A offers now
-        # (each replica has its own board), so that each call changes the list.
+        # 2. List changes on A while the stream is read: enable_blink toggled from what A offers now,
+        # so that each call changes the list (announced to every replica: A's copy of the session
+        # sends it on its standalone stream).
         blink = "blink_led" in tool_names(s.post(a, "tools/list")[1])
         got, want, heard = [], [], []
         for _ in range(BLINKS_READ):

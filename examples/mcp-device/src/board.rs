@@ -8,9 +8,14 @@ use mcp_sansio::time::Instant;
 
 /// A board with neither LED nor sensor, as [`mcp_example_device::SimulatedBoard`], whose clones are
 /// one board: the LED and the blink setting are shared, so that what one handler instance sets
-/// (with `--http`, there is one per shard) every other sees.
+/// (with `--http`, there is one per shard) every other sees. With `--redis` they are kept in Redis
+/// ([`SharedBoard::in_redis`]), so that every replica drives the same board.
 #[derive(Clone, Debug, Default)]
-pub struct SharedBoard(Arc<State>);
+pub struct SharedBoard {
+    local: Arc<State>,
+    #[cfg(feature = "redis")]
+    redis: Option<redis_board::RedisState>,
+}
 
 /// The board's state: independent flags, each read and written whole.
 #[derive(Debug, Default)]
@@ -19,17 +24,55 @@ struct State {
     blink: AtomicBool,
 }
 
+/// The flags of a board.
+#[derive(Clone, Copy, Debug)]
+enum Flag {
+    Led,
+    Blink,
+}
+
+impl SharedBoard {
+    /// The board kept in the Redis server at `url` (what every replica connected to it drives).
+    #[cfg(feature = "redis")]
+    pub fn in_redis(url: &str) -> Result<Self, String> {
+        Ok(SharedBoard { local: Arc::default(), redis: Some(redis_board::RedisState::open(url)?) })
+    }
+
+    fn get(&self, flag: Flag) -> bool {
+        #[cfg(feature = "redis")]
+        if let Some(value) = self.redis.as_ref().and_then(|redis| redis.get(flag)) {
+            return value;
+        }
+        self.local_flag(flag).load(Ordering::Relaxed)
+    }
+
+    fn set(&self, flag: Flag, on: bool) {
+        #[cfg(feature = "redis")]
+        if let Some(redis) = &self.redis {
+            redis.set(flag, on);
+        }
+        self.local_flag(flag).store(on, Ordering::Relaxed);
+    }
+
+    fn local_flag(&self, flag: Flag) -> &AtomicBool {
+        match flag {
+            Flag::Led => &self.local.led,
+            Flag::Blink => &self.local.blink,
+        }
+    }
+}
+
 impl Board for SharedBoard {
     fn temperature(&mut self, sensor: Sensor, now: Instant) -> Option<Centidegrees> {
         Some(simulated_temperature(sensor, now))
     }
 
     fn set_led(&mut self, on: bool) {
-        self.0.led.store(on, Ordering::Relaxed);
+        self.set(Flag::Led, on);
     }
 
     fn led(&self) -> bool {
-        self.0.led.load(Ordering::Relaxed)
+        self.get(Flag::Led)
     }
 
     fn calibration(&self) -> &[u8] {
@@ -37,11 +80,68 @@ impl Board for SharedBoard {
     }
 
     fn blink_setting(&self) -> Option<bool> {
-        Some(self.0.blink.load(Ordering::Relaxed))
+        Some(self.get(Flag::Blink))
     }
 
     fn set_blink_setting(&mut self, enabled: bool) {
-        self.0.blink.store(enabled, Ordering::Relaxed);
+        self.set(Flag::Blink, enabled);
+    }
+}
+
+/// The flags in Redis: `mcp-device:led` and `mcp-device:blink`, `1` or `0`, read and written with
+/// one blocking command each (a loopback round trip; the device handler is synchronous). Redis
+/// unreachable: the flag is read as this process last knew it, and a write is logged and kept here.
+#[cfg(feature = "redis")]
+mod redis_board {
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use super::Flag;
+
+    #[derive(Clone)]
+    pub(super) struct RedisState(Arc<Mutex<redis::Connection>>);
+
+    impl std::fmt::Debug for RedisState {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("RedisState")
+        }
+    }
+
+    fn key(flag: Flag) -> &'static str {
+        match flag {
+            Flag::Led => "mcp-device:led",
+            Flag::Blink => "mcp-device:blink",
+        }
+    }
+
+    impl RedisState {
+        pub(super) fn open(url: &str) -> Result<Self, String> {
+            let wait = Duration::from_secs(1);
+            let client = redis::Client::open(url).map_err(|e| format!("{url}: {e}"))?;
+            let connection = client.get_connection_with_timeout(wait).map_err(|e| format!("{url}: {e}"))?;
+            connection.set_read_timeout(Some(wait)).map_err(|e| e.to_string())?;
+            connection.set_write_timeout(Some(wait)).map_err(|e| e.to_string())?;
+            Ok(RedisState(Arc::new(Mutex::new(connection))))
+        }
+
+        /// The flag in Redis (unset: off); `None` if Redis did not answer.
+        pub(super) fn get(&self, flag: Flag) -> Option<bool> {
+            let mut connection = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            match redis::cmd("GET").arg(key(flag)).query::<Option<u8>>(&mut *connection) {
+                Ok(value) => Some(value == Some(1)),
+                Err(error) => {
+                    eprintln!("mcp-device: {} not read from Redis: {error}", key(flag));
+                    None
+                }
+            }
+        }
+
+        pub(super) fn set(&self, flag: Flag, on: bool) {
+            let mut connection = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            if let Err(error) = redis::cmd("SET").arg(key(flag)).arg(u8::from(on)).query::<()>(&mut *connection) {
+                eprintln!("mcp-device: {} not written to Redis: {error}", key(flag));
+            }
+        }
     }
 }
 

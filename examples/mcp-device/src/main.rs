@@ -17,7 +17,7 @@ use clap::{Parser, ValueEnum};
 use mcp_example_device::{Device, INSTRUCTIONS, SERVER_NAME};
 use mcp_sansio::endpoint;
 use mcp_sansio::server::{
-    Buffers, CacheHints, CacheScope, Config, Event, Handler, Limits, Server, ToolCall, ToolReply, Wrapper,
+    Buffers, CacheHints, CacheScope, Config, Event, Handler, Limits, ListChanges, Server, ToolCall, ToolReply, Wrapper,
 };
 use mcp_sansio::time::Instant;
 
@@ -135,13 +135,17 @@ enum Runtime {
     Smol,
 }
 
-/// Forwards to the device logic, reports events on stderr and burns `--tool-cost-us` in each tool
-/// call.
+/// Forwards to the device logic, reports events on stderr, burns `--tool-cost-us` in each tool
+/// call, and with `--http` hands the lists a request changed to the announcer.
 struct Logged<H> {
     inner: H,
     verbose: bool,
     /// CPU time spent in every `tools/call` before the device answers.
     tool_cost: Duration,
+    /// With `--http`: where the changes go, to be announced to every engine (every shard's, and
+    /// with `--redis` every replica's: the board is theirs too), instead of to the engine of the
+    /// request alone.
+    changes: Option<tokio::sync::mpsc::UnboundedSender<ListChanges>>,
 }
 
 /// Only `on_event` and `call_tool` are its own: every other method is the device logic's
@@ -166,6 +170,54 @@ impl<H: Handler> Wrapper for Logged<H> {
         burn(self.tool_cost);
         self.inner.call_tool(call, reply);
     }
+    fn take_list_changes(&mut self) -> ListChanges {
+        let changes = self.inner.take_list_changes();
+        match &self.changes {
+            Some(announcer) if changes != ListChanges::NONE => {
+                let _ = announcer.send(changes);
+                ListChanges::NONE
+            }
+            _ => changes,
+        }
+    }
+}
+
+/// The board: kept in Redis with `--redis` (every replica drives it), in this process otherwise.
+fn board(args: &Args) -> Result<SharedBoard, String> {
+    #[cfg(feature = "redis")]
+    if let Some(url) = &args.redis {
+        return SharedBoard::in_redis(url);
+    }
+    let _ = args;
+    Ok(SharedBoard::default())
+}
+
+/// Tells every engine (every replica's with `--redis`) of the lists and resources a request
+/// changed ([`Logged::take_list_changes`]), as each client negotiated.
+#[cfg(feature = "http")]
+async fn announce<H: Handler + Send + 'static>(
+    endpoint: mcp_sansio_http::McpHttp<H>,
+    mut changes: tokio::sync::mpsc::UnboundedReceiver<ListChanges>,
+) {
+    use mcp_sansio::server::ListChanged;
+    use mcp_sansio_http::Notice;
+    while let Some(changed) = changes.recv().await {
+        let lists = [(changed.tools, ListChanged::Tools), (changed.prompts, ListChanged::Prompts)];
+        let mut notices: Vec<Notice> = lists
+            .into_iter()
+            .chain([(changed.resources, ListChanged::Resources)])
+            .filter_map(|(changed, list)| changed.then_some(Notice::ListChanged(list)))
+            .collect();
+        for index in (0..32).filter(|i| changed.updated & (1 << i) != 0) {
+            let uri = endpoint.with_handler(|handler| handler.resource(index).map(|r| r.uri.to_owned()));
+            notices.extend(uri.map(Notice::ResourceUpdated));
+        }
+        for notice in notices {
+            if let Err(error) = endpoint.announce(notice).await {
+                eprintln!("mcp-device: a change not announced: {error}");
+            }
+        }
+    }
 }
 
 /// Keeps this thread busy for `cost` of wall-clock time (a tool's work), without sleeping.
@@ -189,10 +241,27 @@ fn main() -> ExitCode {
         .with_limits(Limits { max_response: tx.len() / 4, write_threshold: args.write_threshold, ..Limits::default() })
         // The tool list changes (blink_led), announced with listChanged; other clients re-read it soon.
         .with_list_cache(CacheHints::new(60_000, CacheScope::Public));
-    // Every handler instance drives the one board (with `--http`, there may be several).
-    let board = SharedBoard::default();
+    // Every handler instance drives the one board (with `--http`, there may be several; with
+    // `--redis`, the board is in Redis for every replica).
+    let board = match board(&args) {
+        Ok(board) => board,
+        Err(error) => {
+            eprintln!("mcp-device: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
     let (verbose, tool_cost) = (args.verbose, Duration::from_micros(args.tool_cost_us));
-    let make = move || Logged { inner: Device::new(board.clone()), verbose, tool_cost };
+    #[cfg(feature = "http")]
+    let (changes, announced) = match args.http {
+        Some(_) => {
+            let (changes, announced) = tokio::sync::mpsc::unbounded_channel();
+            (Some(changes), Some(announced))
+        }
+        None => (None, None),
+    };
+    #[cfg(not(feature = "http"))]
+    let changes = None;
+    let make = move || Logged { inner: Device::new(board.clone()), verbose, tool_cost, changes: changes.clone() };
     #[cfg(feature = "http")]
     if let Some(filter) = args.log.clone().or_else(|| std::env::var("RUST_LOG").ok()) {
         match tracing_subscriber::EnvFilter::try_new(&filter) {
@@ -204,8 +273,8 @@ fn main() -> ExitCode {
         }
     }
     #[cfg(feature = "http")]
-    if let Some(addr) = args.http {
-        return serve_http(addr, make, config, tx.len(), &args);
+    if let (Some(addr), Some(announced)) = (args.http, announced) {
+        return serve_http(addr, make, announced, config, tx.len(), &args);
     }
     let mut input = vec![0u8; 16 * 1024];
     let mut server: Server<'_, _> = Server::new(make(), config, Buffers { rx: &mut rx, tx: &mut tx });
@@ -244,6 +313,7 @@ fn main() -> ExitCode {
 fn serve_http<H: Handler + Send + 'static>(
     addr: SocketAddr,
     make: impl FnMut() -> H,
+    announced: tokio::sync::mpsc::UnboundedReceiver<ListChanges>,
     config: Config<'static>,
     transmit: usize,
     args: &Args,
@@ -307,6 +377,7 @@ fn serve_http<H: Handler + Send + 'static>(
             Some(sessions) => endpoint.with_shared_sessions(sessions),
             None => endpoint,
         };
+        tokio::spawn(announce(endpoint.clone(), announced));
         mcp_sansio_http::serve(listener, endpoint, mcp_sansio_http::shutdown_signal()).await
     });
     match result {
