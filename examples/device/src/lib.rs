@@ -133,6 +133,11 @@ pub trait Board {
     }
     /// Stores the blink setting, if the board keeps it ([`Board::blink_setting`]).
     fn set_blink_setting(&mut self, _enabled: bool) {}
+    /// Milliseconds since the board started, at the engine's `now`: by default `now` itself (the
+    /// engine's clock starts with the board).
+    fn uptime_ms(&self, now: Instant) -> u64 {
+        now.as_millis()
+    }
     /// Restores the factory state (the LED off; a real board would also clear its settings).
     fn factory_reset(&mut self) {
         self.set_led(false);
@@ -556,7 +561,7 @@ impl<B: Board> Handler for Device<B> {
             "explain_status" => self.explain_status(&call, reply),
             "export_target" => self.export_target(&call, reply),
             "get_uptime" => {
-                let uptime_ms = call.context.now.as_millis();
+                let uptime_ms = self.board.uptime_ms(call.context.now);
                 let (seconds, millis) = div_rem(uptime_ms, 1000);
                 reply
                     .structured_fmt(format_args!(r#"{{"uptimeMs":{}}}"#, Decimal(uptime_ms)))
@@ -574,7 +579,7 @@ impl<B: Board> Handler for Device<B> {
                 let status = format_args!(
                     r#"{{"led":{},"uptimeMs":{},"boardCelsius":{}}}"#,
                     self.board.led(),
-                    Decimal(read.context.now.as_millis()),
+                    Decimal(self.board.uptime_ms(read.context.now)),
                     CelsiusJson(self.board.temperature(Sensor::Board, read.context.now)),
                 );
                 reply.text_fmt(STATUS_URI, Some("application/json"), status).finish()

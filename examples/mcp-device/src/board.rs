@@ -79,6 +79,14 @@ impl Board for SharedBoard {
         &SAMPLE_CALIBRATION
     }
 
+    fn uptime_ms(&self, now: Instant) -> u64 {
+        #[cfg(feature = "redis")]
+        if let Some(redis) = &self.redis {
+            return redis.uptime_ms();
+        }
+        now.as_millis()
+    }
+
     fn blink_setting(&self) -> Option<bool> {
         Some(self.get(Flag::Blink))
     }
@@ -89,7 +97,8 @@ impl Board for SharedBoard {
 }
 
 /// The flags in Redis: `mcp-device:led` and `mcp-device:blink`, `1` or `0`, read and written with
-/// one blocking command each (a loopback round trip; the device handler is synchronous). Redis
+/// one blocking command each, and the board's start, `mcp-device:booted` (ms since 1970, set by
+/// the first replica) (a loopback round trip; the device handler is synchronous). Redis
 /// unreachable: the flag is read as this process last knew it, and a write is logged and kept here.
 #[cfg(feature = "redis")]
 mod redis_board {
@@ -99,7 +108,15 @@ mod redis_board {
     use super::Flag;
 
     #[derive(Clone)]
-    pub(super) struct RedisState(Arc<Mutex<redis::Connection>>);
+    pub(super) struct RedisState {
+        connection: Arc<Mutex<redis::Connection>>,
+        /// When the board started (ms since 1970): the first replica's start, kept in Redis.
+        booted_unix_ms: u64,
+    }
+
+    fn unix_ms() -> u64 {
+        u64::try_from(std::time::UNIX_EPOCH.elapsed().unwrap_or_default().as_millis()).unwrap_or(u64::MAX)
+    }
 
     impl std::fmt::Debug for RedisState {
         fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -121,12 +138,23 @@ mod redis_board {
             let connection = client.get_connection_with_timeout(wait).map_err(|e| format!("{url}: {e}"))?;
             connection.set_read_timeout(Some(wait)).map_err(|e| e.to_string())?;
             connection.set_write_timeout(Some(wait)).map_err(|e| e.to_string())?;
-            Ok(RedisState(Arc::new(Mutex::new(connection))))
+            let mut connection = connection;
+            // The board started with the first replica: its time is kept, later ones read it.
+            let keep = redis::cmd("SET").arg("mcp-device:booted").arg(unix_ms()).arg("NX").to_owned();
+            keep.query::<Option<String>>(&mut connection).map_err(|e| format!("{url}: {e}"))?;
+            let read = redis::cmd("GET").arg("mcp-device:booted").to_owned();
+            let booted = read.query::<Option<u64>>(&mut connection).map_err(|e| format!("{url}: {e}"))?;
+            Ok(RedisState { connection: Arc::new(Mutex::new(connection)), booted_unix_ms: booted.unwrap_or(unix_ms()) })
+        }
+
+        /// Milliseconds since the board started (the wall clock: the replicas' clocks agree on it).
+        pub(super) fn uptime_ms(&self) -> u64 {
+            unix_ms().saturating_sub(self.booted_unix_ms)
         }
 
         /// The flag in Redis (unset: off); `None` if Redis did not answer.
         pub(super) fn get(&self, flag: Flag) -> Option<bool> {
-            let mut connection = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut connection = self.connection.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             match redis::cmd("GET").arg(key(flag)).query::<Option<u8>>(&mut *connection) {
                 Ok(value) => Some(value == Some(1)),
                 Err(error) => {
@@ -137,7 +165,7 @@ mod redis_board {
         }
 
         pub(super) fn set(&self, flag: Flag, on: bool) {
-            let mut connection = self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut connection = self.connection.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             if let Err(error) = redis::cmd("SET").arg(key(flag)).arg(u8::from(on)).query::<()>(&mut *connection) {
                 eprintln!("mcp-device: {} not written to Redis: {error}", key(flag));
             }
