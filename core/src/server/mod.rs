@@ -94,7 +94,7 @@ pub use reply::{
     PromptReply, ReplyError, ReplyKind, ResourceContents, ResourceReply, ResultType, Role, ToolReply,
 };
 #[cfg(feature = "hmac")]
-pub use seal::HmacSealer;
+pub use seal::{HmacKeyRing, HmacSealer};
 pub use seal::{MAX_REQUEST_STATE, MAX_SEALED_STATE, SealError, StateBinding, StateSealer};
 pub use subscriptions::{ListChanged, ListChanges, MAX_SUBSCRIPTIONS};
 

@@ -91,20 +91,71 @@ impl HmacSealer {
     pub const fn new(key: [u8; 32], lifetime: crate::time::Duration) -> Self {
         HmacSealer { key, lifetime }
     }
+}
 
-    fn tag(&self, binding: &StateBinding<'_>, expiry: u64, state: &[u8]) -> [u8; 32] {
-        let expiry = expiry.to_be_bytes();
-        let parts: [&[u8]; 7] = [
-            b"mcp-sansio requestState v1\0",
-            binding.method.as_bytes(),
-            b"\0",
-            binding.name.as_bytes(),
-            b"\0",
-            &expiry,
-            state,
-        ];
-        hmac_sha256(&self.key, &parts)
+/// The tag of a sealed state: HMAC-SHA-256 with `key` over a domain label, the binding's method and
+/// name, the expiry and the state.
+#[cfg(feature = "hmac")]
+fn tag(key: &[u8; 32], binding: &StateBinding<'_>, expiry: u64, state: &[u8]) -> [u8; 32] {
+    let expiry = expiry.to_be_bytes();
+    let parts: [&[u8]; 7] = [
+        b"mcp-sansio requestState v1\0",
+        binding.method.as_bytes(),
+        b"\0",
+        binding.name.as_bytes(),
+        b"\0",
+        &expiry,
+        state,
+    ];
+    hmac_sha256(key, &parts)
+}
+
+/// Seals `state` with `key` for `lifetime` (the layout of [`HmacSealer`]).
+#[cfg(feature = "hmac")]
+fn seal_with(
+    key: &[u8; 32],
+    lifetime: crate::time::Duration,
+    binding: &StateBinding<'_>,
+    state: &[u8],
+    out: &mut [u8],
+) -> Option<usize> {
+    let len = 8 + state.len() + 32;
+    let out = out.get_mut(..len)?;
+    let expiry = (binding.now + lifetime).as_millis();
+    out[..8].copy_from_slice(&expiry.to_be_bytes());
+    out[8..8 + state.len()].copy_from_slice(state);
+    out[8 + state.len()..].copy_from_slice(&tag(key, binding, expiry, state));
+    Some(len)
+}
+
+/// Opens `sealed` if one of `keys` sealed it for `binding` and it has not expired.
+#[cfg(feature = "hmac")]
+fn open_with<'o>(
+    keys: &[[u8; 32]],
+    binding: &StateBinding<'_>,
+    sealed: &[u8],
+    out: &'o mut [u8],
+) -> Result<&'o [u8], SealError> {
+    if sealed.len() < 40 {
+        return Err(SealError::Invalid);
     }
+    let (head, given) = sealed.split_at(sealed.len() - 32);
+    let (expiry, state) = head.split_at(8);
+    let mut expiry_bytes = [0u8; 8];
+    expiry_bytes.copy_from_slice(expiry);
+    let expiry = u64::from_be_bytes(expiry_bytes);
+    // Constant-time comparison for each key: no early exit on the first differing byte.
+    let matches =
+        |key: &[u8; 32]| tag(key, binding, expiry, state).iter().zip(given).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0;
+    if !keys.iter().any(matches) {
+        return Err(SealError::Invalid);
+    }
+    if binding.now.as_millis() > expiry {
+        return Err(SealError::Expired);
+    }
+    let out = out.get_mut(..state.len()).ok_or(SealError::TooLong)?;
+    out.copy_from_slice(state);
+    Ok(out)
 }
 
 /// HMAC-SHA-256 (RFC 2104) of the concatenated `parts`, for a key of at most 64 bytes.
@@ -131,36 +182,50 @@ fn hmac_sha256(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
 #[cfg(feature = "hmac")]
 impl StateSealer for HmacSealer {
     fn seal(&self, binding: &StateBinding<'_>, state: &[u8], out: &mut [u8]) -> Option<usize> {
-        let len = 8 + state.len() + 32;
-        let out = out.get_mut(..len)?;
-        let expiry = (binding.now + self.lifetime).as_millis();
-        out[..8].copy_from_slice(&expiry.to_be_bytes());
-        out[8..8 + state.len()].copy_from_slice(state);
-        out[8 + state.len()..].copy_from_slice(&self.tag(binding, expiry, state));
-        Some(len)
+        seal_with(&self.key, self.lifetime, binding, state, out)
     }
 
     fn open<'o>(&self, binding: &StateBinding<'_>, sealed: &[u8], out: &'o mut [u8]) -> Result<&'o [u8], SealError> {
-        if sealed.len() < 40 {
-            return Err(SealError::Invalid);
-        }
-        let (head, tag) = sealed.split_at(sealed.len() - 32);
-        let (expiry, state) = head.split_at(8);
-        let mut expiry_bytes = [0u8; 8];
-        expiry_bytes.copy_from_slice(expiry);
-        let expiry = u64::from_be_bytes(expiry_bytes);
-        let expected = self.tag(binding, expiry, state);
-        // Constant-time comparison: no early exit on the first differing byte.
-        let difference = expected.iter().zip(tag).fold(0u8, |acc, (a, b)| acc | (a ^ b));
-        if difference != 0 {
-            return Err(SealError::Invalid);
-        }
-        if binding.now.as_millis() > expiry {
-            return Err(SealError::Expired);
-        }
-        let out = out.get_mut(..state.len()).ok_or(SealError::TooLong)?;
-        out.copy_from_slice(state);
-        Ok(out)
+        open_with(core::slice::from_ref(&self.key), binding, sealed, out)
+    }
+}
+
+/// [`HmacSealer`] with several keys: the first seals, every one opens. Replicas share the ring
+/// (each configured with it), so that a retry sealed by one opens on another, and it rotates
+/// without refusing a retry in flight, in three rollouts: add the new key last (every replica
+/// opens what it seals), then make it first (it seals), then, once the old key's last state has
+/// expired (the lifetime), drop the old key.
+#[cfg(feature = "hmac")]
+pub struct HmacKeyRing<'k> {
+    keys: &'k [[u8; 32]],
+    lifetime: crate::time::Duration,
+}
+
+#[cfg(feature = "hmac")]
+impl fmt::Debug for HmacKeyRing<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Never print the keys.
+        f.debug_struct("HmacKeyRing").field("keys", &self.keys.len()).field("lifetime", &self.lifetime).finish()
+    }
+}
+
+#[cfg(feature = "hmac")]
+impl<'k> HmacKeyRing<'k> {
+    /// A ring of `keys` (32 bytes each, from a CSPRNG; the first seals; none: nothing seals or
+    /// opens) and the lifetime of a sealed state.
+    pub const fn new(keys: &'k [[u8; 32]], lifetime: crate::time::Duration) -> Self {
+        HmacKeyRing { keys, lifetime }
+    }
+}
+
+#[cfg(feature = "hmac")]
+impl StateSealer for HmacKeyRing<'_> {
+    fn seal(&self, binding: &StateBinding<'_>, state: &[u8], out: &mut [u8]) -> Option<usize> {
+        seal_with(self.keys.first()?, self.lifetime, binding, state, out)
+    }
+
+    fn open<'o>(&self, binding: &StateBinding<'_>, sealed: &[u8], out: &'o mut [u8]) -> Result<&'o [u8], SealError> {
+        open_with(self.keys, binding, sealed, out)
     }
 }
 
@@ -259,5 +324,33 @@ mod tests {
         let wrong_key = HmacSealer::new([8; 32], Duration::from_secs(60));
         assert_eq!(wrong_key.open(&at(2_000), &sealed[..n], &mut out), Err(SealError::Invalid));
         assert!(!std::format!("{sealer:?}").contains('7'));
+    }
+
+    #[cfg(feature = "hmac")]
+    #[test]
+    fn a_key_ring_seals_with_its_first_key_and_opens_with_any_so_it_rotates_in_three_rollouts() {
+        use crate::time::Duration;
+        let (old, new) = ([1u8; 32], [2u8; 32]);
+        let life = Duration::from_secs(60);
+        let at = StateBinding { method: "tools/call", name: "reset", now: Instant::from_millis(1_000) };
+        let seal = |sealer: &dyn StateSealer| {
+            let mut sealed = [0u8; 128];
+            let n = sealer.seal(&at, b"round-1", &mut sealed).unwrap();
+            sealed[..n].to_vec()
+        };
+        let opens = |sealer: &dyn StateSealer, sealed: &[u8]| sealer.open(&at, sealed, &mut [0u8; 64]).is_ok();
+        let (before, added, current, after) = ([old], [old, new], [new, old], [new]);
+        let rings = [&before[..], &added[..], &current[..], &after[..]].map(|keys| HmacKeyRing::new(keys, life));
+        // The first key seals, as HmacSealer with that key does.
+        assert_eq!(seal(&rings[1]), seal(&HmacSealer::new(old, life)));
+        assert_eq!(seal(&rings[2]), seal(&HmacSealer::new(new, life)));
+        // During each rollout, replicas of the two stages next to each other open what the other seals.
+        for pair in rings.windows(2) {
+            assert!(opens(&pair[1], &seal(&pair[0])) && opens(&pair[0], &seal(&pair[1])));
+        }
+        // Not across two rollouts: the old key is gone, or the new one not yet known.
+        assert!(!opens(&rings[3], &seal(&rings[0])) && !opens(&rings[0], &seal(&rings[3])));
+        assert_eq!(HmacKeyRing::new(&[], life).seal(&at, b"x", &mut [0u8; 64]), None, "no key: nothing sealed");
+        assert!(!opens(&HmacKeyRing::new(&[], life), &seal(&rings[0])));
     }
 }

@@ -6,9 +6,9 @@
 //! Several replicas behind a load balancer (`scripts/conformance --replicas N`, through
 //! `deploy/replicas`): each started with `--redis URL` and its own `--replica N` shares the legacy
 //! sessions through Redis (`mcp_sansio_redis::RedisSessions`), and all must seal `requestState`
-//! with one key, given as 64 hex digits in the environment variable `MCP_STATE_KEY` (random per
-//! process when unset, so a state sealed by one replica is refused by another). `--help` lists the
-//! flags.
+//! with one key ring (`HmacKeyRing`), given as keys of 64 hex digits separated by commas in the
+//! environment variable `MCP_STATE_KEY` (one random key per process when unset, so a state sealed
+//! by one replica is refused by another). `--help` lists the flags.
 //!
 //! The tables are in `fixtures`, their behaviour in `handler`. Three tasks act outside requests:
 //! one announces list changes (`test_trigger_*_change`) with `McpHttp::announce`, which reaches
@@ -31,7 +31,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_sansio::server::{Config, HmacSealer, ListChanged};
+use mcp_sansio::server::{Config, HmacKeyRing, ListChanged};
 use mcp_sansio_http::{HttpConfig, McpHttp, Notice, TaskLimits, serve, shutdown_signal};
 
 use crate::handler::Fixtures;
@@ -54,7 +54,8 @@ Options:
 
 Environment:
   PORT            the port on 127.0.0.1 when --http is not given (3000)
-  MCP_STATE_KEY   the key sealing requestState, 64 hex digits; replicas must share it (random
+  MCP_STATE_KEY   the key sealing requestState, 64 hex digits (or a ring: keys separated by commas,
+                  the first sealing, every one opening); replicas must share it (random
                   per process when unset)
 ";
 
@@ -87,23 +88,29 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
     Ok(Some(parsed))
 }
 
-/// The key sealing `requestState`: `MCP_STATE_KEY` (64 hex digits) when set, random otherwise.
-fn state_key() -> Result<[u8; 32], String> {
-    let mut key = [0u8; 32];
-    match std::env::var("MCP_STATE_KEY") {
-        Ok(hex) => {
+/// The keys sealing `requestState`: `MCP_STATE_KEY` (64 hex digits, or several keys separated by
+/// commas: the first seals, every one opens, see `HmacKeyRing`) when set, one random key otherwise.
+fn state_keys() -> Result<Vec<[u8; 32]>, String> {
+    let Ok(value) = std::env::var("MCP_STATE_KEY") else {
+        let mut key = [0u8; 32];
+        getrandom::fill(&mut key).map_err(|e| format!("no random key for requestState: {e}"))?;
+        return Ok(vec![key]);
+    };
+    value
+        .split(',')
+        .map(|hex| {
             let digits = hex.trim().as_bytes();
             if digits.len() != 64 || !digits.iter().all(u8::is_ascii_hexdigit) {
-                return Err("MCP_STATE_KEY must be 64 hex digits".to_owned());
+                return Err("MCP_STATE_KEY must be keys of 64 hex digits, separated by commas".to_owned());
             }
+            let mut key = [0u8; 32];
             for (byte, pair) in key.iter_mut().zip(digits.chunks(2)) {
                 let pair = std::str::from_utf8(pair).map_err(|e| e.to_string())?;
                 *byte = u8::from_str_radix(pair, 16).map_err(|e| e.to_string())?;
             }
-        }
-        Err(_) => getrandom::fill(&mut key).map_err(|e| format!("no random key for requestState: {e}"))?,
-    }
-    Ok(key)
+            Ok(key)
+        })
+        .collect()
 }
 
 /// Announces the lists requests changed, as soon as they did, to every engine of every replica
@@ -170,15 +177,16 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let key = match state_key() {
-        Ok(key) => key,
+    let keys = match state_keys() {
+        Ok(keys) => keys,
         Err(error) => {
             eprintln!("conformance-server: {error}");
             return ExitCode::FAILURE;
         }
     };
-    let sealer: &'static HmacSealer =
-        Box::leak(Box::new(HmacSealer::new(key, mcp_sansio::time::Duration::from_secs(600))));
+    let keys: &'static [[u8; 32]] = Box::leak(keys.into_boxed_slice());
+    let sealer: &'static HmacKeyRing<'static> =
+        Box::leak(Box::new(HmacKeyRing::new(keys, mcp_sansio::time::Duration::from_secs(600))));
     let mut engine = Config::new("mcp-sansio-conformance-server", env!("CARGO_PKG_VERSION"));
     engine.limits.max_response = 64 * 1024;
     engine.state_sealer = Some(sealer);
