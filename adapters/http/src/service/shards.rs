@@ -19,7 +19,8 @@ use std::sync::{MutexGuard, TryLockError};
 
 use mcp_sansio::endpoint::StreamId;
 use mcp_sansio::http::{self as rules, SessionId};
-use mcp_sansio::jsonrpc::{Message, ParsedMessage};
+use mcp_sansio::jsonrpc::ParsedMessage;
+use mcp_sansio::server::tasks::named_task;
 use mcp_sansio::time::Instant;
 
 use super::{Inner, State};
@@ -27,9 +28,6 @@ use crate::state::REPLICA_SHIFT;
 
 /// Most shards of an endpoint: their numbers take the top 8 bits of a stateless stream's id.
 pub const MAX_SHARDS: usize = 256;
-
-/// The methods about one task, served by the engine that holds it.
-pub(super) const TASK_METHODS: [&str; 3] = ["tasks/get", "tasks/update", "tasks/cancel"];
 
 impl<H> Inner<H> {
     /// How many shards the endpoint has.
@@ -130,11 +128,7 @@ impl<H> Inner<H> {
 /// The task a `tasks/get`, `tasks/update` or `tasks/cancel` request names, if `body` is one.
 pub(crate) fn task_of(body: &ParsedMessage<'_>) -> Option<String> {
     match body.message() {
-        Some(Ok(Message::Request { method, params: Some(params), .. }))
-            if TASK_METHODS.iter().any(|m| method.raw() == m.as_bytes()) =>
-        {
-            params.get("taskId").and_then(|v| v.as_str()).and_then(|id| id.as_plain()).map(str::to_owned)
-        }
+        Some(Ok(message)) => named_task(&message).map(str::to_owned),
         _ => None,
     }
 }

@@ -68,7 +68,7 @@ use crate::json::{JsonWriter, Value};
 use crate::jsonrpc::{MAX_ID_LEN, OwnedId};
 use crate::time::Instant;
 
-pub use record::TaskRecord;
+pub use record::{TASK_METHODS, TaskRecord, named_task};
 pub use table::{DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, TASK_ID_LEN, TaskSlot, TaskTable};
 pub(crate) use wire::TaskWire;
 

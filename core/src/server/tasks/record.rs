@@ -4,6 +4,24 @@
 //! replicas of an HTTP server keep it in their shared store.
 
 use super::table::TASK_ID_LEN;
+use crate::jsonrpc::Message;
+
+/// The 2026-07-28 methods about one task, served by the engine that holds it.
+pub const TASK_METHODS: [&str; 3] = ["tasks/get", "tasks/update", "tasks/cancel"];
+
+/// The task a `tasks/get`, `tasks/update` or `tasks/cancel` request names (its `taskId`, unless
+/// escaped): what an HTTP adapter routes such a request by, to the engine or replica that holds
+/// the task. `None` for any other message.
+pub fn named_task<'a>(message: &Message<'a>) -> Option<&'a str> {
+    match message {
+        Message::Request { method, params: Some(params), .. }
+            if TASK_METHODS.iter().any(|m| method.raw() == m.as_bytes()) =>
+        {
+            params.get("taskId").and_then(|v| v.as_str()).and_then(|id| id.as_plain())
+        }
+        _ => None,
+    }
+}
 
 /// A task as another replica needs to know it: its id, the authorization context it belongs to
 /// and when it was created.
@@ -121,5 +139,24 @@ mod tests {
         assert!(b.contains(Instant::from_millis(64_999), record.id()));
         assert!(!b.contains(Instant::from_millis(65_000), record.id()));
         assert!(!b.adopt_failed(Instant::from_millis(65_000), &record, "too late"));
+    }
+
+    #[test]
+    fn a_request_about_one_task_names_it() {
+        let named = |text: &str| {
+            let parsed = crate::jsonrpc::ParsedMessage::parse(text.as_bytes(), 16);
+            match parsed.message() {
+                Some(Ok(message)) => named_task(&message).map(std::string::String::from),
+                _ => None,
+            }
+        };
+        for method in TASK_METHODS {
+            let text = std::format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{"taskId":"ab"}}}}"#);
+            assert_eq!(named(&text).as_deref(), Some("ab"), "{method}");
+        }
+        assert_eq!(named(r#"{"jsonrpc":"2.0","id":1,"method":"tasks/list","params":{"taskId":"ab"}}"#), None);
+        assert_eq!(named(r#"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{}}"#), None);
+        assert_eq!(named(r#"{"jsonrpc":"2.0","method":"tasks/get","params":{"taskId":"ab"}}"#), None, "a notification");
+        assert_eq!(named(r#"{"jsonrpc":"2.0","id":1,"result":{"taskId":"ab"}}"#), None);
     }
 }
