@@ -25,7 +25,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     }
 
     /// How many legacy sessions are suspended: between requests, holding no engine and no buffers
-    /// (see [`HttpConfig::session_buffer_pool`]).
+    /// (see [`HttpConfig::session_buffer_pool`](crate::HttpConfig::session_buffer_pool)).
     pub fn suspended_session_count(&self) -> usize {
         let mut count = 0;
         self.each_shard(|state| {
