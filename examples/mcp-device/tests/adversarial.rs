@@ -20,8 +20,10 @@ use serde_json::{Value, json};
 const DEADLINE: Duration = Duration::from_secs(120);
 /// Peak resident memory the server may reach in any test. Its buffers are 1 MiB each (the defaults);
 /// everything else it holds is fixed-size, so a server that buffered a 16 MiB line or queued answers
-/// for a peer that stopped reading would blow well past this.
-const PEAK_MEMORY_LIMIT_KIB: u64 = 12 * 1024;
+/// for a peer that stopped reading would blow well past this. The debug binary with its HTTP, Redis
+/// and other runtimes' code is most of it: about 9.8 MiB resident at rest, and 10.5 to 12.5 MiB at
+/// the peak of a flood depending on the machine's load (12 MiB was too close).
+const PEAK_MEMORY_LIMIT_KIB: u64 = 16 * 1024;
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"adversary","version":"1"}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
