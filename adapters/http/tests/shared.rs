@@ -166,10 +166,13 @@ async fn replica(number: u8, store: &Store) -> SocketAddr {
 
 async fn replica_endpoint(number: u8, store: &Store) -> (SocketAddr, McpHttp<Replicated>) {
     // Every request reads the store: what these tests check of it.
-    replica_with(number, store, Duration::ZERO).await
+    let (addr, endpoint, _) = replica_with(number, store, Duration::ZERO).await;
+    (addr, endpoint)
 }
 
-async fn replica_with(number: u8, store: &Store, fresh: Duration) -> (SocketAddr, McpHttp<Replicated>) {
+/// Replica `number`, serving its own copy of a session for `fresh`; the task serving it, which a
+/// test may stop (then dropping the endpoint stops the replica).
+async fn replica_with(number: u8, store: &Store, fresh: Duration) -> (SocketAddr, McpHttp<Replicated>, Served) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let mut config = HttpConfig::new(Config::new("replica", "1.0.0"), addr);
@@ -178,9 +181,17 @@ async fn replica_with(number: u8, store: &Store, fresh: Duration) -> (SocketAddr
     config.tasks = Some(mcp_sansio_http::TaskLimits::default());
     config.shared_state_fresh = fresh;
     let endpoint = McpHttp::new(Replicated, config).with_shared_sessions(store.clone());
-    tokio::spawn(serve(listener, endpoint.clone(), std::future::pending::<()>()));
-    (addr, endpoint)
+    let served = tokio::spawn({
+        let endpoint = endpoint.clone();
+        async move {
+            let _ = serve(listener, endpoint, std::future::pending::<()>()).await;
+        }
+    });
+    (addr, endpoint, served)
 }
+
+/// The task serving a replica.
+type Served = tokio::task::JoinHandle<()>;
 
 async fn post(addr: SocketAddr, sid: &str, body: &Value) -> Reply {
     let headers = [JSON, BOTH, ("Mcp-Session-Id", sid), ("MCP-Protocol-Version", "2025-11-25")];
@@ -453,7 +464,7 @@ async fn a_task_is_answered_for_through_any_replica() {
 #[tokio::test]
 async fn a_task_whose_replica_stopped_is_answered_for_as_failed_by_another() {
     let store = Store::default();
-    let (worker, endpoint, served) = stoppable_replica(1, &store).await;
+    let (worker, endpoint, served) = replica_with(1, &store, Duration::ZERO).await;
     let other = replica(2, &store).await;
     let created = modern(worker, &task_request(1, "tools/call", json!({"name": "linger"}))).await;
     let task = created["result"]["taskId"].as_str().unwrap_or_else(|| panic!("a task: {created}")).to_owned();
@@ -488,27 +499,6 @@ async fn a_task_whose_replica_stopped_is_answered_for_as_failed_by_another() {
     assert!(cancel["result"].is_object() || cancel["error"].is_object(), "{cancel}");
     let got = modern(third, &task_request(7, "tasks/get", json!({"taskId": task}))).await;
     assert_eq!(got["result"]["status"], "failed", "{got}");
-}
-
-/// A replica whose serving task the test can stop (and then drop its endpoint).
-async fn stoppable_replica(
-    number: u8,
-    store: &Store,
-) -> (SocketAddr, McpHttp<Replicated>, tokio::task::JoinHandle<()>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let mut config = HttpConfig::new(Config::new("replica", "1.0.0"), addr);
-    config.replica = number;
-    config.store_timeout = Duration::from_millis(300);
-    config.tasks = Some(mcp_sansio_http::TaskLimits::default());
-    let endpoint = McpHttp::new(Replicated, config).with_shared_sessions(store.clone());
-    let served = tokio::spawn({
-        let endpoint = endpoint.clone();
-        async move {
-            let _ = serve(listener, endpoint, std::future::pending::<()>()).await;
-        }
-    });
-    (addr, endpoint, served)
 }
 
 #[tokio::test]

@@ -341,22 +341,16 @@ impl<'a> TaskTable<'a> {
             return false;
         }
         let Some(i) = self.slots.get().iter().position(|s| !s.used) else { return false };
+        // A working task with no request kept, failed at once.
         self.slots.get()[i] = TaskSlot {
             used: true,
             owner: record.owner(),
             id: *record.id_bytes(),
-            status: TaskStatus::Working,
             created: Instant::from_millis(now.as_millis().saturating_sub(age)),
             state_at: now,
             created_unix: record.created_unix_ms(),
             updated_unix: unix,
-            request: 0,
-            state: 0,
-            payload: 0,
-            answers: 0,
-            changed: false,
-            legacy: false,
-            error: false,
+            ..TaskSlot::EMPTY
         };
         self.fail(i, now, message);
         true
