@@ -1093,8 +1093,23 @@ impl Run<'_> {
         for member in ["createdAt", "lastUpdatedAt"] {
             assert!(result.get(member).is_some_and(|t| t.is_string()), "a task without {member}: {result}");
         }
-        assert!(result.get("ttlMs").is_some_and(|t| t.is_u64()), "a task without ttlMs: {result}");
-        if is_task {
+        // A 2025-11-25 session's `tasks/get` answers with that version's `Task`: no `resultType`,
+        // `ttl` and `pollInterval`, and nothing of the task's outcome (that is `tasks/result`'s).
+        let legacy = !is_task && result.get("resultType").is_none();
+        let (ttl, other) = if legacy { ("ttl", "ttlMs") } else { ("ttlMs", "ttl") };
+        assert!(result.get(ttl).is_some_and(|t| t.is_u64()), "a task without {ttl}: {result}");
+        assert!(result.get(other).is_none(), "a task with both {ttl} and {other}: {result}");
+        if legacy {
+            for member in ["result", "error", "inputRequests"] {
+                assert!(result.get(member).is_none(), "a 2025-11-25 task with {member}: {result}");
+            }
+            let failed = parsed == TaskStatus::Failed;
+            assert_eq!(
+                result.get("statusMessage").is_some_and(|m| m.is_string()),
+                failed,
+                "a 2025-11-25 task's statusMessage is a failed one's: {result}"
+            );
+        } else if is_task {
             // The answer of the call that made it: the task alone, not what it holds.
             if let Some(method) = method {
                 assert_eq!(method, "tools/call", "a {method} answered with a task: {result}");
