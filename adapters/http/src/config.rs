@@ -164,6 +164,14 @@ pub struct HttpConfig {
     /// Messages buffered for one SSE reader (256); a reader that falls further behind is dropped
     /// (a legacy client resumes with `Last-Event-ID`).
     pub sse_buffer_messages: usize,
+    /// Answer a legacy request (2025-03-26 and later) with `application/json` rather than an SSE
+    /// stream when the client accepts both and its answer is all there is: given while its POST is
+    /// being served, with no notification or request before it (off by default: every legacy
+    /// request the client lets stream gets an SSE stream, a priming event first from 2025-11-25).
+    /// Both are the spec's; the body spares the client and server the SSE framing and the event
+    /// store. A request whose handler reports progress, logs, asks the client or answers later
+    /// still gets its stream.
+    pub legacy_json_answers: bool,
     /// Interval of `:` keep-alive comments on standalone and resumed SSE streams (15 s).
     pub sse_keep_alive: Duration,
     /// `retry` of 2025-11-25 priming events, in milliseconds (1000); `None` leaves it out.
@@ -243,6 +251,7 @@ impl HttpConfig {
             sse_buffer_messages: 256,
             sse_keep_alive: Duration::from_secs(15),
             sse_retry_ms: Some(1000),
+            legacy_json_answers: false,
             event_limits: EventLimits::default(),
             shutdown_grace: Duration::from_secs(5),
             spin_before_wait: Duration::ZERO,

@@ -35,7 +35,8 @@
 //!   client); sessions live in a [`SessionStore`], and SSE events are kept in an [`EventStore`]
 //!   (within [`EventLimits`]: of the streams delivered whole, only the most recent) so `GET` with
 //!   `Last-Event-ID` replays the rest of that stream; 2025-11-25 streams start with a priming event
-//!   carrying `retry`.
+//!   carrying `retry`. With [`HttpConfig::legacy_json_answers`] an answer given at once and alone is
+//!   a JSON body instead.
 //!
 //! # Security defaults
 //! - `Host` and `Origin` must name a loopback host when bound to a loopback address (403

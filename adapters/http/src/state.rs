@@ -52,7 +52,6 @@ impl Frames {
         self.first.take().or_else(|| self.rest.pop_front())
     }
 
-    #[cfg(test)]
     pub(crate) fn is_empty(&self) -> bool {
         self.first.is_none() && self.rest.is_empty()
     }
@@ -101,6 +100,9 @@ impl Sink {
 /// output still goes to its event store).
 struct Open {
     framing: Framing,
+    /// A POST's SSE stream whose answer goes as a JSON body if it is all the stream carries and is
+    /// there before the response head ([`HttpConfig::legacy_json_answers`]).
+    json_alone: bool,
     sink: Option<Sink>,
 }
 
@@ -109,6 +111,7 @@ struct Ended {
     stream: StreamId,
     status: Option<u16>,
     frames: Frames,
+    json: bool,
 }
 
 /// What a POST's response reads from its stream ([`Streams::take_reader`]).
@@ -119,6 +122,9 @@ pub(crate) struct Reader {
     pub(crate) frames: Frames,
     /// The rest, if the stream is still open.
     pub(crate) rx: Option<mpsc::Receiver<Bytes>>,
+    /// The stream's one message, its answer, is a JSON body (`frames` holds it unframed), though
+    /// the stream was opened as SSE (see [`Streams::open_post`]).
+    pub(crate) json: bool,
 }
 
 /// The streams of one engine: their framings while open, and who reads them.
@@ -178,6 +184,13 @@ impl Streams {
     /// A new stream for a POST's response, ending with it; its reader is taken with
     /// [`take_reader`](Self::take_reader) after the drain that follows the request.
     pub(crate) fn open(&mut self, framing: Framing) -> Route {
+        self.open_post(framing, false)
+    }
+
+    /// [`open`](Self::open), and with `json_alone` an SSE stream whose answer is sent as a JSON
+    /// body instead when the engine gives it at once and nothing before it: its reader then has
+    /// the message alone, and the event store never sees it (there is nothing to resume).
+    pub(crate) fn open_post(&mut self, framing: Framing, json_alone: bool) -> Route {
         let mask = self.mask;
         if self.process_ids {
             self.next = self.base | (PROCESS_STREAMS.fetch_add(1, Ordering::Relaxed) & mask).max(GET_STREAM.0 + 1);
@@ -185,7 +198,7 @@ impl Streams {
         let stream = StreamId(self.next);
         self.next = self.base | (self.next.wrapping_add(1) & mask).max(GET_STREAM.0 + 1);
         let sink = Sink { tx: None, early: Frames::default(), first_status: None };
-        self.open.insert(stream, Open { framing, sink: Some(sink) });
+        self.open.insert(stream, Open { framing, json_alone, sink: Some(sink) });
         Route::new(stream, framing).ending_with_response()
     }
 
@@ -193,7 +206,7 @@ impl Streams {
     pub(crate) fn attach(&mut self, stream: StreamId, framing: Framing) -> mpsc::Receiver<Bytes> {
         let (tx, rx) = mpsc::channel(self.sse_buffer.max(1));
         let sink = Sink { tx: Some(tx), early: Frames::default(), first_status: None };
-        self.open.insert(stream, Open { framing, sink: Some(sink) });
+        self.open.insert(stream, Open { framing, json_alone: false, sink: Some(sink) });
         rx
     }
 
@@ -207,8 +220,9 @@ impl Streams {
     pub(crate) fn take_reader(&mut self, stream: StreamId) -> Reader {
         let Some(sink) = self.open.get_mut(&stream).and_then(|open| open.sink.as_mut()) else {
             let ended = self.ended.take_if(|ended| ended.stream == stream);
-            let (status, frames) = ended.map_or_else(Default::default, |ended| (ended.status, ended.frames));
-            return Reader { status, frames, rx: None };
+            let (status, frames, json) =
+                ended.map_or_else(Default::default, |ended| (ended.status, ended.frames, ended.json));
+            return Reader { status, frames, rx: None, json };
         };
         let frames = std::mem::take(&mut sink.early);
         let rx = match sink.tx {
@@ -219,7 +233,7 @@ impl Streams {
                 Some(rx)
             }
         };
-        Reader { status: sink.first_status, frames, rx }
+        Reader { status: sink.first_status, frames, rx, json: false }
     }
 
     /// Forgets a stream whose answer needs no body (a notification's, 202).
@@ -252,6 +266,15 @@ impl Streams {
         // Bounded: each round consumes one transmit; the engine writes no more than it was fed.
         while let Some(t) = engine.poll_transmit() {
             let (stream, end, len) = (t.stream, t.end_of_stream, t.bytes.len());
+            if end && let Some(answer) = self.answer_alone(stream, t.bytes) {
+                // The POST's answer as a JSON body: its status is read from it, as a body's is.
+                let frames = Frames { first: Some(Bytes::copy_from_slice(answer)), rest: VecDeque::new() };
+                let status = Some(response_status(era, answer));
+                self.open.remove(&stream);
+                self.ended = Some(Ended { stream, status, frames, json: true });
+                engine.transmit_done(now, len, handler);
+                continue;
+            }
             let mut open = self.open.get_mut(&stream);
             let framing = open.as_ref().map_or(Framing::Sse, |open| open.framing);
             // A session's SSE output is split into events once: for the store, and for the status
@@ -304,11 +327,24 @@ impl Streams {
                 if let Some(sink) = sink
                     && sink.tx.is_none()
                 {
-                    self.ended = Some(Ended { stream, status: sink.first_status, frames: sink.early });
+                    self.ended = Some(Ended { stream, status: sink.first_status, frames: sink.early, json: false });
                 }
             }
             engine.transmit_done(now, len, handler);
         }
+    }
+
+    /// The message of `bytes`, the last output of `stream`, if it goes as a JSON body: the stream
+    /// takes one ([`Streams::open_post`]), this is its first output, and it is one event.
+    fn answer_alone<'t>(&self, stream: StreamId, bytes: &'t [u8]) -> Option<&'t [u8]> {
+        let open = self.open.get(&stream).filter(|open| open.json_alone)?;
+        let sink = open.sink.as_ref().filter(|sink| sink.tx.is_none() && sink.first_status.is_none())?;
+        if !sink.early.is_empty() {
+            return None;
+        }
+        let mut events = sse_events(bytes);
+        let only = events.next().filter(|only| !only.data.is_empty())?;
+        events.next().is_none().then_some(only.data)
     }
 }
 
@@ -386,16 +422,17 @@ impl LegacySession {
         self.shared.is_none_or(|shared| !shared.same_session(&now)).then_some(now)
     }
 
-    /// Opens the stream of a POST's response and has the engine handle the POST's `body` on it.
+    /// Opens the stream of a POST's response (with `framing`, and `json_alone` as
+    /// [`Streams::open_post`] says) and has the engine handle the POST's `body` on it.
     pub(crate) fn handle_post<H: Handler>(
         &mut self,
         context: (&HttpConfig, &mut BufferPool, &mut dyn EventStore, SessionId),
         handler: &mut H,
         now: Instant,
-        framing: Framing,
+        (framing, json_alone): (Framing, bool),
         body: &ParsedMessage<'_>,
     ) -> (Route, Result<Received, InputError>) {
-        let route = self.streams.open(framing);
+        let route = self.streams.open_post(framing, json_alone);
         let received = self.serve(context, handler, now, |e, h| e.handle_parsed(now, route, body, h));
         (route, received)
     }

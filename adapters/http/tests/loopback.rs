@@ -367,6 +367,51 @@ async fn answers_delivered_whole_are_kept_for_a_resume_only_while_recent_and_bro
 }
 
 #[tokio::test]
+async fn legacy_answers_given_at_once_and_alone_are_json_bodies_when_configured_and_others_stream() {
+    let server = start(|config| config.legacy_json_answers = true).await;
+    let reply = send(server.addr, "POST", &[JSON, BOTH], &initialize()).await;
+    assert_eq!((reply.status, reply.header("content-type")), (200, Some("application/json")));
+    assert_eq!(reply.json()["result"]["protocolVersion"], "2025-11-25");
+    let sid = reply.header("mcp-session-id").expect("a session id").to_owned();
+    let headers = [JSON, BOTH, ("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    let call = |id: u32, name: &str| {
+        json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":name,"arguments":{"text":format!("t{id}")}}})
+            .to_string()
+    };
+    let reply = send(server.addr, "POST", &headers, &call(1, "echo")).await;
+    assert_eq!((reply.status, reply.header("content-type")), (200, Some("application/json")));
+    assert_eq!(reply.json()["result"]["content"][0]["text"], "t1");
+    assert_eq!(server.endpoint.suspended_session_count(), 1, "answered: nothing but the session left");
+    // An error answer alone is a JSON body too, with the legacy status (200).
+    let unknown = json!({"jsonrpc":"2.0","id":2,"method":"no/such"}).to_string();
+    let reply = send(server.addr, "POST", &headers, &unknown).await;
+    assert_eq!((reply.status, reply.header("content-type")), (200, Some("application/json")));
+    assert_eq!(reply.json()["error"]["code"], -32601);
+    // A client that takes only SSE gets SSE.
+    let mut sse_only = headers;
+    sse_only[1] = ("Accept", "text/event-stream");
+    let reply = send(server.addr, "POST", &sse_only, &call(3, "echo")).await;
+    assert_eq!((reply.status, reply.header("content-type")), (200, Some("text/event-stream")));
+    assert_eq!(reply.events()[0]["result"]["content"][0]["text"], "t3");
+    // An answer given later streams: the priming event now, the answer when it is given.
+    let mut stream = post_kept_open(server.addr, &headers, &call(4, "slow")).await;
+    let mut raw = Vec::new();
+    let primed = read_events(&mut stream, &mut raw, 0).await;
+    assert!(String::from_utf8_lossy(&primed).contains("retry: 1000\ndata:\n\n"));
+    wait_for(&server, |app| app.deferred.len() == 1).await;
+    let session = server.endpoint.session_ids()[0];
+    let answered = server.endpoint.with_engine(session, |engine, app| {
+        let deferred = app.deferred.pop().unwrap();
+        engine.reply_tool(&deferred).map(|reply| reply.text("later").finish()).is_ok()
+    });
+    assert_eq!(answered, Some(true));
+    let body = read_events(&mut stream, &mut raw, 1).await;
+    assert!(String::from_utf8_lossy(&raw).contains("content-type: text/event-stream"));
+    let events: Vec<Value> = sse_data(&body).iter().map(|d| serde_json::from_str(d).unwrap()).collect();
+    assert_eq!(events[0]["result"]["content"][0]["text"], "later");
+}
+
+#[tokio::test]
 async fn an_idle_kept_alive_connection_is_closed_after_the_head_timeout() {
     let server = start(|c| c.header_read_timeout = Duration::from_millis(300)).await;
     let mut stream = post_kept_open(server.addr, &MODERN, &modern_call(1, "a")).await;

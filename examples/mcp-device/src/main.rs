@@ -75,6 +75,12 @@ struct Args {
     #[cfg(feature = "redis")]
     #[arg(long, value_name = "MS", default_value_t = 0, requires = "redis")]
     session_fresh_ms: u64,
+    /// With `--http`: answer a legacy request whose answer is given at once and alone as a JSON
+    /// body rather than an SSE stream (`mcp_sansio_http::HttpConfig::legacy_json_answers`); one
+    /// that reports progress, logs, asks the client or answers later still streams.
+    #[cfg(feature = "http")]
+    #[arg(long)]
+    json_answers: bool,
     /// With `--http`: serve on this many threads (tokio's multi-threaded runtime); 1, the default,
     /// is one `current_thread` runtime.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
@@ -334,6 +340,7 @@ fn serve_http<H: Handler + Send + 'static>(
     http.stateless_transmit_bytes = transmit;
     http.max_sessions = args.max_sessions;
     http.spin_before_wait = std::time::Duration::from_micros(args.spin_us);
+    http.legacy_json_answers = args.json_answers;
     // Clients of the deprecated 2024-11-05 HTTP+SSE transport connect to /sse.
     http.legacy_sse = Some(mcp_sansio::http::SsePaths::DEFAULT);
     let result = runtime.block_on(async {

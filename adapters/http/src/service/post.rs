@@ -89,6 +89,11 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             }
         };
         let state = &mut *guard;
+        // A legacy answer given at once and alone may go as a JSON body (the client takes both).
+        let json_alone = config.legacy_json_answers
+            && plan.framing == Framing::Sse
+            && rules::accepts(rules::Headers::get(headers, rules::name::ACCEPT), b"application/json");
+        let answer = (plan.framing, json_alone);
         if plan.serve == Serve::Stateless
             && let Err(rejection) = rules::check_param_headers_parsed(headers, &body, &state.handler)
         {
@@ -123,7 +128,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 let span = tracing::debug_span!("mcp", era = "legacy", session = ?id, new = true);
                 let _entered = span.enter();
                 let context = (config, &mut state.pool, state.events.as_mut(), id);
-                let (route, received) = session.handle_post(context, &mut state.handler, now, plan.framing, &body);
+                let (route, received) = session.handle_post(context, &mut state.handler, now, answer, &body);
                 let version = session.version();
                 let keep = version.is_some();
                 let reader = session.streams.take_reader(route.stream);
@@ -146,7 +151,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 let span = tracing::debug_span!("mcp", era = "legacy", session = ?id);
                 let _entered = span.enter();
                 let context = (config, &mut state.pool, state.events.as_mut(), id);
-                let (route, received) = session.handle_post(context, &mut state.handler, now, plan.framing, &body);
+                let (route, received) = session.handle_post(context, &mut state.handler, now, answer, &body);
                 let version = session.version();
                 (Era::Legacy, route, received, Some(id), version)
             }
@@ -188,7 +193,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 status_only(StatusCode::SERVICE_UNAVAILABLE)
             }
             Ok(Received::Notification | Received::Response) => status_only(StatusCode::ACCEPTED),
-            Ok(_) if route.framing == Framing::Sse => {
+            Ok(_) if route.framing == Framing::Sse && !reader.json => {
                 let primes = era == Era::Legacy && version.is_some_and(|v| v >= ProtocolVersion::V2025_11_25);
                 let prime = primes.then(|| priming(route.stream.0, self.inner.config.sse_retry_ms)).flatten();
                 let guard = std::mem::take(&mut guard);
@@ -202,8 +207,9 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             }
             Ok(_) => {
                 // A bare body is one message: the answer, given at once or when a deferred reply is
-                // finished.
-                let Reader { status, mut frames, rx } = reader;
+                // finished (or a legacy SSE stream's answer given at once and alone, see
+                // `HttpConfig::legacy_json_answers`).
+                let Reader { status, mut frames, rx, .. } = reader;
                 match (frames.pop_front(), rx) {
                     (Some(bytes), _) => json_answer(era, status, bytes, &mut guard, std::mem::take(headers)),
                     (None, Some(mut rx)) => {
