@@ -565,7 +565,9 @@ impl<B: Board> Handler for Device<B> {
                 let (seconds, millis) = div_rem(uptime_ms, 1000);
                 reply
                     .structured_fmt(format_args!(r#"{{"uptimeMs":{}}}"#, Decimal(uptime_ms)))
-                    .text_fmt(format_args!("uptime {}.{millis:03} s", Decimal(seconds)))
+                    // `Decimal` for the milliseconds too: a `u16`'s own `Display` would link core's
+                    // integer formatting and its digit table (362 B of firmware flash) for this alone.
+                    .text_fmt(format_args!("uptime {}.{:03} s", Decimal(seconds), Decimal(u64::from(millis))))
                     .finish()
             }
             // The engine only calls with names from `TOOLS`.
