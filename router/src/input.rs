@@ -15,11 +15,12 @@
 //!   [`MAX_REQUEST_STATE`](mcp_sansio::server::MAX_REQUEST_STATE) bytes of JSON; a longer history
 //!   fails the call with `-32603`), so a retry may reach another engine or replica that shares the
 //!   sealing key. For a resource read the retry is bound to the URI read, as the client repeats it.
-//! - **A task** (a long-running tool's 2026-07-28 call that became one,
+//! - **A task** (a long-running tool's call that became one,
 //!   [`Router::task_tool`](crate::Router::task_tool)): the same, but the `input_required` answer
 //!   is kept by the engine and the task becomes `input_required`; once the client has answered
-//!   every question with `tasks/update` the engine runs the call again with the answers (its state
-//!   kept in the server), and the function runs again from the start as on a retry.
+//!   every question (with `tasks/update` in 2026-07-28; in 2025-11-25 the engine asks it on the
+//!   stream of the client's `tasks/result`) the engine runs the call again with the answers (its
+//!   state kept in the server), and the function runs again from the start as on a retry.
 //!
 //! A completion function ([`Router::completion_with_context`](crate::Router::completion_with_context))
 //! reports progress and logs but asks nothing: every question answers
@@ -124,7 +125,11 @@ impl Question {
 
 /// What a call knows about input: its era, what its client declared, the answers it has.
 pub(crate) struct Input {
+    /// The era whose way of asking the call takes (a legacy task's: 2026-07-28's, see
+    /// [`Input::for_task`]).
     era: Era,
+    /// The call came with answers (`inputResponses`).
+    has_responses: bool,
     client: ClientCapabilities,
     /// The answers so far by key: earlier rounds' (from the request state) and this round's.
     answers: Map<String, Json>,
@@ -155,6 +160,7 @@ impl Input {
         }
         Input {
             era: context.version.era(),
+            has_responses: context.input_responses.is_some(),
             client: context.client,
             answers,
             asked: AtomicUsize::new(0),
@@ -162,6 +168,17 @@ impl Input {
             abort: OnceLock::new(),
             refused: None,
         }
+    }
+
+    /// The input of a call that is a task's (`task`): a 2025-11-25 task asks as a 2026-07-28 call
+    /// does, in rounds (the engine asks the client through `tasks/result`, and runs the call again
+    /// with the answers), as does the run again of one, which is the only legacy call that comes with
+    /// answers.
+    pub(crate) fn for_task(mut self, task: bool) -> Self {
+        if task || self.has_responses {
+            self.era = Era::Modern;
+        }
+        self
     }
 
     /// What a request of `method` that cannot ask knows: every question answers

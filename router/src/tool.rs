@@ -79,11 +79,16 @@ impl Router {
     /// Arguments that do not match are answered at once, without a task.
     ///
     /// - [`TaskSupport::Optional`]: a task when the request declared the extension (in its `_meta`
-    ///   client capabilities); otherwise, and in legacy sessions, a plain call as
-    ///   [`Router::tool_with_context`] runs it.
+    ///   client capabilities) or, in a 2025-11-25 session, asked for one (`params.task`);
+    ///   otherwise a plain call as [`Router::tool_with_context`] runs it.
     /// - [`TaskSupport::Required`]: only a task. The engine answers a client that did not declare
-    ///   the extension `-32021` before the function runs (a legacy session too: the core serves
-    ///   no legacy tasks yet); a call that finds the task table full is answered `-32603`.
+    ///   the extension `-32021` before the function runs (`-32601` for a 2025-11-25 call without
+    ///   `params.task`); a call that finds the task table full is answered `-32603`.
+    ///
+    /// A task's questions ([`Context::elicit`] and the others) end the run and are asked in rounds
+    /// in both eras (see [`input`]): 2026-07-28 clients answer with `tasks/update`;
+    /// 2025-11-25 clients are asked by the engine once they have seen the task's `input_required`
+    /// status.
     /// - [`TaskSupport::Forbidden`]: never a task ([`Router::tool_with_context`]).
     ///
     /// [`Router::into_server`] and `Router::into_http` give the engine a task table when a tool
@@ -123,13 +128,15 @@ impl Router {
                 return reply.fail(mcp_sansio::jsonrpc::code::INTERNAL_ERROR, "the router has no runtime");
             };
             // A task: answered with the task when deferred below, the output kept as its result.
-            if support != TaskSupport::Forbidden
-                && let Err(why) = reply.run_as_task()
-                && support == TaskSupport::Required
-            {
-                return reply.refuse_task(why);
-            }
-            let input = Arc::new(input::Input::new(&call.context));
+            let task = match support {
+                TaskSupport::Forbidden => false,
+                _ => match reply.run_as_task() {
+                    Ok(()) => true,
+                    Err(why) if support == TaskSupport::Required => return reply.refuse_task(why),
+                    Err(_) => false,
+                },
+            };
+            let input = Arc::new(input::Input::new(&call.context).for_task(task));
             // No free slot: answered with an internal error already.
             let Ok(deferred) = reply.defer() else { return };
             let deferred = Arc::new(deferred);

@@ -16,7 +16,9 @@
 // With --era legacy the same against 2025-11-25's experimental tasks (the package's "v1"
 // generation): the port opens a session with initialize, and the package asks for tasks with
 // `params.task`, follows them with tasks/get, reads them with tasks/result and lists them with
-// tasks/list (a question inside a legacy task is not served yet: `delete` is not called).
+// tasks/list; a question inside a task (`delete`) reaches the package as the server's
+// elicitation/create on the tasks/result stream, naming the task (the port answers server requests
+// through the package's handlers).
 //
 // Usage: node ext_tasks.mjs [--era modern|legacy] -- SERVER_COMMAND [ARGS...]
 // The package comes from .cache/peers/npm/node_modules (scripts/install-peers, where the Inspector
@@ -59,6 +61,7 @@ class StdioPort {
         this.notificationListeners = new Set();
         this.requestHandlers = new Set();
         this.notifications = [];
+        this.serverRequests = [];
         this.sent = new Map();
         this.child = spawn(command[0], command.slice(1), { stdio: ['pipe', 'pipe', 'inherit'] });
         createInterface({ input: this.child.stdout }).on('line', (line) => this.receive(line));
@@ -112,7 +115,22 @@ class StdioPort {
         } else if (message.method !== undefined && message.id === undefined) {
             this.notifications.push(message);
             for (const listener of this.notificationListeners) listener(message);
+        } else if (message.method !== undefined) {
+            this.answerServerRequest(message);
         }
+    }
+
+    /** A request from the server (a 2025-11-25 task's question): the first handler's answer, else an error. */
+    async answerServerRequest(message) {
+        this.serverRequests.push(message);
+        let answer;
+        for (const handler of this.requestHandlers) {
+            answer = await handler({ request: message, requestContext: undefined });
+            if (answer !== undefined) break;
+        }
+        answer ??= { kind: 'error', error: { code: -32601, message: `no handler for ${message.method}` } };
+        const reply = answer.kind === 'result' ? { result: answer.result } : { error: answer.error };
+        this.child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...reply }) + '\n');
     }
 
     onServerRequest(handler) {
@@ -174,16 +192,22 @@ async function main() {
         check('wait: the task completes', waited.outcome?.status === 'completed', waited.outcome);
         check('wait: its result', text(resultFromTaskOutcome(waited.outcome)) === 'waited 200 ms', waited.outcome);
 
-        // A tool that asks: input_required, answered through the input handler (tasks/update).
-        if (era === 'modern') {
-        const deleting = await session.callTool('delete', {});
+        // A tool that asks: input_required, answered through the input handler (2026-07-28:
+        // tasks/update; 2025-11-25: the server's elicitation/create on the tasks/result stream,
+        // naming the task).
+        const deleting = await session.callTool('delete', {}, asTask);
         const deleted = await deleting.settle();
         check('delete: the question reached the input handler', asked.length === 1, asked);
         check('delete: completes with the answer\'s outcome', text(resultFromTaskOutcome(deleted.outcome)) === 'deleted',
             deleted.outcome);
-        check('delete: the answer went back with tasks/update', (port.sent.get('tasks/update') ?? 0) >= 1,
-            Object.fromEntries(port.sent));
+        if (era === 'modern') {
+            check('delete: the answer went back with tasks/update', (port.sent.get('tasks/update') ?? 0) >= 1,
+                Object.fromEntries(port.sent));
         } else {
+            const question = port.serverRequests.find((r) => r.method === 'elicitation/create');
+            check('legacy delete: the question came as elicitation/create naming the task',
+                question?.params?._meta?.['io.modelcontextprotocol/related-task']?.taskId === deleting.handle?.taskId
+                    && deleting.handle?.taskId !== undefined, question);
             check('legacy: the result was read with tasks/result', (port.sent.get('tasks/result') ?? 0) >= 1,
                 Object.fromEntries(port.sent));
             const page = await session.listTasks();

@@ -148,12 +148,20 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 Received::Notification
             }
             Ok(Message::Response { id, result }) => {
+                #[cfg(feature = "tasks")]
+                if self.task_input_answer(Some(id), Ok(result)) {
+                    return Received::Response;
+                }
                 if !self.legacy_input_answer(Some(id), Ok(result)) {
                     self.route_response(Some(id), Outcome::Result(result));
                 }
                 Received::Response
             }
             Ok(Message::Error { id, error }) => {
+                #[cfg(feature = "tasks")]
+                if self.task_input_answer(id, Err(())) {
+                    return Received::Response;
+                }
                 if !self.legacy_input_answer(id, Err(())) {
                     self.route_response(id, Outcome::from_error(error));
                 }

@@ -288,6 +288,12 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     #[inline(never)]
     fn expire_requests<H: Handler>(&mut self, now: Instant, handler: &mut H) {
         while let Some(entry) = self.ep.out.expire(now) {
+            #[cfg(feature = "tasks")]
+            if let Some(table) = self.tasks.as_mut()
+                && crate::server::tasks::task_input_timed_out(&mut self.ep.out, table, entry.key, now)
+            {
+                continue;
+            }
             if !self.input_timed_out(entry.key) {
                 handler.on_response(now, Response { request: entry.key, outcome: Outcome::TimedOut });
             }
@@ -466,6 +472,10 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                 handler.on_event(now, event.into());
             }
             self.drop_pending_input();
+            #[cfg(feature = "tasks")]
+            if let Some(table) = self.tasks.as_mut() {
+                crate::server::tasks::task_input_ended(&mut self.ep.out, table, now);
+            }
             // Nobody is left to answer requests sent to the client. Those that timed out or were
             // cancelled have had their outcome already.
             while let Some(entry) = self.ep.out.drain() {

@@ -185,14 +185,11 @@ impl<'a> InputReply<'a> {
             return self.out.fail(code::INTERNAL_ERROR, ErrorMessage::Named(format_args!("{reason}")), None);
         }
         self.close_requests();
-        // A 2025-11-25 task would ask through `tasks/result` (not served yet): its task fails.
+        // A 2025-11-25 task keeps its questions in the task table, as a 2026-07-28 one: they go to
+        // the client through `tasks/result` (see `tasks::ask`).
         #[cfg(feature = "tasks")]
-        if self.out.version().served_era() == Era::Legacy && self.out.is_task() {
-            return self.out.fail(
-                code::INTERNAL_ERROR,
-                ErrorMessage::Named(format_args!("a legacy task cannot ask the client for input")),
-                None,
-            );
+        if self.out.answers_a_task() {
+            return self.out.finish(None);
         }
         if self.out.version().served_era() == Era::Legacy {
             // The engine asks the client itself (see `legacy_input`).
@@ -224,7 +221,12 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     ) -> Result<InputReply<'r>, ReplyError> {
         let entry = self.slot(deferred).ok_or(ReplyError::Unknown)?;
         let asks = matches!(deferred.kind, ReplyKind::Tool | ReplyKind::Resource | ReplyKind::Prompt);
-        if !cfg!(feature = "input") || entry.version.served_era() != Era::Modern || !asks {
+        // A 2025-11-25 task asks through `tasks/result` (see `tasks::ask`).
+        #[cfg(feature = "tasks")]
+        let modern = entry.version.served_era() == Era::Modern || entry.route == crate::server::tasks::TASK_ROUTE;
+        #[cfg(not(feature = "tasks"))]
+        let modern = entry.version.served_era() == Era::Modern;
+        if !cfg!(feature = "input") || !modern || !asks {
             return Err(ReplyError::NotAvailable);
         }
         let client = entry.client;

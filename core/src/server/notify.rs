@@ -284,7 +284,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     #[cfg(feature = "tasks")]
     pub(crate) fn flush_task_statuses(&mut self) {
         use crate::server::tasks::{TaskWire, legacy};
-        let Engine { tasks, in_flight, ep, session, .. } = self;
+        let Engine { tasks, in_flight, ep, session, config, .. } = self;
         let Some(table) = tasks.as_mut() else { return };
         while let Some(slot) = table.next_changed() {
             let Some(task) = table.slot(slot).copied() else { break };
@@ -318,6 +318,17 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                 if written == Err(SendError::Full) {
                     table.notes_blocked = true;
                     return;
+                }
+            }
+            // A 2025-11-25 task waiting for input asks on the stream of a `tasks/result` waiting
+            // for it (see `tasks::ask`).
+            if task.is_legacy() && task.status() == crate::mcp::TaskStatus::InputRequired {
+                let waits = |e: &&crate::server::reply::InFlight| {
+                    e.kind == ReplyKind::TaskResult && e.task.is_some_and(|id| id[..] == *task.id().as_bytes())
+                };
+                if let Some(route) = in_flight.iter().flatten().find(waits).map(|e| e.route) {
+                    let deadline = config.request_timeout.map(|t| table.last_now + t);
+                    crate::server::tasks::ask_task_input(&mut ep.out, table, slot, route, deadline);
                 }
             }
             if task.status().is_terminal() {

@@ -1,5 +1,6 @@
 //! 2025-11-25's experimental tasks in a legacy session: created on request, followed, read with
-//! `tasks/result`, listed, cancelled; a task that asks for input; a waiting result whose task expires.
+//! `tasks/result`, listed, cancelled; a task that asks for input through `tasks/result`; a waiting
+//! result whose task expires.
 
 use serde_json::{Value as Json, json};
 
@@ -99,19 +100,119 @@ fn legacy_tasks_are_created_on_request_followed_and_read_with_tasks_result() {
 }
 
 #[test]
-fn a_legacy_task_that_asks_for_input_fails_with_a_clear_message() {
+fn a_legacy_task_asks_the_client_for_input_and_runs_again_with_the_answers() {
     let mut h = Harness::new(4);
     legacy_session(&mut h);
     let call = json!({"name": "ask", "arguments": {}, "task": {}});
-    let out = legacy(&mut h, 1, "tools/call", call);
-    let task = answer(&out, 1)["result"]["task"]["taskId"].clone();
-    assert!(out.iter().all(|m| m["method"] != "elicitation/create"), "nothing asked on the wire: {out:?}");
-    let got = answer(&legacy(&mut h, 2, "tasks/get", json!({"taskId": task})), 2)["result"].clone();
-    assert_eq!(got["status"], "failed", "{got}");
-    let why = got["statusMessage"].as_str().unwrap_or_default();
-    assert!(why.contains("legacy task"), "{got}");
+    let created = legacy(&mut h, 1, "tools/call", call);
+    let task = answer(&created, 1)["result"]["task"]["taskId"].clone();
+    assert!(created.iter().all(|m| m["method"] != "elicitation/create"), "not asked with the task: {created:?}");
+    // Once a tasks/get has read the status, the questions go out after its answer, each naming the
+    // task (no tasks/result waits: on the session's own stream); tasks/result then waits.
+    let read = legacy(&mut h, 2, "tasks/get", json!({"taskId": task}));
+    let got = read[0]["result"].clone();
+    assert_eq!((read[0]["id"].clone(), got["status"].clone()), (json!(2), json!("input_required")), "{read:?}");
+    assert!(got.get("inputRequests").is_none() && got.get("requestState").is_none(), "2025-11-25's Task: {got}");
+    let asks: Vec<&Json> = read.iter().filter(|m| m["method"] == "elicitation/create").collect();
+    assert_eq!(asks.len(), 2, "{read:?}");
     let out = legacy(&mut h, 3, "tasks/result", json!({"taskId": task}));
-    assert_eq!(answer(&out, 3)["error"]["code"], -32603, "{out:?}");
+    assert!(out.is_empty(), "asked once: {out:?}");
+    assert!(legacy(&mut h, 22, "tasks/get", json!({"taskId": task})).len() == 1, "asked once");
+    for ask in &asks {
+        assert_eq!(ask["params"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], task, "{ask}");
+        assert_eq!((ask["params"]["message"].as_str(), ask["params"]["mode"].as_str()), (Some("Sure?"), Some("form")));
+        assert!(ask["params"]["requestedSchema"].is_object(), "{ask}");
+    }
+    assert!(out.iter().all(|m| m["id"] != 3), "tasks/result waits for the task: {out:?}");
+    let runs = h.server.parts_mut().1.runs;
+
+    // The first answer: still waiting for the second.
+    let reply = |id: &Json, ok: bool| json!({"jsonrpc":"2.0","id":id,"result":{"action":"accept","content":{"ok":ok}}});
+    assert!(h.send(&reply(&asks[0]["id"], true)).is_empty());
+    assert_eq!(h.server.parts_mut().1.runs, runs, "not run again before every answer is in");
+    // The second: the task runs again with both and its state, and tasks/result gets the outcome.
+    let out = h.send(&reply(&asks[1]["id"], false));
+    assert_eq!(h.server.parts_mut().1.runs, runs + 1);
+    let result = answer(&out, 3)["result"].clone();
+    let text = text(&result);
+    assert!(text.starts_with("a={") && text.contains("\"ok\":true") && text.contains("\"ok\":false"), "{text}");
+    assert!(text.ends_with("state=Some(\"round1\")"), "{text}");
+    assert_eq!(result["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], task, "{result}");
+    let statuses: Vec<_> = out
+        .iter()
+        .filter(|m| m["method"] == "notifications/tasks/status")
+        .map(|m| String::from(m["params"]["status"].as_str().unwrap_or_default()))
+        .collect();
+    assert_eq!(statuses.last().map(String::as_str), Some("completed"), "{out:?}");
+
+    // A refused question fails its task; tasks/result answers the failure.
+    let call = json!({"name": "ask", "arguments": {}, "task": {}});
+    let created = legacy(&mut h, 4, "tools/call", call);
+    let refused = answer(&created, 4)["result"]["task"]["taskId"].clone();
+    assert!(created.iter().all(|m| m["method"] != "elicitation/create"), "{created:?}");
+    // tasks/result: the questions go out on its stream.
+    let out = legacy(&mut h, 5, "tasks/result", json!({"taskId": refused}));
+    let ask = out.iter().find(|m| m["method"] == "elicitation/create").expect("asked").clone();
+    assert_eq!(ask["params"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], refused, "{ask}");
+    let out = h.send(&json!({"jsonrpc":"2.0","id":ask["id"],"error":{"code":-1,"message":"no"}}));
+    let failed = answer(&out, 5);
+    assert_eq!(failed["error"]["code"], -32603, "{out:?}");
+    assert!(failed["error"]["message"].as_str().unwrap().contains("refused"), "{failed}");
+    let cancelled =
+        out.iter().find(|m| m["method"] == "notifications/cancelled").expect("the other question withdrawn");
+    assert_ne!(cancelled["params"]["requestId"], ask["id"], "{out:?}");
+
+    // A cancelled task withdraws its questions.
+    let call = json!({"name": "ask", "arguments": {}, "task": {}});
+    let dropped = answer(&legacy(&mut h, 6, "tools/call", call), 6)["result"]["task"]["taskId"].clone();
+    assert_eq!(legacy(&mut h, 7, "tasks/result", json!({"taskId": dropped})).len(), 2, "asked");
+    let out = legacy(&mut h, 8, "tasks/cancel", json!({"taskId": dropped}));
+    assert_eq!(answer(&out, 8)["result"]["status"], "cancelled", "{out:?}");
+    assert_eq!(out.iter().filter(|m| m["method"] == "notifications/cancelled").count(), 2, "{out:?}");
+    assert_eq!(answer(&out, 7)["error"]["code"], -32603, "{out:?}");
+}
+
+#[test]
+fn a_deferred_legacy_task_that_asks_later_asks_on_the_waiting_tasks_result() {
+    let mut h = Harness::new(4);
+    legacy_session(&mut h);
+    let call = json!({"name": "slow", "arguments": {}, "task": {}});
+    let task = answer(&legacy(&mut h, 1, "tools/call", call), 1)["result"]["task"]["taskId"].clone();
+    assert!(legacy(&mut h, 2, "tasks/result", json!({"taskId": task})).is_empty());
+    // The deferred call asks now: the question goes out on the waiting tasks/result's stream.
+    let deferred = h.server.parts_mut().1.deferred.pop().unwrap();
+    let ask = InputRequest::ElicitForm { message: "Go on?", requested_schema: FORM };
+    let now = h.now;
+    h.server.reply_input(now, &deferred, "slow").unwrap().request("go", ask).finish();
+    h.server.handle_timeout(h.now);
+    let out = h.drain();
+    let status = out.iter().find(|m| m["method"] == "notifications/tasks/status").expect("the status told");
+    assert_eq!(status["params"]["status"], "input_required", "{out:?}");
+    let asked = out.iter().find(|m| m["method"] == "elicitation/create").expect("asked").clone();
+    assert_eq!(asked["params"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], task);
+    // Answered: the call runs again (deferred again), and its answer completes the task.
+    let reply = json!({"jsonrpc":"2.0","id":asked["id"],"result":{"action":"accept","content":{"ok":true}}});
+    assert!(h.send(&reply).iter().all(|m| m["id"] != 2), "the task runs on");
+    let deferred = h.server.parts_mut().1.deferred.pop().expect("run again");
+    h.server.reply_tool(&deferred).unwrap().text("went on").finish();
+    h.server.handle_timeout(h.now);
+    let out = h.drain();
+    assert_eq!(text(&answer(&out, 2)["result"]), "went on", "{out:?}");
+}
+
+#[test]
+fn a_legacy_tasks_unanswered_question_fails_it_when_the_request_timeout_passes() {
+    let mut h = Harness::new(4);
+    legacy_session(&mut h);
+    let call = json!({"name": "ask", "arguments": {}, "task": {}});
+    let task = answer(&legacy(&mut h, 1, "tools/call", call), 1)["result"]["task"]["taskId"].clone();
+    assert_eq!(legacy(&mut h, 2, "tasks/result", json!({"taskId": task})).len(), 2, "asked");
+    h.now = h.now + Duration::from_secs(3600);
+    h.server.handle_timeout(h.now);
+    let out = h.drain();
+    let failed = answer(&out, 2);
+    assert_eq!(failed["error"]["code"], -32603, "{out:?}");
+    assert!(failed["error"]["message"].as_str().unwrap().contains("in time"), "{failed}");
 }
 
 #[test]

@@ -192,6 +192,12 @@ impl<'a> Outgoing<'a> {
         self.task.as_ref().is_some_and(|t| t.slot.is_some())
     }
 
+    /// Whether this reply's answer goes to the task table: a task's, or its request run again.
+    #[cfg(feature = "tasks")]
+    pub(crate) fn answers_a_task(&self) -> bool {
+        self.is_task() || self.commit.as_ref().is_some_and(|c| c.route() == crate::server::tasks::TASK_ROUTE)
+    }
+
     /// Makes this reply a task's (see [`ToolReply::run_as_task`]).
     #[cfg(feature = "tasks")]
     pub(crate) fn make_task(&mut self) -> Result<(), crate::server::tasks::NoTask> {
@@ -287,6 +293,10 @@ impl<'a> Outgoing<'a> {
             self.w.raw(b"\"io.modelcontextprotocol/serverInfo\":");
             self.server_info.write(&mut self.w, self.version);
             self.w.raw(b"}");
+        } else if cfg!(feature = "tasks") && self.result_type == ResultType::InputRequired {
+            // A 2025-11-25 task's questions, for the task table only (`tasks::ask`): never sent.
+            self.field("resultType");
+            self.w.raw(b"\"input_required\"");
         } else if self.meta.is_some() {
             self.field("_meta");
             self.w.raw(b"{");

@@ -105,6 +105,10 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             client: context.client,
             task: Some(waits),
         });
+        // A task waiting for input asks on this request's stream.
+        if task.status() == TaskStatus::InputRequired {
+            self.ask_task_input(slot);
+        }
     }
 
     /// `tasks/list` (2025-11-25): the live tasks of the request's authorization context, a page of

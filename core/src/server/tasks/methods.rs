@@ -111,12 +111,20 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         match (legacy, method) {
             (_, "tasks/get") => {
                 let wire = if legacy { TaskWire::Legacy } else { TaskWire::Detailed };
-                let (mut out, tasks) = self.open_beside_tasks(id, context.version);
-                if let Some(table) = tasks {
-                    table.write_task(slot, out.writer(), wire);
-                    out.members_written();
+                {
+                    let (mut out, tasks) = self.open_beside_tasks(id, context.version);
+                    if let Some(table) = tasks {
+                        table.write_task(slot, out.writer(), wire);
+                        out.members_written();
+                    }
+                    out.finish(None);
                 }
-                out.finish(None);
+                if legacy {
+                    // A 2025-11-25 task waiting for input asks now, on the session's own stream.
+                    let route = core::mem::replace(&mut self.route, self.out.notify_route);
+                    self.ask_task_input(slot);
+                    self.route = route;
+                }
             }
             (false, "tasks/update") => {
                 let responses = params.get("inputResponses").filter(|r| r.kind() == Kind::Object);
@@ -137,6 +145,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             (true, "tasks/result") => self.legacy_task_result(id, slot, context),
             (_, "tasks/cancel") => {
                 let cancelled = self.tasks.as_mut().is_some_and(|table| table.cancel(slot, now));
+                if let Some(table) = self.tasks.as_mut() {
+                    super::forget_task_input(self.out, table, slot);
+                }
                 if cancelled {
                     self.cancel_task_request(task);
                 } else if legacy {
@@ -204,7 +215,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// Runs task `slot` again, its input all in ([`TaskTable::answer`]): its request with the
     /// answers as `inputResponses`, answered into the table.
     #[inline(never)] // Off the request path's frame.
-    fn rerun_task(&mut self, slot: usize) {
+    pub(super) fn rerun_task(&mut self, slot: usize) {
         let mut own_spans = Spans::default();
         let spans = &mut own_spans;
         let Some(table) = self.tasks.as_mut() else { return };

@@ -45,16 +45,20 @@
 //! answers the cancelled `Task` (`-32602` for one that has ended), and each new status is told
 //! with `notifications/tasks/status`. A tool result with `isError: true` fails its task in this
 //! version. A tool that runs only as a task, called without `params.task`, is answered `-32601`.
-//! Not yet: a legacy task that asks the client for input (through `tasks/result`) fails with
-//! `-32603` saying so. The HTTP adapter gives task tables to its stateless engine only: legacy
-//! Streamable HTTP sessions have no tasks.
+//! A legacy task that asks the client for input ([`ToolReply::input_required`], or
+//! [`Engine::reply_input`] when deferred) becomes `input_required`; its questions go to the client
+//! as requests on the stream of the `tasks/result` that waits for it, and it runs again once every
+//! answer is in (see `ask`). The HTTP adapter gives task tables to its stateless engine only:
+//! legacy Streamable HTTP sessions have no tasks.
 //!
 //! [`Engine::set_task_table`]: crate::server::Engine::set_task_table
+//! [`Engine::reply_input`]: crate::server::Engine::reply_input
 //! [`Engine::poll_timeout`]: crate::server::Engine::poll_timeout
 //! [`Engine::reply_tool`]: crate::server::Engine::reply_tool
 //! [`ToolReply::run_as_task`]: crate::server::ToolReply::run_as_task
 //! [`ToolReply::input_required`]: crate::server::ToolReply::input_required
 
+mod ask;
 pub(crate) mod legacy;
 mod methods;
 mod record;
@@ -68,6 +72,10 @@ use crate::json::{JsonWriter, Value};
 use crate::jsonrpc::{MAX_ID_LEN, OwnedId};
 use crate::time::Instant;
 
+pub(crate) use ask::{
+    ask as ask_task_input, forget as forget_task_input, input_ended as task_input_ended,
+    timed_out as task_input_timed_out,
+};
 pub use record::{TASK_METHODS, TaskRecord, named_task};
 pub use table::{DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, TASK_ID_LEN, TaskSlot, TaskTable};
 pub(crate) use wire::TaskWire;

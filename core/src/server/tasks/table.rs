@@ -150,6 +150,8 @@ pub struct TaskTable<'a> {
     pub(crate) notes_blocked: bool,
     /// The task the last request created, until [`TaskTable::take_created`] takes it.
     created: Option<usize>,
+    /// The questions of a 2025-11-25 task out with the client (see `ask`).
+    pub(crate) asking: Option<super::ask::Asking>,
 }
 
 impl<'a> TaskTable<'a> {
@@ -185,6 +187,7 @@ impl<'a> TaskTable<'a> {
             changed: false,
             notes_blocked: false,
             created: None,
+            asking: None,
         }
     }
 
