@@ -59,66 +59,77 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             }
             super::shards::task_of(&parsed)?
         };
+        // Asked again while the store says the replica running it is alive (a replica that just
+        // started may not have heard the first call); taken in as failed once it is not.
+        // The beat of a replica that stopped just now ends within TASK_WORKER_TIMEOUT.
+        let deadline = tokio::time::Instant::now() + TASK_WORKER_TIMEOUT + FORWARD_WAIT;
+        let message = loop {
+            if let Some(message) = self.ask_replicas(&shared, body, owner).await {
+                break Some(message);
+            }
+            match self.task_worker(&shared, &task, owner).await {
+                Some((worker, record)) if worker != self.inner.worker => {
+                    match within(config.store_timeout, shared.is_alive(worker)).await {
+                        Ok(true) if tokio::time::Instant::now() < deadline => {}
+                        Ok(false) => {
+                            self.adopt_lost_task(&task, worker, &record);
+                            break None;
+                        }
+                        Ok(true) | Err(_) => break None,
+                    }
+                }
+                // No such task, or this replica's: served here.
+                _ => break None,
+            }
+        };
+        let message = message?;
+        tracing::debug!("task request answered by another replica");
+        let mut guard = AbortGuard::default();
+        Some(super::post::json_answer(Era::Modern, None, Bytes::from(message), &mut guard, HeaderMap::new()))
+    }
+
+    /// Publishes a task request to the other replicas: the answer of the one holding the task, if
+    /// one answered within [`FORWARD_WAIT`].
+    async fn ask_replicas(&self, shared: &Arc<dyn SharedSessions>, body: &[u8], owner: u64) -> Option<Vec<u8>> {
         let mut random = [0u8; 8];
         getrandom::fill(&mut random).ok()?;
         let token = u64::from_be_bytes(random);
         let (answer, answered) = tokio::sync::oneshot::channel();
         self.forwarded().insert(token, answer);
         let call = Relayed::TaskCall { token, owner, message: body.to_vec() }.encode();
-        let wait = config.store_timeout.min(FORWARD_WAIT);
-        let published = within(wait, shared.publish(call)).await;
-        let message = match published {
+        let wait = self.inner.config.store_timeout.min(FORWARD_WAIT);
+        let message = match within(wait, shared.publish(call)).await {
             Ok(()) => tokio::time::timeout(wait, answered).await.ok().and_then(Result::ok),
             Err(_) => None,
         };
         self.forwarded().remove(&token);
-        let Some(message) = message else {
-            // No replica holds it: if the one that ran it stopped, it is answered for here.
-            self.adopt_lost_task(&shared, task, owner).await;
-            return None;
-        };
-        tracing::debug!(token, "task request answered by another replica");
-        let mut guard = AbortGuard::default();
-        Some(super::post::json_answer(Era::Modern, None, Bytes::from(message), &mut guard, HeaderMap::new()))
+        message
     }
 
-    /// Takes in, failed, task `id` of `owner` if the store says a replica ran it that has not said
-    /// it is alive within [`TASK_WORKER_TIMEOUT`] (waiting that long at most for a replica that
-    /// said so but did not answer); records it as this replica's then.
-    async fn adopt_lost_task(&self, shared: &Arc<dyn SharedSessions>, id: String, owner: u64) {
-        let config = &self.inner.config;
-        // Only an id this server could have given is looked up.
+    /// The worker the store names for task `id` of `owner`, and its record (`None`: no such
+    /// record, or an id this server could not have given).
+    async fn task_worker(&self, shared: &Arc<dyn SharedSessions>, id: &str, owner: u64) -> Option<(u64, TaskRecord)> {
         if id.len() != mcp_sansio::server::tasks::TASK_ID_LEN || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return;
+            return None;
         }
-        let Ok(Some(bytes)) = within(config.store_timeout, shared.load_task(id.clone())).await else { return };
-        let Some((worker, record)) = bytes.split_first_chunk::<8>() else { return };
-        let worker = u64::from_be_bytes(*worker);
-        let Some(record) = TaskRecord::decode(record).filter(|r| r.owner() == owner && r.id() == id) else { return };
-        if worker == self.inner.worker {
-            return;
-        }
-        // A replica that did not answer but said it was alive a moment ago may have just stopped:
-        // its beat ends within TASK_WORKER_TIMEOUT (the request waits that long at most).
-        let deadline = tokio::time::Instant::now() + TASK_WORKER_TIMEOUT;
-        loop {
-            match within(config.store_timeout, shared.is_alive(worker)).await {
-                Ok(false) => break,
-                Ok(true) if tokio::time::Instant::now() < deadline => {
-                    tokio::time::sleep(Duration::from_millis(250)).await;
-                }
-                Ok(true) | Err(_) => return,
-            }
-        }
+        let bytes = within(self.inner.config.store_timeout, shared.load_task(id.to_owned())).await.ok()??;
+        let (worker, record) = bytes.split_first_chunk::<8>()?;
+        let record = TaskRecord::decode(record).filter(|r| r.owner() == owner && r.id() == id)?;
+        Some((u64::from_be_bytes(*worker), record))
+    }
+
+    /// Takes in, failed, task `id`, whose worker `worker` has stopped (its beat ended, see
+    /// [`TASK_WORKER_TIMEOUT`]); records it as this replica's then.
+    fn adopt_lost_task(&self, id: &str, worker: u64, record: &TaskRecord) {
         let message = "the replica running this task stopped";
         let adopted = {
             let mut state = self.inner.free_shard();
             let now = self.now();
-            state.stateless.get().task_table().is_some_and(|tasks| tasks.adopt_failed(now, &record, message))
+            state.stateless.get().task_table().is_some_and(|tasks| tasks.adopt_failed(now, record, message))
         };
         if adopted {
             tracing::warn!(task = %id, worker = format!("{worker:016x}"), "a task whose replica stopped is answered for here, as failed");
-            self.record_task(record);
+            self.record_task(*record);
         }
     }
 
