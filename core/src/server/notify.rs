@@ -329,6 +329,10 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                 if let Some(route) = in_flight.iter().flatten().find(waits).map(|e| e.route) {
                     let deadline = config.request_timeout.map(|t| table.last_now + t);
                     crate::server::tasks::ask_task_input(&mut ep.out, table, slot, route, deadline);
+                    // Questions that could not be sent failed the task: told as that next.
+                    if table.slot(slot).is_some_and(|t| t.status() != task.status()) {
+                        continue;
+                    }
                 }
             }
             if task.status().is_terminal() {

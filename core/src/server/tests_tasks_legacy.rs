@@ -198,6 +198,23 @@ fn a_deferred_legacy_task_that_asks_later_asks_on_the_waiting_tasks_result() {
     h.server.handle_timeout(h.now);
     let out = h.drain();
     assert_eq!(text(&answer(&out, 2)["result"]), "went on", "{out:?}");
+
+    // More questions than requests to the client may wait (the engine's OUTBOUND, 2): none is
+    // sent, the task fails saying why, and the waiting tasks/result gets the failure.
+    let call = json!({"name": "slow", "arguments": {}, "task": {}});
+    let task = answer(&legacy(&mut h, 3, "tools/call", call), 3)["result"]["task"]["taskId"].clone();
+    assert!(legacy(&mut h, 4, "tasks/result", json!({"taskId": task})).is_empty());
+    let deferred = h.server.parts_mut().1.deferred.pop().unwrap();
+    let now = h.now;
+    let reply = h.server.reply_input(now, &deferred, "slow").unwrap();
+    reply.request("a", ask).request("b", ask).request("c", ask).finish();
+    h.server.handle_timeout(h.now);
+    let out = h.drain();
+    assert!(out.iter().all(|m| m["method"] != "elicitation/create"), "{out:?}");
+    let failed = answer(&out, 4);
+    assert!(failed["error"]["message"].as_str().unwrap().contains("too many requests"), "{failed}");
+    let got = answer(&legacy(&mut h, 5, "tasks/get", json!({"taskId": task})), 5)["result"].clone();
+    assert_eq!(got["status"], "failed", "{got}");
 }
 
 #[test]
