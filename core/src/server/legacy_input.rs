@@ -22,8 +22,8 @@ use crate::server::input::MAX_INPUT_REQUESTS;
 use crate::server::{Engine, Handler};
 use crate::storage::Storage;
 
-/// Longest key of an input request kept for a legacy session.
-const MAX_KEY_LEN: usize = 32;
+/// Longest key of an input request kept for a legacy session (a legacy task's too).
+pub(crate) const MAX_KEY_LEN: usize = 32;
 
 const UNREADABLE: &str = "unreadable input-required answer";
 

@@ -22,13 +22,11 @@ use crate::mcp::TaskStatus;
 use crate::server::Handler;
 use crate::server::dispatch::{Parts, plain_or_unescaped};
 use crate::server::input::MAX_INPUT_REQUESTS;
+use crate::server::legacy_input::MAX_KEY_LEN;
 use crate::time::Instant;
 
 use super::table::MAX_DEPTH;
 use super::{TASK_ID_LEN, TaskTable};
-
-/// Longest key of a task's input request (its JSON text as the handler wrote it).
-const MAX_KEY_LEN: usize = 32;
 
 /// The questions of one task that are out with the client.
 pub(crate) struct Asking {
@@ -65,7 +63,10 @@ pub(crate) fn ask<const OUTBOUND: usize>(
             Ok(requests) if requests.members().count() > out.outbound.free() => {
                 Some("too many requests to the client await answers")
             }
-            Ok(requests) => send_all(out, &mut asking, requests, &asking_task(&task), route, deadline),
+            Ok(requests) => {
+                let id = asking.task;
+                send_all(out, &mut asking, requests, &id, route, deadline)
+            }
             Err(_) => Some("the task's input requests are not readable"),
         }
     };
@@ -79,11 +80,6 @@ pub(crate) fn ask<const OUTBOUND: usize>(
         }
         None => table.asking = Some(asking),
     }
-}
-
-/// The task id's text, for the questions' `_meta`.
-fn asking_task(task: &super::TaskSlot) -> heapless::Vec<u8, TASK_ID_LEN> {
-    heapless::Vec::from_slice(task.id().as_bytes()).unwrap_or_default()
 }
 
 /// Sends each of `requests` (`{"key": {"method": …, "params": {…}}, …}`); the reason if one could
@@ -190,12 +186,12 @@ fn is_same_task(table: &mut TaskTable<'_>, slot: usize) -> bool {
 }
 
 impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
-    /// Sends the questions of input-required legacy task `slot` on the stream of the `tasks/result`
-    /// being served (see the [module docs](self)).
-    pub(crate) fn ask_task_input(&mut self, slot: usize) {
+    /// Sends the questions of input-required legacy task `slot` on `route` (see the
+    /// [module docs](self)).
+    pub(crate) fn ask_task_input(&mut self, slot: usize, route: Route) {
         let deadline = self.config.request_timeout.map(|t| self.now + t);
         if let Some(table) = self.tasks.as_mut() {
-            ask(self.out, table, slot, self.route, deadline);
+            ask(self.out, table, slot, route, deadline);
         }
     }
 

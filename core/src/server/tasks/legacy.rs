@@ -107,7 +107,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         });
         // A task waiting for input asks on this request's stream.
         if task.status() == TaskStatus::InputRequired {
-            self.ask_task_input(slot);
+            self.ask_task_input(slot, self.route);
         }
     }
 

@@ -121,9 +121,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 }
                 if legacy {
                     // A 2025-11-25 task waiting for input asks now, on the session's own stream.
-                    let route = core::mem::replace(&mut self.route, self.out.notify_route);
-                    self.ask_task_input(slot);
-                    self.route = route;
+                    self.ask_task_input(slot, self.out.notify_route);
                 }
             }
             (false, "tasks/update") => {
