@@ -1354,6 +1354,12 @@ impl Run<'_> {
                     break; // busy: transmit first
                 }
             }
+            // What is due now is served, as a driver serves `poll_timeout`: an answered task's
+            // status is told (and a waiting 2025-11-25 `tasks/result` answered) when it comes.
+            let now = self.now();
+            if self.server.poll_timeout().is_some_and(|deadline| deadline <= now) {
+                self.server.handle_timeout(now);
+            }
             self.check();
         }
         self.check();
