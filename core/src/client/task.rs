@@ -1,11 +1,21 @@
-//! The client's side of tasks, the 2026-07-28 extension `io.modelcontextprotocol/tasks`
-//! (SEP-2663): reading a task answer ([`Task::created`]) and a `tasks/get` result
-//! ([`DetailedTask::read`]), and writing `tasks/get`, `tasks/update` and `tasks/cancel`
-//! ([`Engine::get_task`], [`Engine::answer_task`], [`Engine::cancel_task`]).
+//! The client's side of tasks, in both eras: the 2026-07-28 extension
+//! `io.modelcontextprotocol/tasks` (SEP-2663) and 2025-11-25's experimental tasks. Reading a
+//! task answer ([`Task::created`]) and a `tasks/get` result ([`Task::read`],
+//! [`DetailedTask::read`]); writing a task-augmented `tools/call` (2025-11-25:
+//! [`Engine::call_tool_as_task`]), `tasks/get`, `tasks/cancel`, `tasks/result` (2025-11-25) and
+//! `tasks/update` (2026-07-28) ([`Engine::get_task`], [`Engine::cancel_task`],
+//! [`Engine::task_result`], [`Engine::answer_task`]).
 //!
 //! The engine keeps no state about tasks: following one (waiting [`Task::poll_delay`] between
 //! polls, answering its questions, cancelling it when the application gives up) is the caller's,
 //! as the host API does it for every runtime (`mcp_sansio_driver::host`).
+//!
+//! The eras differ in how a task's outcome and questions reach the client. 2026-07-28 inlines them
+//! in the `tasks/get` result (`result`, `error`, `inputRequests`) and takes answers with
+//! `tasks/update`. 2025-11-25 gives them to `tasks/result`, which the server answers once the
+//! task has ended (with the request's own result or error), and sends the task's questions as
+//! requests to the client, each naming the task in `_meta` (`io.modelcontextprotocol/related-task`),
+//! answered like any other request from the server ([`Handler::on_input`]).
 
 use core::cell::{Cell, RefCell};
 use core::fmt;
@@ -18,7 +28,7 @@ use crate::json::{JsonStr, JsonWriter, Kind, Value};
 use crate::mcp::TaskStatus;
 use crate::mcp::input::ReceivedInput;
 use crate::time::{Duration, Instant};
-use crate::version::Era;
+use crate::version::{Era, ProtocolVersion};
 
 /// The shortest wait between two polls of a task, whatever `pollIntervalMs` the server asks
 /// for (a server asking for 0 ms is not polled in a busy loop).
@@ -52,21 +62,24 @@ pub struct Task<'a> {
 }
 
 impl<'a> Task<'a> {
-    /// The task of an answer with `resultType: "task"` (a `tools/call` the server turned into a
-    /// task); `None` for any other result (one with `resultType: "complete"`, `input_required`
-    /// or none), or a task without a `taskId` or a known `status`.
+    /// The task of a `tools/call` the server turned into a task: an answer with `resultType:
+    /// "task"` (2026-07-28), or a 2025-11-25 `CreateTaskResult` (`{"task":{…}}`, without
+    /// `resultType`). `None` for any other result (one with `resultType: "complete"`,
+    /// `input_required` or none), or a task without a `taskId` or a known `status`.
     pub fn created(result: Value<'a>) -> Option<Self> {
-        let result_type = result.get("resultType").and_then(|t| t.as_str());
-        Task::read(result).filter(|_| result_type.is_some_and(|t| t.eq_str("task")))
+        match result.get("resultType").and_then(|t| t.as_str()) {
+            Some(result_type) => Task::read(result).filter(|_| result_type.eq_str("task")),
+            None => result.get("task").and_then(Task::read),
+        }
     }
 
-    /// Reads the task members of an object (`taskId`, `status`, …); `None` without a string
-    /// `taskId` or a known `status`.
+    /// Reads the task members of an object (`taskId`, `status`, …; `ttl` and `pollInterval` under
+    /// their 2025-11-25 names too); `None` without a string `taskId` or a known `status`.
     pub fn read(value: Value<'a>) -> Option<Self> {
         if value.kind() != Kind::Object {
             return None;
         }
-        let [id, status, message, created, updated, ttl, poll] = value.get_all([
+        let [id, status, message, created, updated, ttl, poll, legacy_ttl, legacy_poll] = value.get_all([
             "taskId",
             "status",
             "statusMessage",
@@ -74,6 +87,9 @@ impl<'a> Task<'a> {
             "lastUpdatedAt",
             "ttlMs",
             "pollIntervalMs",
+            // 2025-11-25's names.
+            "ttl",
+            "pollInterval",
         ]);
         let text = |v: Option<Value<'a>>| v.and_then(|v| v.as_str());
         let millis = |v: Option<Value<'a>>| v.and_then(|v| v.as_u64()).map(Duration::from_millis);
@@ -83,8 +99,8 @@ impl<'a> Task<'a> {
             status_message: text(message),
             created_at: text(created),
             last_updated_at: text(updated),
-            ttl: millis(ttl),
-            poll_interval: millis(poll),
+            ttl: millis(ttl).or(millis(legacy_ttl)),
+            poll_interval: millis(poll).or(millis(legacy_poll)),
         })
     }
 
@@ -193,24 +209,83 @@ impl fmt::Display for TaskInputError {
 impl core::error::Error for TaskInputError {}
 
 impl<const OUTBOUND: usize> Engine<'_, OUTBOUND> {
+    /// Whether this session has tasks: 2026-07-28, or 2025-11-25 (whose experimental tasks the
+    /// server must declare for [`Engine::call_tool_as_task`]).
+    pub fn has_tasks(&self) -> bool {
+        self.task_era().is_ok()
+    }
+
+    /// `tools/call` of the tool `name` with `arguments`, asking the server to run it as a task
+    /// (2025-11-25: `params.task`, with `ttl` when given): the answer is a `CreateTaskResult`
+    /// ([`Task::created`]), followed with [`Engine::get_task`] and [`Engine::task_result`]. In
+    /// 2026-07-28 the server decides ([`Engine::call_tool`]), so this is
+    /// [`SendError::NotAvailable`] there, as in a session before 2025-11-25 and with a server
+    /// that does not declare task-augmented `tools/call`
+    /// ([`ServerCapabilities::tasks`](crate::mcp::ServerCapabilities::tasks)).
+    pub fn call_tool_as_task(
+        &mut self,
+        now: Instant,
+        name: &str,
+        arguments: Option<Value<'_>>,
+        ttl: Option<Duration>,
+    ) -> Result<OutboundKey, SendError> {
+        if self.task_era()? != Era::Legacy || !self.server.tasks {
+            return Err(SendError::NotAvailable);
+        }
+        self.request(
+            now,
+            "tools/call",
+            Some(&|w: &mut JsonWriter<'_>| {
+                w.raw(b"\"name\":");
+                w.string(name);
+                if let Some(arguments) = arguments {
+                    w.raw(b",\"arguments\":");
+                    w.value(arguments);
+                }
+                w.raw(b",\"task\":{");
+                if let Some(ttl) = ttl {
+                    w.raw(b"\"ttl\":");
+                    w.u64(ttl.as_millis());
+                }
+                w.raw(b"}");
+            }),
+        )
+    }
+
     /// `tasks/get` of the task `id`: its answer (through [`Handler::on_response`]) is read with
-    /// [`DetailedTask::read`]. [`SendError::NotAvailable`] unless connected in 2026-07-28 (tasks of
-    /// legacy sessions are not supported).
+    /// [`DetailedTask::read`] (2026-07-28) or [`Task::read`] (2025-11-25, where the outcome is
+    /// [`Engine::task_result`]'s). [`SendError::NotAvailable`] unless the session has tasks
+    /// ([`Engine::has_tasks`]).
     pub fn get_task(&mut self, now: Instant, id: &str) -> Result<OutboundKey, SendError> {
         self.task_request(now, "tasks/get", id, None)
     }
 
-    /// `tasks/cancel` of the task `id`: the server acknowledges it (an empty result) and ends the
-    /// task `cancelled` when it can (cooperatively: a task may still end otherwise). See
-    /// [`Engine::get_task`].
+    /// `tasks/cancel` of the task `id`: the server acknowledges it (an empty result; 2025-11-25:
+    /// the task) and ends the task `cancelled` when it can (cooperatively: a task may still end
+    /// otherwise). See [`Engine::get_task`].
     pub fn cancel_task(&mut self, now: Instant, id: &str) -> Result<OutboundKey, SendError> {
         self.task_request(now, "tasks/cancel", id, None)
     }
 
+    /// `tasks/result` of the task `id` (2025-11-25): answered once the task has ended, with the
+    /// result (or the JSON-RPC error) of the request it runs; meanwhile the server may send the
+    /// task's questions. [`SendError::NotAvailable`] outside a 2025-11-25 session (2026-07-28
+    /// inlines the outcome in [`Engine::get_task`]'s answer).
+    pub fn task_result(&mut self, now: Instant, id: &str) -> Result<OutboundKey, SendError> {
+        if self.task_era()? != Era::Legacy {
+            return Err(SendError::NotAvailable);
+        }
+        self.task_request(now, "tasks/result", id, None)
+    }
+
     /// `tasks/update` of the task `id` with the members of its `inputResponses` written by
     /// `responses` (`"<key>":{…result…}`, …). [`Engine::answer_task`] writes them through the
-    /// handler instead. See [`Engine::get_task`].
+    /// handler instead. [`SendError::NotAvailable`] outside a 2026-07-28 session (a 2025-11-25
+    /// task asks with requests of its own).
     pub fn update_task(&mut self, now: Instant, id: &str, responses: Params<'_>) -> Result<OutboundKey, SendError> {
+        if self.task_era()? != Era::Modern {
+            return Err(SendError::NotAvailable);
+        }
         self.task_request(now, "tasks/update", id, Some(responses))
     }
 
@@ -233,7 +308,9 @@ impl<const OUTBOUND: usize> Engine<'_, OUTBOUND> {
         skip: &dyn Fn(JsonStr<'_>) -> bool,
         handler: &mut H,
     ) -> Result<Option<OutboundKey>, TaskInputError> {
-        self.modern().map_err(TaskInputError::Send)?;
+        if self.task_era() != Ok(Era::Modern) {
+            return Err(TaskInputError::Send(SendError::NotAvailable));
+        }
         if requests.kind() != Kind::Object {
             return Err(TaskInputError::Unreadable);
         }
@@ -273,7 +350,7 @@ impl<const OUTBOUND: usize> Engine<'_, OUTBOUND> {
     }
 
     /// Sends `method` with `{"taskId":<id>}` (and `"inputResponses":{…}` when given), in a
-    /// 2026-07-28 session only.
+    /// session with tasks only.
     fn task_request(
         &mut self,
         now: Instant,
@@ -281,7 +358,7 @@ impl<const OUTBOUND: usize> Engine<'_, OUTBOUND> {
         id: &str,
         responses: Option<Params<'_>>,
     ) -> Result<OutboundKey, SendError> {
-        self.modern()?;
+        self.task_era()?;
         let members = |w: &mut JsonWriter<'_>| {
             w.raw(b"\"taskId\":");
             w.string(id);
@@ -294,10 +371,12 @@ impl<const OUTBOUND: usize> Engine<'_, OUTBOUND> {
         self.request(now, method, Some(&members))
     }
 
-    /// Tasks are a 2026-07-28 extension: [`SendError::NotAvailable`] in any other session.
-    fn modern(&self) -> Result<(), SendError> {
+    /// The era of a session with tasks (2026-07-28's extension, 2025-11-25's experimental tasks);
+    /// [`SendError::NotAvailable`] in any other session.
+    fn task_era(&self) -> Result<Era, SendError> {
         match self.state {
-            State::Ready(version) if version.era() == Era::Modern => Ok(()),
+            State::Ready(version) if version.era() == Era::Modern => Ok(Era::Modern),
+            State::Ready(ProtocolVersion::V2025_11_25) => Ok(Era::Legacy),
             _ => Err(SendError::NotAvailable),
         }
     }

@@ -42,7 +42,9 @@ pub struct ServerCapabilities {
     /// `completions` (2025-03-26 and later).
     pub completions: bool,
     /// The tasks extension, `extensions["io.modelcontextprotocol/tasks"]` (2026-07-28; set by an
-    /// engine that has a task table, see `server::tasks`).
+    /// engine that has a task table, see `server::tasks`), written and read in a 2025-11-25
+    /// session as its experimental `tasks` with task-augmented `tools/call`
+    /// (`tasks.requests.tools.call`).
     pub tasks: bool,
 }
 
@@ -129,7 +131,7 @@ impl ServerCapabilities {
             prompts: object("prompts").map(list),
             logging: object("logging").is_some(),
             completions: object("completions").is_some(),
-            tasks: has_tasks_extension(value),
+            tasks: has_tasks_extension(value) || has_legacy_tool_tasks(value),
         }
     }
 
@@ -287,6 +289,13 @@ fn has_tasks_extension(capabilities: Value<'_>) -> bool {
     extensions.and_then(|e| e.get(crate::mcp::TASKS_EXTENSION)).is_some_and(|t| t.kind() == crate::json::Kind::Object)
 }
 
+/// Whether a server's `capabilities` object declares 2025-11-25's task-augmented `tools/call`
+/// (an object at `tasks.requests.tools.call`).
+fn has_legacy_tool_tasks(capabilities: Value<'_>) -> bool {
+    let call = ["tasks", "requests", "tools", "call"].iter().try_fold(capabilities, |v, key| v.get(key));
+    call.is_some_and(|c| c.kind() == crate::json::Kind::Object)
+}
+
 /// Writes `{"a":…,"b":…}` member by member.
 struct ObjectWriter<'w, 'b> {
     w: &'w mut JsonWriter<'b>,
@@ -390,6 +399,24 @@ mod tests {
             r#"{"tools":{"listChanged":true},"resources":{"subscribe":true},"logging":{}}"#
         );
         assert_eq!(written(|w| ServerCapabilities::NONE.write(w, ProtocolVersion::LATEST)), "{}");
+    }
+
+    #[test]
+    fn tasks_are_read_in_both_eras() {
+        let read = |text: &str| ServerCapabilities::from_value(crate::json::parse(text.as_bytes(), 8).unwrap()).tasks;
+        assert!(read(r#"{"extensions":{"io.modelcontextprotocol/tasks":{}}}"#));
+        assert!(read(r#"{"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}}"#), "2025-11-25");
+        // Tasks without task-augmented tools/call (a server that only lists them) are not the client's to ask for.
+        assert!(!read(r#"{"tasks":{"list":{},"cancel":{}}}"#));
+        assert!(!read(r#"{"tasks":{"requests":{"tools":{"call":true}}}}"#));
+        #[cfg(feature = "tasks")]
+        {
+            let mut buf = [0u8; 256];
+            let mut w = JsonWriter::new(&mut buf);
+            ServerCapabilities { tasks: true, ..ServerCapabilities::NONE }.write(&mut w, ProtocolVersion::V2025_11_25);
+            let len = w.len();
+            assert!(ServerCapabilities::from_value(crate::json::parse(&buf[..len], 8).unwrap()).tasks);
+        }
     }
 
     #[test]

@@ -1,5 +1,7 @@
-//! Tasks (2026-07-28 extension) on the client: the task answer, `tasks/get` results read,
-//! `tasks/get`, `tasks/update` and `tasks/cancel` written, against a scripted server.
+//! Tasks on the client, against a scripted server. 2026-07-28 extension: the task answer,
+//! `tasks/get` results read, `tasks/get`, `tasks/update` and `tasks/cancel` written. 2025-11-25:
+//! a task-augmented `tools/call`, its `CreateTaskResult` and `tasks/get` results read,
+//! `tasks/get`, `tasks/result` and `tasks/cancel` written.
 
 use super::*;
 use crate::client::{DetailedTask, Task, TaskInputError, TaskState};
@@ -155,7 +157,7 @@ fn questions_the_client_cannot_answer_send_nothing() {
 }
 
 #[test]
-fn legacy_sessions_neither_declare_the_extension_nor_send_tasks_requests() {
+fn sessions_before_2025_11_25_neither_declare_the_extension_nor_send_tasks_requests() {
     let config = host_config(EraPolicy::Legacy);
     let config = config.with_capabilities(config.capabilities.with_tasks());
     let mut client = client::Engine::new(config, buffers(1024, 2048));
@@ -167,9 +169,79 @@ fn legacy_sessions_neither_declare_the_extension_nor_send_tasks_requests() {
     s.initialize_result(1);
     assert_eq!(s.client.get_task(s.now, "t"), Err(SendError::NotAvailable));
     assert_eq!(s.client.cancel_task(s.now, "t"), Err(SendError::NotAvailable));
+    assert_eq!(s.client.task_result(s.now, "t"), Err(SendError::NotAvailable));
+    assert_eq!(s.client.call_tool_as_task(s.now, "slow", None, None), Err(SendError::NotAvailable));
+    assert!(!s.client.has_tasks());
     let none = |_: json::JsonStr<'_>| false;
     let requests = parse(r#"{"a":{"method":"roots/list"}}"#);
     let answered = s.client.answer_task(s.now, "t", requests, &none, &mut s.host);
     assert_eq!(answered, Err(TaskInputError::Send(SendError::NotAvailable)));
     assert!(s.host.inputs.is_empty(), "the handler is not asked");
+}
+
+/// A client in a 2025-11-25 session with a server whose `capabilities` are `capabilities`.
+fn legacy_2025_11_25(capabilities: Json) -> Scripted {
+    let mut s = Scripted::new(EraPolicy::Legacy);
+    let _ = s.take();
+    let result =
+        json!({"protocolVersion":"2025-11-25","capabilities":capabilities,"serverInfo":{"name":"s","version":"1"}});
+    s.feed(&json!({"jsonrpc":"2.0","id":1,"result":result}).to_string());
+    assert_eq!(s.client.era(), Some(ProtocolVersion::V2025_11_25));
+    let _ = s.take();
+    s
+}
+
+#[test]
+fn a_2025_11_25_call_asks_for_a_task_which_is_followed_with_tasks_get_and_tasks_result() {
+    let mut s = legacy_2025_11_25(json!({"tools":{},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}}));
+    assert!(s.client.has_tasks() && s.client.server_capabilities().unwrap().tasks);
+    let call = s.client.call_tool_as_task(s.now, "slow", Some(parse(r#"{"n":1}"#)), None).unwrap();
+    let with_ttl = s.client.call_tool_as_task(s.now, "slow", None, Some(Duration::from_secs(60))).unwrap();
+    let sent = s.take();
+    assert_eq!(sent[0]["params"], json!({"name":"slow","arguments":{"n":1},"task":{}}));
+    assert_eq!(sent[1]["params"], json!({"name":"slow","task":{"ttl":60000}}));
+    assert_eq!((sent[0]["id"].as_i64(), sent[1]["id"].as_i64()), (Some(call.id()), Some(with_ttl.id())));
+
+    // The CreateTaskResult (no resultType, the task under `task`, 2025-11-25's member names).
+    let created = r#"{"task":{"taskId":"t-1","status":"working","createdAt":"2025-11-25T10:00:00Z","lastUpdatedAt":"2025-11-25T10:00:00Z","ttl":60000,"pollInterval":250}}"#;
+    for key in [call, with_ttl] {
+        s.feed(&std::format!(r#"{{"jsonrpc":"2.0","id":{},"result":{created}}}"#, key.id()));
+        assert_eq!(s.host.result(key)["task"]["taskId"], "t-1");
+    }
+    let task = Task::created(parse(created)).unwrap();
+    assert!(task.id.eq_str("t-1") && task.status == TaskStatus::Working);
+    assert_eq!((task.ttl, task.poll_interval), (Some(Duration::from_secs(60)), Some(Duration::from_millis(250))));
+    // A plain result is none, nor a `task` member that is no task.
+    assert_eq!(Task::created(parse(r#"{"content":[]}"#)), None);
+    assert_eq!(Task::created(parse(r#"{"content":[],"task":{"status":"working"}}"#)), None);
+    // A tasks/get result is the task itself.
+    let got =
+        Task::read(parse(r#"{"taskId":"t-1","status":"input_required","ttl":null,"pollInterval":5000}"#)).unwrap();
+    assert_eq!((got.status, got.ttl, got.poll_delay()), (TaskStatus::InputRequired, None, Duration::from_secs(5)));
+
+    let get = s.client.get_task(s.now, "t-1").unwrap();
+    let result = s.client.task_result(s.now, "t-1").unwrap();
+    let cancel = s.client.cancel_task(s.now, "t-1").unwrap();
+    let sent = s.take();
+    let methods: Vec<&str> = sent.iter().map(|m| m["method"].as_str().unwrap()).collect();
+    assert_eq!(methods, ["tasks/get", "tasks/result", "tasks/cancel"]);
+    for (message, key) in sent.iter().zip([get, result, cancel]) {
+        assert_eq!((message["id"].as_i64(), &message["params"]), (Some(key.id()), &json!({"taskId":"t-1"})));
+    }
+    // tasks/update is 2026-07-28's: a 2025-11-25 task asks with requests of its own.
+    let none = |_: json::JsonStr<'_>| false;
+    let requests = parse(r#"{"a":{"method":"roots/list"}}"#);
+    assert_eq!(s.client.update_task(s.now, "t-1", &|_: &mut json::JsonWriter<'_>| {}), Err(SendError::NotAvailable));
+    let answered = s.client.answer_task(s.now, "t-1", requests, &none, &mut s.host);
+    assert_eq!(answered, Err(TaskInputError::Send(SendError::NotAvailable)));
+    assert!(s.take().is_empty());
+}
+
+#[test]
+fn a_2025_11_25_server_without_task_augmented_calls_is_not_asked_for_tasks() {
+    let mut s = legacy_2025_11_25(json!({"tools":{},"tasks":{"list":{},"cancel":{}}}));
+    assert!(!s.client.server_capabilities().unwrap().tasks);
+    assert_eq!(s.client.call_tool_as_task(s.now, "slow", None, None), Err(SendError::NotAvailable));
+    // Its tasks can still be read and cancelled.
+    assert!(s.client.get_task(s.now, "t").is_ok() && s.client.cancel_task(s.now, "t").is_ok());
 }
