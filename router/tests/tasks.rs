@@ -402,3 +402,99 @@ async fn a_listen_stream_that_follows_a_task_is_told_when_it_completes() {
     );
     assert_eq!(text(&told["params"]["result"]), "waited 100 ms", "{told}");
 }
+
+/// Our host in a 2025-11-25 session: the tools `list_tools` names as requiring a task are called
+/// as tasks, polled with `tasks/get` and read with `tasks/result`, their questions answered
+/// through the input callback; a task asked for by hand; a follower cancelled cancels its task.
+mod legacy_host {
+    use std::sync::Mutex;
+
+    use mcp_sansio::mcp::TaskStatus;
+    use mcp_sansio_tokio::host::{CancelHandle, ClientHandle, RequestError, Started, TaskInfo};
+
+    use super::*;
+
+    /// A handle recording each status a task it follows reports.
+    fn followed(client: &ClientHandle, statuses: &Arc<Mutex<Vec<(String, TaskStatus)>>>) -> ClientHandle {
+        let statuses = statuses.clone();
+        client.with_task_status(Arc::new(move |task: &TaskInfo| {
+            statuses.lock().unwrap().push((task.id.clone(), task.status));
+        }))
+    }
+
+    fn parse(bytes: &[u8]) -> Json {
+        serde_json::from_slice(bytes).unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_tool_requiring_a_task_is_called_as_one_and_its_questions_answered() {
+        let (seen, asked) = (Arc::new(Seen::default()), Arc::new(AtomicUsize::new(0)));
+        let client = common::client(router(seen.clone()), EraPolicy::Legacy, asked.clone()).await;
+        let statuses = Arc::default();
+        // Before the tools are listed the host does not know `delete` needs a task: -32601.
+        let refused = client.call_tool("delete", "{}").await;
+        assert!(matches!(refused, Err(RequestError::Server { code: -32601, .. })), "{refused:?}");
+        let tools: Vec<Json> = client.list_tools().await.unwrap().iter().map(|t| parse(t)).collect();
+        let delete = tools.iter().find(|t| t["name"] == "delete").unwrap();
+        assert_eq!(delete["execution"]["taskSupport"], "required");
+        let result = followed(&client, &statuses).call_tool("delete", "{}").await.unwrap();
+        assert_eq!(text(&parse(&result)), "deleted: true, true");
+        assert_eq!(asked.load(Ordering::SeqCst), 2, "two questions, each answered once");
+        let statuses: Vec<TaskStatus> = statuses.lock().unwrap().iter().map(|(_, status)| *status).collect();
+        assert_eq!(statuses.first(), Some(&TaskStatus::Working), "{statuses:?}");
+        assert!(statuses.contains(&TaskStatus::InputRequired), "{statuses:?}");
+        // An optional task tool runs plainly unless a task is asked for.
+        let Started::Result(plain) = client.start_tool_call("wait", r#"{"ms":5}"#).await.unwrap() else {
+            panic!("an optional tool ran as a task unasked");
+        };
+        assert_eq!(text(&parse(&plain)), "waited 5 ms");
+        let Started::Task(task) = client.start_tool_call_as_task("wait", r#"{"ms":5}"#).await.unwrap() else {
+            panic!("no task");
+        };
+        assert_eq!((task.status, task.ttl.is_some()), (TaskStatus::Working, true), "{task:?}");
+        let waited = client.follow_task(task.clone()).await.unwrap();
+        assert_eq!(text(&parse(&waited)), "waited 5 ms");
+        assert_eq!(client.get_task(&task.id).await.unwrap().status, TaskStatus::Completed);
+        // With progress asked for, a task is still followed (its statuses, not progress, report).
+        let reports = Arc::new(AtomicUsize::new(0));
+        let counted = reports.clone();
+        let progress = Box::new(move |_: f64, _: Option<f64>, _: Option<&str>| {
+            counted.fetch_add(1, Ordering::SeqCst);
+        });
+        let result = client.call_tool_with_progress("delete", "{}", progress).await.unwrap();
+        assert_eq!(text(&parse(&result)), "deleted: true, true");
+        assert_eq!(asked.load(Ordering::SeqCst), 4);
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_follower_cancels_its_task() {
+        let (seen, asked) = (Arc::new(Seen::default()), Arc::new(AtomicUsize::new(0)));
+        let client = common::client(router(seen.clone()), EraPolicy::Legacy, asked).await;
+        let Started::Task(task) = client.start_tool_call_as_task("forever", "{}").await.unwrap() else {
+            panic!("no task");
+        };
+        let cancel = CancelHandle::new();
+        let follower = client.with_cancel(&cancel);
+        let follow = tokio::spawn({
+            let task = task.clone();
+            async move { follower.follow_task(task).await }
+        });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        cancel.cancel();
+        assert_eq!(follow.await.unwrap(), Err(RequestError::Cancelled));
+        // The follower sent tasks/cancel: the task ends cancelled and its future is dropped.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while client.get_task(&task.id).await.unwrap().status != TaskStatus::Cancelled {
+            assert!(std::time::Instant::now() < deadline, "the task was not cancelled");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        while !seen.dropped.load(Ordering::SeqCst) {
+            assert!(std::time::Instant::now() < deadline, "the task's future was not dropped");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(seen.started.load(Ordering::SeqCst) && !seen.finished.load(Ordering::SeqCst));
+        // Following a cancelled task ends at once.
+        let followed = client.follow_task(client.get_task(&task.id).await.unwrap()).await;
+        assert!(matches!(followed, Err(RequestError::TaskCancelled { .. })), "{followed:?}");
+    }
+}

@@ -15,7 +15,7 @@
 //! # Tasks
 //! The client declares the 2026-07-28 tasks extension (`io.modelcontextprotocol/tasks`) with its
 //! requests unless told not to ([`Host::with_tasks`]), so a server may answer a `tools/call` with a
-//! task. [`ClientHandle::call_tool`] (and [`ClientHandle::call_tool_with_progress`]) then follow
+//! task (2025-11-25: see below). [`ClientHandle::call_tool`] (and [`ClientHandle::call_tool_with_progress`]) then follow
 //! it to its end ([`ClientHandle::follow_task`]), so the caller gets the call's result as if the
 //! server had answered it at once:
 //!
@@ -32,6 +32,14 @@
 //!   error ([`RequestError::Server`]), `cancelled` [`RequestError::TaskCancelled`].
 //! - Given up (the future dropped, its [`CancelHandle`] cancelled, a question not answered): the
 //!   task is cancelled with `tasks/cancel`.
+//!
+//! In a 2025-11-25 session (its experimental tasks) the client asks for a task itself (`params.task`):
+//! for each tool the last [`ClientHandle::list_tools`] named as requiring one
+//! (`execution.taskSupport: "required"`), and on request
+//! ([`ClientHandle::start_tool_call_as_task`]), of a server that declares task-augmented calls. Such a
+//! task is polled with `tasks/get` until it needs input or has ended; its outcome is then
+//! [`ClientHandle::task_result`]'s (`tasks/result`), on whose stream the server asks the task's
+//! questions, answered through the [`InputCallback`] as any request from the server.
 //!
 //! Each poll has the request timeout; the task as a whole has none (the server keeps a task for its
 //! `ttlMs`, and answers `-32602` once it forgot it). [`ClientHandle::start_tool_call`] returns the
@@ -76,6 +84,7 @@ pub use listen::{Listen, ListenNotification};
 use oneshot::{Receiver, oneshot};
 use permits::{Permit, Permits};
 pub use tail::{STDERR_TAIL, StderrTail};
+use tasks::TaskTools;
 pub use tasks::{Started, TaskCallback, TaskInfo};
 pub use timer::HostConnection;
 
@@ -112,7 +121,13 @@ pub fn connection(
     // Room to retry 2026-07-28 requests with input: as much as one request can take.
     conn.set_retry_buffer(std::vec![0u8; tx]);
     let (jobs, queue) = job_queue();
-    let handle = ClientHandle { jobs, permits: Permits::new(MAX_IN_FLIGHT), cancel: None, task_status: None };
+    let handle = ClientHandle {
+        jobs,
+        permits: Permits::new(MAX_IN_FLIGHT),
+        cancel: None,
+        task_status: None,
+        task_tools: TaskTools::default(),
+    };
     (handle, HostConnection::new(conn), queue)
 }
 
@@ -123,6 +138,8 @@ pub struct ClientHandle {
     permits: Permits,
     cancel: Option<CancelHandle>,
     task_status: Option<TaskCallback>,
+    /// The tools the last [`ClientHandle::list_tools`] named as requiring a task (2025-11-25).
+    task_tools: TaskTools,
 }
 
 impl fmt::Debug for ClientHandle {
@@ -271,11 +288,16 @@ impl ClientHandle {
         arguments: &str,
         progress: ProgressCallback,
     ) -> Result<Vec<u8>, RequestError> {
+        let as_task = self.task_tools.requires(name);
         let (name, arguments) = (String::from(name), String::from(arguments));
         let mut progress = Some(progress);
         let result = self
             .send(move |conn, now| {
                 let arguments = object(&arguments)?;
+                // A 2025-11-25 task reports statuses ([`ClientHandle::with_task_status`]), not progress.
+                if let Some(sent) = tasks::call_as_task(conn, now, as_task, &name, arguments) {
+                    return sent;
+                }
                 let members = |w: &mut JsonWriter<'_>| {
                     w.raw(b"\"name\":");
                     w.string(&name);
@@ -310,6 +332,7 @@ impl ClientHandle {
             let schema = json::parse(tool, json::MAX_DEPTH_LIMIT).ok().and_then(|t| t.get("inputSchema"));
             schema.is_none_or(|schema| check_param_annotations(schema).is_ok())
         });
+        self.task_tools.learn(&tools);
         Ok(tools)
     }
 

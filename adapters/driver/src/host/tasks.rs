@@ -1,17 +1,19 @@
-//! Tasks on the host API (the 2026-07-28 extension `io.modelcontextprotocol/tasks`): a
-//! `tools/call` started ([`ClientHandle::start_tool_call`]), a task followed to its end
-//! ([`ClientHandle::follow_task`]), polled, answered and cancelled by hand. See the
-//! [module docs](super#tasks).
+//! Tasks on the host API (the 2026-07-28 extension `io.modelcontextprotocol/tasks`, and
+//! 2025-11-25's experimental tasks): a `tools/call` started ([`ClientHandle::start_tool_call`]),
+//! a task followed to its end ([`ClientHandle::follow_task`]), polled, answered and cancelled by
+//! hand. See the [module docs](super#tasks).
 
+use std::collections::HashSet;
 use std::string::String;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::vec::Vec;
 
 use mcp_sansio::client::{DEFAULT_POLL_INTERVAL, DetailedTask, Task, TaskInputError, TaskState};
-use mcp_sansio::endpoint::SendError;
+use mcp_sansio::endpoint::{OutboundKey, SendError};
 use mcp_sansio::json::{self, JsonStr, JsonWriter};
 use mcp_sansio::mcp::TaskStatus;
-use mcp_sansio::time::Duration;
+use mcp_sansio::time::{Duration, Instant};
+use mcp_sansio::version::{Era, ProtocolVersion};
 
 use super::cancel::{Slot, SlotRef, lock};
 use super::oneshot::oneshot;
@@ -68,6 +70,49 @@ impl TaskInfo {
     }
 }
 
+/// The tools a server lists as requiring a task (`execution.taskSupport: "required"`), which a
+/// 2025-11-25 client must call as tasks; shared by the clones of a handle.
+#[derive(Clone, Default)]
+pub(super) struct TaskTools(Arc<Mutex<HashSet<String>>>);
+
+impl TaskTools {
+    /// Learns from a whole `tools/list` (each tool as JSON text).
+    pub(super) fn learn(&self, tools: &[Vec<u8>]) {
+        let required = tools.iter().filter_map(|tool| {
+            let tool = json::parse(tool, json::MAX_DEPTH_LIMIT).ok()?;
+            let support = tool.get("execution")?.get("taskSupport")?.as_str()?;
+            support.eq_str("required").then_some(())?;
+            Some(tool.get("name")?.as_str()?.chars().collect::<String>())
+        });
+        let required: HashSet<String> = required.collect();
+        *self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = required;
+    }
+
+    /// Whether `name` was listed as requiring a task.
+    pub(super) fn requires(&self, name: &str) -> bool {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).contains(name)
+    }
+}
+
+/// Sends `tools/call` of `name` as a task when `as_task` and the session asks for tasks that way
+/// (2025-11-25, a server declaring task-augmented calls); `None` when the call is to be sent as
+/// usual (2026-07-28, where the server decides; older versions; a server without tasks).
+pub(super) fn call_as_task(
+    conn: &mut HostConnection,
+    now: Instant,
+    as_task: bool,
+    name: &str,
+    arguments: json::Value<'_>,
+) -> Option<Result<OutboundKey, SendError>> {
+    if !as_task {
+        return None;
+    }
+    match conn.call_tool_as_task(now, name, Some(arguments), None) {
+        Err(SendError::NotAvailable) => None,
+        sent => Some(sent),
+    }
+}
+
 /// What a `tools/call` started: its result, or a task the server made of it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -79,13 +124,18 @@ pub enum Started {
 }
 
 impl Started {
-    /// The task of an answer with `resultType: "task"`, else the result itself.
+    /// The task of an answer with `resultType: "task"` (or of a 2025-11-25 `CreateTaskResult`,
+    /// its `task`), else the result itself.
     pub(super) fn read(result: Vec<u8>) -> Result<Started, RequestError> {
         let value = json::parse(&result, json::MAX_DEPTH_LIMIT).map_err(|_| RequestError::Invalid("not JSON"))?;
         if Task::created(value).is_none() {
             return Ok(Started::Result(result));
         }
-        TaskInfo::read(result).map(Started::Task).ok_or(RequestError::Invalid("not a task"))
+        let task = match value.get("task") {
+            Some(task) if value.get("resultType").is_none() => task.as_bytes().to_vec(),
+            _ => result,
+        };
+        TaskInfo::read(task).map(Started::Task).ok_or(RequestError::Invalid("not a task"))
     }
 }
 
@@ -122,10 +172,29 @@ impl ClientHandle {
     }
 
     /// `tools/call` of `name` with `arguments` (a JSON object as text), not followed: the result,
-    /// or the task the server made of the call.
+    /// or the task the server made of the call. In a 2025-11-25 session a tool that the last
+    /// [`ClientHandle::list_tools`] named as requiring a task is called as one
+    /// ([`ClientHandle::start_tool_call_as_task`]); in 2026-07-28 the server decides.
     pub async fn start_tool_call(&self, name: &str, arguments: &str) -> Result<Started, RequestError> {
+        self.start_call(name, arguments, self.task_tools.requires(name)).await
+    }
+
+    /// [`ClientHandle::start_tool_call`] asking for a task whatever the tool declares, in a
+    /// 2025-11-25 session with a server that offers task-augmented calls (`params.task`; for a
+    /// tool whose task support is `optional`); elsewhere the call is sent as usual.
+    pub async fn start_tool_call_as_task(&self, name: &str, arguments: &str) -> Result<Started, RequestError> {
+        self.start_call(name, arguments, true).await
+    }
+
+    async fn start_call(&self, name: &str, arguments: &str, as_task: bool) -> Result<Started, RequestError> {
         let (name, arguments) = (String::from(name), String::from(arguments));
-        let result = self.send(move |conn, now| conn.call_tool(now, &name, Some(object(&arguments)?))).await?;
+        let result = self
+            .send(move |conn, now| {
+                let arguments = object(&arguments)?;
+                call_as_task(conn, now, as_task, &name, arguments)
+                    .unwrap_or_else(|| conn.call_tool(now, &name, Some(arguments)))
+            })
+            .await?;
         Started::read(result)
     }
 
@@ -134,23 +203,36 @@ impl ClientHandle {
     /// completes; its error when it fails, [`RequestError::TaskCancelled`] when the server
     /// cancelled it. Given up (dropped, cancelled through the handle's
     /// [`CancelHandle`](super::CancelHandle), or a question it cannot answer), it cancels the
-    /// task.
+    /// task: cancelled through the handle, it returns [`RequestError::Cancelled`] once the server
+    /// acknowledged `tasks/cancel` (or failed to, within the request timeout); dropped, it queues
+    /// `tasks/cancel` and awaits nothing.
+    ///
+    /// A 2025-11-25 task is polled until it needs input or has ended, and then its outcome is
+    /// `tasks/result`'s answer: the server sends the task's questions meanwhile, which the input
+    /// callback answers as any request from the server. A `tasks/result` that times out (the
+    /// request timeout bounds it) goes back to polling.
     pub async fn follow_task(&self, task: TaskInfo) -> Result<Vec<u8>, RequestError> {
         let mut abandon = Abandon { jobs: self.jobs.clone(), task: Some(task.id.clone()) };
-        let mut answered: Vec<String> = Vec::new();
+        let id = task.id.clone();
+        let followed = self.follow(task, &mut abandon).await;
+        if followed == Err(RequestError::Cancelled) && abandon.task.is_some() {
+            // Through a handle that is not cancelled.
+            let _ = ClientHandle { cancel: None, ..self.clone() }.cancel_task(&id).await;
+            abandon.disarm();
+        }
+        followed
+    }
+
+    async fn follow(&self, task: TaskInfo, abandon: &mut Abandon) -> Result<Vec<u8>, RequestError> {
         let mut reported: Option<(TaskStatus, Option<String>)> = None;
+        if self.era().await? == Some(Era::Legacy) {
+            return self.follow_legacy_task(task, abandon, &mut reported).await;
+        }
+        let mut answered: Vec<String> = Vec::new();
         // The answer that made the task carries no outcome: `tasks/get` tells it.
         let (mut task, mut detailed) = (task, false);
         loop {
-            if reported
-                .as_ref()
-                .is_none_or(|(status, message)| (*status, message) != (task.status, &task.status_message))
-            {
-                reported = Some((task.status, task.status_message.clone()));
-                if let Some(callback) = &self.task_status {
-                    callback(&task);
-                }
-            }
+            self.report(&task, &mut reported);
             if detailed {
                 let value = json::parse(&task.json, json::MAX_DEPTH_LIMIT).ok();
                 let state = value.and_then(DetailedTask::read).map(|d| d.state);
@@ -198,6 +280,90 @@ impl ClientHandle {
             };
             detailed = true;
         }
+    }
+
+    /// [`ClientHandle::follow_task`] in a 2025-11-25 session.
+    async fn follow_legacy_task(
+        &self,
+        mut task: TaskInfo,
+        abandon: &mut Abandon,
+        reported: &mut Option<(TaskStatus, Option<String>)>,
+    ) -> Result<Vec<u8>, RequestError> {
+        loop {
+            self.report(&task, reported);
+            match task.status {
+                TaskStatus::Cancelled => {
+                    abandon.disarm();
+                    return Err(RequestError::TaskCancelled { task: task.id, message: task.status_message });
+                }
+                TaskStatus::Working => self.sleep(task.poll_delay()).await?,
+                TaskStatus::InputRequired | TaskStatus::Completed | TaskStatus::Failed => {
+                    match self.task_result(&task.id).await {
+                        Ok(result) => {
+                            abandon.disarm();
+                            // The status it ended with, for the callback (best effort).
+                            if self.task_status.is_some()
+                                && !task.status.is_terminal()
+                                && let Ok(ended) = self.get_task(&task.id).await
+                            {
+                                self.report(&ended, reported);
+                            }
+                            return Ok(result);
+                        }
+                        // A failed task's error, or a task the server forgot.
+                        Err(error @ RequestError::Server { .. }) => {
+                            abandon.disarm();
+                            return Err(error);
+                        }
+                        Err(RequestError::TimedOut) => {}
+                        Err(error) => return Err(error),
+                    }
+                }
+            }
+            task = match self.get_task(&task.id).await {
+                Err(error @ RequestError::Server { .. }) => {
+                    abandon.disarm();
+                    return Err(error);
+                }
+                other => other?,
+            };
+        }
+    }
+
+    /// Calls the task status callback with `task` unless its status and message are those
+    /// `reported` last.
+    fn report(&self, task: &TaskInfo, reported: &mut Option<(TaskStatus, Option<String>)>) {
+        if reported.as_ref().is_some_and(|(status, message)| (*status, message) == (task.status, &task.status_message))
+        {
+            return;
+        }
+        *reported = Some((task.status, task.status_message.clone()));
+        if let Some(callback) = &self.task_status {
+            callback(task);
+        }
+    }
+
+    /// `tasks/result` of the task `id` (2025-11-25): the result of the request it runs, once it
+    /// has ended (an error the task failed with as [`RequestError::Server`]); the server may ask
+    /// the task's questions meanwhile.
+    pub async fn task_result(&self, id: &str) -> Result<Vec<u8>, RequestError> {
+        let id = String::from(id);
+        self.send(move |conn, now| conn.task_result(now, &id)).await
+    }
+
+    /// The era of the session, once connected.
+    async fn era(&self) -> Result<Option<Era>, RequestError> {
+        let (sender, receiver) = oneshot();
+        let mut sender = Some(sender);
+        self.jobs
+            .submit(move |conn: &mut HostConnection, _| {
+                if let Some(waiter) = sender.take() {
+                    waiter.send(Ok(conn.era().map(ProtocolVersion::era)));
+                }
+                JobStatus::Done
+            })
+            .map_err(|_| RequestError::Closed)?;
+        receiver.await.unwrap_or(Err(RequestError::Closed))
     }
 
     /// `tasks/get` of the task `id`: where it stands, with what its status carries in
