@@ -33,7 +33,9 @@ resources read, prompts got, ping; roots (the client answers `roots/list` in the
 that offer them; and what a server asks of the client: `mcp complete` (prompt arguments, template
 variables, context), `--log-level` (a tool's log messages on stderr, as JSON lines, filtered by the
 level), `--sampling-reply` (a sampling tool gets the canned message back) and `--elicit` (accept with
-the schema's defaults filled in, decline, cancel), in both eras. Against server-everything every tool
+the schema's defaults filled in, decline, cancel), in both eras. Against server-everything a tool that
+runs only as a task (simulate-research-query, 2025-11-25's experimental tasks) is called as one, its
+question answered by `--elicit` on the stream of `tasks/result`, its statuses on stderr; every tool
 it lists to a client offering sampling and elicitation is also called once, with arguments from its
 input schema (EVERYTHING_TOOL_ARGS where its defaults would not do; EVERYTHING_NOT_LISTED: the tools
 it offers only to clients with URL elicitation or tasks, not called). The server is started through wiretap.py (.cache/interop/our-client-<suite>.wire.jsonl),
@@ -72,6 +74,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -167,10 +170,13 @@ class Checker:
         self.s = suite
         self.mcp = mcp
 
-    def run(self, *words: str, opts: tuple[str, ...] = ()) -> Run:
+    def run(self, *words: str, opts: tuple[str, ...] = (),
+            interrupt_on: Callable[[str], bool] | None = None) -> Run:
         """`mcp --json --era ERA --timeout T OPTS... WORDS... -- wiretap LOG SERVER...` (stdio) or
         `mcp --json --era ERA --timeout T OPTS... COMMAND URL WORDS...` (http), in a process group of
-        its own. OPTS: global options (`--log-level`, `--sampling-reply`, `--elicit`)."""
+        its own. OPTS: global options (`--log-level`, `--sampling-reply`, `--elicit`). With
+        `interrupt_on`, mcp (alone, not its server) gets SIGINT once it writes a line of stderr that
+        `interrupt_on` holds true for."""
         head = [self.mcp, "--json", "--era", self.s.era, "--timeout", str(REQUEST_TIMEOUT_S), *opts]
         if self.s.transport == "http":
             argv = [*head, words[0], self.s.url, *words[1:]]
@@ -181,8 +187,27 @@ class Checker:
         t0 = time.monotonic()
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 env=env, start_new_session=True, text=True, errors="replace")
+        if interrupt_on is not None:
+            watched: list[str] = []
+
+            def watch() -> None:
+                assert proc.stderr is not None
+                for line in proc.stderr:
+                    if interrupt_on(line) and not any(interrupt_on(seen) for seen in watched):
+                        proc.send_signal(signal.SIGINT)
+                    watched.append(line)
+
+            watcher = threading.Thread(target=watch, daemon=True)
+            watcher.start()
         try:
-            out, err = proc.communicate(timeout=INVOCATION_TIMEOUT_S)
+            if interrupt_on is None:
+                out, err = proc.communicate(timeout=INVOCATION_TIMEOUT_S)
+            else:
+                assert proc.stdout is not None
+                out = proc.stdout.read()
+                proc.wait(timeout=INVOCATION_TIMEOUT_S)
+                watcher.join(timeout=GROUP_GRACE_S)
+                err = "".join(watched)
             rc: int | None = proc.returncode
         except subprocess.TimeoutExpired:
             kill_group(proc.pid)
@@ -456,8 +481,36 @@ def everything_checks(c: Checker) -> None:
     c.expect("call trigger-long-running-operation (progress while it runs)",
              c.run("call", "trigger-long-running-operation", "duration=1", "steps=2"), 0,
              lambda v: "completed" in " ".join(texts(v)))
-    c.expect("call simulate-research-query (needs tasks): isError, exit 2",
-             c.run("call", "simulate-research-query", "topic=x"), 2, lambda v: v.get("isError") is True)
+    # A tool that runs only as a task (2025-11-25's experimental tasks): mcp learns that from
+    # tools/list, asks for a task, polls it with tasks/get and reads it with tasks/result, whose
+    # stream carries the task's question (an elicitation naming the task).
+    r = c.run("call", "simulate-research-query", "topic=python", "ambiguous=true",
+              opts=("--elicit", 'accept:{"interpretation":"snake"}'))
+    task = [m["task"] for m in stderr_json(r) if isinstance(m.get("task"), dict)]
+    c.expect("call simulate-research-query ambiguous=true (a 2025-11-25 task with a question): its report",
+             r, 0, lambda v: "python (snake)" in texts(v)[0] and task != []
+             and v["_meta"]["io.modelcontextprotocol/related-task"]["taskId"] == task[0]["id"])
+    statuses = [t["status"] for t in task]
+    c.check("the task's statuses on stderr: working, input_required, then completed",
+            statuses[:1] == ["working"] and "input_required" in statuses and statuses[-1:] == ["completed"]
+            and len({t["id"] for t in task}) == 1, {"statuses": statuses, **run_detail(r)})
+    c.check("the task's question answered by --elicit",
+            [a for _, a in elicited(r)] == ["accept"] and "interpretations" in (elicited(r) or [("", "")])[0][0],
+            {"elicited": elicited(r)})
+    if c.s.transport == "stdio":
+        # Ctrl-C while the task runs: mcp sends tasks/cancel, which the server acknowledges, then ends.
+        r = c.run("call", "simulate-research-query", "topic=x",
+                  interrupt_on=lambda line: '"task"' in line and '"working"' in line)
+        ids = [m["task"]["id"] for m in stderr_json(r) if isinstance(m.get("task"), dict)]
+        conns, _, _ = read_log(c.s.log)
+        acked = [a for msgs in conns.values() for d, m in msgs
+                 if d == "c2s" and isinstance(m, dict) and m.get("method") == "tasks/cancel"
+                 and ids and m.get("params", {}).get("taskId") == ids[0]
+                 for d2, a in msgs if d2 == "s2c" and isinstance(a, dict) and a.get("id") == m.get("id")]
+        c.check("Ctrl-C during a task: exit 130, tasks/cancel sent and answered cancelled",
+                r.rc == 130 and "interrupted" in r.err and len(acked) == 1
+                and acked[0].get("result", {}).get("status") == "cancelled",
+                {"acked": acked, **run_detail(r)})
     c.expect("read demo://resource/dynamic/text/1", c.run("read", "demo://resource/dynamic/text/1"), 0,
              lambda v: v["contents"][0]["text"].startswith("Resource 1:"))
     c.expect("read demo://resource/dynamic/blob/1: a base64 blob", c.run("read", "demo://resource/dynamic/blob/1"), 0,
@@ -535,8 +588,9 @@ EVERYTHING_TOOL_ARGS = {
     # 10 s by default.
     "trigger-long-running-operation": ["duration=1", "steps=2"],
 }
-# Tools exit 2 (isError) by design: simulate-research-query needs the tasks extension, which mcp lacks.
-EVERYTHING_TOOL_RC = {"simulate-research-query": 2}
+# Tools that exit 2 (isError) by design (none: simulate-research-query, which runs only as a task,
+# is called as a 2025-11-25 task).
+EVERYTHING_TOOL_RC: dict[str, int] = {}
 # Registered only for clients that declare what mcp does not: URL elicitation, tasks.
 EVERYTHING_NOT_LISTED = {
     "trigger-url-elicitation": "needs the client's elicitation.url capability (mcp declares form elicitation only)",

@@ -88,12 +88,16 @@ impl ChildClient {
         self.child.try_wait()
     }
 
-    /// Ends the connection and the child: stdin is closed (the driver stops; requests still
-    /// waiting get [`RequestError::Closed`](host::RequestError::Closed)), then `SIGTERM` if the
-    /// child has not exited within [`CLOSE_GRACE`], then `SIGKILL` after as long again.
+    /// Ends the connection and the child: what the handles queued is written first (a
+    /// cancellation of a request given up: [`ClientHandle::end`]), for [`CLOSE_GRACE`] at most,
+    /// then stdin is closed (the driver stops; requests still waiting get
+    /// [`RequestError::Closed`](host::RequestError::Closed)), then `SIGTERM` if the child has not
+    /// exited within [`CLOSE_GRACE`], then `SIGKILL` after as long again.
     pub async fn close(mut self) -> io::Result<ExitStatus> {
-        self.driver.abort();
-        let _ = (&mut self.driver).await;
+        if self.handle.end().is_err() || tokio::time::timeout(CLOSE_GRACE, &mut self.driver).await.is_err() {
+            self.driver.abort();
+            let _ = (&mut self.driver).await;
+        }
         if let Ok(status) = tokio::time::timeout(CLOSE_GRACE, self.child.wait()).await {
             return status;
         }

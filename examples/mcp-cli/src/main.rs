@@ -33,6 +33,12 @@
 //! follows it to its end (polling at the server's interval, its questions answered by the options
 //! above) and prints each status it reaches on stderr, `[task] ID: STATUS (message)`, or
 //! `{"task":{"id":…,"status":…}}` with `--json`. `--timeout` bounds each answer, not the task.
+//! A 2025-11-25 server's tool that runs only as a task is called as one (`params.task`) and
+//! followed the same way, its questions coming on the stream of `tasks/result`.
+//!
+//! Ctrl-C (SIGINT) gives up the request under way: it is cancelled on the wire
+//! (`notifications/cancelled`, or `tasks/cancel` for a task), the server is closed as usual, and
+//! `mcp` exits with status 130.
 //!
 //! A URL server behind OAuth is signed in to when it first answers 401 (see `auth.rs`): the
 //! system browser opens the authorization page and the redirect comes back to a loopback port
@@ -64,7 +70,7 @@ use mcp_sansio::version::{Era as WireEra, ProtocolVersion};
 use mcp_sansio_http::client::HttpClient;
 use mcp_sansio_http::client::oauth::OAuth;
 use mcp_sansio_tokio::child::{self, ChildClient};
-use mcp_sansio_tokio::host::{ClientHandle, Connected, Host, RequestError, TaskInfo};
+use mcp_sansio_tokio::host::{CancelHandle, ClientHandle, Connected, Host, RequestError, TaskInfo};
 use serde_json::Value as Json;
 use std::sync::Arc;
 
@@ -238,7 +244,22 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
     if let Some(level) = cli.log_level {
         ask_for_logs(&client, connected.version, level).await;
     }
-    let result = serve(&client, &cli, kind, &rest).await;
+    // Ctrl-C gives up the request: it is cancelled on the wire (`notifications/cancelled`; a task
+    // followed, `tasks/cancel`, whose acknowledgement is awaited for the request timeout at most).
+    let cancel = CancelHandle::new();
+    let result = {
+        let serving = serve(&client, &cli, kind, &rest, &cancel);
+        tokio::pin!(serving);
+        tokio::select! {
+            result = &mut serving => result,
+            _ = tokio::signal::ctrl_c() => {
+                eprintln!("mcp: interrupted");
+                cancel.cancel();
+                let _ = tokio::time::timeout(std::time::Duration::from_secs(cli.timeout), serving).await;
+                Ok(ExitCode::from(130))
+            }
+        }
+    };
     let result = result.map_err(|failure| match failure {
         Failure::Request(error) => explain(error, &client),
         Failure::Usage(usage) => usage.to_string(),
@@ -446,7 +467,13 @@ impl From<RequestError> for Failure {
 
 const NOT_JSON: Failure = Failure::Request(RequestError::Invalid("not JSON"));
 
-async fn serve(client: &Connection, cli: &Cli, kind: &str, rest: &[String]) -> Result<ExitCode, Failure> {
+async fn serve(
+    client: &Connection,
+    cli: &Cli,
+    kind: &str,
+    rest: &[String],
+    cancel: &CancelHandle,
+) -> Result<ExitCode, Failure> {
     let print = |value: &Json| output::print(value, cli.json);
     match kind {
         "tools" => {
@@ -478,9 +505,11 @@ async fn serve(client: &Connection, cli: &Cli, kind: &str, rest: &[String]) -> R
             };
             // A task's statuses on stderr, as it reaches them.
             let json = cli.json;
-            let client = client.with_task_status(Arc::new(move |task: &TaskInfo| {
-                output::task_status(&task.id, task.status.as_str(), task.status_message.as_deref(), json);
-            }));
+            let client = client
+                .with_task_status(Arc::new(move |task: &TaskInfo| {
+                    output::task_status(&task.id, task.status.as_str(), task.status_message.as_deref(), json);
+                }))
+                .with_cancel(cancel);
             // Progress on a terminal: one line on stderr, rewritten with each report.
             let result = if !cli.json && std::io::stderr().is_terminal() {
                 let report = Box::new(|progress: f64, total: Option<f64>, message: Option<&str>| {
