@@ -1354,10 +1354,13 @@ impl Run<'_> {
                     break; // busy: transmit first
                 }
             }
-            // What is due now is served, as a driver serves `poll_timeout`: an answered task's
-            // status is told (and a waiting 2025-11-25 `tasks/result` answered) when it comes.
-            let now = self.now();
-            if self.server.poll_timeout().is_some_and(|deadline| deadline <= now) {
+            // The next deadline is served, as a driver serves `poll_timeout`, time passing up to
+            // it: an answered task's status is told (and a waiting 2025-11-25 `tasks/result`
+            // answered) when it comes. After time went back, "due now" is the latest time the
+            // engine was given, ahead of the clock.
+            if let Some(deadline) = self.server.poll_timeout() {
+                self.now = self.now.max(deadline.as_millis());
+                let now = self.now();
                 self.server.handle_timeout(now);
             }
             self.check();
