@@ -435,7 +435,8 @@ impl Router {
     /// progress, log messages and questions go to the engine that received it. `spawn` and the
     /// request state's sealing as for [`Router::into_server`] (`config.engine`'s sealer). When a
     /// tool may run as a task ([`Router::task_tool`]) and `config.tasks` is `None`, the stateless
-    /// engine gets tasks with the default `TaskLimits` (2026-07-28 only: legacy sessions have none).
+    /// engine and each legacy session's get tasks with the default `TaskLimits` (2025-11-25
+    /// sessions: `params.task`, see `TaskLimits::session_tasks`).
     ///
     /// ```no_run
     /// # async fn serve() -> std::io::Result<()> {

@@ -349,3 +349,74 @@ async fn a_listen_stream_is_told_when_a_task_of_the_stateless_engine_completes()
     assert_eq!((told["params"]["taskId"].clone(), told["params"]["status"].as_str()), (task, Some("completed")));
     assert_eq!(told["params"]["result"]["content"][0]["text"], "waited 300 ms", "{told}");
 }
+
+/// The tasks of 2025-11-25 sessions live in the session's engine (`TaskLimits::session_tasks`):
+/// this project's client asks for a task of a tool that runs only as one, follows it with
+/// `tasks/get` and `tasks/result` (on whose SSE stream the question comes), and a cancelled
+/// follower cancels its task with `tasks/cancel`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_legacy_sessions_tasks_live_in_its_engine() {
+    use mcp_sansio::mcp::TaskStatus;
+    use mcp_sansio_driver::host::{CancelHandle, RequestError, Started};
+
+    let dropped = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = dropped.clone();
+    let router = Router::new()
+        .task_tool("delete", "Deletes after confirmation", TaskSupport::Required, |_: NoArguments, ctx| async move {
+            match ctx.elicit::<Confirm>("Delete?").await? {
+                Elicitation::Accept(Confirm { confirm: true }) => Ok::<_, InputError>("deleted"),
+                _ => Ok("kept"),
+            }
+        })
+        .task_tool("forever", "Never ends", TaskSupport::Optional, move |_: NoArguments, _: Context| {
+            struct Flag(Arc<std::sync::atomic::AtomicBool>);
+            impl Drop for Flag {
+                fn drop(&mut self) {
+                    self.0.store(true, Ordering::SeqCst);
+                }
+            }
+            let flag = Flag(flag.clone());
+            async move {
+                let _flag = flag;
+                tokio::time::sleep(Duration::from_secs(3600)).await;
+                "finished"
+            }
+        });
+    let (url, _stop) = start(router, Runtime::Tokio).await;
+    let asked = Arc::new(AtomicUsize::new(0));
+    let client = client(&url, EraPolicy::Legacy, asked.clone()).await;
+    client.list_tools().await.unwrap();
+    let statuses = Arc::new(Mutex::new(Vec::new()));
+    let seen = statuses.clone();
+    let followed = client.with_task_status(Arc::new(move |task: &mcp_sansio_driver::host::TaskInfo| {
+        seen.lock().unwrap().push(task.status);
+    }));
+    let result = parse(&followed.call_tool("delete", "{}").await.unwrap());
+    assert_eq!(result["content"][0]["text"], "deleted", "{result}");
+    assert!(result["_meta"]["io.modelcontextprotocol/related-task"]["taskId"].is_string(), "{result}");
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    let statuses = statuses.lock().unwrap().clone();
+    assert_eq!(statuses.first(), Some(&TaskStatus::Working), "{statuses:?}");
+    assert_eq!(statuses.last(), Some(&TaskStatus::Completed), "{statuses:?}");
+
+    let Started::Task(task) = client.start_tool_call_as_task("forever", "{}").await.unwrap() else {
+        panic!("no task");
+    };
+    let cancel = CancelHandle::new();
+    let follower = client.with_cancel(&cancel);
+    let follow = tokio::spawn({
+        let task = task.clone();
+        async move { follower.follow_task(task).await }
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    cancel.cancel();
+    assert_eq!(follow.await.unwrap(), Err(RequestError::Cancelled));
+    // The follower awaited tasks/cancel: the task reads cancelled, its future dropped.
+    assert_eq!(client.get_task(&task.id).await.unwrap().status, TaskStatus::Cancelled);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !dropped.load(Ordering::SeqCst) {
+        assert!(Instant::now() < deadline, "the task's future was not dropped");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    client.close().await.unwrap();
+}

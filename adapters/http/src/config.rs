@@ -213,6 +213,13 @@ pub struct TaskLimits {
     pub ttl: Duration,
     /// How often clients should poll `tasks/get` (`pollIntervalMs`, 1 s).
     pub poll_interval: Duration,
+    /// Most tasks one legacy session keeps at once (4; 0: none), each of `task_bytes`: the tasks
+    /// of 2025-11-25 sessions (`params.task`), which live in the session's engine. The engine
+    /// gets its table when it is made (one allocation, kept with the engine in the pool), and a
+    /// session holding a live task is not suspended. Not with a shared session store
+    /// ([`McpHttp::with_shared_sessions`](crate::McpHttp::with_shared_sessions)): a session's next
+    /// request may reach another replica, which has not its engine.
+    pub session_tasks: usize,
 }
 
 impl Default for TaskLimits {
@@ -222,6 +229,7 @@ impl Default for TaskLimits {
             task_bytes: 64 * 1024,
             ttl: Duration::from_secs(3600),
             poll_interval: Duration::from_secs(1),
+            session_tasks: 4,
         }
     }
 }

@@ -48,21 +48,30 @@ impl OwnedEngine {
 pub(crate) struct BufferPool {
     free: Vec<((usize, usize, usize), Box<OwnedEngine>)>,
     max: usize,
+    /// The task table each new engine gets (legacy sessions' tasks), if any.
+    session_tasks: Option<crate::TaskLimits>,
 }
 
 impl BufferPool {
-    pub(crate) fn new(max: usize) -> Self {
-        BufferPool { free: Vec::new(), max }
+    pub(crate) fn new(max: usize, session_tasks: Option<crate::TaskLimits>) -> Self {
+        BufferPool { free: Vec::new(), max, session_tasks }
+    }
+
+    /// Engines made from now on get no task table (a shared session store: see
+    /// [`TaskLimits::session_tasks`](crate::TaskLimits::session_tasks)); pooled ones are freed.
+    pub(crate) fn without_session_tasks(&mut self) {
+        self.session_tasks = None;
+        self.free.clear();
     }
 
     /// A new engine with `config` on buffers of these lengths: a pooled one renewed if there is one
-    /// of these lengths, else one on new zeroed buffers.
+    /// of these lengths (its task table kept: it holds no live task), else one on new zeroed
+    /// buffers, with a task table of its own made at `now` if sessions have tasks.
     pub(crate) fn take(
         &mut self,
         config: Config<'static>,
-        rx_len: usize,
-        tx_len: usize,
-        input_len: usize,
+        (rx_len, tx_len, input_len): (usize, usize, usize),
+        now: mcp_sansio::time::Instant,
     ) -> Box<OwnedEngine> {
         let sizes = (rx_len, tx_len, input_len);
         match self.free.iter().rposition(|(pooled, _)| *pooled == sizes) {
@@ -71,7 +80,14 @@ impl BufferPool {
                 engine.get().renew();
                 engine
             }
-            None => Box::new(OwnedEngine::on(config, OwnedBuffers::zeroed(rx_len, tx_len, input_len))),
+            None => {
+                let mut engine = Box::new(OwnedEngine::on(config, OwnedBuffers::zeroed(rx_len, tx_len, input_len)));
+                if let Some(table) = self.session_tasks.and_then(|limits| crate::tasks::session_task_table(limits, now))
+                {
+                    engine.get().set_task_table(table);
+                }
+                engine
+            }
         }
     }
 

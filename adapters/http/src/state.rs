@@ -451,8 +451,7 @@ impl LegacySession {
         let suspended = self.suspended;
         let standalone = self.streams.standalone();
         let live = self.live.get_or_insert_with(|| {
-            let (rx, tx, input) = session_buffers(config);
-            let mut engine = pool.take(config.engine, rx, tx, input);
+            let mut engine = pool.take(config.engine, session_buffers(config), now);
             engine.get().set_notification_route(Route::new(standalone, Framing::Sse));
             if let Some(state) = suspended {
                 engine.get().resume(state);
@@ -460,7 +459,16 @@ impl LegacySession {
             engine
         });
         let _serving = crate::serving::mark(crate::Serving::Session(id));
-        let result = f(live.get(), handler);
+        let engine = live.get();
+        if let Some(tasks) = engine.task_table() {
+            // A task's answer given in `f` is stamped now.
+            tasks.set_now(now);
+        }
+        let result = f(engine, handler);
+        // What `f` made due at once (a task's new status to tell, a waiting tasks/result).
+        if engine.poll_timeout().is_some_and(|due| due <= now) {
+            engine.handle_timeout(now, handler);
+        }
         self.streams.drain(live.get(), handler, now, Some((events, id)));
         self.rest(config, pool);
         result

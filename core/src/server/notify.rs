@@ -341,7 +341,8 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                         e.kind == ReplyKind::TaskResult && e.task.is_some_and(|id| id[..] == *task.id().as_bytes())
                     };
                     let Some(waiting) = entry.as_ref().filter(waits) else { continue };
-                    let written = ep.out.write(waiting.route, |w| legacy::write_outcome(w, &waiting.id, table, slot));
+                    let written =
+                        ep.out.write_ending(waiting.route, |w| legacy::write_outcome(w, &waiting.id, table, slot));
                     if written == Err(SendError::Full) {
                         table.notes_blocked = true;
                         return;
@@ -358,7 +359,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             if waiting.task.is_none_or(|id| table.find_any(now, &id).is_some()) {
                 continue;
             }
-            let written = ep.out.write(waiting.route, |w| {
+            let written = ep.out.write_ending(waiting.route, |w| {
                 jsonrpc::write_error_head(
                     w,
                     Some(&waiting.id),

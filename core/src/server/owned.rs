@@ -89,7 +89,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             input,
             server_info: _, // from `config`, which stays
             #[cfg(feature = "tasks")]
-                tasks: _, // the application's table (legacy sessions have no tasks yet)
+                tasks: _, // the table stays: an engine suspends only without live tasks
         } = self;
         let limits = config.limits;
         let empty = || crate::storage::Storage::empty();

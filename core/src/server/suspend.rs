@@ -131,7 +131,8 @@ impl SessionState {
 impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OUTBOUND> {
     /// The session, if the engine holds nothing else: nothing to transmit, no partial input, no
     /// request being answered, deferred, waiting for the client's input or being listened on, no
-    /// request of its own waiting for an answer, no announcement pending, input not ended. Then
+    /// request of its own waiting for an answer, no announcement pending, no live task, input not
+    /// ended. Then
     /// the engine (and its buffers) can be dropped and the session continued later by
     /// [`resume`](Self::resume) on a new engine with the same configuration, as if this one had
     /// never stopped. `None` otherwise: keep this engine.
@@ -143,8 +144,19 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             && !self.awaiting_input()
             && self.batch.is_none()
             && self.pending_changes == ListChanges::NONE
-            && self.ep.is_open();
+            && self.ep.is_open()
+            && self.holds_no_task();
         quiet.then(|| self.session_state())
+    }
+
+    /// Whether the engine's task table holds no live task (a task lives in its engine: a session
+    /// with one is not suspended).
+    fn holds_no_task(&self) -> bool {
+        #[cfg(feature = "tasks")]
+        if self.tasks.as_ref().is_some_and(crate::server::tasks::TaskTable::holds_live) {
+            return false;
+        }
+        true
     }
 
     /// The session as [`suspend`](Self::suspend) would keep it, whether or not the engine holds

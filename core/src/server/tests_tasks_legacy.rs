@@ -252,3 +252,19 @@ fn a_waiting_legacy_tasks_result_is_told_when_its_task_expires() {
     assert_eq!(told["error"]["code"], -32602, "{out:?}");
     assert!(told["error"]["message"].as_str().unwrap().contains("expired"), "{told}");
 }
+
+#[test]
+fn a_session_whose_engine_holds_a_live_task_is_not_suspended() {
+    let mut h = Harness::new(4);
+    legacy_session(&mut h);
+    assert!(h.server.parts_mut().0.suspend().is_some(), "a quiet session suspends");
+    let call = json!({"name": "quick", "arguments": {}, "task": {}});
+    let task = answer(&legacy(&mut h, 1, "tools/call", call), 1)["result"]["task"]["taskId"].clone();
+    assert_eq!(answer(&legacy(&mut h, 2, "tasks/get", json!({"taskId": task})), 2)["result"]["status"], "completed");
+    // Ended, it is still kept (for tasks/result and tasks/get) until its time to live ends.
+    assert!(h.server.parts_mut().0.suspend().is_none(), "the task lives in this engine");
+    h.now = h.now + Duration::from_secs(3601);
+    h.server.handle_timeout(h.now);
+    h.drain();
+    assert!(h.server.parts_mut().0.suspend().is_some(), "its task expired");
+}

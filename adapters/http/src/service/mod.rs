@@ -197,7 +197,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                     stateless_streams,
                     sessions: Box::new(MemorySessionStore::new(config.max_sessions.div_ceil(count))),
                     events: Box::new(crate::store::MemoryEventStore::new(event_limits)),
-                    pool: BufferPool::new(config.session_buffer_pool.div_ceil(count)),
+                    pool: BufferPool::new(config.session_buffer_pool.div_ceil(count), config.tasks),
                     next_sweep: StdInstant::now(),
                 })
             })

@@ -47,6 +47,8 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         if self.inner.shared.set(Arc::new(store)).is_err() {
             tracing::warn!("a shared session store is set already; the second is ignored");
         }
+        // A session's tasks live in its engine, in one replica: none with replicas.
+        self.each_shard(|state| state.pool.without_session_tasks());
         if let (Some(shared), Ok(_)) = (self.inner.shared.get(), tokio::runtime::Handle::try_current()) {
             self.inner.listening.call_once(|| self.start_sharing(shared));
         }

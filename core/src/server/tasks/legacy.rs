@@ -62,7 +62,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         if task.status().is_terminal() {
             let Parts { out, tasks, route, handler, now, .. } = self;
             let Some(table) = tasks.as_mut() else { return };
-            if out.write(*route, |w| write_outcome(w, &id, table, slot)).is_err() {
+            if out.write_ending(*route, |w| write_outcome(w, &id, table, slot)).is_err() {
                 let event = out.reject(
                     *route,
                     Some(&id),

@@ -117,6 +117,14 @@ impl Slots<'_> {
             Slots::Owned(slots) => slots,
         }
     }
+
+    fn read(&self) -> &[TaskSlot] {
+        match self {
+            Slots::Borrowed(slots) => slots,
+            #[cfg(feature = "alloc")]
+            Slots::Owned(slots) => slots,
+        }
+    }
 }
 
 /// The tasks of one engine ([`Engine::set_task_table`](crate::server::Engine::set_task_table)):
@@ -269,6 +277,13 @@ impl<'a> TaskTable<'a> {
         }
         // Whoever waits on an expired task is told (a 2025-11-25 `tasks/result`).
         self.changed |= expired;
+    }
+
+    /// Whether a task is alive at the latest time the table was given (one whose time to live has
+    /// not ended, whoever it belongs to).
+    pub(crate) fn holds_live(&self) -> bool {
+        let (now, ttl) = (self.last_now, self.ttl.as_millis());
+        self.slots.read().iter().any(|s| s.used && now.saturating_duration_since(s.created).as_millis() < ttl)
     }
 
     /// Creates a working task for a call whose params are `params` (a 2025-11-25 call: `legacy`);
