@@ -18,6 +18,8 @@ use mcp_sansio_http::client::{HttpClient, connect};
 use mcp_sansio_router::{Context, Elicitation, InputError, NoArguments, Router, TaskSupport};
 use serde_json::Value as Json;
 
+mod common;
+
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Wait {
     ms: u64,
@@ -357,7 +359,6 @@ async fn a_listen_stream_is_told_when_a_task_of_the_stateless_engine_completes()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_legacy_sessions_tasks_live_in_its_engine() {
     use mcp_sansio::mcp::TaskStatus;
-    use mcp_sansio_driver::host::{CancelHandle, RequestError, Started};
 
     let dropped = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let flag = dropped.clone();
@@ -399,18 +400,7 @@ async fn a_legacy_sessions_tasks_live_in_its_engine() {
     assert_eq!(statuses.first(), Some(&TaskStatus::Working), "{statuses:?}");
     assert_eq!(statuses.last(), Some(&TaskStatus::Completed), "{statuses:?}");
 
-    let Started::Task(task) = client.start_tool_call_as_task("forever", "{}").await.unwrap() else {
-        panic!("no task");
-    };
-    let cancel = CancelHandle::new();
-    let follower = client.with_cancel(&cancel);
-    let follow = tokio::spawn({
-        let task = task.clone();
-        async move { follower.follow_task(task).await }
-    });
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    cancel.cancel();
-    assert_eq!(follow.await.unwrap(), Err(RequestError::Cancelled));
+    let task = common::follow_then_cancel(&client, "forever", Duration::from_millis(100)).await;
     // The follower awaited tasks/cancel: the task reads cancelled, its future dropped.
     assert_eq!(client.get_task(&task.id).await.unwrap().status, TaskStatus::Cancelled);
     let deadline = Instant::now() + Duration::from_secs(10);

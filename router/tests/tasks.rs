@@ -410,7 +410,7 @@ mod legacy_host {
     use std::sync::Mutex;
 
     use mcp_sansio::mcp::TaskStatus;
-    use mcp_sansio_tokio::host::{CancelHandle, ClientHandle, RequestError, Started, TaskInfo};
+    use mcp_sansio_tokio::host::{ClientHandle, RequestError, Started, TaskInfo};
 
     use super::*;
 
@@ -470,18 +470,7 @@ mod legacy_host {
     async fn a_cancelled_follower_cancels_its_task() {
         let (seen, asked) = (Arc::new(Seen::default()), Arc::new(AtomicUsize::new(0)));
         let client = common::client(router(seen.clone()), EraPolicy::Legacy, asked).await;
-        let Started::Task(task) = client.start_tool_call_as_task("forever", "{}").await.unwrap() else {
-            panic!("no task");
-        };
-        let cancel = CancelHandle::new();
-        let follower = client.with_cancel(&cancel);
-        let follow = tokio::spawn({
-            let task = task.clone();
-            async move { follower.follow_task(task).await }
-        });
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        cancel.cancel();
-        assert_eq!(follow.await.unwrap(), Err(RequestError::Cancelled));
+        let task = common::follow_then_cancel(&client, "forever", Duration::from_millis(50)).await;
         // The follower sent tasks/cancel: the task ends cancelled and its future is dropped.
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
         while client.get_task(&task.id).await.unwrap().status != TaskStatus::Cancelled {

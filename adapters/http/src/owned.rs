@@ -1,7 +1,8 @@
 //! An engine that owns its buffers, so a legacy session can live in a map; and the pool of
 //! buffers that suspended sessions' engines give back.
 
-use mcp_sansio::server::{Config, Engine, OwnedBuffers};
+use mcp_sansio::server::{Config, Engine, Handler, OwnedBuffers};
+use mcp_sansio::time::Instant;
 
 /// Deferred requests one engine holds at once (the core's `IN_FLIGHT`): a legacy session's, or
 /// the stateless engine's for every 2026-07-28 client together. One more is answered `-32603`
@@ -39,6 +40,26 @@ impl OwnedEngine {
     pub(crate) fn get(&mut self) -> &mut HttpEngine {
         &mut self.engine
     }
+
+    /// Runs `f` on the engine as the application's turn at `now`: a task's answer given in `f` is
+    /// stamped `now`, and what `f` made due at once (a task's new status to tell, a waiting
+    /// `tasks/result`) is served before the caller drains the output.
+    pub(crate) fn run<H: Handler, R>(
+        &mut self,
+        handler: &mut H,
+        now: Instant,
+        f: impl FnOnce(&mut HttpEngine, &mut H) -> R,
+    ) -> R {
+        let engine = &mut self.engine;
+        if let Some(tasks) = engine.task_table() {
+            tasks.set_now(now);
+        }
+        let result = f(engine, handler);
+        if engine.poll_timeout().is_some_and(|due| due <= now) {
+            engine.handle_timeout(now, handler);
+        }
+        result
+    }
 }
 
 /// The engines of suspended sessions, with their buffers, kept for the next session that wakes:
@@ -71,7 +92,7 @@ impl BufferPool {
         &mut self,
         config: Config<'static>,
         (rx_len, tx_len, input_len): (usize, usize, usize),
-        now: mcp_sansio::time::Instant,
+        now: Instant,
     ) -> Box<OwnedEngine> {
         let sizes = (rx_len, tx_len, input_len);
         match self.free.iter().rposition(|(pooled, _)| *pooled == sizes) {

@@ -459,16 +459,7 @@ impl LegacySession {
             engine
         });
         let _serving = crate::serving::mark(crate::Serving::Session(id));
-        let engine = live.get();
-        if let Some(tasks) = engine.task_table() {
-            // A task's answer given in `f` is stamped now.
-            tasks.set_now(now);
-        }
-        let result = f(engine, handler);
-        // What `f` made due at once (a task's new status to tell, a waiting tasks/result).
-        if engine.poll_timeout().is_some_and(|due| due <= now) {
-            engine.handle_timeout(now, handler);
-        }
+        let result = live.run(handler, now, f);
         self.streams.drain(live.get(), handler, now, Some((events, id)));
         self.rest(config, pool);
         result

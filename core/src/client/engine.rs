@@ -474,7 +474,7 @@ impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
 }
 
 /// Writes `"<key>":<name>` and, if given, `,"arguments":<arguments>`.
-fn write_named(w: &mut JsonWriter<'_>, key: &str, name: &str, arguments: Option<Value<'_>>) {
+pub(crate) fn write_named(w: &mut JsonWriter<'_>, key: &str, name: &str, arguments: Option<Value<'_>>) {
     w.string(key);
     w.raw(b":");
     w.string(name);

@@ -20,7 +20,7 @@
 use core::cell::{Cell, RefCell};
 use core::fmt;
 
-use crate::client::engine::Params;
+use crate::client::engine::{Params, write_named};
 use crate::client::incoming::is_declared;
 use crate::client::{Engine, Handler, InputAnswer, State};
 use crate::endpoint::{OutboundKey, SendError};
@@ -67,9 +67,15 @@ impl<'a> Task<'a> {
     /// `resultType`). `None` for any other result (one with `resultType: "complete"`,
     /// `input_required` or none), or a task without a `taskId` or a known `status`.
     pub fn created(result: Value<'a>) -> Option<Self> {
+        Task::created_object(result).and_then(Task::read)
+    }
+
+    /// The object that holds the task of a [`Task::created`] answer: the result itself
+    /// (2026-07-28), or its `task` member (2025-11-25); `None` for any other result.
+    pub fn created_object(result: Value<'a>) -> Option<Value<'a>> {
         match result.get("resultType").and_then(|t| t.as_str()) {
-            Some(result_type) => Task::read(result).filter(|_| result_type.eq_str("task")),
-            None => result.get("task").and_then(Task::read),
+            Some(result_type) => result_type.eq_str("task").then_some(result),
+            None => result.get("task"),
         }
     }
 
@@ -236,12 +242,7 @@ impl<const OUTBOUND: usize> Engine<'_, OUTBOUND> {
             now,
             "tools/call",
             Some(&|w: &mut JsonWriter<'_>| {
-                w.raw(b"\"name\":");
-                w.string(name);
-                if let Some(arguments) = arguments {
-                    w.raw(b",\"arguments\":");
-                    w.value(arguments);
-                }
+                write_named(w, "name", name, arguments);
                 w.raw(b",\"task\":{");
                 if let Some(ttl) = ttl {
                     w.raw(b"\"ttl\":");

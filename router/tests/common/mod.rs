@@ -13,7 +13,7 @@ use mcp_sansio::client::{self, EraPolicy, InputAnswer};
 use mcp_sansio::mcp::{ClientCapabilities, LoggingLevel};
 use mcp_sansio::server::Config;
 use mcp_sansio_router::{Context, Elicitation, InputError, Router};
-use mcp_sansio_tokio::host::{self, ClientHandle, Host};
+use mcp_sansio_tokio::host::{self, CancelHandle, ClientHandle, Host, RequestError, Started, TaskInfo};
 use serde_json::{Value as Json, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
 
@@ -169,4 +169,22 @@ pub async fn client(router: Router, era: EraPolicy, asked: Arc<AtomicUsize>) -> 
     tokio::spawn(async move { mcp_sansio_tokio::run_with_jobs(&mut conn, client_in, client_out, jobs).await });
     handle.connect().await.unwrap();
     handle
+}
+
+/// Starts `tool` as a task and follows it through a handle that is cancelled `after` later; the
+/// task, once the follower returned `Cancelled` (having had `tasks/cancel` answered).
+pub async fn follow_then_cancel(client: &ClientHandle, tool: &str, after: Duration) -> TaskInfo {
+    let Started::Task(task) = client.start_tool_call_as_task(tool, "{}").await.unwrap() else {
+        panic!("{tool}: no task");
+    };
+    let cancel = CancelHandle::new();
+    let follower = client.with_cancel(&cancel);
+    let follow = tokio::spawn({
+        let task = task.clone();
+        async move { follower.follow_task(task).await }
+    });
+    tokio::time::sleep(after).await;
+    cancel.cancel();
+    assert_eq!(follow.await.unwrap(), Err(RequestError::Cancelled));
+    task
 }

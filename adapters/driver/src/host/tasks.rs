@@ -128,14 +128,10 @@ impl Started {
     /// its `task`), else the result itself.
     pub(super) fn read(result: Vec<u8>) -> Result<Started, RequestError> {
         let value = json::parse(&result, json::MAX_DEPTH_LIMIT).map_err(|_| RequestError::Invalid("not JSON"))?;
-        if Task::created(value).is_none() {
+        let Some(task) = Task::created_object(value).filter(|task| Task::read(*task).is_some()) else {
             return Ok(Started::Result(result));
-        }
-        let task = match value.get("task") {
-            Some(task) if value.get("resultType").is_none() => task.as_bytes().to_vec(),
-            _ => result,
         };
-        TaskInfo::read(task).map(Started::Task).ok_or(RequestError::Invalid("not a task"))
+        TaskInfo::read(task.as_bytes().to_vec()).map(Started::Task).ok_or(RequestError::Invalid("not a task"))
     }
 }
 

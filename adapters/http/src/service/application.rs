@@ -128,18 +128,9 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         now: Instant,
         f: impl FnOnce(&mut crate::HttpEngine, &mut H) -> R,
     ) -> R {
-        let engine = state.stateless.get();
-        if let Some(tasks) = engine.task_table() {
-            // A task's answer given in `f` is stamped now.
-            tasks.set_now(now);
-        }
         let _serving = crate::serving::mark(crate::Serving::Stateless(state.index));
-        let result = f(engine, &mut state.handler);
-        // What `f` made due at once (listen streams to tell of a task's new status).
-        if engine.poll_timeout().is_some_and(|due| due <= now) {
-            engine.handle_timeout(now, &mut state.handler);
-        }
-        state.stateless_streams.drain(engine, &mut state.handler, now, None);
+        let result = state.stateless.run(&mut state.handler, now, f);
+        state.stateless_streams.drain(state.stateless.get(), &mut state.handler, now, None);
         result
     }
 }
