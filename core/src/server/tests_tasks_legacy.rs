@@ -1,6 +1,6 @@
 //! 2025-11-25's experimental tasks in a legacy session: created on request, followed, read with
 //! `tasks/result`, listed, cancelled; a task that asks for input through `tasks/result`; a waiting
-//! result whose task expires.
+//! result whose task expires; the time to live a request asks for.
 
 use serde_json::{Value as Json, json};
 
@@ -267,4 +267,30 @@ fn a_session_whose_engine_holds_a_live_task_is_not_suspended() {
     h.server.handle_timeout(h.now);
     h.drain();
     assert!(h.server.parts_mut().0.suspend().is_some(), "its task expired");
+}
+
+#[test]
+fn a_legacy_task_is_kept_as_long_as_its_request_asked_never_longer_than_the_table_allows() {
+    let mut h = Harness::new(4);
+    legacy_session(&mut h);
+    let ask = |h: &mut Harness, id: u64, task: Json| {
+        let call = json!({"name": "quick", "arguments": {}, "task": task});
+        answer(&legacy(h, id, "tools/call", call), id)["result"]["task"].clone()
+    };
+    let short = ask(&mut h, 1, json!({"ttl": 60000}));
+    assert_eq!(short["ttl"], 60000, "{short}");
+    // More than the table keeps (one hour): the table's; none asked: the table's.
+    assert_eq!(ask(&mut h, 2, json!({"ttl": 86_400_000}))["ttl"], 3_600_000);
+    let long = ask(&mut h, 3, json!({}));
+    assert_eq!(long["ttl"], 3_600_000, "{long}");
+    let got = answer(&legacy(&mut h, 4, "tasks/get", json!({"taskId": short["taskId"]})), 4)["result"].clone();
+    assert_eq!(got["ttl"], 60000, "tasks/get tells the same: {got}");
+    // A minute on, the short one is gone, the others are not.
+    h.now = h.now + Duration::from_secs(61);
+    let out = legacy(&mut h, 5, "tasks/get", json!({"taskId": short["taskId"]}));
+    assert_eq!(answer(&out, 5)["error"]["code"], -32602, "{out:?}");
+    assert_eq!(
+        answer(&legacy(&mut h, 6, "tasks/get", json!({"taskId": long["taskId"]})), 6)["result"]["status"],
+        "completed"
+    );
 }

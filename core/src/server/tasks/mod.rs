@@ -37,7 +37,8 @@
 //! **2025-11-25's experimental tasks**, in a legacy session of that version with a task table:
 //! the engine declares `capabilities.tasks` (`list`, `cancel`, `requests.tools.call`) and lists a
 //! tool's support as `execution.taskSupport`; a `tools/call` with `params.task` may become a task
-//! ([`ToolReply::run_as_task`] is `Ok` then), answered with `{"task": {…}}`; `tasks/get` gives the
+//! ([`ToolReply::run_as_task`] is `Ok` then), answered with `{"task": {…}}`, kept for the
+//! `params.task.ttl` it asked for when that is shorter than the table's; `tasks/get` gives the
 //! `Task` (`ttl`, `pollInterval`; a failed task's `statusMessage`), `tasks/result` waits for the
 //! task to end and answers what its request would have been answered with (the result, naming the
 //! task in `_meta` `io.modelcontextprotocol/related-task`, or the error; `-32603` for a cancelled

@@ -39,6 +39,9 @@ pub struct TaskSlot {
     pub(super) id: [u8; TASK_ID_LEN],
     pub(super) status: TaskStatus,
     created: Instant,
+    /// How long it is kept after `created`, in milliseconds: the table's time to live, or less
+    /// when a 2025-11-25 request asked for less (`params.task.ttl`).
+    pub(super) ttl_ms: u64,
     /// When the handler's `requestState` was kept (it was sealed then).
     state_at: Instant,
     pub(super) created_unix: u64,
@@ -64,6 +67,7 @@ impl TaskSlot {
         id: [b'0'; TASK_ID_LEN],
         status: TaskStatus::Working,
         created: Instant::from_millis(0),
+        ttl_ms: 0,
         state_at: Instant::from_millis(0),
         created_unix: 0,
         updated_unix: 0,
@@ -207,7 +211,8 @@ impl<'a> TaskTable<'a> {
         self
     }
 
-    /// Sets how long a task is kept after it was created (`ttlMs`).
+    /// Sets how long a task is kept after it was created (`ttlMs`); a 2025-11-25 request may ask
+    /// for less (`params.task.ttl`), never more.
     #[must_use]
     pub fn with_ttl(mut self, ttl: Duration) -> Self {
         self.ttl = ttl;
@@ -267,10 +272,9 @@ impl<'a> TaskTable<'a> {
     /// Frees the tasks whose time to live has ended.
     fn expire(&mut self, now: Instant) {
         self.last_now = self.last_now.max(now);
-        let ttl = self.ttl;
         let mut expired = false;
         for slot in self.slots.get().iter_mut().filter(|s| s.used) {
-            if now.saturating_duration_since(slot.created).as_millis() >= ttl.as_millis() {
+            if now.saturating_duration_since(slot.created).as_millis() >= slot.ttl_ms {
                 slot.used = false;
                 expired = true;
             }
@@ -282,8 +286,8 @@ impl<'a> TaskTable<'a> {
     /// Whether a task is alive at the latest time the table was given (one whose time to live has
     /// not ended, whoever it belongs to).
     pub(crate) fn holds_live(&self) -> bool {
-        let (now, ttl) = (self.last_now, self.ttl.as_millis());
-        self.slots.read().iter().any(|s| s.used && now.saturating_duration_since(s.created).as_millis() < ttl)
+        let now = self.last_now;
+        self.slots.read().iter().any(|s| s.used && now.saturating_duration_since(s.created).as_millis() < s.ttl_ms)
     }
 
     /// Creates a working task for a call whose params are `params` (a 2025-11-25 call: `legacy`);
@@ -291,6 +295,10 @@ impl<'a> TaskTable<'a> {
     pub(crate) fn create(&mut self, now: Instant, params: Option<Value<'_>>, legacy: bool) -> Option<usize> {
         self.expire(now);
         let i = self.slots.get().iter().position(|s| !s.used)?;
+        // 2025-11-25's requested retention, at least a millisecond, at most the table's.
+        let asked = params.filter(|_| legacy).and_then(|p| p.get("task")).and_then(|t| t.get("ttl"));
+        let ttl_ms =
+            asked.and_then(|t| t.as_u64()).map_or(self.ttl.as_millis(), |t| t.max(1).min(self.ttl.as_millis()));
         let area = self.area(i);
         let mut w = JsonWriter::new(area);
         for (key, value) in params.into_iter().flat_map(|p| p.members()) {
@@ -322,6 +330,7 @@ impl<'a> TaskTable<'a> {
             id,
             status: TaskStatus::Working,
             created: now,
+            ttl_ms,
             state_at: now,
             created_unix: unix,
             updated_unix: unix,
@@ -365,6 +374,7 @@ impl<'a> TaskTable<'a> {
             owner: record.owner(),
             id: *record.id_bytes(),
             created: Instant::from_millis(now.as_millis().saturating_sub(age)),
+            ttl_ms: self.ttl.as_millis(),
             state_at: now,
             created_unix: record.created_unix_ms(),
             updated_unix: unix,

@@ -42,7 +42,7 @@ impl TaskTable<'_> {
         crate::mcp::task::write_timestamp(slot.updated_unix, &mut stamp);
         w.raw(&stamp);
         w.raw(if legacy { b"\",\"ttl\":" } else { b"\",\"ttlMs\":" });
-        w.u64(self.ttl.as_millis());
+        w.u64(slot.ttl_ms);
         w.raw(if legacy { b",\"pollInterval\":" } else { b",\"pollIntervalMs\":" });
         w.u64(self.poll_interval.as_millis().max(1));
         if wire == TaskWire::Detailed {
