@@ -406,7 +406,7 @@ async fn a_listen_stream_that_follows_a_task_is_told_when_it_completes() {
 /// Our host in a 2025-11-25 session: the tools `list_tools` names as requiring a task are called
 /// as tasks, polled with `tasks/get` and read with `tasks/result`, their questions answered
 /// through the input callback; a task asked for by hand; a follower cancelled cancels its task.
-mod legacy_host {
+mod host {
     use std::sync::Mutex;
 
     use mcp_sansio::mcp::TaskStatus;
@@ -485,5 +485,28 @@ mod legacy_host {
         // Following a cancelled task ends at once.
         let followed = client.follow_task(client.get_task(&task.id).await.unwrap()).await;
         assert!(matches!(followed, Err(RequestError::TaskCancelled { .. })), "{followed:?}");
+    }
+
+    /// The same host in 2026-07-28, over the same stdio framing: it declares the tasks
+    /// extension, so a task tool answers with a task, which `call_tool` follows with `tasks/get`,
+    /// answering its questions with `tasks/update`; a cancelled follower cancels its task.
+    #[tokio::test]
+    async fn in_2026_07_28_a_task_is_followed_its_questions_answered_and_a_cancelled_follower_cancels_it() {
+        let (seen, asked) = (Arc::new(Seen::default()), Arc::new(AtomicUsize::new(0)));
+        let client = common::client(router(seen.clone()), EraPolicy::Modern, asked.clone()).await;
+        let statuses = Arc::default();
+        let result = followed(&client, &statuses).call_tool("delete", "{}").await.unwrap();
+        assert_eq!(text(&parse(&result)), "deleted: true, true");
+        assert_eq!(asked.load(Ordering::SeqCst), 2, "two questions, each answered once");
+        let statuses: Vec<TaskStatus> = statuses.lock().unwrap().iter().map(|(_, status)| *status).collect();
+        assert!(statuses.contains(&TaskStatus::InputRequired), "{statuses:?}");
+        assert_eq!(statuses.last(), Some(&TaskStatus::Completed), "{statuses:?}");
+        let task = common::follow_then_cancel(&client, "forever", Duration::from_millis(50)).await;
+        assert_eq!(client.get_task(&task.id).await.unwrap().status, TaskStatus::Cancelled);
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while !seen.dropped.load(Ordering::SeqCst) {
+            assert!(std::time::Instant::now() < deadline, "the task's future was not dropped");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
     }
 }

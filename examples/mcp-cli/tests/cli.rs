@@ -42,7 +42,7 @@ fn main() {
         ("the server's own arguments after --, right after the subcommand too", server_arguments),
         ("clear errors: unknown tool, missing server, usage", errors),
         ("complete, --log-level, --sampling-reply and --elicit, in both eras", asked_by_the_server),
-        ("a call the server runs as a task: followed, its statuses on stderr", task),
+        ("a call the server runs as a task: followed, its statuses on stderr, Ctrl-C cancels it", task),
     ];
     let mut failed = 0;
     for (name, case) in cases {
@@ -211,10 +211,13 @@ fn server_arguments() {
     assert_eq!(stdout(&run(&["call", "echo", "message=hi"])), "hi\n");
 }
 
-static TASK_TOOLS: [Tool<'static>; 1] = [Tool::new("confirm", "Asks, then answers, as a task", r#"{"type":"object"}"#)
-    .with_task_support(TaskSupport::Required)];
+static TASK_TOOLS: [Tool<'static>; 2] = [
+    Tool::new("confirm", "Asks, then answers, as a task", r#"{"type":"object"}"#)
+        .with_task_support(TaskSupport::Required),
+    Tool::new("hang", "A task that never ends", r#"{"type":"object"}"#).with_task_support(TaskSupport::Required),
+];
 
-/// Runs every call as a task that asks for a confirmation first.
+/// Runs every call as a task: `confirm` asks for a confirmation first; `hang` never answers.
 struct Tasks;
 
 impl Handler for Tasks {
@@ -223,6 +226,11 @@ impl Handler for Tasks {
     fn call_tool(&mut self, call: ToolCall<'_>, mut reply: ToolReply<'_>) {
         if reply.run_as_task().is_err() {
             return reply.missing_tasks();
+        }
+        if call.name == "hang" {
+            // Answered never: the task stays working until it is cancelled.
+            let _ = reply.defer();
+            return;
         }
         match call.context.input("ok") {
             Some(_) => reply.text("confirmed").finish(),
@@ -274,4 +282,26 @@ fn task() {
     let output = mcp(&["--era", "modern", "call", &url, "confirm"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(stderr(&output).contains(": failed") && stderr(&output).contains("-32021"), "{}", stderr(&output));
+    // Ctrl-C while a task runs, over Streamable HTTP in both eras: `tasks/cancel`, and the status
+    // the server then gives the task (in the answer; 2026-07-28 with one more tasks/get) on stderr.
+    for era in ["legacy", "modern"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mcp"))
+            .args(["--json", "--era", era, "call", &url, "hang"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = std::io::BufRead::lines(std::io::BufReader::new(child.stderr.take().unwrap()));
+        let first = lines.next().unwrap().unwrap();
+        assert!(first.contains(r#""status":"working""#), "{era}: {first}");
+        let interrupted = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+        assert!(interrupted.success());
+        let rest: Vec<String> = lines.map(Result::unwrap).collect();
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(130), "{era}: {rest:?}");
+        let last: Json = serde_json::from_str(rest.last().unwrap()).unwrap();
+        assert_eq!(last["task"]["status"], "cancelled", "{era}: {rest:?}");
+        let first: Json = serde_json::from_str(&first).unwrap();
+        assert_eq!(last["task"]["id"], first["task"]["id"], "{era}: {rest:?}");
+    }
 }

@@ -172,13 +172,18 @@ pub async fn client(router: Router, era: EraPolicy, asked: Arc<AtomicUsize>) -> 
 }
 
 /// Starts `tool` as a task and follows it through a handle that is cancelled `after` later; the
-/// task, once the follower returned `Cancelled` (having had `tasks/cancel` answered).
+/// task, once the follower returned `Cancelled` (having had `tasks/cancel` answered and reported
+/// the task's status then, `cancelled`, last).
 pub async fn follow_then_cancel(client: &ClientHandle, tool: &str, after: Duration) -> TaskInfo {
     let Started::Task(task) = client.start_tool_call_as_task(tool, "{}").await.unwrap() else {
         panic!("{tool}: no task");
     };
     let cancel = CancelHandle::new();
-    let follower = client.with_cancel(&cancel);
+    let statuses = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = statuses.clone();
+    let follower = client.with_cancel(&cancel).with_task_status(Arc::new(move |task: &TaskInfo| {
+        seen.lock().unwrap().push(task.status);
+    }));
     let follow = tokio::spawn({
         let task = task.clone();
         async move { follower.follow_task(task).await }
@@ -186,5 +191,7 @@ pub async fn follow_then_cancel(client: &ClientHandle, tool: &str, after: Durati
     tokio::time::sleep(after).await;
     cancel.cancel();
     assert_eq!(follow.await.unwrap(), Err(RequestError::Cancelled));
+    let statuses = statuses.lock().unwrap().clone();
+    assert_eq!(statuses.last(), Some(&mcp_sansio::mcp::TaskStatus::Cancelled), "{statuses:?}");
     task
 }

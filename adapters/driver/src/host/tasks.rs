@@ -200,7 +200,8 @@ impl ClientHandle {
     /// cancelled it. Given up (dropped, cancelled through the handle's
     /// [`CancelHandle`](super::CancelHandle), or a question it cannot answer), it cancels the
     /// task: cancelled through the handle, it returns [`RequestError::Cancelled`] once the server
-    /// acknowledged `tasks/cancel` (or failed to, within the request timeout); dropped, it queues
+    /// acknowledged `tasks/cancel` (or failed to, within the request timeout), having reported the
+    /// status the task then has (2026-07-28: read with one more `tasks/get`); dropped, it queues
     /// `tasks/cancel` and awaits nothing.
     ///
     /// A 2025-11-25 task is polled until it needs input or has ended, and then its outcome is
@@ -212,8 +213,20 @@ impl ClientHandle {
         let id = task.id.clone();
         let followed = self.follow(task, &mut abandon).await;
         if followed == Err(RequestError::Cancelled) && abandon.task.is_some() {
-            // Through a handle that is not cancelled.
-            let _ = ClientHandle { cancel: None, ..self.clone() }.cancel_task(&id).await;
+            // Through a handle that is not cancelled; the status it ended with is reported.
+            let handle = ClientHandle { cancel: None, ..self.clone() };
+            let asked = id.clone();
+            if let Ok(answer) = handle.send(move |conn, now| conn.cancel_task(now, &asked)).await {
+                // 2025-11-25 answers with the task; 2026-07-28 acknowledges, and tasks/get tells.
+                let ended = match TaskInfo::read(answer) {
+                    Some(task) => Some(task),
+                    None if self.task_status.is_some() => handle.get_task(&id).await.ok(),
+                    None => None,
+                };
+                if let Some(task) = ended {
+                    self.report(&task, &mut None);
+                }
+            }
             abandon.disarm();
         }
         followed
