@@ -3,10 +3,14 @@
 //! a `subscriptions/listen` stream naming it), answers its questions with `tasks/update`, and may
 //! `tasks/cancel` it. Without the extension an optional task tool runs as a plain call. In a
 //! 2025-11-25 session a client asks for a task with `params.task` and reads it with `tasks/result`
-//! (2025-11-25's experimental tasks; a question inside such a task is not served yet).
+//! (2025-11-25's experimental tasks; a task's question comes on the `tasks/result` stream).
 //!
-//! Serves stdio: `cargo run -p mcp-sansio-router --example tasks`. The official tasks client
-//! (`@modelcontextprotocol/ext-tasks`) drives it in tests/interop/ext_tasks.mjs.
+//! Serves stdio: `cargo run -p mcp-sansio-router --example tasks`; or Streamable HTTP at
+//! `http://ADDR/mcp`: `cargo run -p mcp-sansio-router --features http --example tasks -- --http
+//! 127.0.0.1:8000` (a workspace build turns the feature on).
+//! The official tasks client (`@modelcontextprotocol/ext-tasks`) drives it in
+//! tests/interop/ext_tasks.mjs, the Python SDK's 2025-11-25 tasks client in
+//! tests/interop/python_tasks.py.
 //!
 //! - `wait {ms}`: awaits a timer, then "waited N ms" (optional task).
 //! - `delete`: asks the user to confirm, then "deleted" or "kept" (always a task).
@@ -56,8 +60,37 @@ pub fn router() -> Router {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
-    let (mut server, jobs) = router().into_server(Config::new("tasks", "1.0.0"), |future| {
+    let config = Config::new("tasks", "1.0.0");
+    let mut args = std::env::args().skip(1);
+    match (args.next().as_deref(), args.next()) {
+        (None, _) => {
+            let (mut server, jobs) = router().into_server(config, |future| {
+                tokio::spawn(future);
+            });
+            mcp_sansio_tokio::serve_stdio_with_jobs(&mut server, jobs).await
+        }
+        (Some("--http"), Some(addr)) => serve_http(config, &addr).await,
+        _ => {
+            eprintln!("usage: tasks [--http ADDR]");
+            std::process::exit(2)
+        }
+    }
+}
+
+/// Streamable HTTP at `http://ADDR/mcp` until Ctrl-C: sessions for the legacy versions (each
+/// with its own task table), the stateless engine for 2026-07-28.
+#[cfg(feature = "http")]
+async fn serve_http(config: Config<'static>, addr: &str) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let addr = listener.local_addr()?;
+    let endpoint = router().into_http(mcp_sansio_http::HttpConfig::new(config, addr), |future| {
         tokio::spawn(future);
     });
-    mcp_sansio_tokio::serve_stdio_with_jobs(&mut server, jobs).await
+    eprintln!("tasks: serving http://{addr}/mcp");
+    mcp_sansio_http::serve(listener, endpoint, mcp_sansio_http::shutdown_signal()).await
+}
+
+#[cfg(not(feature = "http"))]
+async fn serve_http(_: Config<'static>, _: &str) -> std::io::Result<()> {
+    Err(std::io::Error::other("--http needs mcp-sansio-router's `http` feature"))
 }
