@@ -182,6 +182,8 @@ async fn a_host_cancellation_cancels_the_task() {
     };
     cancel.cancel();
     assert_eq!(call.await.unwrap(), Err(RequestError::Cancelled));
+    // The follower reported the status the task then had (read with tasks/get after the ack).
+    assert_eq!(seen.lock().unwrap().statuses.last(), Some(&(id.clone(), TaskStatus::Cancelled)));
     assert_eq!(ended(&client, &id).await.status, TaskStatus::Cancelled);
     client.close().await.unwrap();
 }
