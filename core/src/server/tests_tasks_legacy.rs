@@ -294,3 +294,18 @@ fn a_legacy_task_is_kept_as_long_as_its_request_asked_never_longer_than_the_tabl
         "completed"
     );
 }
+
+#[test]
+fn a_legacy_tasks_result_with_meta_of_its_own_names_the_task_there_too() {
+    let mut h = Harness::new(4);
+    legacy_session(&mut h);
+    let call = json!({"name": "slow", "arguments": {}, "task": {}});
+    let task = answer(&legacy(&mut h, 1, "tools/call", call), 1)["result"]["task"]["taskId"].clone();
+    let deferred = h.server.parts_mut().1.deferred.pop().unwrap();
+    h.server.reply_tool(&deferred).unwrap().text("with meta").meta(r#"{"example.com/trace":"t1"}"#).finish();
+    h.server.handle_timeout(h.now);
+    h.drain();
+    let result = answer(&legacy(&mut h, 2, "tasks/result", json!({"taskId": task})), 2)["result"].clone();
+    assert_eq!(result["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], task, "{result}");
+    assert_eq!((result["_meta"]["example.com/trace"].as_str(), text(&result)), (Some("t1"), "with meta"), "{result}");
+}

@@ -100,7 +100,7 @@ fn send_all<const OUTBOUND: usize>(
             return Some("the task's input requests are not readable");
         };
         let params = request.get("params").filter(|p| p.kind() == Kind::Object);
-        let write = |w: &mut JsonWriter<'_>| write_params(w, params, task);
+        let write = |w: &mut JsonWriter<'_>| super::wire::write_naming_task(w, params, task);
         let Ok(sent) = out.request(route, method, Some(&write), deadline) else {
             return Some("the task's input requests do not fit the transmit window");
         };
@@ -110,29 +110,6 @@ fn send_all<const OUTBOUND: usize>(
         }
     }
     None
-}
-
-/// A question's params: the handler's, with the task named in `_meta` before any `_meta` members
-/// of its own.
-fn write_params(w: &mut JsonWriter<'_>, params: Option<Value<'_>>, task: &[u8]) {
-    w.raw(b"{\"_meta\":{\"io.modelcontextprotocol/related-task\":{\"taskId\":\"");
-    w.raw(task);
-    w.raw(b"\"}");
-    let meta = params.and_then(|p| p.get("_meta")).filter(|m| m.kind() == Kind::Object);
-    for (key, value) in meta.iter().flat_map(|m| m.members()) {
-        w.raw(b",");
-        w.json_str(key);
-        w.raw(b":");
-        w.value(value);
-    }
-    w.raw(b"}");
-    for (key, value) in params.iter().flat_map(|p| p.members()).filter(|(k, _)| k.raw() != b"_meta") {
-        w.raw(b",");
-        w.json_str(key);
-        w.raw(b":");
-        w.value(value);
-    }
-    w.raw(b"}");
 }
 
 /// Forgets the questions out for task `slot`, cancelling those not answered (the task ended).

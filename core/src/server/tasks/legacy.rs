@@ -37,19 +37,8 @@ pub(crate) fn write_outcome(w: &mut JsonWriter<'_>, id: &dyn WriteId, table: &mu
         return;
     }
     jsonrpc::write_result_head(w, id);
-    let has_meta = json::parse(payload, json::MAX_DEPTH_LIMIT).ok().is_some_and(|r| r.get("_meta").is_some());
-    match payload.strip_suffix(b"}") {
-        Some(open) if !has_meta => {
-            w.raw(open);
-            if open.trim_ascii() != b"{" {
-                w.raw(b",");
-            }
-            w.raw(b"\"_meta\":{\"io.modelcontextprotocol/related-task\":{\"taskId\":\"");
-            w.raw(task.id().as_bytes());
-            w.raw(b"\"}}}");
-        }
-        _ => w.raw(if payload.is_empty() { b"{}" } else { payload }),
-    }
+    let result = json::parse(payload, json::MAX_DEPTH_LIMIT).ok().filter(|r| r.kind() == json::Kind::Object);
+    super::wire::write_naming_task(w, result, task.id().as_bytes());
     w.raw(b"}");
 }
 

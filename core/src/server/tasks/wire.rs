@@ -3,7 +3,7 @@
 
 use super::table::{MAX_DEPTH, same_text};
 use super::{TaskSlot, TaskTable};
-use crate::json::{self, JsonWriter, Kind};
+use crate::json::{self, JsonWriter, Kind, Value};
 use crate::mcp::TaskStatus;
 
 /// How a task is written ([`TaskTable::write_task`]).
@@ -15,6 +15,30 @@ pub(crate) enum TaskWire {
     Detailed,
     /// 2025-11-25's `Task`.
     Legacy,
+}
+
+/// Writes `object` (a result, or a question's params; none: `{}`) with the task `task` named in
+/// its `_meta` (`io.modelcontextprotocol/related-task`), before the `_meta` members of its own.
+pub(crate) fn write_naming_task(w: &mut JsonWriter<'_>, object: Option<Value<'_>>, task: &[u8]) {
+    w.raw(b"{\"_meta\":{\"io.modelcontextprotocol/related-task\":{\"taskId\":\"");
+    w.raw(task);
+    w.raw(b"\"}");
+    let meta = object.and_then(|o| o.get("_meta")).filter(|m| m.kind() == Kind::Object);
+    let own = |(key, _): &(json::JsonStr<'_>, Value<'_>)| !key.eq_str("io.modelcontextprotocol/related-task");
+    for (key, value) in meta.iter().flat_map(|m| m.members()).filter(own) {
+        w.raw(b",");
+        w.json_str(key);
+        w.raw(b":");
+        w.value(value);
+    }
+    w.raw(b"}");
+    for (key, value) in object.iter().flat_map(|o| o.members()).filter(|(k, _)| k.raw() != b"_meta") {
+        w.raw(b",");
+        w.json_str(key);
+        w.raw(b":");
+        w.value(value);
+    }
+    w.raw(b"}");
 }
 
 impl TaskTable<'_> {
