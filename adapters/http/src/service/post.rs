@@ -90,9 +90,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         };
         let state = &mut *guard;
         // A legacy answer given at once and alone may go as a JSON body (the client takes both).
-        let json_alone = config.legacy_json_answers
-            && plan.framing == Framing::Sse
-            && rules::accepts(rules::Headers::get(headers, rules::name::ACCEPT), b"application/json");
+        let json_alone = config.legacy_json_answers && plan.framing == Framing::Sse && plan.json_accepted;
         let answer = (plan.framing, json_alone);
         if plan.serve == Serve::Stateless
             && let Err(rejection) = rules::check_param_headers_parsed(headers, &body, &state.handler)

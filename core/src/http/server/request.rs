@@ -221,6 +221,7 @@ pub enum Serve {
 
 /// How to serve a POST body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PostPlan {
     /// Which engine.
     pub serve: Serve,
@@ -228,6 +229,10 @@ pub struct PostPlan {
     pub framing: Framing,
     /// The body is a request (answered), not a notification or response (202).
     pub is_request: bool,
+    /// The client's `Accept` allows `application/json` (no `Accept`: everything is): an answer
+    /// planned as [`Framing::Sse`] that turns out to be all there is may go as a JSON body
+    /// instead (the HTTP adapter's `legacy_json_answers`).
+    pub json_accepted: bool,
 }
 
 /// Routes a POST body by era and checks the headers the era requires. `session` says whether the
@@ -268,7 +273,7 @@ pub fn plan_post_parsed<'b, H: Headers + ?Sized>(
     let Ok(value) = body.value() else {
         // Unparsable: the engine answers it (-32700 / -32600).
         let serve = if session { Serve::Session } else { Serve::Stateless };
-        return Ok(PostPlan { serve, framing: Framing::Body, is_request: true });
+        return Ok(PostPlan { serve, framing: Framing::Body, is_request: true, json_accepted: accept.json });
     };
     let spans = body.spans();
     let message = body.message().and_then(Result::ok);
@@ -304,14 +309,19 @@ pub fn plan_post_parsed<'b, H: Headers + ?Sized>(
                 id,
             ));
         }
-        return Ok(PostPlan { serve: Serve::Session, framing: legacy_framing, is_request });
+        return Ok(PostPlan { serve: Serve::Session, framing: legacy_framing, is_request, json_accepted: accept.json });
     }
     if !modern_meta && !modern_header {
         if value.kind() == Kind::Array {
             return Err(Rejection::error(400, code::INVALID_REQUEST, "Bad Request: batches need a session"));
         }
         if method.is_some_and(|m| m.is(plain, "initialize")) && id.is_some() {
-            return Ok(PostPlan { serve: Serve::NewSession, framing: legacy_framing, is_request });
+            return Ok(PostPlan {
+                serve: Serve::NewSession,
+                framing: legacy_framing,
+                is_request,
+                json_accepted: accept.json,
+            });
         }
         return Err(Rejection::with_id(
             400,
@@ -356,7 +366,7 @@ pub fn plan_post_parsed<'b, H: Headers + ?Sized>(
     let streams =
         progress_token.is_some() || log_level.is_some() || method.is_some_and(|m| m.is(plain, "subscriptions/listen"));
     let framing = if accept.sse && (streams || !accept.json) { Framing::Sse } else { Framing::Body };
-    Ok(PostPlan { serve: Serve::Stateless, framing, is_request })
+    Ok(PostPlan { serve: Serve::Stateless, framing, is_request, json_accepted: accept.json })
 }
 
 const BAD_VALUE: &str = "Header mismatch: invalid header value";

@@ -130,7 +130,10 @@ fn modern_requests_go_stateless_as_json_when_their_headers_match() {
     let body = modern_call("test_simple_text");
     let plan =
         plan_post(&HeaderList(&modern_headers(b"tools/call", Some(b"test_simple_text"))), body.as_bytes(), false);
-    assert_eq!(plan, Ok(PostPlan { serve: Serve::Stateless, framing: Framing::Body, is_request: true }));
+    assert_eq!(
+        plan,
+        Ok(PostPlan { serve: Serve::Stateless, framing: Framing::Body, is_request: true, json_accepted: true })
+    );
     // The name may come base64-encoded; a progress token asks for SSE.
     let encoded = modern_headers(b"tools/call", Some(b"=?base64?dGVzdF9zaW1wbGVfdGV4dA==?="));
     assert!(plan_post(&HeaderList(&encoded), body.as_bytes(), false).is_ok());
@@ -206,10 +209,14 @@ fn legacy_bodies_need_initialize_or_a_session() {
     let accept = [("Accept", BOTH)];
     assert_eq!(
         plan_post(&HeaderList(&accept), init, false),
-        Ok(PostPlan { serve: Serve::NewSession, framing: Framing::Sse, is_request: true })
+        Ok(PostPlan { serve: Serve::NewSession, framing: Framing::Sse, is_request: true, json_accepted: true })
     );
     let json_only = [("Accept", &b"application/json"[..])];
     assert_eq!(plan_post(&HeaderList(&json_only), init, false).unwrap().framing, Framing::Body);
+    // Only SSE accepted: a legacy answer may not become a JSON body.
+    let sse_only = [("Accept", &b"text/event-stream"[..])];
+    let plan = plan_post(&HeaderList(&sse_only), init, false).unwrap();
+    assert_eq!((plan.framing, plan.json_accepted), (Framing::Sse, false));
     let list = br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
     let missing = plan_post(&HeaderList(&accept), list, false).unwrap_err();
     assert_eq!((missing.status, missing.id), (400, Some(Id::Number(2))));
