@@ -405,10 +405,12 @@ async fn a_listen_stream_that_follows_a_task_is_told_when_it_completes() {
 
 /// Our host in a 2025-11-25 session: the tools `list_tools` names as requiring a task are called
 /// as tasks, polled with `tasks/get` and read with `tasks/result`, their questions answered
-/// through the input callback; a task asked for by hand; a follower cancelled cancels its task.
+/// through the input callback; a task asked for by hand; the session's tasks listed; a follower
+/// cancelled cancels its task. Then the same host in 2026-07-28.
 mod host {
     use std::sync::Mutex;
 
+    use mcp_sansio::endpoint::SendError;
     use mcp_sansio::mcp::TaskStatus;
     use mcp_sansio_tokio::host::{ClientHandle, RequestError, Started, TaskInfo};
 
@@ -464,6 +466,11 @@ mod host {
         let result = client.call_tool_with_progress("delete", "{}", progress).await.unwrap();
         assert_eq!(text(&parse(&result)), "deleted: true, true");
         assert_eq!(asked.load(Ordering::SeqCst), 4);
+        // tasks/list: the session's tasks (two deletes, one wait), each as it ended.
+        let listed = client.list_tasks().await.unwrap();
+        assert_eq!(listed.len(), 3, "{listed:?}");
+        assert!(listed.iter().all(|t| t.status == TaskStatus::Completed), "{listed:?}");
+        assert!(listed.iter().any(|t| t.id == task.id), "{listed:?}");
     }
 
     #[tokio::test]
@@ -503,6 +510,9 @@ mod host {
         assert_eq!(statuses.last(), Some(&TaskStatus::Completed), "{statuses:?}");
         let task = common::follow_then_cancel(&client, "forever", Duration::from_millis(50)).await;
         assert_eq!(client.get_task(&task.id).await.unwrap().status, TaskStatus::Cancelled);
+        // The extension has no tasks/list.
+        let listed = client.list_tasks().await;
+        assert!(matches!(listed, Err(RequestError::Send(SendError::NotAvailable))), "{listed:?}");
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
         while !seen.dropped.load(Ordering::SeqCst) {
             assert!(std::time::Instant::now() < deadline, "the task's future was not dropped");

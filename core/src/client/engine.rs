@@ -227,7 +227,12 @@ impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
         self.list(now, "resources/templates/list", cursor)
     }
 
-    fn list(&mut self, now: Instant, method: &str, cursor: Option<Value<'_>>) -> Result<OutboundKey, SendError> {
+    pub(super) fn list(
+        &mut self,
+        now: Instant,
+        method: &str,
+        cursor: Option<Value<'_>>,
+    ) -> Result<OutboundKey, SendError> {
         match cursor {
             Some(cursor) => self.request(
                 now,

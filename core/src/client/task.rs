@@ -279,6 +279,19 @@ impl<const OUTBOUND: usize> Engine<'_, OUTBOUND> {
         self.task_request(now, "tasks/result", id, None)
     }
 
+    /// `tasks/list` (2025-11-25), from `cursor` (the previous page's `nextCursor`) or the first
+    /// page: the tasks the server keeps for this session (or its authorization context), each read
+    /// with [`Task::read`] from the items of
+    /// [`ListPage::read`](crate::mcp::view::ListPage::read)`(result, "tasks")`.
+    /// [`SendError::NotAvailable`] outside a 2025-11-25 session (2026-07-28's extension has no
+    /// `tasks/list`).
+    pub fn list_tasks(&mut self, now: Instant, cursor: Option<Value<'_>>) -> Result<OutboundKey, SendError> {
+        if self.task_era()? != Era::Legacy {
+            return Err(SendError::NotAvailable);
+        }
+        self.list(now, "tasks/list", cursor)
+    }
+
     /// `tasks/update` of the task `id` with the members of its `inputResponses` written by
     /// `responses` (`"<key>":{…result…}`, …). [`Engine::answer_task`] writes them through the
     /// handler instead. [`SendError::NotAvailable`] outside a 2026-07-28 session (a 2025-11-25

@@ -346,7 +346,7 @@ impl ClientHandle {
         self.list_all("resources/list", "resources").await
     }
 
-    async fn list_all(&self, method: &'static str, key: &'static str) -> Result<Vec<Vec<u8>>, RequestError> {
+    pub(super) async fn list_all(&self, method: &'static str, key: &'static str) -> Result<Vec<Vec<u8>>, RequestError> {
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {

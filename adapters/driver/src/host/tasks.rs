@@ -362,12 +362,17 @@ impl ClientHandle {
 
     /// The era of the session, once connected.
     async fn era(&self) -> Result<Option<Era>, RequestError> {
+        Ok(self.version().await?.map(ProtocolVersion::era))
+    }
+
+    /// The protocol version of the session, once connected.
+    async fn version(&self) -> Result<Option<ProtocolVersion>, RequestError> {
         let (sender, receiver) = oneshot();
         let mut sender = Some(sender);
         self.jobs
             .submit(move |conn: &mut HostConnection, _| {
                 if let Some(waiter) = sender.take() {
-                    waiter.send(Ok(conn.era().map(ProtocolVersion::era)));
+                    waiter.send(Ok(conn.era()));
                 }
                 JobStatus::Done
             })
@@ -381,6 +386,18 @@ impl ClientHandle {
         let id = String::from(id);
         let result = self.send(move |conn, now| conn.get_task(now, &id)).await?;
         TaskInfo::read(result).ok_or(RequestError::Invalid("not a tasks/get result"))
+    }
+
+    /// Every task the server keeps for this session (`tasks/list`, following `nextCursor` up to
+    /// [`MAX_PAGES`](super::MAX_PAGES) pages; 2025-11-25 only: 2026-07-28's extension has no
+    /// `tasks/list`, so [`RequestError::Send`]`(`[`SendError::NotAvailable`]`)` there, as in any
+    /// session without tasks). An item that is not a task is left out.
+    pub async fn list_tasks(&self) -> Result<Vec<TaskInfo>, RequestError> {
+        if self.version().await? != Some(ProtocolVersion::V2025_11_25) {
+            return Err(RequestError::Send(SendError::NotAvailable));
+        }
+        let items = self.list_all("tasks/list", "tasks").await?;
+        Ok(items.into_iter().filter_map(TaskInfo::read).collect())
     }
 
     /// `tasks/cancel` of the task `id`; the server acknowledges it, and ends the task `cancelled`

@@ -1,7 +1,7 @@
 //! Tasks on the client, against a scripted server. 2026-07-28 extension: the task answer,
 //! `tasks/get` results read, `tasks/get`, `tasks/update` and `tasks/cancel` written. 2025-11-25:
 //! a task-augmented `tools/call`, its `CreateTaskResult` and `tasks/get` results read,
-//! `tasks/get`, `tasks/result` and `tasks/cancel` written.
+//! `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` written.
 
 use super::*;
 use crate::client::{DetailedTask, Task, TaskInputError, TaskState};
@@ -110,6 +110,8 @@ fn tasks_get_and_cancel_name_the_task() {
     // Their answers are outcomes as any.
     s.feed(&std::format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{"resultType":"complete"}}}}"#, cancel.id()));
     assert_eq!(s.host.result(cancel), json!({"resultType": "complete"}));
+    // The extension has no tasks/list (2025-11-25's).
+    assert_eq!(s.client.list_tasks(s.now, None), Err(SendError::NotAvailable));
 }
 
 #[test]
@@ -170,6 +172,7 @@ fn sessions_before_2025_11_25_neither_declare_the_extension_nor_send_tasks_reque
     assert_eq!(s.client.get_task(s.now, "t"), Err(SendError::NotAvailable));
     assert_eq!(s.client.cancel_task(s.now, "t"), Err(SendError::NotAvailable));
     assert_eq!(s.client.task_result(s.now, "t"), Err(SendError::NotAvailable));
+    assert_eq!(s.client.list_tasks(s.now, None), Err(SendError::NotAvailable));
     assert_eq!(s.client.call_tool_as_task(s.now, "slow", None, None), Err(SendError::NotAvailable));
     assert!(!s.client.has_tasks());
     let none = |_: json::JsonStr<'_>| false;
@@ -228,6 +231,21 @@ fn a_2025_11_25_call_asks_for_a_task_which_is_followed_with_tasks_get_and_tasks_
     for (message, key) in sent.iter().zip([get, result, cancel]) {
         assert_eq!((message["id"].as_i64(), &message["params"]), (Some(key.id()), &json!({"taskId":"t-1"})));
     }
+    for key in [get, result, cancel] {
+        s.feed(&std::format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{}}}}"#, key.id()));
+    }
+    // tasks/list pages like the other lists; its items read as tasks.
+    let first = s.client.list_tasks(s.now, None).unwrap();
+    let next = s.client.list_tasks(s.now, Some(parse(r#""page-2""#))).unwrap();
+    let sent = s.take();
+    assert_eq!((sent[0]["method"].as_str(), sent[0].get("params")), (Some("tasks/list"), None), "{}", sent[0]);
+    assert_eq!((sent[1]["method"].as_str(), &sent[1]["params"]), (Some("tasks/list"), &json!({"cursor":"page-2"})));
+    assert_eq!((sent[0]["id"].as_i64(), sent[1]["id"].as_i64()), (Some(first.id()), Some(next.id())));
+    let listed = r#"{"tasks":[{"taskId":"t-1","status":"completed","ttl":60000}],"nextCursor":"page-2"}"#;
+    let page = crate::mcp::view::ListPage::read(parse(listed), "tasks").unwrap();
+    let tasks: std::vec::Vec<Task<'_>> = page.items().filter_map(Task::read).collect();
+    assert_eq!((tasks.len(), tasks[0].status), (1, TaskStatus::Completed));
+    assert!(page.next_cursor.is_some_and(|c| c.eq_str("page-2")));
     // tasks/update is 2026-07-28's: a 2025-11-25 task asks with requests of its own.
     let none = |_: json::JsonStr<'_>| false;
     let requests = parse(r#"{"a":{"method":"roots/list"}}"#);
