@@ -108,12 +108,12 @@ async def run_checks(s: Suite, streams, asked: list[dict]) -> None:
         tasks = session.experimental
 
         # To completion.
+        started = time.monotonic()  # before the call: the tool's timer starts after it
         created = await tasks.call_tool_as_task("wait", {"ms": WAIT_MS}, ttl=60_000)
         task = created.task
         s.check("wait as a task: CreateTaskResult at once, working, kept for the ttl asked (60000)",
                 task.taskId and task.status == "working" and task.ttl == 60_000, dump(created))
         statuses = []
-        started = time.monotonic()
         async for status in tasks.poll_task(task.taskId):
             statuses.append(status.status)
         s.check("wait as a task: tasks/get polled until completed",
