@@ -1,6 +1,7 @@
 //! A request's `params`, with the members the engine reads found in one walk.
 //!
-//! Serving a `tools/call` reads `_meta`, `name`, `arguments`, `inputResponses` and `requestState`;
+//! Serving a `tools/call` reads `_meta`, `name`, `arguments`, `inputResponses` and `requestState`
+//! (and `task` with tasks);
 //! looked up one by one, each absent key costs a walk of the whole object (skipping `arguments` each
 //! time). [`Params`] walks it once ([`Value::get_all`]) for the keys the common requests read and
 //! falls back to a walk for any other key, so every lookup returns what [`Value::get`] would.
@@ -9,7 +10,12 @@ use crate::json::{Kind, Spans, Value};
 use crate::mcp::meta::Meta;
 
 /// The members found by the one walk, in this order.
+#[cfg(not(feature = "tasks"))]
 const PICKED: [&str; 7] = ["_meta", "name", "arguments", "uri", "inputResponses", "requestState", "cursor"];
+/// The members found by the one walk, in this order; with tasks also `task` (2025-11-25's task
+/// augmentation), read for every `tools/call` of a 2025-11-25 session.
+#[cfg(feature = "tasks")]
+const PICKED: [&str; 8] = ["_meta", "name", "arguments", "uri", "inputResponses", "requestState", "cursor", "task"];
 
 /// `params` (an object, or absent) and its members named in [`PICKED`].
 #[derive(Clone, Copy, Debug)]
@@ -78,7 +84,7 @@ mod tests {
 
     #[test]
     fn every_lookup_agrees_with_a_walk_of_its_own() {
-        let text = br#"{"name":"a","arguments":{"name":"inner"},"n\u0061me":"escaped duplicate","uri":"u","name":"second","level":"info","cursor":null,"requestState":"s"}"#;
+        let text = br#"{"name":"a","arguments":{"name":"inner"},"n\u0061me":"escaped duplicate","uri":"u","name":"second","level":"info","cursor":null,"requestState":"s","task":{"ttl":1}}"#;
         let mut spans = Spans::default();
         let value = parse_spanned(text, 8, &mut spans).expect("valid");
         let params = Params::new(Some(value), &spans);
