@@ -34,7 +34,8 @@
 //! above) and prints each status it reaches on stderr, `[task] ID: STATUS (message)`, or
 //! `{"task":{"id":…,"status":…}}` with `--json`. `--timeout` bounds each answer, not the task.
 //! A 2025-11-25 server's tool that runs only as a task is called as one (`params.task`) and
-//! followed the same way, its questions coming on the stream of `tasks/result`.
+//! followed the same way, its questions coming on the stream of `tasks/result`; `mcp call --task`
+//! asks for a task for a tool that may run as one (`execution.taskSupport: "optional"`).
 //!
 //! Ctrl-C (SIGINT) gives up the request under way: it is cancelled on the wire
 //! (`notifications/cancelled`, or `tasks/cancel` for a task), the server is closed as usual, and
@@ -139,6 +140,12 @@ enum Command {
         /// Whole arguments as a JSON object (instead of, or under, KEY=VALUE pairs).
         #[arg(long = "args")]
         arguments: Option<String>,
+        /// Ask the server to run the call as a task (2025-11-25's `params.task`, for a tool whose
+        /// `execution.taskSupport` is `optional`; one that requires a task is called as one
+        /// anyway, and in 2026-07-28 the server decides): followed to its end, its statuses on
+        /// stderr.
+        #[arg(long)]
+        task: bool,
         /// The server, the tool and its arguments.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         words: Vec<String>,
@@ -510,8 +517,11 @@ async fn serve(
                     output::task_status(&task.id, task.status.as_str(), task.status_message.as_deref(), json);
                 }))
                 .with_cancel(cancel);
+            let as_task = matches!(cli.command, Command::Call { task: true, .. });
             // Progress on a terminal: one line on stderr, rewritten with each report.
-            let result = if !cli.json && std::io::stderr().is_terminal() {
+            let result = if as_task {
+                client.call_tool_as_task(tool, &arguments.to_string()).await?
+            } else if !cli.json && std::io::stderr().is_terminal() {
                 let report = Box::new(|progress: f64, total: Option<f64>, message: Option<&str>| {
                     let of = total.map(|t| format!("/{t}")).unwrap_or_default();
                     eprint!("\r\x1b[2K  {progress}{of} {}", message.unwrap_or(""));

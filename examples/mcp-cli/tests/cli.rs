@@ -42,7 +42,7 @@ fn main() {
         ("the server's own arguments after --, right after the subcommand too", server_arguments),
         ("clear errors: unknown tool, missing server, usage", errors),
         ("complete, --log-level, --sampling-reply and --elicit, in both eras", asked_by_the_server),
-        ("a call the server runs as a task: followed, its statuses on stderr, Ctrl-C cancels it", task),
+        ("a call the server runs as a task: followed, its statuses on stderr, --task, Ctrl-C cancels it", task),
     ];
     let mut failed = 0;
     for (name, case) in cases {
@@ -211,20 +211,27 @@ fn server_arguments() {
     assert_eq!(stdout(&run(&["call", "echo", "message=hi"])), "hi\n");
 }
 
-static TASK_TOOLS: [Tool<'static>; 2] = [
+static TASK_TOOLS: [Tool<'static>; 3] = [
     Tool::new("confirm", "Asks, then answers, as a task", r#"{"type":"object"}"#)
         .with_task_support(TaskSupport::Required),
     Tool::new("hang", "A task that never ends", r#"{"type":"object"}"#).with_task_support(TaskSupport::Required),
+    Tool::new("quick", "Answers at once, as a task when asked", r#"{"type":"object"}"#)
+        .with_task_support(TaskSupport::Optional),
 ];
 
-/// Runs every call as a task: `confirm` asks for a confirmation first; `hang` never answers.
+/// Runs calls as tasks: `confirm` asks for a confirmation first; `hang` never answers; `quick`
+/// answers at once, plainly unless asked for a task.
 struct Tasks;
 
 impl Handler for Tasks {
     const TOOLS: &'static [Tool<'static>] = &TASK_TOOLS;
 
     fn call_tool(&mut self, call: ToolCall<'_>, mut reply: ToolReply<'_>) {
-        if reply.run_as_task().is_err() {
+        let as_task = reply.run_as_task().is_ok();
+        if call.name == "quick" {
+            return reply.text(if as_task { "quick, as a task" } else { "quick" }).finish();
+        }
+        if !as_task {
             return reply.missing_tasks();
         }
         if call.name == "hang" {
@@ -282,6 +289,14 @@ fn task() {
     let output = mcp(&["--era", "modern", "call", &url, "confirm"]);
     assert_eq!(output.status.code(), Some(1));
     assert!(stderr(&output).contains(": failed") && stderr(&output).contains("-32021"), "{}", stderr(&output));
+    // --task asks for a task for a tool that may run as one (2025-11-25); without it, a plain call.
+    let output = mcp(&["--era", "legacy", "call", &url, "quick"]);
+    assert_eq!((stdout(&output).as_str(), stderr(&output).as_str()), ("quick\n", ""));
+    let output = mcp(&["--era", "legacy", "call", "--task", &url, "quick"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "quick, as a task\n");
+    let log = stderr(&output);
+    assert!(log.lines().last().is_some_and(|l| l.starts_with("[task] ") && l.ends_with(": completed")), "{log}");
     // Ctrl-C while a task runs, over Streamable HTTP in both eras: `tasks/cancel`, and the status
     // the server then gives the task (in the answer; 2026-07-28 with one more tasks/get) on stderr.
     for era in ["legacy", "modern"] {

@@ -273,10 +273,7 @@ impl ClientHandle {
     /// `tools/call` of `name` with `arguments` (a JSON object as text); the `CallToolResult`. A
     /// call the server makes a task of is followed to its end (see [Tasks](self#tasks)).
     pub async fn call_tool(&self, name: &str, arguments: &str) -> Result<Vec<u8>, RequestError> {
-        match self.start_tool_call(name, arguments).await? {
-            Started::Result(result) => Ok(result),
-            Started::Task(task) => self.follow_task(task).await,
-        }
+        self.finish(self.start_tool_call(name, arguments).await?).await
     }
 
     /// [`ClientHandle::call_tool`] asking for progress: `progress` is called with each report
@@ -311,10 +308,7 @@ impl ClientHandle {
                 Ok(key)
             })
             .await?;
-        match Started::read(result)? {
-            Started::Result(result) => Ok(result),
-            Started::Task(task) => self.follow_task(task).await,
-        }
+        self.finish(Started::read(result)?).await
     }
 
     /// `ping`.

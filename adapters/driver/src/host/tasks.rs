@@ -182,6 +182,20 @@ impl ClientHandle {
         self.start_call(name, arguments, true).await
     }
 
+    /// [`ClientHandle::call_tool`] asking for a task whatever the tool declares (as
+    /// [`ClientHandle::start_tool_call_as_task`] does), followed to its end.
+    pub async fn call_tool_as_task(&self, name: &str, arguments: &str) -> Result<Vec<u8>, RequestError> {
+        self.finish(self.start_tool_call_as_task(name, arguments).await?).await
+    }
+
+    /// The outcome of what a call started: its result, or its task's, followed to its end.
+    pub(super) async fn finish(&self, started: Started) -> Result<Vec<u8>, RequestError> {
+        match started {
+            Started::Result(result) => Ok(result),
+            Started::Task(task) => self.follow_task(task).await,
+        }
+    }
+
     async fn start_call(&self, name: &str, arguments: &str, as_task: bool) -> Result<Started, RequestError> {
         let (name, arguments) = (String::from(name), String::from(arguments));
         let result = self
