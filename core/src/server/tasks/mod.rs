@@ -62,6 +62,7 @@
 mod ask;
 pub(crate) mod legacy;
 mod methods;
+mod outcome;
 mod record;
 mod table;
 mod wire;

@@ -8,8 +8,10 @@
 //! - payload: the `result` (completed), the `error` (failed) or the `inputRequests` object
 //!   (input required) as JSON text;
 //! - answers: a JSON object with the answers to the current `inputRequests` received so far.
+//!
+//! What the shares hold once a handler answered is kept and read in `outcome.rs`.
 
-use crate::json::{self, JsonStr, JsonWriter, Kind, Value};
+use crate::json::{self, JsonWriter, Value};
 use crate::mcp::TaskStatus;
 use crate::storage::Storage;
 use crate::time::{Duration, Instant};
@@ -43,18 +45,18 @@ pub struct TaskSlot {
     /// when a 2025-11-25 request asked for less (`params.task.ttl`).
     pub(super) ttl_ms: u64,
     /// When the handler's `requestState` was kept (it was sealed then).
-    state_at: Instant,
+    pub(super) state_at: Instant,
     pub(super) created_unix: u64,
     pub(super) updated_unix: u64,
-    request: usize,
-    state: usize,
-    payload: usize,
-    answers: usize,
+    pub(super) request: usize,
+    pub(super) state: usize,
+    pub(super) payload: usize,
+    pub(super) answers: usize,
     /// Its status changed since the engine last told whoever waits on it (listen streams,
     /// `tasks/result` requests, a legacy session).
     changed: bool,
     /// Made by a 2025-11-25 (legacy) request: its wire shapes are that version's.
-    legacy: bool,
+    pub(super) legacy: bool,
     /// Its payload is a JSON-RPC error object (else a result, or the open questions).
     pub(super) error: bool,
 }
@@ -107,14 +109,14 @@ impl TaskSlot {
 }
 
 /// The slots of a table: borrowed, or with `alloc` owned.
-enum Slots<'a> {
+pub(super) enum Slots<'a> {
     Borrowed(&'a mut [TaskSlot]),
     #[cfg(feature = "alloc")]
     Owned(alloc::boxed::Box<[TaskSlot]>),
 }
 
 impl Slots<'_> {
-    fn get(&mut self) -> &mut [TaskSlot] {
+    pub(super) fn get(&mut self) -> &mut [TaskSlot] {
         match self {
             Slots::Borrowed(slots) => slots,
             #[cfg(feature = "alloc")]
@@ -140,7 +142,7 @@ impl Slots<'_> {
 /// Task ids are 128 bits from `random`, which must be unpredictable (`getrandom`, a hardware RNG):
 /// a task id is all a client needs to read or cancel a task.
 pub struct TaskTable<'a> {
-    slots: Slots<'a>,
+    pub(super) slots: Slots<'a>,
     data: Storage<'a>,
     /// Where the request a task is run again with is built, taken out while it is in use.
     scratch: Option<Storage<'a>>,
@@ -260,7 +262,7 @@ impl<'a> TaskTable<'a> {
     }
 
     /// The byte area of slot `i`.
-    fn area(&mut self, i: usize) -> &mut [u8] {
+    pub(super) fn area(&mut self, i: usize) -> &mut [u8] {
         let share = self.share();
         self.data.get_mut(i * share..(i + 1) * share).unwrap_or_default()
     }
@@ -416,7 +418,7 @@ impl<'a> TaskTable<'a> {
         self.slots.get().get(i).filter(|s| s.used)
     }
 
-    fn set_status(&mut self, i: usize, now: Instant, status: TaskStatus) {
+    pub(super) fn set_status(&mut self, i: usize, now: Instant, status: TaskStatus) {
         let unix = self.unix(now);
         if let Some(slot) = self.slots.get().get_mut(i) {
             slot.status = status;
@@ -452,142 +454,6 @@ impl<'a> TaskTable<'a> {
         live
     }
 
-    /// Keeps what the task's handler answered: `message` is the whole JSON-RPC response it wrote
-    /// (a `result` or an `error`). A task that has ended keeps its outcome.
-    pub(crate) fn capture(&mut self, i: usize, now: Instant, message: &[u8]) {
-        if self.slot(i).is_none_or(|s| s.status.is_terminal()) {
-            return;
-        }
-        let Ok(response) = json::parse(message, MAX_DEPTH) else {
-            return self.fail(i, now, "the task's answer is not JSON");
-        };
-        let (status, payload, state) = match (response.get("result"), response.get("error")) {
-            (Some(result), _) => {
-                let input =
-                    result.get("resultType").and_then(|t| t.as_str()).is_some_and(|t| t.eq_str("input_required"));
-                // 2025-11-25: a tool result with `isError: true` fails its task (2026-07-28
-                // completes it: the result is the outcome either way).
-                let legacy = self.slot(i).is_some_and(|s| s.legacy);
-                let is_error = legacy && result.get("isError").and_then(|e| e.as_bool()) == Some(true);
-                match (input, result.get("inputRequests")) {
-                    (true, Some(requests)) => (TaskStatus::InputRequired, requests, result.get("requestState")),
-                    _ if is_error => (TaskStatus::Failed, result, None),
-                    _ => (TaskStatus::Completed, result, None),
-                }
-            }
-            (None, Some(error)) => (TaskStatus::Failed, error, None),
-            (None, None) => return self.fail(i, now, "the task's answer is not a response"),
-        };
-        let Some(request) = self.slot(i).map(|s| s.request) else { return };
-        let area = self.area(i);
-        let (_, rest) = area.split_at_mut(request.min(area.len()));
-        let mut w = JsonWriter::new(rest);
-        if let Some(state) = state {
-            w.raw(b"\"requestState\":");
-            w.value(state);
-            w.raw(b",");
-        }
-        let state_len = w.len();
-        w.value(payload);
-        let payload_len = w.len() - state_len;
-        w.raw(b"{}");
-        if w.is_overflowed() {
-            return self.fail(i, now, "the task's answer does not fit its slot of the task table");
-        }
-        let error = response.get("result").is_none();
-        if let Some(slot) = self.slots.get().get_mut(i) {
-            slot.state_at = now;
-            slot.state = state_len;
-            slot.payload = payload_len;
-            slot.answers = 2;
-            slot.error = error;
-        }
-        self.set_status(i, now, status);
-    }
-
-    /// Ends task `i` as failed with an internal error saying `message`.
-    pub(crate) fn fail(&mut self, i: usize, now: Instant, message: &str) {
-        let Some(request) = self.slot(i).map(|s| s.request) else { return };
-        let area = self.area(i);
-        let (_, rest) = area.split_at_mut(request.min(area.len()));
-        let mut w = JsonWriter::new(rest);
-        w.raw(b"{\"code\":-32603,\"message\":");
-        w.string(message);
-        w.raw(b"}");
-        let len = if w.is_overflowed() { 0 } else { w.len() };
-        if let Some(slot) = self.slots.get().get_mut(i) {
-            slot.state = 0;
-            slot.payload = len;
-            slot.answers = 0;
-            slot.error = true;
-        }
-        self.set_status(i, now, TaskStatus::Failed);
-    }
-
-    /// The request, state, payload and answers texts of task `i`.
-    pub(crate) fn texts(&mut self, i: usize) -> [&[u8]; 4] {
-        let Some(&TaskSlot { request, state, payload, answers, .. }) = self.slot(i) else { return [&[]; 4] };
-        let area: &[u8] = self.area(i);
-        let mut at = 0;
-        [request, state, payload, answers].map(|len| {
-            let text = area.get(at..at + len).unwrap_or_default();
-            at += len;
-            text
-        })
-    }
-
-    /// Takes the answers in `responses` that the input-required task `i` still waits for (keys of its
-    /// `inputRequests` not answered yet, object values); others are ignored. Returns whether every
-    /// request is answered now (the task is then working again and due to run again).
-    pub(crate) fn answer(&mut self, i: usize, now: Instant, responses: Value<'_>) -> bool {
-        if self.slot(i).is_none_or(|s| s.status != TaskStatus::InputRequired) {
-            return false;
-        }
-        let Some(&TaskSlot { request, state, payload, answers, .. }) = self.slot(i) else { return false };
-        let start = request + state + payload;
-        let area = self.area(i);
-        let (head, tail) = area.split_at_mut(start.min(area.len()));
-        let requests = head.get(request + state..).and_then(|p| json::parse(p, MAX_DEPTH).ok());
-        let Some(requests) = requests else { return false };
-        // The answers so far, as an object text `{…}` at the start of `tail`; appended to in place,
-        // each under its request's key as the request wrote it.
-        let mut len = answers;
-        for (key, value) in responses.members() {
-            let answered = json::parse(tail.get(..len).unwrap_or_default(), MAX_DEPTH)
-                .ok()
-                .is_some_and(|a| a.members().any(|(k, _)| same_text(k, key)));
-            let asked = requests.members().map(|(k, _)| k).find(|&k| same_text(k, key));
-            let Some(asked) = asked.filter(|_| !answered && value.kind() == Kind::Object) else { continue };
-            let Some(rest) = tail.get_mut(len - 1..) else { break };
-            let mut w = JsonWriter::new(rest);
-            if len > 2 {
-                w.raw(b",");
-            }
-            w.json_str(asked);
-            w.raw(b":");
-            w.value(value);
-            w.raw(b"}");
-            if w.is_overflowed() {
-                // Does not fit: the answer is dropped, the `}` it overwrote put back.
-                if let Some(end) = tail.get_mut(len - 1) {
-                    *end = b'}';
-                }
-                break;
-            }
-            len = len - 1 + w.len();
-        }
-        let all = json::parse(tail.get(..len).unwrap_or_default(), MAX_DEPTH)
-            .ok()
-            .is_some_and(|a| requests.members().all(|(k, _)| a.members().any(|(ak, _)| same_text(ak, k))));
-        if let Some(slot) = self.slots.get().get_mut(i) {
-            slot.answers = len;
-        }
-        if all {
-            self.set_status(i, now, TaskStatus::Working);
-        }
-        all
-    }
-
     /// The buffer a task's request is run again in, until [`TaskTable::put_scratch`].
     pub(crate) fn take_scratch(&mut self) -> Option<Storage<'a>> {
         self.scratch.take()
@@ -596,10 +462,4 @@ impl<'a> TaskTable<'a> {
     pub(crate) fn put_scratch(&mut self, scratch: Storage<'a>) {
         self.scratch = Some(scratch);
     }
-}
-
-/// Whether two JSON strings hold the same text (an escape compares as what it stands for: a key
-/// or an id may be written either way).
-pub(super) fn same_text(a: JsonStr<'_>, b: JsonStr<'_>) -> bool {
-    a.raw() == b.raw() || ((a.raw().contains(&b'\\') || b.raw().contains(&b'\\')) && a.chars().eq(b.chars()))
 }

@@ -1,7 +1,8 @@
 //! How a task is written: 2026-07-28's task (as created, or detailed with what its status holds)
 //! and 2025-11-25's `Task`.
 
-use super::table::{MAX_DEPTH, same_text};
+use super::outcome::same_text;
+use super::table::MAX_DEPTH;
 use super::{TaskSlot, TaskTable};
 use crate::json::{self, JsonWriter, Kind, Value};
 use crate::mcp::TaskStatus;
