@@ -75,7 +75,6 @@ import anyio
 
 import mcp_types as types
 from suite import Suite, summarize
-from wiretap import pair_answers, read_log
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
@@ -304,18 +303,10 @@ def index_of(msgs: list, direction: str, pred) -> int | None:
 
 def check_wire(s: Suite, conn: str, handlers: list[str], calls: list[Call], log: str) -> None:
     p = f"{conn}: "
-    try:
-        conns, exits, bad = read_log(log)
-    except FileNotFoundError:
-        s.wire(f"{p}the server was started through the wiretap", False, f"no log at {log}")
+    basics = s.wire_basics(log, p)
+    if basics is None:
         return
-    n = sum(1 for m in conns.values() for d, _ in m if d == "s2c")
-    s.wire(f"{p}server stdout is only JSON-RPC 2.0 lines ({n} lines)", n > 0 and not bad, bad[:3] or "nothing written")
-    pairs, unanswered, dup, _ = pair_answers(conns)
-    s.wire(f"{p}every client request answered exactly once ({len(pairs)} requests)",
-           pairs and not unanswered and not dup, {"unanswered": unanswered[:3], "duplicate": dup[:3]})
-    crashed = {pid: rc for pid, rc in exits.items() if rc == 101 or rc in (-6, -11, -7, -4, -8)}
-    s.wire(f"{p}no server process crashed ({len(exits)} exits)", pairs and not crashed, crashed or "no answers")
+    conns, pairs = basics
     # The connection that made the calls (a client may probe on another process first).
     msgs = next((m for m in conns.values()
                  if any(d == "c2s" and isinstance(x, dict) and x.get("method") == "tools/call" for d, x in m)), [])

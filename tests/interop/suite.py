@@ -1,6 +1,7 @@
 """The suite bookkeeping of the interop scripts that check one client per protocol version
-(typed_tools.py, router_input.py): one line per check (`ok`/`FAIL`, known bugs of our server
-marked), client and wire counts, and the summary whose last line scripts/test counts."""
+(typed_tools.py, router_input.py, python_tasks.py): one line per check (`ok`/`FAIL`, known bugs
+of our server marked), client and wire counts, the wire checks every stdio suite starts with, and
+the summary whose last line scripts/test counts."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from wiretap import pair_answers, read_log
 
 
 @dataclass
@@ -64,6 +67,27 @@ class Suite:
         else:
             self.wire_failed += 1
         return self._report("wire: ", name, ok, detail)
+
+    def wire_basics(self, log: str, prefix: str = "") -> tuple[dict, list] | None:
+        """The wire checks every stdio suite starts with, on the wiretap's `log`: the server was
+        started through the tap, its stdout is only JSON-RPC lines, every client request is
+        answered exactly once, no server process crashed. The log's connections and its
+        (request, answer) pairs; None without a log."""
+        try:
+            conns, exits, bad = read_log(log)
+        except FileNotFoundError:
+            self.wire(f"{prefix}the server was started through the wiretap", False, f"no log at {log}")
+            return None
+        n = sum(1 for m in conns.values() for d, _ in m if d == "s2c")
+        self.wire(f"{prefix}server stdout is only JSON-RPC 2.0 lines ({n} lines)", n > 0 and not bad,
+                  bad[:3] or "nothing written")
+        pairs, unanswered, dup, _ = pair_answers(conns)
+        self.wire(f"{prefix}every client request answered exactly once ({len(pairs)} requests)",
+                  pairs and not unanswered and not dup, {"unanswered": unanswered[:3], "duplicate": dup[:3]})
+        crashed = {pid: rc for pid, rc in exits.items() if rc == 101 or rc in (-6, -11, -7, -4, -8)}
+        self.wire(f"{prefix}no server process crashed ({len(exits)} exits)", pairs and not crashed,
+                  crashed or "no answers")
+        return conns, pairs
 
     def equal(self, name: str, got: Any, want: Any) -> bool:
         return self.check(name, got == want, f"expected {want!r}, got {got!r}")

@@ -67,7 +67,6 @@ from jsonschema.validators import validator_for
 
 import mcp_types as types
 from suite import Suite, summarize
-from wiretap import pair_answers, read_log
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
@@ -388,18 +387,10 @@ def check_result(s: Suite, call: Call, r: dict, tool: dict | None) -> None:
 
 def check_wire(s: Suite, log: str) -> None:
     """What the clients hide: the answers on the wire."""
-    try:
-        conns, exits, bad = read_log(log)
-    except FileNotFoundError:
-        s.wire("the server was started through the wiretap", False, f"no log at {log}")
+    basics = s.wire_basics(log)
+    if basics is None:
         return
-    n = sum(1 for m in conns.values() for d, _ in m if d == "s2c")
-    s.wire(f"server stdout is only JSON-RPC 2.0 lines ({n} lines)", n > 0 and not bad, bad[:3] or "nothing written")
-    pairs, unanswered, dup, _ = pair_answers(conns)
-    s.wire(f"every request answered exactly once ({len(pairs)} requests)", pairs and not unanswered and not dup,
-           {"unanswered": unanswered[:3], "duplicate": dup[:3]})
-    crashed = {p: rc for p, rc in exits.items() if rc == 101 or rc in (-6, -11, -7, -4, -8)}
-    s.wire(f"no server process crashed ({len(exits)} exits)", pairs and not crashed, crashed or "no answers")
+    conns, pairs = basics
 
     if s.version == MODERN:
         disc = [r for q, r in pairs if q.get("method") == "server/discover"]
