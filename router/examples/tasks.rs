@@ -3,7 +3,8 @@
 //! a `subscriptions/listen` stream naming it), answers its questions with `tasks/update`, and may
 //! `tasks/cancel` it. Without the extension an optional task tool runs as a plain call. In a
 //! 2025-11-25 session a client asks for a task with `params.task` and reads it with `tasks/result`
-//! (2025-11-25's experimental tasks; a task's question comes on the `tasks/result` stream).
+//! (2025-11-25's experimental tasks; a task's questions go to the client once it has read the
+//! task's `input_required` status, on the stream of a waiting `tasks/result` over HTTP).
 //!
 //! Serves stdio: `cargo run -p mcp-sansio-router --example tasks`; or Streamable HTTP at
 //! `http://ADDR/mcp`: `cargo run -p mcp-sansio-router --features http --example tasks -- --http
