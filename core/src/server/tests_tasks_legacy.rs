@@ -173,6 +173,25 @@ fn a_legacy_task_asks_the_client_for_input_and_runs_again_with_the_answers() {
 }
 
 #[test]
+fn a_table_asking_through_tasks_result_only_asks_nothing_after_tasks_get() {
+    let mut h = Harness::new(4);
+    let slots = std::vec![TaskSlot::EMPTY; 4].leak();
+    let data = std::vec![0u8; 2048 * 5].leak();
+    let table = TaskTable::new(slots, data, random).with_wall_clock(h.now, 1_796_301_296_000);
+    h.server.parts_mut().0.set_task_table(table.asking_through_tasks_result_only());
+    legacy_session(&mut h);
+    let call = json!({"name": "ask", "arguments": {}, "task": {}});
+    let task = answer(&legacy(&mut h, 1, "tools/call", call), 1)["result"]["task"]["taskId"].clone();
+    let read = legacy(&mut h, 2, "tasks/get", json!({"taskId": task}));
+    assert_eq!(read.len(), 1, "the status alone: {read:?}");
+    assert_eq!(read[0]["result"]["status"], "input_required", "{read:?}");
+    // The questions go out on the stream of the tasks/result that follows.
+    let out = legacy(&mut h, 3, "tasks/result", json!({"taskId": task}));
+    let asks = out.iter().filter(|m| m["method"] == "elicitation/create").count();
+    assert_eq!(asks, 2, "{out:?}");
+}
+
+#[test]
 fn a_deferred_legacy_task_that_asks_later_asks_on_the_waiting_tasks_result() {
     let mut h = Harness::new(4);
     legacy_session(&mut h);

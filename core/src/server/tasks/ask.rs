@@ -8,9 +8,11 @@
 //! `params._meta` (`io.modelcontextprotocol/related-task`): on the stream of a `tasks/result`
 //! waiting for the task (the spec has the client call it on seeing the status), or right after a
 //! `tasks/get` that read the status, on the session's own stream (stdio, a Streamable HTTP
-//! session's GET stream), for clients that only poll. Not with the task's creation: a client
-//! could not yet tell whose question it is. Once every answer is in, the task runs again with them, as a 2026-07-28 `tasks/update`
-//! runs it, and a waiting `tasks/result` is answered when the task ends. A refused or unanswered
+//! session's GET stream), for clients that only poll (unless the table asks
+//! [only through `tasks/result`](TaskTable::asking_through_tasks_result_only)). Not with the
+//! task's creation: a client could not yet tell whose question it is. Once every answer is in,
+//! the task runs again with them, as a 2026-07-28 `tasks/update` runs it, and a waiting
+//! `tasks/result` is answered when the task ends. A refused or unanswered
 //! question (the engine's request timeout) fails the task; so does a round that cannot be sent
 //! whole (the transmit window, the outbound-request table). One task's questions are out at a
 //! time: another task that needs input is asked when its `tasks/result` comes after them.

@@ -119,7 +119,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                     }
                     out.finish(None);
                 }
-                if legacy {
+                if legacy && self.tasks.as_ref().is_some_and(|tasks| tasks.asks_after_get) {
                     // A 2025-11-25 task waiting for input asks now, on the session's own stream.
                     self.ask_task_input(slot, self.out.notify_route);
                 }

@@ -166,6 +166,9 @@ pub struct TaskTable<'a> {
     created: Option<usize>,
     /// The questions of a 2025-11-25 task out with the client (see `ask`).
     pub(crate) asking: Option<super::ask::Asking>,
+    /// A 2025-11-25 task's questions go out right after a `tasks/get` that read `input_required`,
+    /// on the session's own stream ([`TaskTable::asking_through_tasks_result_only`]).
+    pub(crate) asks_after_get: bool,
 }
 
 impl<'a> TaskTable<'a> {
@@ -202,6 +205,7 @@ impl<'a> TaskTable<'a> {
             notes_blocked: false,
             created: None,
             asking: None,
+            asks_after_get: true,
         }
     }
 
@@ -225,6 +229,17 @@ impl<'a> TaskTable<'a> {
     #[must_use]
     pub fn with_poll_interval(mut self, poll_interval: Duration) -> Self {
         self.poll_interval = poll_interval;
+        self
+    }
+
+    /// Sends a 2025-11-25 task's questions only on the stream of a `tasks/result` waiting for the
+    /// task, as the spec has the client call it on seeing `input_required`; not right after a
+    /// `tasks/get` that read that status, on the session's own stream, for clients that only poll.
+    /// For a session whose own stream may be read elsewhere: a Streamable HTTP session shared by
+    /// replicas, whose client's `GET` stream may be on another replica than the task.
+    #[must_use]
+    pub fn asking_through_tasks_result_only(mut self) -> Self {
+        self.asks_after_get = false;
         self
     }
 
