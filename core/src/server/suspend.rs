@@ -172,6 +172,18 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         }
     }
 
+    /// Takes the settings of `state`, the same session as another engine serving it changed it
+    /// (`notifications/initialized`, the log level, resource subscriptions), keeping everything
+    /// else this engine holds and its own counters: an engine that stays awake (a live task) while
+    /// other processes serve the session's other requests (replicas sharing the session). A state
+    /// of another protocol version, or of no session, is ignored.
+    pub fn refresh_session(&mut self, state: SessionState) {
+        let mine = self.session_state().version();
+        if mine.is_some() && mine == state.version() {
+            self.session = state.session;
+        }
+    }
+
     /// Continues `state`'s session on this engine, which must be new (no input yet): it then
     /// answers as the suspended engine would have. The notification route, the input buffer and
     /// the other settings of the engine are not part of the state: set them as for the first

@@ -245,3 +245,26 @@ fn an_encoded_state_decodes_to_the_same_session_on_another_engine() {
     count[4] = 9;
     assert_eq!(SessionState::decode(&count), None, "more subscriptions than a set holds");
 }
+
+#[test]
+fn an_awake_engine_takes_the_settings_another_engine_of_its_session_changed() {
+    let mut app = App::default();
+    let mut awake = set_up(&mut app);
+    // Held awake by a deferred request while another engine serves the session.
+    assert!(exchange(&mut awake, &mut app, &request(6, "tools/call", r#"{"name":"slow"}"#)).is_empty());
+    let mut other = engine();
+    other.resume(awake.session_state());
+    let request_unsubscribe = request(7, "resources/unsubscribe", r#"{"uri":"file:///a"}"#);
+    assert!(exchange(&mut other, &mut app, &request_unsubscribe)[0]["result"].is_object());
+    assert_eq!(awake.resource_updated("file:///a"), Ok(1), "not yet taken");
+    drain(&mut awake, &mut app);
+    awake.refresh_session(other.session_state());
+    assert_eq!(awake.resource_updated("file:///a"), Ok(0), "unsubscribed through the other engine");
+    // The deferred request is still held, and answered.
+    let deferred = app.deferred.pop().expect("deferred");
+    awake.reply_tool(&deferred).expect("live").text("late").finish();
+    assert_eq!(drain(&mut awake, &mut app)[0]["result"]["content"][0]["text"], "late");
+    // A state of no session changes nothing.
+    awake.refresh_session(engine().session_state());
+    assert_eq!(awake.session_state().version(), other.session_state().version());
+}
