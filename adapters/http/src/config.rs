@@ -216,9 +216,9 @@ pub struct TaskLimits {
     /// Most tasks one legacy session keeps at once (4; 0: none), each of `task_bytes`: the tasks
     /// of 2025-11-25 sessions (`params.task`), which live in the session's engine. The engine
     /// gets its table when it is made (one allocation, kept with the engine in the pool), and a
-    /// session holding a live task is not suspended. Not with a shared session store
-    /// ([`McpHttp::with_shared_sessions`](crate::McpHttp::with_shared_sessions)): a session's next
-    /// request may reach another replica, which has not its engine.
+    /// session holding a live task is not suspended. With a shared session store
+    /// ([`McpHttp::with_shared_sessions`](crate::McpHttp::with_shared_sessions)) the other
+    /// replicas send a session's requests about a task to the replica holding it ([`crate::shared`]).
     pub session_tasks: usize,
 }
 

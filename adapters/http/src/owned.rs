@@ -71,17 +71,23 @@ pub(crate) struct BufferPool {
     max: usize,
     /// The task table each new engine gets (legacy sessions' tasks), if any.
     session_tasks: Option<crate::TaskLimits>,
+    /// The sessions are shared by replicas ([`BufferPool::share_sessions`]).
+    shared: bool,
 }
 
 impl BufferPool {
     pub(crate) fn new(max: usize, session_tasks: Option<crate::TaskLimits>) -> Self {
-        BufferPool { free: Vec::new(), max, session_tasks }
+        BufferPool { free: Vec::new(), max, session_tasks, shared: false }
     }
 
-    /// Engines made from now on get no task table (a shared session store: see
-    /// [`TaskLimits::session_tasks`](crate::TaskLimits::session_tasks)); pooled ones are freed.
-    pub(crate) fn without_session_tasks(&mut self) {
-        self.session_tasks = None;
+    /// The sessions are shared by replicas from now on: the task tables of engines made from now
+    /// on ask a task's questions only through `tasks/result`
+    /// ([`TaskTable::asking_through_tasks_result_only`]: the client's GET stream may be on another
+    /// replica); pooled engines are freed.
+    ///
+    /// [`TaskTable::asking_through_tasks_result_only`]: mcp_sansio::server::tasks::TaskTable::asking_through_tasks_result_only
+    pub(crate) fn share_sessions(&mut self) {
+        self.shared = true;
         self.free.clear();
     }
 
@@ -103,8 +109,9 @@ impl BufferPool {
             }
             None => {
                 let mut engine = Box::new(OwnedEngine::on(config, OwnedBuffers::zeroed(rx_len, tx_len, input_len)));
-                if let Some(table) = self.session_tasks.and_then(|limits| crate::tasks::session_task_table(limits, now))
-                {
+                let table = self.session_tasks.and_then(|limits| crate::tasks::session_task_table(limits, now));
+                if let Some(table) = table {
+                    let table = if self.shared { table.asking_through_tasks_result_only() } else { table };
                     engine.get().set_task_table(table);
                 }
                 engine

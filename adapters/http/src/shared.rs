@@ -27,7 +27,13 @@
 //! - sends a 2026-07-28 request for a task it does not hold (`tasks/get`, `tasks/update`,
 //!   `tasks/cancel`) to the replica that holds it ([`Relayed::TaskCall`]) and answers with that
 //!   replica's answer, within [`HttpConfig::store_timeout`](crate::HttpConfig::store_timeout) (at
-//!   most 1 s; then it answers as for a task no replica holds);
+//!   most 1 s; then it answers as for a task no replica holds); and likewise a 2025-11-25 session's
+//!   `tasks/get`, `tasks/result` and `tasks/cancel` ([`Relayed::SessionTaskCall`]): the replica whose
+//!   engine for the session holds the task serves it on a stream of the session, whose events the
+//!   asking replica's response carries (from the store, as they are written: a `tasks/result`
+//!   waiting for its task, the task's questions on it). Such a session's task asks its questions
+//!   only on a `tasks/result` (the client's GET stream may be on another replica). A session's
+//!   `tasks/list` lists the tasks of every replica that answers within 250 ms;
 //! - with tasks ([`HttpConfig::tasks`](crate::HttpConfig::tasks)), says every second that its
 //!   process is alive ([`SharedSessions::beat`], for [`TASK_WORKER_TIMEOUT`]) and records each task
 //!   it creates ([`SharedSessions::save_task`], for the task's time to live): a task whose process
@@ -193,11 +199,23 @@ pub enum Relayed {
         /// The request, as POSTed.
         message: Vec<u8>,
     },
-    /// The answer to a [`Relayed::TaskCall`].
+    /// A 2025-11-25 request for a task of a shared session (`tasks/get`, `tasks/result`,
+    /// `tasks/cancel`) that reached a replica which does not hold the task: the replica whose
+    /// engine for the session holds it serves it and publishes the answer ([`Relayed::TaskAnswer`]).
+    SessionTaskCall {
+        /// Names the answer.
+        token: u64,
+        /// The session.
+        session: SessionId,
+        /// The request, as POSTed.
+        message: Vec<u8>,
+    },
+    /// The answer to a [`Relayed::TaskCall`] or a [`Relayed::SessionTaskCall`].
     TaskAnswer {
         /// The call's token.
         token: u64,
-        /// The answer (a JSON-RPC response).
+        /// The answer: to a `TaskCall` a JSON-RPC response; to a `SessionTaskCall` as the replica
+        /// that asked reads it (the response's stream, or its body).
         message: Vec<u8>,
     },
 }
@@ -249,6 +267,12 @@ impl Relayed {
                 out.extend_from_slice(&owner.to_be_bytes());
                 out.extend_from_slice(message);
             }
+            Relayed::SessionTaskCall { token, session, message } => {
+                out.push(b'K');
+                out.extend_from_slice(&token.to_be_bytes());
+                out.extend_from_slice(session.as_str().as_bytes());
+                out.extend_from_slice(message);
+            }
             Relayed::TaskAnswer { token, message } => {
                 out.push(b'U');
                 out.extend_from_slice(&token.to_be_bytes());
@@ -283,6 +307,12 @@ impl Relayed {
                 let (token, owner) = (u64::from_be_bytes(*token), u64::from_be_bytes(*owner));
                 Some(Relayed::TaskCall { token, owner, message: message.to_vec() })
             }
+            b'K' => {
+                let (token, rest) = rest.split_first_chunk::<8>()?;
+                let (session, message) = rest.split_at_checked(2 * mcp_sansio::http::SESSION_ID_RANDOM_BYTES)?;
+                let session = SessionId::parse(session)?;
+                Some(Relayed::SessionTaskCall { token: u64::from_be_bytes(*token), session, message: message.to_vec() })
+            }
             b'U' => {
                 let (token, message) = rest.split_first_chunk::<8>()?;
                 Some(Relayed::TaskAnswer { token: u64::from_be_bytes(*token), message: message.to_vec() })
@@ -315,12 +345,13 @@ mod tests {
             Relayed::Notice(Notice::ResourceUpdated("file:///a b".into())),
             Relayed::Session { session, state: vec![1, 2, 3] },
             Relayed::TaskCall { token: 7, owner: 9, message: b"{}".to_vec() },
+            Relayed::SessionTaskCall { token: 8, session, message: b"{}".to_vec() },
             Relayed::TaskAnswer { token: u64::MAX, message: b"{}".to_vec() },
         ];
         for message in messages {
             assert_eq!(Relayed::decode(&message.encode()), Some(message));
         }
-        for bad in [&b""[..], b"X", b"Lx", b"A0123", b"R\xff", b"T1234567", b"U1234"] {
+        for bad in [&b""[..], b"X", b"Lx", b"A0123", b"R\xff", b"T1234567", b"U1234", b"K12345678abc"] {
             assert_eq!(Relayed::decode(bad), None, "{bad:?}");
         }
     }

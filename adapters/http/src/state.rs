@@ -11,6 +11,7 @@ use mcp_sansio::endpoint::{Framing, Route, StreamId};
 use mcp_sansio::frame::EventId;
 use mcp_sansio::http::{SessionId, first_transmit_status, response_status, sse_events, sse_output_status};
 use mcp_sansio::jsonrpc::ParsedMessage;
+use mcp_sansio::server::tasks::TaskRecord;
 use mcp_sansio::server::{Handler, InputError, Received, SessionState};
 use mcp_sansio::time::Instant;
 use mcp_sansio::version::{Era, ProtocolVersion};
@@ -391,18 +392,29 @@ impl LegacySession {
         session
     }
 
-    /// Takes `state`, read from the shared store, as the session's, unless its engine is busy here
-    /// (then the engine is the session's truth). The counters stay this replica's own where they
-    /// are ahead: ids it gave out are not given out again.
+    /// Takes `state`, read from the shared store or told by another replica, as the session's.
+    /// The counters stay this replica's own where they are ahead: ids it gave out are not given
+    /// out again. An engine awake here (a request in flight, a live task) takes the session's
+    /// settings ([`Engine::refresh_session`](mcp_sansio::server::Engine::refresh_session)) unless
+    /// it changed them itself since the state was last shared (its change is written next).
     pub(crate) fn refresh(&mut self, state: SessionState) {
-        if self.live.is_none() {
-            self.suspended = Some(match self.suspended {
-                Some(mine) => state.with_counters_of(&mine),
-                None => state,
-            });
-            self.shared = Some(state);
-            self.confirmed = Some(StdInstant::now());
+        match &mut self.live {
+            None => {
+                self.suspended = Some(match self.suspended {
+                    Some(mine) => state.with_counters_of(&mine),
+                    None => state,
+                });
+            }
+            Some(live) => {
+                let engine = live.get();
+                if self.shared.is_some_and(|shared| !shared.same_session(&engine.session_state())) {
+                    return;
+                }
+                engine.refresh_session(state);
+            }
         }
+        self.shared = Some(state);
+        self.confirmed = Some(StdInstant::now());
     }
 
     /// Whether the copy was read, written or told of within `fresh` (and may be served without
@@ -458,6 +470,9 @@ impl LegacySession {
             }
             engine
         });
+        if let Some(tasks) = live.get().task_table() {
+            tasks.set_owner(session_owner(id));
+        }
         let _serving = crate::serving::mark(crate::Serving::Session(id));
         let result = live.run(handler, now, f);
         self.streams.drain(live.get(), handler, now, Some((events, id)));
@@ -481,6 +496,27 @@ impl LegacySession {
             let engine = live.get();
             engine.awaiting_answers() > 0 || engine.awaiting_input()
         })
+    }
+
+    /// Whether the session's engine here holds the live task `task` (a shared session's task
+    /// lives in the engine of the replica that created it).
+    pub(crate) fn holds_task(&mut self, now: Instant, id: SessionId, task: &str) -> bool {
+        let tasks = self.live.as_mut().and_then(|live| live.get().task_table());
+        tasks.is_some_and(|tasks| {
+            tasks.set_owner(session_owner(id));
+            tasks.contains(now, task)
+        })
+    }
+
+    /// Whether the session's engine here holds any task (kept until its time to live ends).
+    pub(crate) fn holds_tasks(&mut self) -> bool {
+        self.live.as_mut().and_then(|live| live.get().task_table()).is_some_and(|tasks| !tasks.is_empty())
+    }
+
+    /// The task the session's last request created here, taken once (see
+    /// [`TaskTable::take_created`](mcp_sansio::server::tasks::TaskTable::take_created)).
+    pub(crate) fn take_created_task(&mut self) -> Option<TaskRecord> {
+        self.live.as_mut().and_then(|live| live.get().task_table()).and_then(|tasks| tasks.take_created())
     }
 
     /// Whether the session's engine is suspended: between requests, holding nothing but the
@@ -512,6 +548,14 @@ impl LegacySession {
         let unread = self.streams.open_readers() == 0;
         unread && (self.sse_transport || now.duration_since(self.last_used) >= timeout)
     }
+}
+
+/// The owner of a legacy session's tasks ([`TaskTable::set_owner`]): read from its id, so that a
+/// task the shared store records is taken in, once its replica stopped, by that session alone.
+///
+/// [`TaskTable::set_owner`]: mcp_sansio::server::tasks::TaskTable::set_owner
+pub(crate) fn session_owner(id: SessionId) -> u64 {
+    id.as_str().get(..16).and_then(|hex| u64::from_str_radix(hex, 16).ok()).unwrap_or(0)
 }
 
 /// Receive buffer of a session's engine: HTTP hands it whole messages, so it is never used.

@@ -501,6 +501,149 @@ async fn a_task_whose_replica_stopped_is_answered_for_as_failed_by_another() {
     assert_eq!(got["result"]["status"], "failed", "{got}");
 }
 
+/// A 2025-11-25 request of session `sid`; its answer (a JSON body or the stream's last event).
+async fn legacy(addr: SocketAddr, sid: &str, id: u32, method: &str, params: Value) -> Value {
+    let reply = post(addr, sid, &json!({"jsonrpc":"2.0","id":id,"method":method,"params":params})).await;
+    serde_json::from_slice(&reply.body).unwrap_or_else(|_| reply.events().pop().expect("an answer"))
+}
+
+/// A session (2025-11-25, taking elicitation) opened on `opened` and initialized on `initialized`.
+async fn asking_session(opened: SocketAddr, initialized: SocketAddr) -> String {
+    let sid = support::open_asking_session(opened).await;
+    let notification = json!({"jsonrpc":"2.0","method":"notifications/initialized"});
+    assert_eq!(post(initialized, &sid, &notification).await.status, 202);
+    sid
+}
+
+/// Calls `tool` as a 2025-11-25 task of session `sid` on `addr`: the task's id.
+async fn legacy_task(addr: SocketAddr, sid: &str, tool: &str) -> String {
+    let created = legacy(addr, sid, 1, "tools/call", json!({"name": tool, "task": {"ttl": 60_000}})).await;
+    created["result"]["task"]["taskId"].as_str().unwrap_or_else(|| panic!("a task: {created}")).to_owned()
+}
+
+#[tokio::test]
+async fn a_sessions_task_is_followed_read_and_cancelled_through_any_replica() {
+    let store = Store::default();
+    let replicas = [replica(1, &store).await, replica(2, &store).await, replica(3, &store).await];
+    let sid = asking_session(replicas[0], replicas[1]).await;
+    let task = legacy_task(replicas[0], &sid, "remember").await;
+    assert!(store.tasks.lock().unwrap().contains_key(&task), "recorded in the store");
+    for (i, addr) in replicas.iter().enumerate() {
+        let got = legacy(*addr, &sid, 2 + i as u32, "tasks/get", json!({"taskId": task})).await;
+        assert_eq!(got["id"], 2 + i as u32, "replica {}: {got}", i + 1);
+        assert_eq!(got["result"]["status"], "completed", "replica {}: {got}", i + 1);
+    }
+    let result = legacy(replicas[2], &sid, 5, "tasks/result", json!({"taskId": task})).await;
+    assert_eq!(result["result"]["content"][0]["text"], "remembered", "{result}");
+    assert_eq!(result["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], task, "{result}");
+    // No replica holds it: answered as unknown (after the others had their chance); nor does
+    // another session see it.
+    let unknown = legacy(replicas[1], &sid, 6, "tasks/get", json!({"taskId": "0000"})).await;
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    let other = asking_session(replicas[1], replicas[2]).await;
+    let foreign = legacy(replicas[2], &other, 7, "tasks/get", json!({"taskId": task})).await;
+    assert_eq!(foreign["error"]["code"], -32602, "{foreign}");
+    // Cancelled through another replica: ended already, so refused as its replica refuses it.
+    let cancel = legacy(replicas[2], &sid, 8, "tasks/cancel", json!({"taskId": task})).await;
+    let here = legacy(replicas[0], &sid, 9, "tasks/cancel", json!({"taskId": task})).await;
+    assert_eq!(cancel["error"], here["error"], "{cancel} {here}");
+    assert!(cancel["error"].is_object(), "{cancel}");
+    // A task still working, cancelled through another replica.
+    let working = legacy_task(replicas[1], &sid, "linger").await;
+    let cancelled = legacy(replicas[0], &sid, 10, "tasks/cancel", json!({"taskId": working})).await;
+    assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+    let got = legacy(replicas[2], &sid, 11, "tasks/get", json!({"taskId": working})).await;
+    assert_eq!(got["result"]["status"], "cancelled", "{got}");
+    // Listed through any replica: the tasks of every replica, the one asked holding one or none.
+    for (i, addr) in replicas.iter().enumerate() {
+        let listed = legacy(*addr, &sid, 12 + i as u32, "tasks/list", json!({})).await;
+        assert_eq!(listed["id"], 12 + i as u32, "{listed}");
+        let mut ids: Vec<&str> = listed["result"]["tasks"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{listed}"))
+            .iter()
+            .map(|task| task["taskId"].as_str().unwrap())
+            .collect();
+        ids.sort_unstable();
+        let mut want = [task.as_str(), working.as_str()];
+        want.sort_unstable();
+        assert_eq!(ids, want, "replica {}: {listed}", i + 1);
+    }
+    // Another session's list has none of them.
+    let listed = legacy(replicas[0], &other, 15, "tasks/list", json!({})).await;
+    assert_eq!(listed["result"]["tasks"], json!([]), "{listed}");
+    // Replica 2's engine for the session stays awake (it holds a task), and still takes what
+    // another replica changed: the level set through replica 1 silences its info log.
+    let level = json!({"jsonrpc":"2.0","id":16,"method":"logging/setLevel","params":{"level":"error"}});
+    assert!(post(replicas[0], &sid, &level).await.events()[0]["result"].is_object());
+    let events = post(replicas[1], &sid, &echo(17, "quiet")).await.events();
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0]["result"]["content"][0]["text"], "quiet");
+}
+
+#[tokio::test]
+async fn a_sessions_task_asks_through_the_tasks_result_another_replica_serves() {
+    let store = Store::default();
+    let replicas = [replica(1, &store).await, replica(2, &store).await, replica(3, &store).await];
+    let sid = asking_session(replicas[0], replicas[1]).await;
+    let task = legacy_task(replicas[0], &sid, "confirm").await;
+    let got = legacy(replicas[1], &sid, 2, "tasks/get", json!({"taskId": task})).await;
+    assert_eq!(got["result"]["status"], "input_required", "{got}");
+    // tasks/result through replica 3: the question comes on its stream, from replica 1's engine.
+    let session = [JSON, BOTH, ("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    let read = json!({"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId": task}});
+    let mut stream = post_kept_open(replicas[2], &session, &read.to_string()).await;
+    let mut raw = Vec::new();
+    let body = read_events(&mut stream, &mut raw, 1).await;
+    let question: Value = serde_json::from_str(&support::sse_data(&body)[0]).unwrap();
+    assert_eq!(question["method"], "elicitation/create", "{question}");
+    assert_eq!(question["params"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], task, "{question}");
+    // Its priming event names replica 1's stream, which a client may resume on any replica.
+    let ids = support::sse_ids(&body);
+    assert!(ids.iter().all(|id| id.split('-').next().unwrap().parse::<u32>().unwrap() >> 24 == 1), "{ids:?}");
+    // Answered through replica 2: relayed to replica 1, where the task runs on; its result ends
+    // the stream replica 3 serves.
+    let answer = json!({"jsonrpc":"2.0","id":question["id"],"result":{"action":"accept","content":{"ok":true}}});
+    assert_eq!(send(replicas[1], "POST", &session, &answer.to_string()).await.status, 202);
+    let body = read_events(&mut stream, &mut raw, 2).await;
+    let result: Value = serde_json::from_str(&support::sse_data(&body)[1]).unwrap();
+    assert_eq!(result["id"], 3, "{result}");
+    assert_eq!(result["result"]["content"][0]["text"], "confirmed", "{result}");
+    let got = legacy(replicas[2], &sid, 4, "tasks/get", json!({"taskId": task})).await;
+    assert_eq!(got["result"]["status"], "completed", "{got}");
+}
+
+#[tokio::test]
+async fn a_sessions_task_whose_replica_stopped_is_answered_for_as_failed_by_another() {
+    let store = Store::default();
+    let (worker, endpoint, served) = replica_with(1, &store, Duration::ZERO).await;
+    let (other, third) = (replica(2, &store).await, replica(3, &store).await);
+    let sid = asking_session(worker, other).await;
+    let task = legacy_task(worker, &sid, "linger").await;
+    let got = legacy(other, &sid, 2, "tasks/get", json!({"taskId": task})).await;
+    assert_eq!(got["result"]["status"], "working", "answered by its replica: {got}");
+
+    served.abort();
+    drop(endpoint);
+    let started = std::time::Instant::now();
+    let failed = loop {
+        let got = legacy(other, &sid, 3, "tasks/get", json!({"taskId": task})).await;
+        if got["result"]["status"] == "failed" {
+            break got;
+        }
+        assert_eq!(got["result"]["status"], "working", "never unknown: {got}");
+        assert!(started.elapsed() < Duration::from_secs(10), "failed within the beat's timeout: {got}");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    let message = failed["result"]["statusMessage"].as_str().unwrap_or_default().to_owned();
+    assert!(message.contains("stopped"), "{failed}");
+    // Through the third replica too, and its tasks/result is the failure.
+    let got = legacy(third, &sid, 4, "tasks/get", json!({"taskId": task})).await;
+    assert_eq!(got["result"]["status"], "failed", "{got}");
+    let result = legacy(third, &sid, 5, "tasks/result", json!({"taskId": task})).await;
+    assert!(result["error"]["message"].as_str().unwrap_or_default().contains("stopped"), "{result}");
+}
+
 #[tokio::test]
 async fn a_fresh_copy_is_served_without_the_store_and_a_session_ended_elsewhere_ends_it() {
     let store = Store::default();

@@ -33,6 +33,7 @@ use crate::store::{EventStore, MemorySessionStore, SessionStore, StreamState};
 
 mod application;
 mod post;
+mod session_tasks;
 mod sessions;
 mod shards;
 mod shared;
@@ -74,7 +75,7 @@ pub(crate) struct Inner<H> {
     /// With shared sessions, the queue of the SSE events to write to the shared store.
     pub(crate) events_queue: std::sync::OnceLock<tokio::sync::mpsc::Sender<crate::shared::SharedEvent>>,
     /// Task requests sent to the other replicas, waiting for their answers, by token.
-    pub(crate) forwarded: Mutex<std::collections::HashMap<u64, tokio::sync::oneshot::Sender<Vec<u8>>>>,
+    pub(crate) forwarded: Mutex<std::collections::HashMap<u64, tokio::sync::mpsc::UnboundedSender<Vec<u8>>>>,
 }
 
 impl<H> Inner<H> {

@@ -150,6 +150,11 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 let _entered = span.enter();
                 let context = (config, &mut state.pool, state.events.as_mut(), id);
                 let (route, received) = session.handle_post(context, &mut state.handler, now, answer, &body);
+                if self.inner.shared.get().is_some()
+                    && let Some(record) = session.take_created_task()
+                {
+                    self.record_task(record);
+                }
                 let version = session.version();
                 (Era::Legacy, route, received, Some(id), version)
             }

@@ -47,8 +47,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         if self.inner.shared.set(Arc::new(store)).is_err() {
             tracing::warn!("a shared session store is set already; the second is ignored");
         }
-        // A session's tasks live in its engine, in one replica: none with replicas.
-        self.each_shard(|state| state.pool.without_session_tasks());
+        self.each_shard(|state| state.pool.share_sessions());
         if let (Some(shared), Ok(_)) = (self.inner.shared.get(), tokio::runtime::Handle::try_current()) {
             self.inner.listening.call_once(|| self.start_sharing(shared));
         }
@@ -106,7 +105,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             Ok(read) => read,
             Err(error) => return Some(*unavailable(id, &error, "stream not read from the shared store")),
         };
-        let mut last = read.events.last().map_or(after.sequence(), |(sequence, _)| *sequence);
+        let last = read.events.last().map_or(after.sequence(), |(sequence, _)| *sequence);
         let replayed: VecDeque<Bytes> = read.events.into_iter().map(|(_, event)| event).collect();
         tracing::debug!(
             stream = after.stream(),
@@ -131,8 +130,22 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             let rx = session.streams.attach(standalone, Framing::Sse);
             return Some(sse_response(200, None, replayed, Some(rx), Some(config.sse_keep_alive)));
         }
+        let rx = self.tail(shared, id, after.stream(), last);
+        Some(sse_response(200, None, replayed, Some(rx), Some(config.sse_keep_alive)))
+    }
+
+    /// The events of another replica's stream `stream` of session `id` after sequence `last`, read
+    /// from the shared store as its replica writes them, until the stream ends or its reader goes.
+    pub(super) fn tail(
+        &self,
+        shared: Arc<dyn SharedSessions>,
+        id: SessionId,
+        stream: u32,
+        mut last: u64,
+    ) -> tokio::sync::mpsc::Receiver<Bytes> {
+        let config = &self.inner.config;
         let (tx, rx) = tokio::sync::mpsc::channel(config.sse_buffer_messages.max(1));
-        let (stream, limit) = (after.stream(), config.store_timeout + TAIL_WAIT);
+        let limit = config.store_timeout + TAIL_WAIT;
         tokio::spawn(async move {
             while !tx.is_closed() {
                 match within(limit, shared.read_events(id, stream, last, TAIL_WAIT)).await {
@@ -148,13 +161,13 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                         }
                     }
                     Err(error) => {
-                        tracing::warn!(session = ?id, stream, %error, "resumed stream: shared store not read; trying again");
+                        tracing::warn!(session = ?id, stream, %error, "another replica's stream: shared store not read; trying again");
                         tokio::time::sleep(Duration::from_secs(1)).await;
                     }
                 }
             }
         });
-        Some(sse_response(200, None, replayed, Some(rx), Some(config.sse_keep_alive)))
+        rx
     }
 
     /// Takes, from now on, what the replicas publish ([`SharedSessions::subscribe`]).
@@ -169,16 +182,17 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                     Some(Relayed::Answer { session, message }) => endpoint.take_relayed(session, &message),
                     Some(Relayed::Notice(notice)) => endpoint.tell(&notice),
                     Some(Relayed::Session { session, state }) => endpoint.take_state(session, &state),
+                    // This replica's own calls come back too: answered where they were made.
+                    Some(Relayed::TaskCall { token, .. } | Relayed::SessionTaskCall { token, .. })
+                        if endpoint.asked(token) => {}
                     Some(Relayed::TaskCall { token, owner, message }) => {
                         if let Some(answer) = endpoint.serve_task_call(owner, &message) {
-                            let shared = Arc::clone(&shared);
-                            let limit = endpoint.inner.config.store_timeout;
-                            tokio::spawn(async move {
-                                let answer = Relayed::TaskAnswer { token, message: answer }.encode();
-                                if let Err(error) = within(limit, shared.publish(answer)).await {
-                                    tracing::warn!(%error, "a task request's answer not published");
-                                }
-                            });
+                            endpoint.publish_task_answer(&shared, token, answer);
+                        }
+                    }
+                    Some(Relayed::SessionTaskCall { token, session, message }) => {
+                        if let Some(answer) = endpoint.serve_session_task_call(session, &message) {
+                            endpoint.publish_task_answer(&shared, token, answer);
                         }
                     }
                     Some(Relayed::TaskAnswer { token, message }) => endpoint.take_task_answer(token, message),
@@ -282,11 +296,11 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     async fn restore(&self, id: SessionId, shared: Arc<dyn SharedSessions>) -> Result<(), Box<Response<ResponseBody>>> {
         {
             let mut state = self.inner.session_shard(id);
-            // A session whose engine is busy here is its own truth; an HTTP+SSE session is this
-            // replica's alone (it lives on one connection); a copy confirmed a moment ago is
-            // up to date (HttpConfig::shared_state_fresh).
+            // An HTTP+SSE session is this replica's alone (it lives on one connection); a copy
+            // confirmed a moment ago is up to date (HttpConfig::shared_state_fresh). An engine
+            // awake here (a live task) takes what the other replicas changed (`refresh`).
             let fresh = self.inner.config.shared_state_fresh;
-            if state.sessions.get_mut(&id).is_some_and(|s| s.sse_transport || !s.is_suspended() || s.is_fresh(fresh)) {
+            if state.sessions.get_mut(&id).is_some_and(|s| s.sse_transport || s.is_fresh(fresh)) {
                 return Ok(());
             }
         }

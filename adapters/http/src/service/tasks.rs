@@ -21,9 +21,12 @@ use crate::body::{AbortGuard, ResponseBody};
 use crate::response::HeaderView;
 use crate::shared::{Relayed, SharedSessions, TASK_WORKER_TIMEOUT, within};
 
+/// The status message of a task whose replica stopped, answered for by another.
+pub(super) const LOST_TASK: &str = "the replica running this task stopped";
+
 /// Longest wait for another replica's answer to a task request (within the store timeout): a task
 /// no replica holds is then answered here as unknown.
-const FORWARD_WAIT: Duration = Duration::from_secs(1);
+pub(super) const FORWARD_WAIT: Duration = Duration::from_secs(1);
 
 impl<H: Handler + Send + 'static> McpHttp<H> {
     /// A 2026-07-28 request for a task this replica does not hold, answered by the replica that
@@ -38,8 +41,11 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     ) -> Option<Response<ResponseBody>> {
         let shared = std::sync::Arc::clone(self.inner.shared.get()?);
         // Most requests are not about a task: a scan for the word spares them a parse.
-        if session.is_some() || !body.windows(6).any(|w| w == b"tasks/") {
+        if !body.windows(6).any(|w| w == b"tasks/") {
             return None;
+        }
+        if let Some(id) = session {
+            return Box::pin(self.forward_session_task(id, headers, body)).await;
         }
         let config = &self.inner.config;
         let task = {
@@ -64,7 +70,8 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         // The beat of a replica that stopped just now ends within TASK_WORKER_TIMEOUT.
         let deadline = tokio::time::Instant::now() + TASK_WORKER_TIMEOUT + FORWARD_WAIT;
         let message = loop {
-            if let Some(message) = self.ask_replicas(&shared, body, owner).await {
+            let call = |token| Relayed::TaskCall { token, owner, message: body.to_vec() };
+            if let Some(message) = self.ask_replicas(&shared, call).await {
                 break Some(message);
             }
             match self.task_worker(&shared, &task, owner).await {
@@ -88,27 +95,66 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         Some(super::post::json_answer(Era::Modern, None, Bytes::from(message), &mut guard, HeaderMap::new()))
     }
 
-    /// Publishes a task request to the other replicas: the answer of the one holding the task, if
-    /// one answered within [`FORWARD_WAIT`].
-    async fn ask_replicas(&self, shared: &Arc<dyn SharedSessions>, body: &[u8], owner: u64) -> Option<Vec<u8>> {
+    /// Publishes a task request (`call`, given its token) to the other replicas: the answer of the
+    /// one holding the task, if one answered within [`FORWARD_WAIT`].
+    pub(super) async fn ask_replicas(
+        &self,
+        shared: &Arc<dyn SharedSessions>,
+        call: impl FnOnce(u64) -> Relayed,
+    ) -> Option<Vec<u8>> {
+        let wait = self.inner.config.store_timeout.min(FORWARD_WAIT);
+        let (token, mut answers) = self.publish_call(shared, call, wait).await?;
+        let answer = tokio::time::timeout(wait, answers.recv()).await.ok().flatten();
+        self.forwarded().remove(&token);
+        answer
+    }
+
+    /// Publishes a request (`call`, given its token) to the other replicas: every answer that
+    /// came within `wait` (at most [`FORWARD_WAIT`]).
+    pub(super) async fn gather_answers(
+        &self,
+        shared: &Arc<dyn SharedSessions>,
+        call: impl FnOnce(u64) -> Relayed,
+        wait: Duration,
+    ) -> Vec<Vec<u8>> {
+        let wait = self.inner.config.store_timeout.min(wait).min(FORWARD_WAIT);
+        let Some((token, mut answers)) = self.publish_call(shared, call, wait).await else { return Vec::new() };
+        let mut gathered = Vec::new();
+        let until = tokio::time::Instant::now() + wait;
+        while let Ok(Some(answer)) = tokio::time::timeout_at(until, answers.recv()).await {
+            gathered.push(answer);
+        }
+        self.forwarded().remove(&token);
+        gathered
+    }
+
+    /// Publishes `call` under a new token, within `wait`: the token and where its answers come.
+    async fn publish_call(
+        &self,
+        shared: &Arc<dyn SharedSessions>,
+        call: impl FnOnce(u64) -> Relayed,
+        wait: Duration,
+    ) -> Option<(u64, tokio::sync::mpsc::UnboundedReceiver<Vec<u8>>)> {
         let mut random = [0u8; 8];
         getrandom::fill(&mut random).ok()?;
         let token = u64::from_be_bytes(random);
-        let (answer, answered) = tokio::sync::oneshot::channel();
+        let (answer, answers) = tokio::sync::mpsc::unbounded_channel();
         self.forwarded().insert(token, answer);
-        let call = Relayed::TaskCall { token, owner, message: body.to_vec() }.encode();
-        let wait = self.inner.config.store_timeout.min(FORWARD_WAIT);
-        let message = match within(wait, shared.publish(call)).await {
-            Ok(()) => tokio::time::timeout(wait, answered).await.ok().and_then(Result::ok),
-            Err(_) => None,
-        };
-        self.forwarded().remove(&token);
-        message
+        if within(wait, shared.publish(call(token).encode())).await.is_err() {
+            self.forwarded().remove(&token);
+            return None;
+        }
+        Some((token, answers))
     }
 
     /// The worker the store names for task `id` of `owner`, and its record (`None`: no such
     /// record, or an id this server could not have given).
-    async fn task_worker(&self, shared: &Arc<dyn SharedSessions>, id: &str, owner: u64) -> Option<(u64, TaskRecord)> {
+    pub(super) async fn task_worker(
+        &self,
+        shared: &Arc<dyn SharedSessions>,
+        id: &str,
+        owner: u64,
+    ) -> Option<(u64, TaskRecord)> {
         if id.len() != mcp_sansio::server::tasks::TASK_ID_LEN || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
             return None;
         }
@@ -121,11 +167,10 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     /// Takes in, failed, task `id`, whose worker `worker` has stopped (its beat ended, see
     /// [`TASK_WORKER_TIMEOUT`]); records it as this replica's then.
     fn adopt_lost_task(&self, id: &str, worker: u64, record: &TaskRecord) {
-        let message = "the replica running this task stopped";
         let adopted = {
             let mut state = self.inner.free_shard();
             let now = self.now();
-            state.stateless.get().task_table().is_some_and(|tasks| tasks.adopt_failed(now, record, message))
+            state.stateless.get().task_table().is_some_and(|tasks| tasks.adopt_failed(now, record, LOST_TASK))
         };
         if adopted {
             tracing::warn!(task = %id, worker = format!("{worker:016x}"), "a task whose replica stopped is answered for here, as failed");
@@ -166,7 +211,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
 
     fn forwarded(
         &self,
-    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<u64, tokio::sync::oneshot::Sender<Vec<u8>>>> {
+    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<u64, tokio::sync::mpsc::UnboundedSender<Vec<u8>>>> {
         self.inner.forwarded.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
@@ -191,9 +236,27 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         reader.frames.pop_front().map(|bytes| bytes.to_vec())
     }
 
-    /// Hands another replica's answer to the task request waiting for it here.
+    /// Publishes this replica's `answer` to another replica's task request `token` (in the
+    /// background).
+    pub(super) fn publish_task_answer(&self, shared: &Arc<dyn SharedSessions>, token: u64, answer: Vec<u8>) {
+        let (shared, limit) = (Arc::clone(shared), self.inner.config.store_timeout);
+        tokio::spawn(async move {
+            let answer = Relayed::TaskAnswer { token, message: answer }.encode();
+            if let Err(error) = within(limit, shared.publish(answer)).await {
+                tracing::warn!(%error, "a task request's answer not published");
+            }
+        });
+    }
+
+    /// Whether `token` names a task request this replica published and waits for answers to.
+    pub(super) fn asked(&self, token: u64) -> bool {
+        self.forwarded().contains_key(&token)
+    }
+
+    /// Hands another replica's answer to the task request waiting for it here (which takes the
+    /// first, or every one within its wait).
     pub(super) fn take_task_answer(&self, token: u64, message: Vec<u8>) {
-        if let Some(waiting) = self.forwarded().remove(&token) {
+        if let Some(waiting) = self.forwarded().get(&token) {
             let _ = waiting.send(message);
         }
     }

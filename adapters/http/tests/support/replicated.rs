@@ -4,18 +4,22 @@
 use mcp_sansio::mcp::{ListCapability, LoggingLevel, ResourceCapability, ServerCapabilities, TaskSupport};
 use mcp_sansio::server::{Handler, InputRequest, Resource, Tool, ToolCall, ToolReply};
 
-static TOOLS: [Tool<'static>; 4] = [
+static TOOLS: [Tool<'static>; 5] = [
     Tool::new("echo", "Echoes text, logging it at info", r#"{"type":"object"}"#),
     Tool::new("greet", "Asks the user's name, then greets", r#"{"type":"object"}"#),
     Tool::new("remember", "Runs as a task when the client can take one", r#"{"type":"object"}"#)
         .with_task_support(TaskSupport::Optional),
     Tool::new("linger", "Runs as a task that never ends", r#"{"type":"object"}"#)
         .with_task_support(TaskSupport::Required),
+    Tool::new("confirm", "Runs as a task that asks the user to confirm", r#"{"type":"object"}"#)
+        .with_task_support(TaskSupport::Optional),
 ];
 
 static RESOURCES: [Resource<'static>; 1] = [Resource::new("file:///watched", "watched")];
 
 const NAME_FORM: &str = r#"{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}"#;
+
+const CONFIRM_FORM: &str = r#"{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}"#;
 
 /// Echoes (logging at info) and greets (asking the name first): a server whose requests to the
 /// client cross replicas.
@@ -42,6 +46,17 @@ impl Handler for Replicated {
                 let _ = reply.defer();
             }
             return;
+        }
+        if call.name == "confirm" {
+            let _ = reply.run_as_task();
+            let answer = call.context.input("ok").and_then(|a| a.get("content")).and_then(|c| c.get("ok"));
+            return match answer.and_then(|ok| ok.as_bool()) {
+                Some(ok) => reply.text(if ok { "confirmed" } else { "not confirmed" }).finish(),
+                None => {
+                    let ask = InputRequest::ElicitForm { message: "Go on?", requested_schema: CONFIRM_FORM };
+                    reply.input_required().request("ok", ask).finish()
+                }
+            };
         }
         if call.name == "greet" {
             let name = call.context.input("name").and_then(|a| a.get("content")).and_then(|c| c.get("name"));
