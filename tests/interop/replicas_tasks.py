@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tasks on replicas behind nginx, in both eras, and a task whose replica is killed (issues #25, #27).
 
-Usage: replicas_tasks.py [--server BIN] [--keep]     (target/debug/conformance-server)
+Usage: replicas_tasks.py [--server BIN] [--mcp BIN] [--keep]   (target/debug/conformance-server, target/debug/mcp)
 
 Starts three replicas of the conformance server with `deploy/replicas start` (Redis between them,
 nginx round robin in front; see replicas.py's Deployment), then:
@@ -11,12 +11,14 @@ nginx round robin in front; see replicas.py's Deployment), then:
 - replica 0 killed (SIGKILL); `tasks/get` through nginx every half second: working until the
   replica asked finds replica 0 silent and its beat ended, then failed with a status message saying
   its replica stopped, within 15 s; never unknown;
-- every replica asked afterwards: failed (the one that took it in answers for it).
+- every replica asked afterwards: failed (the one that took it in answers for it);
+- before the kill, a 2-second task started through nginx and polled through nginx to completed.
 The same in a 2025-11-25 session opened through nginx (its state shared through Redis): a task
 (`params.task`) polled through nginx (each poll another replica) to completion and read with
 `tasks/result`; `confirm_delete` as a task, whose question comes on the stream of a `tasks/result`
 sent through nginx and whose answer, POSTed through nginx, reaches the replica running the task;
-a task started on replica 0 ends failed once replica 0 is killed.
+`mcp call --task` (our client) runs `confirm_delete` through nginx, answering its question; a task
+started on replica 0 ends failed once replica 0 is killed.
 Prints one line per check and `replicas-tasks interop: N passed, M failed` last; exits non-zero on
 a failure. Run with the interpreter of .cache/peers/venv.
 """
@@ -27,6 +29,7 @@ import argparse
 import json
 import os
 import shutil
+import subprocess
 import sys
 import time
 import urllib.error
@@ -109,7 +112,7 @@ def poll(s: RawSession, addr: str, task: str, until: set[str], seconds: float) -
     return seen
 
 
-def legacy_tasks(c: Checks, dep: Deployment) -> tuple[RawSession, str | None]:
+def legacy_tasks(c: Checks, dep: Deployment, mcp: str) -> tuple[RawSession, str | None]:
     """The 2025-11-25 checks before the kill: the session, and the id of its task on replica 0."""
     nginx = dep.url.split("//", 1)[1].split("/", 1)[0]
     s = legacy_session(c, nginx)
@@ -154,6 +157,14 @@ def legacy_tasks(c: Checks, dep: Deployment) -> tuple[RawSession, str | None]:
     c.check("2025-11-25: tasks/list through nginx lists both tasks, whichever replicas hold them",
             len(ids) == 2 and None not in ids, listed)
 
+    # Our client, `mcp`, through nginx: a task with a question, followed to its end.
+    done = subprocess.run([mcp, "--era", "legacy", "--elicit", 'accept:{"confirm":true}', "call", "--task",
+                           dep.url, "confirm_delete", "filename=plan.txt"],
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    c.check("2025-11-25: `mcp call --task` through nginx answers the question, the task ends completed",
+            done.returncode == 0 and "Deleted 'plan.txt'" in done.stdout and "input_required" in done.stderr
+            and "completed" in done.stderr, (done.returncode, done.stdout, done.stderr))
+
     lost = legacy_task(s, dep.addrs[0], "slow_compute", {"seconds": 600, "label": "lost"})
     c.check("2025-11-25: slow_compute as a task on replica 0", isinstance(lost, str), lost)
     if lost:
@@ -166,6 +177,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
     ap.add_argument("--server", default=os.path.join(target, "debug", "conformance-server"))
+    ap.add_argument("--mcp", default=os.path.join(target, "debug", "mcp"), help="our command-line client")
     ap.add_argument("--keep", action="store_true", help="keep the runtime directory")
     a = ap.parse_args()
 
@@ -186,7 +198,24 @@ def main() -> int:
         c.equal("tasks/get through nginx before the kill: working", (got.get("result") or {}).get("status"),
                 "working")
 
-        session, lost = legacy_tasks(c, dep)
+        # A task started through nginx, polled to completion through nginx (each poll another replica).
+        call = request(50, "tools/call", {"name": "slow_compute", "arguments": {"seconds": 2, "label": "done"}})
+        done = (post(dep.url, call).get("result") or {}).get("taskId")
+        statuses: list[str] = []
+        end = time.monotonic() + 15
+        while done and time.monotonic() < end and statuses[-1:] != ["completed"]:
+            time.sleep(0.3)
+            got = post(dep.url, request(51 + len(statuses), "tasks/get", {"taskId": done}))
+            statuses.append((got.get("result") or {}).get("status") or f"error {(got.get('error') or {}).get('code')}")
+        c.check(f"a task through nginx polled to completed ({len(statuses)} polls, each another replica)",
+                statuses[-1:] == ["completed"] and set(statuses) <= {"working", "completed"} and len(statuses) >= 3,
+                statuses)
+        if statuses[-1:] == ["completed"]:
+            result = ((got.get("result") or {}).get("result") or {}).get("content") or [{}]
+            c.check("its result, read through nginx: the computation's", "Result: 42" in result[0].get("text", ""),
+                    got)
+
+        session, lost = legacy_tasks(c, dep, os.path.abspath(a.mcp))
 
         dep.kill(0)
         started = time.monotonic()
