@@ -186,7 +186,9 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         tokio::spawn(async move {
             let mut bytes = worker.to_be_bytes().to_vec();
             bytes.extend_from_slice(&record.encode());
-            if let Err(error) = within(timeout, shared.save_task(record.id().to_owned(), bytes, limits.ttl)).await {
+            // Kept as long as the task (a 2025-11-25 request may ask for less than the table's).
+            let ttl = record.ttl_ms().map_or(limits.ttl, Duration::from_millis);
+            if let Err(error) = within(timeout, shared.save_task(record.id().to_owned(), bytes, ttl)).await {
                 tracing::warn!(task = record.id(), %error, "task not recorded in the shared store");
             }
         });

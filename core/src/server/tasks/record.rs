@@ -23,24 +23,29 @@ pub fn named_task<'a>(message: &Message<'a>) -> Option<&'a str> {
     }
 }
 
-/// A task as another replica needs to know it: its id, the authorization context it belongs to
-/// and when it was created.
+/// A task as another replica needs to know it: its id, the authorization context it belongs to,
+/// when it was created and how long it is kept.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TaskRecord {
     id: [u8; TASK_ID_LEN],
     owner: u64,
     created_unix_ms: u64,
+    /// 0: not recorded (a record of an earlier layout).
+    ttl_ms: u64,
 }
 
 impl TaskRecord {
-    /// Bytes of [`TaskRecord::encode`]: a version byte, the id, the owner and the creation time.
-    pub const ENCODED_LEN: usize = 1 + TASK_ID_LEN + 8 + 8;
+    /// Bytes of [`TaskRecord::encode`]: a version byte, the id, the owner, the creation time and
+    /// the time to live.
+    pub const ENCODED_LEN: usize = 1 + TASK_ID_LEN + 8 + 8 + 8;
 
     /// The layout [`TaskRecord::encode`] writes.
-    const VERSION: u8 = 1;
+    const VERSION: u8 = 2;
+    /// The earlier layout, without the time to live, which [`TaskRecord::decode`] still reads.
+    const VERSION_1: u8 = 1;
 
-    pub(super) fn new(id: [u8; TASK_ID_LEN], owner: u64, created_unix_ms: u64) -> Self {
-        TaskRecord { id, owner, created_unix_ms }
+    pub(super) fn new(id: [u8; TASK_ID_LEN], owner: u64, created_unix_ms: u64, ttl_ms: u64) -> Self {
+        TaskRecord { id, owner, created_unix_ms, ttl_ms }
     }
 
     /// The task's id.
@@ -63,29 +68,43 @@ impl TaskRecord {
         self.created_unix_ms
     }
 
+    /// How long the task is kept after its creation, in milliseconds (what its table allowed, or
+    /// less if a 2025-11-25 request asked for less): how long a store needs the record. `None` for
+    /// a record of the earlier layout, which did not say (its table's then).
+    pub fn ttl_ms(&self) -> Option<u64> {
+        (self.ttl_ms > 0).then_some(self.ttl_ms)
+    }
+
     /// The record as bytes, for a store ([`TaskRecord::decode`] reads them back).
     pub fn encode(&self) -> [u8; Self::ENCODED_LEN] {
         let mut bytes = [0u8; Self::ENCODED_LEN];
         bytes[0] = Self::VERSION;
         bytes[1..=TASK_ID_LEN].copy_from_slice(&self.id);
         bytes[1 + TASK_ID_LEN..9 + TASK_ID_LEN].copy_from_slice(&self.owner.to_be_bytes());
-        bytes[9 + TASK_ID_LEN..].copy_from_slice(&self.created_unix_ms.to_be_bytes());
+        bytes[9 + TASK_ID_LEN..17 + TASK_ID_LEN].copy_from_slice(&self.created_unix_ms.to_be_bytes());
+        bytes[17 + TASK_ID_LEN..].copy_from_slice(&self.ttl_ms.to_be_bytes());
         bytes
     }
 
-    /// The record [`TaskRecord::encode`] wrote; `None` for other bytes (another length or layout,
-    /// an id that is not lowercase hex).
+    /// The record [`TaskRecord::encode`] wrote, or an earlier release wrote (without the time to
+    /// live); `None` for other bytes (another length or layout, an id that is not lowercase hex).
     pub fn decode(bytes: &[u8]) -> Option<Self> {
-        let bytes: &[u8; Self::ENCODED_LEN] = bytes.try_into().ok()?;
-        if bytes[0] != Self::VERSION {
+        let (&version, _) = bytes.split_first()?;
+        let expected = match version {
+            Self::VERSION => Self::ENCODED_LEN,
+            Self::VERSION_1 => Self::ENCODED_LEN - 8,
+            _ => return None,
+        };
+        if bytes.len() != expected {
             return None;
         }
         let id: [u8; TASK_ID_LEN] = bytes[1..=TASK_ID_LEN].try_into().ok()?;
         if !id.iter().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(b)) {
             return None;
         }
-        let word = |at: usize| bytes[at..at + 8].try_into().ok().map(u64::from_be_bytes);
-        Some(TaskRecord { id, owner: word(1 + TASK_ID_LEN)?, created_unix_ms: word(9 + TASK_ID_LEN)? })
+        let word = |at: usize| bytes.get(at..at + 8)?.try_into().ok().map(u64::from_be_bytes);
+        let (owner, created_unix_ms) = (word(1 + TASK_ID_LEN)?, word(9 + TASK_ID_LEN)?);
+        Some(TaskRecord { id, owner, created_unix_ms, ttl_ms: word(17 + TASK_ID_LEN).unwrap_or(0) })
     }
 }
 
@@ -119,7 +138,7 @@ mod tests {
         assert_eq!(TaskRecord::decode(&bytes), Some(record));
         assert_eq!(TaskRecord::decode(&bytes[1..]), None);
         let mut other = bytes;
-        other[0] = 2;
+        other[0] = 3;
         assert_eq!(TaskRecord::decode(&other), None, "another layout");
         other = bytes;
         other[1] = b'G';
@@ -139,6 +158,39 @@ mod tests {
         assert!(b.contains(Instant::from_millis(64_999), record.id()));
         assert!(!b.contains(Instant::from_millis(65_000), record.id()));
         assert!(!b.adopt_failed(Instant::from_millis(65_000), &record, "too late"));
+    }
+
+    #[test]
+    fn a_record_keeps_the_time_to_live_its_request_asked_for_and_an_earlier_layout_still_reads() {
+        let (mut slots_a, mut data_a) = ([TaskSlot::EMPTY; 2], [0u8; 1024]);
+        let (mut slots_b, mut data_b) = ([TaskSlot::EMPTY; 2], [0u8; 1024]);
+        let ttl = Duration::from_secs(60);
+        let zero = Instant::from_millis(0);
+        let mut a = TaskTable::new(&mut slots_a, &mut data_a, random).with_wall_clock(zero, 1_000_000).with_ttl(ttl);
+        let mut b = TaskTable::new(&mut slots_b, &mut data_b, random).with_wall_clock(zero, 1_000_000).with_ttl(ttl);
+        // A 2025-11-25 call asking for 10 s.
+        let params = crate::json::parse(br#"{"name":"t","task":{"ttl":10000}}"#, 8).unwrap();
+        assert!(a.create(Instant::from_millis(5_000), Some(params), true).is_some());
+        let record = a.take_created().expect("created");
+        assert_eq!(record.ttl_ms(), Some(10_000));
+        assert_eq!(TaskRecord::decode(&record.encode()), Some(record));
+        // Taken in as failed for what is left of those 10 s, not the table's minute.
+        assert!(b.adopt_failed(Instant::from_millis(6_000), &record, "its replica stopped"));
+        assert!(b.contains(Instant::from_millis(14_999), record.id()));
+        assert!(!b.contains(Instant::from_millis(15_000), record.id()));
+        assert!(!b.adopt_failed(Instant::from_millis(15_000), &record, "too late"));
+
+        // The layout before the time to live: read, kept for the table's time to live.
+        let mut earlier = [0u8; TaskRecord::ENCODED_LEN - 8];
+        earlier.copy_from_slice(&record.encode()[..TaskRecord::ENCODED_LEN - 8]);
+        earlier[0] = 1;
+        let old = TaskRecord::decode(&earlier).expect("the earlier layout");
+        assert_eq!((old.id(), old.ttl_ms()), (record.id(), None));
+        assert_eq!(TaskRecord::decode(&record.encode()[..TaskRecord::ENCODED_LEN - 8]), None, "new layout cut short");
+        let (mut slots_c, mut data_c) = ([TaskSlot::EMPTY; 2], [0u8; 1024]);
+        let mut c = TaskTable::new(&mut slots_c, &mut data_c, random).with_wall_clock(zero, 1_000_000).with_ttl(ttl);
+        assert!(c.adopt_failed(Instant::from_millis(20_000), &old, "its replica stopped"));
+        assert!(c.contains(Instant::from_millis(64_999), old.id()));
     }
 
     #[test]

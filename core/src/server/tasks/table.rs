@@ -369,19 +369,20 @@ impl<'a> TaskTable<'a> {
     pub fn take_created(&mut self) -> Option<TaskRecord> {
         let i = self.created.take()?;
         let slot = self.slot(i)?;
-        Some(TaskRecord::new(slot.id, slot.owner, slot.created_unix))
+        Some(TaskRecord::new(slot.id, slot.owner, slot.created_unix, slot.ttl_ms))
     }
 
     /// Keeps, failed with an internal error saying `message`, the task `record` names, which
     /// another table created and can no longer serve (the replica that ran it stopped): asked
-    /// about by its authorization context, it answers as failed until its time to live, counted
-    /// from its creation, ends. `false` if its time to live has ended, the table holds that id
-    /// already or has no free slot.
+    /// about by its authorization context, it answers as failed until its time to live (the
+    /// record's, at most this table's), counted from its creation, ends. `false` if its time to
+    /// live has ended, the table holds that id already or has no free slot.
     pub fn adopt_failed(&mut self, now: Instant, record: &TaskRecord, message: &str) -> bool {
         self.expire(now);
         let unix = self.unix(now);
         let age = unix.saturating_sub(record.created_unix_ms());
-        if age >= self.ttl.as_millis() || self.find_any(now, record.id().as_bytes()).is_some() {
+        let ttl_ms = record.ttl_ms().map_or(self.ttl.as_millis(), |ttl| ttl.min(self.ttl.as_millis()));
+        if age >= ttl_ms || self.find_any(now, record.id().as_bytes()).is_some() {
             return false;
         }
         let Some(i) = self.slots.get().iter().position(|s| !s.used) else { return false };
@@ -391,7 +392,7 @@ impl<'a> TaskTable<'a> {
             owner: record.owner(),
             id: *record.id_bytes(),
             created: Instant::from_millis(now.as_millis().saturating_sub(age)),
-            ttl_ms: self.ttl.as_millis(),
+            ttl_ms,
             state_at: now,
             created_unix: record.created_unix_ms(),
             updated_unix: unix,
