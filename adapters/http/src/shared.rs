@@ -31,7 +31,9 @@
 //!   `tasks/get`, `tasks/result` and `tasks/cancel` ([`Relayed::SessionTaskCall`]): the replica whose
 //!   engine for the session holds the task serves it on a stream of the session, whose events the
 //!   asking replica's response carries (from the store, as they are written: a `tasks/result`
-//!   waiting for its task, the task's questions on it). Such a session's task asks its questions
+//!   waiting for its task, the task's questions on it; if the holding replica's process stops
+//!   first, the asking replica takes the task in as failed, below, and that failure ends the
+//!   stream). Such a session's task asks its questions
 //!   only on a `tasks/result` (the client's GET stream may be on another replica). A session's
 //!   `tasks/list` lists the tasks of every replica that answers within 250 ms;
 //! - with tasks ([`HttpConfig::tasks`](crate::HttpConfig::tasks)), says every second that its

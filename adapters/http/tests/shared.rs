@@ -14,6 +14,7 @@ use mcp_sansio::server::{Config, ListChanged};
 use mcp_sansio_http::shared::{EventsRead, SharedEvent, StoreFuture};
 use mcp_sansio_http::{HttpConfig, McpHttp, Notice, SharedSessions, StoreError, serve};
 use serde_json::{Value, json};
+use tokio::io::AsyncReadExt;
 
 mod support;
 use support::replicated::Replicated;
@@ -642,6 +643,45 @@ async fn a_sessions_task_whose_replica_stopped_is_answered_for_as_failed_by_anot
     assert_eq!(got["result"]["status"], "failed", "{got}");
     let result = legacy(third, &sid, 5, "tasks/result", json!({"taskId": task})).await;
     assert!(result["error"]["message"].as_str().unwrap_or_default().contains("stopped"), "{result}");
+}
+
+#[tokio::test]
+async fn a_tasks_result_followed_through_another_replica_ends_failed_when_the_tasks_replica_stops() {
+    let store = Store::default();
+    let (worker, endpoint, served) = replica_with(1, &store, Duration::ZERO).await;
+    let other = replica(2, &store).await;
+    let sid = asking_session(worker, other).await;
+    let task = legacy_task(worker, &sid, "linger").await;
+    let session = [JSON, BOTH, ("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    let read = json!({"jsonrpc":"2.0","id":2,"method":"tasks/result","params":{"taskId": task}});
+    let mut stream = post_kept_open(other, &session, &read.to_string()).await;
+    let mut raw = Vec::new();
+    // Replica 2 follows replica 1's stream (its priming event first); then replica 1 stops.
+    let mut buf = [0u8; 4096];
+    while !raw.windows(3).any(|w| w == b"-0\n") {
+        let read = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut buf)).await;
+        let n = read.unwrap_or_else(|_| panic!("no priming event: {:?}", String::from_utf8_lossy(&raw))).unwrap();
+        assert!(n > 0, "{:?}", String::from_utf8_lossy(&raw));
+        raw.extend_from_slice(&buf[..n]);
+    }
+    served.abort();
+    drop(endpoint);
+    let started = std::time::Instant::now();
+    let answer = loop {
+        let n = tokio::time::timeout(Duration::from_secs(15), stream.read(&mut buf)).await.expect("an answer").unwrap();
+        assert!(n > 0, "ended without an answer: {:?}", String::from_utf8_lossy(&raw));
+        raw.extend_from_slice(&buf[..n]);
+        let body = support::dechunk(&raw[raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4..]);
+        if let Some(data) = support::sse_data(&body).first() {
+            break serde_json::from_str::<Value>(data).unwrap();
+        }
+    };
+    assert!(started.elapsed() < Duration::from_secs(10), "within the beat's timeout and a check");
+    assert_eq!(answer["id"], 2, "{answer}");
+    assert!(answer["error"]["message"].as_str().unwrap_or_default().contains("stopped"), "{answer}");
+    // Taken in by replica 2, which answers for it from now on.
+    let got = legacy(other, &sid, 3, "tasks/get", json!({"taskId": task})).await;
+    assert_eq!(got["result"]["status"], "failed", "{got}");
 }
 
 #[tokio::test]

@@ -36,7 +36,8 @@ const SESSION_TASK_METHODS: [&str; 3] = ["tasks/get", "tasks/result", "tasks/can
 const ANSWERED_BODY: u8 = b'J';
 /// …: the whole stream (its number, 4 bytes, then its SSE events), ended already.
 const ANSWERED_STREAM: u8 = b'E';
-/// …: a stream still open (its number, 4 bytes), whose events the shared store gets.
+/// …: a stream still open (its number, 4 bytes, then the process writing it, 8 bytes), whose
+/// events the shared store gets.
 const OPEN_STREAM: u8 = b'O';
 
 /// Longest wait for the other replicas' lists of a session's tasks (`tasks/list`): every replica
@@ -163,10 +164,63 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         Some(match how {
             ANSWERED_STREAM => sse_response(200, prime, VecDeque::from([Bytes::copy_from_slice(events)]), None, None),
             _ => {
-                let rx = self.tail(shared, id, stream, 0);
+                let worker = u64::from_be_bytes(*events.first_chunk::<8>()?);
+                let rx = self.follow(shared, id, (stream, worker), task, body.to_vec());
                 sse_response(200, prime, VecDeque::new(), Some(rx), Some(config.sse_keep_alive))
             }
         })
+    }
+
+    /// The events of stream `stream` of session `id`, which the replica of process `worker`
+    /// writes, read from the shared store as they come (see [`McpHttp::tail`]), until the stream
+    /// ends or its reader goes. If that process stops first (its beat ends, see
+    /// [`TASK_WORKER_TIMEOUT`]), its task (`task`) is taken in here as failed and the request
+    /// (`body`) served here, its answer ending the stream.
+    fn follow(
+        &self,
+        shared: Arc<dyn SharedSessions>,
+        id: SessionId,
+        (stream, worker): (u32, u64),
+        task: String,
+        body: Vec<u8>,
+    ) -> tokio::sync::mpsc::Receiver<Bytes> {
+        let config = &self.inner.config;
+        let (tx, rx) = tokio::sync::mpsc::channel(config.sse_buffer_messages.max(1));
+        let mut tail = self.tail(Arc::clone(&shared), id, stream, 0);
+        let (endpoint, timeout) = (self.downgrade(), config.store_timeout);
+        tokio::spawn(async move {
+            let mut beat = tokio::time::interval(TASK_WORKER_TIMEOUT);
+            beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    event = tail.recv() => {
+                        // The stream ended, or its reader went.
+                        let Some(event) = event else { return };
+                        if tx.send(event).await.is_err() {
+                            return;
+                        }
+                    }
+                    _ = beat.tick() => {
+                        if !matches!(within(timeout, shared.is_alive(worker)).await, Ok(false)) {
+                            continue;
+                        }
+                        drop(tail);
+                        let Some(endpoint) = endpoint.upgrade() else { return };
+                        if let Some((_, record)) = endpoint.task_worker(&shared, &task, session_owner(id)).await {
+                            endpoint.adopt_lost_session_task(id, worker, &record);
+                        }
+                        // Answered at once (the task failed): its events end the stream.
+                        let answer = endpoint.serve_session_task_call(id, &body, false);
+                        let events = answer.as_deref().and_then(|a| a.strip_prefix(&[ANSWERED_STREAM]));
+                        if let Some((_, events)) = events.and_then(|e| e.split_first_chunk::<4>()) {
+                            let _ = tx.send(Bytes::copy_from_slice(events)).await;
+                        }
+                        return;
+                    }
+                }
+            }
+        });
+        rx
     }
 
     /// A `tasks/list` of shared session `id`: the tasks this replica's engine for the session
@@ -180,7 +234,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
     ) -> Option<Response<ResponseBody>> {
         let call = |token| Relayed::SessionTaskCall { token, session: id, message: body.to_vec() };
         let theirs = self.gather_answers(shared, call, LIST_WAIT).await;
-        let ours = self.serve_session_task_call(id, body);
+        let ours = self.serve_session_task_call(id, body, false);
         let lists: Vec<&[u8]> =
             ours.iter().chain(&theirs).filter_map(|answer| answer.strip_prefix(&[ANSWERED_BODY])).collect();
         tracing::debug!(session = ?id, here = ours.is_some(), others = theirs.len(), "session tasks listed");
@@ -191,8 +245,9 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
 
     /// Serves a request about session `id`'s tasks (another replica's, or this one's `tasks/list`)
     /// if this replica's engine for the session holds the task (for `tasks/list`, any task): how
-    /// it answered, to publish back (see [`OPEN_STREAM`]).
-    pub(super) fn serve_session_task_call(&self, id: SessionId, message: &[u8]) -> Option<Vec<u8>> {
+    /// it answered, to publish back (see [`OPEN_STREAM`]); an answer given at once and alone as a
+    /// JSON body if `json_alone` ([`HttpConfig::legacy_json_answers`](crate::HttpConfig)).
+    pub(super) fn serve_session_task_call(&self, id: SessionId, message: &[u8], json_alone: bool) -> Option<Vec<u8>> {
         let config = &self.inner.config;
         let now = self.now();
         let parsed = ParsedMessage::parse(message, config.engine.limits.max_depth);
@@ -201,7 +256,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         let state = &mut *guard;
         let session = state.sessions.get_mut(&id).filter(|s| !s.sse_transport)?;
         let (held, answer) = match &about {
-            About::Task(task) => (session.holds_task(now, id, task), (Framing::Sse, config.legacy_json_answers)),
+            About::Task(task) => (session.holds_task(now, id, task), (Framing::Sse, json_alone)),
             // A list is answered at once, as a body, to be merged with the others.
             About::List => (session.holds_tasks(), (Framing::Body, false)),
         };
@@ -223,6 +278,9 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         let mut out = [&[how][..], &stream].concat();
         if how == ANSWERED_STREAM {
             reader.frames.into_deque().iter().for_each(|frame| out.extend_from_slice(frame));
+        } else {
+            // Whose beat the asking replica watches while it follows the stream.
+            out.extend_from_slice(&self.inner.worker.to_be_bytes());
         }
         Some(out)
     }

@@ -175,6 +175,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
         let (into, mut published) = tokio::sync::mpsc::channel::<Vec<u8>>(256);
         shared.subscribe(into);
         let (endpoint, shared) = (self.downgrade(), Arc::clone(shared));
+        let legacy_json = self.inner.config.legacy_json_answers;
         tokio::spawn(async move {
             while let Some(message) = published.recv().await {
                 let Some(endpoint) = endpoint.upgrade() else { break };
@@ -191,7 +192,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                         }
                     }
                     Some(Relayed::SessionTaskCall { token, session, message }) => {
-                        if let Some(answer) = endpoint.serve_session_task_call(session, &message) {
+                        if let Some(answer) = endpoint.serve_session_task_call(session, &message, legacy_json) {
                             endpoint.publish_task_answer(&shared, token, answer);
                         }
                     }
