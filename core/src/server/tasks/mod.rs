@@ -78,7 +78,7 @@ pub(crate) use ask::{
     ask as ask_task_input, forget as forget_task_input, input_ended as task_input_ended,
     timed_out as task_input_timed_out,
 };
-pub use record::{TASK_METHODS, TaskRecord, named_task};
+pub use record::{SESSION_TASK_METHODS, TASK_METHODS, TaskRecord, named_session_task, named_task};
 pub use table::{DEFAULT_POLL_INTERVAL, DEFAULT_TASK_TTL, TASK_ID_LEN, TaskSlot, TaskTable};
 pub(crate) use wire::TaskWire;
 

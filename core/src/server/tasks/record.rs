@@ -9,13 +9,27 @@ use crate::jsonrpc::Message;
 /// The 2026-07-28 methods about one task, served by the engine that holds it.
 pub const TASK_METHODS: [&str; 3] = ["tasks/get", "tasks/update", "tasks/cancel"];
 
+/// The 2025-11-25 methods about one task of a session, served by the engine that holds it.
+pub const SESSION_TASK_METHODS: [&str; 3] = ["tasks/get", "tasks/result", "tasks/cancel"];
+
 /// The task a `tasks/get`, `tasks/update` or `tasks/cancel` request names (its `taskId`, unless
 /// escaped): what an HTTP adapter routes such a request by, to the engine or replica that holds
 /// the task. `None` for any other message.
 pub fn named_task<'a>(message: &Message<'a>) -> Option<&'a str> {
+    task_named_by(message, &TASK_METHODS)
+}
+
+/// [`named_task`] of a 2025-11-25 session's request: the task a `tasks/get`, `tasks/result` or
+/// `tasks/cancel` names, which an HTTP adapter sends to the replica whose engine for the session
+/// holds it.
+pub fn named_session_task<'a>(message: &Message<'a>) -> Option<&'a str> {
+    task_named_by(message, &SESSION_TASK_METHODS)
+}
+
+fn task_named_by<'a>(message: &Message<'a>, methods: &[&str]) -> Option<&'a str> {
     match message {
         Message::Request { method, params: Some(params), .. }
-            if TASK_METHODS.iter().any(|m| method.raw() == m.as_bytes()) =>
+            if methods.iter().any(|m| method.raw() == m.as_bytes()) =>
         {
             params.get("taskId").and_then(|v| v.as_str()).and_then(|id| id.as_plain())
         }
@@ -119,14 +133,18 @@ mod tests {
         *bytes = [0x5a; 16];
     }
 
+    /// A table on `slots` and `data`, its wall clock at 1,000 s past 1970 at `Instant` zero,
+    /// keeping each task a minute.
+    fn table<'a>(slots: &'a mut [TaskSlot; 2], data: &'a mut [u8; 1024]) -> TaskTable<'a> {
+        let zero = Instant::from_millis(0);
+        TaskTable::new(slots, data, random).with_wall_clock(zero, 1_000_000).with_ttl(Duration::from_secs(60))
+    }
+
     #[test]
     fn a_task_created_in_one_table_is_answered_for_as_failed_by_another_until_its_ttl_ends() {
         let (mut slots_a, mut data_a) = ([TaskSlot::EMPTY; 2], [0u8; 1024]);
         let (mut slots_b, mut data_b) = ([TaskSlot::EMPTY; 2], [0u8; 1024]);
-        let ttl = Duration::from_secs(60);
-        let zero = Instant::from_millis(0);
-        let mut a = TaskTable::new(&mut slots_a, &mut data_a, random).with_wall_clock(zero, 1_000_000).with_ttl(ttl);
-        let mut b = TaskTable::new(&mut slots_b, &mut data_b, random).with_wall_clock(zero, 1_000_000).with_ttl(ttl);
+        let (mut a, mut b) = (table(&mut slots_a, &mut data_a), table(&mut slots_b, &mut data_b));
         a.set_owner(7);
         assert_eq!(a.take_created(), None);
         let created = Instant::from_millis(5_000);
@@ -164,10 +182,7 @@ mod tests {
     fn a_record_keeps_the_time_to_live_its_request_asked_for_and_an_earlier_layout_still_reads() {
         let (mut slots_a, mut data_a) = ([TaskSlot::EMPTY; 2], [0u8; 1024]);
         let (mut slots_b, mut data_b) = ([TaskSlot::EMPTY; 2], [0u8; 1024]);
-        let ttl = Duration::from_secs(60);
-        let zero = Instant::from_millis(0);
-        let mut a = TaskTable::new(&mut slots_a, &mut data_a, random).with_wall_clock(zero, 1_000_000).with_ttl(ttl);
-        let mut b = TaskTable::new(&mut slots_b, &mut data_b, random).with_wall_clock(zero, 1_000_000).with_ttl(ttl);
+        let (mut a, mut b) = (table(&mut slots_a, &mut data_a), table(&mut slots_b, &mut data_b));
         // A 2025-11-25 call asking for 10 s.
         let params = crate::json::parse(br#"{"name":"t","task":{"ttl":10000}}"#, 8).unwrap();
         assert!(a.create(Instant::from_millis(5_000), Some(params), true).is_some());
@@ -188,27 +203,35 @@ mod tests {
         assert_eq!((old.id(), old.ttl_ms()), (record.id(), None));
         assert_eq!(TaskRecord::decode(&record.encode()[..TaskRecord::ENCODED_LEN - 8]), None, "new layout cut short");
         let (mut slots_c, mut data_c) = ([TaskSlot::EMPTY; 2], [0u8; 1024]);
-        let mut c = TaskTable::new(&mut slots_c, &mut data_c, random).with_wall_clock(zero, 1_000_000).with_ttl(ttl);
+        let mut c = table(&mut slots_c, &mut data_c);
         assert!(c.adopt_failed(Instant::from_millis(20_000), &old, "its replica stopped"));
         assert!(c.contains(Instant::from_millis(64_999), old.id()));
     }
 
     #[test]
-    fn a_request_about_one_task_names_it() {
-        let named = |text: &str| {
-            let parsed = crate::jsonrpc::ParsedMessage::parse(text.as_bytes(), 16);
-            match parsed.message() {
-                Some(Ok(message)) => named_task(&message).map(std::string::String::from),
-                _ => None,
+    fn a_request_about_one_task_names_it_in_each_era() {
+        type Namer = for<'a> fn(&Message<'a>) -> Option<&'a str>;
+        let namers: [(Namer, [&str; 3], &str); 2] =
+            [(named_task, TASK_METHODS, "tasks/result"), (named_session_task, SESSION_TASK_METHODS, "tasks/update")];
+        for (namer, methods, other_era) in namers {
+            let named = |text: &str| {
+                let parsed = crate::jsonrpc::ParsedMessage::parse(text.as_bytes(), 16);
+                match parsed.message() {
+                    Some(Ok(message)) => namer(&message).map(std::string::String::from),
+                    _ => None,
+                }
+            };
+            for method in methods {
+                let text = std::format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{"taskId":"ab"}}}}"#);
+                assert_eq!(named(&text).as_deref(), Some("ab"), "{method}");
             }
-        };
-        for method in TASK_METHODS {
-            let text = std::format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{"taskId":"ab"}}}}"#);
-            assert_eq!(named(&text).as_deref(), Some("ab"), "{method}");
+            let text = std::format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{other_era}","params":{{"taskId":"ab"}}}}"#);
+            assert_eq!(named(&text), None, "{other_era}");
+            assert_eq!(named(r#"{"jsonrpc":"2.0","id":1,"method":"tasks/list","params":{"taskId":"ab"}}"#), None);
+            assert_eq!(named(r#"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{}}"#), None);
+            let notification = r#"{"jsonrpc":"2.0","method":"tasks/get","params":{"taskId":"ab"}}"#;
+            assert_eq!(named(notification), None, "a notification");
+            assert_eq!(named(r#"{"jsonrpc":"2.0","id":1,"result":{"taskId":"ab"}}"#), None);
         }
-        assert_eq!(named(r#"{"jsonrpc":"2.0","id":1,"method":"tasks/list","params":{"taskId":"ab"}}"#), None);
-        assert_eq!(named(r#"{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{}}"#), None);
-        assert_eq!(named(r#"{"jsonrpc":"2.0","method":"tasks/get","params":{"taskId":"ab"}}"#), None, "a notification");
-        assert_eq!(named(r#"{"jsonrpc":"2.0","id":1,"result":{"taskId":"ab"}}"#), None);
     }
 }
