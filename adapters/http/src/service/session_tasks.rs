@@ -19,17 +19,15 @@ use mcp_sansio::endpoint::Framing;
 use mcp_sansio::http::{self as rules, Serve, SessionId};
 use mcp_sansio::jsonrpc::{Message, ParsedMessage};
 use mcp_sansio::server::Handler;
-use mcp_sansio::server::tasks::TaskRecord;
+use mcp_sansio::server::tasks::{TaskRecord, named_session_task};
 use mcp_sansio::version::Era;
 
 use super::McpHttp;
+use super::tasks::Holder;
 use crate::body::{AbortGuard, ResponseBody};
 use crate::response::{HeaderView, priming, sse_response};
 use crate::shared::{Relayed, SharedSessions, TASK_WORKER_TIMEOUT, within};
 use crate::state::session_owner;
-
-/// The 2025-11-25 requests about one task of a session, served by the engine that holds it.
-const SESSION_TASK_METHODS: [&str; 3] = ["tasks/get", "tasks/result", "tasks/cancel"];
 
 /// The first byte of a [`Relayed::TaskAnswer`] to a [`Relayed::SessionTaskCall`]: the answer as a
 /// JSON body, which follows.
@@ -57,15 +55,9 @@ enum About {
 }
 
 fn about(body: &ParsedMessage<'_>) -> Option<About> {
-    match body.message() {
-        Some(Ok(Message::Request { method, .. })) if method.raw() == b"tasks/list" => Some(About::List),
-        Some(Ok(Message::Request { method, params: Some(params), .. }))
-            if SESSION_TASK_METHODS.iter().any(|m| method.raw() == m.as_bytes()) =>
-        {
-            let task = params.get("taskId").and_then(|v| v.as_str()).and_then(|id| id.as_plain());
-            task.map(|task| About::Task(task.to_owned()))
-        }
-        _ => None,
+    match body.message()?.ok()? {
+        Message::Request { method, .. } if method.raw() == b"tasks/list" => Some(About::List),
+        message => named_session_task(&message).map(|task| About::Task(task.to_owned())),
     }
 }
 
@@ -130,26 +122,14 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 return None;
             }
         }
-        // As for a 2026-07-28 task (`forward_task`): asked again while its replica is alive.
-        let deadline = tokio::time::Instant::now() + TASK_WORKER_TIMEOUT + super::tasks::FORWARD_WAIT;
-        let answer = loop {
-            let call = |token| Relayed::SessionTaskCall { token, session: id, message: body.to_vec() };
-            if let Some(answer) = self.ask_replicas(&shared, call).await {
-                break answer;
+        let call = |token| Relayed::SessionTaskCall { token, session: id, message: body.to_vec() };
+        let answer = match self.ask_holder(&shared, &task, session_owner(id), call).await {
+            Holder::Answered(answer) => answer,
+            Holder::Stopped(worker, record) => {
+                self.adopt_lost_session_task(id, worker, &record);
+                return None;
             }
-            match self.task_worker(&shared, &task, session_owner(id)).await {
-                Some((worker, record)) if worker != self.inner.worker => {
-                    match within(config.store_timeout, shared.is_alive(worker)).await {
-                        Ok(true) if tokio::time::Instant::now() < deadline => {}
-                        Ok(false) => {
-                            self.adopt_lost_session_task(id, worker, &record);
-                            return None;
-                        }
-                        Ok(true) | Err(_) => return None,
-                    }
-                }
-                _ => return None,
-            }
+            Holder::Unknown => return None,
         };
         tracing::debug!(session = ?id, "session task request answered by another replica");
         let (&how, rest) = answer.split_first()?;

@@ -21,6 +21,17 @@ use crate::body::{AbortGuard, ResponseBody};
 use crate::response::HeaderView;
 use crate::shared::{Relayed, SharedSessions, TASK_WORKER_TIMEOUT, within};
 
+/// What the other replicas said of a task this one does not hold ([`McpHttp::ask_holder`]).
+pub(super) enum Holder {
+    /// The replica holding it answered: its answer.
+    Answered(Vec<u8>),
+    /// The process running it stopped (this one, and the task's record): take it in as failed.
+    Stopped(u64, TaskRecord),
+    /// No replica answered and none is known to run it (no such task, or its process alive past
+    /// the wait, or the store failed): served here.
+    Unknown,
+}
+
 /// The status message of a task whose replica stopped, answered for by another.
 pub(super) const LOST_TASK: &str = "the replica running this task stopped";
 
@@ -65,34 +76,49 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
             }
             super::shards::task_of(&parsed)?
         };
-        // Asked again while the store says the replica running it is alive (a replica that just
-        // started may not have heard the first call); taken in as failed once it is not.
-        // The beat of a replica that stopped just now ends within TASK_WORKER_TIMEOUT.
-        let deadline = tokio::time::Instant::now() + TASK_WORKER_TIMEOUT + FORWARD_WAIT;
-        let message = loop {
-            let call = |token| Relayed::TaskCall { token, owner, message: body.to_vec() };
-            if let Some(message) = self.ask_replicas(&shared, call).await {
-                break Some(message);
+        let call = |token| Relayed::TaskCall { token, owner, message: body.to_vec() };
+        let message = match self.ask_holder(&shared, &task, owner, call).await {
+            Holder::Answered(message) => message,
+            Holder::Stopped(worker, record) => {
+                self.adopt_lost_task(&task, worker, &record);
+                return None;
             }
-            match self.task_worker(&shared, &task, owner).await {
-                Some((worker, record)) if worker != self.inner.worker => {
-                    match within(config.store_timeout, shared.is_alive(worker)).await {
-                        Ok(true) if tokio::time::Instant::now() < deadline => {}
-                        Ok(false) => {
-                            self.adopt_lost_task(&task, worker, &record);
-                            break None;
-                        }
-                        Ok(true) | Err(_) => break None,
-                    }
-                }
-                // No such task, or this replica's: served here.
-                _ => break None,
-            }
+            Holder::Unknown => return None,
         };
-        let message = message?;
         tracing::debug!("task request answered by another replica");
         let mut guard = AbortGuard::default();
         Some(super::post::json_answer(Era::Modern, None, Bytes::from(message), &mut guard, HeaderMap::new()))
+    }
+
+    /// Asks the other replicas about task `task` of `owner` with `call` (given its token): the
+    /// answer of the one holding it, or whether its process stopped. Asked again while the store
+    /// says the process running it is alive (a replica that just started may not have heard the
+    /// first call); the beat of a process that stopped just now ends within
+    /// [`TASK_WORKER_TIMEOUT`].
+    pub(super) async fn ask_holder(
+        &self,
+        shared: &Arc<dyn SharedSessions>,
+        task: &str,
+        owner: u64,
+        call: impl Fn(u64) -> Relayed,
+    ) -> Holder {
+        let deadline = tokio::time::Instant::now() + TASK_WORKER_TIMEOUT + FORWARD_WAIT;
+        loop {
+            if let Some(answer) = self.ask_replicas(shared, &call).await {
+                return Holder::Answered(answer);
+            }
+            match self.task_worker(shared, task, owner).await {
+                Some((worker, record)) if worker != self.inner.worker => {
+                    match within(self.inner.config.store_timeout, shared.is_alive(worker)).await {
+                        Ok(true) if tokio::time::Instant::now() < deadline => {}
+                        Ok(false) => return Holder::Stopped(worker, record),
+                        Ok(true) | Err(_) => return Holder::Unknown,
+                    }
+                }
+                // No such task, or this replica's.
+                _ => return Holder::Unknown,
+            }
+        }
     }
 
     /// Publishes a task request (`call`, given its token) to the other replicas: the answer of the
