@@ -18,11 +18,12 @@
 
 mod board;
 mod clock;
+mod exceptions;
 mod mem;
 mod uart;
 mod vectors;
 
-use cortex_m_rt::{ExceptionFrame, entry, exception};
+use cortex_m_rt::entry;
 use firmware_common::{Storage, log};
 
 use crate::board::QemuBoard;
@@ -45,21 +46,4 @@ fn main() -> ! {
     clock::start(core.SYST);
     let Some((reader, writer)) = uart::take() else { log::exit(false) };
     firmware_common::serve(QemuBoard::new(), Storage { rx: RX, tx: TX, input: INPUT }, reader, writer)
-}
-
-#[exception]
-unsafe fn DefaultHandler(irqn: i16) {
-    if irqn == uart::IRQ as i16 {
-        uart::on_interrupt();
-    } else {
-        // As an i32: `i16` formatting would be code of its own.
-        log!("unexpected interrupt {}", i32::from(irqn));
-        log::exit(false);
-    }
-}
-
-#[exception]
-unsafe fn HardFault(frame: &ExceptionFrame) -> ! {
-    log!("hard fault at pc {:#010x}", frame.pc());
-    log::exit(false)
 }

@@ -3,7 +3,7 @@
 //!
 //! - [`serve`]: the example device (`mcp-example-device`) served over a board's UART with the
 //!   embedded driver, forever, in both protocol eras; rejected input and each new stack high-water
-//!   mark reported on the diagnostic channel;
+//!   mark reported on the diagnostic channel; [`serve_handler`] serves another handler alike;
 //! - [`executor`]: a `block_on` for one future that sleeps until an interrupt wakes it;
 //! - [`clock`]: milliseconds from the board's 1 kHz tick, and the driver's [`Clock`];
 //! - [`uart`]: a board's UART registers ([`uart::Port`]) as async `Read` and `Write` halves, over a
@@ -28,4 +28,4 @@ pub mod stack;
 pub mod uart;
 pub mod waker;
 
-pub use serve::{Storage, serve};
+pub use serve::{Storage, serve, serve_handler};

@@ -1,4 +1,4 @@
-//! The serving loop every board runs, and the device logic with rejected input reported on the
+//! The serving loop every board runs, and the served handler with rejected input reported on the
 //! diagnostic channel.
 
 use embedded_io_async::{Read, Write};
@@ -27,23 +27,34 @@ pub struct Storage {
     pub input: &'static mut [u8],
 }
 
-/// The device answers every request at once; it keeps one slot for a listen stream and sends one
-/// request at a time to the host (the legacy factory-reset confirmation).
-type DeviceServer<B> = Server<'static, Logged<B>, 1, 1>;
+/// The handler answers every request at once; the engine keeps one slot for a listen stream and
+/// sends one request at a time to the host (the device's legacy factory-reset confirmation).
+type BoardServer<H> = Server<'static, Logged<H>, 1, 1>;
 
 /// Serves the example device on `board` over the UART halves `reader` and `writer`, forever. The
 /// board's tick must be running ([`tick`](crate::clock::tick)), and its UART interrupt enabled.
 // Inlined into the board's `main`, its only caller: one frame and one prologue fewer.
 #[inline(always)]
-pub fn serve<B: Board>(board: B, storage: Storage, mut reader: impl Read, mut writer: impl Write) -> ! {
+pub fn serve<B: Board>(board: B, storage: Storage, reader: impl Read, writer: impl Write) -> ! {
     let config = Config::new(SERVER_NAME, env!("CARGO_PKG_VERSION"))
         .with_title("Example MCP device")
         .with_instructions(INSTRUCTIONS)
         // The tool list changes (blink_led), announced with listChanged; other clients re-read it soon.
         .with_list_cache(CacheHints::new(60_000, CacheScope::Public));
+    serve_handler(Device::new(board), config, storage, reader, writer)
+}
+
+/// Serves `handler` as [`serve`] serves the device: the same loop, logs and stack reports.
+#[inline(always)]
+pub fn serve_handler<H: Handler>(
+    handler: H,
+    config: Config<'static>,
+    storage: Storage,
+    mut reader: impl Read,
+    mut writer: impl Write,
+) -> ! {
     let (rx, tx) = (storage.rx.len(), storage.tx.len());
-    let mut server: DeviceServer<B> =
-        Server::new(Logged(Device::new(board)), config, Buffers { rx: storage.rx, tx: storage.tx });
+    let mut server: BoardServer<H> = Server::new(Logged(handler), config, Buffers { rx: storage.rx, tx: storage.tx });
     server.parts_mut().0.set_input_buffer(storage.input);
     crate::log!(
         "serving MCP on the UART (receive buffer {} B, transmit buffer {} B, stack region {} B)",
@@ -75,10 +86,10 @@ pub fn serve<B: Board>(board: B, storage: Storage, mut reader: impl Read, mut wr
     )
 }
 
-/// The device logic, with rejected input reported on the diagnostic channel.
-struct Logged<B: Board>(Device<B>);
+/// The served handler, with rejected input reported on the diagnostic channel.
+struct Logged<H: Handler>(H);
 
-impl<B: Board> Handler for Logged<B> {
+impl<H: Handler> Handler for Logged<H> {
     fn tool(&self, index: usize) -> Option<Tool<'_>> {
         self.0.tool(index)
     }

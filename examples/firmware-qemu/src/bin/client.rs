@@ -10,6 +10,8 @@
 
 #[path = "../clock.rs"]
 mod clock;
+#[path = "../exceptions.rs"]
+mod exceptions;
 #[path = "../mem.rs"]
 mod mem;
 #[path = "../uart.rs"]
@@ -21,7 +23,7 @@ use core::future::poll_fn;
 use core::sync::atomic::{AtomicU8, Ordering};
 use core::task::Poll;
 
-use cortex_m_rt::{ExceptionFrame, entry, exception};
+use cortex_m_rt::entry;
 use firmware_common::clock::TickClock;
 use firmware_common::{executor, log, stack};
 use mcp_sansio::client::{Buffers, Client, Config, Event, Handler};
@@ -135,20 +137,4 @@ impl Jobs<BoardClient> for Steps {
         }
         JobStatus::Done
     }
-}
-
-#[exception]
-unsafe fn DefaultHandler(irqn: i16) {
-    if irqn == uart::IRQ as i16 {
-        uart::on_interrupt();
-    } else {
-        log!("unexpected interrupt {}", i32::from(irqn));
-        log::exit(false);
-    }
-}
-
-#[exception]
-unsafe fn HardFault(frame: &ExceptionFrame) -> ! {
-    log!("hard fault at pc {:#010x}", frame.pc());
-    log::exit(false)
 }
