@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""Interop test of the typed tools: official SDK clients against router/examples/structured_output.rs.
+"""Interop test of the typed tools: official SDK clients against router/examples/structured_output.rs
+(and, from scripts/test-firmware, the same tools with the core's no_std layer on the QEMU firmware
+through mcp-serial: examples/firmware-qemu/src/bin/typed.rs).
 
 Usage: .cache/peers/venv/bin/python tests/interop/typed_tools.py [--only SUITE[,SUITE...]] [--list]
-           [-- SERVER_COMMAND [ARGS...]]     (default: target/release/examples/structured_output)
+           [--log-dir DIR] [-- SERVER_COMMAND [ARGS...]]     (default: target/release/examples/structured_output)
 
 Build the server first: cargo build --release -p mcp-sansio-router --example structured_output.
 Run with the interpreter of .cache/peers/venv (scripts/install-peers): it needs the Python SDK and
 `jsonschema` (pinned in requirements.txt).
 
 Suites, one per client and protocol version (the server is one process per suite, started through
-wiretap.py, which logs every stdio line to .cache/interop/typed-<suite>.wire.jsonl):
+wiretap.py, which logs every stdio line to .cache/interop/typed-<suite>.wire.jsonl, or DIR):
   python-2024-11-05, python-2025-03-26, python-2025-06-18
                        Python SDK `ClientSession`, its `initialize` request sent by hand with the older
                        protocolVersion (`ClientSession.initialize()` always offers 2025-11-25), then
@@ -54,6 +56,7 @@ import importlib.metadata as md
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -443,6 +446,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", help="comma-separated suite names")
     ap.add_argument("--list", action="store_true", help="list the suites and exit")
+    ap.add_argument("--log-dir", help="where the wire logs go (default .cache/interop)")
     ap.add_argument("command", nargs="*", help="server command (after --)")
     a = ap.parse_args()
     all_suites = suites()
@@ -456,16 +460,20 @@ def main() -> int:
             ap.error(f"unknown suite(s): {', '.join(sorted(unknown))}")
         all_suites = [s for s in all_suites if s.name in wanted]
     server = list(a.command) or [DEFAULT_SERVER]
-    if not os.access(server[0], os.X_OK):
+    exe = shutil.which(server[0]) if os.sep not in server[0] else server[0]
+    if not exe or not os.access(exe, os.X_OK):
         print(f"typed-tools: server not found or not executable: {server[0]} (cargo build --release -p "
               "mcp-sansio-router --example structured_output)", flush=True)
         print("typed-tools interop: 0 passed, 1 failed")
         return 1
-    server[0] = os.path.abspath(server[0])
+    server[0] = os.path.abspath(exe)
     if any(s.client != "python" for s in all_suites) and not os.path.exists(NODE):
         print(f"typed-tools: node not installed at {NODE}: run scripts/install-peers", flush=True)
         print("typed-tools interop: 0 passed, 1 failed")
         return 1
+    if a.log_dir:
+        global LOG_DIR
+        LOG_DIR = os.path.abspath(a.log_dir)
     os.makedirs(LOG_DIR, exist_ok=True)
     print(f"typed-tools: server {' '.join(server)}; mcp {md.version('mcp')}, jsonschema {md.version('jsonschema')}"
           f"; wire logs in {os.path.relpath(LOG_DIR, ROOT)}/typed-*.wire.jsonl", flush=True)
