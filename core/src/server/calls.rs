@@ -108,7 +108,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         };
         #[cfg(not(feature = "tasks"))]
         let (handler, _, out) = self.reply_parts(id, context.version, true);
-        handler.call_tool(call, ToolReply::new(out.with_notes(notes).with_input(scope)));
+        handler.call_tool(call, ToolReply::new(out.with_notes(notes).with_input(&scope)));
         self.after_reply(id, "tools/call", params);
     }
 
@@ -126,7 +126,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let notes = self.notes(&context);
         let scope = self.input_scope(binding, &context);
         let (handler, config, out) = self.reply_parts(id, context.version, true);
-        let out = out.with_notes(notes).with_input(scope);
+        let out = out.with_notes(notes).with_input(&scope);
         handler.read_resource(read, ResourceReply::new(out, config.resource_cache));
         self.after_reply(id, "resources/read", params);
     }
@@ -179,7 +179,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let notes = self.notes(&context);
         let scope = self.input_scope(binding, &context);
         let (handler, _, out) = self.reply_parts(id, context.version, true);
-        handler.get_prompt(get, PromptReply::new(out.with_notes(notes).with_input(scope)));
+        handler.get_prompt(get, PromptReply::new(out.with_notes(notes).with_input(&scope)));
         self.after_reply(id, "prompts/get", params);
     }
 

@@ -233,7 +233,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         let sealer = self.config.state_sealer;
         let binding = StateBinding { method: deferred.kind.method(), name, now };
         let out = self.reopen(deferred, deferred.kind)?;
-        Ok(out.with_input(InputScope { binding, client, sealer }).into_input())
+        Ok(InputReply::new(out, Some(InputScope { binding, client, sealer })))
     }
 
     /// Asks the client of a legacy session for `request` (elicitation, sampling, roots) on behalf of

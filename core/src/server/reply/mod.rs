@@ -43,10 +43,11 @@ impl InFlight {
     }
 }
 
-/// The id a reply answers: borrowed from the frame, or kept from a deferral.
+/// The id a reply answers: borrowed from the frame, or kept from a deferral (borrowed from
+/// `Engine::reopened`). A reference either way, so a reply stays small to copy.
 pub(crate) enum ReplyId<'a> {
     Borrowed(Id<'a>),
-    Owned(OwnedId),
+    Owned(&'a OwnedId),
 }
 
 impl WriteId for ReplyId<'_> {
@@ -76,7 +77,9 @@ pub(crate) struct Outgoing<'a> {
     server_info: ServerInfo<'a>,
     defer_slots: Option<DeferSlots<'a>>,
     notes: Notes<ReplyId<'a>>,
-    input: Option<crate::server::input::InputScope<'a>>,
+    /// Borrowed from the frame of the method serving the request, as [`ReplyId`] is: a reply is
+    /// copied whole by each by-value builder step.
+    input: Option<&'a crate::server::input::InputScope<'a>>,
     /// `_meta` members the application adds to the result (a JSON object's text).
     meta: Option<&'a str>,
     /// The task this reply writes the answer of, or may become ([`tasks`](crate::server::tasks)).
@@ -155,14 +158,14 @@ impl<'a> Outgoing<'a> {
     }
 
     /// Lets the handler ask for input (what the engine knows of the request for that).
-    pub(crate) fn with_input(mut self, input: crate::server::input::InputScope<'a>) -> Self {
+    pub(crate) fn with_input(mut self, input: &'a crate::server::input::InputScope<'a>) -> Self {
         self.input = Some(input);
         self
     }
 
     /// Turns this reply into an input-required answer.
     pub(crate) fn into_input(mut self) -> crate::server::input::InputReply<'a> {
-        let scope = self.input.take();
+        let scope = self.input.take().copied();
         crate::server::input::InputReply::new(self, scope)
     }
 

@@ -114,7 +114,7 @@ impl AsOwnedId for ReplyId<'_> {
     fn as_owned_id(&self) -> Option<OwnedId> {
         match self {
             ReplyId::Borrowed(id) => id.as_owned_id(),
-            ReplyId::Owned(id) => Some(id.clone()),
+            ReplyId::Owned(id) => Some((*id).clone()),
         }
     }
 }
