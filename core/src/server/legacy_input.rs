@@ -377,11 +377,19 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         }
     }
 
-    /// Builds the retry of the waiting request and serves it on the request's route.
+    /// Builds the retry of the waiting request and serves it on the request's route. The waiting
+    /// request is read where it is kept, not moved into this frame (its keys and id are about
+    /// 280 B, which would sit under the retry's handling).
     fn retry_pending(&mut self, spans: &mut json::Spans) {
-        let Some(pending) = self.input.pending.take() else { return };
-        let Some(mut retry) = self.input.take_retry() else { return };
-        let record = record(&self.input.record);
+        if self.input.pending.is_none() {
+            return;
+        }
+        let Some(mut retry) = self.input.take_retry() else {
+            self.input.pending = None;
+            return;
+        };
+        let InputArea { record, pending: Some(pending), .. } = &*self.input else { return };
+        let record = self::record(record);
         let mut w = JsonWriter::new(&mut retry);
         jsonrpc::write_request_head(&mut w, &pending.id);
         w.string(pending.method);
@@ -393,17 +401,22 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         w.raw(b"}}}");
         let len = w.len();
         let overflowed = w.is_overflowed();
+        let pending_route = pending.route;
         let message = retry.get(..len).unwrap_or_default();
-        let route = core::mem::replace(&mut self.route, pending.route);
+        let route = core::mem::replace(&mut self.route, pending_route);
         match json::parse_spanned(message, self.config.limits.max_depth, spans).ok().filter(|_| !overflowed) {
             Some(value) => {
+                self.input.pending = None;
                 self.handle_message(value, false, spans);
             }
-            None => self.reject(
-                Some(&pending.id),
-                code::INTERNAL_ERROR,
-                format_args!("the retried request does not fit the input buffer"),
-            ),
+            None => {
+                let id = self.input.pending.take().map(|pending| pending.id);
+                self.reject(
+                    id.as_ref().map(|id| id as &dyn jsonrpc::WriteId),
+                    code::INTERNAL_ERROR,
+                    format_args!("the retried request does not fit the input buffer"),
+                )
+            }
         }
         self.route = route;
         self.input.retry = Some(retry);
