@@ -12,8 +12,10 @@
 //!
 //! An object with a member past the record, and deeper or later containers, are walked by scanning
 //! as before; results are the same either way (the tests compare both walks). The record is a fixed
-//! [`SPANS_SIZE_LIMIT`] bytes at most (672 on 64-bit targets), on the stack of the call that
-//! validates messages.
+//! [`SPANS_SIZE_LIMIT`] bytes at most (360 on 64-bit targets, 340 on 32-bit ones), on the stack of
+//! the call that validates messages. Its offsets are 16 bits: a document longer than
+//! [`MAX_RECORDED_LEN`] is not recorded (it is walked by scanning), which halves the record for the
+//! messages that are.
 
 use super::value::Value;
 
@@ -24,7 +26,11 @@ pub(crate) const MAX_MEMBERS: usize = 24;
 /// The deepest container depth recorded (the root container is depth 1).
 const SPAN_DEPTH: usize = 4;
 /// The most bytes a [`Spans`] takes (checked at compile time).
-pub(crate) const SPANS_SIZE_LIMIT: usize = 704;
+pub(crate) const SPANS_SIZE_LIMIT: usize = 384;
+/// The longest document recorded: offsets into it fit 16 bits.
+pub(crate) const MAX_RECORDED_LEN: usize = u16::MAX as usize;
+/// An offset into a recorded document.
+type Offset = u16;
 const _: () = assert!(size_of::<Spans>() <= SPANS_SIZE_LIMIT);
 /// No member (a link to nothing).
 const NO_MEMBER: u8 = u8::MAX;
@@ -33,9 +39,9 @@ const _: () = assert!(MAX_MEMBERS < NO_MEMBER as usize && MAX_SPANS < u8::MAX as
 /// A recorded container: offsets into the document.
 #[derive(Clone, Copy, Debug, Default)]
 struct Container {
-    start: u32,
+    start: Offset,
     /// Length, brackets included; 0 while the container is open.
-    len: u32,
+    len: Offset,
     /// The first recorded member (objects), or [`NO_MEMBER`].
     first: u8,
     /// Whether every member of the object was recorded (so a walk may read the record alone).
@@ -46,13 +52,13 @@ struct Container {
 #[derive(Clone, Copy, Debug, Default)]
 struct Member {
     /// Just after the name's opening quote.
-    name: u32,
+    name: Offset,
     /// The name's closing quote.
-    name_end: u32,
+    name_end: Offset,
     /// The value's first byte.
-    value: u32,
+    value: Offset,
     /// Just after the value's last byte (0 until the value has ended).
-    value_end: u32,
+    value_end: Offset,
     /// The object's next recorded member, or [`NO_MEMBER`].
     next: u8,
     /// Whether the name has no escape.
@@ -96,20 +102,21 @@ impl Spans {
         members_len: 0,
     };
 
-    /// Starts recording for `input`, forgetting any earlier document. A document too long for the
-    /// record's 32-bit offsets is not recorded.
+    /// Starts recording for `input`, forgetting any earlier document. A document longer than
+    /// [`MAX_RECORDED_LEN`] is not recorded.
     pub(super) fn begin(&mut self, input: &[u8]) {
         // Entries past the lengths are never read, and an open slot is always written before it is read.
         self.base = input.as_ptr() as usize;
-        self.doc_len = if u32::try_from(input.len()).is_ok() { input.len() } else { 0 };
+        self.doc_len = if input.len() <= MAX_RECORDED_LEN { input.len() } else { 0 };
         self.containers_len = 0;
         self.members_len = 0;
     }
 }
 
-/// An offset that [`Spans::begin`] checked fits in `u32` (offsets never exceed the document's length).
-fn offset(value: usize) -> u32 {
-    u32::try_from(value).unwrap_or(u32::MAX)
+/// An offset that [`Spans::begin`] checked fits an [`Offset`] (offsets never exceed the document's
+/// length).
+fn offset(value: usize) -> Offset {
+    Offset::try_from(value).unwrap_or(Offset::MAX)
 }
 
 impl super::scan::Record for Spans {
@@ -203,7 +210,7 @@ impl<'a> Recorded<'a> {
         self.next = member.next;
         // Offsets in the object (one before its start wraps, and is out of range too).
         let start = self.start;
-        let at = |offset: u32| (offset as usize).wrapping_sub(start);
+        let at = |offset: Offset| usize::from(offset).wrapping_sub(start);
         let name = self.object.get(at(member.name)..at(member.name_end))?;
         let value = self.object.get(at(member.value)..at(member.value_end))?;
         Some((name, value, member.plain))
@@ -220,22 +227,22 @@ impl Spans {
             return None;
         }
         let containers = self.containers.get(..self.containers_len)?;
-        let container = containers.iter().find(|c| c.start as usize == at && c.len != 0)?;
-        (container.len as usize <= bytes.len()).then_some(container)
+        let container = containers.iter().find(|c| usize::from(c.start) == at && c.len != 0)?;
+        (usize::from(container.len) <= bytes.len()).then_some(container)
     }
 
     /// The length of the container at the start of `bytes`, if it was recorded (and fits `bytes`).
     #[inline]
     pub(super) fn container_len(&self, bytes: &[u8]) -> Option<usize> {
-        self.container(bytes).map(|c| c.len as usize)
+        self.container(bytes).map(|c| usize::from(c.len))
     }
 
     /// A walk of the members of the object `object` (exactly its bytes) from the record, if all of
     /// them were recorded.
     #[inline]
     pub(super) fn recorded_members<'a>(&'a self, object: &'a [u8]) -> Option<Recorded<'a>> {
-        let container = self.container(object).filter(|c| c.complete && c.len as usize == object.len())?;
-        Some(Recorded { spans: self, object, start: container.start as usize, next: container.first })
+        let container = self.container(object).filter(|c| c.complete && usize::from(c.len) == object.len())?;
+        Some(Recorded { spans: self, object, start: usize::from(container.start), next: container.first })
     }
 
     /// How many containers were recorded (tests).
@@ -284,7 +291,7 @@ mod tests {
     use std::string::String;
     use std::vec::Vec;
 
-    use super::{MAX_MEMBERS, MAX_SPANS, Spans};
+    use super::{MAX_MEMBERS, MAX_RECORDED_LEN, MAX_SPANS, Spans};
     use crate::json::scan::{parse, parse_spanned};
     use crate::json::{Kind, Value};
     use crate::test_rng::XorShift;
@@ -316,8 +323,32 @@ mod tests {
     #[cfg(target_pointer_width = "64")]
     fn the_record_is_as_large_as_documented() {
         // 64-bit: 4 machine words, 8 bytes of open slots and 4 of last members, 12 containers of
-        // 12 bytes, 24 members of 20.
-        assert_eq!(size_of::<Spans>(), 672);
+        // 6 bytes, 24 members of 10.
+        assert_eq!(size_of::<Spans>(), 360);
+    }
+
+    #[test]
+    fn the_longest_recorded_document_is_recorded_and_a_longer_one_is_scanned() {
+        // `{"a":{"b":"xx…"},"c":[1]}` of exactly `len` bytes.
+        let doc = |len: usize| {
+            let frame = r#"{"a":{"b":""},"c":[1]}"#.len();
+            let mut doc = String::from(r#"{"a":{"b":""#);
+            doc.extend(std::iter::repeat_n('x', len - frame));
+            doc.push_str(r#""},"c":[1]}"#);
+            assert_eq!(doc.len(), len);
+            doc
+        };
+        let mut spans = Spans::default();
+        let longest = doc(MAX_RECORDED_LEN);
+        let value = parse_spanned(longest.as_bytes(), 64, &mut spans).expect("valid");
+        assert_eq!(spans.recorded(), 3);
+        assert_eq!(spans.container_len(value.as_bytes()), Some(MAX_RECORDED_LEN));
+        assert_eq!(same_walks(value, &spans), (3, 2));
+        let longer = doc(MAX_RECORDED_LEN + 1);
+        let value = parse_spanned(longer.as_bytes(), 64, &mut spans).expect("valid");
+        assert_eq!(spans.recorded(), 0);
+        assert_eq!(spans.container_len(value.as_bytes()), None);
+        assert_eq!(same_walks(value, &spans), (3, 0));
     }
 
     #[test]
