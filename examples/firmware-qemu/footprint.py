@@ -2,8 +2,8 @@
 """Footprint of the firmware ELF, checked against a budget. Stdlib only (reads the ELF itself).
 
 Usage: footprint.py FIRMWARE_ELF [--stack-summary FILE] [--stack-log NAME=FILE ...]
-                    [--max-flash BYTES] [--max-ram BYTES] [--ram-start ADDRESS] [--ram-size BYTES]
-                    [--title TEXT] [--markdown FILE]
+                    [--max-flash BYTES] [--max-ram BYTES] [--max-stack BYTES] [--ram-start ADDRESS]
+                    [--ram-size BYTES] [--title TEXT] [--markdown FILE]
 
 - flash: every allocated section stored in the image: vector table, code, read-only data, and
   the initial values of `.data` (copied to RAM at reset).
@@ -15,7 +15,8 @@ Usage: footprint.py FIRMWARE_ELF [--stack-summary FILE] [--stack-log NAME=FILE .
   on semihosting in each --stack-log (the output of the SDK client stages).
 
 Prints a Markdown table (also written to --markdown, under a `### TITLE` heading with --title) and
-exits 1 if flash or static RAM exceeds its budget; with --ram-size (the board's RAM), also when the
+exits 1 if flash or static RAM exceeds its budget, or with --max-stack the stack peak (which must then
+have been measured); with --ram-size (the board's RAM), also when the
 statics and the stack peak leave less than RAM_MARGIN bytes of it unused (a stack that grows into
 the statics corrupts them silently on these boards).
 """
@@ -84,6 +85,7 @@ def main() -> int:
                     help="a stage's output with the firmware's `stack peak N B` lines (repeatable)")
     ap.add_argument("--max-flash", type=int, default=76 * 1024)
     ap.add_argument("--max-ram", type=int, default=16 * 1024)
+    ap.add_argument("--max-stack", type=int, help="fail if the stack peak exceeds this, or was not measured")
     ap.add_argument("--ram-start", type=lambda v: int(v, 0), default=RAM_START,
                     help="lowest RAM address (default 0x20000000)")
     ap.add_argument("--ram-size", type=int, help="the board's RAM: fail if the statics and the stack peak "
@@ -120,8 +122,8 @@ def main() -> int:
          " + ".join(f"{k} {s[k]:,}" for k in m["in_flash"])),
         ("Static RAM (data + bss)", kib(m["ram"]), kib(a.max_ram),
          " + ".join(f"{k} {s[k]:,}" for k in m["in_ram"])),
-        ("Peak stack (measured at run time)", kib(stack) if stack else "not measured", "-",
-         stack_detail),
+        ("Peak stack (measured at run time)", kib(stack) if stack else "not measured",
+         kib(a.max_stack) if a.max_stack else "-", stack_detail),
     ]
     headroom = None
     if a.ram_size:
@@ -145,6 +147,10 @@ def main() -> int:
         failures.append(f"flash {m['flash']} B exceeds the budget of {a.max_flash} B")
     if m["ram"] > a.max_ram:
         failures.append(f"static RAM {m['ram']} B exceeds the budget of {a.max_ram} B")
+    if a.max_stack and stack is None:
+        failures.append("the stack peak was not measured (--max-stack asks for it)")
+    elif a.max_stack and stack > a.max_stack:
+        failures.append(f"stack peak {stack} B exceeds the budget of {a.max_stack} B")
     if headroom is not None and headroom < RAM_MARGIN:
         failures.append(f"static RAM and stack peak leave {headroom} B of the board's {a.ram_size} B "
                         f"(at least {RAM_MARGIN} B must stay unused)")
