@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs every interop suite (real MCP clients we did not write) against one MCP stdio server.
 
-Usage: python3 tests/interop/interop.py [--only SUITE[,SUITE...]] [--log-dir DIR] [--list] -- SERVER_COMMAND [ARGS...]
+Usage: python3 tests/interop/interop.py [--only SUITE[,SUITE...]] [--log-dir DIR] [--profile full|typical] [--list]
+           -- SERVER_COMMAND [ARGS...]
 
 Suites (each a separate script, runnable on its own; see its header):
   python-legacy, python-modern, python-auto   python_client.py  (official Python SDK, mcp 2.x)
@@ -9,6 +10,9 @@ Suites (each a separate script, runnable on its own; see its header):
   ts-v2-legacy, ts-v2-modern, ts-v2-auto      ts_client.mjs     (@modelcontextprotocol/client 2.x)
   inspector-legacy, inspector-modern          inspector_cli.py  (@modelcontextprotocol/inspector 2.x CLI)
 The *-auto suites use the client's era auto-detection; against a dual-era server it must pick modern.
+--profile typical (the SDK suites, not the Inspector's): the server is the example device built with
+the firmware's typical profile; the clients and the wire checks expect completion and subscriptions
+answered -32601 and the tools that ask the client for input -32603 (see python_client.py).
 
 The server is started through wiretap.py, which logs every stdio line to
 .cache/interop/<suite>.wire.jsonl (--log-dir: another directory, for runs side by side). After each suite the log is checked for what clients do not
@@ -97,11 +101,12 @@ def parse_counts(line: str) -> tuple[int, int] | None:
     return None
 
 
-def run_suite(s: Suite, server: list[str]) -> None:
+def run_suite(s: Suite, server: list[str], profile: str = "full") -> None:
     log = os.path.join(LOG_DIR, f"{s.name}.wire.jsonl")
     if os.path.exists(log):
         os.remove(log)
-    argv = [*s.argv, "--", sys.executable, os.path.join(HERE, "wiretap.py"), log, *server]
+    argv = [*s.argv, *(["--profile", profile] if profile != "full" else []),
+            "--", sys.executable, os.path.join(HERE, "wiretap.py"), log, *server]
     env = dict(os.environ)
     env["PATH"] = NPM_BIN + os.pathsep + env.get("PATH", "")  # Node 22 first
     env["PYTHONUNBUFFERED"] = "1"
@@ -142,10 +147,15 @@ def run_suite(s: Suite, server: list[str]) -> None:
         print(f"  FAIL {s.name}: the client printed no 'N passed, M failed' line (exit {s.rc})", flush=True)
     else:
         s.passed, s.failed = counts
-    check_wire(s, log)
+    check_wire(s, log, profile)
 
 
-def check_wire(s: Suite, log: str) -> None:
+# What a typical-profile build answers in place of what it leaves out (see --profile).
+TYPICAL_ABSENT = {"completion/complete": -32601, "resources/subscribe": -32601, "resources/unsubscribe": -32601}
+INPUT_TOOLS = ("factory_reset", "explain_status", "export_target")
+
+
+def check_wire(s: Suite, log: str, profile: str = "full") -> None:
     def check(name: str, ok: bool, detail: object = "") -> None:
         """A check of the server's behaviour on the wire."""
         if ok:
@@ -266,6 +276,19 @@ def check_wire(s: Suite, log: str) -> None:
     if not s.name.startswith("inspector"):  # the SDK suites call calibrate; the Inspector's do not
         all_of("calibrate: progress 1..4 of 4 for the request's token, before its answer", calibrations, wrong)
 
+    if profile == "typical":
+        absent = [(method(q), r) for q, r in requests if method(q) in TYPICAL_ABSENT]
+        all_of("typical profile: completion and subscriptions answered -32601", absent,
+               [(m, r.get("error", r.get("result"))) for m, r in absent
+                if (r.get("error") or {}).get("code") != TYPICAL_ABSENT[m]])
+        asking = [r for q, r in requests if method(q) == "tools/call"
+                  and (q.get("params") or {}).get("name") in INPUT_TOOLS]
+        all_of("typical profile: the tools that ask for input answered -32603", asking,
+               [r.get("error", r.get("result")) for r in asking if (r.get("error") or {}).get("code") != -32603])
+        asked = [m for msgs in conns.values() for d, m in msgs if d == "s2c" and isinstance(m, dict)
+                 and m.get("method") in ("elicitation/create", "sampling/createMessage", "roots/list")]
+        check("typical profile: no request to the client", not asked, asked[:2])
+
     missing = [r for q, r in requests if method(q) == "resources/read"
                and (q.get("params") or {}).get("uri") == "device://missing"]
     want = MISSING_RESOURCE_CODE[s.era]
@@ -287,6 +310,8 @@ def main() -> int:
     ap.add_argument("--only", help="comma-separated suite names")
     ap.add_argument("--list", action="store_true", help="list the suites and exit")
     ap.add_argument("--log-dir", help="where the wire logs go (default .cache/interop)")
+    ap.add_argument("--profile", choices=["full", "typical"], default="full",
+                    help="the example device's build profile the server has (SDK suites only)")
     ap.add_argument("command", nargs="*", help="server command (after --)")
     a = ap.parse_args()
 
@@ -302,6 +327,8 @@ def main() -> int:
         if unknown:
             ap.error(f"unknown suite(s): {', '.join(sorted(unknown))}")
         all_suites = [s for s in all_suites if s.name in wanted]
+    if a.profile != "full" and any(s.name.startswith("inspector") for s in all_suites):
+        ap.error("--profile is for the SDK suites: pick them with --only")
 
     server = list(a.command)
     exe = shutil.which(server[0]) if os.sep not in server[0] else server[0]
@@ -323,7 +350,7 @@ def main() -> int:
     os.makedirs(LOG_DIR, exist_ok=True)
     print(f"interop: server {' '.join(server)}; wire logs in {os.path.relpath(LOG_DIR, ROOT)}/", flush=True)
     for s in all_suites:
-        run_suite(s, server)
+        run_suite(s, server, a.profile)
 
     print("\n==== interop summary " + "=" * 58)
     print("(client: the client's own checks of our server; wire: our checks of the server on the wire;")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Interop test: the official Python MCP SDK (mcp 2.x) as a client of an MCP stdio server.
 
-Usage: python_client.py --era legacy|modern|auto -- SERVER_COMMAND [ARGS...]
+Usage: python_client.py --era legacy|modern|auto [--profile full|typical] -- SERVER_COMMAND [ARGS...]
 
 Run with the interpreter of .cache/peers/venv (scripts/install-peers creates it).
 Era selection:
@@ -12,6 +12,9 @@ Era selection:
   auto:   the high-level `mcp.client.Client(StdioServerParameters(...))` with its default
           mode="auto" (probe server/discover, fall back to initialize). A dual-era server must
           come out modern.
+--profile typical: the server is the example device built with the firmware's typical profile (both
+eras, tools, resources, prompts, logging): completion and subscriptions must be answered -32601 and
+not declared, the tools that ask the client for input -32603; the rest is checked as in full.
 Prints one line per check and `N passed, M failed` last; exits non-zero on any failure.
 """
 
@@ -48,6 +51,8 @@ import mcp_types as types  # noqa: E402
 
 REQUEST_TIMEOUT_S = 20
 RUN_TIMEOUT_S = 120
+# The tools that ask the client for input (elicitation, sampling, roots).
+INPUT_TOOLS = ["factory_reset", "explain_status", "export_target"]
 
 
 def text_blocks(result: types.CallToolResult) -> list[str]:
@@ -63,7 +68,7 @@ async def expect_error(c: Checks, name: str, want_code: int, coro) -> None:
     c.check(f"{name}: JSON-RPC error code", False, f"expected error {want_code}, got result {got!r}")
 
 
-async def exercise(c: Checks, session: ClientSession | Client, era: str) -> None:
+async def exercise(c: Checks, session: ClientSession | Client, era: str, profile: str = "full") -> None:
     # --- connection -----------------------------------------------------------------------
     if era == "legacy":
         init = await session.initialize()
@@ -87,6 +92,10 @@ async def exercise(c: Checks, session: ClientSession | Client, era: str) -> None
     c.check("capabilities: tools, resources, prompts",
             caps.tools is not None and caps.resources is not None and caps.prompts is not None,
             caps.model_dump(exclude_none=True))
+    if profile == "typical":
+        c.check("capabilities (typical profile): no completions, no resource subscriptions",
+                caps.completions is None and not (caps.resources and caps.resources.subscribe),
+                caps.model_dump(exclude_none=True))
 
     # --- tools ----------------------------------------------------------------------------
     tools = (await session.list_tools()).tools
@@ -220,9 +229,12 @@ class Events:
                 "list_roots_callback": self.on_roots}
 
 
-async def exercise_surface(c: Checks, session: ClientSession | Client, era: str, events: Events) -> None:
+async def exercise_surface(c: Checks, session: ClientSession | Client, era: str, events: Events,
+                           profile: str = "full") -> None:
     """Templates, completion, logging, progress, list changes and elicitation."""
     modern = era != "legacy"
+    if profile == "typical":
+        return await exercise_typical(c, session, era, events)
     templates = (await session.list_resource_templates()).resource_templates
     c.equal("resources/templates/list: the sensor template", [t.uri_template for t in templates],
             ["device://sensor/{name}"])
@@ -338,7 +350,50 @@ async def exercise_surface(c: Checks, session: ClientSession | Client, era: str,
         c.equal("resources/unsubscribe: no update after", len(updated), 1)
 
 
-async def run(era: str, command: list[str]) -> int:
+async def exercise_typical(c: Checks, session: ClientSession | Client, era: str, events: Events) -> None:
+    """The surface of the typical profile: templates, logging, progress and list changes as in full;
+    completion, subscriptions and input from the client answered as a build without them answers."""
+    modern = era != "legacy"
+    templates = (await session.list_resource_templates()).resource_templates
+    c.equal("resources/templates/list: the sensor template", [t.uri_template for t in templates],
+            ["device://sensor/{name}"])
+    await expect_error(c, "completion/complete (no completion in the profile)", -32601,
+                       session.complete(types.PromptReference(name="diagnose"), {"name": "symptom", "value": "o"}))
+    if not modern:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            await session.set_logging_level("info")
+    before = len(events.logs)
+    await session.call_tool("read_temperature", {})
+    logs = events.logs[before:]
+    c.check("read_temperature: logged through notifications/message (logger sensors, level info)",
+            len(logs) == 1 and logs[0].logger == "sensors" and logs[0].level == "info", [l.model_dump() for l in logs])
+    progress: list[tuple] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append((value, total))
+
+    r = await session.call_tool("calibrate", {}, progress_callback=on_progress)
+    c.equal("calibrate: progress 1..4 of 4, in order", progress, [(1, 4), (2, 4), (3, 4), (4, 4)])
+    c.equal("calibrate: structuredContent", r.structured_content, {"steps": 4})
+    if not modern:
+        await session.call_tool("enable_blink", {"enabled": True})
+        await anyio.sleep(0.1)
+        changed = [n for n in events.notifications if isinstance(n, types.ToolListChangedNotification)]
+        c.equal("enable_blink: notifications/tools/list_changed", len(changed), 1)
+        await session.call_tool("enable_blink", {"enabled": False})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            await expect_error(c, "resources/subscribe (no subscriptions in the profile)", -32601,
+                               session.subscribe_resource("device://status"))
+    for tool in INPUT_TOOLS:
+        await expect_error(c, f"{tool} (asks for input: no input in the profile)", -32603,
+                           session.call_tool(tool, {}))
+    c.equal("the client was asked nothing", (len(events.elicitations), len(events.samples), events.roots_asked),
+            (0, 0, 0))
+
+
+async def run(era: str, command: list[str], profile: str = "full") -> int:
     c = Checks(f"python-sdk {era}")
     import importlib.metadata as md
 
@@ -351,15 +406,15 @@ async def run(era: str, command: list[str]) -> int:
             if era == "auto":
                 async with Client(params, client_info=info, read_timeout_seconds=REQUEST_TIMEOUT_S,
                                   log_level="info", **events.callbacks()) as client:
-                    await exercise(c, client, era)
-                    await exercise_surface(c, client, era, events)
+                    await exercise(c, client, era, profile)
+                    await exercise_surface(c, client, era, events, profile)
             else:
                 async with stdio_client(params) as (read, write):
                     log_level = "info" if era == "modern" else None
                     async with ClientSession(read, write, read_timeout_seconds=REQUEST_TIMEOUT_S, client_info=info,
                                              log_level=log_level, **events.callbacks()) as session:
-                        await exercise(c, session, era)
-                        await exercise_surface(c, session, era, events)
+                        await exercise(c, session, era, profile)
+                        await exercise_surface(c, session, era, events, profile)
     except Exception as e:  # noqa: BLE001 - any crash is a test failure with a clear message
         c.crash("client run", e)
     return c.finish()
@@ -368,9 +423,10 @@ async def run(era: str, command: list[str]) -> int:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--era", choices=["legacy", "modern", "auto"], required=True)
+    ap.add_argument("--profile", choices=["full", "typical"], default="full")
     ap.add_argument("command", nargs="+", help="server command (after --)")
     a = ap.parse_args()
-    return anyio.run(run, a.era, a.command)
+    return anyio.run(run, a.era, a.command, a.profile)
 
 
 if __name__ == "__main__":

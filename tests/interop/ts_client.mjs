@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Interop test: the official TypeScript MCP SDK as a client of an MCP stdio server.
 //
-// Usage: node ts_client.mjs --sdk v1|v2 --era legacy|modern|auto -- SERVER_COMMAND [ARGS...]
+// Usage: node ts_client.mjs --sdk v1|v2 --era legacy|modern|auto [--profile full|typical] -- SERVER_COMMAND [ARGS...]
 //        node ts_client.mjs --sdk v1|v2 --era ERA --transport http|sse --url URL   (a running server:
 //        Streamable HTTP, or the 2024-11-05 HTTP+SSE transport at its /sse endpoint)
 //
@@ -12,6 +12,10 @@
 //             modern: `versionNegotiation: { mode: { pin: '2026-07-28' } }`: server/discover, no fallback.
 //             auto:   `versionNegotiation: { mode: 'auto' }`: probe server/discover, fall back to initialize;
 //                     a dual-era server must come out modern.
+//
+//   --profile typical: the server is the example device built with the firmware's typical profile
+//             (both eras, tools, resources, prompts, logging): completion and subscriptions must be
+//             answered -32601 and not declared, the tools that ask the client for input -32603.
 //
 // The packages are loaded from the npm tree that scripts/install-peers puts in
 // .cache/peers/npm/node_modules (override with INTEROP_NODE_MODULES). Prints one line per check
@@ -42,13 +46,14 @@ function usage(msg) {
 }
 
 function parseArgs(argv) {
-    const out = { sdk: undefined, era: undefined, command: [], url: undefined, transport: 'stdio' };
+    const out = { sdk: undefined, era: undefined, command: [], url: undefined, transport: 'stdio', profile: 'full' };
     for (let i = 0; i < argv.length; i++) {
         const a = argv[i];
         if (a === '--sdk') out.sdk = argv[++i];
         else if (a === '--era') out.era = argv[++i];
         else if (a === '--url') out.url = argv[++i];
         else if (a === '--transport') out.transport = argv[++i];
+        else if (a === '--profile') out.profile = argv[++i];
         else if (a === '--') { out.command = argv.slice(i + 1); break; }
         else usage(`unknown argument ${a}`);
     }
@@ -56,6 +61,7 @@ function parseArgs(argv) {
     if (!['legacy', 'modern', 'auto'].includes(out.era)) usage('--era must be legacy, modern or auto');
     if (out.sdk === 'v1' && out.era !== 'legacy') usage('SDK v1 has only the legacy era (its newest version is 2025-11-25)');
     if (!['stdio', 'http', 'sse'].includes(out.transport)) usage('--transport must be stdio, http or sse');
+    if (!['full', 'typical'].includes(out.profile)) usage('--profile must be full or typical');
     if (out.transport === 'stdio' ? out.command.length === 0 : !out.url) usage('missing server command or --url');
     return out;
 }
@@ -132,6 +138,10 @@ async function exercise(c, client, opts) {
     }
     const caps = client.getServerCapabilities() ?? {};
     c.check('capabilities: tools, resources, prompts', !!(caps.tools && caps.resources && caps.prompts), caps);
+    if (opts.profile === 'typical') {
+        c.check('capabilities (typical profile): no completions, no resource subscriptions',
+            caps.completions === undefined && !caps.resources?.subscribe, caps);
+    }
 
     // --- tools --------------------------------------------------------------------------
     const tools = (await client.listTools({}, ro)).tools;
@@ -263,8 +273,44 @@ function installHandlers(client, sdk) {
     return events;
 }
 
+// The surface of the typical profile: templates, logging, progress and list changes as in full;
+// completion, subscriptions and input from the client answered as a build without them answers.
+async function exerciseTypical(c, client, opts, events) {
+    const { sdk } = opts;
+    const era = opts.era === 'auto' ? 'modern' : opts.era;
+    const ro = { timeout: REQUEST_TIMEOUT_MS };
+    const callTool = (params, extra = {}) =>
+        (sdk === 'v1' ? client.callTool(params, undefined, { ...ro, ...extra }) : client.callTool(params, { ...ro, ...extra }));
+    const templates = (await client.listResourceTemplates({}, ro)).resourceTemplates;
+    c.equal('resources/templates/list: the sensor template', templates.map((t) => t.uriTemplate), ['device://sensor/{name}']);
+    await expectError(c, 'completion/complete (no completion in the profile)', -32601,
+        client.complete({ ref: { type: 'ref/prompt', name: 'diagnose' }, argument: { name: 'symptom', value: 'o' } }, ro));
+    if (era === 'legacy') {
+        await client.setLoggingLevel('info', ro);
+        const before = events.logs.length;
+        await callTool({ name: 'read_temperature', arguments: {} });
+        const logs = events.logs.slice(before);
+        c.check('read_temperature: logged through notifications/message (logger sensors, level info)',
+            logs.length === 1 && logs[0].logger === 'sensors' && logs[0].level === 'info', logs);
+        await callTool({ name: 'enable_blink', arguments: { enabled: true } });
+        await new Promise((ok) => setTimeout(ok, 100));
+        c.equal('enable_blink: notifications/tools/list_changed', events.changed, 1);
+        await callTool({ name: 'enable_blink', arguments: { enabled: false } });
+        await expectError(c, 'resources/subscribe (no subscriptions in the profile)', -32601,
+            client.subscribeResource({ uri: 'device://status' }, ro));
+    }
+    // With a progress token: interop.py checks the progress on the wire (see exerciseSurface).
+    const r = await callTool({ name: 'calibrate', arguments: {} }, { onprogress: () => {} });
+    c.equal('calibrate: structuredContent', r.structuredContent, { steps: 4 });
+    for (const tool of ['factory_reset', 'explain_status', 'export_target']) {
+        await expectError(c, `${tool} (asks for input: no input in the profile)`, -32603, callTool({ name: tool, arguments: {} }));
+    }
+    c.equal('the client was asked nothing', [events.elicitations, events.samples.length, events.roots], [0, 0, 0]);
+}
+
 // Templates, completion, logging, progress, list changes and elicitation.
 async function exerciseSurface(c, client, opts, events) {
+    if (opts.profile === 'typical') return exerciseTypical(c, client, opts, events);
     const { sdk } = opts;
     const era = opts.era === 'auto' ? 'modern' : opts.era;
     const ro = { timeout: REQUEST_TIMEOUT_MS };
