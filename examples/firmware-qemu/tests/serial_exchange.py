@@ -28,7 +28,7 @@ META = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextproto
         "io.modelcontextprotocol/clientInfo": {"name": "serial-exchange", "version": "0"}}
 TOOLS = ["echo", "read_temperature", "set_led", "get_uptime", "calibrate", "enable_blink", "factory_reset",
          "explain_status", "export_target"]
-RX_BYTES = 1024  # keep in sync with RX_BYTES in src/main.rs
+RX_BYTES = 768  # keep in sync with RX_BYTES in src/main.rs
 
 
 class Checks:

@@ -25,9 +25,10 @@ use firmware_common::{Storage, log};
 
 use crate::board::Microbit;
 
-/// Receive buffer: the longest message accepted. The official SDK clients' largest request is 542
-/// bytes (a modern-era `tools/call` carrying input responses and a request state).
-pub const RX_BYTES: usize = 1024;
+/// Receive buffer: the longest message accepted (longer lines are answered with an error and
+/// skipped). The official SDK clients' largest request is 542 bytes (a modern-era `tools/call`
+/// carrying input responses and a request state); 768 keeps the statics within 6 KiB.
+pub const RX_BYTES: usize = 768;
 /// Transmit buffer: the largest answer. The SDK clients' largest is 3,708 bytes (the legacy
 /// `tools/list` once `enable_blink` added its tool).
 pub const TX_BYTES: usize = 4096;

@@ -21,9 +21,10 @@ use core::ptr::addr_of_mut;
 use firmware_common::{Storage, log};
 use riscv::register::{mcause, mepc};
 
-/// Receive buffer: the longest message accepted. The official SDK clients' largest requests are
-/// under 500 bytes.
-pub const RX_BYTES: usize = 1024;
+/// Receive buffer: the longest message accepted (longer lines are answered with an error and
+/// skipped). The official SDK clients' largest request is 542 bytes (a modern-era `tools/call`
+/// carrying input responses and a request state); 768 keeps the statics within 6 KiB.
+pub const RX_BYTES: usize = 768;
 /// Transmit buffer: the largest answer (the modern-era `tools/list` is about 3.3 KB).
 pub const TX_BYTES: usize = 4096;
 /// Input the device waits for in a legacy session (the factory reset's confirmation).
