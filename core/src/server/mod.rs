@@ -14,6 +14,7 @@
 mod calls;
 #[cfg(feature = "completion")]
 mod complete;
+mod deferred;
 mod dispatch;
 mod engine;
 pub mod handler;
