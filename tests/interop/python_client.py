@@ -231,10 +231,10 @@ class Events:
 
 async def exercise_surface(c: Checks, session: ClientSession | Client, era: str, events: Events,
                            profile: str = "full") -> None:
-    """Templates, completion, logging, progress, list changes and elicitation."""
+    """Templates, completion, logging, progress, list changes and elicitation. In the typical
+    profile, completion, subscriptions and input from the client are checked to be left out."""
     modern = era != "legacy"
-    if profile == "typical":
-        return await exercise_typical(c, session, era, events)
+    typical = profile == "typical"
     templates = (await session.list_resource_templates()).resource_templates
     c.equal("resources/templates/list: the sensor template", [t.uri_template for t in templates],
             ["device://sensor/{name}"])
@@ -242,11 +242,15 @@ async def exercise_surface(c: Checks, session: ClientSession | Client, era: str,
     doc = json.loads(rr.contents[0].text) if rr.contents and isinstance(rr.contents[0], types.TextResourceContents) else None
     c.check("read device://sensor/cpu (template): {sensor: cpu, celsius: number}",
             isinstance(doc, dict) and doc.get("sensor") == "cpu" and is_number(doc.get("celsius")), doc)
-    done = await session.complete(types.ResourceTemplateReference(uri="device://sensor/{name}"),
-                                  {"name": "name", "value": "c"})
-    c.equal("completion/complete template variable: values", done.completion.values, ["cpu"])
-    done = await session.complete(types.PromptReference(name="diagnose"), {"name": "symptom", "value": "over"})
-    c.equal("completion/complete prompt argument: values", done.completion.values, ["overheating"])
+    if typical:
+        await expect_error(c, "completion/complete (no completion in the profile)", -32601,
+                           session.complete(types.PromptReference(name="diagnose"), {"name": "symptom", "value": "o"}))
+    else:
+        done = await session.complete(types.ResourceTemplateReference(uri="device://sensor/{name}"),
+                                      {"name": "name", "value": "c"})
+        c.equal("completion/complete template variable: values", done.completion.values, ["cpu"])
+        done = await session.complete(types.PromptReference(name="diagnose"), {"name": "symptom", "value": "over"})
+        c.equal("completion/complete prompt argument: values", done.completion.values, ["overheating"])
 
     # Logging: legacy through logging/setLevel, 2026-07-28 through the session's per-request log level.
     if not modern:
@@ -287,6 +291,19 @@ async def exercise_surface(c: Checks, session: ClientSession | Client, era: str,
         r = await session.call_tool("blink_led", {"times": 2})
         c.equal("blink_led: text", text_blocks(r), ["blinked 2 times"])
         await session.call_tool("enable_blink", {"enabled": False})
+
+    if typical:
+        for tool in INPUT_TOOLS:
+            await expect_error(c, f"{tool} (asks for input: no input in the profile)", -32603,
+                               session.call_tool(tool, {}))
+        c.equal("the client was asked nothing",
+                (len(events.elicitations), len(events.samples), events.roots_asked), (0, 0, 0))
+        if not modern:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                await expect_error(c, "resources/subscribe (no subscriptions in the profile)", -32601,
+                                   session.subscribe_resource("device://status"))
+        return
 
     # The factory reset asks the user first (elicitation).
     if era == "modern":
@@ -348,49 +365,6 @@ async def exercise_surface(c: Checks, session: ClientSession | Client, era: str,
         await anyio.sleep(0.1)
         updated = [n for n in events.notifications if isinstance(n, types.ResourceUpdatedNotification)]
         c.equal("resources/unsubscribe: no update after", len(updated), 1)
-
-
-async def exercise_typical(c: Checks, session: ClientSession | Client, era: str, events: Events) -> None:
-    """The surface of the typical profile: templates, logging, progress and list changes as in full;
-    completion, subscriptions and input from the client answered as a build without them answers."""
-    modern = era != "legacy"
-    templates = (await session.list_resource_templates()).resource_templates
-    c.equal("resources/templates/list: the sensor template", [t.uri_template for t in templates],
-            ["device://sensor/{name}"])
-    await expect_error(c, "completion/complete (no completion in the profile)", -32601,
-                       session.complete(types.PromptReference(name="diagnose"), {"name": "symptom", "value": "o"}))
-    if not modern:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            await session.set_logging_level("info")
-    before = len(events.logs)
-    await session.call_tool("read_temperature", {})
-    logs = events.logs[before:]
-    c.check("read_temperature: logged through notifications/message (logger sensors, level info)",
-            len(logs) == 1 and logs[0].logger == "sensors" and logs[0].level == "info", [l.model_dump() for l in logs])
-    progress: list[tuple] = []
-
-    async def on_progress(value: float, total: float | None, message: str | None) -> None:
-        progress.append((value, total))
-
-    r = await session.call_tool("calibrate", {}, progress_callback=on_progress)
-    c.equal("calibrate: progress 1..4 of 4, in order", progress, [(1, 4), (2, 4), (3, 4), (4, 4)])
-    c.equal("calibrate: structuredContent", r.structured_content, {"steps": 4})
-    if not modern:
-        await session.call_tool("enable_blink", {"enabled": True})
-        await anyio.sleep(0.1)
-        changed = [n for n in events.notifications if isinstance(n, types.ToolListChangedNotification)]
-        c.equal("enable_blink: notifications/tools/list_changed", len(changed), 1)
-        await session.call_tool("enable_blink", {"enabled": False})
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            await expect_error(c, "resources/subscribe (no subscriptions in the profile)", -32601,
-                               session.subscribe_resource("device://status"))
-    for tool in INPUT_TOOLS:
-        await expect_error(c, f"{tool} (asks for input: no input in the profile)", -32603,
-                           session.call_tool(tool, {}))
-    c.equal("the client was asked nothing", (len(events.elicitations), len(events.samples), events.roots_asked),
-            (0, 0, 0))
 
 
 async def run(era: str, command: list[str], profile: str = "full") -> int:
