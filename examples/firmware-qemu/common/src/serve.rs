@@ -27,10 +27,6 @@ pub struct Storage {
     pub input: &'static mut [u8],
 }
 
-/// The handler answers every request at once; the engine keeps one slot for a listen stream and
-/// sends one request at a time to the host (the device's legacy factory-reset confirmation).
-type BoardServer<H> = Server<'static, Logged<H>, 1, 1>;
-
 /// Serves the example device on `board` over the UART halves `reader` and `writer`, forever. The
 /// board's tick must be running ([`tick`](crate::clock::tick)), and its UART interrupt enabled.
 // Inlined into the board's `main`, its only caller: one frame and one prologue fewer.
@@ -41,12 +37,17 @@ pub fn serve<B: Board>(board: B, storage: Storage, reader: impl Read, writer: im
         .with_instructions(INSTRUCTIONS)
         // The tool list changes (blink_led), announced with listChanged; other clients re-read it soon.
         .with_list_cache(CacheHints::new(60_000, CacheScope::Public));
-    serve_handler(Device::new(board), config, storage, reader, writer)
+    // The device answers every request at once; the engine keeps one slot for a listen stream and
+    // sends one request at a time to the host (the device's legacy factory-reset confirmation).
+    serve_handler::<_, 1, 1>(Device::new(board), config, storage, reader, writer)
 }
 
-/// Serves `handler` as [`serve`] serves the device: the same loop, logs and stack reports.
+/// Serves `handler` as [`serve`] serves the device: the same loop, logs and stack reports, with
+/// `IN_FLIGHT` slots for deferred requests and listen streams and `OUTBOUND` for requests to the
+/// host (the `Server`'s; each slot is RAM of the serving loop's frame: 0 for a handler that
+/// answers at once and asks the host nothing).
 #[inline(always)]
-pub fn serve_handler<H: Handler>(
+pub fn serve_handler<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize>(
     handler: H,
     config: Config<'static>,
     storage: Storage,
@@ -54,7 +55,8 @@ pub fn serve_handler<H: Handler>(
     mut writer: impl Write,
 ) -> ! {
     let (rx, tx) = (storage.rx.len(), storage.tx.len());
-    let mut server: BoardServer<H> = Server::new(Logged(handler), config, Buffers { rx: storage.rx, tx: storage.tx });
+    let mut server: Server<'static, Logged<H>, IN_FLIGHT, OUTBOUND> =
+        Server::new(Logged(handler), config, Buffers { rx: storage.rx, tx: storage.tx });
     server.parts_mut().0.set_input_buffer(storage.input);
     crate::log!(
         "serving MCP on the UART (receive buffer {} B, transmit buffer {} B, stack region {} B)",

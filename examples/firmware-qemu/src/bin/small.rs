@@ -85,5 +85,6 @@ fn main() -> ! {
     // The tools ask the client nothing: no legacy input buffer.
     let storage = Storage { rx: RX, tx: TX, input: &mut [] };
     let small = Small { led: false, calls: 0 };
-    firmware_common::serve_handler(small, Config::new("small", "0.1.0"), storage, reader, writer)
+    // Every call is answered at once and nothing is asked of the host: no engine slots.
+    firmware_common::serve_handler::<_, 0, 0>(small, Config::new("small", "0.1.0"), storage, reader, writer)
 }

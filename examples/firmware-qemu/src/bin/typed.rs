@@ -40,5 +40,6 @@ fn main() -> ! {
     let Some((reader, writer)) = uart::take() else { log::exit(false) };
     // The tools ask the client nothing: no legacy input buffer.
     let storage = Storage { rx: RX, tx: TX, input: &mut [] };
-    firmware_common::serve_handler(StructuredOutput, config(), storage, reader, writer)
+    // The device's slots (a listen stream, a request to the host), though these tools use neither.
+    firmware_common::serve_handler::<_, 1, 1>(StructuredOutput, config(), storage, reader, writer)
 }
