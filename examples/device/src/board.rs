@@ -101,8 +101,8 @@ pub trait Board {
     /// Factory calibration data.
     fn calibration(&self) -> &[u8];
     /// The blink setting (whether `blink_led` is offered) if the board keeps it, as a real board
-    /// would in flash and as a board shared by several [`Device`]s must; `None` (the default): each
-    /// `Device` keeps its own, in memory.
+    /// would in flash and as a board shared by several [`Device`](crate::Device)s must; `None`
+    /// (the default): each `Device` keeps its own, in memory.
     fn blink_setting(&self) -> Option<bool> {
         None
     }

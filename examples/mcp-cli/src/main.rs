@@ -271,7 +271,7 @@ async fn run(cli: Cli) -> Result<ExitCode, String> {
 }
 
 /// `--log-level`: `logging/setLevel` in a legacy session. A 2026-07-28 request carries the level
-/// in its `_meta` ([`client::Config::log_level`]): nothing to send.
+/// in its `_meta` ([`Config::log_level`](mcp_sansio::client::Config::log_level)): nothing to send.
 async fn ask_for_logs(client: &Connection, version: ProtocolVersion, level: LoggingLevel) {
     if version.era() == WireEra::Modern {
         return;
