@@ -17,13 +17,12 @@ peak the firmware reported (JSON). Stdlib only.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qemu import BOARDS, DEFAULT_BOARD, Firmware, require_qemu, use_board  # noqa: E402
-from serial_exchange import META, TOOLS, Checks, line  # noqa: E402
+from serial_exchange import META, TOOLS, Checks, finish, line  # noqa: E402
 
 
 def request(i: int, method: str, params: dict | None = None, modern: bool = False) -> dict:
@@ -115,13 +114,7 @@ def main() -> int:
         if peak is not None:
             peaks.append(peak)
 
-    peak = max(peaks) if peaks else None
-    c.check(f"{label}: the firmware reported its stack peak ({peak} B)", peak is not None and 0 < peak < 16384, peaks)
-    if args.summary:
-        with open(args.summary, "w") as f:
-            json.dump({"stack_peak_bytes": peak}, f)
-    print(f"{c.passed} passed, {c.failed} failed", flush=True)
-    return 0 if c.failed == 0 and c.passed > 0 else 1
+    return finish(c, peaks, args.summary, f"{label}: ")
 
 
 if __name__ == "__main__":

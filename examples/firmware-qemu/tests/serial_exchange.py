@@ -121,6 +121,19 @@ def exchange(elf: str, data: bytes, expected: int, chunk: int | None = None, pau
     return answers, fw
 
 
+def finish(c: Checks, peaks: list[int], summary: str | None, label: str = "") -> int:
+    """The end of an exchange script: checks that the firmware reported a stack peak (the largest of
+    `peaks`; written as JSON to `summary`, if given, for footprint.py --stack-summary), prints
+    `N passed, M failed` and returns the exit status."""
+    peak = max(peaks) if peaks else None
+    c.check(f"{label}the firmware reported its stack peak ({peak} B)", peak is not None and 0 < peak < 16384, peaks)
+    if summary:
+        with open(summary, "w") as f:
+            json.dump({"stack_peak_bytes": peak}, f)
+    print(f"{c.passed} passed, {c.failed} failed", flush=True)
+    return 0 if c.failed == 0 and c.passed > 0 else 1
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("elf")
@@ -257,13 +270,7 @@ def main() -> int:
         c.check("QEMU is still running", fw.proc.poll() is None)
         done(fw)
 
-    peak = max(peaks) if peaks else None
-    c.check(f"the firmware reported its stack peak ({peak} B)", peak is not None and 0 < peak < 16384, peaks)
-    if args.summary:
-        with open(args.summary, "w") as f:
-            json.dump({"stack_peak_bytes": peak}, f)
-    print(f"{c.passed} passed, {c.failed} failed", flush=True)
-    return 0 if c.failed == 0 and c.passed > 0 else 1
+    return finish(c, peaks, args.summary)
 
 
 if __name__ == "__main__":

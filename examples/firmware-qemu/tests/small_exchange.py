@@ -12,13 +12,12 @@ peak the firmware reported (JSON, for footprint.py --stack-summary). Stdlib only
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qemu import Firmware, require_qemu  # noqa: E402
-from serial_exchange import META, Checks, line  # noqa: E402
+from serial_exchange import META, Checks, finish, line  # noqa: E402
 
 RX_BYTES = 512  # src/bin/small.rs
 TOOLS = ["echo", "set_led", "get_led", "count"]
@@ -96,12 +95,7 @@ def main() -> int:
         fw.no_more_output(0.3)  # the firmware logs a new peak once idle
         peak = fw.stack_peak()
 
-    c.check(f"the firmware reported its stack peak ({peak} B)", peak is not None and 0 < peak < 16384, peak)
-    if args.summary:
-        with open(args.summary, "w") as f:
-            json.dump({"stack_peak_bytes": peak}, f)
-    print(f"{c.passed} passed, {c.failed} failed", flush=True)
-    return 0 if c.failed == 0 and c.passed > 0 else 1
+    return finish(c, [] if peak is None else [peak], args.summary)
 
 
 if __name__ == "__main__":
