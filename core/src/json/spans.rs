@@ -16,15 +16,29 @@
 //! the call that validates messages. Its offsets are 16 bits: a document longer than
 //! [`MAX_RECORDED_LEN`] is not recorded (it is walked by scanning), which halves the record for the
 //! messages that are.
+//!
+//! The record is the cargo feature `walk-index` (in `full`). Without it the record has no room
+//! (a few words: every walk scans, as for a document past the record), and a firmware's stack is
+//! 340 B shallower.
 
 use super::value::Value;
 
 /// Containers recorded per document.
+#[cfg(feature = "walk-index")]
 pub(crate) const MAX_SPANS: usize = 12;
 /// Members of recorded objects recorded per document.
+#[cfg(feature = "walk-index")]
 pub(crate) const MAX_MEMBERS: usize = 24;
 /// The deepest container depth recorded (the root container is depth 1).
+#[cfg(feature = "walk-index")]
 const SPAN_DEPTH: usize = 4;
+// Without `walk-index`: no room, nothing recorded, every walk scans.
+#[cfg(not(feature = "walk-index"))]
+pub(crate) const MAX_SPANS: usize = 0;
+#[cfg(not(feature = "walk-index"))]
+pub(crate) const MAX_MEMBERS: usize = 0;
+#[cfg(not(feature = "walk-index"))]
+const SPAN_DEPTH: usize = 0;
 /// The most bytes a [`Spans`] takes (checked at compile time).
 pub(crate) const SPANS_SIZE_LIMIT: usize = 384;
 /// The longest document recorded: offsets into it fit 16 bits.
@@ -286,7 +300,8 @@ pub fn recorded_walks_agree(input: &[u8]) -> Option<bool> {
     Some(agree(value, &spans, 0))
 }
 
-#[cfg(test)]
+// The record's tests need its room.
+#[cfg(all(test, feature = "walk-index"))]
 mod tests {
     use std::string::String;
     use std::vec::Vec;
