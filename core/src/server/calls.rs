@@ -28,6 +28,7 @@ use crate::server::{Handler, MAX_ESCAPED_NAME_LEN};
 impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// The string parameter `key` (its value `found`, looked up by the caller), unescaped into `buf`
     /// when needed; answers `-32602` and returns `None` if it is missing or not a string.
+    #[cfg(any(feature = "resources", feature = "prompts", feature = "completion", feature = "subscriptions"))]
     pub(crate) fn string_param<'b>(
         &mut self,
         id: Id<'_>,
@@ -40,17 +41,27 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"{key}\" must be a string"));
             return None;
         };
-        match plain_or_unescaped(raw, buf) {
-            Some(text) => Some((raw, text)),
-            None => {
-                self.reject(
-                    Some(&id),
-                    code::INVALID_PARAMS,
-                    format_args!("escaped \"{key}\" longer than {MAX_ESCAPED_NAME_LEN} bytes"),
-                );
-                None
-            }
+        self.unescaped_param(id, raw, key, buf).map(|text| (raw, text))
+    }
+
+    /// The string parameter `key`'s text `raw`, unescaped into `buf` when needed; answers `-32602`
+    /// and returns `None` if it does not fit.
+    fn unescaped_param<'b>(
+        &mut self,
+        id: Id<'_>,
+        raw: JsonStr<'b>,
+        key: &'static str,
+        buf: &'b mut [u8],
+    ) -> Option<&'b str> {
+        let text = plain_or_unescaped(raw, buf);
+        if text.is_none() {
+            self.reject(
+                Some(&id),
+                code::INVALID_PARAMS,
+                format_args!("escaped \"{key}\" longer than {MAX_ESCAPED_NAME_LEN} bytes"),
+            );
         }
+        text
     }
 
     /// `arguments`, which must be an object when present (`null` counts as absent).
@@ -69,18 +80,65 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         }
     }
 
+    /// `tools/call`. The tool is found by comparing the request's (possibly escaped) name with each
+    /// tool's, without copying it. The name the handler is given is the request's own text when it
+    /// has no escape (nearly always), the static table's ([`Handler::TOOLS`]) when it has one, and
+    /// only for a tool of a table built at run time an unescaped copy ([`MAX_ESCAPED_NAME_LEN`]
+    /// bytes at most, in [`Self::call_escaped_tool`]'s frame: the common path holds no name buffer).
     pub(crate) fn call_tool(&mut self, id: Id<'_>, params: &Params<'_>, context: RequestContext<'_>) {
-        let mut buf = [0u8; MAX_ESCAPED_NAME_LEN];
-        let Some((raw_name, name)) = self.string_param(id, params.get("name"), "name", &mut buf) else { return };
-        let index = (0..).map_while(|i| self.handler.tool(i).map(|t| (i, t.name == name))).find(|(_, hit)| *hit);
-        let Some((index, _)) = index else {
+        let Some(raw) = params.get("name").and_then(|v| v.as_str()) else {
+            return self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"name\" must be a string"));
+        };
+        let plain = raw.as_plain();
+        let matches = |name: &str| match plain {
+            Some(plain) => plain == name,
+            None => raw.eq_str(name),
+        };
+        let index = (0..).map_while(|i| self.handler.tool(i).map(|t| matches(t.name))).position(|hit| hit);
+        let Some(index) = index else {
             return self.reject_with_data(
                 Some(&id),
                 code::INVALID_PARAMS,
-                ErrorMessage::Whole(format_args!("Unknown tool: {raw_name}")),
+                ErrorMessage::Whole(format_args!("Unknown tool: {raw}")),
                 None,
             );
         };
+        let name = plain.or_else(|| H::TOOLS.get(index).map(|t| t.name).filter(|name| raw.eq_str(name)));
+        match name {
+            Some(name) => self.call_named_tool(id, params, context, index, name),
+            None => self.call_escaped_tool(id, params, context, index, raw),
+        }
+        // Here, not in the frame that served the call (the deepest of a request's).
+        self.after_reply(id, "tools/call", params);
+    }
+
+    /// `tools/call` of the tool at `index` of a table built at run time, whose name came escaped.
+    #[cold]
+    #[inline(never)]
+    fn call_escaped_tool(
+        &mut self,
+        id: Id<'_>,
+        params: &Params<'_>,
+        context: RequestContext<'_>,
+        index: usize,
+        raw: JsonStr<'_>,
+    ) {
+        let mut buf = [0u8; MAX_ESCAPED_NAME_LEN];
+        let Some(name) = self.unescaped_param(id, raw, "name", &mut buf) else { return };
+        self.call_named_tool(id, params, context, index, name)
+    }
+
+    /// `tools/call` of the tool at `index`, named `name`, up to the handler's reply ([`Self::after_reply`]
+    /// follows in the caller).
+    #[inline(never)]
+    fn call_named_tool(
+        &mut self,
+        id: Id<'_>,
+        params: &Params<'_>,
+        context: RequestContext<'_>,
+        index: usize,
+        name: &str,
+    ) {
         let Ok(arguments) = self.object_param(id, params, "arguments") else { return };
         #[cfg(feature = "tasks")]
         let support = self.handler.tool(index).map(|t| t.task_support).unwrap_or_default();
@@ -109,10 +167,10 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         #[cfg(not(feature = "tasks"))]
         let (handler, _, out) = self.reply_parts(id, context.version, true);
         handler.call_tool(call, ToolReply::new(out.with_notes(notes).with_input(&scope)));
-        self.after_reply(id, "tools/call", params);
     }
 
     #[cfg(feature = "resources")]
+    #[inline(never)] // An arm of `dispatch` in a frame of its own (see docs/firmware.md, "Stack").
     pub(crate) fn read_resource(&mut self, id: Id<'_>, params: &Params<'_>, context: RequestContext<'_>) {
         let mut buf = [0u8; MAX_ESCAPED_NAME_LEN];
         let Some((_, uri)) = self.string_param(id, params.get("uri"), "uri", &mut buf) else { return };
@@ -132,6 +190,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     }
 
     #[cfg(feature = "prompts")]
+    #[inline(never)] // An arm of `dispatch` in a frame of its own (see docs/firmware.md, "Stack").
     pub(crate) fn get_prompt(&mut self, id: Id<'_>, params: &Params<'_>, context: RequestContext<'_>) {
         let mut buf = [0u8; MAX_ESCAPED_NAME_LEN];
         let Some((raw_name, name)) = self.string_param(id, params.get("name"), "name", &mut buf) else { return };

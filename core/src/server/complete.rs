@@ -10,6 +10,7 @@ use crate::server::{Handler, MAX_ESCAPED_NAME_LEN};
 
 impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// `completion/complete`.
+    #[inline(never)] // An arm of `dispatch` in a frame of its own (see docs/firmware.md, "Stack").
     pub(crate) fn complete(&mut self, id: Id<'_>, params: &Params<'_>, context: RequestContext<'_>) {
         let reference = params.get("ref").filter(|r| r.kind() == Kind::Object);
         let kind = reference.and_then(|r| r.get("type")).and_then(|t| t.as_str());

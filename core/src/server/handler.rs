@@ -205,6 +205,12 @@ impl<'a> PromptGet<'a> {
 pub trait Handler {
     /// A fixed table of tools. A handler whose tools never change sets this and leaves
     /// [`Handler::tool`] to its default; a dynamic handler overrides [`Handler::tool`] instead.
+    ///
+    /// A handler that overrides [`Handler::tool`] may still set this to the fixed tools it lists
+    /// first (at the same indexes): a `tools/call` whose name came escaped (`"ech\u006f"`) is then
+    /// given the table's name. Any other escaped name is unescaped into a buffer of
+    /// [`MAX_ESCAPED_NAME_LEN`](crate::server::MAX_ESCAPED_NAME_LEN) bytes on the stack, in a frame
+    /// only that case uses (a longer one is answered `-32602`).
     const TOOLS: &'static [Tool<'static>] = &[];
     /// A fixed table of resources; see [`Handler::TOOLS`].
     const RESOURCES: &'static [Resource<'static>] = &[];

@@ -35,6 +35,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
 
     /// `subscriptions/listen` (2026-07-28): acknowledges what the server honours, then keeps the
     /// request open in an in-flight slot.
+    #[inline(never)] // An arm of `dispatch` in a frame of its own (see docs/firmware.md, "Stack").
     pub(crate) fn listen(&mut self, id: Id<'_>, params: &Params<'_>, context: RequestContext<'_>) {
         let Some(notifications) = params.get("notifications").filter(|n| n.kind() == Kind::Object) else {
             return self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"notifications\" must be an object"));

@@ -350,6 +350,9 @@ impl<B: Board> Device<B> {
 }
 
 impl<B: Board> Handler for Device<B> {
+    // The fixed tools, listed first by `tool` below: a call naming one of them with an escape is
+    // given this table's name (no copy of it on the stack).
+    const TOOLS: &'static [Tool<'static>] = &TOOLS;
     const RESOURCES: &'static [Resource<'static>] = &RESOURCES;
     const PROMPTS: &'static [Prompt<'static>] = &PROMPTS;
     const RESOURCE_TEMPLATES: &'static [ResourceTemplate<'static>] = &RESOURCE_TEMPLATES;
