@@ -68,6 +68,9 @@ def main() -> int:
         bad = fw.request(call(7, "set_led", {"on": "yes"}))
         c.check("set_led with a string: a tool error (isError)", bad.get("result", {}).get("isError") is True, bad)
         c.equal("count, twice", [texts(fw.request(call(i, "count", {}))) for i in (8, 9)], [["1"], ["2"]])
+        fw.send(b'{"jsonrpc":"2.0","id":11,"method":"tools/call",'
+                b'"params":{"name":"ech\\u006f","arguments":{"message":"by an escaped name"}}}\n')
+        c.equal("a tool named with an escape (\"ech\\u006f\"): echo", texts(fw.recv()), ["by an escaped name"])
         unknown = fw.request(call(10, "no_such_tool", {}))
         c.equal("an unknown tool: -32602", unknown.get("error", {}).get("code"), -32602)
 

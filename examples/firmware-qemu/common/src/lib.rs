@@ -28,4 +28,4 @@ pub mod stack;
 pub mod uart;
 pub mod waker;
 
-pub use serve::{Storage, serve, serve_handler};
+pub use serve::{Logged, Served, Storage, serve, serve_handler, serve_handler_in};

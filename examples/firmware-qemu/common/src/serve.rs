@@ -1,15 +1,13 @@
 //! The serving loop every board runs, and the served handler with rejected input reported on the
 //! diagnostic channel.
 
+use core::mem::MaybeUninit;
+
 use embedded_io_async::{Read, Write};
 use mcp_example_device::{Board, Device, INSTRUCTIONS, SERVER_NAME};
-use mcp_sansio::endpoint::{self, Response};
-use mcp_sansio::mcp::ServerCapabilities;
+use mcp_sansio::endpoint;
 use mcp_sansio::num::Decimal;
-use mcp_sansio::server::{
-    Buffers, CacheHints, CacheScope, CompletionReply, CompletionRequest, Config, Event, Handler, ListChanges, Prompt,
-    PromptGet, PromptReply, Resource, ResourceRead, ResourceReply, ResourceTemplate, Server, Tool, ToolCall, ToolReply,
-};
+use mcp_sansio::server::{Buffers, CacheHints, CacheScope, Config, Event, Handler, Server, Wrapper};
 use mcp_sansio::time::Instant;
 
 use crate::clock::TickClock;
@@ -45,26 +43,70 @@ pub fn serve<B: Board>(board: B, storage: Storage, reader: impl Read, writer: im
 /// Serves `handler` as [`serve`] serves the device: the same loop, logs and stack reports, with
 /// `IN_FLIGHT` slots for deferred requests and listen streams and `OUTBOUND` for requests to the
 /// host (the `Server`'s; each slot is RAM of the serving loop's frame: 0 for a handler that
-/// answers at once and asks the host nothing).
+/// answers at once and asks the host nothing). The `Server` is a local of the serving loop: RAM
+/// of the stack; [`serve_handler_in`] keeps it in a static instead.
 #[inline(always)]
 pub fn serve_handler<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize>(
     handler: H,
     config: Config<'static>,
     storage: Storage,
+    reader: impl Read,
+    writer: impl Write,
+) -> ! {
+    // Built here, in the serving loop's frame (a server returned from a function was measured to
+    // take a second copy of it in the frame).
+    let mut server = Served::<H, IN_FLIGHT, OUTBOUND>::new(Logged(handler), config, buffers(storage.rx, storage.tx));
+    server.parts_mut().0.set_input_buffer(storage.input);
+    serve_loop(&mut server, reader, writer)
+}
+
+/// The server [`serve_handler`] and [`serve_handler_in`] run: `handler` with its events logged.
+pub type Served<H, const IN_FLIGHT: usize, const OUTBOUND: usize> = Server<'static, Logged<H>, IN_FLIGHT, OUTBOUND>;
+
+/// [`serve_handler`] with the `Server` in `slot` (a static of the board's `main`, as its buffers
+/// are): the same RAM, counted as static RAM, known at link time, instead of stack. The server is
+/// built in a frame of its own that has returned before serving starts.
+#[inline(always)]
+pub fn serve_handler_in<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize>(
+    slot: &'static mut MaybeUninit<Served<H, IN_FLIGHT, OUTBOUND>>,
+    handler: H,
+    config: Config<'static>,
+    storage: Storage,
+    reader: impl Read,
+    writer: impl Write,
+) -> ! {
+    #[inline(never)]
+    fn place<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize>(
+        slot: &'static mut MaybeUninit<Served<H, IN_FLIGHT, OUTBOUND>>,
+        handler: H,
+        config: Config<'static>,
+        storage: Storage,
+    ) -> &'static mut Served<H, IN_FLIGHT, OUTBOUND> {
+        let server = slot.write(Server::new(Logged(handler), config, buffers(storage.rx, storage.tx)));
+        server.parts_mut().0.set_input_buffer(storage.input);
+        server
+    }
+    serve_loop(place(slot, handler, config, storage), reader, writer)
+}
+
+/// The board's buffers for a server, logged.
+fn buffers(rx: &'static mut [u8], tx: &'static mut [u8]) -> Buffers<'static> {
+    crate::log!(
+        "serving MCP on the UART (receive buffer {} B, transmit buffer {} B, stack region {} B)",
+        rx.len(),
+        tx.len(),
+        stack::size()
+    );
+    Buffers { rx, tx }
+}
+
+/// The serving loop: `server` on the UART halves, forever, the stack peak reported when it grows.
+#[inline(always)]
+fn serve_loop<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize>(
+    server: &mut Served<H, IN_FLIGHT, OUTBOUND>,
     mut reader: impl Read,
     mut writer: impl Write,
 ) -> ! {
-    let (rx, tx) = (storage.rx.len(), storage.tx.len());
-    let mut server: Server<'static, Logged<H>, IN_FLIGHT, OUTBOUND> =
-        Server::new(Logged(handler), config, Buffers { rx: storage.rx, tx: storage.tx });
-    server.parts_mut().0.set_input_buffer(storage.input);
-    crate::log!(
-        "serving MCP on the UART (receive buffer {} B, transmit buffer {} B, stack region {} B)",
-        rx,
-        tx,
-        stack::size()
-    );
-
     let mut reported_peak = 0;
     executor::block_on(
         || async {
@@ -72,7 +114,7 @@ pub fn serve_handler<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize>(
             loop {
                 // A serial line has no end of input; the UART never fails either, but if the
                 // driver returns, the session carries on where it was.
-                match mcp_sansio_embedded::run(&mut server, &mut reader, &mut writer, &mut clock).await {
+                match mcp_sansio_embedded::run(&mut *server, &mut reader, &mut writer, &mut clock).await {
                     Ok(()) => crate::log!("input ended"),
                     Err(error) => crate::log!("link error: {error}"),
                 }
@@ -88,42 +130,17 @@ pub fn serve_handler<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize>(
     )
 }
 
-/// The served handler, with rejected input reported on the diagnostic channel.
-struct Logged<H: Handler>(H);
+/// The served handler, with rejected input reported on the diagnostic channel: a [`Wrapper`], so
+/// everything but the events is the handler's (its tables, its replies, its capabilities).
+pub struct Logged<H: Handler>(H);
 
-impl<H: Handler> Handler for Logged<H> {
-    fn tool(&self, index: usize) -> Option<Tool<'_>> {
-        self.0.tool(index)
+impl<H: Handler> Wrapper for Logged<H> {
+    type Inner = H;
+    fn inner(&self) -> &H {
+        &self.0
     }
-    fn resource(&self, index: usize) -> Option<Resource<'_>> {
-        self.0.resource(index)
-    }
-    fn prompt(&self, index: usize) -> Option<Prompt<'_>> {
-        self.0.prompt(index)
-    }
-    fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
-        self.0.call_tool(call, reply)
-    }
-    fn read_resource(&mut self, read: ResourceRead<'_>, reply: ResourceReply<'_>) {
-        self.0.read_resource(read, reply)
-    }
-    fn get_prompt(&mut self, get: PromptGet<'_>, reply: PromptReply<'_>) {
-        self.0.get_prompt(get, reply)
-    }
-    fn capabilities(&self) -> ServerCapabilities {
-        self.0.capabilities()
-    }
-    fn resource_template(&self, index: usize) -> Option<ResourceTemplate<'_>> {
-        self.0.resource_template(index)
-    }
-    fn complete(&mut self, request: CompletionRequest<'_>, reply: CompletionReply<'_>) {
-        self.0.complete(request, reply)
-    }
-    fn take_list_changes(&mut self) -> ListChanges {
-        self.0.take_list_changes()
-    }
-    fn on_response(&mut self, now: Instant, response: Response<'_>) {
-        self.0.on_response(now, response)
+    fn inner_mut(&mut self) -> &mut H {
+        &mut self.0
     }
     fn on_event(&mut self, now: Instant, event: Event<'_>) {
         match event {
