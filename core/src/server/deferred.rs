@@ -54,14 +54,9 @@ impl<const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'_, IN_FLIGHT, OUTBOU
         let task = match (&entry.id, self.tasks.as_mut()) {
             (crate::jsonrpc::OwnedId::String(id), Some(table)) if entry.route == crate::server::tasks::TASK_ROUTE => {
                 let now = table.last_now;
-                table.find_any(now, id.as_bytes()).map(|slot| crate::server::tasks::TaskScope {
-                    table,
-                    now,
-                    slot: Some(slot),
-                    fresh: false,
-                    params: None,
-                    legacy: false,
-                })
+                table
+                    .find_any(now, id.as_bytes())
+                    .map(|slot| crate::server::tasks::TaskScope::existing(table, now, slot))
             }
             _ => None,
         };

@@ -65,14 +65,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let reply = Outgoing::open(slot, ReplyId::Borrowed(id), context.version, *server_info, defer_slots);
         let task = match tasks.as_mut().filter(|_| may_be_task) {
             Some(table) if *route == TASK_ROUTE => match id {
-                Id::String(task) => table.find_any(now, task.raw()).map(|slot| TaskScope {
-                    table,
-                    now,
-                    slot: Some(slot),
-                    fresh: false,
-                    params: None,
-                    legacy: false,
-                }),
+                Id::String(task) => table.find_any(now, task.raw()).map(|slot| TaskScope::existing(table, now, slot)),
                 Id::Number(_) => None,
             },
             Some(table) => Some(TaskScope { table, now, slot: None, fresh: true, params: params.value(), legacy }),

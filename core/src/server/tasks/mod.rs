@@ -155,3 +155,11 @@ pub(crate) struct TaskScope<'a> {
     /// A 2025-11-25 request that asked for a task (`params.task`).
     pub(crate) legacy: bool,
 }
+
+impl<'a> TaskScope<'a> {
+    /// The scope of the existing task in `slot` of `table`: a reply that writes its answer (not a
+    /// client's request asking for a new task).
+    pub(crate) fn existing(table: &'a mut dyn TaskSink, now: Instant, slot: usize) -> Self {
+        TaskScope { table, now, slot: Some(slot), fresh: false, params: None, legacy: false }
+    }
+}
