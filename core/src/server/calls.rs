@@ -28,7 +28,7 @@ use crate::server::{Handler, MAX_ESCAPED_NAME_LEN};
 impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// The string parameter `key` (its value `found`, looked up by the caller), unescaped into `buf`
     /// when needed; answers `-32602` and returns `None` if it is missing or not a string.
-    #[cfg(any(feature = "resources", feature = "prompts", feature = "completion", feature = "subscriptions"))]
+    #[cfg(any(feature = "resources", feature = "prompts", feature = "completion"))]
     pub(crate) fn string_param<'b>(
         &mut self,
         id: Id<'_>,
