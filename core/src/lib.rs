@@ -134,7 +134,8 @@
 //! `modern`, every request is served as a legacy server serves it; without `input`, an
 //! input-required answer fails with `-32603`. Beside the surface: `alloc`, `std`, `defmt`, `hmac`,
 //! `tasks`, and `walk-index` (in `full`: an index of each message's shallow structure that spares
-//! walks a rescan, for 340 B of stack on 32-bit targets). The crate's README has the table, `docs/firmware.md` what each profile measures.
+//! walks a rescan, for 340 B of stack on 32-bit targets). The crate's README has the table,
+//! `docs/firmware.md` what each profile measures.
 //!
 //! ## Guarantees
 //! - No panics on any input, and bounded work per call: at most the messages held in the receive buffer.

@@ -24,21 +24,11 @@
 use super::value::Value;
 
 /// Containers recorded per document.
-#[cfg(feature = "walk-index")]
-pub(crate) const MAX_SPANS: usize = 12;
+pub(crate) const MAX_SPANS: usize = if cfg!(feature = "walk-index") { 12 } else { 0 };
 /// Members of recorded objects recorded per document.
-#[cfg(feature = "walk-index")]
-pub(crate) const MAX_MEMBERS: usize = 24;
+pub(crate) const MAX_MEMBERS: usize = if cfg!(feature = "walk-index") { 24 } else { 0 };
 /// The deepest container depth recorded (the root container is depth 1).
-#[cfg(feature = "walk-index")]
-const SPAN_DEPTH: usize = 4;
-// Without `walk-index`: no room, nothing recorded, every walk scans.
-#[cfg(not(feature = "walk-index"))]
-pub(crate) const MAX_SPANS: usize = 0;
-#[cfg(not(feature = "walk-index"))]
-pub(crate) const MAX_MEMBERS: usize = 0;
-#[cfg(not(feature = "walk-index"))]
-const SPAN_DEPTH: usize = 0;
+const SPAN_DEPTH: usize = if cfg!(feature = "walk-index") { 4 } else { 0 };
 /// The most bytes a [`Spans`] takes (checked at compile time).
 pub(crate) const SPANS_SIZE_LIMIT: usize = 384;
 /// The longest document recorded: offsets into it fit 16 bits.

@@ -90,11 +90,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             return self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"name\" must be a string"));
         };
         let plain = raw.as_plain();
-        let matches = |name: &str| match plain {
-            Some(plain) => plain == name,
-            None => raw.eq_str(name),
-        };
-        let index = (0..).map_while(|i| self.handler.tool(i).map(|t| matches(t.name))).position(|hit| hit);
+        let index =
+            (0..).map_while(|i| self.handler.tool(i).map(|t| raw.is(plain.is_some(), t.name))).position(|hit| hit);
         let Some(index) = index else {
             return self.reject_with_data(
                 Some(&id),

@@ -53,8 +53,9 @@ pub fn serve_handler<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize>(
     reader: impl Read,
     writer: impl Write,
 ) -> ! {
-    // Built here, in the serving loop's frame (a server returned from a function was measured to
-    // take a second copy of it in the frame).
+    // Built here, in the serving loop's frame, not by `serve_handler_in`'s `place` into a local
+    // slot: measured, a server returned from a function left a second copy of it in the frame,
+    // and a slot filled by `place` 24 B more stack on the M3 (68 B on virt).
     let mut server = Served::<H, IN_FLIGHT, OUTBOUND>::new(Logged(handler), config, buffers(storage.rx, storage.tx));
     server.parts_mut().0.set_input_buffer(storage.input);
     serve_loop(&mut server, reader, writer)
