@@ -30,6 +30,8 @@ use crate::version::Era;
 /// Most input requests one answer may carry.
 pub const MAX_INPUT_REQUESTS: usize = 4;
 
+const NOT_AN_OBJECT: &str = "an input request's params are not a JSON object";
+
 /// What the engine knows about a request when its handler asks for input.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct InputScope<'a> {
@@ -73,19 +75,69 @@ impl<'a> InputReply<'a> {
             return self;
         }
         let version = self.out.version();
-        let client = self.scope.map(|s| s.client).unwrap_or_default();
-        if !request.is_supported_by(&client) {
+        if !request.is_supported_by(&self.client()) {
             request.add_needs(&mut self.needs);
             self.missing = true;
             return self;
         }
+        if self.open_request(key) && !request.write(self.out.writer(), version) {
+            self.invalid = Some(NOT_AN_OBJECT);
+        }
+        self
+    }
+
+    /// Asks the client's model (`sampling/createMessage`, as [`InputRequest::Sample`]) with params
+    /// formatted straight into the answer: no buffer holds them first. `params` must format one
+    /// JSON object (`messages`, `maxTokens`, …; checked as [`JsonWriter::json_fmt`] checks), and
+    /// one with `tools` needs the client's `sampling.tools`, as for [`request`](Self::request).
+    pub fn sample_fmt(mut self, key: &str, params: core::fmt::Arguments<'_>) -> Self {
+        if !cfg!(feature = "input") {
+            return self;
+        }
+        let client = self.client();
+        if !client.sampling {
+            self.needs.sampling = true;
+            self.missing = true;
+            return self;
+        }
+        if !self.open_request(key) {
+            return self;
+        }
+        let w = self.out.writer();
+        w.raw(b"{\"method\":\"sampling/createMessage\",\"params\":");
+        let start = w.len();
+        if !w.json_fmt(params, true) {
+            self.invalid = Some(NOT_AN_OBJECT);
+            return self;
+        }
+        // Written (or overflowed, which fails the answer anyway): the tools it offers are read back.
+        let written = w.written().get(start..).unwrap_or_default();
+        let tools = crate::json::parse(written, crate::json::MAX_DEPTH_LIMIT).ok().and_then(|p| p.get("tools"));
+        let offers_tools = tools.is_some();
+        w.raw(b"}");
+        if offers_tools && !client.sampling_tools {
+            self.needs.sampling = true;
+            self.needs.sampling_tools = true;
+            self.missing = true;
+        }
+        self
+    }
+
+    /// The capabilities of the client being asked (none when input is not available here).
+    fn client(&self) -> ClientCapabilities {
+        self.scope.map(|s| s.client).unwrap_or_default()
+    }
+
+    /// Writes the next request's `"key":`, opening `inputRequests` for the first; `false`, with the
+    /// answer marked invalid, once the requests are closed or full.
+    fn open_request(&mut self, key: &str) -> bool {
         if self.requests_closed {
             self.invalid = Some("input requests must precede the request state");
-            return self;
+            return false;
         }
         if self.requests == MAX_INPUT_REQUESTS {
             self.invalid = Some("too many input requests in one answer");
-            return self;
+            return false;
         }
         if self.requests == 0 {
             self.out.field("inputRequests");
@@ -96,11 +148,8 @@ impl<'a> InputReply<'a> {
         let w = self.out.writer();
         w.string(key);
         w.raw(b":");
-        if !request.write(w, version) {
-            self.invalid = Some("an input request's params are not a JSON object");
-        }
         self.requests += 1;
-        self
+        true
     }
 
     /// Keeps `state` (at most [`MAX_REQUEST_STATE`] bytes) for the next round, sealed by the

@@ -10,9 +10,10 @@ use super::*;
 use crate::connection::Connection;
 use crate::time::{Duration, Instant};
 
-static TOOLS: [Tool<'static>; 6] = [
+static TOOLS: [Tool<'static>; 7] = [
     Tool::new("confirm", "Asks the user", "{}"),
     Tool::new("sample", "Asks the model, with tools", "{}"),
+    Tool::new("sample_fmt", "Asks the model with the message `n` (and tools if `tools`), formatted", "{}"),
     Tool::new("rounds", "Three rounds", "{}"),
     Tool::new("roots", "Lists roots", "{}"),
     Tool::new("many", "Asks for the roots `n` times at once", "{}"),
@@ -60,6 +61,22 @@ impl Handler for Asker {
                 .input_required()
                 .request("s", InputRequest::Sample { params: r#"{"messages":[],"maxTokens":5,"tools":[]}"# })
                 .finish(),
+            "sample_fmt" => match ctx.input("s") {
+                Some(answer) => reply.text(&text_of(answer.get("content").and_then(|c| c.get("text")))).finish(),
+                None => {
+                    // A string argument is written as its text (to break the JSON), any other as JSON.
+                    let n = call.argument("n").map(|v| match v.as_str().and_then(|s| s.as_plain()) {
+                        Some(text) => text.to_owned(),
+                        None => String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                    });
+                    let n = n.unwrap_or_default();
+                    let tools = if call.argument("tools").is_some() { r#","tools":[]"# } else { "" };
+                    reply
+                        .input_required()
+                        .sample_fmt("s", format_args!(r#"{{"messages":[{n}],"maxTokens":5{tools}}}"#))
+                        .finish()
+                }
+            },
             "many" if ctx.input("k0").is_some() => {
                 reply.text(&std::format!("k0={} k1={}", text_of(ctx.input("k0")), text_of(ctx.input("k1")))).finish()
             }
@@ -215,6 +232,43 @@ fn undeclared_capabilities_are_never_used() {
     let asked = h.call("tools/call", json!({"name":"sample"}), ALL_CAPS);
     assert_eq!(asked["result"]["inputRequests"]["s"]["method"], "sampling/createMessage");
     assert!(asked["result"].get("requestState").is_none());
+}
+
+#[test]
+fn sampling_params_formatted_into_the_answer_are_checked_as_written_ones() {
+    let mut h = Harness::new(true);
+    let message = json!({"role":"user","content":{"type":"text","text":"a \"quoted\" line"}});
+    let asked = h.call("tools/call", json!({"name":"sample_fmt","arguments":{"n":message}}), ALL_CAPS);
+    assert_eq!(
+        asked["result"]["inputRequests"],
+        json!({"s":{"method":"sampling/createMessage","params":{"messages":[message],"maxTokens":5}}})
+    );
+    // As `InputRequest::Sample`: tools need `sampling.tools`, no sampling at all `sampling`.
+    let tools = json!({"name":"sample_fmt","arguments":{"n":message,"tools":true}});
+    let refused = h.call("tools/call", tools.clone(), r#"{"sampling":{}}"#);
+    assert_eq!(refused["error"]["code"], -32021);
+    assert_eq!(refused["error"]["data"]["requiredCapabilities"], json!({"sampling":{"tools":{}}}));
+    let asked = h.call("tools/call", tools, ALL_CAPS);
+    assert_eq!(asked["result"]["inputRequests"]["s"]["params"]["tools"], json!([]));
+    let refused = h.call("tools/call", json!({"name":"sample_fmt","arguments":{"n":1}}), "{}");
+    assert_eq!(refused["error"]["data"]["requiredCapabilities"], json!({"sampling":{}}));
+    // Params that are not one JSON object: an internal error, nothing of them sent.
+    let broken = h.call("tools/call", json!({"name":"sample_fmt","arguments":{"n":"]"}}), ALL_CAPS);
+    assert_eq!(broken["error"]["code"], -32603);
+    assert!(broken["error"]["message"].as_str().unwrap().contains("not a JSON object"), "{broken}");
+
+    // A legacy session is asked by the engine, the params as written.
+    let mut s = Legacy::new(2048, false);
+    let out = s.send(
+        &json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"sample_fmt","arguments":{"n":message}}}),
+    );
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0]["method"], "sampling/createMessage");
+    assert_eq!(out[0]["params"], json!({"messages":[message],"maxTokens":5}));
+    let answer = json!({"role":"assistant","content":{"type":"text","text":"fine"},"model":"m"});
+    let out = s.send(&json!({"jsonrpc":"2.0","id":out[0]["id"],"result":answer}));
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0]["result"]["content"][0]["text"], "\"fine\"");
 }
 
 #[test]

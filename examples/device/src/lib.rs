@@ -303,20 +303,14 @@ impl<B: Board> Device<B> {
             return reply.finish_error_text("this client offers no model to ask (no sampling capability)");
         }
         let celsius = self.board.temperature(Sensor::Board, call.context.now);
-        let mut params = heapless::String::<384>::new();
-        let written = core::fmt::write(
-            &mut params,
-            format_args!(
-                r#"{{"messages":[{{"role":"user","content":{{"type":"text","text":"In one sentence, explain this board status to its owner: LED {}, board temperature {} C, up {} ms."}}}}],"maxTokens":100}}"#,
-                if self.board.led() { "on" } else { "off" },
-                celsius.unwrap_or(Centidegrees(0)),
-                Decimal(call.context.now.as_millis())
-            ),
+        // Formatted straight into the answer: no buffer for the params on the stack.
+        let params = format_args!(
+            r#"{{"messages":[{{"role":"user","content":{{"type":"text","text":"In one sentence, explain this board status to its owner: LED {}, board temperature {} C, up {} ms."}}}}],"maxTokens":100}}"#,
+            if self.board.led() { "on" } else { "off" },
+            celsius.unwrap_or(Centidegrees(0)),
+            Decimal(call.context.now.as_millis())
         );
-        if written.is_err() {
-            return reply.finish_error_text("the status does not fit the sampling request");
-        }
-        reply.input_required().request("explanation", InputRequest::Sample { params: &params }).finish()
+        reply.input_required().sample_fmt("explanation", params).finish()
     }
 
     /// `export_target`: asks the host for its roots and names the first one.
