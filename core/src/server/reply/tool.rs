@@ -102,30 +102,45 @@ impl<'a> ToolReply<'a> {
     }
 
     /// Adds a text content block.
+    #[inline(always)] // By value in the API, in place here: no copy of the reply per step.
     pub fn text(mut self, text: &str) -> Self {
+        self.push_text(text);
+        self
+    }
+
+    fn push_text(&mut self, text: &str) {
         let w = self.next_block();
         w.raw(b"{\"type\":\"text\",\"text\":");
         w.string(text);
         w.raw(b"}");
-        self
     }
 
     /// Adds a text content block formatted in place (`format_args!`), without a buffer.
+    #[inline(always)]
     pub fn text_fmt(mut self, text: fmt::Arguments<'_>) -> Self {
+        self.push_text_fmt(text);
+        self
+    }
+
+    fn push_text_fmt(&mut self, text: fmt::Arguments<'_>) {
         let w = self.next_block();
         w.raw(b"{\"type\":\"text\",\"text\":");
         w.string_fmt(text);
         w.raw(b"}");
-        self
     }
 
     /// Adds a text content block copied from a string of the request, still escaped (zero copy).
+    #[inline(always)]
     pub fn text_json(mut self, text: JsonStr<'_>) -> Self {
+        self.push_text_json(text);
+        self
+    }
+
+    fn push_text_json(&mut self, text: JsonStr<'_>) {
         let w = self.next_block();
         w.raw(b"{\"type\":\"text\",\"text\":");
         w.json_str(text);
         w.raw(b"}");
-        self
     }
 
     /// Adds an image content block; `data` is base64-encoded on the fly.
@@ -167,11 +182,13 @@ impl<'a> ToolReply<'a> {
     /// block (as the spec recommends, and the only form before 2025-06-18). Must come before any other
     /// content block; otherwise the reply becomes an internal error. `structuredContent` is an object
     /// in the legacy era: pass a struct or map there.
-    pub fn structured<T: Serialize + ?Sized>(self, value: &T) -> Self {
-        self.structured_with(&|w, as_text| match as_text {
+    #[inline(always)]
+    pub fn structured<T: Serialize + ?Sized>(mut self, value: &T) -> Self {
+        self.set_structured_with(&|w, as_text| match as_text {
             false => w.serialize(value),
             true => w.serialize_as_string(value),
-        })
+        });
+        self
     }
 
     /// Sets the structured result from JSON text formatted in place, without serde (for firmware that
@@ -179,7 +196,13 @@ impl<'a> ToolReply<'a> {
     /// [`structured`](Self::structured). The text must be one JSON value, an object in the legacy
     /// era ([`JsonWriter::json_fmt`] checks it); for anything else the reply becomes an internal
     /// error.
+    #[inline(always)]
     pub fn structured_fmt(mut self, json: fmt::Arguments<'_>) -> Self {
+        self.set_structured_fmt(json);
+        self
+    }
+
+    fn set_structured_fmt(&mut self, json: fmt::Arguments<'_>) {
         let object_only = self.out.version().served_era() == Era::Legacy;
         let w = self.out.writer();
         // Checked in the space past the end, then taken back; a writer already overflowed (the
@@ -192,9 +215,9 @@ impl<'a> ToolReply<'a> {
         };
         if !valid {
             self.invalid = true;
-            return self;
+            return;
         }
-        self.structured_with(&|w, as_text| match as_text {
+        self.set_structured_with(&|w, as_text| match as_text {
             // Checked above: only a `Display` that changes its mind fails here.
             false => {
                 if !w.json_fmt(json, object_only) {
@@ -207,10 +230,10 @@ impl<'a> ToolReply<'a> {
 
     /// [`structured`](Self::structured) with the value's writer (as JSON, or as a JSON string when
     /// `as_text`): only that part is generic over the value's type.
-    fn structured_with(mut self, write: &dyn Fn(&mut JsonWriter<'a>, bool)) -> Self {
+    fn set_structured_with(&mut self, write: &dyn Fn(&mut JsonWriter<'a>, bool)) {
         if self.content_open {
             self.misordered = true;
-            return self;
+            return;
         }
         if self.out.version().has_structured_content() {
             self.out.field("structuredContent");
@@ -220,10 +243,9 @@ impl<'a> ToolReply<'a> {
         w.raw(b"{\"type\":\"text\",\"text\":");
         write(w, true);
         w.raw(b"}");
-        self
     }
 
-    fn close(mut self, is_error: bool) {
+    fn close(&mut self, is_error: bool) {
         if self.misordered {
             self.out.fail(
                 code::INTERNAL_ERROR,
@@ -253,19 +275,23 @@ impl<'a> ToolReply<'a> {
     }
 
     /// Sends the result.
-    pub fn finish(self) {
+    #[inline(always)]
+    pub fn finish(mut self) {
         self.close(false)
     }
 
     /// Sends the result marked `isError: true`: the tool ran and failed (bad arguments, a device
     /// error). The model sees it and can correct itself.
-    pub fn finish_error(self) {
+    #[inline(always)]
+    pub fn finish_error(mut self) {
         self.close(true)
     }
 
     /// Sends an `isError` result with one text block.
-    pub fn finish_error_text(self, message: &str) {
-        self.text(message).close(true)
+    #[inline(always)]
+    pub fn finish_error_text(mut self, message: &str) {
+        self.push_text(message);
+        self.close(true)
     }
 
     /// Answers a call whose arguments do not match the tool's input schema
