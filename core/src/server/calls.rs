@@ -28,7 +28,7 @@ use crate::server::{Handler, MAX_ESCAPED_NAME_LEN};
 impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// The string parameter `key` (its value `found`, looked up by the caller), unescaped into `buf`
     /// when needed; answers `-32602` and returns `None` if it is missing or not a string.
-    #[cfg(any(feature = "resources", feature = "prompts", feature = "completion"))]
+    #[cfg(any(feature = "resources", feature = "completion"))]
     pub(crate) fn string_param<'b>(
         &mut self,
         id: Id<'_>,
@@ -166,11 +166,44 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         handler.call_tool(call, ToolReply::new(out.with_notes(notes).with_input(&scope)));
     }
 
+    /// `resources/read`. The URI the handler is given is the request's own text when it has no
+    /// escape (nearly always); an escaped one is unescaped in a cold frame of its own
+    /// ([`Self::read_escaped_resource`]), so the common path holds no URI buffer.
     #[cfg(feature = "resources")]
     #[inline(never)] // An arm of `dispatch` in a frame of its own (see docs/firmware.md, "Stack").
     pub(crate) fn read_resource(&mut self, id: Id<'_>, params: &Params<'_>, context: RequestContext<'_>) {
+        let Some(raw) = params.get("uri").and_then(|v| v.as_str()) else {
+            return self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"uri\" must be a string"));
+        };
+        match raw.as_plain() {
+            Some(uri) => self.read_named_resource(id, params, context, uri),
+            None => self.read_escaped_resource(id, params, context, raw),
+        }
+        // Here, not in the frame that served the read (the deepest of a request's).
+        self.after_reply(id, "resources/read", params);
+    }
+
+    /// `resources/read` of a URI that came escaped.
+    #[cfg(feature = "resources")]
+    #[cold]
+    #[inline(never)]
+    fn read_escaped_resource(
+        &mut self,
+        id: Id<'_>,
+        params: &Params<'_>,
+        context: RequestContext<'_>,
+        raw: JsonStr<'_>,
+    ) {
         let mut buf = [0u8; MAX_ESCAPED_NAME_LEN];
-        let Some((_, uri)) = self.string_param(id, params.get("uri"), "uri", &mut buf) else { return };
+        let Some(uri) = self.unescaped_param(id, raw, "uri", &mut buf) else { return };
+        self.read_named_resource(id, params, context, uri)
+    }
+
+    /// `resources/read` of `uri`, up to the handler's reply ([`Self::after_reply`] follows in the
+    /// caller).
+    #[cfg(feature = "resources")]
+    #[inline(never)]
+    fn read_named_resource(&mut self, id: Id<'_>, params: &Params<'_>, context: RequestContext<'_>, uri: &str) {
         #[cfg(feature = "input")]
         let mut state = [0u8; MAX_REQUEST_STATE];
         let binding = StateBinding { method: "resources/read", name: uri, now: self.now };
@@ -183,23 +216,66 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let (handler, config, out) = self.reply_parts(id, context.version, true);
         let out = out.with_notes(notes).with_input(&scope);
         handler.read_resource(read, ResourceReply::new(out, config.resource_cache));
-        self.after_reply(id, "resources/read", params);
     }
 
+    /// `prompts/get`. The prompt is found by comparing the request's (possibly escaped) name with
+    /// each prompt's, without copying it; the handler is given the name as [`Self::call_tool`]
+    /// gives a tool's (the request's text, the static table's, or a cold unescaped copy).
     #[cfg(feature = "prompts")]
     #[inline(never)] // An arm of `dispatch` in a frame of its own (see docs/firmware.md, "Stack").
     pub(crate) fn get_prompt(&mut self, id: Id<'_>, params: &Params<'_>, context: RequestContext<'_>) {
-        let mut buf = [0u8; MAX_ESCAPED_NAME_LEN];
-        let Some((raw_name, name)) = self.string_param(id, params.get("name"), "name", &mut buf) else { return };
-        let index = (0..).map_while(|i| self.handler.prompt(i).map(|p| (i, p.name == name))).find(|(_, hit)| *hit);
-        let Some((index, _)) = index else {
+        let Some(raw) = params.get("name").and_then(|v| v.as_str()) else {
+            return self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"name\" must be a string"));
+        };
+        let plain = raw.as_plain();
+        let index =
+            (0..).map_while(|i| self.handler.prompt(i).map(|p| raw.is(plain.is_some(), p.name))).position(|hit| hit);
+        let Some(index) = index else {
             return self.reject_with_data(
                 Some(&id),
                 code::INVALID_PARAMS,
-                ErrorMessage::Whole(format_args!("Unknown prompt: {raw_name}")),
+                ErrorMessage::Whole(format_args!("Unknown prompt: {raw}")),
                 None,
             );
         };
+        let name = plain.or_else(|| H::PROMPTS.get(index).map(|p| p.name).filter(|name| raw.eq_str(name)));
+        match name {
+            Some(name) => self.get_named_prompt(id, params, context, index, name),
+            None => self.get_escaped_prompt(id, params, context, index, raw),
+        }
+        // Here, not in the frame that served the prompt (the deepest of a request's).
+        self.after_reply(id, "prompts/get", params);
+    }
+
+    /// `prompts/get` of the prompt at `index` of a list built at run time, whose name came escaped.
+    #[cfg(feature = "prompts")]
+    #[cold]
+    #[inline(never)]
+    fn get_escaped_prompt(
+        &mut self,
+        id: Id<'_>,
+        params: &Params<'_>,
+        context: RequestContext<'_>,
+        index: usize,
+        raw: JsonStr<'_>,
+    ) {
+        let mut buf = [0u8; MAX_ESCAPED_NAME_LEN];
+        let Some(name) = self.unescaped_param(id, raw, "name", &mut buf) else { return };
+        self.get_named_prompt(id, params, context, index, name)
+    }
+
+    /// `prompts/get` of the prompt at `index`, named `name`: its arguments checked, up to the
+    /// handler's reply ([`Self::after_reply`] follows in the caller).
+    #[cfg(feature = "prompts")]
+    #[inline(never)]
+    fn get_named_prompt(
+        &mut self,
+        id: Id<'_>,
+        params: &Params<'_>,
+        context: RequestContext<'_>,
+        index: usize,
+        name: &str,
+    ) {
         let Ok(arguments) = self.object_param(id, params, "arguments") else { return };
         if let Some((key, _)) = arguments.into_iter().flat_map(|a| a.members()).find(|(_, v)| v.kind() != Kind::String)
         {
@@ -236,7 +312,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let scope = self.input_scope(binding, &context);
         let (handler, _, out) = self.reply_parts(id, context.version, true);
         handler.get_prompt(get, PromptReply::new(out.with_notes(notes).with_input(&scope)));
-        self.after_reply(id, "prompts/get", params);
     }
 
     /// Reads a retry's `inputResponses` and opens its `requestState` (into `state`). A build without
