@@ -9,9 +9,10 @@
 //! handler cannot tell the eras apart.
 //!
 //! Memory: the buffer given to [`Engine::set_input_buffer`]; its first half keeps the waiting
-//! request (its params, state and the answers so far), the second half builds the retry. One request
-//! waits for input at a time; another gets `-32603` until it is done. A client error or a timeout
-//! on an input request answers the original request with `-32603`.
+//! request (its params, state, the answers so far and the input requests' keys), the second half
+//! builds the retry. One request waits for input at a time; another gets `-32603` until it is
+//! done. A client error or a timeout on an input request answers the original request with
+//! `-32603`.
 
 use crate::endpoint::{Framing, OutboundKey, Route};
 use crate::json::{self, JsonWriter, Kind, Value};
@@ -28,8 +29,7 @@ pub(crate) const MAX_KEY_LEN: usize = 32;
 const UNREADABLE: &str = "unreadable input-required answer";
 
 /// Input requests one waiting request may have sent: none without the `input` feature, which no
-/// handler's reply can ask for then; the record of a waiting request (in every [`Engine`]) is then
-/// 200 B smaller on 32-bit targets.
+/// handler's reply can ask for then.
 const KEY_SLOTS: usize = if cfg!(feature = "input") { MAX_INPUT_REQUESTS } else { 0 };
 
 /// The caller's buffer for legacy input, and the request waiting in it.
@@ -60,7 +60,23 @@ struct Pending {
     state: usize,
     /// `record[state..answers]`: `"key":answer,` for each answer so far.
     answers: usize,
-    keys: heapless::Vec<(heapless::String<MAX_KEY_LEN>, OutboundKey, bool), KEY_SLOTS>,
+    /// `record[keys..]`: the input requests' keys as the handler's answer wrote them (JSON string
+    /// contents), each after a byte of its length, in the order of `asked`. Kept in the buffer,
+    /// not here: the record in every [`Engine`] stays small.
+    keys: usize,
+    /// Each input request sent, and whether it has been answered.
+    asked: heapless::Vec<(OutboundKey, bool), KEY_SLOTS>,
+}
+
+/// The `index`th key of `keys` (a waiting request's record from [`Pending::keys`] on), as JSON
+/// string contents.
+fn nth_key(keys: &[u8], index: usize) -> &[u8] {
+    let mut at = 0;
+    for _ in 0..index {
+        at += 1 + usize::from(keys.get(at).copied().unwrap_or_default());
+    }
+    let len = usize::from(keys.get(at).copied().unwrap_or_default());
+    keys.get(at + 1..at + 1 + len).unwrap_or_default()
 }
 
 impl<'a> InputArea<'a> {
@@ -138,11 +154,11 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// An input request timed out: the waiting request is answered `-32603`. `false` if `key` is not
     /// an input request.
     pub(crate) fn input_timed_out(&mut self, key: OutboundKey) -> bool {
-        if !self.input.pending.as_ref().is_some_and(|p| p.keys.iter().any(|(_, k, _)| *k == key)) {
+        if !self.input.pending.as_ref().is_some_and(|p| p.asked.iter().any(|(k, _)| *k == key)) {
             return false;
         }
         let Some(pending) = self.input.pending.take() else { return false };
-        for (_, other, answered) in &pending.keys {
+        for (other, answered) in &pending.asked {
             if !answered && *other != key {
                 self.ep.out.outbound.cancel(*other);
             }
@@ -228,15 +244,32 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         // Everything that can be checked before the first request is sent, so that a refusal sends
         // nothing to the client.
         let mut count = 0;
+        let mut keys_len = 0;
         for (key, request) in requests.members() {
             if key.chars().map(char::len_utf8).sum::<usize>() > MAX_KEY_LEN {
                 return Err("an input request key is too long");
             }
             request.get("method").ok_or(UNREADABLE)?;
             count += 1;
+            keys_len += 1 + key.raw().len();
         }
         if count > self.out.outbound.free() || count > KEY_SLOTS {
             return Err("too many requests to the client await answers");
+        }
+        // The keys go at the end of the record, behind the room for the answers.
+        let record_len = record(&self.input.record).len();
+        let keys_at = record_len.checked_sub(keys_len).filter(|at| *at >= requests_end);
+        let Some(keys_at) = keys_at else { return Err("the request does not fit the input buffer") };
+        let (head, tail) = record_mut(&mut self.input.record).split_at_mut(keys_at);
+        let requests = head.get(state_len..requests_end).unwrap_or_default();
+        let requests = json::parse(requests, json::MAX_DEPTH_LIMIT).map_err(|_| UNREADABLE)?;
+        let mut at = 0;
+        for (key, _) in requests.members() {
+            let raw = key.raw();
+            let Some(room) = tail.get_mut(at..at + 1 + raw.len()) else { break };
+            room[0] = raw.len() as u8; // at most 6 x MAX_KEY_LEN (escapes): checked above
+            room[1..].copy_from_slice(raw);
+            at += room.len();
         }
         // Each input request becomes a request to the client, all in one window.
         let deadline = self.config.request_timeout.map(|t| self.now + t);
@@ -244,16 +277,12 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         // A bare-body answer (an HTTP POST answered as JSON) carries one message, the answer: the
         // requests go on the session's own stream then, as any other request to the client.
         let ask_route = if route.framing == Framing::Body { self.out.notify_route } else { route };
-        let mut keys = heapless::Vec::new();
+        let mut asked = heapless::Vec::new();
         let Some((mut window, mut commit)) = self.out.tx.open(ask_route, self.out.window_len()) else {
             return Err("the transmit buffer is full");
         };
         let failure = 'ask: {
-            for (key, request) in requests.members() {
-                let mut name = heapless::String::<MAX_KEY_LEN>::new();
-                for c in key.chars() {
-                    let _ = name.push(c); // the length was checked above
-                }
+            for (_, request) in requests.members() {
                 let outbound = self.out.outbound.next_key();
                 let mut w = JsonWriter::new(&mut *window);
                 jsonrpc::write_request_head(&mut w, &outbound.id());
@@ -273,7 +302,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 let Some(key) = self.out.outbound.insert(deadline, ask_route) else {
                     break 'ask Some("too many requests to the client await answers");
                 };
-                let _ = keys.push((name, key, false));
+                let _ = asked.push((key, false));
                 let (_, rest) = core::mem::take(&mut window).split_at_mut(written);
                 let prefix = commit.commit_and_continue(written, rest);
                 window = rest.get_mut(prefix..).unwrap_or_default();
@@ -282,15 +311,17 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         };
         if let Some(reason) = failure {
             // The requests already sent are cancelled on the wire; their late answers are ignored.
-            for (_, key, _) in &keys {
+            for (key, _) in &asked {
                 self.out.outbound.cancel(*key);
             }
             return Err(reason);
         }
-        if keys.is_empty() {
+        if asked.is_empty() {
             return Err("an input-required answer without input requests");
         }
-        self.input.pending = Some(Pending { id: owned, method, route, state: state_len, answers: state_len, keys });
+        let keys = keys_at;
+        self.input.pending =
+            Some(Pending { id: owned, method, route, state: state_len, answers: state_len, keys, asked });
         Ok(())
     }
 
@@ -303,7 +334,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         }
         let Some(Id::Number(number)) = id else { return false };
         let Some(pending) = self.input.pending.as_ref() else { return false };
-        let Some(index) = pending.keys.iter().position(|(_, key, answered)| key.id() == number && !answered) else {
+        let Some(index) = pending.asked.iter().position(|(key, answered)| key.id() == number && !answered) else {
             return false;
         };
         let _ = self.out.outbound.take(Id::Number(number));
@@ -313,9 +344,11 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         };
         let InputArea { record, pending, .. } = &mut *self.input;
         let Some(pending) = pending.as_mut() else { return true };
-        let mut w = JsonWriter::new(record_mut(record).get_mut(pending.answers..).unwrap_or_default());
-        w.string(&pending.keys[index].0);
-        w.raw(b":");
+        let (answers, keys) = record_mut(record).split_at_mut(pending.keys);
+        let mut w = JsonWriter::new(answers.get_mut(pending.answers..).unwrap_or_default());
+        w.raw(b"\"");
+        w.raw(nth_key(keys, index));
+        w.raw(b"\":");
         w.value(answer);
         w.raw(b",");
         if w.is_overflowed() {
@@ -323,8 +356,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             return true;
         }
         pending.answers += w.len();
-        pending.keys[index].2 = true;
-        if pending.keys.iter().all(|(_, _, answered)| *answered) {
+        pending.asked[index].1 = true;
+        if pending.asked.iter().all(|(_, answered)| *answered) {
             self.input.retry_due = true;
         }
         true
@@ -333,7 +366,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// Answers the waiting request with `-32603` and forgets it.
     pub(crate) fn fail_pending(&mut self, reason: &'static str) {
         let Some(pending) = self.input.pending.take() else { return };
-        for (_, key, answered) in &pending.keys {
+        for (key, answered) in &pending.asked {
             if !answered {
                 self.out.outbound.cancel(*key);
             }
@@ -349,7 +382,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             return false;
         }
         if let Some(pending) = self.input.pending.take() {
-            for (_, key, answered) in &pending.keys {
+            for (key, answered) in &pending.asked {
                 if !answered {
                     self.out.outbound.cancel(*key);
                 }

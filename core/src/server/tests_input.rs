@@ -10,11 +10,12 @@ use super::*;
 use crate::connection::Connection;
 use crate::time::{Duration, Instant};
 
-static TOOLS: [Tool<'static>; 7] = [
+static TOOLS: [Tool<'static>; 8] = [
     Tool::new("confirm", "Asks the user", "{}"),
     Tool::new("sample", "Asks the model, with tools", "{}"),
     Tool::new("sample_fmt", "Asks the model with the message `n` (and tools if `tools`), formatted", "{}"),
     Tool::new("rounds", "Three rounds", "{}"),
+    Tool::new("quoted", "Asks for the roots twice, under keys that need escapes", "{}"),
     Tool::new("roots", "Lists roots", "{}"),
     Tool::new("many", "Asks for the roots `n` times at once", "{}"),
     Tool::new(
@@ -104,6 +105,14 @@ impl Handler for Asker {
                 }
                 reply.finish()
             }
+            "quoted" => match (ctx.input("say \"hi\""), ctx.input("back\\slash")) {
+                (Some(a), Some(b)) => reply.text(&std::format!("{} {}", text_of(Some(a)), text_of(Some(b)))).finish(),
+                _ => reply
+                    .input_required()
+                    .request("say \"hi\"", InputRequest::ListRoots)
+                    .request("back\\slash", InputRequest::ListRoots)
+                    .finish(),
+            },
             "roots" => match ctx.input("r") {
                 Some(roots) => reply.text(&text_of(roots.get("roots"))).finish(),
                 None => reply.input_required().request("r", InputRequest::ListRoots).finish(),
@@ -488,6 +497,33 @@ fn a_legacy_session_is_asked_by_the_engine_and_the_handler_resumed() {
         assert!(!s.server.engine().awaiting_input());
         assert_eq!(s.server.engine().awaiting_answers(), 0);
     }
+}
+
+#[test]
+fn a_legacy_request_waits_with_keys_that_need_escapes_and_answers_in_any_order() {
+    let mut s = Legacy::new(1024, false);
+    let asks = s.send(&call(8, "quoted"));
+    assert_eq!(asks.len(), 2, "{asks:?}");
+    let roots = |uri: &str| json!({"roots":[{"uri":uri}]});
+    assert!(s.send(&json!({"jsonrpc":"2.0","id":asks[1]["id"],"result":roots("file:///b")})).is_empty());
+    let out = s.send(&json!({"jsonrpc":"2.0","id":asks[0]["id"],"result":roots("file:///a")}));
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(
+        out[0]["result"]["content"][0]["text"],
+        r#"{"roots":[{"uri":"file:///a"}]} {"roots":[{"uri":"file:///b"}]}"#
+    );
+    // The keys are kept at the end of the record, beside the answers: a record with room for the
+    // request but not for its keys refuses it, and nothing is sent.
+    // Here 141 B of params and input requests, and 23 B of keys: `say \"hi\"` and `back\\slash`
+    // as the answer wrote them (10 and 11 B), each after a length byte.
+    let asks = |record: usize| {
+        let out = Legacy::new(2 * record, false).send(&call(9, "quoted"));
+        let refused = out[0]["error"]["message"].as_str().is_some_and(|m| m.contains("does not fit the input buffer"));
+        assert!(refused || out.len() == 2, "{out:?}");
+        !refused
+    };
+    assert!(asks(141 + 23));
+    assert!(!asks(141 + 22));
 }
 
 #[test]
