@@ -183,6 +183,7 @@ impl<B: Board> Device<B> {
         }
     }
 
+    #[inline(never)]
     fn read_temperature(&mut self, call: &ToolCall<'_>, reply: ToolReply<'_>) {
         let sensor = match call.argument("sensor") {
             None => Sensor::Board,
@@ -213,6 +214,19 @@ impl<B: Board> Device<B> {
         }
     }
 
+    #[inline(never)]
+    fn get_uptime(&mut self, call: &ToolCall<'_>, reply: ToolReply<'_>) {
+        let uptime_ms = self.board.uptime_ms(call.context.now);
+        let (seconds, millis) = div_rem(uptime_ms, 1000);
+        reply
+            .structured_fmt(format_args!(r#"{{"uptimeMs":{}}}"#, Decimal(uptime_ms)))
+            // `Decimal` for the milliseconds too: a `u16`'s own `Display` would link core's
+            // integer formatting and its digit table (362 B of firmware flash) for this alone.
+            .text_fmt(format_args!("uptime {}.{:03} s", Decimal(seconds), Decimal(u64::from(millis))))
+            .finish()
+    }
+
+    #[inline(never)]
     fn set_led(&mut self, call: &ToolCall<'_>, reply: ToolReply<'_>) {
         match call.argument("on").and_then(|v| v.as_bool()) {
             Some(on) => {
@@ -230,6 +244,7 @@ impl<B: Board> Device<B> {
 
 impl<B: Board> Device<B> {
     /// `calibrate`: one progress notification per step (if the client sent a `progressToken`).
+    #[inline(never)]
     fn calibrate(&mut self, reply: ToolReply<'_>) {
         let mut reply = reply;
         for step in 1..=CALIBRATION_STEPS {
@@ -241,6 +256,7 @@ impl<B: Board> Device<B> {
             .finish()
     }
 
+    #[inline(never)]
     fn enable_blink(&mut self, call: &ToolCall<'_>, reply: ToolReply<'_>) {
         match call.argument("enabled").and_then(|v| v.as_bool()) {
             Some(enabled) => {
@@ -251,6 +267,7 @@ impl<B: Board> Device<B> {
         }
     }
 
+    #[inline(never)]
     fn blink(&mut self, call: &ToolCall<'_>, reply: ToolReply<'_>) {
         match call.argument("times").and_then(|v| v.as_u64()).filter(|n| (1..=10).contains(n)) {
             Some(times) => {
@@ -268,6 +285,7 @@ impl<B: Board> Device<B> {
 
     /// `factory_reset`: asks the user first (an elicitation form), then resets on "accept" with
     /// `confirm: true`.
+    #[inline(never)]
     fn factory_reset(&mut self, call: &ToolCall<'_>, reply: ToolReply<'_>) {
         let Some(answer) = call.context.input("confirm") else {
             if !call.context.client.elicitation_form {
@@ -292,6 +310,7 @@ impl<B: Board> Device<B> {
     }
 
     /// `explain_status`: the client's model explains the live status (sampling).
+    #[inline(never)]
     fn explain_status(&mut self, call: &ToolCall<'_>, reply: ToolReply<'_>) {
         if let Some(answer) = call.context.input("explanation") {
             return match answer.get("content").and_then(|c| c.get("text")).and_then(|t| t.as_str()) {
@@ -314,6 +333,7 @@ impl<B: Board> Device<B> {
     }
 
     /// `export_target`: asks the host for its roots and names the first one.
+    #[inline(never)]
     fn export_target(&mut self, call: &ToolCall<'_>, reply: ToolReply<'_>) {
         let Some(answer) = call.context.input("roots") else {
             if call.context.client.roots.is_none() {
@@ -375,6 +395,7 @@ impl<B: Board> Handler for Device<B> {
         reply.values(candidates.iter().copied().filter(|c| c.starts_with(request.value))).finish()
     }
 
+    #[inline(never)]
     fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
         match call.name {
             "echo" => match call.argument("message").and_then(|v| v.as_str()) {
@@ -389,16 +410,7 @@ impl<B: Board> Handler for Device<B> {
             "factory_reset" => self.factory_reset(&call, reply),
             "explain_status" => self.explain_status(&call, reply),
             "export_target" => self.export_target(&call, reply),
-            "get_uptime" => {
-                let uptime_ms = self.board.uptime_ms(call.context.now);
-                let (seconds, millis) = div_rem(uptime_ms, 1000);
-                reply
-                    .structured_fmt(format_args!(r#"{{"uptimeMs":{}}}"#, Decimal(uptime_ms)))
-                    // `Decimal` for the milliseconds too: a `u16`'s own `Display` would link core's
-                    // integer formatting and its digit table (362 B of firmware flash) for this alone.
-                    .text_fmt(format_args!("uptime {}.{:03} s", Decimal(seconds), Decimal(u64::from(millis))))
-                    .finish()
-            }
+            "get_uptime" => self.get_uptime(&call, reply),
             // The engine only calls with names from `TOOLS`.
             _ => reply.finish_error_text("unknown tool"),
         }
