@@ -28,7 +28,7 @@ use crate::server::{Handler, MAX_ESCAPED_NAME_LEN};
 impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// The string parameter `key` (its value `found`, looked up by the caller), unescaped into `buf`
     /// when needed; answers `-32602` and returns `None` if it is missing or not a string.
-    #[cfg(any(feature = "resources", feature = "completion"))]
+    #[cfg(any(all(feature = "resources", feature = "subscriptions"), feature = "completion"))]
     pub(crate) fn string_param<'b>(
         &mut self,
         id: Id<'_>,
@@ -151,18 +151,22 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         #[cfg(not(feature = "tasks"))]
         let sealed_at = self.now;
         let binding = StateBinding { method: "tools/call", name, now: sealed_at };
+        // The request is built once, and its input read into it in place (no copies in this frame).
+        #[cfg_attr(not(feature = "input"), allow(unused_mut))]
+        let mut call = ToolCall { index, name, arguments, context };
         #[cfg(feature = "input")]
-        let Some(context) = self.with_input(id, params, context, &binding, &mut state) else { return };
-        let call = ToolCall { index, name, arguments, context };
-        let notes = self.notes(&context);
-        let scope = self.input_scope(binding, &context);
+        if !self.with_input(id, params, &mut call.context, &binding, &mut state) {
+            return;
+        }
+        let notes = self.notes(&call.context);
+        let scope = self.input_scope(binding, &call.context);
         #[cfg(feature = "tasks")]
         let (handler, out) = {
-            let (handler, out, task) = self.tool_reply_parts(id, params, &context, support);
+            let (handler, out, task) = self.tool_reply_parts(id, params, &call.context, support);
             (handler, out.with_task(task))
         };
         #[cfg(not(feature = "tasks"))]
-        let (handler, _, out) = self.reply_parts(id, context.version, true);
+        let (handler, _, out) = self.reply_parts(id, call.context.version, true);
         handler.call_tool(call, ToolReply::new(out.with_notes(notes).with_input(&scope)));
     }
 
@@ -203,17 +207,21 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// caller).
     #[cfg(feature = "resources")]
     #[inline(never)]
+    #[cfg_attr(not(feature = "input"), allow(unused_variables))] // `params`: read for input only
     fn read_named_resource(&mut self, id: Id<'_>, params: &Params<'_>, context: RequestContext<'_>, uri: &str) {
         #[cfg(feature = "input")]
         let mut state = [0u8; MAX_REQUEST_STATE];
         let binding = StateBinding { method: "resources/read", name: uri, now: self.now };
-        #[cfg(feature = "input")]
-        let Some(context) = self.with_input(id, params, context, &binding, &mut state) else { return };
         let template = matching_template(&*self.handler, uri);
-        let read = ResourceRead { uri, template, context };
-        let notes = self.notes(&context);
-        let scope = self.input_scope(binding, &context);
-        let (handler, config, out) = self.reply_parts(id, context.version, true);
+        #[cfg_attr(not(feature = "input"), allow(unused_mut))]
+        let mut read = ResourceRead { uri, template, context };
+        #[cfg(feature = "input")]
+        if !self.with_input(id, params, &mut read.context, &binding, &mut state) {
+            return;
+        }
+        let notes = self.notes(&read.context);
+        let scope = self.input_scope(binding, &read.context);
+        let (handler, config, out) = self.reply_parts(id, read.context.version, true);
         let out = out.with_notes(notes).with_input(&scope);
         handler.read_resource(read, ResourceReply::new(out, config.resource_cache));
     }
@@ -305,35 +313,38 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         #[cfg(feature = "input")]
         let mut state = [0u8; MAX_REQUEST_STATE];
         let binding = StateBinding { method: "prompts/get", name, now: self.now };
+        #[cfg_attr(not(feature = "input"), allow(unused_mut))]
+        let mut get = PromptGet { index, name, arguments, context };
         #[cfg(feature = "input")]
-        let Some(context) = self.with_input(id, params, context, &binding, &mut state) else { return };
-        let get = PromptGet { index, name, arguments, context };
-        let notes = self.notes(&context);
-        let scope = self.input_scope(binding, &context);
-        let (handler, _, out) = self.reply_parts(id, context.version, true);
+        if !self.with_input(id, params, &mut get.context, &binding, &mut state) {
+            return;
+        }
+        let notes = self.notes(&get.context);
+        let scope = self.input_scope(binding, &get.context);
+        let (handler, _, out) = self.reply_parts(id, get.context.version, true);
         handler.get_prompt(get, PromptReply::new(out.with_notes(notes).with_input(&scope)));
     }
 
-    /// Reads a retry's `inputResponses` and opens its `requestState` (into `state`). A build without
-    /// input from the client (cargo feature `input`) reads neither. Answers `-32602`
-    /// and returns `None` when either is malformed, or the state fails verification.
+    /// Reads a retry's `inputResponses` and opens its `requestState` (into `state`), into `context`.
+    /// A build without input from the client (cargo feature `input`) reads neither. Answers
+    /// `-32602` and returns `false` when either is malformed, or the state fails verification.
     #[cfg(feature = "input")]
     fn with_input<'x>(
         &mut self,
         id: Id<'_>,
         params: &Params<'x>,
-        mut context: RequestContext<'x>,
+        context: &mut RequestContext<'x>,
         binding: &StateBinding<'_>,
         state: &'x mut [u8; MAX_REQUEST_STATE],
-    ) -> Option<RequestContext<'x>> {
+    ) -> bool {
         let responses = params.get("inputResponses").filter(|v| !v.is_null());
         if responses.is_some_and(|r| r.kind() != Kind::Object) {
             self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"inputResponses\" must be an object"));
-            return None;
+            return false;
         }
         context.input_responses = responses;
         let Some(sealed) = params.get("requestState").filter(|v| !v.is_null()) else {
-            return Some(context);
+            return true;
         };
         let mut decoded = [0u8; MAX_SEALED_STATE];
         let opened = match sealed.as_str().and_then(|s| s.as_plain()) {
@@ -355,11 +366,11 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         match opened {
             Ok(len) => {
                 context.request_state = Some(&state[..len]);
-                Some(context)
+                true
             }
             Err(error) => {
                 self.reject(Some(&id), code::INVALID_PARAMS, format_args!("{error}"));
-                None
+                false
             }
         }
     }

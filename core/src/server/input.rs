@@ -70,45 +70,56 @@ impl<'a> InputReply<'a> {
     }
 
     /// Asks the client for `request`, its answer to come back under `key`.
+    #[inline(always)] // By value in the API, in place here: no copy of the reply per step.
     pub fn request(mut self, key: &str, request: InputRequest<'_>) -> Self {
+        self.push_request(key, request);
+        self
+    }
+
+    fn push_request(&mut self, key: &str, request: InputRequest<'_>) {
         if !cfg!(feature = "input") {
-            return self;
+            return;
         }
         let version = self.out.version();
         if !request.is_supported_by(&self.client()) {
             request.add_needs(&mut self.needs);
             self.missing = true;
-            return self;
+            return;
         }
         if self.open_request(key) && !request.write(self.out.writer(), version) {
             self.invalid = Some(NOT_AN_OBJECT);
         }
-        self
     }
 
     /// Asks the client's model (`sampling/createMessage`, as [`InputRequest::Sample`]) with params
     /// formatted straight into the answer: no buffer holds them first. `params` must format one
     /// JSON object (`messages`, `maxTokens`, …; checked as [`JsonWriter::json_fmt`] checks), and
     /// one with `tools` needs the client's `sampling.tools`, as for [`request`](Self::request).
+    #[inline(always)]
     pub fn sample_fmt(mut self, key: &str, params: core::fmt::Arguments<'_>) -> Self {
+        self.push_sample_fmt(key, params);
+        self
+    }
+
+    fn push_sample_fmt(&mut self, key: &str, params: core::fmt::Arguments<'_>) {
         if !cfg!(feature = "input") {
-            return self;
+            return;
         }
         let client = self.client();
         if !client.sampling {
             self.needs.sampling = true;
             self.missing = true;
-            return self;
+            return;
         }
         if !self.open_request(key) {
-            return self;
+            return;
         }
         let w = self.out.writer();
         w.raw(b"{\"method\":\"sampling/createMessage\",\"params\":");
         let start = w.len();
         if !w.json_fmt(params, true) {
             self.invalid = Some(NOT_AN_OBJECT);
-            return self;
+            return;
         }
         // Written (or overflowed, which fails the answer anyway): the tools it offers are read back.
         let written = w.written().get(start..).unwrap_or_default();
@@ -120,7 +131,6 @@ impl<'a> InputReply<'a> {
             self.needs.sampling_tools = true;
             self.missing = true;
         }
-        self
     }
 
     /// The capabilities of the client being asked (none when input is not available here).
@@ -154,18 +164,24 @@ impl<'a> InputReply<'a> {
 
     /// Keeps `state` (at most [`MAX_REQUEST_STATE`] bytes) for the next round, sealed by the
     /// configured [`StateSealer`](crate::server::StateSealer).
+    #[inline(always)]
     pub fn state(mut self, state: &[u8]) -> Self {
+        self.push_state(state);
+        self
+    }
+
+    fn push_state(&mut self, state: &[u8]) {
         if !cfg!(feature = "input") {
-            return self;
+            return;
         }
         if self.state_written || state.len() > MAX_REQUEST_STATE {
             self.invalid = Some("the request state is written twice or longer than MAX_REQUEST_STATE");
-            return self;
+            return;
         }
         self.close_requests();
         let Some(scope) = self.scope else {
             self.invalid = Some("input is not available for this request");
-            return self;
+            return;
         };
         let mut sealed = [0u8; MAX_SEALED_STATE];
         let len = match scope.sealer {
@@ -177,12 +193,11 @@ impl<'a> InputReply<'a> {
         };
         let Some(len) = len else {
             self.invalid = Some("the sealed request state does not fit");
-            return self;
+            return;
         };
         self.out.field("requestState");
         self.out.writer().base64_string(&sealed[..len]);
         self.state_written = true;
-        self
     }
 
     /// Closes the `inputRequests` object (once; later requests are refused).
@@ -196,7 +211,13 @@ impl<'a> InputReply<'a> {
     /// Sends the answer. The client gets `-32021` (2026-07-28) or `-32603` (legacy) instead if a
     /// request needs a capability it did not declare, and `-32603` if the reply is malformed or the
     /// build has no input from the client (the core's cargo feature `input`).
+    #[inline(always)]
     pub fn finish(mut self) {
+        self.send()
+    }
+
+    /// [`finish`](Self::finish), in place.
+    fn send(&mut self) {
         if !cfg!(feature = "input") {
             return self.out.fail(
                 code::INTERNAL_ERROR,

@@ -184,7 +184,7 @@ impl<B: Board> Device<B> {
     }
 
     #[inline(never)]
-    fn read_temperature(&mut self, call: &ToolCall<'_>, reply: ToolReply<'_>) {
+    fn read_temperature(&mut self, call: &ToolCall<'_>, mut reply: ToolReply<'_>) {
         let sensor = match call.argument("sensor") {
             None => Sensor::Board,
             Some(value) => match value.as_str().and_then(Sensor::from_name) {
@@ -192,7 +192,6 @@ impl<B: Board> Device<B> {
                 None => return reply.finish_error_text("\"sensor\" must be \"board\" or \"cpu\""),
             },
         };
-        let mut reply = reply;
         let reading = self.board.temperature(sensor, call.context.now);
         // Sent if the client asked for log messages; a full window only costs the message.
         let _ = match reading {
@@ -245,8 +244,7 @@ impl<B: Board> Device<B> {
 impl<B: Board> Device<B> {
     /// `calibrate`: one progress notification per step (if the client sent a `progressToken`).
     #[inline(never)]
-    fn calibrate(&mut self, reply: ToolReply<'_>) {
-        let mut reply = reply;
+    fn calibrate(&mut self, mut reply: ToolReply<'_>) {
         for step in 1..=CALIBRATION_STEPS {
             let _ = reply.progress(step, Some(CALIBRATION_STEPS), Some("calibrating"));
         }
