@@ -447,17 +447,19 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 self.input.pending = None;
                 self.handle_message(value, false, spans);
             }
-            None => {
-                let id = self.input.pending.take().map(|pending| pending.id);
-                self.reject(
-                    id.as_ref().map(|id| id as &dyn jsonrpc::WriteId),
-                    code::INTERNAL_ERROR,
-                    format_args!("the retried request does not fit the input buffer"),
-                )
-            }
+            None => self.fail_pending_as("the retried request does not fit the input buffer"),
         }
         self.route = route;
         self.input.retry = Some(retry);
+    }
+
+    /// Answers the waiting request `-32603` with `reason` (nothing is waiting for the client any
+    /// more) and forgets it: off the retry's frame, which would otherwise hold a copy of its id.
+    #[cold]
+    #[inline(never)]
+    fn fail_pending_as(&mut self, reason: &'static str) {
+        let id = self.input.pending.take().map(|pending| pending.id);
+        self.reject(id.as_ref().map(|id| id as &dyn jsonrpc::WriteId), code::INTERNAL_ERROR, format_args!("{reason}"))
     }
 }
 

@@ -384,6 +384,7 @@ impl<B: Board> Handler for Device<B> {
         core::mem::take(&mut self.changes)
     }
 
+    #[inline(never)]
     fn complete(&mut self, request: CompletionRequest<'_>, reply: CompletionReply<'_>) {
         let candidates: &[&str] = match (request.reference, request.argument) {
             (CompletionRef::ResourceTemplate { .. }, "name") => &["board", "cpu"],
@@ -414,6 +415,7 @@ impl<B: Board> Handler for Device<B> {
         }
     }
 
+    #[inline(never)]
     fn read_resource(&mut self, read: ResourceRead<'_>, reply: ResourceReply<'_>) {
         match read.uri {
             STATUS_URI => {
@@ -433,6 +435,7 @@ impl<B: Board> Handler for Device<B> {
         }
     }
 
+    #[inline(never)]
     fn get_prompt(&mut self, get: PromptGet<'_>, reply: PromptReply<'_>) {
         // The engine checked that `symptom` is present.
         let symptom = get.argument("symptom");
