@@ -1,6 +1,6 @@
 //! Answering deferred requests: the handle's slot, a deferred request's reply opened again in the
-//! transmit queue (its id and progress token kept in [`Engine::reopened`] for the reply to borrow),
-//! and cancellation by stream.
+//! transmit queue (its id and progress token borrowed from its in-flight entry, kept for that, see
+//! [`InFlight::replied`]), and cancellation by stream.
 
 use crate::endpoint::StreamId;
 use crate::server::reply::{InFlight, Outgoing, ReplyId, ReplyKind};
@@ -33,8 +33,8 @@ impl<const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'_, IN_FLIGHT, OUTBOU
 
     pub(crate) fn slot(&self, deferred: &Deferred) -> Option<&InFlight> {
         self.in_flight
-            .get(usize::from(deferred.slot))?
-            .as_ref()
+            .get(usize::from(deferred.slot))
+            .and_then(InFlight::live)
             .filter(|entry| entry.generation == deferred.generation && entry.kind == deferred.kind)
     }
 
@@ -48,10 +48,16 @@ impl<const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'_, IN_FLIGHT, OUTBOU
         if self.ep.out.tx.free() < window || !self.ep.out.tx.has_record_room(entry.route.stream) {
             return Err(ReplyError::Busy);
         }
-        let entry = self.in_flight[usize::from(deferred.slot)].take().ok_or(ReplyError::Unknown)?;
-        let slot = self.ep.out.tx.open(entry.route, window);
+        let index = usize::from(deferred.slot);
+        #[rustfmt::skip]
+        let Engine { in_flight, ep, server_info, config, #[cfg(feature = "tasks")] tasks, .. } = self;
+        let entry = in_flight.get_mut(index).and_then(InFlight::live_mut).ok_or(ReplyError::Unknown)?;
+        // The slot is free from here; the entry stays for the reply to borrow its ids.
+        entry.replied = true;
+        let entry = &*entry;
+        let slot = ep.out.tx.open(entry.route, window);
         #[cfg(feature = "tasks")]
-        let task = match (&entry.id, self.tasks.as_mut()) {
+        let task = match (&entry.id, tasks.as_mut()) {
             (crate::jsonrpc::OwnedId::String(id), Some(table)) if entry.route == crate::server::tasks::TASK_ROUTE => {
                 let now = table.last_now;
                 table
@@ -65,19 +71,13 @@ impl<const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'_, IN_FLIGHT, OUTBOU
             // The task expired meanwhile (or the engine lost its table): nothing to answer.
             return Err(ReplyError::Cancelled);
         }
-        self.reopened = (entry.id, entry.notes.progress_token);
         let notes = crate::server::reply::Notes {
-            progress_token: self.reopened.1.as_ref().map(ReplyId::Owned),
+            progress_token: entry.notes.progress_token.as_ref().map(ReplyId::Owned),
             last_progress: entry.notes.last_progress,
             log_level: entry.notes.log_level,
         };
-        let out = Outgoing::open(
-            slot,
-            ReplyId::Owned(&self.reopened.0),
-            entry.version,
-            self.server_info.with(&self.config.server_info),
-            None,
-        );
+        let out =
+            Outgoing::open(slot, ReplyId::Owned(&entry.id), entry.version, server_info.with(&config.server_info), None);
         #[cfg(feature = "tasks")]
         let out = out.with_task(task);
         Ok(out.with_notes(notes))
@@ -91,7 +91,9 @@ impl<const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'_, IN_FLIGHT, OUTBOU
     pub fn cancel_stream<H: Handler>(&mut self, now: Instant, stream: StreamId, handler: &mut H) -> usize {
         let mut cancelled = 0;
         for (slot, entry) in self.in_flight.iter_mut().enumerate() {
-            let Some(entry) = entry.as_mut().filter(|e| !e.cancelled && e.route.stream == stream) else { continue };
+            let Some(entry) = InFlight::live_mut(entry).filter(|e| !e.cancelled && e.route.stream == stream) else {
+                continue;
+            };
             cancelled += 1;
             handler.on_event(now, Event::Cancelled { request: entry.cancel(slot) });
         }

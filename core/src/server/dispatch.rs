@@ -226,14 +226,14 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             #[cfg(not(feature = "tasks"))]
             let runs_task = |_: Route| false;
             for (slot, entry) in self.slots.iter_mut().enumerate() {
-                if entry.as_ref().is_some_and(|e| !e.kind.answered_by_handler() && e.id.matches(request_id)) {
+                if InFlight::live(entry).is_some_and(|e| !e.kind.answered_by_handler() && e.id.matches(request_id)) {
                     // A listen stream (or a `tasks/result`) ends with its cancellation; nothing more
                     // is sent for it.
                     *entry = None;
                     return;
                 }
                 let ours = |e: &&mut InFlight| !e.cancelled && e.id.matches(request_id) && !runs_task(e.route);
-                let Some(entry) = entry.as_mut().filter(ours) else {
+                let Some(entry) = InFlight::live_mut(entry).filter(ours) else {
                     continue;
                 };
                 let request = entry.cancel(slot);

@@ -3,7 +3,7 @@
 use crate::endpoint::{Endpoint, Eof, Next, Outcome, Response, Route, SendError, StreamId, Transmit};
 use crate::frame::{Frame, FrameError, LineBuffer};
 use crate::json::{self, JsonWriter, Kind, Spans};
-use crate::jsonrpc::{OwnedId, ParsedMessage, code};
+use crate::jsonrpc::{ParsedMessage, code};
 use crate::mcp::ClientCapabilities;
 use crate::server::dispatch::{MAX_BATCH_LEN, Parts};
 use crate::server::reply::InFlight;
@@ -26,12 +26,9 @@ pub struct Engine<'a, const IN_FLIGHT: usize = 4, const OUTBOUND: usize = 2> {
     /// The endpoint: receive buffer, transmit queue, requests to the client, limits, end of input.
     pub(crate) ep: Endpoint<'a, OUTBOUND>,
     pub(crate) session: Session,
+    /// Requests kept open past their frame. A slot whose request's reply has been opened is free
+    /// ([`InFlight::live`]); its entry stays only for that reply to borrow the ids from.
     pub(crate) in_flight: [Option<InFlight>; IN_FLIGHT],
-    /// The id and progress token of the deferred request being answered (`Engine::reopen`, in `deferred.rs`), kept
-    /// here for its reply to borrow: a reply that holds ids by reference stays small, and a handler's
-    /// by-value reply builders copy it several times over in the frame of the method it serves
-    /// (the firmware's `dispatch` frame measured 3,036 B with ids held by value, 2,036 B without).
-    pub(crate) reopened: (OwnedId, Option<OwnedId>),
     pub(crate) next_generation: u32,
     pub(crate) batch: Option<BatchCursor>,
     /// List changes not yet announced for lack of room.
@@ -60,7 +57,6 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             config,
             session: Session::None,
             in_flight: [const { None }; IN_FLIGHT],
-            reopened: (OwnedId::Number(0), None),
             next_generation: 0,
             batch: None,
             pending_changes: crate::server::ListChanges::NONE,
@@ -101,7 +97,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// How many deferred requests await an answer (listen streams and `tasks/result` requests,
     /// which the engine answers itself, not counted: see [`Engine::listens`]).
     pub fn in_flight(&self) -> usize {
-        self.in_flight.iter().flatten().filter(|entry| entry.kind.answered_by_handler()).count()
+        self.in_flight.iter().filter_map(InFlight::live).filter(|entry| entry.kind.answered_by_handler()).count()
     }
 
     /// How many requests sent to the client await an answer.
@@ -301,7 +297,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
 
     /// The input has ended and every pending byte has been transmitted.
     pub fn is_finished(&self) -> bool {
-        self.ep.out.eof == Eof::Done && self.ep.out.tx.is_empty() && self.in_flight.iter().all(Option::is_none)
+        self.ep.out.eof == Eof::Done && self.ep.out.tx.is_empty() && self.in_flight.iter().all(InFlight::is_free)
     }
 
     /// Ends `stream` after what is queued for it (a [`Transmit`] with `end_of_stream` follows).

@@ -73,7 +73,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 }
             });
         }
-        let Some(slot) = self.slots.iter().position(Option::is_none) else {
+        let Some(slot) = self.slots.iter().position(InFlight::is_free) else {
             return self.reject_with_data(
                 Some(&id),
                 code::INTERNAL_ERROR,
@@ -159,6 +159,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             client: context.client,
             #[cfg(feature = "tasks")]
             task: None,
+            replied: false,
         });
     }
 }

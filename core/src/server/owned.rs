@@ -83,7 +83,6 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             ep,
             session,
             in_flight,
-            reopened: _, // overwritten by each reply to a deferred request before it is read
             next_generation,
             batch,
             pending_changes,

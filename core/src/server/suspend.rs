@@ -139,7 +139,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     pub fn suspend(&self) -> Option<SessionState> {
         let quiet = self.ep.out.tx.is_empty()
             && self.ep.rx.buffered() == 0
-            && self.in_flight.iter().all(Option::is_none)
+            && self.in_flight.iter().all(crate::server::reply::InFlight::is_free)
             && self.ep.out.outbound.len() == 0
             && !self.awaiting_input()
             && self.batch.is_none()

@@ -70,7 +70,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 format_args!("request ids longer than {} bytes cannot be kept", jsonrpc::MAX_ID_LEN),
             );
         };
-        let Some(free) = self.slots.iter().position(Option::is_none) else {
+        let Some(free) = self.slots.iter().position(InFlight::is_free) else {
             return self.reject_with_data(
                 Some(&id),
                 code::INTERNAL_ERROR,
@@ -93,6 +93,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             listen: None,
             client: context.client,
             task: Some(waits),
+            replied: false,
         });
         // A task waiting for input asks on this request's stream.
         if task.status() == TaskStatus::InputRequired {

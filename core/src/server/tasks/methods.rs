@@ -7,7 +7,7 @@ use crate::mcp::TaskSupport;
 use crate::server::dispatch::Parts;
 use crate::server::handler::RequestContext;
 use crate::server::params::Params;
-use crate::server::reply::{DeferSlots, Outgoing, ReplyId, ReplyKind};
+use crate::server::reply::{DeferSlots, InFlight, Outgoing, ReplyId, ReplyKind};
 use crate::server::tasks::{TASK_ROUTE, TaskScope, TaskTable, TaskWire};
 use crate::server::{Engine, Event, Handler};
 use crate::time::Instant;
@@ -165,7 +165,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     fn cancel_task_request(&mut self, task: &[u8]) {
         let Ok(task) = core::str::from_utf8(task) else { return };
         for (slot, entry) in self.slots.iter_mut().enumerate() {
-            let Some(entry) = entry.as_mut() else { continue };
+            let Some(entry) = InFlight::live_mut(entry) else { continue };
             let ours = entry.route == TASK_ROUTE && !entry.cancelled && entry.kind == ReplyKind::Tool;
             if !ours || !matches!(&entry.id, crate::jsonrpc::OwnedId::String(id) if id.as_str() == task) {
                 continue;
