@@ -150,32 +150,68 @@ impl<'t> UriTemplate<'t> {
     /// non-empty; a simple variable takes the shortest value up to the next literal, a reserved one
     /// the longest.
     pub fn matches<'u>(&self, uri: &'u str) -> Option<Variables<'t, 'u>> {
-        if !self.is_supported() {
-            return None;
-        }
         let mut vars = Variables::EMPTY;
+        let matched = self.walk(uri, |name, value| match vars.pairs.get_mut(vars.len) {
+            Some(slot) => {
+                *slot = (name, value);
+                vars.len += 1;
+                true
+            }
+            None => false,
+        });
+        matched.then_some(vars)
+    }
+
+    /// The value of variable `name` if `uri` matches the template (as [`matches`](Self::matches)
+    /// finds it, without keeping the others).
+    pub fn variable<'u>(&self, uri: &'u str, name: &str) -> Option<&'u str> {
+        let mut found = None;
+        let matched = self.walk(uri, |variable, value| {
+            if variable == name && found.is_none() {
+                found = Some(value);
+            }
+            true
+        });
+        found.filter(|_| matched)
+    }
+
+    /// Whether `uri` matches the template (as [`matches`](Self::matches) would).
+    pub fn is_match(&self, uri: &str) -> bool {
+        self.walk(uri, |_, _| true)
+    }
+
+    /// Matches `uri`, handing each variable's name and value to `each` in order (`false` from it
+    /// stops the match); whether it matched.
+    fn walk<'u>(&self, uri: &'u str, mut each: impl FnMut(&'t str, &'u str) -> bool) -> bool {
+        if !self.is_supported() {
+            return false;
+        }
         let mut rest = uri;
         let mut parts = self.parts().map_while(Result::ok).peekable();
         while let Some(part) = parts.next() {
             match part {
-                Part::Literal(literal) => rest = rest.strip_prefix(literal)?,
+                Part::Literal(literal) => match rest.strip_prefix(literal) {
+                    Some(after) => rest = after,
+                    None => return false,
+                },
                 Part::Variable { name, reserved } => {
                     let value = match parts.peek() {
-                        None => rest,
-                        Some(Part::Literal(next)) => rest.get(..find(rest, next, reserved)?)?,
-                        Some(Part::Variable { .. }) => return None,
+                        None => Some(rest),
+                        Some(Part::Literal(next)) => find(rest, next, reserved).and_then(|end| rest.get(..end)),
+                        Some(Part::Variable { .. }) => None,
                     };
+                    let Some(value) = value else { return false };
                     if value.is_empty() || (!reserved && value.bytes().any(|b| matches!(b, b'/' | b'?' | b'#'))) {
-                        return None;
+                        return false;
                     }
-                    let slot = vars.pairs.get_mut(vars.len)?;
-                    *slot = (name, value);
-                    vars.len += 1;
-                    rest = rest.get(value.len()..)?;
+                    if !each(name, value) {
+                        return false;
+                    }
+                    rest = rest.get(value.len()..).unwrap_or_default();
                 }
             }
         }
-        rest.is_empty().then_some(vars)
+        rest.is_empty()
     }
 }
 
@@ -206,6 +242,20 @@ mod tests {
         let d = UriTemplate("device://sensor/{name}");
         assert_eq!(d.matches("device://sensor/temperature").unwrap().get("name"), Some("temperature"));
         assert_eq!(d.matches("device://sensor/a?b"), None);
+    }
+
+    #[test]
+    fn one_variable_is_found_as_all_of_them_are() {
+        let t = UriTemplate("repo://{owner}/{+path}.md");
+        for uri in ["repo://me/docs/a.b/readme.md", "repo://me/x.md", "repo://me/.md", "repo:///x.md", "other"] {
+            let all = t.matches(uri);
+            assert_eq!(t.is_match(uri), all.is_some(), "{uri}");
+            for name in ["owner", "path", "nothing"] {
+                assert_eq!(t.variable(uri, name), all.as_ref().and_then(|v| v.get(name)), "{uri} {name}");
+            }
+        }
+        assert_eq!(t.variable("repo://me/docs/readme.md", "path"), Some("docs/readme"));
+        assert_eq!(UriTemplate("a{x}{y}").variable("a1", "x"), None, "unsupported");
     }
 
     #[test]

@@ -28,7 +28,7 @@ use crate::server::{Handler, MAX_ESCAPED_NAME_LEN};
 impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// The string parameter `key` (its value `found`, looked up by the caller), unescaped into `buf`
     /// when needed; answers `-32602` and returns `None` if it is missing or not a string.
-    #[cfg(any(all(feature = "resources", feature = "subscriptions"), feature = "completion"))]
+    #[cfg(all(feature = "resources", feature = "subscriptions"))]
     pub(crate) fn string_param<'b>(
         &mut self,
         id: Id<'_>,
@@ -36,17 +36,29 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         key: &'static str,
         buf: &'b mut [u8],
     ) -> Option<(JsonStr<'b>, &'b str)> {
-        let raw = found.and_then(|v| v.as_str());
-        let Some(raw) = raw else {
-            self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"{key}\" must be a string"));
-            return None;
-        };
+        let raw = self.json_string(id, found, key)?;
         self.unescaped_param(id, raw, key, buf).map(|text| (raw, text))
+    }
+
+    /// The string parameter `key` (its value `found`) as the request has it; answers `-32602` and
+    /// returns `None` if it is missing or not a string.
+    #[cfg(any(all(feature = "resources", feature = "subscriptions"), feature = "completion"))]
+    pub(crate) fn json_string<'b>(
+        &mut self,
+        id: Id<'_>,
+        found: Option<Value<'b>>,
+        key: &'static str,
+    ) -> Option<JsonStr<'b>> {
+        let text = found.and_then(|v| v.as_str());
+        if text.is_none() {
+            self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"{key}\" must be a string"));
+        }
+        text
     }
 
     /// The string parameter `key`'s text `raw`, unescaped into `buf` when needed; answers `-32602`
     /// and returns `None` if it does not fit.
-    fn unescaped_param<'b>(
+    pub(crate) fn unescaped_param<'b>(
         &mut self,
         id: Id<'_>,
         raw: JsonStr<'b>,
@@ -418,7 +430,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
 #[cfg(feature = "resources")]
 fn matching_template<H: Handler>(handler: &H, uri: &str) -> Option<usize> {
     (0..)
-        .map_while(|i| handler.resource_template(i).map(|t| (i, UriTemplate(t.uri_template).matches(uri).is_some())))
+        .map_while(|i| handler.resource_template(i).map(|t| (i, UriTemplate(t.uri_template).is_match(uri))))
         .find(|(_, hit)| *hit)
         .map(|(i, _)| i)
 }

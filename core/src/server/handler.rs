@@ -126,6 +126,12 @@ impl<'a> ResourceRead<'a> {
     pub fn variables<'t>(&self, template: &ResourceTemplate<'t>) -> Option<Variables<'t, 'a>> {
         UriTemplate(template.uri_template).matches(self.uri)
     }
+
+    /// The URI's variable `name` under `template`, still percent-encoded: one value of
+    /// [`ResourceRead::variables`], found without room for all of them.
+    pub fn variable(&self, template: &ResourceTemplate<'_>, name: &str) -> Option<&'a str> {
+        UriTemplate(template.uri_template).variable(self.uri, name)
+    }
 }
 
 /// What a `completion/complete` request asks to complete.
