@@ -16,7 +16,7 @@
 
 use crate::endpoint::{Framing, OutboundKey, Route};
 use crate::json::{self, JsonWriter, Kind, Value};
-use crate::jsonrpc::{self, ErrorMessage, Id, OwnedId, code};
+use crate::jsonrpc::{self, ErrorMessage, Id, WriteId, code};
 use crate::mcp::input::write_retry_params_head;
 use crate::server::dispatch::Parts;
 use crate::server::input::MAX_INPUT_REQUESTS;
@@ -52,7 +52,6 @@ pub(crate) struct InputArea<'a> {
 
 /// A request waiting for the client's answers.
 struct Pending {
-    id: OwnedId,
     method: &'static str,
     route: Route,
     /// `record[..state]`: `{`, the params' members (without `inputResponses`/`requestState`) each
@@ -60,23 +59,49 @@ struct Pending {
     state: usize,
     /// `record[state..answers]`: `"key":answer,` for each answer so far.
     answers: usize,
-    /// `record[keys..]`: the input requests' keys as the handler's answer wrote them (JSON string
-    /// contents), each after a byte of its length, in the order of `asked`. Kept in the buffer,
-    /// not here: the record in every [`Engine`] stays small.
-    keys: usize,
+    /// `record[tail..]`: the request's id as it came (JSON), then the input requests' keys as the
+    /// handler's answer wrote them (JSON string contents) in the order of `asked`, each after a
+    /// byte of its length. Kept in the buffer, not here: the record in every [`Engine`] stays small.
+    tail: usize,
     /// Each input request sent, and whether it has been answered.
     asked: heapless::Vec<(OutboundKey, bool), KEY_SLOTS>,
 }
 
-/// The `index`th key of `keys` (a waiting request's record from [`Pending::keys`] on), as JSON
-/// string contents.
-fn nth_key(keys: &[u8], index: usize) -> &[u8] {
+/// Entry `index` of `tail` (a waiting request's record from [`Pending::tail`] on): 0 is the
+/// request's id, `1 + i` the key of input request `i`.
+fn entry(tail: &[u8], index: usize) -> &[u8] {
     let mut at = 0;
     for _ in 0..index {
-        at += 1 + usize::from(keys.get(at).copied().unwrap_or_default());
+        at += 1 + usize::from(tail.get(at).copied().unwrap_or_default());
     }
-    let len = usize::from(keys.get(at).copied().unwrap_or_default());
-    keys.get(at + 1..at + 1 + len).unwrap_or_default()
+    let len = usize::from(tail.get(at).copied().unwrap_or_default());
+    tail.get(at + 1..at + 1 + len).unwrap_or_default()
+}
+
+/// A request id kept as its JSON text.
+struct RawId<'r>(&'r [u8]);
+
+impl WriteId for RawId<'_> {
+    fn write_id(&self, w: &mut JsonWriter<'_>) {
+        w.raw(self.0)
+    }
+}
+
+impl RawId<'_> {
+    /// Whether it is `id` (strings compared unescaped).
+    fn matches(&self, id: Id<'_>) -> bool {
+        let Ok(kept) = json::parse(self.0, 1) else { return false };
+        match (kept.as_i64(), kept.as_str(), id) {
+            (Some(a), _, Id::Number(b)) => a == b,
+            (_, Some(a), Id::String(b)) => a.chars().eq(b.chars()),
+            _ => false,
+        }
+    }
+}
+
+/// The waiting request's id in `record` (see [`Pending::tail`]).
+fn pending_id<'r>(record: &'r Storage<'_>, pending: &Pending) -> RawId<'r> {
+    RawId(entry(self::record(record).get(pending.tail..).unwrap_or_default(), 0))
 }
 
 impl<'a> InputArea<'a> {
@@ -164,10 +189,11 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             }
         }
         // Written now, or lost if the transmit buffer is full: the client is not answering anyway.
-        let _ = self.write_ending(pending.route, |w| {
+        let id = pending_id(&self.input.record, &pending);
+        let _ = self.ep.out.write_ending(pending.route, |w| {
             crate::jsonrpc::write_error_head(
                 w,
-                Some(&pending.id),
+                Some(&id),
                 code::INTERNAL_ERROR,
                 ErrorMessage::Named(format_args!("the client did not answer an input request in time")),
             );
@@ -180,10 +206,11 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// answered `-32603` (written if there is room: the client may still read).
     pub(crate) fn drop_pending_input(&mut self) {
         let Some(pending) = self.input.pending.take() else { return };
-        let _ = self.write_ending(pending.route, |w| {
+        let id = pending_id(&self.input.record, &pending);
+        let _ = self.ep.out.write_ending(pending.route, |w| {
             crate::jsonrpc::write_error_head(
                 w,
-                Some(&pending.id),
+                Some(&id),
                 code::INTERNAL_ERROR,
                 ErrorMessage::Named(format_args!("the input ended while waiting for the client's input")),
             );
@@ -224,7 +251,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         if !self.input.has_buffer {
             return Err("no input buffer to wait for the client's input (Engine::set_input_buffer)");
         }
-        let owned = OwnedId::from_id(id).ok_or("the request id is too long to be kept")?;
         // Keep the params (without the previous round's input), the state, and for now the input
         // requests, from the answer the handler wrote (uncommitted in the transmit window):
         // {"jsonrpc":"2.0","id":…,"result":{"inputRequests":{…},"requestState":"…"}}
@@ -236,8 +262,15 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let state_len = w.len();
         w.value(requests);
         let requests_end = w.len();
+        // The id for now after the requests; moved to the tail below.
+        id.write_id(&mut w);
+        let id_end = w.len();
         if w.is_overflowed() {
             return Err("the request does not fit the input buffer");
+        }
+        let id_len = id_end - requests_end;
+        if id_len > usize::from(u8::MAX) {
+            return Err("the request id is too long to be kept");
         }
         let requests = record(&self.input.record).get(state_len..requests_end).unwrap_or_default();
         let requests = json::parse(requests, json::MAX_DEPTH_LIMIT).map_err(|_| UNREADABLE)?;
@@ -256,14 +289,16 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         if count > self.out.outbound.free() || count > KEY_SLOTS {
             return Err("too many requests to the client await answers");
         }
-        // The keys go at the end of the record, behind the room for the answers.
-        let record_len = record(&self.input.record).len();
-        let keys_at = record_len.checked_sub(keys_len).filter(|at| *at >= requests_end);
-        let Some(keys_at) = keys_at else { return Err("the request does not fit the input buffer") };
-        let (head, tail) = record_mut(&mut self.input.record).split_at_mut(keys_at);
+        // The id and the keys go at the end of the record, behind the room for the answers.
+        let stored = record_mut(&mut self.input.record);
+        let tail_at = stored.len().checked_sub(1 + id_len + keys_len).filter(|at| *at >= requests_end);
+        let Some(tail_at) = tail_at else { return Err("the request does not fit the input buffer") };
+        stored.copy_within(requests_end..id_end, tail_at + 1);
+        stored[tail_at] = id_len as u8; // checked above
+        let (head, tail) = stored.split_at_mut(tail_at);
         let requests = head.get(state_len..requests_end).unwrap_or_default();
         let requests = json::parse(requests, json::MAX_DEPTH_LIMIT).map_err(|_| UNREADABLE)?;
-        let mut at = 0;
+        let mut at = 1 + id_len;
         for (key, _) in requests.members() {
             let raw = key.raw();
             let Some(room) = tail.get_mut(at..at + 1 + raw.len()) else { break };
@@ -319,9 +354,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         if asked.is_empty() {
             return Err("an input-required answer without input requests");
         }
-        let keys = keys_at;
         self.input.pending =
-            Some(Pending { id: owned, method, route, state: state_len, answers: state_len, keys, asked });
+            Some(Pending { method, route, state: state_len, answers: state_len, tail: tail_at, asked });
         Ok(())
     }
 
@@ -344,10 +378,10 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         };
         let InputArea { record, pending, .. } = &mut *self.input;
         let Some(pending) = pending.as_mut() else { return true };
-        let (answers, keys) = record_mut(record).split_at_mut(pending.keys);
+        let (answers, tail) = record_mut(record).split_at_mut(pending.tail);
         let mut w = JsonWriter::new(answers.get_mut(pending.answers..).unwrap_or_default());
         w.raw(b"\"");
-        w.raw(nth_key(keys, index));
+        w.raw(entry(tail, 1 + index));
         w.raw(b"\":");
         w.value(answer);
         w.raw(b",");
@@ -363,7 +397,10 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         true
     }
 
-    /// Answers the waiting request with `-32603` and forgets it.
+    /// Answers the waiting request with `-32603` and forgets it. In a cold frame of its own: the
+    /// frames it is called from (a retry's, an answer's) hold no room for its record.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn fail_pending(&mut self, reason: &'static str) {
         let Some(pending) = self.input.pending.take() else { return };
         for (key, answered) in &pending.asked {
@@ -371,14 +408,16 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 self.out.outbound.cancel(*key);
             }
         }
-        let route = core::mem::replace(&mut self.route, pending.route);
-        self.reject(Some(&pending.id), code::INTERNAL_ERROR, format_args!("{reason}"));
-        self.route = route;
+        let Parts { out, input, handler, now, .. } = self;
+        let id = pending_id(&input.record, &pending);
+        let message = ErrorMessage::Named(format_args!("{reason}"));
+        let event = out.reject(pending.route, Some(&id), code::INTERNAL_ERROR, message, None);
+        handler.on_event(*now, event.into());
     }
 
     /// Forgets the waiting request if it is `id` (the client cancelled it).
     pub(crate) fn cancel_pending_input(&mut self, id: Id<'_>) -> bool {
-        if !self.input.pending.as_ref().is_some_and(|p| p.id.matches(id)) {
+        if !self.input.pending.as_ref().is_some_and(|p| pending_id(&self.input.record, p).matches(id)) {
             return false;
         }
         if let Some(pending) = self.input.pending.take() {
@@ -416,8 +455,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     }
 
     /// Builds the retry of the waiting request and serves it on the request's route. The waiting
-    /// request is read where it is kept, not moved into this frame (its keys and id are about
-    /// 280 B, which would sit under the retry's handling).
+    /// request is read where it is kept (its record in the engine, its id and keys in the input
+    /// buffer), not moved into this frame, which the retry's handling stacks on.
     fn retry_pending(&mut self, spans: &mut json::Spans) {
         if self.input.pending.is_none() {
             return;
@@ -429,7 +468,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let InputArea { record, pending: Some(pending), .. } = &*self.input else { return };
         let record = self::record(record);
         let mut w = JsonWriter::new(&mut retry);
-        jsonrpc::write_request_head(&mut w, &pending.id);
+        jsonrpc::write_request_head(&mut w, &pending_id(&self.input.record, pending));
         w.string(pending.method);
         w.raw(b",\"params\":");
         w.raw(record.get(..pending.state).unwrap_or_default());
@@ -447,19 +486,10 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 self.input.pending = None;
                 self.handle_message(value, false, spans);
             }
-            None => self.fail_pending_as("the retried request does not fit the input buffer"),
+            None => self.fail_pending("the retried request does not fit the input buffer"),
         }
         self.route = route;
         self.input.retry = Some(retry);
-    }
-
-    /// Answers the waiting request `-32603` with `reason` (nothing is waiting for the client any
-    /// more) and forgets it: off the retry's frame, which would otherwise hold a copy of its id.
-    #[cold]
-    #[inline(never)]
-    fn fail_pending_as(&mut self, reason: &'static str) {
-        let id = self.input.pending.take().map(|pending| pending.id);
-        self.reject(id.as_ref().map(|id| id as &dyn jsonrpc::WriteId), code::INTERNAL_ERROR, format_args!("{reason}"))
     }
 }
 

@@ -512,18 +512,56 @@ fn a_legacy_request_waits_with_keys_that_need_escapes_and_answers_in_any_order()
         out[0]["result"]["content"][0]["text"],
         r#"{"roots":[{"uri":"file:///a"}]} {"roots":[{"uri":"file:///b"}]}"#
     );
-    // The keys are kept at the end of the record, beside the answers: a record with room for the
-    // request but not for its keys refuses it, and nothing is sent.
-    // Here 141 B of params and input requests, and 23 B of keys: `say \"hi\"` and `back\\slash`
-    // as the answer wrote them (10 and 11 B), each after a length byte.
+    // The id and keys are kept at the end of the record, beside the answers: a record with room
+    // for the request but not for them refuses it, and nothing is sent. Here 141 B of params and
+    // input requests, 2 B of id (`9` after a length byte) and 23 B of keys: `say \"hi\"` and
+    // `back\\slash` as the answer wrote them (10 and 11 B), each after a length byte.
     let asks = |record: usize| {
         let out = Legacy::new(2 * record, false).send(&call(9, "quoted"));
         let refused = out[0]["error"]["message"].as_str().is_some_and(|m| m.contains("does not fit the input buffer"));
         assert!(refused || out.len() == 2, "{out:?}");
         !refused
     };
-    assert!(asks(141 + 23));
-    assert!(!asks(141 + 22));
+    assert!(asks(141 + 2 + 23));
+    assert!(!asks(141 + 2 + 22));
+}
+
+#[test]
+fn a_legacy_request_waits_under_its_id_as_it_came_and_is_cancelled_by_it() {
+    // A string id with an escape: answered under it, cancelled by it spelled either way.
+    let id = json!("r\u{e9}q \"1\"");
+    let ask = |s: &mut Legacy| {
+        let out = s.send(&json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":"roots"}}));
+        assert_eq!(out[0]["method"], "roots/list", "{out:?}");
+        out[0]["id"].clone()
+    };
+    let mut s = Legacy::new(1024, false);
+    let asked = ask(&mut s);
+    let out = s.send(&json!({"jsonrpc":"2.0","id":asked,"result":{"roots":[]}}));
+    assert_eq!(out[0]["id"], id, "{out:?}");
+    assert_eq!(out[0]["result"]["content"][0]["text"], "[]");
+    // The escaped spelling, as the client may send it.
+    let line = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"r\u00e9q \"1\""}}"#;
+    for cancel in [
+        line.to_owned(),
+        json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":id}}).to_string(),
+    ] {
+        ask(&mut s);
+        assert!(s.server.engine().awaiting_input());
+        let other = json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"r\u{e9}q"}});
+        s.send(&other);
+        assert!(s.server.engine().awaiting_input(), "another id cancels nothing");
+        assert_eq!(s.server.handle_input(s.now, (cancel + "\n").as_bytes()) > 0, true);
+        s.drain();
+        assert!(!s.server.engine().awaiting_input(), "cancelled");
+    }
+    // A numeric id is not the string of its digits.
+    let out = s.send(&call(5, "roots"));
+    assert_eq!(out[0]["method"], "roots/list");
+    s.send(&json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"5"}}));
+    assert!(s.server.engine().awaiting_input());
+    s.send(&json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}));
+    assert!(!s.server.engine().awaiting_input());
 }
 
 #[test]
