@@ -179,6 +179,9 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// An input request timed out: the waiting request is answered `-32603`. `false` if `key` is not
     /// an input request.
     pub(crate) fn input_timed_out(&mut self, key: OutboundKey) -> bool {
+        if !cfg!(feature = "input") {
+            return false;
+        }
         if !self.input.pending.as_ref().is_some_and(|p| p.asked.iter().any(|(k, _)| *k == key)) {
             return false;
         }
@@ -205,6 +208,9 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// The input has ended: nobody is left to answer the input requests, so the waiting request is
     /// answered `-32603` (written if there is room: the client may still read).
     pub(crate) fn drop_pending_input(&mut self) {
+        if !cfg!(feature = "input") {
+            return;
+        }
         let Some(pending) = self.input.pending.take() else { return };
         let id = pending_id(&self.input.record, &pending);
         let _ = self.ep.out.write_ending(pending.route, |w| {
@@ -417,6 +423,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
 
     /// Forgets the waiting request if it is `id` (the client cancelled it).
     pub(crate) fn cancel_pending_input(&mut self, id: Id<'_>) -> bool {
+        if !cfg!(feature = "input") {
+            return false;
+        }
         if !self.input.pending.as_ref().is_some_and(|p| pending_id(&self.input.record, p).matches(id)) {
             return false;
         }
