@@ -67,12 +67,30 @@ pub struct Decimal(pub u64);
 
 impl fmt::Display for Decimal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut text = [0u8; U64_DIGITS];
-        let start = digits(self.0, &mut text);
-        // Digits are ASCII.
-        let digits = core::str::from_utf8(text.get(start..).unwrap_or_default()).unwrap_or_default();
-        f.pad_integral(true, "", digits)
+        pad(f, true, self.0)
     }
+}
+
+/// An `i64` shown in decimal as [`Decimal`] shows a `u64`, with a `-` before a negative value (so
+/// that a firmware's logs of signed values, a JSON-RPC error code say, link no integer formatting
+/// of `core`'s).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SignedDecimal(pub i64);
+
+impl fmt::Display for SignedDecimal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        pad(f, self.0 >= 0, self.0.unsigned_abs())
+    }
+}
+
+/// Writes `magnitude` (negative unless `non_negative`) as an integer's `Display` does: width, fill,
+/// alignment and sign as the formatter says.
+fn pad(f: &mut fmt::Formatter<'_>, non_negative: bool, magnitude: u64) -> fmt::Result {
+    let mut text = [0u8; U64_DIGITS];
+    let start = digits(magnitude, &mut text);
+    // Digits are ASCII.
+    let digits = core::str::from_utf8(text.get(start..).unwrap_or_default()).unwrap_or_default();
+    f.pad_integral(non_negative, "", digits)
 }
 
 #[cfg(test)]
@@ -108,5 +126,16 @@ mod tests {
             assert_eq!(&text[start..], n.to_string().as_bytes());
         }
         assert_eq!(format!("{:>6}|{:<4}|{:04}", Decimal(42), Decimal(7), Decimal(3)), "    42|7   |0003");
+    }
+
+    #[test]
+    fn signed_values_show_as_integers_do() {
+        for n in [0, 7, -7, -32_601, i64::from(i32::MIN), i64::MAX, i64::MIN] {
+            assert_eq!(SignedDecimal(n).to_string(), n.to_string());
+            assert_eq!(
+                format!("{:06}|{:>5}|{:+}", SignedDecimal(n), SignedDecimal(n), SignedDecimal(n)),
+                format!("{n:06}|{n:>5}|{n:+}")
+            );
+        }
     }
 }

@@ -8,6 +8,7 @@ use crate::endpoint::{
 };
 use crate::json::{self, JsonWriter, ScanError, ScanErrorKind};
 use crate::jsonrpc::{self, ErrorMessage, Id, WriteId, code, write_error_head};
+use crate::num::Decimal;
 use crate::time::Instant;
 
 /// Whether the input has ended.
@@ -251,7 +252,7 @@ struct Unparsable {
 impl core::fmt::Display for Unparsable {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self.error.kind {
-            ScanErrorKind::TooDeep => write!(f, "JSON nested deeper than {} levels", self.max_depth),
+            ScanErrorKind::TooDeep => write!(f, "JSON nested deeper than {} levels", Decimal(self.max_depth as u64)),
             _ => core::fmt::Display::fmt(&self.error, f),
         }
     }

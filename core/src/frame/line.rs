@@ -40,6 +40,7 @@
 use core::fmt;
 
 use crate::frame::intake::{self, Intake, RxWindow};
+use crate::num::Decimal;
 use crate::storage::Storage;
 
 /// A complete line inside a [`LineBuffer`]: a byte range, without its `\n` and trailing `\r`.
@@ -93,9 +94,9 @@ pub enum FrameError {
 impl fmt::Display for FrameError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            FrameError::TooLong { limit } => write!(f, "line longer than the {limit}-byte limit"),
+            FrameError::TooLong { limit } => write!(f, "line longer than the {}-byte limit", Decimal(*limit as u64)),
             FrameError::Truncated { len } => {
-                write!(f, "stream ended inside a line ({len} bytes dropped)")
+                write!(f, "stream ended inside a line ({} bytes dropped)", Decimal(*len as u64))
             }
         }
     }

@@ -16,7 +16,7 @@ use core::fmt::{self, Write as _};
 use serde::de::{self, Expected, Unexpected};
 
 use super::{JsonStr, Kind, Value};
-use crate::num::Decimal;
+use crate::num::{Decimal, SignedDecimal};
 
 /// Path segments an error keeps (the outermost ones are dropped past it, shown as `…`).
 pub const MAX_PATH_DEPTH: usize = 8;
@@ -89,7 +89,7 @@ impl fmt::Display for Path<'_, '_> {
             match segment {
                 Segment::Key(key) if i == 0 && !self.0.truncated => write!(f, "{key}")?,
                 Segment::Key(key) => write!(f, ".{key}")?,
-                Segment::Index(index) => write!(f, "[{index}]")?,
+                Segment::Index(index) => write!(f, "[{}]", Decimal(*index as u64))?,
             }
         }
         Ok(())
@@ -176,9 +176,7 @@ impl fmt::Display for Unexp<'_> {
         match self.0 {
             Unexpected::Bool(b) => write!(f, "boolean `{b}`"),
             Unexpected::Unsigned(n) => write!(f, "integer `{}`", Decimal(n)),
-            Unexpected::Signed(n) => {
-                write!(f, "integer `{}{}`", if n < 0 { "-" } else { "" }, Decimal(n.unsigned_abs()))
-            }
+            Unexpected::Signed(n) => write!(f, "integer `{}`", SignedDecimal(n)),
             Unexpected::Float(_) => f.write_str("floating point"),
             Unexpected::Char(c) => {
                 f.write_str("character `")?;

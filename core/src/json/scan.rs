@@ -120,7 +120,7 @@ impl ScanError {
 
 impl fmt::Display for ScanError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invalid JSON: {} at byte {}", self.kind, self.offset)
+        write!(f, "invalid JSON: {} at byte {}", self.kind, crate::num::Decimal(self.offset as u64))
     }
 }
 

@@ -6,6 +6,7 @@ use crate::json::{JsonStr, Kind, Value};
 use crate::jsonrpc::{ErrorMessage, Id, code};
 #[cfg(feature = "resources")]
 use crate::mcp::UriTemplate;
+use crate::num::Decimal;
 use crate::server::dispatch::{Parts, plain_or_unescaped};
 #[cfg(feature = "prompts")]
 use crate::server::handler::PromptGet;
@@ -70,7 +71,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             self.reject(
                 Some(&id),
                 code::INVALID_PARAMS,
-                format_args!("escaped \"{key}\" longer than {MAX_ESCAPED_NAME_LEN} bytes"),
+                format_args!("escaped \"{key}\" longer than {} bytes", Decimal(MAX_ESCAPED_NAME_LEN as u64)),
             );
         }
         text

@@ -5,6 +5,7 @@ use crate::frame::{Frame, FrameError, LineBuffer};
 use crate::json::{self, JsonWriter, Kind, Spans};
 use crate::jsonrpc::{ParsedMessage, code};
 use crate::mcp::ClientCapabilities;
+use crate::num::Decimal;
 use crate::server::dispatch::{MAX_BATCH_LEN, Parts};
 use crate::server::reply::InFlight;
 use crate::server::{BatchCursor, Bound, Buffers, Config, Handler, InputError, Received, Session};
@@ -444,7 +445,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             parts.reject(
                 None,
                 code::INVALID_REQUEST,
-                format_args!("batches may hold at most {MAX_BATCH_LEN} messages"),
+                format_args!("batches may hold at most {} messages", Decimal(MAX_BATCH_LEN as u64)),
             );
         } else {
             self.batch = Some(BatchCursor { frame, next: 0, mark: self.ep.out.tx.mark() });
@@ -488,7 +489,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             FrameError::TooLong { limit } => parts.reject(
                 None,
                 code::INVALID_REQUEST,
-                format_args!("message longer than the {limit}-byte limit; skipped"),
+                format_args!("message longer than the {}-byte limit; skipped", Decimal(limit as u64)),
             ),
             FrameError::Truncated { .. } => {}
         }

@@ -3,6 +3,7 @@
 
 use crate::json::{JsonStr, JsonWriter, Kind, Value};
 use crate::jsonrpc::{self, ErrorMessage, Id, OwnedId, code};
+use crate::num::Decimal;
 #[cfg(feature = "resources")]
 use crate::server::Session;
 use crate::server::dispatch::Parts;
@@ -23,7 +24,10 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             return self.reject(
                 Some(&id),
                 code::INTERNAL_ERROR,
-                format_args!("at most {} resource subscriptions per session", crate::server::MAX_SUBSCRIPTIONS),
+                format_args!(
+                    "at most {} resource subscriptions per session",
+                    Decimal(crate::server::MAX_SUBSCRIPTIONS as u64)
+                ),
             );
         }
         if !subscribe {
@@ -44,7 +48,10 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             return self.reject(
                 Some(&id),
                 code::INTERNAL_ERROR,
-                format_args!("request ids longer than {} bytes cannot be kept", crate::jsonrpc::MAX_ID_LEN),
+                format_args!(
+                    "request ids longer than {} bytes cannot be kept",
+                    Decimal(crate::jsonrpc::MAX_ID_LEN as u64)
+                ),
             );
         };
         let capabilities = self.capabilities();

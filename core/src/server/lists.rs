@@ -4,6 +4,7 @@
 use crate::json::JsonWriter;
 use crate::jsonrpc::{ErrorMessage, Id, code};
 use crate::mcp::ClientCapabilities;
+use crate::num::Decimal;
 use crate::server::dispatch::Parts;
 #[cfg(feature = "prompts")]
 use crate::server::items::write_prompt;
@@ -187,7 +188,10 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 if next == start {
                     return out.fail(
                         code::INTERNAL_ERROR,
-                        ErrorMessage::Named(format_args!("list item {next} does not fit the transmit window")),
+                        ErrorMessage::Named(format_args!(
+                            "list item {} does not fit the transmit window",
+                            Decimal(next as u64)
+                        )),
                         None,
                     );
                 }
@@ -206,7 +210,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         out.writer().raw(b"]");
         if let Some(cursor) = next_cursor {
             out.field("nextCursor");
-            out.writer().string_fmt(format_args!("{cursor}"));
+            out.writer().string_fmt(format_args!("{}", Decimal(cursor as u64)));
         }
         out.finish(Some(config.list_cache));
     }

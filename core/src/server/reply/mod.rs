@@ -9,6 +9,7 @@
 use crate::endpoint::{Commit, Route};
 use crate::json::JsonWriter;
 use crate::jsonrpc::{ErrorMessage, Id, MAX_ID_LEN, OwnedId, WriteId, code, write_error_head, write_result_head};
+use crate::num::Decimal;
 use crate::server::server_info::ServerInfo;
 use crate::version::{Era, ProtocolVersion};
 
@@ -341,7 +342,10 @@ impl<'a> Outgoing<'a> {
             let capacity = self.w.capacity();
             self.fail(
                 code::INTERNAL_ERROR,
-                ErrorMessage::Named(format_args!("the result does not fit the {capacity}-byte transmit window")),
+                ErrorMessage::Named(format_args!(
+                    "the result does not fit the {}-byte transmit window",
+                    Decimal(capacity as u64)
+                )),
                 None,
             );
             return;
@@ -435,7 +439,8 @@ impl<'a> Outgoing<'a> {
             Err(DeferError::IdTooLong) => self.fail(
                 code::INTERNAL_ERROR,
                 ErrorMessage::Named(format_args!(
-                    "request ids longer than {MAX_ID_LEN} bytes cannot be answered later"
+                    "request ids longer than {} bytes cannot be answered later",
+                    Decimal(MAX_ID_LEN as u64)
                 )),
                 None,
             ),

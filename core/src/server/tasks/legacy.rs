@@ -6,6 +6,7 @@
 use crate::json::{self, JsonWriter};
 use crate::jsonrpc::{self, ErrorMessage, Id, OwnedId, WriteId, code};
 use crate::mcp::TaskStatus;
+use crate::num::Decimal;
 use crate::server::dispatch::Parts;
 use crate::server::handler::RequestContext;
 use crate::server::params::Params;
@@ -67,7 +68,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             return self.reject(
                 Some(&id),
                 code::INTERNAL_ERROR,
-                format_args!("request ids longer than {} bytes cannot be kept", jsonrpc::MAX_ID_LEN),
+                format_args!("request ids longer than {} bytes cannot be kept", Decimal(jsonrpc::MAX_ID_LEN as u64)),
             );
         };
         let Some(free) = self.slots.iter().position(InFlight::is_free) else {
