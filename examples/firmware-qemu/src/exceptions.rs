@@ -11,8 +11,8 @@ unsafe fn DefaultHandler(irqn: i16) {
     if irqn == uart::IRQ as i16 {
         uart::on_interrupt();
     } else {
-        // As an i32: `i16` formatting would be code of its own.
-        log!("unexpected interrupt {}", i32::from(irqn));
+        // Through `SignedDecimal`: an integer's own `Display` would be code of its own.
+        log!("unexpected interrupt {}", mcp_sansio::num::SignedDecimal(i64::from(irqn)));
         log::exit(false);
     }
 }

@@ -6,7 +6,7 @@ use core::mem::MaybeUninit;
 use embedded_io_async::{Read, Write};
 use mcp_example_device::{Board, Device, INSTRUCTIONS, SERVER_NAME};
 use mcp_sansio::endpoint;
-use mcp_sansio::num::Decimal;
+use mcp_sansio::num::{Decimal, SignedDecimal};
 use mcp_sansio::server::{Buffers, CacheHints, CacheScope, Config, Event, Handler, Server, Wrapper};
 use mcp_sansio::time::Instant;
 
@@ -94,9 +94,9 @@ pub fn serve_handler_in<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usiz
 fn buffers(rx: &'static mut [u8], tx: &'static mut [u8]) -> Buffers<'static> {
     crate::log!(
         "serving MCP on the UART (receive buffer {} B, transmit buffer {} B, stack region {} B)",
-        rx.len(),
-        tx.len(),
-        stack::size()
+        Decimal(rx.len() as u64),
+        Decimal(tx.len() as u64),
+        Decimal(stack::size() as u64)
     );
     Buffers { rx, tx }
 }
@@ -125,7 +125,7 @@ fn serve_loop<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize>(
             let peak = stack::peak();
             if peak > reported_peak {
                 reported_peak = peak;
-                crate::log!("stack peak {peak} B");
+                crate::log!("stack peak {} B", Decimal(peak as u64));
             }
         },
     )
@@ -146,7 +146,7 @@ impl<H: Handler> Wrapper for Logged<H> {
     fn on_event(&mut self, now: Instant, event: Event<'_>) {
         match event {
             Event::Endpoint(endpoint::Event::Rejected { code, reason }) => {
-                crate::log!("[{} ms] rejected ({code}): {reason}", Decimal(now.as_millis()))
+                crate::log!("[{} ms] rejected ({}): {reason}", Decimal(now.as_millis()), SignedDecimal(i64::from(code)))
             }
             Event::Endpoint(endpoint::Event::FrameDropped(error)) => {
                 crate::log!("[{} ms] frame dropped: {error}", Decimal(now.as_millis()))

@@ -52,7 +52,7 @@ unsafe fn DefaultHandler(irqn: i16) {
         n if n == uart::IRQ as i16 => uart::on_interrupt(),
         n if n == clock::IRQ as i16 => clock::on_interrupt(),
         _ => {
-            log!("unexpected interrupt {}", i32::from(irqn));
+            log!("unexpected interrupt {}", mcp_sansio::num::SignedDecimal(i64::from(irqn)));
             log::exit(false);
         }
     }

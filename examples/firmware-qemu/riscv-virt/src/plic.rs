@@ -37,7 +37,7 @@ fn machine_external() {
             0 => return,
             uart::IRQ => uart::on_interrupt(),
             _ => {
-                log!("unexpected interrupt source {source}");
+                log!("unexpected interrupt source {}", mcp_sansio::num::Decimal(u64::from(source)));
                 log::exit(false)
             }
         }
