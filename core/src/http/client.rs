@@ -58,6 +58,7 @@ use crate::frame::ReceivedEvent;
 use crate::http::{HeaderValueError, MAX_HEADER_VALUE_LEN, encode_value, media_type_is, name, standard_header_values};
 use crate::json::{JsonWriter, Kind, Value};
 use crate::jsonrpc::{self, ErrorMessage, Id, Message, ParsedMessage};
+use crate::num::Decimal;
 use crate::time::Duration;
 use crate::version::{Era, ProtocolVersion};
 
@@ -370,7 +371,7 @@ pub enum Failure {
 pub fn write_failure(w: &mut JsonWriter<'_>, request: Id<'_>, failure: Failure) {
     let text = match failure {
         Failure::Status(status) => {
-            let message = ErrorMessage::Whole(format_args!("HTTP {status}"));
+            let message = ErrorMessage::Whole(format_args!("HTTP {}", Decimal(u64::from(status))));
             return jsonrpc_failure(w, request, message);
         }
         Failure::ContentType => "HTTP answer of a media type without messages",

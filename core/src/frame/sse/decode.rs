@@ -1,5 +1,6 @@
 //! Reading SSE events from a byte stream, for the client role: [`SseDecoder`].
 
+use crate::num::Decimal;
 use core::fmt;
 
 use super::parse::parse_event;
@@ -89,8 +90,10 @@ pub enum SseError {
 impl fmt::Display for SseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SseError::TooLong { limit } => write!(f, "SSE event longer than the {limit}-byte limit"),
-            SseError::Truncated { len } => write!(f, "stream ended inside an SSE event ({len} bytes dropped)"),
+            SseError::TooLong { limit } => write!(f, "SSE event longer than the {}-byte limit", Decimal(*limit as u64)),
+            SseError::Truncated { len } => {
+                write!(f, "stream ended inside an SSE event ({} bytes dropped)", Decimal(*len as u64))
+            }
         }
     }
 }

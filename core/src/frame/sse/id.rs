@@ -1,5 +1,6 @@
 //! [`EventId`]: the SSE event id a server stamps on its events, and reads back from `Last-Event-ID`.
 
+use crate::num::Decimal;
 use core::fmt;
 
 /// An SSE event id: a stream number and a sequence number, rendered as `<stream>-<sequence>` in
@@ -103,7 +104,7 @@ impl EventId {
 
 impl fmt::Display for EventId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}-{}", self.stream, self.sequence)
+        write!(f, "{}-{}", Decimal(u64::from(self.stream)), Decimal(self.sequence))
     }
 }
 
