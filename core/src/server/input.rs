@@ -101,13 +101,16 @@ impl<'a> InputReply<'a> {
         self
     }
 
+    #[inline(never)] // Its checks in a frame of their own, not the handler's.
     fn push_sample_fmt(&mut self, key: &str, params: core::fmt::Arguments<'_>) {
         if !cfg!(feature = "input") {
             return;
         }
+        // Whether the client samples at all, before anything is written (any params will do).
         let client = self.client();
-        if !client.sampling {
-            self.needs.sampling = true;
+        let any = InputRequest::Sample { params: "{}" };
+        if !any.is_supported_by(&client) {
+            any.add_needs(&mut self.needs);
             self.missing = true;
             return;
         }
@@ -121,16 +124,15 @@ impl<'a> InputReply<'a> {
             self.invalid = Some(NOT_AN_OBJECT);
             return;
         }
-        // Written (or overflowed, which fails the answer anyway): the tools it offers are read back.
-        let written = w.written().get(start..).unwrap_or_default();
-        let tools = crate::json::parse(written, crate::json::MAX_DEPTH_LIMIT).ok().and_then(|p| p.get("tools"));
-        let offers_tools = tools.is_some();
-        w.raw(b"}");
-        if offers_tools && !client.sampling_tools {
-            self.needs.sampling = true;
-            self.needs.sampling_tools = true;
+        // Written (or overflowed, which fails the answer anyway): read back as `InputRequest::Sample`
+        // reads its params, for the tools they may offer.
+        let written = core::str::from_utf8(w.written().get(start..).unwrap_or_default()).unwrap_or_default();
+        let request = InputRequest::Sample { params: written };
+        if !request.is_supported_by(&client) {
+            request.add_needs(&mut self.needs);
             self.missing = true;
         }
+        self.out.writer().raw(b"}");
     }
 
     /// The capabilities of the client being asked (none when input is not available here).
