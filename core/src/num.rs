@@ -84,13 +84,40 @@ impl fmt::Display for SignedDecimal {
 }
 
 /// Writes `magnitude` (negative unless `non_negative`) as an integer's `Display` does: width, fill,
-/// alignment and sign as the formatter says.
+/// alignment, `+` and `0` as the formatter says. Written here rather than through
+/// `Formatter::pad_integral`, which links about 480 B of flash into a firmware.
 fn pad(f: &mut fmt::Formatter<'_>, non_negative: bool, magnitude: u64) -> fmt::Result {
     let mut text = [0u8; U64_DIGITS];
     let start = digits(magnitude, &mut text);
     // Digits are ASCII.
     let digits = core::str::from_utf8(text.get(start..).unwrap_or_default()).unwrap_or_default();
-    f.pad_integral(non_negative, "", digits)
+    let sign = match (non_negative, f.sign_plus()) {
+        (false, _) => "-",
+        (true, true) => "+",
+        (true, false) => "",
+    };
+    let padding = f.width().unwrap_or(0).saturating_sub(sign.len() + digits.len());
+    // `{:0N}`: zeros between the sign and the digits, whatever the fill and alignment.
+    let (zeros, fill, before) = if f.sign_aware_zero_pad() {
+        (padding, f.fill(), 0)
+    } else {
+        let before = match f.align() {
+            Some(fmt::Alignment::Left) => 0,
+            Some(fmt::Alignment::Center) => padding / 2,
+            Some(fmt::Alignment::Right) | None => padding,
+        };
+        (0, f.fill(), before)
+    };
+    let after = padding - zeros - before;
+    repeat(f, fill, before)?;
+    f.write_str(sign)?;
+    repeat(f, '0', zeros)?;
+    f.write_str(digits)?;
+    repeat(f, fill, after)
+}
+
+fn repeat(f: &mut fmt::Formatter<'_>, c: char, count: usize) -> fmt::Result {
+    (0..count).try_for_each(|_| fmt::Write::write_char(f, c))
 }
 
 #[cfg(test)]
@@ -126,6 +153,13 @@ mod tests {
             assert_eq!(&text[start..], n.to_string().as_bytes());
         }
         assert_eq!(format!("{:>6}|{:<4}|{:04}", Decimal(42), Decimal(7), Decimal(3)), "    42|7   |0003");
+        for n in [0u64, 7, 12_345, u64::MAX] {
+            let d = Decimal(n);
+            assert_eq!(
+                format!("{d:*^9}|{d:_<7}|{d:>3}|{d:+}|{d:+06}|{d:#>05}|{d:<05}"),
+                format!("{n:*^9}|{n:_<7}|{n:>3}|{n:+}|{n:+06}|{n:#>05}|{n:<05}")
+            );
+        }
     }
 
     #[test]
@@ -135,6 +169,11 @@ mod tests {
             assert_eq!(
                 format!("{:06}|{:>5}|{:+}", SignedDecimal(n), SignedDecimal(n), SignedDecimal(n)),
                 format!("{n:06}|{n:>5}|{n:+}")
+            );
+            let d = SignedDecimal(n);
+            assert_eq!(
+                format!("{d:*^9}|{d:_<8}|{d:+07}|{d:^+8}|{d:<06}"),
+                format!("{n:*^9}|{n:_<8}|{n:+07}|{n:^+8}|{n:<06}")
             );
         }
     }

@@ -19,6 +19,6 @@ unsafe fn DefaultHandler(irqn: i16) {
 
 #[exception]
 unsafe fn HardFault(frame: &ExceptionFrame) -> ! {
-    log!("hard fault at pc {:#010x}", frame.pc());
+    log!("hard fault at pc {}", log::Hex(frame.pc()));
     log::exit(false)
 }

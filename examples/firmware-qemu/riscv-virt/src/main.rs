@@ -51,6 +51,10 @@ fn main() -> ! {
 /// Any exception (the RISC-V counterpart of a hard fault): reported, and QEMU ends with a failure.
 #[unsafe(export_name = "ExceptionHandler")]
 fn exception_handler(_frame: &riscv_rt::TrapFrame) -> ! {
-    log!("exception {} at pc {:#010x}", mcp_sansio::num::Decimal(mcause::read().bits() as u64), mepc::read());
+    log!(
+        "exception {} at pc {}",
+        mcp_sansio::num::Decimal(mcause::read().bits() as u64),
+        firmware_common::log::Hex(mepc::read() as u32)
+    );
     log::exit(false)
 }
