@@ -7,6 +7,7 @@
 use core::fmt;
 
 use crate::json::{JsonStr, JsonWriter, Kind, ScanError, Value};
+use crate::text::Plain;
 
 /// Error codes used on the wire.
 pub mod code {
@@ -430,7 +431,7 @@ pub(crate) fn write_error_head(w: &mut JsonWriter<'_>, id: Option<&dyn WriteId>,
     w.i64(i64::from(code));
     w.raw(b",\"message\":");
     match message {
-        ErrorMessage::Named(detail) => w.string_fmt(format_args!("{}: {detail}", code::name(code))),
+        ErrorMessage::Named(detail) => w.string_fmt(format_args!("{}: {detail}", Plain(code::name(code)))),
         ErrorMessage::Whole(text) => w.string_fmt(text),
     }
 }

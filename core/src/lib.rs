@@ -177,6 +177,7 @@ pub mod num;
 pub mod server;
 pub mod storage;
 mod swar;
+pub mod text;
 pub mod time;
 pub mod version;
 

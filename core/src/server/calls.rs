@@ -25,6 +25,7 @@ use crate::server::seal::StateBinding;
 #[cfg(feature = "input")]
 use crate::server::seal::{MAX_REQUEST_STATE, MAX_SEALED_STATE, SealError};
 use crate::server::{Handler, MAX_ESCAPED_NAME_LEN};
+use crate::text::Plain;
 
 impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// The string parameter `key` (its value `found`, looked up by the caller), unescaped into `buf`
@@ -52,7 +53,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     ) -> Option<JsonStr<'b>> {
         let text = found.and_then(|v| v.as_str());
         if text.is_none() {
-            self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"{key}\" must be a string"));
+            self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"{key}\" must be a string", key = Plain(key)));
         }
         text
     }
@@ -71,7 +72,11 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             self.reject(
                 Some(&id),
                 code::INVALID_PARAMS,
-                format_args!("escaped \"{key}\" longer than {} bytes", Decimal(MAX_ESCAPED_NAME_LEN as u64)),
+                format_args!(
+                    "escaped \"{key}\" longer than {} bytes",
+                    Decimal(MAX_ESCAPED_NAME_LEN as u64),
+                    key = Plain(key)
+                ),
             );
         }
         text
@@ -86,7 +91,11 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     ) -> Result<Option<Value<'b>>, ()> {
         match params.get(key).filter(|v| !v.is_null()) {
             Some(v) if v.kind() != Kind::Object => {
-                self.reject(Some(&id), code::INVALID_PARAMS, format_args!("\"{key}\" must be an object"));
+                self.reject(
+                    Some(&id),
+                    code::INVALID_PARAMS,
+                    format_args!("\"{key}\" must be an object", key = Plain(key)),
+                );
                 Err(())
             }
             other => Ok(other),
@@ -320,7 +329,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             return self.reject(
                 Some(&id),
                 code::INVALID_PARAMS,
-                format_args!("missing required argument \"{name_buf}\""),
+                format_args!("missing required argument \"{name_buf}\"", name_buf = Plain(&name_buf)),
             );
         }
         #[cfg(feature = "input")]
@@ -396,7 +405,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     pub(crate) fn reject_without_tasks(&mut self, id: Id<'_>, version: crate::version::ProtocolVersion) {
         if version.served_era() == crate::version::Era::Legacy {
             let why = crate::server::tasks::TASK_PARAM_REQUIRED;
-            return self.reject(Some(&id), code::METHOD_NOT_FOUND, format_args!("{why}"));
+            return self.reject(Some(&id), code::METHOD_NOT_FOUND, format_args!("{why}", why = Plain(why)));
         }
         self.reject_with_data(
             Some(&id),

@@ -4,6 +4,7 @@
 //! `io.modelcontextprotocol/…` fields is served statelessly in 2026-07-28; `initialize` opens a legacy
 //! session; any other request is served in the legacy session, or refused before one exists.
 
+use crate::text::Plain;
 use core::fmt;
 
 use crate::endpoint::{Outbox, Outcome, Response, Route, answer_unparsable};
@@ -169,8 +170,10 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             }
             Err(EnvelopeError { id, reason }) => {
                 match id {
-                    Some(id) => self.reject(Some(&id), code::INVALID_REQUEST, format_args!("{reason}")),
-                    None => self.reject(None, code::INVALID_REQUEST, format_args!("{reason}")),
+                    Some(id) => {
+                        self.reject(Some(&id), code::INVALID_REQUEST, format_args!("{reason}", reason = Plain(reason)))
+                    }
+                    None => self.reject(None, code::INVALID_REQUEST, format_args!("{reason}", reason = Plain(reason))),
                 }
                 Received::Invalid
             }
@@ -305,7 +308,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                         Some(&id),
                         code::INVALID_PARAMS,
                         format_args!(
-                            "missing _meta \"{META_PROTOCOL_VERSION}\". Send initialize first (protocol 2025-11-25 and earlier), or add per-request _meta (2026-07-28)"
+                            "missing _meta \"{META_PROTOCOL_VERSION}\". Send initialize first (protocol 2025-11-25 and earlier), or add per-request _meta (2026-07-28)", META_PROTOCOL_VERSION = Plain(META_PROTOCOL_VERSION)
                         ),
                     );
                 }
@@ -338,7 +341,10 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             self.reject(
                 Some(&id),
                 code::INVALID_PARAMS,
-                format_args!("_meta \"{META_PROTOCOL_VERSION}\" must be a string"),
+                format_args!(
+                    "_meta \"{META_PROTOCOL_VERSION}\" must be a string",
+                    META_PROTOCOL_VERSION = Plain(META_PROTOCOL_VERSION)
+                ),
             );
             return None;
         };
@@ -347,7 +353,10 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             self.reject(
                 Some(&id),
                 code::INVALID_PARAMS,
-                format_args!("_meta \"{META_CLIENT_CAPABILITIES}\" must be an object"),
+                format_args!(
+                    "_meta \"{META_CLIENT_CAPABILITIES}\" must be an object",
+                    META_CLIENT_CAPABILITIES = Plain(META_CLIENT_CAPABILITIES)
+                ),
             );
             return None;
         }
@@ -402,7 +411,11 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     }
 
     fn method_not_found(&mut self, id: Id<'_>, method: &str, version: ProtocolVersion) {
-        self.reject(Some(&id), code::METHOD_NOT_FOUND, format_args!("{method} (protocol version {version})"));
+        self.reject(
+            Some(&id),
+            code::METHOD_NOT_FOUND,
+            format_args!("{method} (protocol version {version})", method = Plain(method)),
+        );
     }
 
     fn dispatch(&mut self, id: Id<'_>, method: &str, params: &Params<'_>, context: RequestContext<'_>) {

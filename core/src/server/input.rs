@@ -24,6 +24,7 @@ pub use crate::mcp::input::InputRequest;
 use crate::server::reply::{Outgoing, ReplyKind, ResultType};
 use crate::server::seal::{MAX_REQUEST_STATE, MAX_SEALED_STATE, StateBinding};
 use crate::server::{Deferred, Engine, ReplyError, Session};
+use crate::text::Plain;
 use crate::time::Instant;
 use crate::version::Era;
 
@@ -254,7 +255,11 @@ impl<'a> InputReply<'a> {
             self.invalid = Some("an input-required answer in a legacy session needs input requests");
         }
         if let Some(reason) = self.invalid {
-            return self.out.fail(code::INTERNAL_ERROR, ErrorMessage::Named(format_args!("{reason}")), None);
+            return self.out.fail(
+                code::INTERNAL_ERROR,
+                ErrorMessage::Named(format_args!("{reason}", reason = Plain(reason))),
+                None,
+            );
         }
         self.close_requests();
         // A 2025-11-25 task keeps its questions in the task table, as a 2026-07-28 one: they go to

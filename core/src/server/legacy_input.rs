@@ -22,6 +22,7 @@ use crate::server::dispatch::Parts;
 use crate::server::input::MAX_INPUT_REQUESTS;
 use crate::server::{Engine, Handler};
 use crate::storage::Storage;
+use crate::text::Plain;
 
 /// Longest key of an input request kept for a legacy session (a legacy task's too).
 pub(crate) const MAX_KEY_LEN: usize = 32;
@@ -239,7 +240,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             Ok(()) => {}
             Err(reason) => {
                 // `pending` is untouched: another request's, if one waits.
-                self.reject(Some(&id), code::INTERNAL_ERROR, format_args!("{reason}"));
+                self.reject(Some(&id), code::INTERNAL_ERROR, format_args!("{reason}", reason = Plain(reason)));
             }
         }
     }
@@ -416,7 +417,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         }
         let Parts { out, input, handler, now, .. } = self;
         let id = pending_id(&input.record, &pending);
-        let message = ErrorMessage::Named(format_args!("{reason}"));
+        let message = ErrorMessage::Named(format_args!("{reason}", reason = Plain(reason)));
         let event = out.reject(pending.route, Some(&id), code::INTERNAL_ERROR, message, None);
         handler.on_event(*now, event.into());
     }

@@ -13,6 +13,7 @@ use crate::server::items::{ItemError, write_tool};
 use crate::server::items::{write_resource, write_template};
 use crate::server::params::Params;
 use crate::server::{Event, Handler, Session};
+use crate::text::Plain;
 use crate::version::{Era, ProtocolVersion};
 
 /// Room kept free at the end of a list page for `nextCursor`, cache hints and `_meta`, besides the
@@ -180,7 +181,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             if let Err(ItemError::InvalidSchema(name)) = result {
                 return out.fail(
                     code::INTERNAL_ERROR,
-                    ErrorMessage::Named(format_args!("tool {name} has an invalid JSON schema")),
+                    ErrorMessage::Named(format_args!("tool {name} has an invalid JSON schema", name = Plain(name))),
                     None,
                 );
             }

@@ -11,6 +11,7 @@ use crate::server::handler::RequestContext;
 use crate::server::params::Params;
 use crate::server::reply::{Notes, ReplyId};
 use crate::server::{Handler, Session};
+use crate::text::Plain;
 use crate::version::Era;
 
 impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
@@ -37,7 +38,10 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 self.reject(
                     Some(&id),
                     code::INVALID_PARAMS,
-                    format_args!("_meta \"{META_LOG_LEVEL}\" is not a log level"),
+                    format_args!(
+                        "_meta \"{META_LOG_LEVEL}\" is not a log level",
+                        META_LOG_LEVEL = Plain(META_LOG_LEVEL)
+                    ),
                 );
                 false
             }

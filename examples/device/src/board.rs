@@ -3,6 +3,7 @@
 
 use mcp_sansio::json::JsonStr;
 use mcp_sansio::num::div_rem;
+use mcp_sansio::text::Plain;
 use mcp_sansio::time::Instant;
 
 /// A temperature sensor on the board.
@@ -86,7 +87,7 @@ pub(crate) struct TemperatureJson {
 
 impl core::fmt::Display for TemperatureJson {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, r#"{{"sensor":"{}","celsius":{}}}"#, self.sensor.name(), CelsiusJson(Some(self.reading)))
+        write!(f, r#"{{"sensor":"{}","celsius":{}}}"#, Plain(self.sensor.name()), CelsiusJson(Some(self.reading)))
     }
 }
 

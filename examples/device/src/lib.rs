@@ -20,6 +20,7 @@ use mcp_sansio::server::{
     PromptGet, PromptReply, Resource, ResourceRead, ResourceReply, ResourceTemplate, Role, Tool, ToolAnnotations,
     ToolCall, ToolReply,
 };
+use mcp_sansio::text::Plain;
 
 mod board;
 
@@ -198,16 +199,18 @@ impl<B: Board> Device<B> {
             Some(celsius) => reply.log(
                 LoggingLevel::Info,
                 Some("sensors"),
-                format_args!("{} sensor read: {celsius} °C", sensor.name()),
+                format_args!("{} sensor read: {celsius} °C", Plain(sensor.name())),
             ),
-            None => {
-                reply.log(LoggingLevel::Warning, Some("sensors"), format_args!("{} sensor: no answer", sensor.name()))
-            }
+            None => reply.log(
+                LoggingLevel::Warning,
+                Some("sensors"),
+                format_args!("{} sensor: no answer", Plain(sensor.name())),
+            ),
         };
         match reading {
             Some(celsius) => reply
                 .structured_fmt(format_args!("{}", TemperatureJson { sensor, reading: celsius }))
-                .text_fmt(format_args!("{}: {celsius} °C", sensor.name()))
+                .text_fmt(format_args!("{}: {celsius} °C", Plain(sensor.name())))
                 .finish(),
             None => reply.finish_error_text("the sensor did not answer"),
         }
@@ -232,7 +235,7 @@ impl<B: Board> Device<B> {
                 self.board.set_led(on);
                 self.changes.updated |= STATUS_UPDATED;
                 reply
-                    .structured_fmt(format_args!(r#"{{"on":{on}}}"#))
+                    .structured_fmt(format_args!(r#"{{"on":{}}}"#, Plain::bool(on)))
                     .text(if on { "LED on" } else { "LED off" })
                     .finish()
             }
@@ -323,7 +326,7 @@ impl<B: Board> Device<B> {
         // Formatted straight into the answer: no buffer for the params on the stack.
         let params = format_args!(
             r#"{{"messages":[{{"role":"user","content":{{"type":"text","text":"In one sentence, explain this board status to its owner: LED {}, board temperature {} C, up {} ms."}}}}],"maxTokens":100}}"#,
-            if self.board.led() { "on" } else { "off" },
+            Plain(if self.board.led() { "on" } else { "off" }),
             celsius.unwrap_or(Centidegrees(0)),
             Decimal(call.context.now.as_millis())
         );
@@ -420,7 +423,7 @@ impl<B: Board> Handler for Device<B> {
             STATUS_URI => {
                 let status = format_args!(
                     r#"{{"led":{},"uptimeMs":{},"boardCelsius":{}}}"#,
-                    self.board.led(),
+                    Plain::bool(self.board.led()),
                     Decimal(self.board.uptime_ms(read.context.now)),
                     CelsiusJson(self.board.temperature(Sensor::Board, read.context.now)),
                 );
@@ -438,7 +441,7 @@ impl<B: Board> Handler for Device<B> {
     fn get_prompt(&mut self, get: PromptGet<'_>, reply: PromptReply<'_>) {
         // The engine checked that `symptom` is present.
         let symptom = get.argument("symptom");
-        let led = if self.board.led() { "on" } else { "off" };
+        let led = Plain(if self.board.led() { "on" } else { "off" });
         let uptime_ms = Decimal(get.context.now.as_millis());
         let reply = reply.description("Troubleshoot the board");
         match symptom {

@@ -3,6 +3,7 @@
 use crate::jsonrpc::ErrorMessage;
 use crate::server::Engine;
 use crate::server::reply::{DeferError, Deferred, Outgoing, ReplyError, ReplyKind};
+use crate::text::Plain;
 use crate::version::ProtocolVersion;
 
 /// Most values one completion result carries (the spec's limit).
@@ -88,7 +89,7 @@ impl<'a> CompletionReply<'a> {
 
     /// Answers with a JSON-RPC error (e.g. `-32602` for an unknown argument).
     pub fn fail(mut self, code: i32, message: &str) {
-        self.out.fail(code, ErrorMessage::Whole(format_args!("{message}")), None)
+        self.out.fail(code, ErrorMessage::Whole(format_args!("{message}", message = Plain(message))), None)
     }
 
     /// Keeps the request open to answer it later with `Server::reply_completion` (values looked up

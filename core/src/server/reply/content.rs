@@ -2,6 +2,7 @@
 
 use crate::json::JsonWriter;
 use crate::mcp::{Annotations, Resource};
+use crate::text::Plain;
 use crate::version::ProtocolVersion;
 
 /// One content block of a tool result or a prompt message.
@@ -104,7 +105,7 @@ pub(crate) fn write_block(
         }
         Content::Audio { mime_type, .. } => {
             w.raw(b"{\"type\":\"text\",\"text\":");
-            w.string_fmt(format_args!("[{mime_type} audio omitted]"));
+            w.string_fmt(format_args!("[{mime_type} audio omitted]", mime_type = Plain(mime_type)));
         }
         Content::ResourceLink(resource) if version.has_resource_links() => {
             w.raw(b"{\"type\":\"resource_link\"");

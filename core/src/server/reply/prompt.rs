@@ -1,5 +1,6 @@
 //! The answer to `prompts/get`.
 
+use crate::text::Plain;
 use core::fmt;
 
 use crate::json::JsonWriter;
@@ -103,7 +104,7 @@ impl<'a> PromptReply<'a> {
 
     /// Answers with a JSON-RPC error.
     pub fn fail(mut self, code: i32, message: &str) {
-        self.out.fail(code, ErrorMessage::Whole(format_args!("{message}")), None)
+        self.out.fail(code, ErrorMessage::Whole(format_args!("{message}", message = Plain(message))), None)
     }
 
     /// Keeps the request open to answer it later with `Server::reply_prompt`.

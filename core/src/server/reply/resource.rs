@@ -1,5 +1,6 @@
 //! The answer to `resources/read`.
 
+use crate::text::Plain;
 use core::fmt;
 
 use serde::Serialize;
@@ -112,12 +113,16 @@ impl<'a> ResourceReply<'a> {
             w.string(uri);
             w.raw(b"}");
         };
-        self.out.fail(code, ErrorMessage::Whole(format_args!("Resource not found: {uri}")), Some(&data));
+        self.out.fail(
+            code,
+            ErrorMessage::Whole(format_args!("Resource not found: {uri}", uri = Plain(uri))),
+            Some(&data),
+        );
     }
 
     /// Answers with a JSON-RPC error.
     pub fn fail(mut self, code: i32, message: &str) {
-        self.out.fail(code, ErrorMessage::Whole(format_args!("{message}")), None)
+        self.out.fail(code, ErrorMessage::Whole(format_args!("{message}", message = Plain(message))), None)
     }
 
     /// Keeps the request open to answer it later with `Server::reply_resource`.

@@ -1,5 +1,6 @@
 //! The answer to `tools/call`.
 
+use crate::text::Plain;
 use core::fmt;
 
 use serde::Serialize;
@@ -78,7 +79,11 @@ impl<'a> ToolReply<'a> {
     pub fn missing_tasks(mut self) {
         if self.out.version().served_era() == crate::version::Era::Legacy {
             let why = crate::server::tasks::TASK_PARAM_REQUIRED;
-            return self.out.fail(code::METHOD_NOT_FOUND, ErrorMessage::Named(format_args!("{why}")), None);
+            return self.out.fail(
+                code::METHOD_NOT_FOUND,
+                ErrorMessage::Named(format_args!("{why}", why = Plain(why))),
+                None,
+            );
         }
         self.out.fail(
             code::MISSING_CLIENT_CAPABILITY,
@@ -192,7 +197,7 @@ impl<'a> ToolReply<'a> {
     }
 
     /// Sets the structured result from JSON text formatted in place, without serde (for firmware that
-    /// counts its flash): `reply.structured_fmt(format_args!(r#"{{"on":{on}}}"#))`. Otherwise as
+    /// counts its flash): `reply.structured_fmt(format_args!(r#"{{"on":{on}}}"#, on = Plain(on)))`. Otherwise as
     /// [`structured`](Self::structured). The text must be one JSON value, an object in the legacy
     /// era ([`JsonWriter::json_fmt`] checks it); for anything else the reply becomes an internal
     /// error.
@@ -258,7 +263,7 @@ impl<'a> ToolReply<'a> {
             let expected = if self.out.version().served_era() == Era::Legacy { "a JSON object" } else { "JSON" };
             self.out.fail(
                 code::INTERNAL_ERROR,
-                ErrorMessage::Named(format_args!("structured content is not {expected}")),
+                ErrorMessage::Named(format_args!("structured content is not {expected}", expected = Plain(expected))),
                 None,
             );
             return;
@@ -311,7 +316,7 @@ impl<'a> ToolReply<'a> {
 
     /// Answers with a JSON-RPC error instead of a result (for protocol-level failures only).
     pub fn fail(mut self, code: i32, message: &str) {
-        self.out.fail(code, ErrorMessage::Whole(format_args!("{message}")), None)
+        self.out.fail(code, ErrorMessage::Whole(format_args!("{message}", message = Plain(message))), None)
     }
 
     /// Keeps the request open to answer it later with `Server::reply_tool`. On error the request has

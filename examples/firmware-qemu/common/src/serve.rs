@@ -8,6 +8,7 @@ use mcp_example_device::{Board, Device, INSTRUCTIONS, SERVER_NAME};
 use mcp_sansio::endpoint;
 use mcp_sansio::num::{Decimal, SignedDecimal};
 use mcp_sansio::server::{Buffers, CacheHints, CacheScope, Config, Event, Handler, Server, Wrapper};
+use mcp_sansio::text::Plain;
 use mcp_sansio::time::Instant;
 
 use crate::clock::TickClock;
@@ -146,7 +147,12 @@ impl<H: Handler> Wrapper for Logged<H> {
     fn on_event(&mut self, now: Instant, event: Event<'_>) {
         match event {
             Event::Endpoint(endpoint::Event::Rejected { code, reason }) => {
-                crate::log!("[{} ms] rejected ({}): {reason}", Decimal(now.as_millis()), SignedDecimal(i64::from(code)))
+                crate::log!(
+                    "[{} ms] rejected ({}): {}",
+                    Decimal(now.as_millis()),
+                    SignedDecimal(i64::from(code)),
+                    Plain(reason)
+                )
             }
             Event::Endpoint(endpoint::Event::FrameDropped(error)) => {
                 crate::log!("[{} ms] frame dropped: {error}", Decimal(now.as_millis()))
