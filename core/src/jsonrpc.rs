@@ -215,29 +215,20 @@ fn classify_members<'a, 'm>(
         return Err(EnvelopeError { id: None, reason: "a JSON-RPC message must be an object" });
     }
     // One pass over the members (a large `params` is skipped once, not once per lookup); the first
-    // occurrence of a key wins, as with `Value::get`.
-    let mut envelope = Envelope::default();
+    // occurrence of a key wins, as with `Value::get`. `found` holds the members `NAMES` names, in
+    // its order.
     const NAMES: [&str; 6] = ["jsonrpc", "id", "method", "params", "result", "error"];
+    let mut found: [Option<Value<'a>>; 6] = [None; 6];
     while let Some((key, member, plain)) = members.next_entry() {
         // A key without escapes is its raw bytes (no UTF-8 check needed to compare them).
         let raw = key.raw();
-        let name = if plain || !raw.contains(&b'\\') {
-            Some(raw)
-        } else {
-            NAMES.into_iter().find(|name| key.eq_str(name)).map(str::as_bytes)
-        };
-        let slot = match name {
-            Some(b"jsonrpc") => &mut envelope.jsonrpc,
-            Some(b"id") => &mut envelope.id,
-            Some(b"method") => &mut envelope.method,
-            Some(b"params") => &mut envelope.params,
-            Some(b"result") => &mut envelope.result,
-            Some(b"error") => &mut envelope.error,
-            _ => continue,
-        };
-        slot.get_or_insert(settle(member));
+        let escaped = !plain && raw.contains(&b'\\');
+        let at = NAMES.iter().position(|name| if escaped { key.eq_str(name) } else { raw == name.as_bytes() });
+        if let Some(slot) = at.and_then(|at| found.get_mut(at)) {
+            slot.get_or_insert_with(|| settle(member));
+        }
     }
-    let Envelope { jsonrpc, id: id_value, method, params, result, error } = envelope;
+    let [jsonrpc, id_value, method, params, result, error] = found;
     let id = id_value.and_then(Id::from_value);
     let fail = |reason| Err(EnvelopeError { id, reason });
     match jsonrpc.and_then(|v| v.as_str()) {
@@ -335,16 +326,6 @@ impl<'a> ParsedMessage<'a> {
     pub fn message(&self) -> Option<Result<Message<'a>, EnvelopeError<'a>>> {
         self.message
     }
-}
-
-#[derive(Default)]
-struct Envelope<'a> {
-    jsonrpc: Option<Value<'a>>,
-    id: Option<Value<'a>>,
-    method: Option<Value<'a>>,
-    params: Option<Value<'a>>,
-    result: Option<Value<'a>>,
-    error: Option<Value<'a>>,
 }
 
 /// The JSON-RPC envelope is written here and nowhere else: every message an endpoint sends starts
