@@ -153,7 +153,9 @@ pub enum Framing {
     /// One message per line, ended by `\n` (stdio, serial lines, custom byte streams).
     Ndjson,
     /// One Server-Sent Event per message: `id: <stream>-<n>`, `data: <message>`, a blank line (Streamable
-    /// HTTP response and GET streams).
+    /// HTTP response and GET streams). With the `http` feature: a build without it (a serial
+    /// firmware) carries no event framing.
+    #[cfg(feature = "http")]
     Sse,
     /// The message is the whole HTTP body (a JSON response to a POST): no delimiter.
     Body,
@@ -165,6 +167,7 @@ impl Framing {
     pub const fn suffix(self) -> &'static [u8] {
         match self {
             Framing::Ndjson => b"\n",
+            #[cfg(feature = "http")]
             Framing::Sse => b"\n\n",
             Framing::Body => b"",
         }

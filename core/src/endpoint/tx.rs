@@ -3,6 +3,7 @@
 use heapless::Deque;
 
 use crate::endpoint::{Framing, Route, StreamId};
+#[cfg(feature = "http")]
 use crate::frame::sse::{self, EventId, SseEvent};
 use crate::storage::Storage;
 
@@ -237,7 +238,7 @@ impl Commit<'_> {
         }
         let total = self.prefix_len + len;
         *self.tail += total;
-        if self.route.framing == Framing::Sse {
+        if numbers_events(self.route.framing) {
             *self.next_event += 1;
         }
         match self.records.back_mut() {
@@ -261,7 +262,7 @@ impl Commit<'_> {
         }
         let total = self.prefix_len + len;
         *self.tail += total;
-        if self.route.framing == Framing::Sse {
+        if numbers_events(self.route.framing) {
             *self.next_event += 1;
         }
         match self.records.back_mut() {
@@ -277,15 +278,28 @@ impl Commit<'_> {
     }
 }
 
+/// Whether messages of `framing` are numbered (SSE events, by `next_event`).
+fn numbers_events(framing: Framing) -> bool {
+    match framing {
+        #[cfg(feature = "http")]
+        Framing::Sse => true,
+        _ => false,
+    }
+}
+
 /// Writes the framing prefix of a message into `out`; returns its length (0 if it does not fit,
 /// and then the message cannot fit either). An SSE event is named `<stream>-<event>`
 /// ([`EventId`]), so a `Last-Event-ID` names the stream to resume as well as the position in it.
 fn write_prefix(out: &mut [u8], route: Route, event: u64) -> usize {
     match route.framing {
-        Framing::Ndjson | Framing::Body => 0,
+        #[cfg(feature = "http")]
         Framing::Sse => {
             let event = SseEvent::new().with_id(EventId::new(route.stream.0, event));
             sse::prefix(&event, out).unwrap_or(0)
+        }
+        _ => {
+            let _ = (out, event);
+            0
         }
     }
 }
@@ -401,6 +415,7 @@ mod tests {
         assert_eq!((second.stream, second.bytes), (StreamId::BYTE_STREAM, &b"{\"a\":1}\n{\"b\":2}\n"[..]));
     }
 
+    #[cfg(feature = "http")] // SSE framing
     #[test]
     fn the_uncommitted_message_is_read_after_its_framing_prefix() {
         let mut storage = [0u8; 256];
@@ -431,6 +446,7 @@ mod tests {
         assert_eq!(tx.free(), 64);
     }
 
+    #[cfg(feature = "http")] // SSE framing
     #[test]
     fn one_message_framed_three_ways() {
         let mut storage = [0u8; 128];
@@ -455,6 +471,7 @@ mod tests {
         assert!(tx.pending().is_none());
     }
 
+    #[cfg(feature = "http")] // SSE framing
     #[test]
     fn streams_end_with_an_empty_transmit_and_records_are_bounded() {
         let mut storage = [0u8; 256];

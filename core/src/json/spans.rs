@@ -250,13 +250,13 @@ impl Spans {
     }
 
     /// How many containers were recorded (tests).
-    #[cfg(test)]
+    #[cfg(all(test, feature = "walk-index"))]
     pub(super) fn recorded(&self) -> usize {
         self.containers_len
     }
 
     /// How many members were recorded (tests).
-    #[cfg(test)]
+    #[cfg(all(test, feature = "walk-index"))]
     pub(super) fn recorded_member_count(&self) -> usize {
         self.members_len
     }

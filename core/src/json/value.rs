@@ -372,7 +372,7 @@ impl<'a> Members<'a> {
 
 impl Members<'_> {
     /// Whether the walk reads the validator's record (tests).
-    #[cfg(test)]
+    #[cfg(all(test, feature = "walk-index"))]
     pub(crate) fn reads_record(&self) -> bool {
         self.recorded.is_some()
     }
@@ -434,6 +434,7 @@ mod tests {
     use std::vec;
     use std::vec::Vec;
 
+    #[cfg(feature = "walk-index")] // the record
     #[test]
     fn a_value_found_through_the_record_is_the_same_part_of_the_document() {
         let doc = br#"{"id":7,"params":{"name":"echo","arguments":{"a":[1,2]}}}"#;

@@ -55,7 +55,8 @@ mod tests_replies;
 mod tests_streams;
 #[cfg(test)]
 mod tests_surface;
-#[cfg(test)]
+// Deferred answers on SSE streams.
+#[cfg(all(test, feature = "http"))]
 mod tests_suspend;
 #[cfg(all(test, feature = "hmac", feature = "tasks"))]
 mod tests_tasks;

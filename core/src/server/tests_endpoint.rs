@@ -223,6 +223,7 @@ fn a_cancellation_that_finds_no_room_is_written_once_the_writer_drains() {
     assert_eq!(pair.server.engine().awaiting_answers(), 0);
 }
 
+#[cfg(feature = "http")] // SSE framing
 #[test]
 fn one_notification_is_framed_as_an_ndjson_line_and_as_an_sse_event() {
     let mut engine: Engine<'static, 0, 0> = Engine::new(config(), buffers(1024, 1024));
@@ -321,6 +322,7 @@ fn two_legacy_sessions_and_stateless_requests_share_one_application() {
     assert_eq!(second["error"]["code"], crate::jsonrpc::code::INVALID_PARAMS);
 }
 
+#[cfg(feature = "http")] // SSE framing
 #[test]
 fn handle_message_refuses_untouched_when_there_is_no_room() {
     let mut app = App::default();

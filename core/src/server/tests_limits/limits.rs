@@ -8,9 +8,12 @@ use serde_json::json;
 
 use super::support::*;
 use crate::connection::Connection;
+// Some of these only in the SSE tests (`http`).
+#[cfg_attr(not(feature = "http"), allow(unused_imports))]
 use crate::endpoint::{Framing, MAX_TX_RECORDS, Route, SendError, StreamId};
 use crate::frame::{SseDecoder, SseError};
 use crate::jsonrpc::{MAX_ID_LEN, code};
+#[cfg_attr(not(feature = "http"), allow(unused_imports))]
 use crate::server::{
     Config, DEFAULT_MAX_DEPTH, DEFAULT_PAGE_SIZE, DEFAULT_REQUEST_TIMEOUT, Engine, InputError, Limits, MAX_BATCH_LEN,
     MAX_ESCAPED_NAME_LEN, MIN_RESPONSE_WINDOW, Received,
@@ -314,6 +317,7 @@ fn an_unanswered_request_is_cancelled_after_the_default_30_s() {
     h.assert_serving();
 }
 
+#[cfg(feature = "http")] // SSE framing
 #[test]
 fn queued_runs_of_different_streams_are_limited_to_max_tx_records() {
     assert_eq!(MAX_TX_RECORDS, 8);

@@ -119,6 +119,7 @@ fn answers_stay_whole_when_the_transmit_buffer_compacts_under_partial_writes() {
     }
 }
 
+#[cfg(feature = "http")] // SSE framing
 #[test]
 fn ending_a_stream_does_not_end_the_one_queued_before_it() {
     use crate::endpoint::{Framing, Route, StreamId};
@@ -433,6 +434,7 @@ fn a_tool_answers_an_error_result_or_a_protocol_error_as_its_handler_says() {
     h.assert_serving();
 }
 
+#[cfg(feature = "http")] // SSE framing
 #[test]
 fn input_waits_while_every_transmit_record_is_taken() {
     use crate::endpoint::{Framing, MAX_TX_RECORDS, Route, StreamId};

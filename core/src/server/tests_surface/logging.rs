@@ -87,6 +87,7 @@ fn deferred_requests_get_progress_and_logs_on_their_route_until_answered() {
     assert_eq!(h.server.log_for(&third, LoggingLevel::Error, None, format_args!("x")), Err(SendError::NotAvailable));
 }
 
+#[cfg(feature = "http")] // SSE framing
 #[test]
 fn modern_requests_log_only_when_they_ask_and_on_their_own_sse_stream() {
     let mut h = Harness::new();

@@ -8,6 +8,8 @@ use serde_json::{Value as Json, json};
 
 use super::*;
 use crate::connection::Connection;
+// Framing, Route and StreamId only in the SSE tests (`http`).
+#[cfg_attr(not(feature = "http"), allow(unused_imports))]
 use crate::endpoint::{Framing, Route, SendError, StreamId};
 use crate::mcp::{ListCapability, LoggingLevel, ResourceCapability, ServerCapabilities};
 use crate::time::Instant;
