@@ -3,7 +3,7 @@
 
 Usage: footprint.py FIRMWARE_ELF [--stack-summary FILE] [--stack-log NAME=FILE ...]
                     [--max-flash BYTES] [--max-ram BYTES] [--max-stack BYTES] [--ram-start ADDRESS]
-                    [--ram-size BYTES] [--title TEXT] [--markdown FILE]
+                    [--ram-size BYTES] [--title TEXT] [--markdown FILE] [--absent WHAT=REGEX ...]
 
 - flash: every allocated section stored in the image: vector table, code, read-only data, and
   the initial values of `.data` (copied to RAM at reset).
@@ -18,7 +18,8 @@ Prints a Markdown table (also written to --markdown, under a `### TITLE` heading
 exits 1 if flash or static RAM exceeds its budget, or with --max-stack the stack peak (which must then
 have been measured); with --ram-size (the board's RAM), also when the
 statics and the stack peak leave less than RAM_MARGIN bytes of it unused (a stack that grows into
-the statics corrupts them silently on these boards).
+the statics corrupts them silently on these boards); with --absent, also when a symbol of the ELF
+matches one of the patterns given (code the build must not link).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import sys
 
 SHF_ALLOC = 0x2
 SHT_NOBITS = 8
+SHT_SYMTAB = 2
 RAM_START = 0x2000_0000  # Cortex-M SRAM region
 # riscv-rt's sections that only mark the room left to the heap and the stack.
 MARKERS = {".stack", ".heap"}
@@ -53,6 +55,26 @@ def sections(path: str) -> list[tuple[str, int, int, int, int]]:
         return data[names_at + offset:end].decode()
 
     return [(name(h[0]), h[1], h[2], h[3], h[5]) for h in headers]
+
+
+def symbols(path: str) -> list[str]:
+    """The names of every symbol in the ELF's symbol table (mangled, as the linker saw them)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    shoff, = struct.unpack_from("<I", data, 0x20)
+    shentsize, shnum = struct.unpack_from("<HH", data, 0x2E)
+    headers = [struct.unpack_from("<IIIIIIIIII", data, shoff + i * shentsize) for i in range(shnum)]
+    names = []
+    for h in headers:
+        if h[1] != SHT_SYMTAB:
+            continue
+        strtab = headers[h[6]][4]  # sh_link: the string table's section; [4]: its offset
+        for at in range(h[4], h[4] + h[5], 16):  # Elf32_Sym entries
+            name_at, = struct.unpack_from("<I", data, at)
+            if name_at:
+                end = data.index(b"\0", strtab + name_at)
+                names.append(data[strtab + name_at:end].decode(errors="replace"))
+    return names
 
 
 def measure(path: str, ram_start: int = RAM_START) -> dict:
@@ -94,6 +116,8 @@ def main() -> int:
     ap.add_argument("--markdown")
     ap.add_argument("--buffers", default="", help="buffer sizes, for the table's caption")
     ap.add_argument("--measured-at", default="", help="the commit measured, for the table's caption")
+    ap.add_argument("--absent", action="append", default=[], metavar="WHAT=REGEX",
+                    help="fail if a symbol matches REGEX (code that must not be linked, e.g. core's padding)")
     a = ap.parse_args()
 
     m = measure(a.elf, a.ram_start)
@@ -154,6 +178,14 @@ def main() -> int:
     if headroom is not None and headroom < RAM_MARGIN:
         failures.append(f"static RAM and stack peak leave {headroom} B of the board's {a.ram_size} B "
                         f"(at least {RAM_MARGIN} B must stay unused)")
+    names = symbols(a.elf) if a.absent else []
+    for spec in a.absent:
+        what, _, pattern = spec.partition("=")
+        linked = sorted({n for n in names if re.search(pattern, n)})
+        if linked:
+            failures.append(f"{what} is linked: {', '.join(linked[:3])}")
+        else:
+            print(f"footprint: not linked: {what}")
     for failure in failures:
         print(f"footprint: FAIL {failure}", file=sys.stderr)
     if not failures:
