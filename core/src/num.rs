@@ -98,17 +98,13 @@ fn pad(f: &mut fmt::Formatter<'_>, non_negative: bool, magnitude: u64) -> fmt::R
     };
     let padding = f.width().unwrap_or(0).saturating_sub(sign.len() + digits.len());
     // `{:0N}`: zeros between the sign and the digits, whatever the fill and alignment.
-    let (zeros, fill, before) = if f.sign_aware_zero_pad() {
-        (padding, f.fill(), 0)
-    } else {
-        let before = match f.align() {
-            Some(fmt::Alignment::Left) => 0,
-            Some(fmt::Alignment::Center) => padding / 2,
-            Some(fmt::Alignment::Right) | None => padding,
-        };
-        (0, f.fill(), before)
+    let (zeros, before) = match f.align() {
+        _ if f.sign_aware_zero_pad() => (padding, 0),
+        Some(fmt::Alignment::Left) => (0, 0),
+        Some(fmt::Alignment::Center) => (0, padding / 2),
+        Some(fmt::Alignment::Right) | None => (0, padding),
     };
-    let after = padding - zeros - before;
+    let (fill, after) = (f.fill(), padding - zeros - before);
     repeat(f, fill, before)?;
     f.write_str(sign)?;
     repeat(f, '0', zeros)?;
