@@ -60,6 +60,8 @@ mod tests_surface;
 mod tests_suspend;
 #[cfg(all(test, feature = "hmac", feature = "tasks"))]
 mod tests_tasks;
+#[cfg(test)]
+mod tests_wire;
 mod tools;
 pub mod wrapper;
 

@@ -105,19 +105,11 @@ impl Harness {
     }
 
     fn send(&mut self, message: &Json) -> Vec<Json> {
-        let line = message.to_string() + "\n";
-        assert_eq!(self.server.handle_input(self.now, line.as_bytes()), line.len());
-        self.drain()
+        super::tests_wire::send_json(&mut self.server, self.now, message)
     }
 
     fn drain(&mut self) -> Vec<Json> {
-        let mut out = Vec::new();
-        while let Some(bytes) = self.server.poll_transmit() {
-            out.extend_from_slice(bytes);
-            let n = bytes.len();
-            self.server.transmit_done(self.now, n);
-        }
-        out.split(|&b| b == b'\n').filter(|l| !l.is_empty()).map(|l| serde_json::from_slice(l).unwrap()).collect()
+        super::tests_wire::drain_json(&mut self.server, self.now)
     }
 
     fn request(&mut self, method: &str, caps: &str, params: Json) -> Json {

@@ -177,13 +177,7 @@ impl Harness {
     }
 
     fn drain(&mut self) -> Vec<Json> {
-        let mut bytes = Vec::new();
-        while let Some(pending) = self.server.poll_transmit() {
-            bytes.extend_from_slice(pending);
-            let n = pending.len();
-            self.server.transmit_done(self.now, n);
-        }
-        bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()).map(|l| serde_json::from_slice(l).unwrap()).collect()
+        crate::server::tests_wire::drain_json(&mut self.server, self.now)
     }
 
     fn initialize(&mut self) {
