@@ -127,7 +127,7 @@ impl super::scan::Record for Spans {
     /// A container opened at `offset`; `depth` counts it (the root container is 1).
     #[inline]
     fn open(&mut self, depth: usize, at: usize) {
-        if !(1..=SPAN_DEPTH).contains(&depth) || self.doc_len == 0 {
+        if depth == 0 || depth > SPAN_DEPTH || self.doc_len == 0 {
             return;
         }
         let recorded = match self.containers.get_mut(self.containers_len) {
@@ -149,7 +149,7 @@ impl super::scan::Record for Spans {
     /// The container at `depth` closed; `end` is the offset just after its closing bracket.
     #[inline]
     fn close(&mut self, depth: usize, end: usize) {
-        if !(1..=SPAN_DEPTH).contains(&depth) {
+        if depth == 0 || depth > SPAN_DEPTH {
             return;
         }
         let index = self.open.get_mut(depth - 1).and_then(Option::take);
