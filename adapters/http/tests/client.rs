@@ -523,7 +523,8 @@ type Got = (String, Option<String>, Option<String>, std::time::Instant);
 
 /// A legacy server that ends the stream of `tools/call` after a priming event (`id: e-1`,
 /// `retry: 300`) and answers it on the `GET` that resumes from `e-1` (SEP-1699 polling); its
-/// standalone stream is refused (405 to a `GET` without `Last-Event-ID`).
+/// standalone stream is refused (405 to a `GET` without `Last-Event-ID`), 100 ms late. Records
+/// each request as it reaches the server (a POST as `POST "method"`).
 async fn polling_server() -> (String, Arc<Mutex<Vec<Got>>>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
@@ -540,8 +541,17 @@ async fn polling_server() -> (String, Arc<Mutex<Vec<Got>>>) {
                     let header = |name: &str| request.headers().get(name).map(|v| v.to_str().unwrap().to_owned());
                     let (last, session) = (header("last-event-id"), header("mcp-session-id"));
                     let method = request.method().to_string();
-                    record.lock().unwrap().push((method.clone(), last.clone(), session, std::time::Instant::now()));
                     let body = request.into_body().collect().await.unwrap().to_bytes();
+                    let what = match method.as_str() {
+                        "POST" => format!("POST {}", serde_json::from_slice::<Json>(&body).unwrap()["method"]),
+                        // The standalone stream's `GET` is slow to reach the server.
+                        "GET" if last.is_none() => {
+                            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                            method.clone()
+                        }
+                        _ => method.clone(),
+                    };
+                    record.lock().unwrap().push((what, last.clone(), session, std::time::Instant::now()));
                     let reply = |status: u16, kind: &str, body: String| {
                         let mut response = Response::new(Full::new(Bytes::from(body)));
                         *response.status_mut() = StatusCode::from_u16(status).unwrap();
@@ -600,6 +610,10 @@ async fn a_legacy_request_stream_that_ends_before_the_answer_is_resumed_after_re
     let got = got.lock().unwrap().clone();
     let resumed: Vec<&Got> = got.iter().filter(|(method, last, ..)| method == "GET" && last.is_some()).collect();
     assert_eq!(resumed.len(), 1, "{got:?}");
+    // The standalone stream's `GET` reached the server before the call (the client waited for its
+    // answer): the server cannot take it for the resumption of the call's stream.
+    let at = |what: &str, last: bool| got.iter().position(|(m, l, ..)| m == what && l.is_some() == last);
+    assert!(at("GET", false).unwrap() < at("POST \"tools/call\"", false).unwrap(), "{got:?}");
     let (_, last, session, at) = resumed[0];
     assert_eq!((last.as_deref(), session.as_deref()), (Some("e-1"), Some("s-1")));
     assert!(at.duration_since(started) >= std::time::Duration::from_millis(300), "after the server's retry");

@@ -19,7 +19,7 @@ use mcp_sansio::http::name;
 use mcp_sansio::json::{self, JsonWriter};
 use mcp_sansio::jsonrpc::{Id, ParsedMessage};
 use mcp_sansio::version::ProtocolVersion;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use super::target::Target;
 use super::{BUFFER, Header, Input};
@@ -316,13 +316,16 @@ impl SseBody {
 }
 
 /// The legacy standalone stream: opened with `GET`, reopened (resuming from its last event id)
-/// when it ends, as [`reopen_after`] says; its messages go to the engine.
+/// when it ends, as [`reopen_after`] says; its messages go to the engine. `opened` is told once
+/// the first `GET` is answered (or failed).
 pub(super) async fn listen(
     target: Arc<Target>,
     inputs: mpsc::Sender<Input>,
     version: Option<mcp_sansio::version::ProtocolVersion>,
     session: Option<Vec<u8>>,
+    opened: oneshot::Sender<()>,
 ) {
+    let mut opened = Some(opened);
     let context = PostContext { version, session_id: session.as_deref() };
     let mut stream = EventStream::new();
     let mut failures = 0;
@@ -331,7 +334,11 @@ pub(super) async fn listen(
         listen_headers(context, stream.last_event_id(), &mut |name, value| {
             headers.push((Cow::Borrowed(name), value.to_vec()))
         });
-        let end = match target.send(Method::GET, &headers, Bytes::new()).await {
+        let sent = target.send(Method::GET, &headers, Bytes::new()).await;
+        if let Some(opened) = opened.take() {
+            let _ = opened.send(());
+        }
+        let end = match sent {
             Ok((response, sender)) => {
                 let status = response.status().as_u16();
                 let content_type = response.headers().get(name::CONTENT_TYPE).map(|v| v.as_bytes().to_vec());

@@ -30,6 +30,9 @@
 //! - In a legacy era the standalone `GET` stream is opened once connected, for the server's
 //!   notifications and requests unrelated to a POST, and reopened with `Last-Event-ID` when it
 //!   ends ([`reopen_after`](mcp_sansio::http::client::reopen_after)); a 405 means the server offers none.
+//!   Messages wait until the server has answered that `GET` (at most [`LISTEN_OPEN_WAIT`]), so
+//!   that it reaches the server before the requests made once connected: a server cannot take it
+//!   for the resumption of a request's stream.
 //! - In 2026-07-28 a cancelled request (a dropped future, a timeout) has its response stream
 //!   closed, which is how the server learns of it.
 //! - In 2026-07-28 the input schema of each tool a `tools/list` answer names with `x-mcp-header`
@@ -97,6 +100,9 @@ pub const MAX_IDLE_CONNECTIONS: usize = 8;
 pub const INPUT_QUEUE: usize = 64;
 /// How long [`HttpClient::close`] waits for the answer to its `DELETE`.
 pub const DELETE_TIMEOUT: Duration = Duration::from_secs(5);
+/// The longest wait for the answer to the standalone stream's `GET` before other messages are sent
+/// anyway.
+pub const LISTEN_OPEN_WAIT: Duration = Duration::from_secs(1);
 
 /// A connection to an MCP server over Streamable HTTP, and the handle to call it. Derefs to its
 /// [`ClientHandle`]; call [`ClientHandle::connect`] first. Dropped without [`HttpClient::close`],
@@ -231,8 +237,12 @@ async fn drive(
     };
     let mut retry_job = false;
     let mut listening: Option<AbortHandle> = None;
+    // The standalone stream's `GET`, until answered (or [`LISTEN_OPEN_WAIT`]): messages wait.
+    let mut opening: Option<std::pin::Pin<Box<dyn Future<Output = ()> + Send>>> = None;
     loop {
-        out.flush(&mut conn, now());
+        if opening.is_none() {
+            out.flush(&mut conn, now());
+        }
         while let Some(failure) = out.failures.pop() {
             out.feed(&mut conn, failure, now());
         }
@@ -240,13 +250,19 @@ async fn drive(
         if listening.is_none() && out.http_sse.is_none() {
             let context = PostContext { version: conn.era(), session_id: out.session.as_deref() };
             if opens_listen_stream(context) {
-                let task = listen(target.clone(), out.inputs.clone(), context.version, out.session.clone());
+                let (opened, answered) = oneshot::channel();
+                let task = listen(target.clone(), out.inputs.clone(), context.version, out.session.clone(), opened);
                 listening = Some(tokio::spawn(task).abort_handle());
+                opening = Some(Box::pin(async move {
+                    let _ = tokio::time::timeout(LISTEN_OPEN_WAIT, answered).await;
+                }));
             }
         }
         if retry_job {
             retry_job = jobs.run(&mut conn, now()) == JobStatus::Retry;
-            out.flush(&mut conn, now());
+            if opening.is_none() {
+                out.flush(&mut conn, now());
+            }
         }
         let deadline = conn.poll_timeout();
         let sleep = async {
@@ -261,6 +277,7 @@ async fn drive(
         tokio::select! {
             biased;
             _ = &mut closed => break,
+            () = async { opening.as_mut().expect("guarded").await }, if opening.is_some() => opening = None,
             input = received.recv() => match input {
                 Some(Input::Message(message)) => out.feed(&mut conn, message, now()),
                 Some(Input::Session(id)) => {
