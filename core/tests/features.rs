@@ -12,8 +12,11 @@ use mcp_sansio::server::{
 use mcp_sansio::time::Instant;
 use serde_json::Value;
 
-static TOOLS: [Tool<'static>; 2] =
-    [Tool::new("echo", "Echoes", r#"{"type":"object"}"#), Tool::new("roots", "Asks for roots", r#"{"type":"object"}"#)];
+static TOOLS: [Tool<'static>; 3] = [
+    Tool::new("echo", "Echoes", r#"{"type":"object"}"#),
+    Tool::new("roots", "Asks for roots", r#"{"type":"object"}"#),
+    Tool::new("progress", "Reports progress", r#"{"type":"object"}"#),
+];
 static RESOURCES: [Resource<'static>; 1] = [Resource::new("test://status", "status")];
 static TEMPLATES: [ResourceTemplate<'static>; 1] = [ResourceTemplate::new("test://item/{id}", "item")];
 static PROMPTS: [Prompt<'static>; 1] = [Prompt::new("greet", &[])];
@@ -41,6 +44,11 @@ impl Handler for Everything {
         match call.name {
             "roots" if call.context.input("roots").is_none() => {
                 reply.input_required().request("roots", InputRequest::ListRoots).finish()
+            }
+            "progress" => {
+                let mut reply = reply;
+                let sent = reply.progress(1, Some(2), None).is_ok();
+                reply.text(if sent { "sent" } else { "not sent" }).finish()
             }
             _ => reply.text("ok").finish(),
         }
@@ -215,6 +223,37 @@ fn a_method_is_served_exactly_when_its_feature_is_on() {
         }
     }
     check_input(&mut server);
+    check_progress(&mut server);
+}
+
+/// A request's `progressToken` (in `_meta`, in either era) is honoured in every build.
+fn check_progress(server: &mut Server<'_, Everything>) {
+    let eras: &[bool] = match (cfg!(feature = "legacy"), cfg!(feature = "modern")) {
+        (true, true) => &[false, true],
+        (true, false) => &[false],
+        (false, true) => &[true],
+        (false, false) => &[],
+    };
+    for &modern in eras {
+        let meta = match modern {
+            true => {
+                r#","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}"#
+            }
+            false => "",
+        };
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":40,"method":"tools/call","params":{{"name":"progress","arguments":{{}},"_meta":{{"progressToken":"p-1"{meta}}}}}}}"#
+        );
+        let answers = exchange(server, &line);
+        let progress = answers.iter().find(|a| a["method"] == "notifications/progress");
+        let progress = progress.unwrap_or_else(|| panic!("modern: {modern}: {answers:?}"));
+        assert_eq!(
+            (&progress["params"]["progressToken"], &progress["params"]["progress"]),
+            (&Value::from("p-1"), &Value::from(1))
+        );
+        let answer = answers.iter().find(|a| a["id"] == 40).unwrap();
+        assert_eq!(answer["result"]["content"][0]["text"], "sent", "{answer}");
+    }
 }
 
 /// A tool that asks the client for its roots: asked in the era's way with the `input` feature;

@@ -30,31 +30,43 @@ pub(crate) struct Meta<'a> {
 impl<'a> Meta<'a> {
     pub(crate) fn new(meta: Option<Value<'a>>, spans: &'a Spans) -> Self {
         let Some(meta) = meta else { return Meta::default() };
-        let [protocol_version, client_capabilities, client_info, progress_token, log_level] =
-            meta.members_spanned(spans).find_all([
-                META_PROTOCOL_VERSION,
-                META_CLIENT_CAPABILITIES,
-                META_CLIENT_INFO,
-                "progressToken",
-                META_LOG_LEVEL,
-            ]);
-        Meta { protocol_version, client_capabilities, client_info, progress_token, log_level }
+        Self::read(meta, spans)
     }
 
     /// [`Meta::new`] of an object `meta` with a record that does not live as long as it: what it
     /// keeps borrows `meta`, not the record.
     pub(crate) fn recorded(meta: Value<'a>, spans: &Spans) -> Self {
-        let [protocol_version, client_capabilities, client_info, progress_token, log_level] = meta
-            .members_spanned(spans)
-            .find_all([
-                META_PROTOCOL_VERSION,
-                META_CLIENT_CAPABILITIES,
-                META_CLIENT_INFO,
-                "progressToken",
-                META_LOG_LEVEL,
-            ])
-            .map(|v| v.map(|v| v.within(meta)));
-        Meta { protocol_version, client_capabilities, client_info, progress_token, log_level }
+        let read = Meta::read(meta, spans);
+        let within = |v: Option<Value<'_>>| v.map(|v| v.within(meta));
+        Meta {
+            protocol_version: within(read.protocol_version),
+            client_capabilities: within(read.client_capabilities),
+            client_info: within(read.client_info),
+            progress_token: within(read.progress_token),
+            log_level: within(read.log_level),
+        }
+    }
+
+    /// The members, found in one walk of `meta`. A build without the modern era and the HTTP rules
+    /// reads only `progressToken`: it serves every request as a legacy one.
+    fn read<'b>(meta: Value<'b>, spans: &'b Spans) -> Meta<'b> {
+        #[cfg(not(any(feature = "modern", feature = "http")))]
+        {
+            let [progress_token] = meta.members_spanned(spans).find_all(["progressToken"]);
+            Meta { progress_token, ..Meta::default() }
+        }
+        #[cfg(any(feature = "modern", feature = "http"))]
+        {
+            let [protocol_version, client_capabilities, client_info, progress_token, log_level] =
+                meta.members_spanned(spans).find_all([
+                    META_PROTOCOL_VERSION,
+                    META_CLIENT_CAPABILITIES,
+                    META_CLIENT_INFO,
+                    "progressToken",
+                    META_LOG_LEVEL,
+                ]);
+            Meta { protocol_version, client_capabilities, client_info, progress_token, log_level }
+        }
     }
 
     /// Whether the request is a 2026-07-28 one: its `_meta` names a version, capabilities or client.
