@@ -14,7 +14,7 @@
 
 #[path = "../../fuzz/src/client.rs"]
 mod client;
-#[path = "../../fuzz/src/engine.rs"]
+#[path = "../../fuzz/src/engine/mod.rs"]
 mod engine;
 #[path = "../../fuzz/src/http.rs"]
 mod http;
