@@ -12,7 +12,7 @@
 //! [`generated_seeds`]; `seeds_are_up_to_date` fails when the committed files differ. To rewrite
 //! them: `MCP_FUZZ_WRITE_SEEDS=1 cargo test -p mcp-sansio --test fuzz_replay`.
 
-#[path = "../../fuzz/src/client.rs"]
+#[path = "../../fuzz/src/client/mod.rs"]
 mod client;
 #[path = "../../fuzz/src/engine/mod.rs"]
 mod engine;
@@ -410,7 +410,7 @@ fn generated_seeds() -> Vec<(&'static str, String, Vec<u8>)> {
     seeds
 }
 
-/// The `client` seeds (see `fuzz/src/client.rs` for the configuration bytes and operations).
+/// The `client` seeds (see `fuzz/src/client/mod.rs` for the configuration bytes and operations).
 fn client_seeds(spec_lines: &[(String, Vec<u8>)]) -> Vec<(&'static str, String, Vec<u8>)> {
     use client::Script;
     // Configuration bytes: era policy and capabilities (all four declared), buffers, retry buffer
