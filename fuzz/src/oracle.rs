@@ -18,7 +18,7 @@
 //! tool that runs only as a task (`TaskSupport::Required`) called without the extension, or with no
 //! table, is `-32021`. `tasks/result` and `tasks/list` are not 2026-07-28 methods (`-32601`).
 //!
-//! Kept apart from the target's driver (`engine.rs`) so that new engine operations there and new
+//! Kept apart from the target's driver (`engine/`) so that new engine operations there and new
 //! rules here merge independently.
 
 use mcp_sansio::json::{JsonStr, Kind, Value};
