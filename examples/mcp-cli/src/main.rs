@@ -2,6 +2,8 @@
 //!
 //! ```text
 //! mcp tools  <SERVER>                         the server's tools
+//! mcp resources <SERVER>                      its resources and resource templates
+//! mcp prompts <SERVER>                        its prompts
 //! mcp call   <SERVER> <TOOL> [KEY=VALUE]...   call a tool (values typed from its input schema)
 //! mcp read   <SERVER> <URI>                   read a resource
 //! mcp prompt <SERVER> <NAME> [KEY=VALUE]...   get a prompt
@@ -130,6 +132,18 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         words: Vec<String>,
     },
+    /// List the server's resources and resource templates.
+    Resources {
+        /// The server: one quoted command, or `--` then the command.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        words: Vec<String>,
+    },
+    /// List the server's prompts.
+    Prompts {
+        /// The server: one quoted command, or `--` then the command.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        words: Vec<String>,
+    },
     /// Call a tool: `mcp call <SERVER> <TOOL> [KEY=VALUE]...`.
     Call {
         /// Whole arguments as a JSON object (instead of, or under, KEY=VALUE pairs).
@@ -216,6 +230,8 @@ impl Command {
     fn words_mut(&mut self) -> &mut Vec<String> {
         match self {
             Command::Tools { words }
+            | Command::Resources { words }
+            | Command::Prompts { words }
             | Command::Call { words, .. }
             | Command::Read { words }
             | Command::Prompt { words }
@@ -234,6 +250,8 @@ fn fail(message: &str) -> ExitCode {
 async fn run(cli: Cli) -> Result<ExitCode, String> {
     let (words, kind) = match &cli.command {
         Command::Tools { words } => (words, "tools"),
+        Command::Resources { words } => (words, "resources"),
+        Command::Prompts { words } => (words, "prompts"),
         Command::Call { words, .. } => (words, "call"),
         Command::Read { words } => (words, "read"),
         Command::Prompt { words } => (words, "prompt"),
@@ -295,6 +313,13 @@ impl From<RequestError> for Failure {
 }
 
 const NOT_JSON: Failure = Failure::Request(RequestError::Invalid("not JSON"));
+/// JSON-RPC's "Method not found".
+const METHOD_NOT_FOUND: i64 = -32601;
+
+/// The items of a list (each a JSON text), parsed; those that are not JSON left out.
+fn parsed(items: &[Vec<u8>]) -> Vec<Json> {
+    items.iter().filter_map(|item| serde_json::from_slice(item).ok()).collect()
+}
 
 async fn serve(
     client: &Connection,
@@ -306,16 +331,23 @@ async fn serve(
     let print = |value: &Json| output::print(value, cli.json);
     match kind {
         "tools" => {
-            let tools = client.list_tools().await?;
-            let tools: Vec<Json> = tools.iter().filter_map(|t| serde_json::from_slice(t).ok()).collect();
-            output::print_tools(&tools, cli.json);
+            output::print_tools(&parsed(&client.list_tools().await?), cli.json);
         }
+        "resources" => {
+            let resources = parsed(&client.list_resources().await?);
+            // A server with resources and no templates may not know the method.
+            let templates = match client.list_resource_templates().await {
+                Err(RequestError::Server { code: METHOD_NOT_FOUND, .. }) => Vec::new(),
+                templates => parsed(&templates?),
+            };
+            output::print_resources(&resources, &templates, cli.json);
+        }
+        "prompts" => output::print_prompts(&parsed(&client.list_prompts().await?), cli.json),
         "call" => {
             let Some((tool, pairs)) = rest.split_first() else {
                 return Err(Failure::Usage("which tool? `mcp call <SERVER> <TOOL> [KEY=VALUE]...`"));
             };
-            let tools = client.list_tools().await?;
-            let tools: Vec<Json> = tools.iter().filter_map(|t| serde_json::from_slice(t).ok()).collect();
+            let tools = parsed(&client.list_tools().await?);
             let Some(schema) = tools.iter().find(|t| t["name"] == tool.as_str()).map(|t| &t["inputSchema"]) else {
                 let known: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
                 eprintln!("mcp: unknown tool `{tool}`; the server has: {}", known.join(", "));

@@ -85,6 +85,49 @@ pub fn print_tools(tools: &[Json], json: bool) {
     }
 }
 
+/// The resources and resource templates: one JSON object (`{"resources":[…],"resourceTemplates":[…]}`),
+/// or a line per item, its URI (or URI template) and name, then its description.
+pub fn print_resources(resources: &[Json], templates: &[Json], json: bool) {
+    if json {
+        say!("{}", serde_json::json!({"resources": resources, "resourceTemplates": templates}));
+        return;
+    }
+    let items = resources.iter().map(|r| (r, &r["uri"])).chain(templates.iter().map(|t| (t, &t["uriTemplate"])));
+    for (item, uri) in items {
+        let name = item["title"].as_str().or_else(|| item["name"].as_str()).unwrap_or("?");
+        let kind = item["mimeType"].as_str().map(|m| format!(" ({m})")).unwrap_or_default();
+        say!("{} {name}{kind}", uri.as_str().unwrap_or("?"));
+        if let Some(description) = item["description"].as_str().filter(|d| !d.is_empty()) {
+            say!("    {description}");
+        }
+    }
+}
+
+/// The prompt list: one JSON array, or a line per prompt with its arguments (`[optional]` ones
+/// bracketed), then its description.
+pub fn print_prompts(prompts: &[Json], json: bool) {
+    if json {
+        say!("{}", Json::Array(prompts.to_vec()));
+        return;
+    }
+    for prompt in prompts {
+        let name = prompt["name"].as_str().unwrap_or("?");
+        let arguments: Vec<String> = prompt["arguments"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|argument| {
+                let key = argument["name"].as_str().unwrap_or("?");
+                if argument["required"] == true { key.to_string() } else { format!("[{key}]") }
+            })
+            .collect();
+        say!("{name} {}", arguments.join(" "));
+        if let Some(description) = prompt["description"].as_str().filter(|d| !d.is_empty()) {
+            say!("    {description}");
+        }
+    }
+}
+
 /// `mcp complete`'s answer: the `CompleteResult` as JSON, or a value a line (and how many more
 /// the server has).
 pub fn print_completion(result: &Json, json: bool) {

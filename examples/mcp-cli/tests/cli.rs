@@ -34,9 +34,10 @@ fn main() {
         let served = runtime.block_on(mcp_sansio_tokio::serve_stdio(&mut server));
         std::process::exit(i32::from(served.is_err()));
     }
-    let cases: [(&str, fn()); 8] = [
+    let cases: [(&str, fn()); 9] = [
         ("a server over Streamable HTTP, both eras", over_http),
         ("tools, in both eras, as JSON and as text", tools),
+        ("resources (with templates) and prompts, in both eras, as JSON and as text", resources_and_prompts),
         ("call with values typed from the schema; a tool error exits 2", call),
         ("read, ping and the server command after --", read_and_ping),
         ("the server's own arguments after --, right after the subcommand too", server_arguments),
@@ -84,6 +85,35 @@ fn tools() {
     }
     let text = stdout(&mcp(&["tools"]));
     assert!(text.lines().any(|l| l == "echo message:string"), "{text}");
+}
+
+fn resources_and_prompts() {
+    for era in ["legacy", "modern"] {
+        let output = mcp(&["--json", "--era", era, "resources"]);
+        assert!(output.status.success(), "{era}: {}", stderr(&output));
+        let listed: Json = serde_json::from_str(stdout(&output).trim()).unwrap();
+        let uris: Vec<&str> =
+            listed["resources"].as_array().unwrap().iter().filter_map(|r| r["uri"].as_str()).collect();
+        assert_eq!(uris, ["device://status", "device://calibration"], "{era}: {listed}");
+        assert_eq!(listed["resourceTemplates"][0]["uriTemplate"], "device://sensor/{name}", "{era}: {listed}");
+        let output = mcp(&["--json", "--era", era, "prompts"]);
+        assert!(output.status.success(), "{era}: {}", stderr(&output));
+        let prompts: Json = serde_json::from_str(stdout(&output).trim()).unwrap();
+        assert_eq!(prompts[0]["name"], "diagnose", "{era}: {prompts}");
+    }
+    let text = stdout(&mcp(&["resources"]));
+    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with("    ")).collect();
+    assert_eq!(
+        lines,
+        [
+            "device://status Board status (application/json)",
+            "device://calibration Calibration data (application/octet-stream)",
+            "device://sensor/{name} Sensor reading (application/json)"
+        ],
+        "{text}"
+    );
+    let text = stdout(&mcp(&["prompts"]));
+    assert_eq!(text.lines().next(), Some("diagnose symptom"), "{text}");
 }
 
 fn call() {

@@ -340,6 +340,12 @@ impl ClientHandle {
         self.list_all("resources/list", "resources").await
     }
 
+    /// Every resource template of the server (`resources/templates/list`); see
+    /// [`ClientHandle::list_tools`].
+    pub async fn list_resource_templates(&self) -> Result<Vec<Vec<u8>>, RequestError> {
+        self.list_all("resources/templates/list", "resourceTemplates").await
+    }
+
     pub(super) async fn list_all(&self, method: &'static str, key: &'static str) -> Result<Vec<Vec<u8>>, RequestError> {
         let mut items = Vec::new();
         let mut cursor: Option<String> = None;
