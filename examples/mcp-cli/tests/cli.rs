@@ -303,6 +303,10 @@ fn task_server() -> String {
 fn task() {
     let url = task_server();
     let mcp = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_mcp")).args(args).output().unwrap();
+    // A server without resources says so (-32601), and `mcp` exits 1 with its answer.
+    let output = mcp(&["resources", &url]);
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    assert!(stderr(&output).contains("-32601"), "{}", stderr(&output));
     let output = mcp(&["--era", "modern", "--elicit", r#"accept:{"ok":true}"#, "call", &url, "confirm"]);
     assert!(output.status.success(), "{}", stderr(&output));
     assert_eq!(stdout(&output), "confirmed\n");
