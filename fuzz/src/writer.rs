@@ -3,7 +3,7 @@
 //!
 //! Input: a buffer size, an envelope (result or error, with an integer or string id) and a tree of
 //! values decoded from the input (strings written whole, in fragments, formatted or pre-escaped;
-//! integers, floats, base64 blobs, copied documents, serde-json-core output). Every writer call must
+//! integers, floats, base64 blobs, copied documents, serde output). Every writer call must
 //! be all-or-nothing; a message that overflows rolls back to the bytes before it; a message that fits
 //! contains no raw newline, parses, classifies as the same JSON-RPC envelope and holds the same values.
 
@@ -28,8 +28,9 @@ enum Style {
     PreEscaped,
 }
 
-/// What serde-json-core serializes (no `char`, tuple variants or 128-bit integers, which panic).
-type Record = (i32, String, bool, Option<u32>, f32);
+/// What is written through serde ([`JsonWriter::serialize`]): integers (128-bit ones too), a
+/// string, a `char`, a boolean, an option, a float.
+type Record = (i32, String, bool, Option<u32>, f32, char, i128);
 
 #[derive(Clone, Debug)]
 enum Node {
@@ -58,7 +59,10 @@ fn record(input: &mut Input<'_>) -> Record {
     let number = input.u64();
     let flags = input.byte();
     let float = f32::from_bits(input.u64() as u32);
-    ((number as i32), text(input), flags & 1 != 0, (flags & 2 != 0).then_some((number >> 32) as u32), float)
+    let letter = char::from_u32(input.u64() as u32).unwrap_or('\u{fffd}');
+    let wide = (i128::from(input.u64()) << 64 | i128::from(input.u64())).rotate_left(u32::from(flags));
+    let option = (flags & 2 != 0).then_some((number >> 32) as u32);
+    ((number as i32), text(input), flags & 1 != 0, option, float, letter, wide)
 }
 
 fn decode(input: &mut Input<'_>, depth: usize) -> Node {
@@ -248,7 +252,7 @@ fn unescaped(value: Value<'_>) -> String {
 
 fn check_record(value: Value<'_>, record: &Record) {
     let elements: Vec<Value<'_>> = value.elements().collect();
-    assert_eq!(elements.len(), 5, "{value:?}");
+    assert_eq!(elements.len(), 7, "{value:?}");
     assert_eq!(elements[0].as_i64(), Some(i64::from(record.0)));
     assert_eq!(unescaped(elements[1]), record.1);
     assert_eq!(elements[2].as_bool(), Some(record.2));
@@ -263,6 +267,9 @@ fn check_record(value: Value<'_>, record: &Record) {
     } else {
         assert!(elements[4].is_null());
     }
+    assert_eq!(unescaped(elements[5]), record.5.to_string());
+    let wide = std::str::from_utf8(elements[6].as_bytes()).expect("ASCII");
+    assert_eq!(wide.parse::<i128>().ok(), Some(record.6), "i128 {wide}");
 }
 
 /// Asserts that `value`, read back by the scanner, is what `node` wrote.

@@ -11,6 +11,7 @@ pub(crate) mod de;
 mod de_error;
 mod peek;
 pub mod scan;
+mod ser;
 mod spans;
 mod string;
 #[cfg(test)]

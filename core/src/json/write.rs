@@ -235,7 +235,7 @@ impl<'a> JsonWriter<'a> {
 
     /// Writes a float as the shortest text that parses back to exactly `v` (`0.1`, `1.0`, `1e16`,
     /// `-0.0`, `5e-324`), always a valid JSON number. NaN and infinities, which JSON cannot represent,
-    /// are written as `null` (as serde_json and serde-json-core do).
+    /// are written as `null` (as serde_json does).
     pub fn f64(&mut self, v: f64) {
         if !v.is_finite() {
             self.null();
@@ -261,34 +261,31 @@ impl<'a> JsonWriter<'a> {
         self.push_bytes(b"null");
     }
 
-    /// Serializes `v` compactly with serde-json-core into the remaining space (overflow on BufferFull).
+    /// Serializes `v` compactly, as serde_json writes it, into the remaining space. Every type serde
+    /// describes is written, without a panic:
+    /// - integers of every width (`i128` and `u128` too); floats as ryu's shortest round-trip text
+    ///   (`0.1`, `1e300`, where serde_json writes `1e+300`), NaN and infinities as `null`;
+    /// - strings and `char`s escaped as [`string`](Self::string) escapes them; `collect_str`
+    ///   through `Display`, escaped as it is written;
+    /// - `None`, `()` and unit structs as `null`; a unit variant as its name; a newtype variant as
+    ///   `{"variant":value}`, a tuple variant as `{"variant":[…]}`, a struct variant as
+    ///   `{"variant":{…}}`;
+    /// - map keys that are strings, `char`s, integers, booleans or finite floats, as strings
+    ///   (`{"1":2}`);
+    /// - bytes (`serialize_bytes`) copied verbatim, which lets a newtype splice JSON rendered before:
+    ///   such bytes are the caller's to make valid JSON without a raw newline.
     ///
-    /// serde-json-core escapes strings (control characters included), writes non-finite floats as `null`,
-    /// and copies `serialize_bytes` input verbatim, which lets a newtype splice pre-rendered JSON; such
-    /// bytes, and the content of a `serde_json_core::str::EscapedStr`, are the caller's responsibility.
-    ///
-    /// **Panics inside serde-json-core 0.7** (`unreachable!()`), so keep such types away from this method:
-    /// - a `char` field (`serialize_char`);
-    /// - tuple variants of an enum (`serialize_tuple_variant`);
-    /// - any `Serialize` impl that returns a custom error, since `ser::Error::custom` panics; this
-    ///   includes `i128`/`u128` values (serde's default for them is a custom error);
-    /// - an `EscapedStr` newtype wrapping anything but a `&str`.
-    ///
-    /// Maps with non-string keys produce invalid JSON (`{1:2}`), and a `Display` error inside
-    /// `collect_str` is reported as overflow.
+    /// A value that does not fit, a map key of another kind (an array, `None`, a NaN) and a custom
+    /// error of a `Serialize` implementation write nothing and set the overflow flag.
     pub fn serialize<T: serde::Serialize + ?Sized>(&mut self, v: &T) {
         if self.overflowed {
             return;
         }
-        let Some(destination) = self.buf.get_mut(self.len..) else {
-            self.overflowed = true;
-            return;
-        };
-        let available = destination.len();
-        match serde_json_core::to_slice(v, destination) {
-            Ok(used) if used <= available => self.len = self.len.saturating_add(used),
-            _ => self.overflowed = true,
-        }
+        self.all_or_nothing(|out| {
+            if super::ser::to_writer(out, v).is_err() {
+                out.overflowed = true;
+            }
+        });
     }
 
     /// Serializes `v` like [`serialize`](Self::serialize) and writes the resulting JSON text as one quoted,
@@ -307,10 +304,13 @@ impl<'a> JsonWriter<'a> {
     /// [`serialize_as_string`](Self::serialize_as_string); `None` if it does not fit (nothing written).
     fn try_serialize_as_string<T: serde::Serialize + ?Sized>(&mut self, v: &T) -> Option<()> {
         let open_quote = self.len;
-        let text_start = open_quote.checked_add(1)?;
-        let free = self.buf.get_mut(text_start..)?;
-        let available = free.len();
-        let text_len = serde_json_core::to_slice(v, free).ok().filter(|&len| len <= available)?;
+        self.push_bytes(b"\"");
+        let serialized = super::ser::to_writer(self, v).is_ok() && !self.overflowed;
+        let text_len = self.len.saturating_sub(open_quote).saturating_sub(1);
+        self.len = open_quote;
+        if !serialized {
+            return None;
+        }
         self.quote_in_place(open_quote, text_len)
     }
 

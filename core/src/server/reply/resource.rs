@@ -64,7 +64,8 @@ impl<'a> ResourceReply<'a> {
         self
     }
 
-    /// Adds text contents holding a value serialized as JSON with serde-json-core.
+    /// Adds text contents holding a value serialized as JSON
+    /// ([`JsonWriter::serialize`](crate::json::JsonWriter::serialize)).
     pub fn json<T: Serialize + ?Sized>(mut self, uri: &str, value: &T) -> Self {
         let w = self.next_contents(uri, Some("application/json"));
         w.raw(b",\"text\":");

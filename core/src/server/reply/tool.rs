@@ -183,10 +183,11 @@ impl<'a> ToolReply<'a> {
 
     note_methods!();
 
-    /// Sets the structured result, serialized with serde-json-core, and adds its JSON text as a text
-    /// block (as the spec recommends, and the only form before 2025-06-18). Must come before any other
-    /// content block; otherwise the reply becomes an internal error. `structuredContent` is an object
-    /// in the legacy era: pass a struct or map there.
+    /// Sets the structured result, serialized as JSON
+    /// ([`JsonWriter::serialize`](crate::json::JsonWriter::serialize)), and adds its JSON text as a
+    /// text block (as the spec recommends, and the only form before 2025-06-18). Must come before any
+    /// other content block; otherwise the reply becomes an internal error. `structuredContent` is an
+    /// object in the legacy era: pass a struct or map there.
     #[inline(always)]
     pub fn structured<T: Serialize + ?Sized>(mut self, value: &T) -> Self {
         self.set_structured_with(&|w, as_text| match as_text {
