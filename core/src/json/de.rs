@@ -241,7 +241,8 @@ fn visit_text<'de, V: Visitor<'de>>(s: JsonStr<'de>, visitor: V) -> Result<V::Va
     #[cfg(not(feature = "alloc"))]
     {
         Err(de::Error::custom(format_args!(
-            "a string with escapes longer than {MAX_UNESCAPED_LEN} bytes: take it as a JsonStr"
+            "a string with escapes longer than {} bytes: take it as a JsonStr",
+            crate::num::Decimal(MAX_UNESCAPED_LEN as u64)
         )))
     }
 }

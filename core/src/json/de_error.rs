@@ -17,6 +17,7 @@ use serde::de::{self, Expected, Unexpected};
 
 use super::{JsonStr, Kind, Value};
 use crate::num::{Decimal, SignedDecimal};
+use crate::text::Plain;
 
 /// Path segments an error keeps (the outermost ones are dropped past it, shown as `…`).
 pub const MAX_PATH_DEPTH: usize = 8;
@@ -147,6 +148,18 @@ impl de::Error for Message {
     fn invalid_value(unexpected: Unexpected<'_>, expected: &dyn Expected) -> Self {
         Self::custom(format_args!("invalid value: {}, expected {}", Unexp(unexpected), expected))
     }
+
+    fn missing_field(field: &'static str) -> Self {
+        Self::custom(format_args!("missing field `{}`", Plain(field)))
+    }
+
+    fn duplicate_field(field: &'static str) -> Self {
+        Self::custom(format_args!("duplicate field `{}`", Plain(field)))
+    }
+
+    fn invalid_length(len: usize, expected: &dyn Expected) -> Self {
+        Self::custom(format_args!("invalid length {}, expected {}", Decimal(len as u64), expected))
+    }
 }
 
 /// Writes what fits, then ends with `…`.
@@ -174,7 +187,7 @@ struct Unexp<'a>(Unexpected<'a>);
 impl fmt::Display for Unexp<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
-            Unexpected::Bool(b) => write!(f, "boolean `{b}`"),
+            Unexpected::Bool(b) => write!(f, "boolean `{}`", Plain::bool(b)),
             Unexpected::Unsigned(n) => write!(f, "integer `{}`", Decimal(n)),
             Unexpected::Signed(n) => write!(f, "integer `{}`", SignedDecimal(n)),
             Unexpected::Float(_) => f.write_str("floating point"),
@@ -215,7 +228,8 @@ impl fmt::Display for Found<'_> {
                 // Validated JSON: ASCII.
                 let text = core::str::from_utf8(value.as_bytes()).unwrap_or_default();
                 let float = text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
-                return write!(f, "{} `{text}`", if float { "floating point" } else { "integer" });
+                let kind = if float { "floating point" } else { "integer" };
+                return write!(f, "{} `{}`", Plain(kind), Plain(text));
             }
             Kind::String => {
                 f.write_str("string ")?;
@@ -246,7 +260,16 @@ fn write_quoted(f: &mut fmt::Formatter<'_>, chars: &mut dyn Iterator<Item = char
             '\r' => f.write_str("\\r")?,
             '\t' => f.write_str("\\t")?,
             '\0' => f.write_str("\\0")?,
-            c if c.is_control() => write!(f, "\\u{{{:x}}}", u32::from(c))?,
+            c if c.is_control() => {
+                // `\u{1f}`: lowercase hex digits without leading zeros.
+                f.write_str("\\u{")?;
+                let code = u32::from(c);
+                let digits = (32 - code.leading_zeros()).div_ceil(4).max(1);
+                for shift in (0..digits).rev() {
+                    f.write_char(char::from_digit((code >> (shift * 4)) & 0xf, 16).unwrap_or('0'))?;
+                }
+                f.write_char('}')?
+            }
             c => f.write_char(c)?,
         }
     }
@@ -290,8 +313,16 @@ mod tests {
             Unexpected::Other("a thing"),
         ];
         // Strings: escaped as `{:?}` escapes them, for everything but the Unicode tables' cases.
-        for s in ["", "plain", "café ☕", "a\"b\\c", "tab\tnew\nret\r", "nul\0 esc\u{1b} del\u{7f} c1\u{85}", "it's"]
-        {
+        for s in [
+            "",
+            "plain",
+            "café ☕",
+            "a\"b\\c",
+            "tab\tnew\nret\r",
+            "nul\0 esc\u{1b} del\u{7f} c1\u{85}",
+            "\u{1}\u{1f}\u{9f}",
+            "it's",
+        ] {
             same.push(Unexpected::Str(s));
         }
         for unexpected in same {
@@ -302,6 +333,12 @@ mod tests {
         assert_eq!(both(Unexpected::Float(1.5)).0, "invalid type: floating point, expected x");
         let value = <Message as de::Error>::invalid_value(Unexpected::Signed(-300), &"i8").to_string();
         assert_eq!(value, "invalid value: integer `-300`, expected i8");
+        let length = <Message as de::Error>::invalid_length(70_000, &"a pair").to_string();
+        assert_eq!(length, "invalid length 70000, expected a pair");
+        let missing = <Message as de::Error>::missing_field("city").to_string();
+        assert_eq!(missing, "missing field `city`");
+        let duplicate = <Message as de::Error>::duplicate_field("city").to_string();
+        assert_eq!(duplicate, "duplicate field `city`");
     }
 
     #[test]
