@@ -277,7 +277,11 @@ async fn drive(
         tokio::select! {
             biased;
             _ = &mut closed => break,
-            () = async { opening.as_mut().expect("guarded").await }, if opening.is_some() => opening = None,
+            () = async {
+                if let Some(opening) = opening.as_mut() {
+                    opening.await
+                }
+            }, if opening.is_some() => opening = None,
             input = received.recv() => match input {
                 Some(Input::Message(message)) => out.feed(&mut conn, message, now()),
                 Some(Input::Session(id)) => {
