@@ -109,18 +109,19 @@ impl<'w, 'b> Serializer<'w, 'b> {
     }
 }
 
-/// Writes `v` in decimal: through `u64` when it fits (no 128-bit division on a microcontroller
-/// unless a 128-bit value is that large).
+/// Writes `v` in decimal: through `u64` when it fits (a 128-bit division only for larger values).
 pub(super) fn write_u128(out: &mut JsonWriter<'_>, v: u128) {
     if let Ok(small) = u64::try_from(v) {
         out.u64(small);
         return;
     }
+    // `u128::MAX` has 39 digits.
     let mut text = [0u8; 39];
     let mut at = text.len();
     let mut rest = v;
-    while rest > 0 || at == text.len() {
-        at -= 1;
+    while rest > 0 {
+        let Some(next) = at.checked_sub(1) else { break };
+        at = next;
         if let Some(digit) = text.get_mut(at) {
             *digit = b'0' + (rest % 10) as u8;
         }
