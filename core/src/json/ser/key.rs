@@ -4,7 +4,7 @@ use core::fmt;
 
 use serde::ser::{self, Serialize};
 
-use super::{JsonWriter, Result, SerError, Serializer, write_i128, write_u128};
+use super::{JsonWriter, Result, SerError, Serializer, write_float, write_i128, write_u128};
 
 /// A map key: a string, a `char`, an integer, a boolean or a finite float, written as a JSON
 /// string (as serde_json writes them); anything else is [`SerError::Key`].
@@ -23,13 +23,11 @@ impl KeySerializer<'_, '_> {
     }
 
     /// A finite float's text between quotes; NaN and infinities cannot be keys.
-    fn float(self, finite: bool, text: impl FnOnce(&mut ryu::Buffer) -> &str) -> Result {
+    fn float<F: ryu::Float>(self, v: F, finite: bool) -> Result {
         if !finite {
             return Err(SerError::Key);
         }
-        let mut buffer = ryu::Buffer::new();
-        let text = text(&mut buffer);
-        self.quoted(|out| out.raw(text.as_bytes()))
+        self.quoted(|out| write_float(out, v))
     }
 }
 
@@ -89,11 +87,11 @@ impl ser::Serializer for KeySerializer<'_, '_> {
     }
 
     fn serialize_f32(self, v: f32) -> Result {
-        self.float(v.is_finite(), |buffer| buffer.format_finite(v))
+        self.float(v, v.is_finite())
     }
 
     fn serialize_f64(self, v: f64) -> Result {
-        self.float(v.is_finite(), |buffer| buffer.format_finite(v))
+        self.float(v, v.is_finite())
     }
 
     fn serialize_char(self, v: char) -> Result {

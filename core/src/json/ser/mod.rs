@@ -78,13 +78,13 @@ impl<'w, 'b> Serializer<'w, 'b> {
         self.done()
     }
 
-    fn float(self, finite: bool, text: impl FnOnce(&mut ryu::Buffer) -> &str) -> Result {
+    /// A float, `null` when it is not finite.
+    fn float<F: ryu::Float>(self, v: F, finite: bool) -> Result {
         if !finite {
             return self.raw(b"null");
         }
-        let mut buffer = ryu::Buffer::new();
-        let text = text(&mut buffer);
-        self.raw(text.as_bytes())
+        write_float(self.out, v);
+        self.done()
     }
 
     /// Opens a container after `{"variant":` when `variant` is given; `close` is what ends it.
@@ -107,6 +107,11 @@ impl<'w, 'b> Serializer<'w, 'b> {
         }
         Ok(Compound { out, first: true, close })
     }
+}
+
+/// Writes a finite float as ryu's shortest round-trip text (an `f32` as the shortest `f32`).
+pub(super) fn write_float<F: ryu::Float>(out: &mut JsonWriter<'_>, v: F) {
+    out.raw(ryu::Buffer::new().format_finite(v).as_bytes());
 }
 
 /// Writes `v` in decimal: through `u64` when it fits (a 128-bit division only for larger values).
@@ -200,11 +205,11 @@ impl<'w, 'b> ser::Serializer for Serializer<'w, 'b> {
     }
 
     fn serialize_f32(self, v: f32) -> Result {
-        self.float(v.is_finite(), |buffer| buffer.format_finite(v))
+        self.float(v, v.is_finite())
     }
 
     fn serialize_f64(self, v: f64) -> Result {
-        self.float(v.is_finite(), |buffer| buffer.format_finite(v))
+        self.float(v, v.is_finite())
     }
 
     fn serialize_char(self, v: char) -> Result {
