@@ -50,6 +50,8 @@
 //! - One message either way: [`BUFFER`] bytes (the engine's buffers, a JSON body, an SSE event).
 //! - Idle connections kept for reuse: [`MAX_IDLE_CONNECTIONS`].
 //! - Received messages waiting for the engine: [`INPUT_QUEUE`] (then the streams wait).
+//! - Waits: for the answer to the standalone stream's `GET` before other messages,
+//!   [`LISTEN_OPEN_WAIT`]; for the answer to [`HttpClient::close`]'s `DELETE`, [`DELETE_TIMEOUT`].
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
