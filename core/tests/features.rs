@@ -6,14 +6,15 @@
 use mcp_sansio::connection::Connection;
 use mcp_sansio::mcp::{ListCapability, ResourceCapability, Role, ServerCapabilities};
 use mcp_sansio::server::{
-    Buffers, CompletionReply, CompletionRequest, Config, Handler, InputRequest, Prompt, PromptGet, PromptReply,
-    Resource, ResourceRead, ResourceReply, ResourceTemplate, Server, Tool, ToolCall, ToolReply,
+    Buffers, CompletionReply, CompletionRequest, Config, Handler, InputRequest, ListChanges, Prompt, PromptGet,
+    PromptReply, Resource, ResourceRead, ResourceReply, ResourceTemplate, Server, Tool, ToolCall, ToolReply,
 };
 use mcp_sansio::time::Instant;
 use serde_json::Value;
 
-static TOOLS: [Tool<'static>; 3] = [
+static TOOLS: [Tool<'static>; 4] = [
     Tool::new("echo", "Echoes", r#"{"type":"object"}"#),
+    Tool::new("change", "Changes every list", r#"{"type":"object"}"#),
     Tool::new("roots", "Asks for roots", r#"{"type":"object"}"#),
     Tool::new("progress", "Reports progress", r#"{"type":"object"}"#),
 ];
@@ -22,7 +23,10 @@ static TEMPLATES: [ResourceTemplate<'static>; 1] = [ResourceTemplate::new("test:
 static PROMPTS: [Prompt<'static>; 1] = [Prompt::new("greet", &[])];
 
 /// A server that declares everything the protocol has.
-struct Everything;
+struct Everything {
+    /// The `change` tool ran: every list changed, and the first resource.
+    changed: bool,
+}
 
 impl Handler for Everything {
     const TOOLS: &'static [Tool<'static>] = &TOOLS;
@@ -50,7 +54,18 @@ impl Handler for Everything {
                 let sent = reply.progress(1, Some(2), None).is_ok();
                 reply.text(if sent { "sent" } else { "not sent" }).finish()
             }
+            "change" => {
+                self.changed = true;
+                reply.text("ok").finish()
+            }
             _ => reply.text("ok").finish(),
+        }
+    }
+
+    fn take_list_changes(&mut self) -> ListChanges {
+        match core::mem::take(&mut self.changed) {
+            true => ListChanges { tools: true, prompts: true, resources: true, updated: 1 },
+            false => ListChanges::NONE,
         }
     }
 
@@ -82,7 +97,7 @@ impl Peer {
 
     fn server(&mut self) -> Server<'_, Everything> {
         let buffers = Buffers { rx: &mut self.rx, tx: &mut self.tx };
-        let mut server = Server::new(Everything, Config::new("features", "1.0.0"), buffers);
+        let mut server = Server::new(Everything { changed: false }, Config::new("features", "1.0.0"), buffers);
         server.parts_mut().0.set_input_buffer(&mut self.input);
         server
     }
@@ -293,4 +308,40 @@ fn check_input(server: &mut Server<'_, Everything>) {
             }
         }
     }
+}
+
+/// A handler's list changes are told for the lists the build serves, an update only to a
+/// subscriber; the others are dropped, not kept pending (the session can be suspended after).
+#[test]
+fn list_changes_are_told_for_the_lists_served() {
+    if !cfg!(feature = "legacy") {
+        return;
+    }
+    let mut peer = Peer::new();
+    let mut server = peer.server();
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    exchange(&mut server, init);
+    exchange(&mut server, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let subscribe = request(1, "resources/subscribe", r#""uri":"test://status""#, false);
+    let subscribed = exchange(&mut server, &subscribe);
+    let subscriptions = cfg!(all(feature = "resources", feature = "subscriptions"));
+    assert_eq!(subscribed[0].get("result").is_some(), subscriptions, "{subscribed:?}");
+
+    let answers = exchange(&mut server, &request(2, "tools/call", r#""name":"change","arguments":{}"#, false));
+    let mut told: Vec<&str> = answers.iter().filter_map(|a| a["method"].as_str()).collect();
+    told.sort_unstable();
+    let mut expected = vec!["notifications/tools/list_changed"];
+    if cfg!(feature = "prompts") {
+        expected.push("notifications/prompts/list_changed");
+    }
+    if cfg!(feature = "resources") {
+        expected.push("notifications/resources/list_changed");
+    }
+    if subscriptions {
+        expected.push("notifications/resources/updated");
+    }
+    expected.sort_unstable();
+    assert_eq!(told, expected, "{answers:?}");
+    assert!(answers.iter().any(|a| a["id"] == 2 && a["result"].is_object()), "{answers:?}");
+    assert!(server.engine().suspend().is_some(), "nothing is left pending");
 }

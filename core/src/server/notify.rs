@@ -236,10 +236,21 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// later call, once output has drained.
     pub(crate) fn announce_changes<H: Handler>(&mut self, handler: &mut H) {
         let changes = handler.take_list_changes();
+        // A list whose feature is off is not served, so its changes are not told; an update is told
+        // to subscribers only.
         self.pending_changes.tools |= changes.tools;
-        self.pending_changes.prompts |= changes.prompts;
-        self.pending_changes.resources |= changes.resources;
-        self.pending_changes.updated |= changes.updated;
+        #[cfg(feature = "prompts")]
+        {
+            self.pending_changes.prompts |= changes.prompts;
+        }
+        #[cfg(feature = "resources")]
+        {
+            self.pending_changes.resources |= changes.resources;
+        }
+        #[cfg(all(feature = "resources", feature = "subscriptions"))]
+        {
+            self.pending_changes.updated |= changes.updated;
+        }
         self.flush_changes(&*handler);
     }
 
@@ -248,7 +259,9 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         let pending = self.pending_changes;
         for (changed, list) in [
             (pending.tools, ListChanged::Tools),
+            #[cfg(feature = "prompts")]
             (pending.prompts, ListChanged::Prompts),
+            #[cfg(feature = "resources")]
             (pending.resources, ListChanged::Resources),
         ] {
             if !changed || self.list_changed(list, handler) == Err(SendError::Full) {
@@ -260,6 +273,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                 ListChanged::Resources => self.pending_changes.resources = false,
             }
         }
+        #[cfg(all(feature = "resources", feature = "subscriptions"))]
         while self.pending_changes.updated != 0 {
             let index = self.pending_changes.updated.trailing_zeros();
             if let Some(resource) = handler.resource(index as usize)
