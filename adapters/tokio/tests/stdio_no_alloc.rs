@@ -10,41 +10,16 @@
 //!
 //! [`serve_stdio`]: mcp_sansio_tokio::serve_stdio
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread;
 
 use mcp_example_device::{Device, FixedBoard};
 use mcp_sansio::server::{Buffers, Config, Limits, Server};
 
-/// Counts allocations (and reallocations) made through it; frees are not counted.
-struct Counting;
-
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-
-// SAFETY: forwards every call unchanged to `System`.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+#[path = "../../../core/tests/support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::allocations;
 
 /// Set in the child's environment to make it serve instead of testing.
 const CHILD_ENV: &str = "MCP_SANSIO_TOKIO_NO_ALLOC_CHILD";
@@ -60,7 +35,7 @@ fn serve_as_child() -> ! {
     let mut server: Server<'_, _> = Server::new(Device::new(FixedBoard), config, Buffers { rx: &mut rx, tx: &mut tx });
     let runtime = tokio::runtime::Builder::new_current_thread().enable_time().enable_io().build().unwrap();
     let served = runtime.block_on(mcp_sansio_tokio::serve_stdio(&mut server));
-    let count = ALLOCATIONS.load(Ordering::Relaxed);
+    let count = allocations();
     eprintln!("{REPORT}{count}");
     std::process::exit(if served.is_ok() { 0 } else { 1 })
 }
