@@ -111,7 +111,7 @@ pub fn write_request_meta(
     w.raw(b"}");
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "modern"))]
 mod tests {
     use super::*;
     use crate::json::parse_spanned;

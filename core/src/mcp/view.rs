@@ -193,7 +193,8 @@ impl<'a> PromptView<'a> {
     }
 }
 
-#[cfg(test)]
+// A server lists every kind, in the modern era.
+#[cfg(all(test, feature = "modern", feature = "resources", feature = "prompts"))]
 mod tests {
     use super::*;
     use crate::connection::Connection;

@@ -152,7 +152,7 @@ pub(crate) fn write_prompt(w: &mut JsonWriter<'_>, prompt: &Prompt<'_>, version:
     w.raw(b"}");
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "prompts"))]
 mod tests {
     use super::*;
     use crate::mcp::PromptArgument;

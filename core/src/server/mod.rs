@@ -39,28 +39,30 @@ mod subscriptions;
 mod suspend;
 #[cfg(feature = "tasks")]
 pub mod tasks;
-#[cfg(test)]
+// The engine's tests serve the whole surface (the default `full`); core/tests/features.rs is the
+// test of the smaller builds.
+#[cfg(all(test, feature = "full"))]
 mod tests;
-#[cfg(all(test, feature = "hmac"))]
+#[cfg(all(test, feature = "full", feature = "hmac"))]
 mod tests_deferred_input;
-#[cfg(test)]
+#[cfg(all(test, feature = "full"))]
 mod tests_endpoint;
-#[cfg(all(test, feature = "hmac"))]
+#[cfg(all(test, feature = "full", feature = "hmac"))]
 mod tests_input;
-#[cfg(test)]
+#[cfg(all(test, feature = "full"))]
 mod tests_limits;
-#[cfg(test)]
+#[cfg(all(test, feature = "full"))]
 mod tests_replies;
-#[cfg(test)]
+#[cfg(all(test, feature = "full"))]
 mod tests_streams;
-#[cfg(test)]
+#[cfg(all(test, feature = "full"))]
 mod tests_surface;
 // Deferred answers on SSE streams.
-#[cfg(all(test, feature = "http"))]
+#[cfg(all(test, feature = "full"))]
 mod tests_suspend;
-#[cfg(all(test, feature = "hmac", feature = "tasks"))]
+#[cfg(all(test, feature = "full", feature = "hmac", feature = "tasks"))]
 mod tests_tasks;
-#[cfg(test)]
+#[cfg(all(test, feature = "full"))]
 mod tests_wire;
 mod tools;
 pub mod wrapper;

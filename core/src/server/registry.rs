@@ -408,7 +408,7 @@ impl Handler for Registry {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "full"))]
 mod tests {
     use std::string::ToString;
     use std::vec::Vec;

@@ -145,7 +145,7 @@ pub(crate) fn write_subscription_meta(w: &mut JsonWriter<'_>, id: &OwnedId) {
     w.raw(b"}");
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "resources", feature = "subscriptions"))]
 mod tests {
     use super::*;
 

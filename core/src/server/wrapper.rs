@@ -183,7 +183,7 @@ impl<W: Wrapper> Handler for W {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "modern", feature = "resources"))]
 mod tests {
     use super::*;
     use crate::connection::Connection;
