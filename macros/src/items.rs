@@ -190,14 +190,21 @@ fn tool_registration(tool: &ToolMethod) -> Tokens {
             (register("tool", &tool.context, *span), quote!(), context_pattern, context_argument)
         }
     };
-    quote_spanned! {*span=>
-        .#register(#name, #description, #support {
+    let handler = forward(*span, quote!(#pattern #context_pattern), quote!(#method(#argument #context_argument)));
+    quote_spanned!(*span=> .#register(#name, #description, #support #handler))
+}
+
+/// The handler a registration takes: a closure of `parameters` that calls `self.call` on a clone of
+/// the `Arc` the router was built from, and awaits it.
+fn forward(span: Span, parameters: Tokens, call: Tokens) -> Tokens {
+    quote_spanned! {span=>
+        {
             let this = ::std::sync::Arc::clone(&self);
-            move |#pattern #context_pattern| {
+            move |#parameters| {
                 let this = ::std::sync::Arc::clone(&this);
-                async move { this.#method(#argument #context_argument).await }
+                async move { this.#call.await }
             }
-        })
+        }
     }
 }
 
@@ -246,15 +253,8 @@ fn prompt_registration(prompt: &PromptMethod) -> Tokens {
     };
     let register = register("typed_prompt", &prompt.context, *span);
     let (context_pattern, context_argument) = context_parts(&prompt.context, true, prompt.arguments.is_some());
-    quote_spanned! {*span=>
-        .#register(#name, #description, {
-            let this = ::std::sync::Arc::clone(&self);
-            move |#pattern #context_pattern| {
-                let this = ::std::sync::Arc::clone(&this);
-                async move { this.#method(#argument #context_argument).await }
-            }
-        })
-    }
+    let handler = forward(*span, quote!(#pattern #context_pattern), quote!(#method(#argument #context_argument)));
+    quote_spanned!(*span=> .#register(#name, #description, #handler))
 }
 
 /// One `#[resource]` method: a resource (`uri = "…"`) or a template (`template = "…"`).
@@ -338,40 +338,34 @@ fn resource_registration(resource: &ResourceMethod) -> Tokens {
     };
     let (description, mime_type) = (optional(&resource.description), optional(&resource.mime_type));
     let context = &resource.context;
-    let (register, info, closure) = match &resource.variables {
+    let (register, info, handler) = match &resource.variables {
         None => {
             let (context_pattern, context_argument) = context_parts(context, false, false);
             (
                 register("resource", context, *span),
                 quote!(::mcp_sansio_router::__resource::ResourceInfo),
-                quote_spanned! {*span=>
-                    move |#context_pattern| {
-                        let this = ::std::sync::Arc::clone(&this);
-                        async move { this.#method(#context_argument).await }
-                    }
-                },
+                forward(*span, context_pattern, quote!(#method(#context_argument))),
             )
         }
         Some(variables) => {
-            let uri_argument = resource.uri_argument.as_ref().map(|ty| quote_spanned!(ty.span()=> uri,));
+            // The URI is passed on only to a method that takes it.
+            let (uri_pattern, uri_argument) = match &resource.uri_argument {
+                Some(ty) => (quote!(uri), quote_spanned!(ty.span()=> uri,)),
+                None => (quote!(_), quote!()),
+            };
             let (context_pattern, context_argument) = context_parts(context, true, true);
             (
                 register("resource_template", context, *span),
                 quote!(::mcp_sansio_router::__resource::TemplateInfo),
-                quote_spanned! {*span=>
-                    move |uri: ::std::string::String, variables: #variables #context_pattern| {
-                        let this = ::std::sync::Arc::clone(&this);
-                        let _ = &uri;
-                        async move { this.#method(#uri_argument variables #context_argument).await }
-                    }
-                },
+                forward(
+                    *span,
+                    quote!(#uri_pattern: ::std::string::String, variables: #variables #context_pattern),
+                    quote!(#method(#uri_argument variables #context_argument)),
+                ),
             )
         }
     };
     quote_spanned! {*span=>
-        .#register(#info { description: #description, mime_type: #mime_type, ..#info::new(#uri, #name) }, {
-            let this = ::std::sync::Arc::clone(&self);
-            #closure
-        })
+        .#register(#info { description: #description, mime_type: #mime_type, ..#info::new(#uri, #name) }, #handler)
     }
 }
