@@ -265,7 +265,11 @@ async fn a_server_that_refuses_every_token_is_not_asked_forever() {
     let started = std::time::Instant::now();
     ping(&format!("{base}/c"), &oauth()).await.unwrap_err();
     assert!(started.elapsed() < std::time::Duration::from_secs(10));
-    // The connect's one request: a first token, then refreshes, each refused; bounded.
+    // The connect's one request: a first token, then refreshes, each refused; `MAX_RENEWALS` new
+    // tokens, and the request sent with none and with each of them, then the 401 stands.
+    let renewals = mcp_sansio_http::client::oauth::MAX_RENEWALS as usize;
     let grants = count(&script, "/as/token", "authorization_code") + count(&script, "/as/token", "refresh_token");
-    assert!((1..=mcp_sansio_http::client::oauth::MAX_RENEWALS as usize).contains(&grants), "{grants} token requests");
+    assert_eq!(grants, renewals, "token requests");
+    let sent = script.lock().unwrap().seen.iter().filter(|(path, ..)| path == "/c").count();
+    assert_eq!(sent, renewals + 1, "requests to the endpoint");
 }

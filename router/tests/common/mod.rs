@@ -88,8 +88,13 @@ impl Wire {
 
     /// The next message from the server.
     pub async fn next(&mut self) -> Json {
+        serde_json::from_str(&self.next_line().await).unwrap()
+    }
+
+    /// The next message from the server as it came (without its newline).
+    pub async fn next_line(&mut self) -> String {
         let line = tokio::time::timeout(Duration::from_secs(10), self.from_server.next_line()).await;
-        serde_json::from_str(&line.expect("the server is silent").unwrap().expect("the server ended")).unwrap()
+        line.expect("the server is silent").unwrap().expect("the server ended")
     }
 
     /// The next request from the server (past notifications: `list_changed`, …).

@@ -152,6 +152,17 @@ mod tests {
     }
 
     #[test]
+    fn an_endpoint_of_max_endpoint_len_bytes_is_taken_and_a_longer_one_refused() {
+        let mut out = [0u8; MAX_ENDPOINT_LEN + 8];
+        let uri = |len: usize| std::format!("/m?{}", "s".repeat(len - 3));
+        let at = uri(MAX_ENDPOINT_LEN);
+        assert_eq!(resolve_endpoint("http", "h", "/sse", at.as_bytes(), &mut out), Ok(MAX_ENDPOINT_LEN));
+        assert_eq!(&out[..MAX_ENDPOINT_LEN], at.as_bytes());
+        let over = uri(MAX_ENDPOINT_LEN + 1);
+        assert_eq!(resolve_endpoint("http", "h", "/sse", over.as_bytes(), &mut out), Err(EndpointError::Invalid));
+    }
+
+    #[test]
     fn the_endpoint_event_is_read_from_the_stream() {
         let mut decoder = SseDecoder::new(std::vec![0u8; 512].leak());
         let stream = b"event: endpoint\ndata: /messages?sessionId=9\n\nevent: message\ndata: {}\n\n";
