@@ -8,6 +8,7 @@ use serde_json::{Value as Json, json};
 use super::*;
 use crate::connection::Connection;
 use crate::jsonrpc::code;
+pub(super) use crate::server::tests_wire::{error_code, legacy, modern};
 use crate::time::Instant;
 
 static TOOLS: [Tool<'static>; 3] = [
@@ -80,8 +81,6 @@ impl Handler for TestHandler {
     }
 }
 
-const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}"#;
-
 /// A server over heap buffers (tests only), with helpers to exchange lines.
 pub(super) struct Harness {
     pub(super) server: Server<'static, TestHandler, 2>,
@@ -104,17 +103,7 @@ impl Harness {
 
     /// Feeds bytes as the adapter would, transmitting in between, and returns every line written.
     pub(super) fn feed(&mut self, bytes: &[u8]) -> Vec<Json> {
-        let mut out = Vec::new();
-        let mut rest = bytes;
-        while !rest.is_empty() {
-            let taken = self.server.handle_input(self.now, rest);
-            rest = &rest[taken..];
-            let flushed = self.flush_raw();
-            assert!(taken > 0 || !flushed.is_empty(), "engine made no progress");
-            out.extend(flushed);
-        }
-        out.extend(self.flush_raw());
-        out.iter().flat_map(|b| b.split(|&c| c == b'\n')).filter(|l| !l.is_empty()).map(parse_line).collect()
+        super::tests_wire::feed_json(&mut self.server, self.now, bytes)
     }
 
     fn flush_raw(&mut self) -> Vec<Vec<u8>> {
@@ -145,19 +134,6 @@ impl Harness {
 fn parse_line(line: &[u8]) -> Json {
     serde_json::from_slice(line)
         .unwrap_or_else(|e| panic!("invalid JSON line {:?}: {e}", String::from_utf8_lossy(line)))
-}
-
-pub(super) fn modern(id: u32, method: &str, params: &str) -> String {
-    let sep = if params.is_empty() { "" } else { "," };
-    std::format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}{sep}{MODERN_META}}}}}"#)
-}
-
-pub(super) fn legacy(id: u32, method: &str, params: &str) -> String {
-    std::format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}}}}}"#)
-}
-
-pub(super) fn error_code(answer: &Json) -> i64 {
-    answer["error"]["code"].as_i64().unwrap_or_else(|| panic!("not an error: {answer}"))
 }
 
 #[test]

@@ -23,6 +23,26 @@ pub(super) fn send_json<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usiz
     drain_json(server, now)
 }
 
+/// Feeds `bytes` to `server` as an adapter would, transmitting in between (each round it must take
+/// some or have something to transmit), and returns every message it wrote.
+pub(super) fn feed_json<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize>(
+    server: &mut Server<'_, H, IN_FLIGHT, OUTBOUND>,
+    now: Instant,
+    bytes: &[u8],
+) -> Vec<Json> {
+    let mut out = Vec::new();
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let taken = server.handle_input(now, rest);
+        rest = &rest[taken..];
+        let written = drain_json(server, now);
+        assert!(taken > 0 || !written.is_empty(), "engine made no progress");
+        out.extend(written);
+    }
+    out.extend(drain_json(server, now));
+    out
+}
+
 /// Everything `connection` has to transmit, marked transmitted, one JSON value per line.
 pub(super) fn drain_json(connection: &mut impl Connection, now: Instant) -> Vec<Json> {
     let mut out = Vec::new();
@@ -31,5 +51,36 @@ pub(super) fn drain_json(connection: &mut impl Connection, now: Instant) -> Vec<
         let n = bytes.len();
         connection.transmit_done(now, n);
     }
-    out.split(|&b| b == b'\n').filter(|l| !l.is_empty()).map(|l| serde_json::from_slice(l).unwrap()).collect()
+    lines(&out)
+}
+
+/// The JSON value of each line of `bytes`.
+pub(super) fn lines(bytes: &[u8]) -> Vec<Json> {
+    bytes
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            serde_json::from_slice(l)
+                .unwrap_or_else(|e| panic!("invalid JSON line {:?}: {e}", std::string::String::from_utf8_lossy(l)))
+        })
+        .collect()
+}
+
+/// A 2026-07-28 request's `_meta`: version, capabilities (none) and client.
+pub(super) const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}"#;
+
+/// A modern (2026-07-28) request line.
+pub(super) fn modern(id: u32, method: &str, params: &str) -> std::string::String {
+    let sep = if params.is_empty() { "" } else { "," };
+    std::format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}{sep}{MODERN_META}}}}}"#)
+}
+
+/// A legacy request line.
+pub(super) fn legacy(id: u32, method: &str, params: &str) -> std::string::String {
+    std::format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}}}}}"#)
+}
+
+/// The error code of `answer`, which must be an error.
+pub(super) fn error_code(answer: &Json) -> i64 {
+    answer["error"]["code"].as_i64().unwrap_or_else(|| panic!("not an error: {answer}"))
 }

@@ -6,15 +6,13 @@ use std::vec::Vec;
 
 use serde_json::{Value as Json, json};
 
-use crate::connection::Connection;
 use crate::endpoint::{OutboundKey, Outcome, Response};
+pub(super) use crate::server::tests_wire::{self, MODERN_META, error_code, legacy, lines, modern};
 use crate::server::{
     Buffers, Config, Deferred, Event, Handler, Limits, Prompt, PromptArgument, PromptGet, PromptReply, Resource,
     ResourceRead, ResourceReply, Role, Server, Tool, ToolCall, ToolReply,
 };
 use crate::time::Instant;
-
-pub(super) const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}"#;
 
 static TOPIC: [PromptArgument<'static>; 1] = [PromptArgument::new("topic", true)];
 
@@ -133,28 +131,12 @@ impl Harness {
 
     /// Feeds bytes as an adapter would, transmitting in between, and returns every message written.
     pub(super) fn feed(&mut self, bytes: &[u8]) -> Vec<Json> {
-        let mut out = Vec::new();
-        let mut rest = bytes;
-        while !rest.is_empty() {
-            let taken = self.server.handle_input(self.now, rest);
-            rest = &rest[taken..];
-            let flushed = self.flush();
-            assert!(taken > 0 || !flushed.is_empty(), "engine made no progress");
-            out.extend(flushed);
-        }
-        out.extend(self.flush());
-        out
+        tests_wire::feed_json(&mut self.server, self.now, bytes)
     }
 
     /// Transmits everything pending; returns the messages.
     pub(super) fn flush(&mut self) -> Vec<Json> {
-        let mut bytes = Vec::new();
-        while let Some(pending) = self.server.poll_transmit() {
-            bytes.extend_from_slice(pending);
-            let n = pending.len();
-            self.server.transmit_done(self.now, n);
-        }
-        lines(&bytes)
+        tests_wire::drain_json(&mut self.server, self.now)
     }
 
     /// Sends one line and expects exactly one answer.
@@ -203,32 +185,6 @@ impl Harness {
         assert_eq!(pong, json!({"jsonrpc":"2.0","id":id,"result":{}}));
         id
     }
-}
-
-pub(super) fn lines(bytes: &[u8]) -> Vec<Json> {
-    bytes
-        .split(|&b| b == b'\n')
-        .filter(|l| !l.is_empty())
-        .map(|l| {
-            serde_json::from_slice(l)
-                .unwrap_or_else(|e| panic!("invalid JSON line {:?}: {e}", String::from_utf8_lossy(l)))
-        })
-        .collect()
-}
-
-pub(super) fn error_code(answer: &Json) -> i64 {
-    answer["error"]["code"].as_i64().unwrap_or_else(|| panic!("not an error: {answer}"))
-}
-
-/// A modern (2026-07-28) request line.
-pub(super) fn modern(id: u32, method: &str, params: &str) -> String {
-    let sep = if params.is_empty() { "" } else { "," };
-    std::format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}{sep}{MODERN_META}}}}}"#)
-}
-
-/// A legacy request line.
-pub(super) fn legacy(id: u32, method: &str, params: &str) -> String {
-    std::format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}}}}}"#)
 }
 
 /// `s`, with its first character written as a `\u00XX` escape.
