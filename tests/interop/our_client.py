@@ -81,16 +81,10 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from wiretap import read_log
+from paths import HERE, ROOT, VENV_PY, NODE_MODULES, NODE, LOG_DIR
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-PEERS = os.path.join(ROOT, ".cache", "peers")
-VENV_PY = os.path.join(PEERS, "venv", "bin", "python")
-NPM = os.path.join(PEERS, "npm", "node_modules")
-NODE = os.path.join(NPM, ".bin", "node")
-EVERYTHING = os.path.join(NPM, "@modelcontextprotocol", "server-everything", "dist", "index.js")
+EVERYTHING = os.path.join(NODE_MODULES, "@modelcontextprotocol", "server-everything", "dist", "index.js")
 PYTHON_SERVER = os.path.join(HERE, "python_server.py")
-LOG_DIR = os.path.join(ROOT, ".cache", "interop")
 
 MODERN = "2026-07-28"
 META_VERSION = "io.modelcontextprotocol/protocolVersion"

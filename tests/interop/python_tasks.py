@@ -57,10 +57,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import McpError
 from suite import Suite, summarize
+from paths import HERE, ROOT, LOG_DIR
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-LOG_DIR = os.path.join(ROOT, ".cache", "interop")
 DEFAULT_SERVER = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target"),
                               "debug", "examples", "tasks")
 VERSION = "2025-11-25"

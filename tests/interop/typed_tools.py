@@ -73,13 +73,8 @@ from suite import Suite, summarize
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
+from paths import HERE, ROOT, NPM_BIN, NODE, LOG_DIR
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-PEERS = os.path.join(ROOT, ".cache", "peers")
-NPM_BIN = os.path.join(PEERS, "npm", "node_modules", ".bin")
-NODE = os.path.join(NPM_BIN, "node")
-LOG_DIR = os.path.join(ROOT, ".cache", "interop")
 DEFAULT_SERVER = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target"),
                               "release", "examples", "structured_output")
 REQUEST_TIMEOUT_S = 20
