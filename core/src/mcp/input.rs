@@ -253,6 +253,17 @@ pub fn write_accepted_form(w: &mut JsonWriter<'_>, requested_schema: Value<'_>, 
 /// Close it with `"inputResponses":{…}}` ([`write_retry_params`] does the whole).
 pub fn write_retry_params_head(w: &mut JsonWriter<'_>, params: Option<Value<'_>>, request_state: Option<Value<'_>>) {
     w.raw(b"{");
+    write_members_but_input(w, params);
+    if let Some(state) = request_state {
+        w.raw(b"\"requestState\":");
+        w.value(state);
+        w.raw(b",");
+    }
+}
+
+/// Writes every member of `params` but a round's `inputResponses` and `requestState`, each followed
+/// by a comma: what a request keeps from one round to the next.
+pub(crate) fn write_members_but_input(w: &mut JsonWriter<'_>, params: Option<Value<'_>>) {
     for (key, value) in params.into_iter().flat_map(|p| p.members()) {
         if key.eq_str("inputResponses") || key.eq_str("requestState") {
             continue;
@@ -260,11 +271,6 @@ pub fn write_retry_params_head(w: &mut JsonWriter<'_>, params: Option<Value<'_>>
         w.json_str(key);
         w.raw(b":");
         w.value(value);
-        w.raw(b",");
-    }
-    if let Some(state) = request_state {
-        w.raw(b"\"requestState\":");
-        w.value(state);
         w.raw(b",");
     }
 }

@@ -318,15 +318,7 @@ impl<'a> TaskTable<'a> {
             asked.and_then(|t| t.as_u64()).map_or(self.ttl.as_millis(), |t| t.max(1).min(self.ttl.as_millis()));
         let area = self.area(i);
         let mut w = JsonWriter::new(area);
-        for (key, value) in params.into_iter().flat_map(|p| p.members()) {
-            if key.eq_str("inputResponses") || key.eq_str("requestState") {
-                continue;
-            }
-            w.json_str(key);
-            w.raw(b":");
-            w.value(value);
-            w.raw(b",");
-        }
+        crate::mcp::input::write_members_but_input(&mut w, params);
         if w.is_overflowed() {
             return None;
         }
