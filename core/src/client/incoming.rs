@@ -189,18 +189,9 @@ impl<const OUTBOUND: usize> Parts<'_, '_, OUTBOUND> {
                 comma = true;
             }
             w.raw(if comma { b",\"inputResponses\":{" } else { b"\"inputResponses\":{" });
-            for (i, (key, entry)) in requests.into_iter().flat_map(|r| r.members()).enumerate() {
-                if i > 0 {
-                    w.raw(b",");
-                }
-                w.json_str(key);
-                w.raw(b":");
-                let Some(input) = ReceivedInput::from_entry(entry) else { continue };
-                if handler.borrow_mut().on_input(now, input, w) != InputAnswer::Written {
-                    refused.set(true);
-                    // Nothing of a refused round is written.
-                    w.set_overflowed();
-                }
+            let entries = requests.into_iter().flat_map(|r| r.members());
+            if write_input_answers(w, entries, now, &mut **handler.borrow_mut()).is_some() {
+                refused.set(true);
             }
             w.raw(b"}");
         };
@@ -390,6 +381,32 @@ impl<const OUTBOUND: usize> Parts<'_, '_, OUTBOUND> {
         };
         self.out.outbound.set_deadline(key, Some(deadline));
     }
+}
+
+/// Writes `"key":<answer>` for each question of `entries` (members of an `inputRequests` object),
+/// separated by commas, each answer written by [`Handler::on_input`]. Returns the method of a
+/// question the handler refused, if one was: the writer is then marked overflowed, so that nothing
+/// of a refused round is sent.
+pub(crate) fn write_input_answers<'v, H: Handler>(
+    w: &mut JsonWriter<'_>,
+    entries: impl Iterator<Item = (json::JsonStr<'v>, Value<'v>)>,
+    now: Instant,
+    handler: &mut H,
+) -> Option<&'static str> {
+    let mut refused = None;
+    for (i, (key, entry)) in entries.enumerate() {
+        if i > 0 {
+            w.raw(b",");
+        }
+        w.json_str(key);
+        w.raw(b":");
+        let Some(input) = ReceivedInput::from_entry(entry) else { continue };
+        if handler.on_input(now, input, w) != InputAnswer::Written {
+            refused = Some(input.method());
+            w.set_overflowed();
+        }
+    }
+    refused
 }
 
 /// Whether the client declared the capability `input` needs.

@@ -21,8 +21,8 @@ use core::cell::{Cell, RefCell};
 use core::fmt;
 
 use crate::client::engine::{Params, write_named};
-use crate::client::incoming::is_declared;
-use crate::client::{Engine, Handler, InputAnswer, State};
+use crate::client::incoming::{is_declared, write_input_answers};
+use crate::client::{Engine, Handler, State};
 use crate::endpoint::{OutboundKey, SendError};
 use crate::json::{JsonStr, JsonWriter, Kind, Value};
 use crate::mcp::TaskStatus;
@@ -342,18 +342,8 @@ impl<const OUTBOUND: usize> Engine<'_, OUTBOUND> {
         let handler = RefCell::new(handler);
         let refused = Cell::new(None);
         let responses = |w: &mut JsonWriter<'_>| {
-            for (i, (key, entry)) in entries().enumerate() {
-                if i > 0 {
-                    w.raw(b",");
-                }
-                w.json_str(key);
-                w.raw(b":");
-                let Some(input) = ReceivedInput::from_entry(entry) else { continue };
-                if handler.borrow_mut().on_input(now, input, w) != InputAnswer::Written {
-                    refused.set(Some(input.method()));
-                    // Nothing of a refused round is written.
-                    w.set_overflowed();
-                }
+            if let Some(method) = write_input_answers(w, entries(), now, &mut **handler.borrow_mut()) {
+                refused.set(Some(method));
             }
         };
         let sent = self.update_task(now, id, &responses);
