@@ -93,6 +93,15 @@ fn context_check(ty: &Type) -> Tokens {
     quote_spanned!(ty.span()=> let _ = |context: ::mcp_sansio_router::Context| -> #ty { context };)
 }
 
+/// The closure's parameter for a method's arguments type (`arguments: A`; `_: NoArguments` for a
+/// method that takes none) and the method call's argument (`arguments`, or nothing).
+fn argument_parts(arguments: &Option<Type>, span: Span) -> (Tokens, Tokens) {
+    match arguments {
+        Some(ty) => (quote_spanned!(span=> arguments: #ty), quote!(arguments)),
+        None => (quote_spanned!(span=> _: ::mcp_sansio_router::NoArguments), quote!()),
+    }
+}
+
 /// For a method that takes the `Context`: the closure's `context: Context` and the method call's
 /// `context` (at the type written for it, where a mismatch is reported), each after a comma when
 /// something comes before it; nothing otherwise.
@@ -172,10 +181,7 @@ fn tool_method(meta: &Meta, function: &ImplItemFn) -> syn::Result<ToolMethod> {
 /// when the method does not take it).
 fn tool_registration(tool: &ToolMethod) -> Tokens {
     let ToolMethod { method, name, description, span, .. } = tool;
-    let (pattern, argument) = match &tool.arguments {
-        Some(ty) => (quote_spanned!(*span=> arguments: #ty), quote!(arguments)),
-        None => (quote_spanned!(*span=> _: ::mcp_sansio_router::NoArguments), quote!()),
-    };
+    let (pattern, argument) = argument_parts(&tool.arguments, *span);
     let (register, support, context_pattern, context_argument) = match &tool.task {
         Some(support) => {
             let (context_pattern, context_argument) = match &tool.context {
@@ -247,10 +253,7 @@ fn prompt_method(meta: &Meta, function: &ImplItemFn) -> syn::Result<PromptMethod
 /// `.typed_prompt(…)` or `.typed_prompt_with_context(…)`.
 fn prompt_registration(prompt: &PromptMethod) -> Tokens {
     let PromptMethod { method, name, description, span, .. } = prompt;
-    let (pattern, argument) = match &prompt.arguments {
-        Some(ty) => (quote_spanned!(*span=> arguments: #ty), quote!(arguments)),
-        None => (quote_spanned!(*span=> _: ::mcp_sansio_router::NoArguments), quote!()),
-    };
+    let (pattern, argument) = argument_parts(&prompt.arguments, *span);
     let register = register("typed_prompt", &prompt.context, *span);
     let (context_pattern, context_argument) = context_parts(&prompt.context, true, prompt.arguments.is_some());
     let handler = forward(*span, quote!(#pattern #context_pattern), quote!(#method(#argument #context_argument)));
