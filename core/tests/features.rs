@@ -4,7 +4,7 @@
 //! --no-default-features --features … --test features`).
 
 use mcp_sansio::connection::Connection;
-use mcp_sansio::mcp::{ListCapability, ResourceCapability, Role, ServerCapabilities};
+use mcp_sansio::mcp::{ListCapability, LoggingLevel, ResourceCapability, Role, ServerCapabilities};
 use mcp_sansio::server::{
     Buffers, CompletionReply, CompletionRequest, Config, Handler, InputRequest, ListChanges, Prompt, PromptGet,
     PromptReply, Resource, ResourceRead, ResourceReply, ResourceTemplate, Server, Tool, ToolCall, ToolReply,
@@ -12,9 +12,10 @@ use mcp_sansio::server::{
 use mcp_sansio::time::Instant;
 use serde_json::Value;
 
-static TOOLS: [Tool<'static>; 4] = [
+static TOOLS: [Tool<'static>; 5] = [
     Tool::new("echo", "Echoes", r#"{"type":"object"}"#),
     Tool::new("change", "Changes every list", r#"{"type":"object"}"#),
+    Tool::new("log", "Logs a message", r#"{"type":"object"}"#),
     Tool::new("roots", "Asks for roots", r#"{"type":"object"}"#),
     Tool::new("progress", "Reports progress", r#"{"type":"object"}"#),
 ];
@@ -53,6 +54,11 @@ impl Handler for Everything {
                 let mut reply = reply;
                 let sent = reply.progress(1, Some(2), None).is_ok();
                 reply.text(if sent { "sent" } else { "not sent" }).finish()
+            }
+            "log" => {
+                let mut reply = reply;
+                let logged = reply.log(LoggingLevel::Info, None, format_args!("hello")) == Ok(true);
+                reply.text(if logged { "logged" } else { "not logged" }).finish()
             }
             "change" => {
                 self.changed = true;
@@ -344,4 +350,46 @@ fn list_changes_are_told_for_the_lists_served() {
     assert_eq!(told, expected, "{answers:?}");
     assert!(answers.iter().any(|a| a["id"] == 2 && a["result"].is_object()), "{answers:?}");
     assert!(server.engine().suspend().is_some(), "nothing is left pending");
+}
+
+/// A log message about a request is sent exactly when the build has `logging` and the client asked
+/// for the level (`logging/setLevel` in a legacy session, `_meta` `logLevel` in 2026-07-28).
+#[test]
+fn log_messages_are_sent_only_with_logging() {
+    let mut peer = Peer::new();
+    let mut server = peer.server();
+    let logging = cfg!(feature = "logging");
+    if cfg!(feature = "legacy") {
+        let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        exchange(&mut server, init);
+        exchange(&mut server, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        let set = &exchange(&mut server, &request(1, "logging/setLevel", r#""level":"debug""#, false))[0];
+        assert_eq!(set.get("result").is_some(), logging, "{set}");
+        let answers = exchange(&mut server, &request(2, "tools/call", r#""name":"log","arguments":{}"#, false));
+        check_logged(&answers, 2, logging);
+    }
+    if cfg!(feature = "modern") {
+        let line = request(3, "tools/call", r#""name":"log","arguments":{}"#, true)
+            .replace(r#""_meta":{"#, r#""_meta":{"io.modelcontextprotocol/logLevel":"debug","#);
+        let answers = exchange(&mut server, &line);
+        check_logged(&answers, 3, logging);
+    }
+    let (engine, handler) = server.parts_mut();
+    assert_eq!(
+        engine.log(LoggingLevel::Error, None, format_args!("session"), &*handler),
+        match (logging, cfg!(feature = "legacy")) {
+            (true, true) => Ok(true),
+            _ => Err(mcp_sansio::endpoint::SendError::NotAvailable),
+        }
+    );
+}
+
+fn check_logged(answers: &[Value], id: u32, logging: bool) {
+    let logs: Vec<_> = answers.iter().filter(|a| a["method"] == "notifications/message").collect();
+    assert_eq!(logs.len(), usize::from(logging), "{answers:?}");
+    if let Some(log) = logs.first() {
+        assert_eq!((&log["params"]["level"], &log["params"]["data"]), (&Value::from("info"), &Value::from("hello")));
+    }
+    let answer = answers.iter().find(|a| a["id"] == id).unwrap_or_else(|| panic!("no answer: {answers:?}"));
+    assert_eq!(answer["result"]["content"][0]["text"], if logging { "logged" } else { "not logged" }, "{answer}");
 }

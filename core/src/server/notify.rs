@@ -139,6 +139,9 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         data: fmt::Arguments<'_>,
         handler: &H,
     ) -> Result<bool, SendError> {
+        if !cfg!(feature = "logging") {
+            return Err(SendError::NotAvailable);
+        }
         let Session::Legacy { log_level, .. } = self.session else { return Err(SendError::NotAvailable) };
         if !crate::server::dispatch::served_capabilities(&self.config, handler).logging {
             return Err(SendError::NotAvailable);
@@ -183,6 +186,10 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// legacy session if it subscribed to it, and to every listen stream that did. Returns how many
     /// were sent (see [`Engine::list_changed`]).
     pub fn resource_updated(&mut self, uri: &str) -> Result<usize, SendError> {
+        // Only a subscriber is told.
+        if !cfg!(feature = "subscriptions") {
+            return Ok(0);
+        }
         let mut sent = 0;
         if let Session::Legacy { subscriptions, .. } = &self.session
             && subscriptions.contains(uri)
@@ -215,6 +222,9 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// `SubscriptionsListenResult`, after which its stream ends if its route says so. Returns how
     /// many were ended; on [`SendError::Full`] the rest stay open (transmit, then call again).
     pub fn end_listens(&mut self) -> Result<usize, SendError> {
+        if !cfg!(all(feature = "modern", feature = "subscriptions")) {
+            return Ok(0);
+        }
         let mut ended = 0;
         for slot in 0..IN_FLIGHT {
             let Some(entry) = self.in_flight[slot].as_ref().filter(|e| e.kind == ReplyKind::Listen) else { continue };
@@ -402,6 +412,10 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         wants: impl Fn(&crate::server::subscriptions::Listen, Era) -> bool,
         body: impl Fn(&mut JsonWriter<'_>, &crate::jsonrpc::OwnedId),
     ) -> Result<usize, SendError> {
+        // Listen streams are opened by 2026-07-28 `subscriptions/listen` only.
+        if !cfg!(all(feature = "modern", feature = "subscriptions")) {
+            return Ok(0);
+        }
         let mut sent = 0;
         for slot in 0..IN_FLIGHT {
             let Some(entry) = self.in_flight[slot].as_ref() else { continue };

@@ -59,7 +59,8 @@ impl<T: WriteId> Notes<T> {
 
     /// Whether a message at `level` is to be sent.
     pub(crate) fn logs(&self, level: LoggingLevel) -> bool {
-        self.log_level.is_some_and(|min| level >= min)
+        // A build without `logging` sends no log message (and links no code for one).
+        cfg!(feature = "logging") && self.log_level.is_some_and(|min| level >= min)
     }
 
     /// Marks a progress notification as sent.
