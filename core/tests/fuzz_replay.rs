@@ -12,6 +12,8 @@
 //! [`generated_seeds`]; `seeds_are_up_to_date` fails when the committed files differ. To rewrite
 //! them: `MCP_FUZZ_WRITE_SEEDS=1 cargo test -p mcp-sansio --test fuzz_replay`.
 
+#[path = "../../fuzz/src/chunked.rs"]
+mod chunked;
 #[path = "../../fuzz/src/client/mod.rs"]
 mod client;
 #[path = "../../fuzz/src/engine/mod.rs"]

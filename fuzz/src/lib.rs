@@ -11,7 +11,10 @@
 //! | `sse`    | [`sse`]      | SSE decoder under arbitrary bytes and chunking, against a model; encoder read back |
 //! | `http`   | [`http`]     | Streamable HTTP rules: planning, refusals, header values, ids, statuses |
 //! | `client` | [`client`]   | client engine against an arbitrary server in both eras, invariants after every step |
+//!
+//! [`chunked`] is what `line` and `sse` share: a decoder fed in chunks a schedule chooses.
 
+pub mod chunked;
 pub mod client;
 pub mod engine;
 pub mod http;

@@ -15,8 +15,8 @@ use mcp_sansio::frame::sse::{
     write_priming,
 };
 
+use crate::chunked::{self, Decoder, capacity_of};
 use crate::input::{Encoder, Input};
-use crate::line::capacity_of;
 
 /// What the decoder reported.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -177,148 +177,79 @@ pub fn model(capacity: usize, stream: &[u8]) -> Vec<Event> {
     events
 }
 
-/// Drives one decoder and records what it reports, checking invariants after every call.
-struct Driver<'b, 'a> {
+/// The decoder under the schedule ([`chunked`](crate::chunked)).
+struct Events<'b, 'a> {
     events: &'b mut SseDecoder<'a>,
     capacity: usize,
-    out: Vec<Event>,
-    stream_len: usize,
 }
 
-impl Driver<'_, '_> {
-    fn check(&self) {
-        assert!(self.events.buffered() <= self.capacity, "buffered more than the capacity");
-        assert_eq!(self.events.capacity(), self.capacity);
-    }
-
-    fn drain(&mut self, limit: usize) {
-        for _ in 0..limit {
-            let Some(next) = self.events.next_event() else {
-                self.check();
-                return;
-            };
-            match next {
-                Ok(event) => {
-                    assert_eq!(event.is_message(), !event.data().is_empty());
-                    assert!(!event.event_type().is_empty());
-                    assert!(event.data().len() <= self.capacity, "data longer than the buffer");
-                    let recorded = Event::of(&event);
-                    self.out.push(recorded);
-                }
-                Err(error) => {
-                    if let SseError::TooLong { limit } = error {
-                        assert_eq!(limit, self.capacity);
-                    }
-                    self.out.push(Event::Error(error));
-                }
-            }
-            self.check();
-        }
-    }
-
-    fn drain_all(&mut self) {
-        // Every event and error stands for at least one byte of the stream.
-        self.drain(self.stream_len + 1);
-        assert!(self.events.next_event().is_none(), "events left after draining");
-    }
-
-    fn unstall(&mut self) {
-        assert_eq!(self.events.buffered(), self.capacity, "no room although the buffer is not full");
-        self.drain_all();
-        assert!(!self.events.spare().is_empty(), "the reader is stuck after draining");
-        self.check();
-    }
+impl Decoder for Events<'_, '_> {
+    type Event = Event;
 
     fn push(&mut self, data: &[u8]) -> usize {
-        let taken = self.events.push(data);
-        self.check();
-        assert!(taken <= data.len());
-        if taken < data.len() {
-            self.unstall();
-        }
-        taken
+        self.events.push(data)
     }
 
-    fn read(&mut self, data: &[u8], overcommit: usize, spare_twice: bool) -> usize {
-        if spare_twice {
-            let _ = self.events.spare();
+    fn spare(&mut self) -> &mut [u8] {
+        self.events.spare()
+    }
+
+    fn commit(&mut self, n: usize) {
+        self.events.commit(n)
+    }
+
+    fn buffered(&self) -> usize {
+        self.events.buffered()
+    }
+
+    fn is_discarding(&self) -> bool {
+        self.events.is_discarding()
+    }
+
+    fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    fn take(&mut self, out: &mut Vec<Event>) -> bool {
+        let Some(next) = self.events.next_event() else {
+            self.check();
+            return false;
+        };
+        match next {
+            Ok(event) => {
+                assert_eq!(event.is_message(), !event.data().is_empty());
+                assert!(!event.event_type().is_empty());
+                assert!(event.data().len() <= self.capacity, "data longer than the buffer");
+                out.push(Event::of(&event));
+            }
+            Err(error) => {
+                if let SseError::TooLong { limit } = error {
+                    assert_eq!(limit, self.capacity);
+                }
+                out.push(Event::Error(error));
+            }
         }
-        let spare = self.events.spare();
-        let room = spare.len();
-        assert!(room <= self.capacity.max(1), "spare larger than the buffer");
-        if room == 0 {
-            self.unstall();
-            return 0;
-        }
-        let n = room.min(data.len());
-        spare[..n].copy_from_slice(&data[..n]);
-        let committed = if n == room { n + overcommit } else { n };
-        self.events.commit(committed);
         self.check();
-        n
+        true
+    }
+
+    fn finish(&mut self, out: &mut Vec<Event>) {
+        out.extend(self.events.finish().map(Event::Error));
+    }
+
+    fn check(&mut self) {
+        assert!(self.events.buffered() <= self.capacity, "buffered more than the capacity");
+        assert_eq!(self.events.capacity(), self.capacity);
     }
 }
 
 fn run_decoder(input: &mut Input<'_>) {
     let capacity = capacity_of(input.byte());
-    let schedule_len = input.below(17);
-    let schedule = input.bytes(schedule_len).to_vec();
-    let stream = input.rest();
+    let (schedule, stream) = chunked::schedule_and_stream(input);
     let expected = model(capacity, stream);
-
     let mut storage = vec![0u8; capacity];
     let mut events = SseDecoder::new(&mut storage);
-    let mut driver = Driver { events: &mut events, capacity, out: Vec::new(), stream_len: stream.len() };
-    let mut rest = stream;
-    let (mut step, mut idle_steps) = (0usize, 0usize);
-    while !rest.is_empty() {
-        let op = schedule.get(step % schedule.len().max(1)).copied().unwrap_or(0);
-        step += 1;
-        let len = usize::from(op & 0x1f) + 1;
-        let taken = match op >> 5 {
-            0 => driver.push(&rest[..len.min(rest.len())]),
-            1 => driver.push(&rest[..(len * 64).min(rest.len())]),
-            2 => driver.read(rest, 0, false),
-            3 => driver.read(&rest[..len.min(rest.len())], usize::from(op & 3), op & 4 != 0),
-            4 => driver.read(&rest[..1], 0, false),
-            5 => {
-                driver.drain(usize::from(op & 3));
-                0
-            }
-            6 => {
-                driver.drain_all();
-                0
-            }
-            _ => driver.push(rest),
-        };
-        rest = &rest[taken..];
-        idle_steps = if taken == 0 { idle_steps + 1 } else { 0 };
-        if idle_steps > schedule.len() + 1 {
-            let taken = driver.push(rest);
-            rest = &rest[taken..];
-        }
-        if op & 0x10 != 0 {
-            driver.drain_all();
-        }
-    }
-    driver.drain_all();
-    let finished = driver.events.finish();
-    driver.out.extend(finished.map(Event::Error));
-    assert_eq!(driver.out, expected, "events differ from the whole-stream model");
-    assert_eq!(driver.events.buffered(), 0, "finish leaves bytes behind");
-    assert!(!driver.events.is_discarding());
-
-    // Reusable after `finish` (a new stream, with its own BOM): the same stream pushed whole.
-    driver.out.clear();
-    let mut rest = stream;
-    while !rest.is_empty() {
-        let taken = driver.push(rest);
-        rest = &rest[taken..];
-        driver.drain_all();
-    }
-    let finished = driver.events.finish();
-    driver.out.extend(finished.map(Event::Error));
-    assert_eq!(driver.out, expected, "a reused decoder disagrees");
+    chunked::run(Events { events: &mut events, capacity }, &schedule, stream, &expected, "whole-stream model");
 }
 
 /// Decodes `wire` whole with a buffer of `capacity` bytes.
