@@ -125,3 +125,29 @@ impl Encoder {
         core::mem::take(&mut self.out)
     }
 }
+
+/// The bytes of a stream after its last newline: fed more bytes, it returns the lines they
+/// complete (without their newline), in order. The `engine` and `client` targets keep one for
+/// what the engine took and one for what it wrote.
+#[derive(Debug, Default)]
+pub struct LineTail(Vec<u8>);
+
+impl LineTail {
+    /// Appends `bytes`; the lines they complete.
+    pub fn feed(&mut self, bytes: &[u8]) -> Vec<Vec<u8>> {
+        let mut lines = Vec::new();
+        for &byte in bytes {
+            if byte == b'\n' {
+                lines.push(std::mem::take(&mut self.0));
+            } else {
+                self.0.push(byte);
+            }
+        }
+        lines
+    }
+
+    /// No partial line is held.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}

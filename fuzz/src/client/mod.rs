@@ -48,7 +48,7 @@ use mcp_sansio::mcp::{ClientCapabilities, ListCapability, LoggingLevel};
 use mcp_sansio::time::Instant;
 use mcp_sansio::version::{Era, ProtocolVersion};
 
-use crate::input::{Encoder, Input};
+use crate::input::{Encoder, Input, LineTail};
 
 mod checks;
 mod generate;
@@ -250,8 +250,8 @@ fn run_with<const N: usize>(setup: Setup, input: &mut Input<'_>) {
         eof: false,
         connecting,
         queued: Vec::new(),
-        line_tail: Vec::new(),
-        out_tail: Vec::new(),
+        line_tail: LineTail::default(),
+        out_tail: LineTail::default(),
         sent: BTreeMap::new(),
         outstanding: Vec::new(),
         cancels: BTreeMap::new(),

@@ -11,13 +11,8 @@ impl<'a, const N: usize> Run<'a, N> {
         let written = pending.bytes[..n].to_vec();
         let (engine, host) = self.client.parts_mut();
         engine.transmit_done(now, n, host);
-        for byte in written {
-            if byte == b'\n' {
-                let line = std::mem::take(&mut self.out_tail);
-                self.sent_line(&line);
-            } else {
-                self.out_tail.push(byte);
-            }
+        for line in self.out_tail.feed(&written) {
+            self.sent_line(&line);
         }
         true
     }

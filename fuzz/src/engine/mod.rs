@@ -70,7 +70,7 @@ use mcp_sansio::server::{
 };
 use mcp_sansio::time::Instant;
 
-use crate::input::{Encoder, Input};
+use crate::input::{Encoder, Input, LineTail};
 use crate::oracle;
 
 mod checks;
@@ -257,8 +257,8 @@ pub fn run(data: &[u8]) {
         now: 0,
         eof: false,
         queued: Vec::new(),
-        line_tail: Vec::new(),
-        out_tail: Vec::new(),
+        line_tail: LineTail::default(),
+        out_tail: LineTail::default(),
         received: BTreeMap::new(),
         cancel_targets: BTreeSet::new(),
         must_answer: Vec::new(),
