@@ -621,6 +621,14 @@ mod tests {
         type Deep = [[[[[[[[[[u8; 1]; 1]; 1]; 1]; 1]; 1]; 1]; 1]; 1]; 1];
         let e = read::<Deep>("[[[[[[[[[[true]]]]]]]]]]").unwrap_err();
         assert_eq!(e.to_string(), "…[0][0][0][0][0][0][0][0]: invalid type: boolean `true`, expected u8");
+        // `MAX_PATH_DEPTH` segments are shown whole, one more is cut.
+        type AtBound = [[[[[[[[u8; 1]; 1]; 1]; 1]; 1]; 1]; 1]; 1];
+        type PastBound = [AtBound; 1];
+        assert_eq!(crate::json::MAX_PATH_DEPTH, 8);
+        let e = read::<AtBound>("[[[[[[[[true]]]]]]]]").unwrap_err();
+        assert_eq!(e.to_string(), "[0][0][0][0][0][0][0][0]: invalid type: boolean `true`, expected u8");
+        let e = read::<PastBound>("[[[[[[[[[true]]]]]]]]]").unwrap_err();
+        assert_eq!(e.to_string(), "…[0][0][0][0][0][0][0][0]: invalid type: boolean `true`, expected u8");
         let long = std::format!(r#"{{"city":"x","units":"{}"}}"#, "k".repeat(400));
         let e = read::<Weather<'_>>(&long).unwrap_err();
         assert_eq!(e.message().chars().count(), e.message().len() - '…'.len_utf8() + 1);

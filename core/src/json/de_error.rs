@@ -21,7 +21,7 @@ use crate::text::Plain;
 
 /// Path segments an error keeps (the outermost ones are dropped past it, shown as `…`).
 pub const MAX_PATH_DEPTH: usize = 8;
-/// Longest message an error keeps (truncated past it).
+/// Longest message an error keeps, in bytes: a longer one is cut, ending with `…`, within them.
 pub const MAX_MESSAGE_LEN: usize = 112;
 
 /// One step of a path: a member name or an array index.
@@ -135,9 +135,9 @@ impl core::error::Error for Message {}
 
 impl de::Error for Message {
     fn custom<T: fmt::Display>(message: T) -> Self {
-        let mut text = Truncating(heapless::String::new());
+        let mut text = Truncating { text: heapless::String::new(), cut: false };
         let _ = write!(text, "{message}");
-        Message(text.0)
+        Message(text.text)
     }
 
     // serde's words, without float formatting or string escape tables (see the module docs).
@@ -162,19 +162,28 @@ impl de::Error for Message {
     }
 }
 
-/// Writes what fits, then ends with `…`.
-struct Truncating(heapless::String<MAX_MESSAGE_LEN>);
+/// Writes a message whole if it fits [`MAX_MESSAGE_LEN`] bytes; a longer one is cut, ending with
+/// `…`, within the same bytes.
+struct Truncating {
+    text: heapless::String<MAX_MESSAGE_LEN>,
+    /// The message was longer: the rest of it is dropped.
+    cut: bool,
+}
 
 impl fmt::Write for Truncating {
     fn write_str(&mut self, s: &str) -> fmt::Result {
+        if self.cut {
+            return Ok(());
+        }
         for c in s.chars() {
-            if self.0.len() + c.len_utf8() > MAX_MESSAGE_LEN - '…'.len_utf8() {
-                if !self.0.ends_with('…') {
-                    let _ = self.0.push('…');
+            if self.text.push(c).is_err() {
+                while self.text.len() + '…'.len_utf8() > MAX_MESSAGE_LEN {
+                    self.text.pop();
                 }
+                let _ = self.text.push('…');
+                self.cut = true;
                 return Ok(());
             }
-            let _ = self.0.push(c);
         }
         Ok(())
     }
@@ -339,6 +348,22 @@ mod tests {
         assert_eq!(missing, "missing field `city`");
         let duplicate = <Message as de::Error>::duplicate_field("city").to_string();
         assert_eq!(duplicate, "duplicate field `city`");
+    }
+
+    #[test]
+    fn a_message_of_max_message_len_bytes_is_kept_whole_and_a_longer_one_cut() {
+        let custom = |text: &str| <Message as de::Error>::custom(text).to_string();
+        let at = "x".repeat(MAX_MESSAGE_LEN);
+        assert_eq!(custom(&at), at);
+        let cut = custom(&format!("{at}y"));
+        assert_eq!(cut, format!("{}…", &at[..MAX_MESSAGE_LEN - '…'.len_utf8()]));
+        // A character is never split.
+        let wide = custom(&format!("{}éé", "x".repeat(MAX_MESSAGE_LEN - 3)));
+        assert_eq!(wide, format!("{}…", "x".repeat(MAX_MESSAGE_LEN - 3)));
+        assert!(wide.len() <= MAX_MESSAGE_LEN);
+        // Written in pieces, as `format_args!` writes: the same.
+        assert_eq!(<Message as de::Error>::custom(format_args!("{at}{}", "")).to_string(), at);
+        assert_eq!(<Message as de::Error>::custom(format_args!("{at}{}", "z")).to_string(), cut);
     }
 
     #[test]
