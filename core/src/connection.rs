@@ -1,6 +1,6 @@
 //! The byte-stream contract every adapter drives.
 //!
-//! A [`Connection`] is one endpoint (a server today, a client later) bound to one byte stream:
+//! A [`Connection`] is one endpoint (a server or a client) bound to one byte stream:
 //! stdio, a UART, a USB CDC-ACM port, a TCP socket. Adapters (tokio, async-std, embedded) are written
 //! once against this trait and hold no protocol logic.
 //!
@@ -59,3 +59,66 @@ pub trait Connection {
     #[must_use]
     fn is_finished(&self) -> bool;
 }
+
+/// What a byte stream writes next of `transmit` (an end-of-stream marker with no bytes is nothing
+/// on a byte stream).
+#[inline]
+pub(crate) fn bytes_of(transmit: Option<crate::endpoint::Transmit<'_>>) -> Option<&[u8]> {
+    transmit.map(|t| t.bytes).filter(|bytes| !bytes.is_empty())
+}
+
+/// Implements [`Connection`] for a role's engine with its handler: the server's and the client's
+/// owning type (`Server`, `Client`) and borrowing one (`Bound`). Each method forwards to the
+/// engine's method of the same name, with the handler; the type has the fields `engine` (the
+/// engine or `&mut` to it) and `handler`, and a `parts_mut` giving both. `$transmit_blocked` is
+/// the role's `transmit_blocked`, called as `$transmit_blocked(engine, now, handler)`.
+macro_rules! connection_by_engine {
+    ($(#[$attr:meta])* impl[$($generics:tt)*] $ty:ty, $transmit_blocked:path) => {
+        $(#[$attr])*
+        impl<$($generics)*> $crate::connection::Connection for $ty {
+            fn rx_spare(&mut self) -> &mut [u8] {
+                self.engine.rx_spare()
+            }
+
+            fn rx_commit(&mut self, now: $crate::time::Instant, n: usize) {
+                let (engine, handler) = self.parts_mut();
+                engine.rx_commit(now, n, handler)
+            }
+
+            fn handle_eof(&mut self, now: $crate::time::Instant) {
+                let (engine, handler) = self.parts_mut();
+                engine.handle_eof(now, handler)
+            }
+
+            fn poll_transmit(&self) -> Option<&[u8]> {
+                $crate::connection::bytes_of(self.engine.poll_transmit())
+            }
+
+            fn transmit_done(&mut self, now: $crate::time::Instant, n: usize) {
+                let (engine, handler) = self.parts_mut();
+                engine.transmit_done(now, n, handler)
+            }
+
+            fn transmit_blocked(&mut self, now: $crate::time::Instant) -> (Option<&[u8]>, &mut [u8]) {
+                let (engine, handler) = self.parts_mut();
+                let (transmit, spare) = $transmit_blocked(engine, now, handler);
+                ($crate::connection::bytes_of(transmit), spare)
+            }
+
+            fn poll_timeout(&self) -> Option<$crate::time::Instant> {
+                self.engine.poll_timeout()
+            }
+
+            fn handle_timeout(&mut self, now: $crate::time::Instant) {
+                let (engine, handler) = self.parts_mut();
+                engine.handle_timeout(now, handler)
+            }
+
+            fn is_finished(&self) -> bool {
+                self.engine.is_finished()
+            }
+        }
+    };
+}
+
+pub(crate) use connection_by_engine;

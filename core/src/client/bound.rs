@@ -1,14 +1,13 @@
-//! [`Client`]: one [`Engine`] with its handler, and [`Bound`], the [`Connection`] adapters drive.
+//! [`Client`]: one [`Engine`] with its handler, and [`Bound`], the [`Connection`](crate::connection::Connection) adapters drive.
 
 use core::ops::{Deref, DerefMut};
 
 use crate::client::{Buffers, Config, Engine, Handler};
-use crate::connection::Connection;
 use crate::time::Instant;
 
 /// A sans-IO MCP client: an [`Engine`] and the [`Handler`] that receives its answers, for the
 /// common one-connection case. It derefs to its engine (requests, state) and is a
-/// [`Connection`] an adapter drives (as is [`Client::connection`], borrowed).
+/// [`Connection`](crate::connection::Connection) an adapter drives (as is [`Client::connection`], borrowed).
 pub struct Client<'a, H: Handler, const OUTBOUND: usize = 8> {
     engine: Engine<'a, OUTBOUND>,
     handler: H,
@@ -46,7 +45,7 @@ impl<'a, H: Handler, const OUTBOUND: usize> Client<'a, H, OUTBOUND> {
         (&mut self.engine, &mut self.handler)
     }
 
-    /// The engine with the handler, as the [`Connection`] an adapter drives.
+    /// The engine with the handler, as the [`Connection`](crate::connection::Connection) an adapter drives.
     pub fn connection(&mut self) -> Bound<'_, 'a, H, OUTBOUND> {
         self.engine.bind(&mut self.handler)
     }
@@ -71,49 +70,20 @@ impl<H: Handler, const OUTBOUND: usize> DerefMut for Client<'_, H, OUTBOUND> {
     }
 }
 
-/// The client is driven as its engine with its handler, as [`Bound`] is.
-impl<H: Handler, const OUTBOUND: usize> Connection for Client<'_, H, OUTBOUND> {
-    fn rx_spare(&mut self) -> &mut [u8] {
-        self.engine.rx_spare()
-    }
+crate::connection::connection_by_engine!(
+    /// The client is driven as its engine with its handler, as [`Bound`] is.
+    impl[H: Handler, const OUTBOUND: usize] Client<'_, H, OUTBOUND>,
+    transmit_blocked
+);
 
-    fn rx_commit(&mut self, now: Instant, n: usize) {
-        self.engine.rx_commit(now, n, &mut self.handler)
-    }
-
-    fn handle_eof(&mut self, now: Instant) {
-        self.engine.handle_eof(now, &mut self.handler)
-    }
-
-    fn poll_transmit(&self) -> Option<&[u8]> {
-        transmit_bytes(&self.engine)
-    }
-
-    fn transmit_done(&mut self, now: Instant, n: usize) {
-        self.engine.transmit_done(now, n, &mut self.handler)
-    }
-
-    fn transmit_blocked(&mut self, _now: Instant) -> (Option<&[u8]>, &mut [u8]) {
-        let (transmit, spare) = self.engine.transmit_blocked();
-        (transmit.map(|t| t.bytes).filter(|bytes| !bytes.is_empty()), spare)
-    }
-
-    fn poll_timeout(&self) -> Option<Instant> {
-        self.engine.poll_timeout()
-    }
-
-    fn handle_timeout(&mut self, now: Instant) {
-        self.engine.handle_timeout(now, &mut self.handler)
-    }
-
-    fn is_finished(&self) -> bool {
-        self.engine.is_finished()
-    }
-}
-
-/// What a byte stream writes next (a stream end with no bytes is nothing on a byte stream).
-fn transmit_bytes<'t, const OUTBOUND: usize>(engine: &'t Engine<'_, OUTBOUND>) -> Option<&'t [u8]> {
-    engine.poll_transmit().map(|t| t.bytes).filter(|bytes| !bytes.is_empty())
+/// The client's [`Engine::transmit_blocked`], in the shape the server's takes: the client holds
+/// no input back for its output, so it has nothing to serve first.
+fn transmit_blocked<'e, H, const OUTBOUND: usize>(
+    engine: &'e mut Engine<'_, OUTBOUND>,
+    _now: Instant,
+    _handler: &mut H,
+) -> (Option<crate::endpoint::Transmit<'e>>, &'e mut [u8]) {
+    engine.transmit_blocked()
 }
 
 /// A client [`Engine`] with its handler, for one call or one drive by an adapter.
@@ -132,43 +102,11 @@ impl<'a, H, const OUTBOUND: usize> Bound<'_, 'a, H, OUTBOUND> {
     pub fn handler(&mut self) -> &mut H {
         self.handler
     }
-}
 
-impl<H: Handler, const OUTBOUND: usize> Connection for Bound<'_, '_, H, OUTBOUND> {
-    fn rx_spare(&mut self) -> &mut [u8] {
-        self.engine.rx_spare()
-    }
-
-    fn rx_commit(&mut self, now: Instant, n: usize) {
-        self.engine.rx_commit(now, n, self.handler)
-    }
-
-    fn handle_eof(&mut self, now: Instant) {
-        self.engine.handle_eof(now, self.handler)
-    }
-
-    fn poll_transmit(&self) -> Option<&[u8]> {
-        transmit_bytes(self.engine)
-    }
-
-    fn transmit_done(&mut self, now: Instant, n: usize) {
-        self.engine.transmit_done(now, n, self.handler)
-    }
-
-    fn transmit_blocked(&mut self, _now: Instant) -> (Option<&[u8]>, &mut [u8]) {
-        let (transmit, spare) = self.engine.transmit_blocked();
-        (transmit.map(|t| t.bytes).filter(|bytes| !bytes.is_empty()), spare)
-    }
-
-    fn poll_timeout(&self) -> Option<Instant> {
-        self.engine.poll_timeout()
-    }
-
-    fn handle_timeout(&mut self, now: Instant) {
-        self.engine.handle_timeout(now, self.handler)
-    }
-
-    fn is_finished(&self) -> bool {
-        self.engine.is_finished()
+    /// The engine and the handler, both mutably (to call engine methods that take the handler).
+    pub fn parts_mut(&mut self) -> (&mut Engine<'a, OUTBOUND>, &mut H) {
+        (self.engine, self.handler)
     }
 }
+
+crate::connection::connection_by_engine!(impl[H: Handler, const OUTBOUND: usize] Bound<'_, '_, H, OUTBOUND>, transmit_blocked);

@@ -1,6 +1,5 @@
-//! [`Server`]: one [`Engine`] with its handler, and the [`Connection`] impls adapters drive.
+//! [`Server`]: one [`Engine`] with its handler, and the [`Connection`](crate::connection::Connection) impls adapters drive.
 
-use crate::connection::Connection;
 use crate::endpoint::SendError;
 use core::fmt;
 use core::ops::{Deref, DerefMut};
@@ -12,7 +11,7 @@ use crate::time::Instant;
 /// A sans-IO MCP server: an [`Engine`] and the [`Handler`] it serves. `IN_FLIGHT` is how many
 /// requests may be deferred at once, `OUTBOUND` how many requests to the client may await answers.
 ///
-/// Drive it through [`Connection`] (see the [crate docs](crate#the-run-loop) for the run loop);
+/// Drive it through [`Connection`](crate::connection::Connection) (see the [crate docs](crate#the-run-loop) for the run loop);
 /// answer deferred requests with [`Engine::reply_tool`], [`Engine::reply_resource`] and
 /// [`Engine::reply_prompt`], which the server offers as its engine's (it derefs to it). To serve many connections from one application, use one [`Engine`] per
 /// connection and pass the handler to each call instead.
@@ -90,97 +89,16 @@ impl<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize> DerefMut for Ser
     }
 }
 
-/// The server is driven as its engine with its handler, as [`Bound`] is; both share the byte
-/// mapping of the transmit queue (`Bound::bytes_of`).
-impl<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize> Connection for Server<'_, H, IN_FLIGHT, OUTBOUND> {
-    fn rx_spare(&mut self) -> &mut [u8] {
-        self.engine.rx_spare()
-    }
+crate::connection::connection_by_engine!(
+    /// The server is driven as its engine with its handler, as [`Bound`] is.
+    impl[H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize] Server<'_, H, IN_FLIGHT, OUTBOUND>,
+    Engine::transmit_blocked
+);
 
-    fn rx_commit(&mut self, now: Instant, n: usize) {
-        self.engine.rx_commit(now, n, &mut self.handler)
-    }
-
-    fn handle_eof(&mut self, now: Instant) {
-        self.engine.handle_eof(now, &mut self.handler)
-    }
-
-    fn poll_transmit(&self) -> Option<&[u8]> {
-        Bound::<H, IN_FLIGHT, OUTBOUND>::transmit_bytes(&self.engine)
-    }
-
-    fn transmit_done(&mut self, now: Instant, n: usize) {
-        self.engine.transmit_done(now, n, &mut self.handler)
-    }
-
-    fn transmit_blocked(&mut self, now: Instant) -> (Option<&[u8]>, &mut [u8]) {
-        let (transmit, spare) = self.engine.transmit_blocked(now, &mut self.handler);
-        (Bound::<H, IN_FLIGHT, OUTBOUND>::bytes_of(transmit), spare)
-    }
-
-    fn poll_timeout(&self) -> Option<Instant> {
-        self.engine.poll_timeout()
-    }
-
-    fn handle_timeout(&mut self, now: Instant) {
-        self.engine.handle_timeout(now, &mut self.handler)
-    }
-
-    fn is_finished(&self) -> bool {
-        self.engine.is_finished()
-    }
-}
-
-impl<H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize> Connection for Bound<'_, '_, H, IN_FLIGHT, OUTBOUND> {
-    fn rx_spare(&mut self) -> &mut [u8] {
-        self.engine.rx_spare()
-    }
-
-    fn rx_commit(&mut self, now: Instant, n: usize) {
-        self.engine.rx_commit(now, n, self.handler)
-    }
-
-    fn handle_eof(&mut self, now: Instant) {
-        self.engine.handle_eof(now, self.handler)
-    }
-
-    fn poll_transmit(&self) -> Option<&[u8]> {
-        Self::transmit_bytes(self.engine)
-    }
-
-    fn transmit_done(&mut self, now: Instant, n: usize) {
-        self.engine.transmit_done(now, n, self.handler)
-    }
-
-    fn transmit_blocked(&mut self, now: Instant) -> (Option<&[u8]>, &mut [u8]) {
-        let (transmit, spare) = self.engine.transmit_blocked(now, self.handler);
-        (Self::bytes_of(transmit), spare)
-    }
-
-    fn poll_timeout(&self) -> Option<Instant> {
-        self.engine.poll_timeout()
-    }
-
-    fn handle_timeout(&mut self, now: Instant) {
-        self.engine.handle_timeout(now, self.handler)
-    }
-
-    fn is_finished(&self) -> bool {
-        self.engine.is_finished()
-    }
-}
-
-impl<'a, H, const IN_FLIGHT: usize, const OUTBOUND: usize> Bound<'_, 'a, H, IN_FLIGHT, OUTBOUND> {
-    /// What a byte stream writes next: the pending transmit's bytes (an end-of-stream marker with
-    /// no bytes means nothing on a byte stream).
-    fn transmit_bytes<'t>(engine: &'t Engine<'a, IN_FLIGHT, OUTBOUND>) -> Option<&'t [u8]> {
-        Self::bytes_of(engine.poll_transmit())
-    }
-
-    fn bytes_of(transmit: Option<crate::endpoint::Transmit<'_>>) -> Option<&[u8]> {
-        transmit.map(|t| t.bytes).filter(|bytes| !bytes.is_empty())
-    }
-}
+crate::connection::connection_by_engine!(
+    impl[H: Handler, const IN_FLIGHT: usize, const OUTBOUND: usize] Bound<'_, '_, H, IN_FLIGHT, OUTBOUND>,
+    Engine::transmit_blocked
+);
 
 /// An [`Engine`] with the handler it serves, for one call or one drive by an adapter; implements
 /// [`Connection`](crate::connection::Connection).
@@ -198,5 +116,10 @@ impl<'a, H, const IN_FLIGHT: usize, const OUTBOUND: usize> Bound<'_, 'a, H, IN_F
     /// The handler.
     pub fn handler(&mut self) -> &mut H {
         self.handler
+    }
+
+    /// The engine and the handler, both mutably (to call engine methods that take the handler).
+    pub fn parts_mut(&mut self) -> (&mut Engine<'a, IN_FLIGHT, OUTBOUND>, &mut H) {
+        (self.engine, self.handler)
     }
 }
