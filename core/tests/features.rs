@@ -1,7 +1,8 @@
 //! The surface features: a build without one answers its methods -32601 and does not declare its
 //! capability; a build with it serves them. Compiles under any feature set; `scripts/check-features`
 //! runs it once with every surface feature and once without each (`cargo test -p mcp-sansio
-//! --no-default-features --features … --test features`).
+//! --no-default-features --features … --test features`). Garbled input is answered and the stream
+//! goes on in every one of those builds too (the fuzz targets run the `full` build).
 
 use mcp_sansio::connection::Connection;
 use mcp_sansio::mcp::{ListCapability, LoggingLevel, ResourceCapability, Role, ServerCapabilities};
@@ -11,6 +12,12 @@ use mcp_sansio::server::{
 };
 use mcp_sansio::time::Instant;
 use serde_json::Value;
+
+#[allow(dead_code)]
+#[path = "../src/test_rng.rs"]
+mod test_rng;
+
+use test_rng::XorShift;
 
 static TOOLS: [Tool<'static>; 5] = [
     Tool::new("echo", "Echoes", r#"{"type":"object"}"#),
@@ -392,4 +399,142 @@ fn check_logged(answers: &[Value], id: u32, logging: bool) {
     }
     let answer = answers.iter().find(|a| a["id"] == id).unwrap_or_else(|| panic!("no answer: {answers:?}"));
     assert_eq!(answer["result"]["content"][0]["text"], if logging { "logged" } else { "not logged" }, "{answer}");
+}
+
+/// Garbled input, in every build: lines of every feature's requests (both eras, with answers,
+/// notifications and a batch among them), each mutated a few times at random, fed in random pieces
+/// and drained in random writes. Nothing panics; the output is one JSON-RPC message per line; a
+/// request after the garbage is served, and answered once (the stream goes on); the input's end
+/// finishes the connection.
+#[test]
+fn garbled_input_is_answered_and_the_stream_goes_on() {
+    const CASES: usize = 4000;
+    const PROBE: &str = r#""probe after the garbage""#;
+    let mut rng = XorShift::new(26);
+    let samples = sample_lines();
+    let mut mutations = 0;
+    for case in 0..CASES {
+        let mut input = Vec::new();
+        if rng.below(2) == 0 {
+            input.extend_from_slice(INITIALIZE.as_bytes());
+            input.extend_from_slice(b"\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+        }
+        for _ in 0..1 + rng.below(6) {
+            let mut line = rng.pick(&samples).clone().into_bytes();
+            for _ in 0..rng.below(4) {
+                rng.mutate(&mut line);
+                mutations += 1;
+            }
+            input.extend_from_slice(&line);
+            input.push(b'\n');
+        }
+        // The probe: `ping`, which 2026-07-28 dropped, so a build with only that era is asked for its
+        // tools (every build serves them).
+        let probe = match cfg!(feature = "modern") && !cfg!(feature = "legacy") {
+            true => format!(r#"{{"jsonrpc":"2.0","id":{PROBE},"method":"tools/list","params":{{{META}}}}}"#),
+            false => format!(r#"{{"jsonrpc":"2.0","id":{PROBE},"method":"ping"}}"#),
+        };
+        input.extend_from_slice(probe.as_bytes());
+        input.push(b'\n');
+
+        let mut peer = Peer::new();
+        let mut server = peer.server();
+        let mut now = 0;
+        let mut out = Vec::new();
+        let mut at = 0;
+        while at < input.len() {
+            let spare = server.rx_spare();
+            assert!(!spare.is_empty(), "case {case}: no room to read with the output drained");
+            let n = (1 + rng.below(96)).min(spare.len()).min(input.len() - at);
+            spare[..n].copy_from_slice(&input[at..at + n]);
+            at += n;
+            now += rng.below(50) as u64;
+            server.rx_commit(Instant::from_millis(now), n);
+            drain_randomly(&mut server, &mut rng, now, &mut out);
+        }
+        let shown = String::from_utf8_lossy(&input);
+        let messages = check_messages(&out, case, &shown);
+        let probe: Value = serde_json::from_str(PROBE).unwrap();
+        let answers: Vec<_> = messages.iter().filter(|m| m["id"] == probe && m.get("method").is_none()).collect();
+        assert_eq!(answers.len(), 1, "case {case}: the probe is answered once\n{shown}\n{messages:?}");
+        // Served in every build, even one without a protocol era (`ping`).
+        assert!(answers[0].get("result").is_some(), "case {case}: {}\n{shown}", answers[0]);
+
+        // The end of the input finishes the connection, once what is due has run.
+        server.handle_eof(Instant::from_millis(now));
+        let mut rounds = 0;
+        loop {
+            drain_randomly(&mut server, &mut rng, now, &mut out);
+            if server.is_finished() {
+                break;
+            }
+            rounds += 1;
+            let due = server.poll_timeout();
+            assert!(due.is_some() && rounds < 100, "case {case}: not finished after the input's end\n{shown}");
+            now = now.max(due.unwrap().as_millis());
+            server.handle_timeout(Instant::from_millis(now));
+        }
+        check_messages(&out, case, &shown);
+    }
+    assert!(mutations > CASES * 4, "the lines were mutated ({mutations})");
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"roots":{},"sampling":{},"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}"#;
+
+/// What the garbled lines are made from: every feature's requests in both eras, and what else a
+/// client sends (answers to the server's requests, notifications, a batch, a second initialize).
+fn sample_lines() -> Vec<String> {
+    let mut lines: Vec<String> =
+        (1..).zip(requests()).map(|(id, (_, method, params, modern))| request(id, method, params, modern)).collect();
+    for modern in [false, true] {
+        lines.push(request(50, "tools/call", r#""name":"roots","arguments":{}"#, modern));
+        lines.push(request(51, "tools/call", r#""name":"progress","arguments":{},"_meta":{"progressToken":7}"#, false));
+        lines.push(request(
+            52,
+            "tools/call",
+            r#""name":"change","arguments":{"a":[1,2.5e3,"\u00e9\ud83d\ude00"]}"#,
+            modern,
+        ));
+        lines.push(request(53, "server/discover", "", modern));
+        lines.push(request(54, "ping", "", modern));
+    }
+    lines.extend(
+        [
+            INITIALIZE,
+            r#"{"jsonrpc":"2.0","id":0,"result":{"roots":[{"uri":"file:///tmp","name":"tmp"}]}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":50,"reason":"r"}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"[{"jsonrpc":"2.0","id":60,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]"#,
+            r#"{"jsonrpc":"2.0","id":61,"method":"tools/call","params":{"name":"roots","arguments":{},"inputResponses":{"roots":{"roots":[]}},"requestState":"x"}}"#,
+        ]
+        .map(String::from),
+    );
+    lines
+}
+
+/// Writes what the server has in pieces of random size, into `out`.
+fn drain_randomly(server: &mut Server<'_, Everything>, rng: &mut XorShift, now: u64, out: &mut Vec<u8>) {
+    while let Some(bytes) = server.poll_transmit() {
+        let n = (1 + rng.below(512)).min(bytes.len());
+        out.extend_from_slice(&bytes[..n]);
+        server.transmit_done(Instant::from_millis(now), n);
+    }
+}
+
+/// Every line of `out` is one JSON-RPC 2.0 message: a request or notification (a `method`), or an
+/// answer with exactly one of `result` and `error`.
+fn check_messages(out: &[u8], case: usize, input: &str) -> Vec<Value> {
+    assert!(out.is_empty() || out.ends_with(b"\n"), "case {case}: output ends inside a line\n{input}");
+    let lines = out.split(|b| *b == b'\n').filter(|l| !l.is_empty());
+    let parse = |line: &[u8]| {
+        let message: Value = serde_json::from_slice(line)
+            .unwrap_or_else(|e| panic!("case {case}: not JSON ({e}): {}\n{input}", String::from_utf8_lossy(line)));
+        assert_eq!(message["jsonrpc"], "2.0", "case {case}: {message}\n{input}");
+        let answer = message.get("result").is_some() != message.get("error").is_some();
+        assert!(message["method"].is_string() || answer, "case {case}: {message}\n{input}");
+        message
+    };
+    lines.map(parse).collect()
 }

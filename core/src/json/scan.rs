@@ -598,6 +598,7 @@ pub(super) fn hex_code_unit(digits: &[u8]) -> Option<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_rng::XorShift;
     use std::collections::BTreeMap;
     use std::format;
     use std::string::{String, ToString};
@@ -824,31 +825,9 @@ mod tests {
 
     // ----- Differential testing against serde_json ------------------------------------------------------
 
-    /// xorshift64: a tiny deterministic PRNG, good enough to pick test cases.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            let mut x = self.0;
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            self.0 = x;
-            x
-        }
-
-        fn below(&mut self, bound: usize) -> usize {
-            (self.next() % bound as u64) as usize
-        }
-
-        fn pick<'t, T>(&mut self, items: &'t [T]) -> &'t T {
-            &items[self.below(items.len())]
-        }
-    }
-
     const GENERATED_MAX_DEPTH: usize = 6;
 
-    fn generate_whitespace(rng: &mut Rng, out: &mut Vec<u8>) {
+    fn generate_whitespace(rng: &mut XorShift, out: &mut Vec<u8>) {
         if rng.below(4) == 0 {
             for _ in 0..rng.below(3) + 1 {
                 out.push(*rng.pick(b" \t\n\r"));
@@ -856,7 +835,7 @@ mod tests {
         }
     }
 
-    fn generate_number(rng: &mut Rng, out: &mut Vec<u8>) {
+    fn generate_number(rng: &mut XorShift, out: &mut Vec<u8>) {
         const SPECIAL: &[&str] = &[
             "0",
             "-0",
@@ -900,7 +879,7 @@ mod tests {
         }
     }
 
-    fn generate_string(rng: &mut Rng, out: &mut Vec<u8>) {
+    fn generate_string(rng: &mut XorShift, out: &mut Vec<u8>) {
         const PIECES: &[&str] = &[
             "a",
             "Z",
@@ -933,7 +912,7 @@ mod tests {
         out.push(b'"');
     }
 
-    fn generate_value(rng: &mut Rng, depth: usize, out: &mut Vec<u8>) {
+    fn generate_value(rng: &mut XorShift, depth: usize, out: &mut Vec<u8>) {
         const KEYS: &[&str] = &["\"a\"", "\"b\"", "\"\\u0061\"", "\"\"", "\"id\"", "\"\\n\""];
         let choice = if depth >= GENERATED_MAX_DEPTH { rng.below(6) } else { rng.below(9) };
         match choice {
@@ -974,27 +953,6 @@ mod tests {
                 }
                 generate_whitespace(rng, out);
                 out.push(b'}');
-            }
-        }
-    }
-
-    fn mutate(rng: &mut Rng, doc: &mut Vec<u8>) {
-        const INTERESTING: &[u8] = b"{}[],:\"\\ \t\n0123456789-+.eEtrufalsn/bu\
-            D8dcF\x00\x01\x1f\x7f\x80\xbf\xc0\xc2\xdf\xe0\xed\xef\xf0\xf4\xf5\xff";
-        let byte = if rng.below(5) == 0 { rng.next() as u8 } else { *rng.pick(INTERESTING) };
-        let position = rng.below(doc.len() + 1);
-        match rng.below(10) {
-            0..=3 if position < doc.len() => doc[position] = byte,
-            4..=5 => doc.insert(position, byte),
-            6..=7 if position < doc.len() => {
-                doc.remove(position);
-            }
-            8 => doc.truncate(position),
-            _ => {
-                let end = (position + rng.below(8)).min(doc.len());
-                let copy = doc[position..end].to_vec();
-                let at = rng.below(doc.len() + 1);
-                doc.splice(at..at, copy);
             }
         }
     }
@@ -1113,7 +1071,7 @@ mod tests {
     fn matches_serde_json_on_random_documents_and_mutations() {
         const DOCUMENTS: usize = 20_000;
         const MUTANTS_PER_DOCUMENT: usize = 4;
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut rng = XorShift::new(1);
         let mut tally = Tally::default();
         let mut doc = Vec::new();
         for _ in 0..DOCUMENTS {
@@ -1125,7 +1083,7 @@ mod tests {
             for _ in 0..MUTANTS_PER_DOCUMENT {
                 let mut mutant = doc.clone();
                 for _ in 0..rng.below(3) + 1 {
-                    mutate(&mut rng, &mut mutant);
+                    rng.mutate(&mut mutant);
                 }
                 check_against_serde_json(&mutant, &mut tally);
             }
