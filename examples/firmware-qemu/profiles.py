@@ -2,7 +2,8 @@
 """Footprint of each board's firmware in each profile (the core's surface features), checked
 against a budget per profile. Stdlib only; measures as footprint.py does.
 
-Usage: profiles.py --markdown FILE BOARD:PROFILE:ELF:MAX_FLASH:RAM_START:STACK[,STACK...] ...
+Usage: profiles.py --markdown FILE [--readme README.md [--write-readme] --small ELF:RAM_START:STACK]
+                   BOARD:PROFILE:ELF:MAX_FLASH:RAM_START:STACK[,STACK...] ...
 
 - minimal: one era (legacy), tools only; typical: both eras, tools, resources, prompts, logging;
   full: everything (the profile the serial exchanges and the SDK clients run).
@@ -12,6 +13,12 @@ Usage: profiles.py --markdown FILE BOARD:PROFILE:ELF:MAX_FLASH:RAM_START:STACK[,
   the largest is reported.
 
 Prints a Markdown table (also appended to --markdown).
+
+--readme: the footprint table of README.md (between README_BEGIN and README_END) is this
+measurement's: with --write-readme it is written there; without, it is checked, and a table whose
+flash or static RAM differs from what was measured fails (the stack peaks, in brackets, vary by a few
+words from run to run with the interrupts' timing, so they are written but not compared). --small
+is the smallest server, the table's last row.
 """
 
 import argparse
@@ -41,15 +48,77 @@ def stack_peak(paths: list[str]) -> int | None:
     return max(peaks) if peaks else None
 
 
+README_BEGIN = "<!-- footprint table: written by scripts/test-firmware --write-readme; CI checks it -->"
+README_END = "<!-- end of the footprint table -->"
+BOARD_COLUMNS = {"lm3s6965evb": "Cortex-M3 (lm3s6965evb)", "microbit": "Cortex-M0 (micro:bit)", "virt": "RISC-V (virt)"}
+PROFILE_ROWS = {
+    "minimal": "minimal: one era, tools",
+    "typical": "typical: both eras, tools, resources, prompts, logging",
+    "full": "full: everything",
+}
+
+
+def cell(flash: int, stack: int | None) -> str:
+    return f"{flash:,} B ({stack:,} B)" if stack else f"{flash:,} B"
+
+
+def readme_table(measured: dict[tuple[str, str], tuple[int, int | None]], small: tuple[int, int, int | None]) -> str:
+    """README's table: each profile on each board, then the smallest server (flash, stack peak)."""
+    lines = [
+        README_BEGIN,
+        "| Profile | " + " | ".join(BOARD_COLUMNS.values()) + " |",
+        "|---|" + "---:|" * len(BOARD_COLUMNS),
+    ]
+    for profile, title in PROFILE_ROWS.items():
+        cells = [cell(*measured[(board, profile)]) if (board, profile) in measured else "-" for board in BOARD_COLUMNS]
+        lines.append(f"| {title} | " + " | ".join(cells) + " |")
+    flash, static, stack = small
+    title = f"smallest: four tools, minimal (`src/bin/small.rs`; {static:,} B static, its `Server` among it)"
+    lines.append(f"| {title} | {cell(flash, stack)} |" + " |" * (len(BOARD_COLUMNS) - 1))
+    lines.append(README_END)
+    return "\n".join(lines)
+
+
+def without_stacks(table: str) -> str:
+    return re.sub(r" \([0-9,]+ B\)", "", table)
+
+
+def update_readme(path: str, table: str, write: bool) -> bool:
+    """Writes `table` into README at `path`, or checks that the one there has the same numbers."""
+    text = Path(path).read_text()
+    begin, end = text.find(README_BEGIN), text.find(README_END)
+    if begin < 0 or end < begin:
+        print(f"profiles: FAIL {path} has no footprint table ({README_BEGIN!r} ... {README_END!r})", file=sys.stderr)
+        return False
+    current = text[begin : end + len(README_END)]
+    if write:
+        Path(path).write_text(text[:begin] + table + text[end + len(README_END) :])
+        print(f"profiles: wrote the footprint table of {path}")
+        return True
+    if without_stacks(current) != without_stacks(table):
+        print(f"profiles: FAIL the footprint table of {path} is not this measurement's; it should be:", file=sys.stderr)
+        print(table, file=sys.stderr)
+        print("(scripts/test-firmware --write-readme writes it)", file=sys.stderr)
+        return False
+    print(f"profiles: the footprint table of {path} is this measurement's")
+    return True
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("builds", nargs="+", help="BOARD:PROFILE:ELF:MAX_FLASH:RAM_START:STACK[,STACK...]")
     ap.add_argument("--markdown")
     ap.add_argument("--measured-at", default="unknown")
+    ap.add_argument("--readme", help="README.md, whose footprint table is checked (or written)")
+    ap.add_argument("--write-readme", action="store_true", help="write the table instead of checking it")
+    ap.add_argument("--small", metavar="ELF:RAM_START:STACK", help="the smallest server, README's last row")
     a = ap.parse_args()
+    if a.readme and not a.small:
+        ap.error("--readme needs --small")
 
     rows = []
     failures = []
+    measured: dict[tuple[str, str], tuple[int, int | None]] = {}
     for build in a.builds:
         parts = build.split(":")
         if len(parts) != 6:
@@ -58,6 +127,7 @@ def main() -> int:
         m = measure(elf, int(ram_start, 0))
         budget = int(max_flash)
         peak = stack_peak(stacks.split(","))
+        measured[(board, profile)] = (m["flash"], peak)
         stack = f"{peak:,} B" if peak else "-"
         rows.append(f"| {board} | {profile} | {m['flash']:,} B | {budget:,} B | {m['ram']:,} B | {stack} |")
         if m["flash"] > budget:
@@ -77,6 +147,12 @@ def main() -> int:
     if a.markdown:
         with open(a.markdown, "a") as f:
             f.write("\n" + text)
+    if a.readme:
+        elf, ram_start, stacks = a.small.split(":")
+        m = measure(elf, int(ram_start, 0))
+        small = (m["flash"], m["ram"], stack_peak(stacks.split(",")))
+        if not update_readme(a.readme, readme_table(measured, small), a.write_readme):
+            failures.append("README.md's footprint table")
     for failure in failures:
         print(f"profiles: FAIL {failure}", file=sys.stderr)
     if not failures:
