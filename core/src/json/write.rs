@@ -542,6 +542,15 @@ impl<const N: usize> fmt::Write for StackText<N> {
     }
 }
 
+/// What `write` writes, as a string (tests only; at most 256 bytes).
+#[cfg(test)]
+pub(crate) fn written_by(write: impl FnOnce(&mut JsonWriter<'_>)) -> std::string::String {
+    let mut buf = [0u8; 256];
+    let mut w = JsonWriter::new(&mut buf);
+    write(&mut w);
+    std::string::String::from_utf8(w.written().to_vec()).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

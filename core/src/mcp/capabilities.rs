@@ -375,12 +375,7 @@ mod tests {
 
     use super::*;
 
-    fn written(f: impl FnOnce(&mut JsonWriter<'_>)) -> std::string::String {
-        let mut buf = [0u8; 256];
-        let mut w = JsonWriter::new(&mut buf);
-        f(&mut w);
-        std::string::String::from_utf8(w.written().to_vec()).unwrap()
-    }
+    use crate::json::write::written_by as written;
 
     #[test]
     fn server_capabilities_are_written_as_declared() {

@@ -270,12 +270,7 @@ pub(crate) fn write_icons(w: &mut JsonWriter<'_>, icons: &[Icon<'_>], version: P
 mod tests {
     use super::*;
 
-    fn written(f: impl FnOnce(&mut JsonWriter<'_>)) -> std::string::String {
-        let mut buf = [0u8; 256];
-        let mut w = JsonWriter::new(&mut buf);
-        f(&mut w);
-        std::string::String::from_utf8(w.written().to_vec()).unwrap()
-    }
+    use crate::json::write::written_by as written;
 
     #[test]
     fn annotations_are_written_for_the_version() {
