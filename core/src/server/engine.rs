@@ -259,14 +259,20 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         (self.ep.out.tx.pending(), spare)
     }
 
-    /// The earliest deadline: of the requests sent to the client.
+    /// The earliest deadline: of the requests sent to the client, and (with a task table) of the
+    /// tasks a 2025-11-25 `tasks/result` waits for, which is answered when its task expires.
     #[must_use = "a deadline that is not waited for never expires its requests"]
     pub fn poll_timeout(&self) -> Option<Instant> {
         let deadline = self.ep.poll_timeout();
-        // Listen streams to tell of a task's new status: due now.
         #[cfg(feature = "tasks")]
-        if let Some(table) = self.tasks.as_ref().filter(|t| t.changed && !t.notes_blocked) {
-            return Some(deadline.map_or(table.last_now, |d| d.min(table.last_now)));
+        if let Some(table) = self.tasks.as_ref() {
+            // Listen streams to tell of a task's new status: due now.
+            if table.changed && !table.notes_blocked {
+                return Some(deadline.map_or(table.last_now, |d| d.min(table.last_now)));
+            }
+            let waited = |e: &InFlight| e.task.filter(|_| e.kind == crate::server::reply::ReplyKind::TaskResult);
+            let expiries = self.in_flight.iter().flatten().filter_map(waited).filter_map(|id| table.expiry(&id));
+            return expiries.chain(deadline).min();
         }
         deadline
     }
@@ -294,6 +300,22 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             }
         }
         self.ep.out.flush_cancellations();
+    }
+
+    /// Tells whoever waits on a task of its new status, then drops the tasks whose time to live
+    /// ended by `now` and tells whoever waited on one: a task that failed or ended before it
+    /// expired is told as such, even when both are seen in one call.
+    #[cfg(feature = "tasks")]
+    fn tell_tasks(&mut self, now: Instant) {
+        for expire in [false, true] {
+            let Some(table) = self.tasks.as_mut() else { return };
+            if expire {
+                table.expire(now);
+            }
+            if table.changed {
+                self.flush_task_statuses();
+            }
+        }
     }
 
     /// The input has ended and every pending byte has been transmitted.
@@ -338,9 +360,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             self.flush_changes(&*handler);
         }
         #[cfg(feature = "tasks")]
-        if self.tasks.as_ref().is_some_and(|t| t.changed) {
-            self.flush_task_statuses();
-        }
+        self.tell_tasks(now);
         self.process_input(now, handler, write_threshold);
         // Requests to the client that the input gave up on (a cancelled or failed request waiting
         // for input) are cancelled on the wire at once.

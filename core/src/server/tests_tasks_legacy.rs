@@ -272,6 +272,36 @@ fn a_waiting_legacy_tasks_result_is_told_when_its_task_expires() {
     assert!(told["error"]["message"].as_str().unwrap().contains("expired"), "{told}");
 }
 
+/// Nothing else need come: the task's expiry is a deadline of the engine, and the input's end
+/// waits for it, no longer (fuzzing found an engine that never finished: nothing read the table).
+#[test]
+fn a_waiting_legacy_tasks_result_is_answered_at_its_tasks_expiry_with_nothing_else_coming() {
+    let mut h = Harness::new(4);
+    legacy_session(&mut h);
+    let created = h.now;
+    let call = json!({"name": "slow", "arguments": {}, "task": {"ttl": 5000}});
+    let task = answer(&legacy(&mut h, 1, "tools/call", call), 1)["result"]["task"]["taskId"].clone();
+    assert!(legacy(&mut h, 2, "tasks/result", json!({"taskId": task})).is_empty());
+    h.server.handle_eof(h.now);
+    assert!(h.drain().is_empty() && !h.server.is_finished(), "the request waits");
+    let expiry = created + Duration::from_millis(5000);
+    assert_eq!(h.server.poll_timeout(), Some(expiry));
+    h.server.handle_timeout(Instant::from_millis(expiry.as_millis() - 1));
+    assert!(h.drain().is_empty(), "not before the task expires");
+    h.now = expiry;
+    h.server.handle_timeout(expiry);
+    let out = h.drain();
+    let told = answer(&out, 2);
+    assert_eq!(told["error"]["code"], -32602, "{out:?}");
+    assert!(told["error"]["message"].as_str().unwrap().contains("expired"), "{told}");
+    assert_eq!(h.server.poll_timeout(), None);
+    // The tool's own answer, which the expired task no longer takes, is all that was left.
+    assert!(!h.server.is_finished());
+    let deferred = h.server.parts_mut().1.deferred.pop().unwrap();
+    assert!(matches!(h.server.reply_tool(&deferred), Err(ReplyError::Cancelled)));
+    assert!(h.drain().is_empty() && h.server.is_finished(), "nothing is left once the input ended");
+}
+
 #[test]
 fn a_session_whose_engine_holds_a_live_task_is_not_suspended() {
     let mut h = Harness::new(4);

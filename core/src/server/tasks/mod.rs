@@ -42,7 +42,9 @@
 //! `Task` (`ttl`, `pollInterval`; a failed task's `statusMessage`), `tasks/result` waits for the
 //! task to end and answers what its request would have been answered with (the result, naming the
 //! task in `_meta` `io.modelcontextprotocol/related-task`, or the error; `-32603` for a cancelled
-//! task; `-32602` once the task expired, noticed when a request next reads the table), `tasks/list` pages the tasks of the caller's authorization context, `tasks/cancel`
+//! task; `-32602` when the task expires: its expiry is an [`Engine::poll_timeout`] deadline
+//! while a `tasks/result` waits), `tasks/list` pages the tasks of the caller's authorization
+//! context, `tasks/cancel`
 //! answers the cancelled `Task` (`-32602` for one that has ended), and each new status is told
 //! with `notifications/tasks/status`. A tool result with `isError: true` fails its task in this
 //! version. A tool that runs only as a task, called without `params.task`, is answered `-32601`.

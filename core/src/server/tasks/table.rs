@@ -286,8 +286,14 @@ impl<'a> TaskTable<'a> {
         self.unix_at_zero.saturating_add(now.as_millis())
     }
 
+    /// When the time to live of task `id` ends, if the table holds it.
+    pub(crate) fn expiry(&self, id: &[u8]) -> Option<Instant> {
+        let slot = self.slots.read().iter().find(|s| s.used && s.id[..] == *id)?;
+        Some(slot.created + Duration::from_millis(slot.ttl_ms))
+    }
+
     /// Frees the tasks whose time to live has ended.
-    fn expire(&mut self, now: Instant) {
+    pub(crate) fn expire(&mut self, now: Instant) {
         self.last_now = self.last_now.max(now);
         let mut expired = false;
         for slot in self.slots.get().iter_mut().filter(|s| s.used) {
