@@ -225,9 +225,7 @@ mod tests {
     fn listed(method: &str) -> std::vec::Vec<u8> {
         let (mut rx, mut tx) = ([0u8; 2048], [0u8; 4096]);
         let mut server: Server<'_, App> = Server::new(App, Config::new("s", "1"), Buffers { rx: &mut rx, tx: &mut tx });
-        let request = std::format!(
-            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"{method}\",\"params\":{{\"_meta\":{{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{{}}}}}}}}\n"
-        );
+        let request = crate::server::tests_wire::modern(1, method, "") + "\n";
         assert_eq!(server.handle_input(Instant::ZERO, request.as_bytes()), request.len());
         Connection::poll_transmit(&server).expect("an answer").to_vec()
     }

@@ -67,16 +67,16 @@ pub(super) fn lines(bytes: &[u8]) -> Vec<Json> {
 }
 
 /// A 2026-07-28 request's `_meta`: version, capabilities (none) and client.
-pub(super) const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}"#;
+pub(crate) const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}"#;
 
 /// A modern (2026-07-28) request line.
-pub(super) fn modern(id: u32, method: &str, params: &str) -> std::string::String {
+pub(crate) fn modern(id: u32, method: &str, params: &str) -> std::string::String {
     let sep = if params.is_empty() { "" } else { "," };
     std::format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}{sep}{MODERN_META}}}}}"#)
 }
 
 /// A legacy request line.
-pub(super) fn legacy(id: u32, method: &str, params: &str) -> std::string::String {
+pub(crate) fn legacy(id: u32, method: &str, params: &str) -> std::string::String {
     std::format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{{{params}}}}}"#)
 }
 

@@ -239,8 +239,8 @@ mod tests {
         let (mut rx, mut tx) = ([0u8; 1024], [0u8; 2048]);
         let mut server: Server<'_, Plain> =
             Server::new(wrapped, Config::new("w", "1"), Buffers { rx: &mut rx, tx: &mut tx });
-        let call = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"b\",\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":{}}}}\n";
-        assert_eq!(server.handle_input(Instant::ZERO, call), call.len());
+        let call = crate::server::tests_wire::modern(1, "tools/call", r#""name":"b""#) + "\n";
+        assert_eq!(server.handle_input(Instant::ZERO, call.as_bytes()), call.len());
         let out = server.engine().poll_transmit().expect("an answer").bytes.to_vec();
         let out = &out[..];
         assert!(
