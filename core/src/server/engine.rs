@@ -302,16 +302,18 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         self.ep.out.flush_cancellations();
     }
 
-    /// Tells whoever waits on a task of its new status, then drops the tasks whose time to live
-    /// ended by `now` and tells whoever waited on one: a task that failed or ended before it
-    /// expired is told as such, even when both are seen in one call.
+    /// Tells whoever waits on a task of its new status; then, while a 2025-11-25 `tasks/result`
+    /// waits, drops the tasks whose time to live ended by `now` and tells it of its task's expiry
+    /// (otherwise the next lookup drops them). A task that failed or ended before it expired is
+    /// told as such, even when both are seen in one call.
     #[cfg(feature = "tasks")]
     fn tell_tasks(&mut self, now: Instant) {
-        for expire in [false, true] {
-            let Some(table) = self.tasks.as_mut() else { return };
-            if expire {
-                table.expire(now);
-            }
+        if self.tasks.as_ref().is_some_and(|t| t.changed) {
+            self.flush_task_statuses();
+        }
+        let waits = self.in_flight.iter().flatten().any(|e| e.kind == crate::server::reply::ReplyKind::TaskResult);
+        if let Some(table) = self.tasks.as_mut().filter(|_| waits) {
+            table.expire(now);
             if table.changed {
                 self.flush_task_statuses();
             }
