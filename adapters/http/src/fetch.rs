@@ -12,13 +12,16 @@ use hyper::Method;
 
 use crate::client::target::Target;
 
-/// A response: status, the `Location` header, the body.
+/// A response: status, the `Location` and `DPoP-Nonce` headers, the body.
 #[derive(Debug)]
 pub(crate) struct Fetched {
     pub(crate) status: u16,
     /// Read by the OAuth client's headless user agent.
     #[cfg_attr(not(feature = "oauth"), allow(dead_code))]
     pub(crate) location: Option<String>,
+    /// A nonce for the next DPoP proof (RFC 9449 §8), read by the OAuth client.
+    #[cfg_attr(not(feature = "oauth"), allow(dead_code))]
+    pub(crate) dpop_nonce: Option<String>,
     pub(crate) body: Bytes,
 }
 
@@ -36,9 +39,10 @@ pub(crate) async fn fetch(
     let headers: Vec<(Cow<'static, str>, Vec<u8>)> =
         headers.iter().map(|(name, value)| (Cow::Borrowed(*name), value.as_bytes().to_vec())).collect();
     let exchange = async {
-        let (response, _connection) = target.send_once(&target.path, method, &headers, None, body).await?;
+        let (response, _connection) = target.send_once(&target.path, method, &headers, &[], body).await?;
         let status = response.status().as_u16();
-        let location = response.headers().get("location").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let header = |name| response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let (location, dpop_nonce) = (header("location"), header("dpop-nonce"));
         let body = Limited::new(response.into_body(), limit).collect().await.map_err(|error| {
             match error.downcast_ref::<http_body_util::LengthLimitError>() {
                 Some(_) => {
@@ -47,7 +51,7 @@ pub(crate) async fn fetch(
                 None => io::Error::new(io::ErrorKind::InvalidData, error),
             }
         })?;
-        Ok(Fetched { status, location, body: body.to_bytes() })
+        Ok(Fetched { status, location, dpop_nonce, body: body.to_bytes() })
     };
     tokio::time::timeout(timeout, exchange)
         .await

@@ -164,49 +164,55 @@ impl Target {
     ) -> io::Result<(Response<Incoming>, SendRequest<Full<Bytes>>)> {
         #[cfg(feature = "oauth")]
         if let Some((auth, resource)) = &self.auth {
+            let url = format!("{}://{}{path}", self.scheme, self.authority);
             let (mut step_ups, mut renewals) = (0, 0);
             loop {
-                let token = auth.bearer(resource);
-                let bearer = token.as_ref().map(|t| format!("Bearer {t}"));
+                let presented = auth.present(resource, method.as_str(), &url)?;
                 let (response, sender) =
-                    self.send_once(path, method.clone(), headers, bearer.as_deref(), body.clone()).await?;
+                    self.send_once(path, method.clone(), headers, &presented.headers(), body.clone()).await?;
                 let status = response.status().as_u16();
+                let nonce = response.headers().get("dpop-nonce").and_then(|v| v.to_str().ok());
+                let new_nonce = nonce.is_some_and(|nonce| auth.save_dpop_nonce(&url, nonce));
                 // A server that refuses every new token too: the response stands (nothing retried
                 // forever).
                 if (status != 401 && status != 403) || renewals == super::oauth::MAX_RENEWALS {
                     return Ok((response, sender));
                 }
+                renewals += 1;
                 let challenge = response
                     .headers()
                     .get_all("www-authenticate")
                     .iter()
                     .find_map(|v| v.to_str().ok().and_then(super::oauth::Challenge::parse))
                     .unwrap_or_default();
-                if !auth.renew(resource, status, &challenge, token.as_deref(), step_ups).await? {
+                // RFC 9449 §9: the token stands, the proof needs the server's new nonce.
+                if status == 401 && challenge.asks_for_dpop_nonce() && presented.is_dpop() && new_nonce {
+                    continue;
+                }
+                if !auth.renew(resource, status, &challenge, presented.token(), step_ups).await? {
                     return Ok((response, sender));
                 }
                 step_ups += u32::from(status == 403);
-                renewals += 1;
             }
         }
-        self.send_once(path, method, headers, None, body).await
+        self.send_once(path, method, headers, &[], body).await
     }
 
-    /// One request (with `authorization`, if given).
+    /// One request, with `headers` and then `auth` (`authorization`, `dpop`).
     pub(crate) async fn send_once(
         &self,
         path: &str,
         method: Method,
         headers: &[Header],
-        authorization: Option<&str>,
+        auth: &[(&str, &str)],
         body: Bytes,
     ) -> io::Result<(Response<Incoming>, SendRequest<Full<Bytes>>)> {
         let mut request = Request::builder().method(method).uri(path).header("host", &self.authority);
         for (name, value) in headers {
             request = request.header(name.as_ref(), value.as_slice());
         }
-        if let Some(authorization) = authorization {
-            request = request.header("authorization", authorization);
+        for &(name, value) in auth {
+            request = request.header(name, value);
         }
         let request = request.body(Full::new(body)).map_err(io::Error::other)?;
         let (mut sender, reused) = self.sender().await?;

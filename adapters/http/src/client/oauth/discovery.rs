@@ -9,22 +9,38 @@ use serde::Deserialize;
 use super::fetch;
 use super::form::split_url;
 
-/// A `Bearer` challenge of `WWW-Authenticate` (RFC 6750 §3, RFC 9728 §5.1).
+/// A `Bearer` or `DPoP` challenge of `WWW-Authenticate` (RFC 6750 §3, RFC 9728 §5.1, RFC 9449
+/// §7.1).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Challenge {
     /// `resource_metadata`: where the protected resource's metadata is.
     pub resource_metadata: Option<String>,
     /// `scope`: the scopes the request needs.
     pub scope: Option<String>,
-    /// `error` (`invalid_token`, `insufficient_scope`, …).
+    /// `error` (`invalid_token`, `insufficient_scope`, `use_dpop_nonce`, …).
     pub error: Option<String>,
 }
 
+/// Where the scheme `name` (lower case) starts a challenge in `header` (lower case).
+fn scheme_at(header: &str, name: &str) -> Option<usize> {
+    header.match_indices(name).map(|(at, _)| at).find(|&at| {
+        let before = header[..at].chars().next_back();
+        let after = header[at + name.len()..].chars().next();
+        before.is_none_or(|c| c == ' ' || c == ',') && after.is_none_or(|c| c == ' ' || c == ',')
+    })
+}
+
 impl Challenge {
-    /// The `Bearer` challenge in the value of a `WWW-Authenticate` header (`None` without one).
+    /// The first `Bearer` or `DPoP` challenge in the value of a `WWW-Authenticate` header (`None`
+    /// without one).
     pub fn parse(header: &str) -> Option<Challenge> {
-        let at = header.to_ascii_lowercase().find("bearer")?;
-        let mut rest = &header[at + "bearer".len()..];
+        let lower = header.to_ascii_lowercase();
+        let (at, scheme) =
+            [scheme_at(&lower, "bearer").map(|at| (at, "bearer")), scheme_at(&lower, "dpop").map(|at| (at, "dpop"))]
+                .into_iter()
+                .flatten()
+                .min()?;
+        let mut rest = &header[at + scheme.len()..];
         let mut challenge = Challenge::default();
         loop {
             rest = rest.trim_start_matches([' ', '\t', ',']);
@@ -74,6 +90,12 @@ impl Challenge {
     pub fn is_insufficient_scope(&self) -> bool {
         self.error.as_deref() == Some("insufficient_scope")
     }
+
+    /// Whether it asks for a DPoP proof with the server's nonce (`error="use_dpop_nonce"`, RFC
+    /// 9449 §9).
+    pub fn asks_for_dpop_nonce(&self) -> bool {
+        self.error.as_deref() == Some(super::dpop::USE_DPOP_NONCE)
+    }
 }
 
 /// Protected resource metadata (RFC 9728 §2): the fields the flow uses.
@@ -97,6 +119,8 @@ pub(crate) struct ServerMetadata {
     pub(crate) token_endpoint_auth_methods_supported: Option<Vec<String>>,
     pub(crate) client_id_metadata_document_supported: Option<bool>,
     pub(crate) authorization_response_iss_parameter_supported: Option<bool>,
+    /// RFC 9449 §5.1: the algorithms of DPoP proofs the server accepts.
+    pub(crate) dpop_signing_alg_values_supported: Option<Vec<String>>,
 }
 
 /// Where to look for the metadata of the protected resource at `url`: the challenge's
@@ -202,6 +226,19 @@ mod tests {
         assert_eq!((bare.error.as_deref(), bare.scope.as_deref()), (Some("invalid_token"), Some("s")));
         assert_eq!(Challenge::parse("Bearer"), Some(Challenge::default()));
         assert_eq!(Challenge::parse("Basic realm=x"), None);
+    }
+
+    #[test]
+    fn dpop_challenges_are_read_and_a_nonce_request_told() {
+        let c = Challenge::parse(r#"DPoP error="use_dpop_nonce", resource_metadata="http://h/m""#).unwrap();
+        assert!(c.asks_for_dpop_nonce());
+        assert_eq!(c.resource_metadata.as_deref(), Some("http://h/m"));
+        // The first of the two schemes; a scheme name inside a value is none.
+        let both = Challenge::parse(r#"DPoP algs="ES256", Bearer scope="a""#).unwrap();
+        assert_eq!(both.scope, None);
+        let quoted = Challenge::parse(r#"Basic realm="dpop bearer", Bearer scope="b""#).unwrap();
+        assert_eq!(quoted.scope.as_deref(), Some("b"));
+        assert!(!Challenge::parse("Bearer error=invalid_token").unwrap().asks_for_dpop_nonce());
     }
 
     #[test]

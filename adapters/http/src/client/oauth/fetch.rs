@@ -34,16 +34,14 @@ pub(crate) async fn get(url: &str) -> io::Result<Fetched> {
     fetch(url, Method::GET, &[("accept", "application/json".to_owned())], Bytes::new()).await
 }
 
-/// `POST url` with a form body (and `authorization`, if given).
-pub(crate) async fn post_form(url: &str, form: String, authorization: Option<String>) -> io::Result<Fetched> {
-    let mut headers = vec![
+/// `POST url` with a form body and `headers` (`authorization`, `dpop`).
+pub(crate) async fn post_form(url: &str, form: String, headers: Vec<(&'static str, String)>) -> io::Result<Fetched> {
+    let mut all = vec![
         ("content-type", "application/x-www-form-urlencoded".to_owned()),
         ("accept", "application/json".to_owned()),
     ];
-    if let Some(authorization) = authorization {
-        headers.push(("authorization", authorization));
-    }
-    fetch(url, Method::POST, &headers, Bytes::from(form)).await
+    all.extend(headers);
+    fetch(url, Method::POST, &all, Bytes::from(form)).await
 }
 
 /// `POST url` with a JSON body.

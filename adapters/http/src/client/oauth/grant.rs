@@ -7,7 +7,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::Deserialize;
 
 use super::discovery::{self, Challenge, ServerMetadata};
-use super::{OAuth, Registration, Tokens, fetch, form};
+use super::{OAuth, Registration, Tokens, dpop, fetch, form};
 
 fn refused(why: String) -> io::Error {
     io::Error::new(io::ErrorKind::PermissionDenied, why)
@@ -136,6 +136,11 @@ pub(super) async fn authorize(
         query.push(("scope", scope));
     }
     query.push(("resource", &resource.resource));
+    // RFC 9449 §10: the code is bound to the key the token request will prove.
+    let thumbprint = if uses_dpop(oauth, &server) { Some(oauth.dpop.thumbprint()?) } else { None };
+    if let Some(thumbprint) = &thumbprint {
+        query.push(("dpop_jkt", thumbprint));
+    }
     let redirect = oauth.user_agent.authorize(&form::with_query(&server.authorization_endpoint, &query)).await?;
     if let Some(error) = form::query_param(&redirect, "error") {
         let description = form::query_param(&redirect, "error_description").unwrap_or_default();
@@ -192,7 +197,8 @@ async fn identity_assertion(oauth: &OAuth, server: &Server, resource: &str, scop
             None
         }
     };
-    let response = fetch::post_form(&idp.token_endpoint, form::encode(&body), authorization).await?;
+    let headers = authorization.map(|value| ("authorization", value)).into_iter().collect();
+    let response = fetch::post_form(&idp.token_endpoint, form::encode(&body), headers).await?;
     #[derive(Deserialize)]
     struct Exchanged {
         access_token: String,
@@ -344,7 +350,16 @@ fn auth_method(server: &Server, registration: &Registration) -> String {
     }
 }
 
-/// POSTs `grant` to the token endpoint with the client's authentication; the tokens.
+/// Whether tokens from `server` are bound to this client's key: the authorization server supports
+/// DPoP proofs signed with ES256 and the client did not turn DPoP off.
+fn uses_dpop(oauth: &OAuth, server: &Server) -> bool {
+    let algorithms = server.metadata.as_ref().and_then(|m| m.dpop_signing_alg_values_supported.as_ref());
+    oauth.config.dpop && algorithms.is_some_and(|algorithms| algorithms.iter().any(|a| a == dpop::ALGORITHM))
+}
+
+/// POSTs `grant` to the token endpoint with the client's authentication (and a DPoP proof where
+/// the server supports DPoP: sent again once with the server's nonce if it asks for one); the
+/// tokens.
 async fn token_request(
     oauth: &OAuth,
     server: &Server,
@@ -352,25 +367,23 @@ async fn token_request(
     grant: &[(&str, &str)],
     asked_scope: Option<String>,
 ) -> io::Result<Tokens> {
-    let mut body: Vec<(&str, &str)> = grant.to_vec();
-    let secret = registration.client_secret.as_deref().unwrap_or_default();
-    let mut authorization = None;
-    let assertion;
-    match auth_method(server, registration).as_str() {
-        "private_key_jwt" => {
-            assertion = client_assertion(oauth, &registration.client_id, &server.issuer)?;
-            body.push(("client_id", &registration.client_id));
-            body.push(("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"));
-            body.push(("client_assertion", &assertion));
+    let dpop = uses_dpop(oauth, server);
+    let mut response = token_post(oauth, server, registration, grant, dpop).await?;
+    if dpop && let Some(nonce) = response.dpop_nonce.clone() {
+        let fresh = oauth.dpop.save_nonce(&server.token_endpoint, &nonce);
+        #[derive(Deserialize)]
+        struct TokenError {
+            error: String,
         }
-        "client_secret_basic" => authorization = Some(form::basic(&registration.client_id, secret)),
-        "client_secret_post" => {
-            body.push(("client_id", &registration.client_id));
-            body.push(("client_secret", secret));
+        let asks = response.status == 400
+            && serde_json::from_slice::<TokenError>(&response.body).is_ok_and(|e| e.error == dpop::USE_DPOP_NONCE);
+        if asks && fresh {
+            response = token_post(oauth, server, registration, grant, dpop).await?;
+            if let Some(nonce) = &response.dpop_nonce {
+                oauth.dpop.save_nonce(&server.token_endpoint, nonce);
+            }
         }
-        _ => body.push(("client_id", &registration.client_id)),
     }
-    let response = fetch::post_form(&server.token_endpoint, form::encode(&body), authorization).await?;
     #[derive(Deserialize)]
     struct TokenResponse {
         access_token: String,
@@ -387,9 +400,14 @@ async fn token_request(
         )));
     }
     let token: TokenResponse = response.json()?;
-    if token.token_type.as_deref().is_some_and(|t| !t.eq_ignore_ascii_case("bearer")) {
-        return Err(refused(format!("an access token of type {:?}, not Bearer", token.token_type)));
-    }
+    // A server may answer a proof with a bearer token (RFC 9449 §5); a DPoP one only to a proof.
+    let bound = match token.token_type.as_deref() {
+        Some(t) if dpop && t.eq_ignore_ascii_case("dpop") => true,
+        Some(t) if !t.eq_ignore_ascii_case("bearer") => {
+            return Err(refused(format!("an access token of type {t:?}, not Bearer")));
+        }
+        _ => false,
+    };
     let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
     Ok(Tokens {
         access_token: token.access_token,
@@ -397,5 +415,38 @@ async fn token_request(
         scope: token.scope.or(asked_scope),
         expires_at: token.expires_in.map(|s| now + s),
         issuer: server.issuer.clone(),
+        dpop_jkt: if bound { Some(oauth.dpop.thumbprint()?) } else { None },
     })
+}
+
+/// One token request: `grant` with the client's authentication, and a fresh proof if `dpop`.
+async fn token_post(
+    oauth: &OAuth,
+    server: &Server,
+    registration: &Registration,
+    grant: &[(&str, &str)],
+    dpop: bool,
+) -> io::Result<fetch::Fetched> {
+    let mut body: Vec<(&str, &str)> = grant.to_vec();
+    let secret = registration.client_secret.as_deref().unwrap_or_default();
+    let mut headers = Vec::new();
+    let assertion;
+    match auth_method(server, registration).as_str() {
+        "private_key_jwt" => {
+            assertion = client_assertion(oauth, &registration.client_id, &server.issuer)?;
+            body.push(("client_id", &registration.client_id));
+            body.push(("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"));
+            body.push(("client_assertion", &assertion));
+        }
+        "client_secret_basic" => headers.push(("authorization", form::basic(&registration.client_id, secret))),
+        "client_secret_post" => {
+            body.push(("client_id", &registration.client_id));
+            body.push(("client_secret", secret));
+        }
+        _ => body.push(("client_id", &registration.client_id)),
+    }
+    if dpop {
+        headers.push(("dpop", oauth.dpop.proof("POST", &server.token_endpoint, None)?));
+    }
+    fetch::post_form(&server.token_endpoint, form::encode(&body), headers).await
 }

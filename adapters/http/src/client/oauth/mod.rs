@@ -29,6 +29,14 @@
 //!    challenged scopes (step-up), at most [`OAuthConfig::max_step_ups`] times per request and
 //!    never twice for the same scopes. The request is then sent again with the new token.
 //!
+//! 7. Where the authorization server supports DPoP with ES256 (its
+//!    `dpop_signing_alg_values_supported`), the tokens are bound to a key of this client (RFC 9449;
+//!    the MCP extension of SEP-1932, on by default: [`OAuthConfig::dpop`]): the authorization
+//!    request names the key (`dpop_jkt`), the token requests and every request to the endpoint carry
+//!    a fresh proof (the `DPoP` header), the token goes as `Authorization: DPoP …`, and a server's
+//!    `use_dpop_nonce` is answered by the same request with its nonce. The key lives as long as the
+//!    [`OAuth`]; a kept token bound to another key ([`Tokens::dpop_jkt`]) is not sent.
+//!
 //! Every request of the flow is bounded ([`MAX_AUTH_RESPONSE`] bytes, [`AUTH_REQUEST_TIMEOUT`]);
 //! one flow runs at a time per [`OAuth`], and requests that got `401` meanwhile use its token. A
 //! token is only ever sent to the endpoint it was obtained for.
@@ -42,6 +50,7 @@ use std::sync::{Mutex, PoisonError};
 use serde::{Deserialize, Serialize};
 
 mod discovery;
+mod dpop;
 mod fetch;
 mod form;
 mod grant;
@@ -81,6 +90,9 @@ pub struct OAuthConfig {
     pub private_key: Option<(String, String)>,
     /// The identity provider of [`Flow::Enterprise`].
     pub enterprise: Option<EnterpriseIdp>,
+    /// Bind tokens to a key of this client (DPoP, RFC 9449) where the authorization server
+    /// supports it with ES256; `true` unless [`OAuthConfig::with_dpop`] turned it off.
+    pub dpop: bool,
 }
 
 /// How tokens are obtained.
@@ -141,6 +153,7 @@ impl OAuthConfig {
             flow: Flow::AuthorizationCode,
             private_key: None,
             enterprise: None,
+            dpop: true,
         }
     }
 
@@ -180,6 +193,13 @@ impl OAuthConfig {
         self
     }
 
+    /// With DPoP where the authorization server supports it (`true`, the default), or never.
+    #[must_use]
+    pub fn with_dpop(mut self, dpop: bool) -> Self {
+        self.dpop = dpop;
+        self
+    }
+
     /// With pre-registered credentials.
     #[must_use]
     pub fn with_client(mut self, client_id: impl Into<String>, secret: Option<String>) -> Self {
@@ -212,6 +232,9 @@ pub struct Tokens {
     pub expires_at: Option<u64>,
     /// The authorization server that issued them.
     pub issuer: String,
+    /// The thumbprint (RFC 7638) of the key the tokens are bound to, for DPoP-bound tokens.
+    #[serde(default)]
+    pub dpop_jkt: Option<String>,
 }
 
 /// The client's registration at one authorization server.
@@ -249,6 +272,8 @@ pub struct OAuth {
     flow: tokio::sync::Mutex<()>,
     /// Why the last flow failed.
     last_error: Mutex<Option<String>>,
+    /// The DPoP key and the servers' nonces.
+    dpop: dpop::Dpop,
 }
 
 impl std::fmt::Debug for OAuth {
@@ -267,6 +292,7 @@ impl OAuth {
             stepped_up: Mutex::new(HashMap::new()),
             flow: tokio::sync::Mutex::new(()),
             last_error: Mutex::new(None),
+            dpop: dpop::Dpop::default(),
         }
     }
 
@@ -295,9 +321,30 @@ impl OAuth {
         self.last_error.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
-    /// The access token to send to the endpoint `resource`.
-    pub(crate) fn bearer(&self, resource: &str) -> Option<String> {
-        self.store.tokens(resource).map(|t| t.access_token)
+    /// The tokens for `resource` this client can present: not those bound to another key.
+    fn usable_tokens(&self, resource: &str) -> Option<Tokens> {
+        self.store.tokens(resource).filter(|t| t.dpop_jkt.as_deref().is_none_or(|jkt| self.dpop.holds(jkt)))
+    }
+
+    /// What a `method` request to `url` at the endpoint `resource` carries: its token, with a
+    /// fresh proof if the token is DPoP-bound.
+    pub(crate) fn present(&self, resource: &str, method: &str, url: &str) -> io::Result<Presented> {
+        let Some(tokens) = self.usable_tokens(resource) else { return Ok(Presented::default()) };
+        let proof = match tokens.dpop_jkt {
+            Some(_) => Some(self.dpop.proof(method, url, Some(&tokens.access_token))?),
+            None => None,
+        };
+        let scheme = if proof.is_some() { "DPoP" } else { "Bearer" };
+        Ok(Presented {
+            authorization: Some(format!("{scheme} {}", tokens.access_token)),
+            proof,
+            token: Some(tokens.access_token),
+        })
+    }
+
+    /// Keeps the `DPoP-Nonce` a response to `url` carried; `true` if it is new.
+    pub(crate) fn save_dpop_nonce(&self, url: &str, nonce: &str) -> bool {
+        self.dpop.save_nonce(url, nonce)
     }
 
     /// After `status` (401 or 403) with `challenge` to a request to `resource` that carried `sent`:
@@ -312,7 +359,7 @@ impl OAuth {
         step_ups: u32,
     ) -> io::Result<bool> {
         let _flow = self.flow.lock().await;
-        let current = self.store.tokens(resource);
+        let current = self.usable_tokens(resource);
         if current.as_ref().map(|t| t.access_token.as_str()) != sent {
             return Ok(true); // another request got a new token meanwhile
         }
@@ -355,6 +402,35 @@ impl OAuth {
                 Err(error)
             }
         }
+    }
+}
+
+/// What one request to a protected endpoint carries.
+#[derive(Debug, Default)]
+pub(crate) struct Presented {
+    /// The token, if there is one.
+    token: Option<String>,
+    /// `Bearer <token>` or `DPoP <token>`.
+    authorization: Option<String>,
+    /// The DPoP proof, with a DPoP-bound token.
+    proof: Option<String>,
+}
+
+impl Presented {
+    /// The request's `authorization` and `dpop` headers.
+    pub(crate) fn headers(&self) -> Vec<(&'static str, &str)> {
+        let authorization = self.authorization.as_deref().map(|value| ("authorization", value));
+        authorization.into_iter().chain(self.proof.as_deref().map(|proof| ("dpop", proof))).collect()
+    }
+
+    /// The access token sent.
+    pub(crate) fn token(&self) -> Option<&str> {
+        self.token.as_deref()
+    }
+
+    /// Whether a DPoP proof went with it.
+    pub(crate) fn is_dpop(&self) -> bool {
+        self.proof.is_some()
     }
 }
 

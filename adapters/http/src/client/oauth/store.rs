@@ -125,7 +125,14 @@ mod tests {
             scope: Some("s".into()),
             expires_at: Some(1),
             issuer: "http://as".into(),
+            dpop_jkt: Some("k".into()),
         };
+        // Tokens kept before DPoP read as bearer tokens.
+        let older: Tokens = serde_json::from_str(
+            r#"{"access_token":"a","refresh_token":null,"scope":null,"expires_at":null,"issuer":"i"}"#,
+        )
+        .unwrap();
+        assert_eq!(older.dpop_jkt, None);
         let registration =
             Registration { client_id: "c".into(), client_secret: Some("x".into()), token_endpoint_auth_method: None };
         {
