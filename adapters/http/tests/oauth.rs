@@ -19,7 +19,9 @@ use hyper_util::rt::TokioIo;
 use mcp_sansio::client::{self, EraPolicy};
 use mcp_sansio_driver::host::Host;
 use mcp_sansio_http::client::connect_with_oauth;
-use mcp_sansio_http::client::oauth::{CredentialStore, MAX_AUTH_RESPONSE, OAuth, OAuthConfig, Registration, Tokens};
+use mcp_sansio_http::client::oauth::{
+    CredentialStore, MAX_AUTH_RESPONSE, OAuth, OAuthConfig, Registration, Tokens, WorkloadIdentity,
+};
 use serde_json::{Value as Json, json};
 
 /// What the scripted servers do, and what they saw.
@@ -49,6 +51,8 @@ struct Script {
     dpop_jkts: Vec<Option<String>>,
     /// `use_dpop_nonce` answers given, per path.
     nonce_challenges: Vec<String>,
+    /// The assertions of JWT bearer grants (which get no refresh token).
+    assertions: Vec<String>,
 }
 
 /// The nonces the scripted servers want in proofs.
@@ -174,6 +178,10 @@ async fn handle(request: Request<Incoming>, script: Shared, base: String) -> Res
             } else {
                 s.issued += 1;
                 let token = format!("t{}", s.issued);
+                let jwt_bearer = what == "urn:ietf:params:oauth:grant-type:jwt-bearer";
+                if jwt_bearer {
+                    s.assertions.push(form.get("assertion").cloned().unwrap_or_default());
+                }
                 let resource = form.get("resource").cloned().unwrap_or_default();
                 let endpoint = resource.strip_prefix(&base).unwrap_or_default().to_owned();
                 s.valid.insert(endpoint, token.clone());
@@ -185,10 +193,11 @@ async fn handle(request: Request<Incoming>, script: Shared, base: String) -> Res
                     }
                     _ => "Bearer",
                 };
-                json_response(
-                    200,
-                    json!({"access_token": token, "token_type": token_type, "refresh_token": format!("r{}", s.issued)}),
-                )
+                let mut tokens = json!({"access_token": token, "token_type": token_type});
+                if !jwt_bearer {
+                    tokens["refresh_token"] = format!("r{}", s.issued).into();
+                }
+                json_response(200, tokens)
             }
         }
         // `/c` refuses every token.
@@ -490,6 +499,38 @@ async fn without_dpop_the_same_server_gets_bearer_tokens() {
     assert!(s.proofs.is_empty() && s.nonce_challenges.is_empty());
     assert_eq!(s.dpop_jkts, [None]);
     assert!(s.seen.iter().any(|(path, _, a)| path == "/a" && a == &Some(format!("Bearer {}", tokens.access_token))));
+}
+
+#[tokio::test]
+async fn a_workloads_identity_token_is_read_for_each_grant() {
+    let script = Shared::default();
+    let base = start(script.clone()).await;
+    let url = format!("{base}/a");
+    let dir = std::env::temp_dir().join(format!("mcp-sansio-wif-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("token");
+    std::fs::write(&path, "workload-1\n").unwrap();
+    let config = OAuthConfig::for_workload("client-1", WorkloadIdentity::file(&path));
+    let oauth = Arc::new(OAuth::new(config));
+    ping(&url, &oauth).await.unwrap();
+    // The platform rotated the token, and the access token expired: the grant reads the new one.
+    std::fs::write(&path, "workload-2").unwrap();
+    script.lock().unwrap().valid.clear();
+    ping(&url, &oauth).await.unwrap();
+    {
+        let s = script.lock().unwrap();
+        assert_eq!(s.assertions, ["workload-1", "workload-2"]);
+        assert_eq!(count_in(&s, "/as/authorize", ""), 0, "no user agent");
+        let grants: Vec<_> =
+            s.seen.iter().filter(|(path, ..)| path == "/as/token").map(|(_, g, _)| g.as_str()).collect();
+        assert_eq!(grants, ["urn:ietf:params:oauth:grant-type:jwt-bearer"; 2]);
+    }
+    // A token the file cannot give fails the request, with the reason kept.
+    std::fs::remove_file(&path).unwrap();
+    script.lock().unwrap().valid.clear();
+    ping(&url, &oauth).await.unwrap_err();
+    assert!(oauth.last_error().unwrap_or_default().contains("the workload identity token"));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn count_in(s: &Script, path: &str, grant: &str) -> usize {

@@ -29,7 +29,7 @@
 //! | `http-custom-headers` | lists the tools, then makes the context's `toolCalls` |
 //! | `http-invalid-tool-headers` | calls every tool listed (tools with invalid `x-mcp-header` are dropped) |
 //! | `json-schema-2020-12-preservation` | echoes `json_schema_2020_12_tool`'s input schema to `json_schema_echo` |
-//! | `auth/*` | connects with OAuth ([`mcp_sansio_http::client::oauth`], the headless user agent; the context's `client_id`/`client_secret` as pre-registered credentials; client credentials, with a secret or a private key, for `auth/client-credentials-*`; the context's identity provider and ID token for `auth/enterprise-managed-authorization`), lists the tools and calls each |
+//! | `auth/*` | connects with OAuth ([`mcp_sansio_http::client::oauth`], the headless user agent; the context's `client_id`/`client_secret` as pre-registered credentials; client credentials, with a secret or a private key, for `auth/client-credentials-*`; the context's identity provider and ID token for `auth/enterprise-managed-authorization`; its `valid_jwt` as the workload identity token for `auth/wif-jwt-bearer`), lists the tools and calls each |
 
 #![forbid(unsafe_code)]
 
@@ -43,7 +43,7 @@ use mcp_sansio::mcp::ClientCapabilities;
 use mcp_sansio::mcp::input::{ReceivedInput, write_accepted_form};
 use mcp_sansio::version::{Era, ProtocolVersion};
 use mcp_sansio_driver::host::{ClientHandle, Host};
-use mcp_sansio_http::client::oauth::{EnterpriseIdp, OAuth, OAuthConfig};
+use mcp_sansio_http::client::oauth::{EnterpriseIdp, OAuth, OAuthConfig, WorkloadIdentity};
 use serde_json::{Value, json};
 
 /// How long a scenario may take before the client gives up (the suite's timeout is 30 s).
@@ -155,6 +155,11 @@ fn oauth(scenario: &str, context: &Value) -> OAuth {
     {
         let idp = EnterpriseIdp::new(endpoint, idp_client, id_token);
         return OAuth::new(OAuthConfig::for_enterprise(idp, id, secret.map(str::to_owned)));
+    }
+    if scenario == "auth/wif-jwt-bearer"
+        && let (Some(id), Some(token)) = (id, context["valid_jwt"].as_str())
+    {
+        return OAuth::new(OAuthConfig::for_workload(id, WorkloadIdentity::token(token)));
     }
     let mut config = OAuthConfig::new("mcp-sansio-conformance-client", "http://localhost:3000/callback")
         .with_client_metadata_url("https://conformance-test.local/client-metadata.json");

@@ -9,6 +9,9 @@ use serde::Deserialize;
 use super::discovery::{self, Challenge, ServerMetadata};
 use super::{OAuth, Registration, Tokens, dpop, fetch, form};
 
+/// The JWT bearer grant (RFC 7523 §2.1).
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+
 fn refused(why: String) -> io::Error {
     io::Error::new(io::ErrorKind::PermissionDenied, why)
 }
@@ -87,16 +90,21 @@ pub(super) async fn authorize(
         Some(metadata) => Server::from_metadata(metadata),
         None => Server::defaults(&resource.issuer),
     };
-    if let Some(metadata) = &server.metadata
-        && !metadata.code_challenge_methods_supported.as_ref().is_some_and(|m| m.iter().any(|m| m == "S256"))
-    {
-        return Err(refused(format!("the authorization server {} does not support PKCE with S256", server.issuer)));
-    }
     let registration = identify(oauth, &server).await?;
     let scope = scope.or_else(|| resource.scopes_supported.as_ref().map(|s| s.join(" "))).filter(|s| !s.is_empty());
     if oauth.config.flow == super::Flow::Enterprise {
         let assertion = identity_assertion(oauth, &server, &resource.resource, scope.as_deref()).await?;
-        let grant = [("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"), ("assertion", assertion.as_str())];
+        let grant = [("grant_type", JWT_BEARER), ("assertion", assertion.as_str())];
+        return token_request(oauth, &server, &registration, &grant, scope.clone()).await;
+    }
+    if oauth.config.flow == super::Flow::Workload {
+        let identity =
+            oauth.config.workload.as_ref().ok_or_else(|| refused("no workload identity configured".into()))?;
+        let assertion = identity.read().map_err(|error| refused(format!("the workload identity token: {error}")))?;
+        let mut grant = vec![("grant_type", JWT_BEARER), ("assertion", &assertion), ("resource", &resource.resource)];
+        if let Some(scope) = &scope {
+            grant.push(("scope", scope));
+        }
         return token_request(oauth, &server, &registration, &grant, scope.clone()).await;
     }
     if oauth.config.flow == super::Flow::ClientCredentials {
@@ -113,6 +121,11 @@ pub(super) async fn authorize(
         .as_ref()
         .and_then(|m| m.scopes_supported.as_ref())
         .is_some_and(|s| s.iter().any(|s| s == "offline_access"));
+    if let Some(metadata) = &server.metadata
+        && !metadata.code_challenge_methods_supported.as_ref().is_some_and(|m| m.iter().any(|m| m == "S256"))
+    {
+        return Err(refused(format!("the authorization server {} does not support PKCE with S256", server.issuer)));
+    }
     let scope = match scope {
         Some(scope) if offers_offline && !scope.split_whitespace().any(|s| s == "offline_access") => {
             Some(format!("{scope} offline_access"))

@@ -15,7 +15,10 @@
 //!    ([`OAuthConfig::with_client`]), a client ID metadata document URL if the server supports
 //!    them ([`OAuthConfig::with_client_metadata_url`]), a registration kept in the
 //!    [`CredentialStore`], or dynamic client registration (RFC 7591), whose secret is kept.
-//! 4. Authorization code with PKCE (S256; a server whose metadata does not list S256 is refused),
+//! 4. For a machine, instead of a user's authorization: client credentials
+//!    ([`Flow::ClientCredentials`]), an enterprise identity provider's assertion
+//!    ([`Flow::Enterprise`]) or the workload's own identity token ([`Flow::Workload`]).
+//!    Otherwise, authorization code with PKCE (S256; a server whose metadata does not list S256 is refused),
 //!    `state`, and the `resource` parameter (RFC 8707); the scopes of the challenge, else the
 //!    resource's `scopes_supported`, else none; with `offline_access` where the authorization
 //!    server lists it (for a refresh token). The user agent ([`UserAgent`]; [`Headless`] for
@@ -90,6 +93,8 @@ pub struct OAuthConfig {
     pub private_key: Option<(String, String)>,
     /// The identity provider of [`Flow::Enterprise`].
     pub enterprise: Option<EnterpriseIdp>,
+    /// The workload's identity token of [`Flow::Workload`].
+    pub workload: Option<WorkloadIdentity>,
     /// Bind tokens to a key of this client (DPoP, RFC 9449) where the authorization server
     /// supports it with ES256; `true` unless [`OAuthConfig::with_dpop`] turned it off.
     pub dpop: bool,
@@ -112,6 +117,49 @@ pub enum Flow {
     /// identity assertion grant (ID-JAG) for the authorization server, which gives the access
     /// token for it (JWT bearer grant, RFC 7523); no user agent ([`OAuthConfig::for_enterprise`]).
     Enterprise,
+    /// Workload identity federation (the `io.modelcontextprotocol/auth/wif` extension, SEP-1933):
+    /// a workload's identity token from its platform (a Kubernetes service account token, a CI
+    /// job's OIDC token) is the assertion of a JWT bearer grant (RFC 7523); no user agent
+    /// ([`OAuthConfig::for_workload`]). A refused grant is not retried with another.
+    Workload,
+}
+
+/// Where a workload's identity token comes from ([`Flow::Workload`]): read again for each token
+/// request, as platforms rotate them.
+#[derive(Clone)]
+pub struct WorkloadIdentity {
+    read: std::sync::Arc<dyn Fn() -> io::Result<String> + Send + Sync>,
+}
+
+impl WorkloadIdentity {
+    /// A token given once.
+    pub fn token(token: impl Into<String>) -> Self {
+        let token = token.into();
+        WorkloadIdentity::from_fn(move || Ok(token.clone()))
+    }
+
+    /// The token in the file at `path` (a projected service account token), read for each token
+    /// request, surrounding whitespace trimmed.
+    pub fn file(path: impl Into<std::path::PathBuf>) -> Self {
+        let path = path.into();
+        WorkloadIdentity::from_fn(move || Ok(std::fs::read_to_string(&path)?.trim().to_owned()))
+    }
+
+    /// The token `read` returns, called for each token request.
+    pub fn from_fn(read: impl Fn() -> io::Result<String> + Send + Sync + 'static) -> Self {
+        WorkloadIdentity { read: std::sync::Arc::new(read) }
+    }
+
+    /// The current token.
+    pub(crate) fn read(&self) -> io::Result<String> {
+        (self.read)()
+    }
+}
+
+impl std::fmt::Debug for WorkloadIdentity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WorkloadIdentity")
+    }
 }
 
 /// The enterprise identity provider of [`Flow::Enterprise`], and the user's ID token from it.
@@ -153,6 +201,7 @@ impl OAuthConfig {
             flow: Flow::AuthorizationCode,
             private_key: None,
             enterprise: None,
+            workload: None,
             dpop: true,
         }
     }
@@ -163,6 +212,15 @@ impl OAuthConfig {
         let mut config = OAuthConfig::new("", "").with_client(client_id, secret);
         config.flow = Flow::Enterprise;
         config.enterprise = Some(idp);
+        config
+    }
+
+    /// Workload identity federation: the workload's `identity` token as the assertion of a JWT
+    /// bearer grant, this client known to the authorization server as `client_id`.
+    pub fn for_workload(client_id: impl Into<String>, identity: WorkloadIdentity) -> Self {
+        let mut config = OAuthConfig::new("", "").with_client(client_id, None);
+        config.flow = Flow::Workload;
+        config.workload = Some(identity);
         config
     }
 
