@@ -20,7 +20,7 @@ use mcp_sansio::client::{self, EraPolicy};
 use mcp_sansio_driver::host::Host;
 use mcp_sansio_http::client::connect_with_oauth;
 use mcp_sansio_http::client::oauth::{
-    CredentialStore, MAX_AUTH_RESPONSE, OAuth, OAuthConfig, Registration, Tokens, WorkloadIdentity,
+    CredentialStore, FileStore, MAX_AUTH_RESPONSE, OAuth, OAuthConfig, Registration, Tokens, WorkloadIdentity,
 };
 use serde_json::{Value as Json, json};
 
@@ -482,6 +482,34 @@ async fn a_token_bound_to_another_key_is_not_sent() {
     assert_eq!((s.issued, count_in(&s, "/as/token", "authorization_code")), (2, 4));
     assert_eq!(count_in(&s, "/as/token", "refresh_token"), 0);
     assert_ne!(store.tokens(&url).unwrap().access_token, kept);
+}
+
+#[tokio::test]
+async fn a_file_store_keeps_the_key_its_tokens_are_bound_to() {
+    let script = Shared::default();
+    script.lock().unwrap().dpop = true;
+    let base = start(script.clone()).await;
+    let url = format!("{base}/a");
+    let dir = std::env::temp_dir().join(format!("mcp-sansio-dpop-store-{}", std::process::id()));
+    let path = dir.join("credentials.json");
+    let _ = std::fs::remove_file(&path);
+    let config = || OAuthConfig::new("oauth-test", "http://127.0.0.1:1/callback").with_client("client-1", None);
+    let first = Arc::new(OAuth::new(config()).with_store(FileStore::open(&path).unwrap()));
+    ping(&url, &first).await.unwrap();
+    // The next process (the `mcp` command run again) proves the kept token with the kept key.
+    let next = Arc::new(OAuth::new(config()).with_store(FileStore::open(&path).unwrap()));
+    ping(&url, &next).await.unwrap();
+    let s = script.lock().unwrap();
+    assert_eq!(s.issued, 1, "no new authorization");
+    let kept = next.tokens(&url).unwrap();
+    assert!(
+        s.seen
+            .iter()
+            .filter(|(p, ..)| p == "/a")
+            .all(|(.., a)| a.is_none() || a == &Some(format!("DPoP {}", kept.access_token)))
+    );
+    drop(s);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test]

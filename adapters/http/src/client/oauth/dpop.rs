@@ -1,9 +1,9 @@
 //! DPoP (RFC 9449; the MCP extension of SEP-1932): tokens bound to a key of this client, each
 //! request carrying a fresh proof that it holds the key.
 //!
-//! One P-256 key per [`OAuth`](super::OAuth), made when it is first needed and kept in memory only
-//! (a token bound to it is useless to another process: [`Tokens::dpop_jkt`](super::Tokens) tells
-//! which key a kept token needs). Proofs are ES256 JWTs (`typ` `dpop+jwt`, the public key as `jwk`)
+//! One P-256 key per [`OAuth`](super::OAuth), made when it is first needed and kept in its
+//! [`CredentialStore`] if the store keeps one (else a token bound to it is useless to another
+//! process: [`Tokens::dpop_jkt`](super::Tokens) tells which key a kept token needs). Proofs are ES256 JWTs (`typ` `dpop+jwt`, the public key as `jwk`)
 //! whose claims name the request (`htm`, `htu` without query or fragment), its time (`iat`), a
 //! random `jti`, the access token's hash (`ath`) on resource requests, and the server's nonce once
 //! it asked for one (`use_dpop_nonce`, RFC 9449 §8 and §9). Nonces are kept per URL they were
@@ -19,6 +19,7 @@ use ring::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, KeyPair};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 
+use super::CredentialStore;
 use super::form::{base64url, random_text, s256};
 
 /// The only proof algorithm this client signs with.
@@ -31,6 +32,8 @@ pub(crate) const USE_DPOP_NONCE: &str = "use_dpop_nonce";
 #[derive(Default)]
 pub(crate) struct Dpop {
     key: OnceLock<Key>,
+    /// Held while the key is loaded or made: one key, and the store keeps that one.
+    making: Mutex<()>,
     nonces: Mutex<HashMap<String, String>>,
 }
 
@@ -43,31 +46,56 @@ struct Key {
 }
 
 impl Dpop {
-    /// The key, made on first use.
-    fn key(&self) -> io::Result<&Key> {
+    /// The key: the one in memory, else the one `store` keeps, else (if `make`) a new one, which
+    /// `store` is given to keep.
+    fn key(&self, store: &dyn CredentialStore, make: bool) -> io::Result<Option<&Key>> {
         if let Some(key) = self.key.get() {
-            return Ok(key);
+            return Ok(Some(key));
         }
-        let key = Key::generate()?;
-        Ok(self.key.get_or_init(|| key))
+        let _making = self.making.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(key) = self.key.get() {
+            return Ok(Some(key));
+        }
+        let key = match store.dpop_key().and_then(|pkcs8| Key::from_pkcs8(&pkcs8).ok()) {
+            Some(key) => key,
+            None if make => {
+                let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &SystemRandom::new())
+                    .map_err(|_| io::Error::other("DPoP key: generating failed"))?;
+                store.save_dpop_key(pkcs8.as_ref());
+                Key::from_pkcs8(pkcs8.as_ref())?
+            }
+            None => return Ok(None),
+        };
+        Ok(Some(self.key.get_or_init(|| key)))
+    }
+
+    /// The key, loaded or made.
+    fn made(&self, store: &dyn CredentialStore) -> io::Result<&Key> {
+        self.key(store, true)?.ok_or_else(|| io::Error::other("DPoP key: none made"))
     }
 
     /// The thumbprint of this client's key (RFC 7638): the `dpop_jkt` of an authorization
     /// request, and of the tokens bound to it.
-    pub(crate) fn thumbprint(&self) -> io::Result<String> {
-        Ok(self.key()?.thumbprint.clone())
+    pub(crate) fn thumbprint(&self, store: &dyn CredentialStore) -> io::Result<String> {
+        Ok(self.made(store)?.thumbprint.clone())
     }
 
-    /// Whether `jkt` is this client's key (a key not made yet is no token's).
-    pub(crate) fn holds(&self, jkt: &str) -> bool {
-        self.key.get().is_some_and(|key| key.thumbprint == jkt)
+    /// Whether `jkt` is this client's key (a key neither made nor kept is no token's).
+    pub(crate) fn holds(&self, store: &dyn CredentialStore, jkt: &str) -> bool {
+        matches!(self.key(store, false), Ok(Some(key)) if key.thumbprint == jkt)
     }
 
     /// A fresh proof for `method` on `url`, with the hash of `access_token` on a resource request
     /// and the nonce last given for `url`.
-    pub(crate) fn proof(&self, method: &str, url: &str, access_token: Option<&str>) -> io::Result<String> {
+    pub(crate) fn proof(
+        &self,
+        store: &dyn CredentialStore,
+        method: &str,
+        url: &str,
+        access_token: Option<&str>,
+    ) -> io::Result<String> {
         let nonce = self.nonces.lock().unwrap_or_else(PoisonError::into_inner).get(htu(url)).cloned();
-        self.key()?.proof(method, htu(url), access_token, nonce.as_deref())
+        self.made(store)?.proof(method, htu(url), access_token, nonce.as_deref())
     }
 
     /// Keeps `nonce` (a `DPoP-Nonce` header) for `url`; `true` if it is new.
@@ -79,13 +107,9 @@ impl Dpop {
 }
 
 impl Key {
-    fn generate() -> io::Result<Key> {
-        let random = SystemRandom::new();
-        let failed = |what| io::Error::other(format!("DPoP key: {what}"));
-        let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &random)
-            .map_err(|_| failed("generating failed"))?;
-        let pair = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, pkcs8.as_ref(), &random)
-            .map_err(|_| failed("not usable"))?;
+    fn from_pkcs8(pkcs8: &[u8]) -> io::Result<Key> {
+        let pair = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, pkcs8, &SystemRandom::new())
+            .map_err(|_| io::Error::other("DPoP key: not a P-256 key"))?;
         // Uncompressed point: 0x04, then x and y, 32 bytes each.
         let point = pair.public_key().as_ref();
         let (x, y) = (base64url(&point[1..33]), base64url(&point[33..65]));
@@ -128,6 +152,21 @@ mod tests {
     use serde_json::Value;
 
     use super::*;
+    use crate::client::oauth::MemoryStore;
+
+    /// A store that keeps no key.
+    struct NoKey;
+
+    impl CredentialStore for NoKey {
+        fn tokens(&self, _: &str) -> Option<super::super::Tokens> {
+            None
+        }
+        fn save_tokens(&self, _: &str, _: &super::super::Tokens) {}
+        fn registration(&self, _: &str) -> Option<super::super::Registration> {
+            None
+        }
+        fn save_registration(&self, _: &str, _: &super::super::Registration) {}
+    }
 
     fn part(jwt: &str, index: usize) -> Vec<u8> {
         URL_SAFE_NO_PAD.decode(jwt.split('.').nth(index).unwrap()).unwrap()
@@ -147,7 +186,7 @@ mod tests {
     #[test]
     fn a_proof_is_signed_by_the_key_in_its_header_and_names_its_request() {
         let dpop = Dpop::default();
-        let proof = dpop.proof("POST", "https://mcp.example/mcp?x=1#f", Some("token-1")).unwrap();
+        let proof = dpop.proof(&NoKey, "POST", "https://mcp.example/mcp?x=1#f", Some("token-1")).unwrap();
         let (header, claims) = verified(&proof);
         assert_eq!((header["typ"].as_str(), header["alg"].as_str()), (Some("dpop+jwt"), Some("ES256")));
         assert_eq!(header["jwk"]["kty"], "EC");
@@ -159,7 +198,7 @@ mod tests {
         let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs();
         assert!(claims["iat"].as_u64().unwrap().abs_diff(now) < 60);
         // A token request's proof has no `ath`; every proof has its own `jti`.
-        let (_, other) = verified(&dpop.proof("POST", "https://as.example/token", None).unwrap());
+        let (_, other) = verified(&dpop.proof(&NoKey, "POST", "https://as.example/token", None).unwrap());
         assert!(other.get("ath").is_none());
         assert_ne!(claims["jti"], other["jti"]);
     }
@@ -167,8 +206,8 @@ mod tests {
     #[test]
     fn the_thumbprint_is_rfc_7638s_of_the_header_key_and_stays() {
         let dpop = Dpop::default();
-        assert!(!dpop.holds("anything"), "no key before one is needed");
-        let proof = dpop.proof("GET", "http://localhost/mcp", None).unwrap();
+        assert!(!dpop.holds(&NoKey, "anything"), "no key before one is needed");
+        let proof = dpop.proof(&NoKey, "GET", "http://localhost/mcp", None).unwrap();
         let (header, _) = verified(&proof);
         let jwk = &header["jwk"];
         let canonical = format!(
@@ -178,10 +217,27 @@ mod tests {
             jwk["x"].as_str().unwrap(),
             jwk["y"].as_str().unwrap()
         );
-        let thumbprint = dpop.thumbprint().unwrap();
+        let thumbprint = dpop.thumbprint(&NoKey).unwrap();
         assert_eq!(thumbprint, base64url(&Sha256::digest(canonical)));
-        assert!(dpop.holds(&thumbprint));
-        assert!(!Dpop::default().holds(&thumbprint), "another client's key is another");
+        assert!(dpop.holds(&NoKey, &thumbprint));
+        assert!(!Dpop::default().holds(&NoKey, &thumbprint), "another client's key is another");
+    }
+
+    #[test]
+    fn a_kept_key_is_the_next_clients_key() {
+        let store = MemoryStore::default();
+        let first = Dpop::default();
+        assert!(!first.holds(&store, "x") && store.dpop_key().is_none(), "holding asks nothing to be made");
+        let thumbprint = first.thumbprint(&store).unwrap();
+        assert!(store.dpop_key().is_some());
+        let next = Dpop::default();
+        assert!(next.holds(&store, &thumbprint));
+        let (header, _) = verified(&next.proof(&store, "POST", "http://h/mcp", None).unwrap());
+        assert_eq!(header["jwk"], first.made(&store).unwrap().jwk);
+        // A kept key that is not one is replaced.
+        store.save_dpop_key(b"not a key");
+        let other = Dpop::default();
+        assert_ne!(other.thumbprint(&store).unwrap(), thumbprint);
     }
 
     #[test]
@@ -189,12 +245,12 @@ mod tests {
         let dpop = Dpop::default();
         assert!(dpop.save_nonce("https://as.example/token", "n1"));
         assert!(!dpop.save_nonce("https://as.example/token?ignored", "n1"), "the same nonce again is not new");
-        let (_, claims) = verified(&dpop.proof("POST", "https://as.example/token", None).unwrap());
+        let (_, claims) = verified(&dpop.proof(&NoKey, "POST", "https://as.example/token", None).unwrap());
         assert_eq!(claims["nonce"], "n1");
-        let (_, claims) = verified(&dpop.proof("POST", "https://mcp.example/mcp", Some("t")).unwrap());
+        let (_, claims) = verified(&dpop.proof(&NoKey, "POST", "https://mcp.example/mcp", Some("t")).unwrap());
         assert!(claims.get("nonce").is_none(), "another server's nonce is not sent");
         assert!(dpop.save_nonce("https://as.example/token", "n2"));
-        let (_, claims) = verified(&dpop.proof("POST", "https://as.example/token", None).unwrap());
+        let (_, claims) = verified(&dpop.proof(&NoKey, "POST", "https://as.example/token", None).unwrap());
         assert_eq!(claims["nonce"], "n2");
     }
 }

@@ -150,7 +150,7 @@ pub(super) async fn authorize(
     }
     query.push(("resource", &resource.resource));
     // RFC 9449 §10: the code is bound to the key the token request will prove.
-    let thumbprint = if uses_dpop(oauth, &server) { Some(oauth.dpop.thumbprint()?) } else { None };
+    let thumbprint = if uses_dpop(oauth, &server) { Some(oauth.dpop.thumbprint(&*oauth.store)?) } else { None };
     if let Some(thumbprint) = &thumbprint {
         query.push(("dpop_jkt", thumbprint));
     }
@@ -428,7 +428,7 @@ async fn token_request(
         scope: token.scope.or(asked_scope),
         expires_at: token.expires_in.map(|s| now + s),
         issuer: server.issuer.clone(),
-        dpop_jkt: if bound { Some(oauth.dpop.thumbprint()?) } else { None },
+        dpop_jkt: if bound { Some(oauth.dpop.thumbprint(&*oauth.store)?) } else { None },
     })
 }
 
@@ -459,7 +459,7 @@ async fn token_post(
         _ => body.push(("client_id", &registration.client_id)),
     }
     if dpop {
-        headers.push(("dpop", oauth.dpop.proof("POST", &server.token_endpoint, None)?));
+        headers.push(("dpop", oauth.dpop.proof(&*oauth.store, "POST", &server.token_endpoint, None)?));
     }
     fetch::post_form(&server.token_endpoint, form::encode(&body), headers).await
 }

@@ -37,7 +37,8 @@
 //!    the MCP extension of SEP-1932, on by default: [`OAuthConfig::dpop`]): the authorization
 //!    request names the key (`dpop_jkt`), the token requests and every request to the endpoint carry
 //!    a fresh proof (the `DPoP` header), the token goes as `Authorization: DPoP …`, and a server's
-//!    `use_dpop_nonce` is answered by the same request with its nonce. The key lives as long as the
+//!    `use_dpop_nonce` is answered by the same request with its nonce. The key is kept in the
+//!    [`CredentialStore`] ([`FileStore`] and [`MemoryStore`] keep it), else lives as long as the
 //!    [`OAuth`]; a kept token bound to another key ([`Tokens::dpop_jkt`]) is not sent.
 //!
 //! Every request of the flow is bounded ([`MAX_AUTH_RESPONSE`] bytes, [`AUTH_REQUEST_TIMEOUT`]);
@@ -317,6 +318,15 @@ pub trait CredentialStore: Send + Sync {
     fn registration(&self, issuer: &str) -> Option<Registration>;
     /// Keeps `registration` at `issuer` (with its secret: refreshing needs it).
     fn save_registration(&self, issuer: &str, registration: &Registration);
+    /// The client's DPoP key (PKCS#8), if one is kept: tokens bound to it stay usable by the next
+    /// process. By default none is kept, and a process's tokens are bound to its own key.
+    fn dpop_key(&self) -> Option<Vec<u8>> {
+        None
+    }
+    /// Keeps the client's DPoP key (a private key: keep it as safely as the tokens).
+    fn save_dpop_key(&self, pkcs8: &[u8]) {
+        let _ = pkcs8;
+    }
 }
 
 /// OAuth for the connections of one MCP server ([`connect_with_oauth`](crate::client::connect_with_oauth)).
@@ -381,7 +391,9 @@ impl OAuth {
 
     /// The tokens for `resource` this client can present: not those bound to another key.
     fn usable_tokens(&self, resource: &str) -> Option<Tokens> {
-        self.store.tokens(resource).filter(|t| t.dpop_jkt.as_deref().is_none_or(|jkt| self.dpop.holds(jkt)))
+        self.store
+            .tokens(resource)
+            .filter(|t| t.dpop_jkt.as_deref().is_none_or(|jkt| self.dpop.holds(&*self.store, jkt)))
     }
 
     /// What a `method` request to `url` at the endpoint `resource` carries: its token, with a
@@ -389,7 +401,7 @@ impl OAuth {
     pub(crate) fn present(&self, resource: &str, method: &str, url: &str) -> io::Result<Presented> {
         let Some(tokens) = self.usable_tokens(resource) else { return Ok(Presented::default()) };
         let proof = match tokens.dpop_jkt {
-            Some(_) => Some(self.dpop.proof(method, url, Some(&tokens.access_token))?),
+            Some(_) => Some(self.dpop.proof(&*self.store, method, url, Some(&tokens.access_token))?),
             None => None,
         };
         let scheme = if proof.is_some() { "DPoP" } else { "Bearer" };

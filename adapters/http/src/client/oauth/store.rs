@@ -1,11 +1,13 @@
-//! Where tokens and registrations are kept: in memory, or in a JSON file that survives the
-//! process (the `mcp` command's credentials).
+//! Where tokens, registrations and the DPoP key are kept: in memory, or in a JSON file that
+//! survives the process (the `mcp` command's credentials).
 
 use std::collections::HashMap;
 use std::io;
 use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};
 
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
 
 use super::{CredentialStore, Registration, Tokens};
@@ -16,13 +18,32 @@ pub struct MemoryStore {
     kept: Mutex<Kept>,
 }
 
-/// What a store keeps: tokens by endpoint URL, registrations by issuer.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+/// What a store keeps: tokens by endpoint URL, registrations by issuer, the DPoP key.
+#[derive(Clone, Default, Serialize, Deserialize)]
 struct Kept {
     #[serde(default)]
     tokens: HashMap<String, Tokens>,
     #[serde(default)]
     registrations: HashMap<String, Registration>,
+    /// PKCS#8, base64url.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    dpop_key: Option<String>,
+}
+
+impl std::fmt::Debug for Kept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Kept")
+            .field("tokens", &self.tokens)
+            .field("registrations", &self.registrations)
+            .field("dpop_key", &self.dpop_key.as_ref().map(|_| "…"))
+            .finish()
+    }
+}
+
+impl Kept {
+    fn dpop_key(&self) -> Option<Vec<u8>> {
+        self.dpop_key.as_deref().and_then(|key| URL_SAFE_NO_PAD.decode(key).ok())
+    }
 }
 
 impl CredentialStore for MemoryStore {
@@ -38,6 +59,12 @@ impl CredentialStore for MemoryStore {
     fn save_registration(&self, issuer: &str, registration: &Registration) {
         let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
         kept.registrations.insert(issuer.to_owned(), registration.clone());
+    }
+    fn dpop_key(&self) -> Option<Vec<u8>> {
+        self.kept.lock().unwrap_or_else(PoisonError::into_inner).dpop_key()
+    }
+    fn save_dpop_key(&self, pkcs8: &[u8]) {
+        self.kept.lock().unwrap_or_else(PoisonError::into_inner).dpop_key = Some(URL_SAFE_NO_PAD.encode(pkcs8));
     }
 }
 
@@ -106,6 +133,14 @@ impl CredentialStore for FileStore {
     fn save_registration(&self, issuer: &str, registration: &Registration) {
         let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
         kept.registrations.insert(issuer.to_owned(), registration.clone());
+        self.write(&kept);
+    }
+    fn dpop_key(&self) -> Option<Vec<u8>> {
+        self.kept.lock().unwrap_or_else(PoisonError::into_inner).dpop_key()
+    }
+    fn save_dpop_key(&self, pkcs8: &[u8]) {
+        let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        kept.dpop_key = Some(URL_SAFE_NO_PAD.encode(pkcs8));
         self.write(&kept);
     }
 }
