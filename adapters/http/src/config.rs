@@ -41,12 +41,23 @@ pub type TokenValidator = Arc<dyn Fn(&str) -> Result<TokenGrant, TokenRejection>
 pub struct TokenGrant {
     /// The token's subject (a JWT's `sub`). `None`: the context is the token itself.
     pub subject: Option<String>,
+    /// The thumbprint of the key a DPoP-bound token is bound to (a JWT's `cnf.jkt`, RFC 9449
+    /// §6.1): such a token is accepted only as `Authorization: DPoP` with a proof signed by that
+    /// key ([`BearerAuth::verify_proof`]), never as a bearer token.
+    pub dpop_jkt: Option<String>,
 }
 
 impl TokenGrant {
     /// A grant for `subject`.
     pub fn subject(subject: impl Into<String>) -> Self {
-        TokenGrant { subject: Some(subject.into()) }
+        TokenGrant { subject: Some(subject.into()), dpop_jkt: None }
+    }
+
+    /// Bound to the key whose thumbprint is `jkt` (DPoP).
+    #[must_use]
+    pub fn with_dpop_jkt(mut self, jkt: impl Into<String>) -> Self {
+        self.dpop_jkt = Some(jkt.into());
+        self
     }
 
     /// The authorization context of a request that presented `token` with this grant: a hash of
@@ -62,13 +73,32 @@ impl TokenGrant {
     }
 }
 
+/// Checks a request's DPoP proof (RFC 9449 §4.3) for its token; the thumbprint (RFC 7638) of the
+/// proof's key, which the token must be bound to (see [`BearerAuth::verify_proof`]).
+pub type ProofVerifier = Arc<dyn Fn(&ProofRequest<'_>) -> Result<String, TokenRejection> + Send + Sync>;
+
+/// What a DPoP proof must match: the request it came with, and the token it came with.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct ProofRequest<'a> {
+    /// The `DPoP` header: a JWT.
+    pub proof: &'a str,
+    /// The request's method (`POST`, `GET`, `DELETE`).
+    pub method: &'a str,
+    /// The request's path, without its query (the verifier knows the endpoint's origin).
+    pub path: &'a str,
+    /// The access token presented with it (its hash is the proof's `ath`).
+    pub access_token: &'a str,
+}
+
 /// Bearer-token authorization of every MCP request (OAuth 2.1 resource server).
 ///
 /// A request without a token gets 401 with `WWW-Authenticate: Bearer resource_metadata="…"`; one
 /// whose token the hook refuses gets 401 with `error="invalid_token"`, or 403 with
 /// `error="insufficient_scope"` and the `scope` it needs. 401 challenges also carry `scope`: the
-/// metadata document's `scopes_supported`, if it lists any. With the `jwt` feature,
-/// `jwt::JwtValidator::bearer_auth` builds one.
+/// metadata document's `scopes_supported`, if it lists any. With a [`BearerAuth::verify_proof`],
+/// DPoP-bound tokens are accepted too (and each 401 also challenges `DPoP`). With the `jwt`
+/// feature, `jwt::JwtValidator::bearer_auth` builds one.
 #[derive(Clone)]
 pub struct BearerAuth {
     /// Validates a token: signature, expiry, and audience (issued for this server, RFC 8707),
@@ -80,6 +110,9 @@ pub struct BearerAuth {
     /// The document itself (RFC 9728 JSON, with `resource` and `authorization_servers`), served at
     /// `/.well-known/oauth-protected-resource` and its form path-inserted for the endpoint.
     pub resource_metadata: String,
+    /// Checks DPoP proofs (RFC 9449), for tokens bound to a client's key ([`TokenGrant::dpop_jkt`]).
+    /// Without it, a token presented as `DPoP` or bound to a key is refused.
+    pub verify_proof: Option<ProofVerifier>,
 }
 
 impl fmt::Debug for BearerAuth {

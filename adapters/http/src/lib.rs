@@ -122,7 +122,9 @@ mod store;
 mod tasks;
 
 pub use body::ResponseBody;
-pub use config::{BearerAuth, HttpConfig, TaskLimits, TokenGrant, TokenRejection, TokenValidator};
+pub use config::{
+    BearerAuth, HttpConfig, ProofRequest, ProofVerifier, TaskLimits, TokenGrant, TokenRejection, TokenValidator,
+};
 pub use owned::{HttpEngine, IN_FLIGHT, OUTBOUND};
 pub use server::{serve, shutdown_signal};
 pub use service::{MAX_SHARDS, McpHttp, WeakMcpHttp};

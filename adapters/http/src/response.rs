@@ -124,18 +124,42 @@ pub(crate) fn sse_response_in(
     response
 }
 
-/// Checks the bearer token: the request's authorization context (see [`TokenGrant::owner`]), or
-/// the 401 or 403 with its challenge if it is refused.
+/// Checks the access token of a `method` request to `path`: the request's authorization context
+/// (see [`TokenGrant::owner`]), or the 401 or 403 with its challenge if it is refused. A bearer
+/// token must not be bound to a key; a DPoP one (RFC 9449 §7.1) must be, to the key of the
+/// request's valid proof ([`BearerAuth::verify_proof`]).
 ///
 /// [`TokenGrant::owner`]: crate::config::TokenGrant
+/// [`BearerAuth::verify_proof`]: crate::config::BearerAuth
 pub(crate) fn authorize(
     auth: &crate::config::BearerAuth,
+    method: &str,
+    path: &str,
     headers: &HeaderMap,
 ) -> Result<u64, Box<Response<ResponseBody>>> {
-    use crate::config::TokenRejection;
-    let verdict = match rules::bearer_token(&HeaderView::new(headers)) {
+    use crate::config::{ProofRequest, TokenRejection};
+    use mcp_sansio::http::TokenScheme;
+    let view = HeaderView::new(headers);
+    let presented = rules::access_token(&view);
+    let verdict = match presented {
         None => Err(None),
-        Some(token) => (auth.validate)(token).map(|grant| grant.owner(token)).map_err(Some),
+        Some((scheme, token)) => (auth.validate)(token).map_err(Some).and_then(|grant| {
+            let bound = match (scheme, &auth.verify_proof) {
+                (TokenScheme::Bearer, _) => None,
+                (TokenScheme::Dpop, None) => return Err(Some(TokenRejection::Invalid)),
+                (TokenScheme::Dpop, Some(verify)) => {
+                    let proof = rules::dpop_proof(&view).ok_or(Some(TokenRejection::Invalid))?;
+                    let request = ProofRequest { proof, method, path, access_token: token };
+                    Some(verify(&request).map_err(Some)?)
+                }
+            };
+            // RFC 9449 §7.1 and §7.2: a bound token only with a proof by its key; a proof only
+            // for a bound token.
+            match bound == grant.dpop_jkt {
+                true => Ok(grant.owner(token)),
+                false => Err(Some(TokenRejection::Invalid)),
+            }
+        }),
     };
     let rejection = match verdict {
         Ok(owner) => return Ok(owner),
@@ -151,6 +175,15 @@ pub(crate) fn authorize(
             response.headers_mut().insert(hyper::header::WWW_AUTHENTICATE, value);
         }
         _ => tracing::warn!("the WWW-Authenticate challenge could not be written"),
+    }
+    let quotable = !auth.resource_metadata_url.contains(['"', '\\']);
+    if auth.verify_proof.is_some() && status == StatusCode::UNAUTHORIZED && quotable {
+        // Either scheme may be used: a `DPoP` challenge too (RFC 9449 §7.1), with the same error.
+        let error = if rejection.is_some() { r#" error="invalid_token","# } else { "" };
+        let dpop = format!("DPoP{error} resource_metadata=\"{}\"", auth.resource_metadata_url);
+        if let Ok(value) = HeaderValue::try_from(dpop) {
+            response.headers_mut().append(hyper::header::WWW_AUTHENTICATE, value);
+        }
     }
     tracing::debug!(status = status.as_u16(), "request not authorized");
     Err(Box::new(response))

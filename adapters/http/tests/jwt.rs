@@ -196,8 +196,21 @@ async fn request(
     token: Option<&str>,
     method: &str,
     name: &str,
-    mut params: Value,
+    params: Value,
 ) -> (u16, Option<String>, String) {
+    let authorization = token.map(|token| format!("Authorization: Bearer {token}\r\n")).unwrap_or_default();
+    let (status, challenges, body) = request_with(addr, &authorization, method, name, params).await;
+    (status, challenges.into_iter().next(), body)
+}
+
+/// [`request`] with `auth` (header lines) instead of a bearer token; every `WWW-Authenticate`.
+async fn request_with(
+    addr: SocketAddr,
+    auth: &str,
+    method: &str,
+    name: &str,
+    mut params: Value,
+) -> (u16, Vec<String>, String) {
     params["_meta"] = json!({"io.modelcontextprotocol/protocolVersion":"2026-07-28",
         "io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}});
     let body = json!({"jsonrpc":"2.0","id":1,"method":method,"params":params}).to_string();
@@ -207,9 +220,7 @@ async fn request(
          Mcp-Method: {method}\r\nMcp-Name: {name}\r\nContent-Length: {}\r\n",
         body.len()
     );
-    if let Some(token) = token {
-        request += &format!("Authorization: Bearer {token}\r\n");
-    }
+    request += auth;
     request += "\r\n";
     request += &body;
     let mut stream = TcpStream::connect(addr).await.unwrap();
@@ -219,12 +230,13 @@ async fn request(
     let raw = String::from_utf8_lossy(&raw).into_owned();
     let (head, body) = raw.split_once("\r\n\r\n").unwrap();
     let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let challenge = head
+    let challenges = head
         .lines()
         .filter_map(|line| line.split_once(':'))
-        .find(|(name, _)| name.eq_ignore_ascii_case("www-authenticate"))
-        .map(|(_, value)| value.trim().to_owned());
-    (status, challenge, body.to_owned())
+        .filter(|(name, _)| name.eq_ignore_ascii_case("www-authenticate"))
+        .map(|(_, value)| value.trim().to_owned())
+        .collect();
+    (status, challenges, body.to_owned())
 }
 
 fn metadata_url(addr: SocketAddr) -> String {
@@ -263,19 +275,23 @@ async fn a_valid_token_is_served() {
 #[tokio::test]
 async fn a_missing_token_gets_401_naming_the_metadata_and_the_scope() {
     let s = setup(|c| c).await;
-    let (status, challenge, _) = call(s.addr, None).await;
+    let (status, challenges, _) = request_with(s.addr, "", "tools/call", "echo", json!({"name": "echo"})).await;
     assert_eq!(status, 401);
-    // No `error` without a token (RFC 6750 §3.1).
+    // No `error` without a token (RFC 6750 §3.1); either scheme may be used.
     assert_eq!(
-        challenge.as_deref(),
-        Some(&*format!(r#"Bearer resource_metadata="{}", scope="{SCOPE}""#, metadata_url(s.addr)))
+        challenges,
+        [
+            format!(r#"Bearer resource_metadata="{}", scope="{SCOPE}""#, metadata_url(s.addr)),
+            format!(r#"DPoP resource_metadata="{}""#, metadata_url(s.addr))
+        ]
     );
     // The document the challenge names.
     let document: Value = serde_json::from_str(&s.validator.resource_metadata()).unwrap();
     assert_eq!(
         document,
         json!({"resource": s.audience, "authorization_servers": [ISSUER], "scopes_supported": [SCOPE],
-            "bearer_methods_supported": ["header"]})
+            "bearer_methods_supported": ["header"],
+            "dpop_signing_alg_values_supported": ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "EdDSA"]})
     );
     assert_eq!(s.validator.resource_metadata_url(), metadata_url(s.addr));
 }
@@ -480,4 +496,90 @@ async fn a_task_belongs_to_the_subject_of_the_token_that_made_it() {
     assert!(cancel.contains("-32602"), "{cancel}");
     let (_, _, still) = get(alice).await;
     assert!(still.contains(r#""status":"working""#), "{still}");
+}
+
+/// A client's DPoP key (P-256), and the proofs it signs.
+struct Prover {
+    pkcs8: Vec<u8>,
+    jwk: Value,
+}
+
+impl Prover {
+    fn new() -> Prover {
+        let signer = Signer::p256("unused");
+        let mut jwk = signer.jwk;
+        for member in ["kid", "use"] {
+            jwk.as_object_mut().unwrap().remove(member);
+        }
+        Prover { pkcs8: signer.pkcs8, jwk }
+    }
+
+    /// RFC 7638: SHA-256 of the required members in order.
+    fn thumbprint(&self) -> String {
+        let (x, y) = (self.jwk["x"].as_str().unwrap(), self.jwk["y"].as_str().unwrap());
+        let canonical = format!(r#"{{"crv":"P-256","kty":"EC","x":"{x}","y":"{y}"}}"#);
+        B64.encode(ring::digest::digest(&ring::digest::SHA256, canonical.as_bytes()))
+    }
+
+    /// A proof for `method` on `htu`, presenting `token`, made at `iat`.
+    fn proof(&self, method: &str, htu: &str, token: &str, jti: &str, iat: u64) -> String {
+        let mut header = Header::new(Algorithm::ES256);
+        header.typ = Some("dpop+jwt".into());
+        header.jwk = Some(serde_json::from_value(self.jwk.clone()).unwrap());
+        let ath = B64.encode(ring::digest::digest(&ring::digest::SHA256, token.as_bytes()));
+        let claims = json!({"jti": jti, "htm": method, "htu": htu, "iat": iat, "ath": ath});
+        jsonwebtoken::encode(&header, &claims, &EncodingKey::from_ec_der(&self.pkcs8)).unwrap()
+    }
+}
+
+#[tokio::test]
+async fn a_dpop_bound_token_needs_a_fresh_proof_by_its_key() {
+    let s = setup(|c| c).await;
+    let client = Prover::new();
+    let mut bound = claims(&s.audience);
+    bound["cnf"] = json!({"jkt": client.thumbprint()});
+    let token = s.signer.sign(&bound);
+    let dpop = |proof: &str| format!("Authorization: DPoP {token}\r\nDPoP: {proof}\r\n");
+    let params = json!({"name":"echo","arguments":{"text":"secret"}});
+    let send = |auth: String| {
+        let params = params.clone();
+        async move { request_with(s.addr, &auth, "tools/call", "echo", params).await }
+    };
+    let url = s.audience.clone();
+    let good = client.proof("POST", &url, &token, "j1", now());
+    let (status, _, body) = send(dpop(&good)).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("secret"));
+    // The URL compared normalized; another fresh proof passes.
+    let upper = url.replace("http://", "HTTP://");
+    assert_eq!(send(dpop(&client.proof("POST", &upper, &token, "j2", now()))).await.0, 200);
+    // Refused: the same proof again, a proof of another request, another token, another time,
+    // another key; the bound token as a bearer token, or without a proof.
+    let other_path = url.replace("/mcp", "/other");
+    let refused = [
+        ("replayed", dpop(&good)),
+        ("method", dpop(&client.proof("GET", &url, &token, "j3", now()))),
+        ("path", dpop(&client.proof("POST", &other_path, &token, "j4", now()))),
+        ("token", dpop(&client.proof("POST", &url, "another-token", "j5", now()))),
+        ("old", dpop(&client.proof("POST", &url, &token, "j6", now() - 600))),
+        ("key", dpop(&Prover::new().proof("POST", &url, &token, "j7", now()))),
+        ("bearer", format!("Authorization: Bearer {token}\r\n")),
+        ("no proof", format!("Authorization: DPoP {token}\r\n")),
+        ("two proofs", format!("{}DPoP: {good}\r\n", dpop(&client.proof("POST", &url, &token, "j8", now())))),
+    ];
+    for (what, auth) in refused {
+        let (status, challenges, _) = send(auth).await;
+        assert_eq!(status, 401, "{what}");
+        let dpop_challenge = format!(r#"DPoP error="invalid_token", resource_metadata="{}""#, metadata_url(s.addr));
+        assert!(challenges.iter().any(|c| c == &dpop_challenge), "{what}: {challenges:?}");
+    }
+    // A token bound to no key is a bearer token only.
+    let unbound = s.signer.sign(&claims(&s.audience));
+    let proof = client.proof("POST", &url, &unbound, "j9", now());
+    let auth = format!("Authorization: DPoP {unbound}\r\nDPoP: {proof}\r\n");
+    assert_eq!(send(auth).await.0, 401);
+    assert_eq!(call(s.addr, Some(&unbound)).await.0, 200);
+    // The metadata lists the proof algorithms.
+    let metadata: Value = serde_json::from_str(&s.validator.resource_metadata()).unwrap();
+    assert!(metadata["dpop_signing_alg_values_supported"].as_array().unwrap().contains(&json!("ES256")));
 }

@@ -749,6 +749,7 @@ async fn bearer_tokens_are_required_when_configured_and_challenges_name_the_meta
             }),
             resource_metadata_url: "http://127.0.0.1/.well-known/oauth-protected-resource/mcp".into(),
             resource_metadata: metadata.into(),
+            verify_proof: None,
         })
     })
     .await;

@@ -56,7 +56,8 @@
 //! 4. The deprecated 2024-11-05 HTTP+SSE transport, when [`Policy::sse`] names its paths: a GET of
 //!    the stream opens a session and gets [`write_endpoint_event`] first; POSTs to the message
 //!    path name the session in `?sessionId=` and are answered 202, their answers going on the stream.
-//! 5. Bearer-token authorization (optional): [`bearer_token`] reads the token, [`write_challenge`]
+//! 5. Bearer-token authorization (optional): [`bearer_token`] reads the token ([`access_token`] and
+//!    [`dpop_proof`] a DPoP-bound one and its proof), [`write_challenge`]
 //!    writes the 401/403 `WWW-Authenticate` that names the RFC 9728 metadata document served at
 //!    [`RESOURCE_METADATA_PATH`] ([`is_resource_metadata_path`]). Validating the token (signature,
 //!    expiry, audience) is the application's.
@@ -96,10 +97,10 @@ pub use media::{accepts, media_type_is};
 pub use server::{
     DEFAULT_MAX_BODY, DEFAULT_PATH, HeadPlan, HeaderIndex, HostPolicy, HttpMethod, LOOPBACK_HOSTS,
     MAX_PARAM_HEADER_NAME_LEN, MAX_PARAM_HEADERS, MAX_SESSION_ID_LEN, OutputEvent, Policy, PostPlan,
-    RESOURCE_METADATA_PATH, Rejection, SESSION_NOT_FOUND, Serve, SsePaths, ToolSchemas, bearer_token,
-    check_param_headers, check_param_headers_parsed, first_transmit_status, is_resource_metadata_path, plan_head,
-    plan_post, plan_post_parsed, request_id, response_status, sse_events, sse_output_status, write_challenge,
-    write_endpoint_event,
+    RESOURCE_METADATA_PATH, Rejection, SESSION_NOT_FOUND, Serve, SsePaths, TokenScheme, ToolSchemas, access_token,
+    bearer_token, check_param_headers, check_param_headers_parsed, dpop_proof, first_transmit_status,
+    is_resource_metadata_path, plan_head, plan_post, plan_post_parsed, request_id, response_status, sse_events,
+    sse_output_status, write_challenge, write_endpoint_event,
 };
 pub use session::{SESSION_ID_RANDOM_BYTES, SessionId};
 pub use standard::{StandardHeaders, standard_header_values};

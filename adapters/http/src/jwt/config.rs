@@ -96,6 +96,10 @@ pub const DEFAULT_MAX_JWKS_BYTES: usize = 64 * 1024;
 pub const DEFAULT_FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 /// Most keys kept from one JWKS (the first ones usable for signatures).
 pub const MAX_KEYS: usize = 32;
+/// Default [`JwtConfig::dpop_proof_lifetime`]: 60 s.
+pub const DEFAULT_DPOP_PROOF_LIFETIME: Duration = Duration::from_secs(60);
+/// Default [`JwtConfig::max_dpop_proofs`]: the `jti`s of 65,536 proofs.
+pub const DEFAULT_MAX_DPOP_PROOFS: usize = 65_536;
 
 /// What a [`JwtValidator`](super::JwtValidator) accepts: who issues the tokens, for which
 /// resource, signed how, with which scopes; where the keys are; and its limits. Built with
@@ -134,6 +138,12 @@ pub struct JwtConfig {
     pub max_jwks_bytes: usize,
     /// Time for one JWKS fetch, connection included (10 s).
     pub fetch_timeout: Duration,
+    /// How far a DPoP proof's `iat` may be from now, either way (leeway added): older proofs
+    /// are refused, and a proof's `jti` is remembered this long to refuse it again.
+    pub dpop_proof_lifetime: Duration,
+    /// Most DPoP proof `jti`s remembered at once (each for [`JwtConfig::dpop_proof_lifetime`]);
+    /// while that many are, new proofs are refused (401) until the oldest age out.
+    pub max_dpop_proofs: usize,
 }
 
 impl JwtConfig {
@@ -154,7 +164,23 @@ impl JwtConfig {
             max_token_bytes: DEFAULT_MAX_TOKEN_BYTES,
             max_jwks_bytes: DEFAULT_MAX_JWKS_BYTES,
             fetch_timeout: DEFAULT_FETCH_TIMEOUT,
+            dpop_proof_lifetime: DEFAULT_DPOP_PROOF_LIFETIME,
+            max_dpop_proofs: DEFAULT_MAX_DPOP_PROOFS,
         }
+    }
+
+    /// Sets [`JwtConfig::dpop_proof_lifetime`].
+    #[must_use]
+    pub fn with_dpop_proof_lifetime(mut self, lifetime: Duration) -> Self {
+        self.dpop_proof_lifetime = lifetime;
+        self
+    }
+
+    /// Sets [`JwtConfig::max_dpop_proofs`].
+    #[must_use]
+    pub fn with_max_dpop_proofs(mut self, proofs: usize) -> Self {
+        self.max_dpop_proofs = proofs;
+        self
     }
 
     /// Sets [`JwtConfig::algorithms`].

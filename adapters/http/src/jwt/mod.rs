@@ -27,8 +27,15 @@
 //! is refused (401) and starts a background fetch, at most one per [`JwtConfig::refetch_cooldown`]
 //! however many such tokens come: once the fetched set lists the key, the client's next attempt
 //! passes. A failed fetch keeps the keys there were.
+//!
+//! **DPoP.** A token with a `cnf.jkt` claim is bound to a client's key (RFC 9449 §6.1): it is
+//! accepted only as `Authorization: DPoP <token>` with a `DPoP` proof of the request signed by that
+//! key ([`BearerAuth::verify_proof`]; what a proof must hold: the `dpop` module's docs), never as
+//! a bearer token; a token without one only as a bearer token. The metadata document lists the
+//! proof algorithms (`dpop_signing_alg_values_supported`).
 
 mod config;
+mod dpop;
 mod fetch;
 mod keys;
 
@@ -41,12 +48,13 @@ use std::time::Instant;
 use jsonwebtoken::errors::ErrorKind;
 
 pub use config::{
-    DEFAULT_FETCH_TIMEOUT, DEFAULT_LEEWAY, DEFAULT_MAX_JWKS_BYTES, DEFAULT_MAX_TOKEN_BYTES, DEFAULT_REFETCH_COOLDOWN,
-    DEFAULT_REFRESH_INTERVAL, JwtAlgorithm, JwtConfig, MAX_KEYS,
+    DEFAULT_DPOP_PROOF_LIFETIME, DEFAULT_FETCH_TIMEOUT, DEFAULT_LEEWAY, DEFAULT_MAX_DPOP_PROOFS,
+    DEFAULT_MAX_JWKS_BYTES, DEFAULT_MAX_TOKEN_BYTES, DEFAULT_REFETCH_COOLDOWN, DEFAULT_REFRESH_INTERVAL, JwtAlgorithm,
+    JwtConfig, MAX_KEYS,
 };
 use keys::KeySet;
 
-use crate::config::{BearerAuth, TokenGrant, TokenRejection, TokenValidator};
+use crate::config::{BearerAuth, ProofRequest, ProofVerifier, TokenGrant, TokenRejection, TokenValidator};
 
 /// Why a token was refused, in more detail than the [`TokenRejection`] a client gets.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,6 +83,8 @@ pub enum JwtError {
     MissingClaim(String),
     /// Valid, but without these required scopes (space-separated).
     InsufficientScope(String),
+    /// A DPoP proof whose claim (`htm`, `htu`, `iat`, `ath`, `jti`) does not hold.
+    DpopProof(&'static str),
 }
 
 impl fmt::Display for JwtError {
@@ -91,6 +101,7 @@ impl fmt::Display for JwtError {
             JwtError::WrongAudience => f.write_str("token issued for another resource"),
             JwtError::MissingClaim(claim) => write!(f, "token without the `{claim}` claim"),
             JwtError::InsufficientScope(scopes) => write!(f, "token lacks scopes: {scopes}"),
+            JwtError::DpopProof(claim) => write!(f, "DPoP proof with a wrong {claim}"),
         }
     }
 }
@@ -138,6 +149,8 @@ struct Inner {
     fetches: AtomicU64,
     /// The runtime `new` ran on, for background fetches started outside one.
     runtime: tokio::runtime::Handle,
+    /// DPoP proofs, and the `jti`s seen.
+    proofs: dpop::ProofChecker,
 }
 
 impl fmt::Debug for JwtValidator {
@@ -158,6 +171,7 @@ impl JwtValidator {
             ));
         }
         let required = config.required_scopes.join(" ");
+        let proofs = dpop::ProofChecker::new(&config);
         let validator = JwtValidator {
             inner: Arc::new(Inner {
                 config,
@@ -166,6 +180,7 @@ impl JwtValidator {
                 last_refetch: Mutex::new(None),
                 fetches: AtomicU64::new(0),
                 runtime: tokio::runtime::Handle::current(),
+                proofs,
             }),
         };
         validator.refresh().await?;
@@ -238,7 +253,10 @@ impl JwtValidator {
     /// or 403.
     pub fn validate(&self, token: &str) -> Result<TokenGrant, TokenRejection> {
         match self.claims(token) {
-            Ok(claims) => Ok(TokenGrant { subject: claims.sub, ..TokenGrant::default() }),
+            Ok(claims) => {
+                let dpop_jkt = claims.cnf.and_then(|cnf| cnf.jkt);
+                Ok(TokenGrant { subject: claims.sub, dpop_jkt, ..TokenGrant::default() })
+            }
             Err(error) => {
                 tracing::debug!(%error, "bearer token refused");
                 Err(TokenRejection::from(error))
@@ -252,6 +270,22 @@ impl JwtValidator {
         Arc::new(move |token: &str| validator.validate(token))
     }
 
+    /// Checks the DPoP proof of `request` (see the module docs); the thumbprint of its key.
+    pub fn check_proof(&self, request: &ProofRequest<'_>) -> Result<String, JwtError> {
+        self.inner.proofs.check(request)
+    }
+
+    /// This validator's proof check as [`BearerAuth::verify_proof`].
+    pub fn proof_verifier(&self) -> ProofVerifier {
+        let validator = self.clone();
+        Arc::new(move |request: &ProofRequest<'_>| {
+            validator.check_proof(request).map_err(|error| {
+                tracing::debug!(%error, "DPoP proof refused");
+                TokenRejection::Invalid
+            })
+        })
+    }
+
     /// The URL of the protected resource metadata document (RFC 9728 §3.1): the well-known path
     /// inserted before the audience's path (`https://mcp.example/.well-known/oauth-protected-resource/mcp`).
     pub fn resource_metadata_url(&self) -> String {
@@ -263,7 +297,8 @@ impl JwtValidator {
     }
 
     /// The protected resource metadata document (RFC 9728 JSON): `resource` (the audience),
-    /// `authorization_servers`, `scopes_supported`, `bearer_methods_supported`.
+    /// `authorization_servers`, `scopes_supported`, `bearer_methods_supported`,
+    /// `dpop_signing_alg_values_supported`.
     pub fn resource_metadata(&self) -> String {
         let config = &self.inner.config;
         let servers = match config.authorization_servers.is_empty() {
@@ -278,6 +313,7 @@ impl JwtValidator {
             "resource": config.audience,
             "authorization_servers": servers,
             "bearer_methods_supported": ["header"],
+            "dpop_signing_alg_values_supported": JwtAlgorithm::ALL.map(JwtAlgorithm::name),
         });
         if !scopes.is_empty() {
             document["scopes_supported"] = serde_json::json!(scopes);
@@ -292,6 +328,7 @@ impl JwtValidator {
             validate: self.token_validator(),
             resource_metadata_url: self.resource_metadata_url(),
             resource_metadata: self.resource_metadata(),
+            verify_proof: Some(self.proof_verifier()),
         }
     }
 }
@@ -354,6 +391,15 @@ struct ScopeClaims {
     scope: Option<serde_json::Value>,
     #[serde(default)]
     scp: Option<serde_json::Value>,
+    /// The key a DPoP-bound token is bound to (`cnf.jkt`).
+    #[serde(default)]
+    cnf: Option<Confirmation>,
+}
+
+/// A token's `cnf` claim (RFC 7800): the thumbprint of the key it is bound to (RFC 9449 §6.1).
+#[derive(serde::Deserialize)]
+struct Confirmation {
+    jkt: Option<String>,
 }
 
 impl ScopeClaims {

@@ -341,7 +341,7 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 };
                 // The request's authorization context (0: none), which owns the tasks it creates.
                 let owner = match &config.auth {
-                    Some(auth) => match authorize(auth, &parts.headers) {
+                    Some(auth) => match authorize(auth, parts.method.as_str(), parts.uri.path(), &parts.headers) {
                         Ok(owner) => owner,
                         Err(response) => break 'answer *response,
                     },

@@ -1,5 +1,6 @@
 //! Bearer-token authorization (OAuth 2.1 resource server, RFC 6750 and RFC 9728): reading the
-//! token, and the `WWW-Authenticate` challenges that point clients to the resource metadata.
+//! token (as `Bearer`, or as `DPoP` with its proof, RFC 9449), and the `WWW-Authenticate`
+//! challenges that point clients to the resource metadata.
 
 use crate::http::header::{Headers, trim_ows};
 
@@ -10,21 +11,54 @@ pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource"
 /// The token of an `Authorization: Bearer <token>` header (scheme case-insensitive), if well-formed
 /// (RFC 6750 §2.1 `b64token` characters). Tokens are never taken from the query string.
 pub fn bearer_token<H: Headers + ?Sized>(headers: &H) -> Option<&str> {
+    match access_token(headers)? {
+        (TokenScheme::Bearer, token) => Some(token),
+        (TokenScheme::Dpop, _) => None,
+    }
+}
+
+/// How an access token is presented.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenScheme {
+    /// `Authorization: Bearer <token>` (RFC 6750).
+    Bearer,
+    /// `Authorization: DPoP <token>`, with a proof in the `DPoP` header (RFC 9449 §7.1).
+    Dpop,
+}
+
+/// The scheme and token of the one `Authorization` header, `Bearer` or `DPoP` (case-insensitive),
+/// if the token is well-formed (`b64token` characters, RFC 6750 §2.1 and RFC 9449 §7.1).
+pub fn access_token<H: Headers + ?Sized>(headers: &H) -> Option<(TokenScheme, &str)> {
     if headers.count("authorization") != 1 {
         return None;
     }
     let value = trim_ows(headers.get("authorization")?);
-    let (scheme, token) = (value.get(..7)?, value.get(7..)?);
-    if !scheme.eq_ignore_ascii_case(b"bearer ") {
-        return None;
-    }
+    let space = value.iter().position(|&b| b == b' ')?;
+    let (scheme, token) = (&value[..space], &value[space..]);
+    let scheme = match scheme {
+        s if s.eq_ignore_ascii_case(b"bearer") => TokenScheme::Bearer,
+        s if s.eq_ignore_ascii_case(b"dpop") => TokenScheme::Dpop,
+        _ => return None,
+    };
     let token = trim_ows(token);
     let valid = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+' | b'/');
     let body = token.iter().rposition(|&b| b != b'=').map_or(&[][..], |end| &token[..=end]);
     if body.is_empty() || !body.iter().all(valid) {
         return None;
     }
-    core::str::from_utf8(token).ok()
+    Some((scheme, core::str::from_utf8(token).ok()?))
+}
+
+/// The DPoP proof of a request: the one `DPoP` header (RFC 9449 §4.3: more than one is an
+/// error), if it is a JWT's compact form (three base64url parts).
+pub fn dpop_proof<H: Headers + ?Sized>(headers: &H) -> Option<&str> {
+    if headers.count("dpop") != 1 {
+        return None;
+    }
+    let proof = trim_ows(headers.get("dpop")?);
+    let base64url = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.');
+    let dots = proof.iter().filter(|&&b| b == b'.').count();
+    (dots == 2 && proof.iter().all(base64url)).then(|| core::str::from_utf8(proof).ok()).flatten()
 }
 
 /// Whether a path is one the resource metadata document is served at: the root form or the
@@ -85,6 +119,23 @@ mod tests {
         let twice: [(&str, &[u8]); 2] = [("Authorization", b"Bearer a"), ("authorization", b"Bearer b")];
         assert_eq!(bearer_token(&HeaderList(&twice)), None);
         assert_eq!(bearer_token(&HeaderList(&[])), None);
+        assert_eq!(token(b"DPoP abc"), None, "a DPoP token is not a bearer token");
+    }
+
+    #[test]
+    fn dpop_tokens_and_proofs_are_read_strictly() {
+        let read = |v: &'static [u8]| access_token(&HeaderList(&[("Authorization", v)])).map(|(s, t)| (s, t.len()));
+        assert_eq!(read(b"DPoP abc"), Some((TokenScheme::Dpop, 3)));
+        assert_eq!(read(b"dpop   abc "), Some((TokenScheme::Dpop, 3)));
+        assert_eq!(read(b"Bearer abc"), Some((TokenScheme::Bearer, 3)));
+        assert_eq!(read(b"DPoPabc"), None);
+        assert_eq!(read(b"DPoP a,b"), None);
+        let proof = |pairs: &[(&str, &'static [u8])]| dpop_proof(&HeaderList(pairs)).map(std::string::String::from);
+        assert_eq!(proof(&[("DPoP", b" aa.bb-_.cc ")]).as_deref(), Some("aa.bb-_.cc"));
+        assert_eq!(proof(&[("DPoP", b"aa.bb")]), None, "not a JWT");
+        assert_eq!(proof(&[("DPoP", b"aa.b=b.cc")]), None);
+        assert_eq!(proof(&[("DPoP", b"a.b.c"), ("dpop", b"a.b.c")]), None, "two proofs");
+        assert_eq!(proof(&[]), None);
     }
 
     #[test]

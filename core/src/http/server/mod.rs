@@ -25,7 +25,10 @@ mod session;
 mod sse;
 mod status;
 
-pub use auth::{RESOURCE_METADATA_PATH, bearer_token, is_resource_metadata_path, write_challenge};
+pub use auth::{
+    RESOURCE_METADATA_PATH, TokenScheme, access_token, bearer_token, dpop_proof, is_resource_metadata_path,
+    write_challenge,
+};
 pub use index::HeaderIndex;
 pub use origin::{HostPolicy, LOOPBACK_HOSTS};
 pub use param::{
