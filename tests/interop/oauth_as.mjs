@@ -6,11 +6,15 @@
 //   - dynamic client registration (RFC 7591) at /register: public clients (`none`);
 //   - access tokens whose `aud` is the `resource` the client asked for (RFC 8707), whose `scope` is
 //     what the user authorized, and whose lifetime is --ttl seconds (to see refreshes);
-//   - counters at GET /__stats (registrations, authorizations, code and refresh grants).
-// Usage: node oauth_as.mjs [--ttl SECONDS]. Prints `ISSUER <url>` once listening; runs until its
-// stdin closes.
+//   - counters at GET /__stats (registrations, authorizations, code and refresh grants, and
+//     grants with a DPoP proof);
+//   - with --dpop, DPoP (RFC 9449): ES256 proofs listed in the metadata, and a token request with a
+//     proof gets a token bound to the proof's key (`cnf.jkt`, its RFC 7638 thumbprint) of type
+//     `DPoP`. The proof is read, not verified (the resource server under test verifies them).
+// Usage: node oauth_as.mjs [--ttl SECONDS] [--dpop]. Prints `ISSUER <url>` once listening; runs
+// until its stdin closes.
 
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,13 +26,23 @@ const { OAuth2Server } = createRequire(join(NODE_MODULES, 'noop.js'))('oauth2-mo
 
 const ttlAt = process.argv.indexOf('--ttl');
 const ttl = ttlAt > 0 ? Number(process.argv[ttlAt + 1]) : 3600;
+const dpop = process.argv.includes('--dpop');
+
+// The RFC 7638 thumbprint of the public key in a DPoP proof's header (`undefined` without one).
+function proofThumbprint(req) {
+  const proof = req.headers?.dpop;
+  if (!dpop || typeof proof !== 'string') return undefined;
+  const jwk = JSON.parse(Buffer.from(proof.split('.')[0], 'base64url').toString()).jwk ?? {};
+  const canonical = JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y });
+  return createHash('sha256').update(canonical).digest('base64url');
+}
 
 const server = new OAuth2Server();
 await server.issuer.keys.generate('RS256');
 await server.start(0, '127.0.0.1');
 const issuer = server.issuer.url;
 
-const stats = { registrations: 0, authorizations: 0, codeGrants: 0, refreshGrants: 0, scopes: [] };
+const stats = { registrations: 0, authorizations: 0, codeGrants: 0, refreshGrants: 0, dpopGrants: 0, scopes: [] };
 const codeScope = new Map(); // authorization code -> the scope authorized
 const refreshScope = new Map(); // refresh token -> the scope it carries
 
@@ -50,6 +64,8 @@ server.service.on('beforeTokenSigning', (token, req) => {
   const now = Math.floor(Date.now() / 1000);
   token.payload.iat = now;
   token.payload.exp = now + ttl;
+  const jkt = proofThumbprint(req);
+  if (jkt) token.payload.cnf = { jkt };
 });
 
 server.service.on('beforeResponse', (response, req) => {
@@ -73,6 +89,10 @@ server.service.on('beforeResponse', (response, req) => {
   }
   response.body.scope = scope;
   response.body.expires_in = ttl;
+  if (proofThumbprint(req)) {
+    stats.dpopGrants += 1;
+    response.body.token_type = 'DPoP';
+  }
   delete response.body.id_token;
   if (response.body.refresh_token) refreshScope.set(response.body.refresh_token, scope);
 });
@@ -91,6 +111,7 @@ app.get('/.well-known/oauth-authorization-server', (_req, res) => {
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
     scopes_supported: ['mcp:read', 'mcp:write'],
+    ...(dpop && { dpop_signing_alg_values_supported: ['ES256'] }),
   });
 });
 app.post('/register', (req, res) => {

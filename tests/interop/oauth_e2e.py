@@ -17,7 +17,10 @@ Checks (the calls in both eras where said):
   - a token for another resource (the credentials of a second device, presented to the first by
     hand) is refused with 401 `invalid_token`, and so are a missing and a malformed token;
   - with the authorization server gone, a client without tokens fails with a clear error in
-    bounded time (nothing retried forever).
+    bounded time (nothing retried forever);
+  - DPoP (a second authorization server with --dpop: tokens bound to the proof's key): `mcp login`
+    gets a bound token and keeps its key, `mcp call` (a new process, both eras) proves it with the
+    kept key, and again after a refresh; the bound token as a bearer token is refused with 401.
 Prints one line per check and `oauth-e2e interop: N passed, M failed` last; exits non-zero on
 any failure.
 """
@@ -71,8 +74,8 @@ def wait_for_port(port: int, seconds: float = 10) -> bool:
     return False
 
 
-def start_as() -> tuple[subprocess.Popen, str]:
-    p = subprocess.Popen([NODE, os.path.join(HERE, "oauth_as.mjs"), "--ttl", str(TTL_S)],
+def start_as(*flags: str) -> tuple[subprocess.Popen, str]:
+    p = subprocess.Popen([NODE, os.path.join(HERE, "oauth_as.mjs"), "--ttl", str(TTL_S), *flags],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     line = p.stdout.readline() if p.stdout else ""
     if not line.startswith("ISSUER "):
@@ -216,6 +219,8 @@ def run(a: argparse.Namespace, tmp: str, processes: list[subprocess.Popen]) -> N
     status, challenge = post_with_token(url, "not.a.jwt")
     check("a malformed token: 401 invalid_token", status == 401 and "invalid_token" in challenge, (status, challenge))
 
+    dpop(a, tmp, processes)
+
     # The authorization server gone: a client without tokens fails cleanly, in bounded time.
     auth_server.terminate()
     auth_server.wait(timeout=5)
@@ -225,6 +230,36 @@ def run(a: argparse.Namespace, tmp: str, processes: list[subprocess.Popen]) -> N
     check("no authorization server: the call fails with a message", lost.returncode != 0 and lost.stderr.strip() != "",
           (lost.returncode, lost.stderr[-300:]))
     check("... in bounded time (< 60 s)", took < 60, f"{took:.1f} s")
+
+
+def dpop(a: argparse.Namespace, tmp: str, processes: list[subprocess.Popen]) -> None:
+    """DPoP-bound tokens from an authorization server that binds them, checked by the device."""
+    auth_server, issuer = start_as("--dpop")
+    processes.append(auth_server)
+    device, url = start_device(a.device, issuer)
+    processes.append(device)
+    creds = os.path.join(tmp, "dpop.json")
+    login = mcp(a.mcp, creds, "login", url)
+    check("dpop: mcp login exits 0", login.returncode == 0, login.stderr[-500:])
+    kept = json.load(open(creds)) if os.path.exists(creds) else {}
+    tokens = kept.get("tokens", {}).get(url) or {}
+    check("dpop: a token bound to a key, and the key kept", bool(tokens.get("dpop_jkt")) and bool(kept.get("dpop_key")),
+          {k: bool(v) for k, v in tokens.items()})
+    check("dpop: the grant carried a proof", stats(issuer)["dpopGrants"] == 1, stats(issuer))
+    for era in ("legacy", "modern"):
+        call = mcp(a.mcp, creds, "--era", era, "call", url, "echo", "message=bound")
+        check(f"dpop, {era}: a call proves the kept token with the kept key", call.returncode == 0 and "bound" in call.stdout,
+              (call.returncode, call.stdout[-300:], call.stderr[-300:]))
+    check("dpop: no new authorization", stats(issuer)["authorizations"] == 1, stats(issuer))
+    status, challenge = post_with_token(url, tokens.get("access_token"))
+    check("dpop: the bound token as a bearer token: 401 invalid_token", status == 401 and "invalid_token" in challenge,
+          (status, challenge))
+    time.sleep(TTL_S + 1.5)
+    call = mcp(a.mcp, creds, "call", url, "echo", "message=refreshed")
+    s = stats(issuer)
+    check("dpop: after expiry, refreshed with a proof and the call succeeds",
+          call.returncode == 0 and "refreshed" in call.stdout and (s["refreshGrants"], s["dpopGrants"]) == (1, 2),
+          (call.returncode, call.stderr[-300:], s))
 
 
 if __name__ == "__main__":
