@@ -2,7 +2,7 @@
 //! header values and bodies.
 //!
 //! Input: a method byte, a path chunk, a header count and that many (name chunk, value chunk)
-//! pairs, a session flag byte (which also enables the HTTP+SSE paths), then the body. Checks: planning never panics; a refusal's body is a
+//! pairs, a session flag byte (which also enables the HTTP+SSE paths), then the body. Checks: planning never panics; access tokens and DPoP proofs are read as one word and a JWT; a refusal's body is a
 //! JSON-RPC error naming its code (or absent); a decoded header value is the trimmed plain value
 //! or decodes what a standard base64 encoder makes of it; session ids and SSE output events round
 //! trip; statuses are among those the rules name.
@@ -10,14 +10,14 @@
 use mcp_sansio::endpoint::Framing;
 use mcp_sansio::frame::sse::{EventId, SseEvent, write_event};
 use mcp_sansio::http::{
-    self, HeaderList, HttpMethod, Policy, Rejection, SessionId, SsePaths, decode_value, first_transmit_status,
-    plan_head, plan_post, response_status, sse_events,
+    self, HeaderList, HttpMethod, Policy, Rejection, SessionId, SsePaths, TokenScheme, access_token, bearer_token,
+    decode_value, dpop_proof, first_transmit_status, plan_head, plan_post, response_status, sse_events,
 };
 use mcp_sansio::version::Era;
 
 use crate::input::Input;
 
-const NAMES: [&str; 10] = [
+const NAMES: [&str; 12] = [
     "host",
     "origin",
     "accept",
@@ -28,6 +28,8 @@ const NAMES: [&str; 10] = [
     "mcp-method",
     "mcp-name",
     "mcp-session-id",
+    "authorization",
+    "dpop",
 ];
 
 fn check_rejection(rejection: &Rejection<'_>) {
@@ -93,6 +95,17 @@ pub fn run(data: &[u8]) {
     for era in [Era::Legacy, Era::Modern] {
         assert!(matches!(response_status(era, body), 200 | 400 | 404));
         assert!(matches!(first_transmit_status(era, Framing::Sse, body, true), 200 | 400 | 404));
+    }
+
+    // An access token is one visible word, a bearer one only under its scheme; a DPoP proof is
+    // a JWT's three base64url parts.
+    if let Some((scheme, token)) = access_token(&headers) {
+        assert!(!token.is_empty() && token.bytes().all(|b| b.is_ascii_graphic()), "{token:?}");
+        assert_eq!(bearer_token(&headers), (scheme == TokenScheme::Bearer).then_some(token));
+    }
+    if let Some(proof) = dpop_proof(&headers) {
+        assert_eq!(proof.split('.').count(), 3, "{proof:?}");
+        assert!(proof.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.')));
     }
 
     // Header values: plain ones come back trimmed, encoded ones decode.
