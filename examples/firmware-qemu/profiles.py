@@ -7,7 +7,8 @@ Usage: profiles.py --markdown FILE [--readme README.md [--write-readme] --small 
 
 - minimal: one era (legacy), tools only; typical: both eras, tools, resources, prompts, logging;
   full: everything (the profile the serial exchanges and the SDK clients run).
-- flash and static RAM as footprint.py measures them; exits 1 if a build exceeds its flash budget.
+- flash and static RAM as footprint.py measures them; exits 1 if a build exceeds its flash budget
+  or its profile's static RAM budget (RAM_BUDGETS: issue #26's 3 KiB for minimal, 6 KiB else).
 - STACK: where the peak stack of the runs of that build was recorded: JSON summaries
   (`stack_peak_bytes`, tests/*_exchange.py) or logs with the firmware's `stack peak N B` lines;
   the largest is reported.
@@ -58,12 +59,18 @@ PROFILE_ROWS = {
 }
 
 
-def cell(flash: int, stack: int | None) -> str:
-    return f"{flash:,} B ({stack:,} B)" if stack else f"{flash:,} B"
+# Static RAM (data + bss: buffers, and the `Server` where a build keeps it in a static) each
+# profile's builds must stay within, on every board: issue #26's targets.
+RAM_BUDGETS = {"minimal": 3 * 1024, "typical": 6 * 1024, "full": 6 * 1024}
 
 
-def readme_table(measured: dict[tuple[str, str], tuple[int, int | None]], small: tuple[int, int, int | None]) -> str:
-    """README's table: each profile on each board, then the smallest server (flash, stack peak)."""
+def cell(flash: int, ram: int, stack: int | None) -> str:
+    return f"{flash:,} B ({ram:,} B / {stack:,} B)" if stack else f"{flash:,} B ({ram:,} B / -)"
+
+
+def readme_table(measured: dict[tuple[str, str], tuple[int, int, int | None]], small: tuple[int, int, int | None]) -> str:
+    """README's table: each profile on each board, then the smallest server (flash, static RAM,
+    stack peak)."""
     lines = [
         README_BEGIN,
         "| Profile | " + " | ".join(BOARD_COLUMNS.values()) + " |",
@@ -72,9 +79,8 @@ def readme_table(measured: dict[tuple[str, str], tuple[int, int | None]], small:
     for profile, title in PROFILE_ROWS.items():
         cells = [cell(*measured[(board, profile)]) if (board, profile) in measured else "-" for board in BOARD_COLUMNS]
         lines.append(f"| {title} | " + " | ".join(cells) + " |")
-    flash, static, stack = small
-    title = f"smallest: four tools, minimal (`src/bin/small.rs`; {static:,} B static, its `Server` among it)"
-    lines.append(f"| {title} | {cell(flash, stack)} |" + " |" * (len(BOARD_COLUMNS) - 1))
+    title = "smallest: four tools, minimal (`src/bin/small.rs`)"
+    lines.append(f"| {title} | {cell(*small)} |" + " |" * (len(BOARD_COLUMNS) - 1))
     lines.append(README_END)
     return "\n".join(lines)
 
@@ -86,13 +92,14 @@ FLASH_TOLERANCE = 32
 
 
 def same_figures(readme: str, measured: str) -> bool:
-    """The tables are the same but for the stack peaks, and a flash cell within FLASH_TOLERANCE."""
-    flash_cell = re.compile(r"^ ([0-9,]+) B(?: \([0-9,]+ B\))? $")
+    """The tables are the same but for the stack peaks, and a flash figure within FLASH_TOLERANCE."""
+    figures = re.compile(r"^ ([0-9,]+) B \(([0-9,]+) B / (?:[0-9,]+ B|-)\) $")
 
     def same(ours: str, theirs: str) -> bool:
-        a, b = flash_cell.match(ours), flash_cell.match(theirs)
+        a, b = figures.match(ours), figures.match(theirs)
         if a and b:
-            return abs(int(a[1].replace(",", "")) - int(b[1].replace(",", ""))) <= FLASH_TOLERANCE
+            flash = abs(int(a[1].replace(",", "")) - int(b[1].replace(",", ""))) <= FLASH_TOLERANCE
+            return flash and a[2] == b[2]
         return ours == theirs
 
     ours, theirs = [line.split("|") for line in readme.splitlines()], [line.split("|") for line in measured.splitlines()]
@@ -136,7 +143,7 @@ def main() -> int:
 
     rows = []
     failures = []
-    measured: dict[tuple[str, str], tuple[int, int | None]] = {}
+    measured: dict[tuple[str, str], tuple[int, int, int | None]] = {}
     for build in a.builds:
         parts = build.split(":")
         if len(parts) != 6:
@@ -145,18 +152,22 @@ def main() -> int:
         m = measure(elf, int(ram_start, 0))
         budget = int(max_flash)
         peak = stack_peak(stacks.split(","))
-        measured[(board, profile)] = (m["flash"], peak)
+        measured[(board, profile)] = (m["flash"], m["ram"], peak)
         stack = f"{peak:,} B" if peak else "-"
-        rows.append(f"| {board} | {profile} | {m['flash']:,} B | {budget:,} B | {m['ram']:,} B | {stack} |")
+        rows.append(
+            f"| {board} | {profile} | {m['flash']:,} B | {budget:,} B | {m['ram']:,} B | {RAM_BUDGETS[profile]:,} B | {stack} |"
+        )
         if m["flash"] > budget:
             failures.append(f"{board} {profile}: flash {m['flash']} > {budget}")
+        if m["ram"] > RAM_BUDGETS[profile]:
+            failures.append(f"{board} {profile}: static RAM {m['ram']} > {RAM_BUDGETS[profile]}")
 
     text = "\n".join(
         [
             f"### Profiles (measured at {a.measured_at})",
             "",
-            "| Board | Profile | Flash | Flash budget | Static RAM | Peak stack |",
-            "|---|---|---:|---:|---:|---:|",
+            "| Board | Profile | Flash | Flash budget | Static RAM | RAM budget | Peak stack |",
+            "|---|---|---:|---:|---:|---:|---:|",
             *rows,
             "",
         ]

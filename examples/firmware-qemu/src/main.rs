@@ -23,28 +23,40 @@ mod mem;
 mod uart;
 mod vectors;
 
+use core::mem::MaybeUninit;
+
 use cortex_m_rt::entry;
-use firmware_common::{Storage, log};
+use firmware_common::{DeviceServer, Storage, log};
 
 use crate::board::QemuBoard;
 
 /// Receive buffer: the longest message accepted (longer lines are answered with an error and
 /// skipped). The official SDK clients' largest request is 542 bytes (a modern-era `tools/call`
-/// carrying input responses and a request state); 768 keeps the statics within 6 KiB.
-pub const RX_BYTES: usize = 768;
-/// Transmit buffer: the largest answer (the modern-era `tools/list` is about 3.3 KB).
-pub const TX_BYTES: usize = 4096;
-/// Input the device waits for in a legacy session (the factory reset's confirmation).
-pub const INPUT_BYTES: usize = 1024;
+/// carrying input responses and a request state); 768 keeps the statics within 6 KiB. The minimal
+/// profile (legacy requests, no input responses) takes 512.
+pub const RX_BYTES: usize = if cfg!(feature = "typical") { 768 } else { 512 };
+/// Transmit buffer: the largest answer (the modern-era `tools/list` is about 3.3 KB). The minimal
+/// profile's 1 KiB holds its largest tool entry; its tool list comes in pages.
+pub const TX_BYTES: usize = if cfg!(feature = "typical") { 4096 } else { 1024 };
+/// Input the device waits for in a legacy session (the factory reset's confirmation): none unless
+/// the build serves input from the client.
+pub const INPUT_BYTES: usize = if cfg!(feature = "full") { 1024 } else { 0 };
 
 #[entry]
 fn main() -> ! {
     static mut RX: [u8; RX_BYTES] = [0; RX_BYTES];
     static mut TX: [u8; TX_BYTES] = [0; TX_BYTES];
     static mut INPUT: [u8; INPUT_BYTES] = [0; INPUT_BYTES];
+    // The minimal profile keeps its `Server` in a static too: static RAM, not stack.
+    static mut SERVER: MaybeUninit<DeviceServer<QemuBoard>> = MaybeUninit::uninit();
 
     let Some(core) = cortex_m::Peripherals::take() else { log::exit(false) };
     clock::start(core.SYST);
     let Some((reader, writer)) = uart::take() else { log::exit(false) };
-    firmware_common::serve(QemuBoard::new(), Storage { rx: RX, tx: TX, input: INPUT }, reader, writer)
+    let storage = Storage { rx: RX, tx: TX, input: INPUT };
+    if cfg!(feature = "typical") {
+        firmware_common::serve(QemuBoard::new(), storage, reader, writer)
+    } else {
+        firmware_common::serve_in(SERVER, QemuBoard::new(), storage, reader, writer)
+    }
 }

@@ -4,7 +4,8 @@ and answers the rest -32601, over its serial line under QEMU.
 
 Usage: profile_exchange.py FIRMWARE_ELF --profile minimal|typical [--board BOARD] [--summary FILE]
 
-- minimal (core features `legacy`): a legacy session serves tools only; resources, prompts,
+- minimal (core features `legacy`): a legacy session serves tools only (the tool list in pages:
+  the build's transmit buffer is 1 KiB); resources, prompts,
   completion, logging and subscriptions are -32601 and not declared; `server/discover` is -32601
   (a legacy server does not know it); a tool that asks the client for input fails with -32603.
 - typical (`legacy`, `modern`, `resources`, `prompts`, `logging`): both eras; tools, resources,
@@ -59,12 +60,26 @@ def main() -> int:
         c.equal(f"{label}: capabilities declared", declared, want)
         c.check(f"{label}: no resource subscriptions declared",
                 not capabilities.get("resources", {}).get("subscribe"), capabilities)
-        tools = fw.request(request(2, "tools/list")).get("result", {}).get("tools", [])
+        # The whole list, page by page: the minimal build's 1 KiB transmit buffer holds a few
+        # tools per page (typical's 4 KiB all of them).
+        tools, pages, cursor = [], 0, None
+        while pages < 20:
+            page = fw.request(request(200 + pages, "tools/list", {"cursor": cursor} if cursor else None)).get("result", {})
+            tools += page.get("tools", [])
+            pages += 1
+            cursor = page.get("nextCursor")
+            if not cursor:
+                break
         c.equal(f"{label}: tools/list names", [t.get("name") for t in tools], TOOLS)
+        c.check(f"{label}: tools/list in {'pages' if not typical else 'one page'}", (pages > 1) != typical, pages)
         echo = fw.request(request(3, "tools/call", {"name": "echo", "arguments": {"message": "hé"}}))
         c.equal(f"{label}: echo", [x.get("text") for x in echo.get("result", {}).get("content", [])], ["hé"])
         led = fw.request(request(4, "tools/call", {"name": "set_led", "arguments": {"on": True}}))
         c.equal(f"{label}: set_led(true)", led.get("result", {}).get("structuredContent"), {"on": True})
+        temperature = fw.request(request(6, "tools/call", {"name": "read_temperature", "arguments": {"sensor": "cpu"}}))
+        reading = temperature.get("result", {}).get("structuredContent", {})
+        c.check(f"{label}: read_temperature (structured, a number)",
+                reading.get("sensor") == "cpu" and isinstance(reading.get("celsius"), (int, float)), temperature)
         reset = fw.request(request(5, "tools/call", {"name": "factory_reset", "arguments": {}}))
         c.equal(f"{label}: a tool asking for input fails (no input in this profile)",
                 reset.get("error", {}).get("code"), -32603)

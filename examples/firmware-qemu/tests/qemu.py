@@ -81,8 +81,11 @@ class Firmware:
 
     def _read_stderr(self) -> None:
         assert self.proc.stderr is not None
-        for raw in self.proc.stderr:
-            self.stderr_lines.append(raw.decode("utf-8", "replace").rstrip("\n"))
+        try:
+            for raw in self.proc.stderr:
+                self.stderr_lines.append(raw.decode("utf-8", "replace").rstrip("\n"))
+        except ValueError:  # closed by `close` while this thread was still reading: the run is over
+            pass
 
     def _read_stdout(self) -> None:
         assert self.proc.stdout is not None

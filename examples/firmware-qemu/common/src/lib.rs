@@ -3,7 +3,9 @@
 //!
 //! - [`serve`]: the example device (`mcp-example-device`) served over a board's UART with the
 //!   embedded driver, forever, in both protocol eras; rejected input and each new stack high-water
-//!   mark reported on the diagnostic channel; [`serve_handler`] serves another handler alike;
+//!   mark reported on the diagnostic channel, with the engine slots the build's profile serves
+//!   ([`IN_FLIGHT`], [`OUTBOUND`]); [`serve_in`] keeps the `Server` in a static; [`serve_handler`]
+//!   serves another handler alike;
 //! - [`executor`]: a `block_on` for one future that sleeps until an interrupt wakes it;
 //! - [`clock`]: milliseconds from the board's 1 kHz tick, and the driver's [`Clock`];
 //! - [`uart`]: a board's UART registers ([`uart::Port`]) as async `Read` and `Write` halves, over a
@@ -28,4 +30,6 @@ pub mod stack;
 pub mod uart;
 pub mod waker;
 
-pub use serve::{Logged, Served, Storage, serve, serve_handler, serve_handler_in};
+pub use serve::{
+    DeviceServer, IN_FLIGHT, Logged, OUTBOUND, Served, Storage, serve, serve_handler, serve_handler_in, serve_in,
+};

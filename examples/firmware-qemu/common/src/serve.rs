@@ -26,19 +26,48 @@ pub struct Storage {
     pub input: &'static mut [u8],
 }
 
-/// Serves the example device on `board` over the UART halves `reader` and `writer`, forever. The
-/// board's tick must be running ([`tick`](crate::clock::tick)), and its UART interrupt enabled.
-// Inlined into the board's `main`, its only caller: one frame and one prologue fewer.
+/// Engine slots the device's serving loop keeps for deferred requests and listen streams: one (a
+/// listen stream) when the build serves the 2026-07-28 era (this crate's `modern` feature, which
+/// turns on the core's), none otherwise: the device answers every request at once.
+pub const IN_FLIGHT: usize = if cfg!(feature = "modern") { 1 } else { 0 };
+/// Engine slots for requests to the host: one (the legacy factory-reset confirmation, sampling,
+/// roots; one at a time) when the build serves input from the client (the `input` feature), none
+/// otherwise: a tool that would ask fails.
+pub const OUTBOUND: usize = if cfg!(feature = "input") { 1 } else { 0 };
+
+/// The example device's server on board `B`, with the slots its build serves.
+pub type DeviceServer<B> = Served<Device<B>, IN_FLIGHT, OUTBOUND>;
+
+/// The example device's configuration.
 #[inline(always)]
-pub fn serve<B: Board>(board: B, storage: Storage, reader: impl Read, writer: impl Write) -> ! {
-    let config = Config::new(SERVER_NAME, env!("CARGO_PKG_VERSION"))
+fn device_config() -> Config<'static> {
+    Config::new(SERVER_NAME, env!("CARGO_PKG_VERSION"))
         .with_title("Example MCP device")
         .with_instructions(INSTRUCTIONS)
         // The tool list changes (blink_led), announced with listChanged; other clients re-read it soon.
-        .with_list_cache(CacheHints::new(60_000, CacheScope::Public));
-    // The device answers every request at once; the engine keeps one slot for a listen stream and
-    // sends one request at a time to the host (the device's legacy factory-reset confirmation).
-    serve_handler::<_, 1, 1>(Device::new(board), config, storage, reader, writer)
+        .with_list_cache(CacheHints::new(60_000, CacheScope::Public))
+}
+
+/// Serves the example device on `board` over the UART halves `reader` and `writer`, forever. The
+/// board's tick must be running ([`tick`](crate::clock::tick)), and its UART interrupt enabled.
+/// The `Server` is a local of the serving loop; [`serve_in`] keeps it in a static instead.
+// Inlined into the board's `main`, its only caller: one frame and one prologue fewer.
+#[inline(always)]
+pub fn serve<B: Board>(board: B, storage: Storage, reader: impl Read, writer: impl Write) -> ! {
+    serve_handler::<_, IN_FLIGHT, OUTBOUND>(Device::new(board), device_config(), storage, reader, writer)
+}
+
+/// [`serve`] with the `Server` in `slot`, a static of the board's `main` (as [`serve_handler_in`]
+/// does): static RAM instead of stack, what a small profile chooses.
+#[inline(always)]
+pub fn serve_in<B: Board>(
+    slot: &'static mut MaybeUninit<DeviceServer<B>>,
+    board: B,
+    storage: Storage,
+    reader: impl Read,
+    writer: impl Write,
+) -> ! {
+    serve_handler_in(slot, Device::new(board), device_config(), storage, reader, writer)
 }
 
 /// Serves `handler` as [`serve`] serves the device: the same loop, logs and stack reports, with

@@ -16,36 +16,51 @@ mod clock;
 mod plic;
 mod uart;
 
+use core::mem::MaybeUninit;
 use core::ptr::addr_of_mut;
 
-use firmware_common::{Storage, log};
+use firmware_common::{DeviceServer, Storage, log};
+use mcp_example_device::SimulatedBoard;
 use riscv::register::{mcause, mepc};
 
 /// Receive buffer: the longest message accepted (longer lines are answered with an error and
 /// skipped). The official SDK clients' largest request is 542 bytes (a modern-era `tools/call`
-/// carrying input responses and a request state); 768 keeps the statics within 6 KiB.
-pub const RX_BYTES: usize = 768;
-/// Transmit buffer: the largest answer (the modern-era `tools/list` is about 3.3 KB).
-pub const TX_BYTES: usize = 4096;
-/// Input the device waits for in a legacy session (the factory reset's confirmation).
-pub const INPUT_BYTES: usize = 1024;
+/// carrying input responses and a request state); 768 keeps the statics within 6 KiB. The minimal
+/// profile (legacy requests, no input responses) takes 512.
+pub const RX_BYTES: usize = if cfg!(feature = "typical") { 768 } else { 512 };
+/// Transmit buffer: the largest answer (the modern-era `tools/list` is about 3.3 KB). The minimal
+/// profile's 1 KiB holds its largest tool entry; its tool list comes in pages.
+pub const TX_BYTES: usize = if cfg!(feature = "typical") { 4096 } else { 1024 };
+/// Input the device waits for in a legacy session (the factory reset's confirmation): none unless
+/// the build serves input from the client.
+pub const INPUT_BYTES: usize = if cfg!(feature = "full") { 1024 } else { 0 };
 
 static mut RX: [u8; RX_BYTES] = [0; RX_BYTES];
 static mut TX: [u8; TX_BYTES] = [0; TX_BYTES];
 static mut INPUT: [u8; INPUT_BYTES] = [0; INPUT_BYTES];
+/// The minimal profile keeps its `Server` in a static too: static RAM, not stack.
+static mut SERVER: MaybeUninit<DeviceServer<SimulatedBoard>> = MaybeUninit::uninit();
 
 #[riscv_rt::entry]
 fn main() -> ! {
     // SAFETY: `main` runs once, and nothing else names these statics.
-    let storage =
-        unsafe { Storage { rx: &mut *addr_of_mut!(RX), tx: &mut *addr_of_mut!(TX), input: &mut *addr_of_mut!(INPUT) } };
+    let (storage, server) = unsafe {
+        let storage =
+            Storage { rx: &mut *addr_of_mut!(RX), tx: &mut *addr_of_mut!(TX), input: &mut *addr_of_mut!(INPUT) };
+        (storage, &mut *addr_of_mut!(SERVER))
+    };
     clock::start();
     let Some((reader, writer)) = uart::take() else { log::exit(false) };
     plic::start();
     // SAFETY: the handlers only touch interrupt-safe statics.
     unsafe { riscv::interrupt::enable() };
     // virt has neither LED nor sensor.
-    firmware_common::serve(mcp_example_device::SimulatedBoard::default(), storage, reader, writer)
+    let board = SimulatedBoard::default();
+    if cfg!(feature = "typical") {
+        firmware_common::serve(board, storage, reader, writer)
+    } else {
+        firmware_common::serve_in(server, board, storage, reader, writer)
+    }
 }
 
 /// Any exception (the RISC-V counterpart of a hard fault): reported, and QEMU ends with a failure.
