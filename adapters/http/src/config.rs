@@ -73,9 +73,33 @@ impl TokenGrant {
     }
 }
 
-/// Checks a request's DPoP proof (RFC 9449 §4.3) for its token; the thumbprint (RFC 7638) of the
-/// proof's key, which the token must be bound to (see [`BearerAuth::verify_proof`]).
-pub type ProofVerifier = Arc<dyn Fn(&ProofRequest<'_>) -> Result<String, TokenRejection> + Send + Sync>;
+/// Checks a request's DPoP proof (RFC 9449 §4.3) for its token (see [`BearerAuth::verify_proof`]).
+pub type ProofVerifier = Arc<dyn Fn(&ProofRequest<'_>) -> Result<VerifiedProof, TokenRejection> + Send + Sync>;
+
+/// A valid DPoP proof: the key the token must be bound to, and what tells the proof from any
+/// other, which must not be accepted again while its time checks would pass.
+///
+/// The verifier refuses a proof it has seen itself; with a shared store
+/// ([`McpHttp::with_shared_sessions`](crate::McpHttp::with_shared_sessions)) the endpoint also
+/// claims the proof there ([`SharedSessions::claim_once`](crate::SharedSessions::claim_once)), so
+/// that one replica refuses a proof another has accepted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct VerifiedProof {
+    /// The thumbprint (RFC 7638) of the proof's key.
+    pub jkt: String,
+    /// The proof's `jti`.
+    pub jti: String,
+    /// How long a replay of the proof would still pass its time checks, from now.
+    pub replayable_for: Duration,
+}
+
+impl VerifiedProof {
+    /// A proof by key `jkt` (its thumbprint) named `jti`, replayable for `replayable_for`.
+    pub fn new(jkt: impl Into<String>, jti: impl Into<String>, replayable_for: Duration) -> Self {
+        VerifiedProof { jkt: jkt.into(), jti: jti.into(), replayable_for }
+    }
+}
 
 /// What a DPoP proof must match: the request it came with, and the token it came with.
 #[derive(Clone, Copy, Debug)]

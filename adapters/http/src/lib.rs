@@ -124,6 +124,7 @@ mod tasks;
 pub use body::ResponseBody;
 pub use config::{
     BearerAuth, HttpConfig, ProofRequest, ProofVerifier, TaskLimits, TokenGrant, TokenRejection, TokenValidator,
+    VerifiedProof,
 };
 pub use owned::{HttpEngine, IN_FLIGHT, OUTBOUND};
 pub use server::{serve, shutdown_signal};

@@ -125,9 +125,9 @@ pub(crate) fn sse_response_in(
 }
 
 /// Checks the access token of a `method` request to `path`: the request's authorization context
-/// (see [`TokenGrant::owner`]), or the 401 or 403 with its challenge if it is refused. A bearer
-/// token must not be bound to a key; a DPoP one (RFC 9449 §7.1) must be, to the key of the
-/// request's valid proof ([`BearerAuth::verify_proof`]).
+/// (see [`TokenGrant::owner`]) and its DPoP proof if it has one, or the 401 or 403 with its
+/// challenge if it is refused ([`refused`]). A bearer token must not be bound to a key; a DPoP one
+/// (RFC 9449 §7.1) must be, to the key of the request's valid proof ([`BearerAuth::verify_proof`]).
 ///
 /// [`TokenGrant::owner`]: crate::config::TokenGrant
 /// [`BearerAuth::verify_proof`]: crate::config::BearerAuth
@@ -136,7 +136,7 @@ pub(crate) fn authorize(
     method: &str,
     path: &str,
     headers: &HeaderMap,
-) -> Result<u64, Box<Response<ResponseBody>>> {
+) -> Result<(u64, Option<crate::config::VerifiedProof>), Box<Response<ResponseBody>>> {
     use crate::config::{ProofRequest, TokenRejection};
     use mcp_sansio::http::TokenScheme;
     let view = HeaderView::new(headers);
@@ -155,16 +155,21 @@ pub(crate) fn authorize(
             };
             // RFC 9449 §7.1 and §7.2: a bound token only with a proof by its key; a proof only
             // for a bound token.
-            match bound == grant.dpop_jkt {
-                true => Ok(grant.owner(token)),
+            match bound.as_ref().map(|proof| &proof.jkt) == grant.dpop_jkt.as_ref() {
+                true => Ok((grant.owner(token), bound)),
                 false => Err(Some(TokenRejection::Invalid)),
             }
         }),
     };
-    let rejection = match verdict {
-        Ok(owner) => return Ok(owner),
-        Err(rejection) => rejection,
-    };
+    verdict.map_err(|rejection| refused(auth, rejection))
+}
+
+/// The 401 or 403 refusing a request's token (`None`: none presented), with its challenges.
+pub(crate) fn refused(
+    auth: &crate::config::BearerAuth,
+    rejection: Option<crate::config::TokenRejection>,
+) -> Box<Response<ResponseBody>> {
+    use crate::config::TokenRejection;
     let status = match rejection {
         Some(TokenRejection::InsufficientScope(_)) => StatusCode::FORBIDDEN,
         _ => StatusCode::UNAUTHORIZED,
@@ -186,7 +191,7 @@ pub(crate) fn authorize(
         }
     }
     tracing::debug!(status = status.as_u16(), "request not authorized");
-    Err(Box::new(response))
+    Box::new(response)
 }
 
 /// The `WWW-Authenticate` value for a refused request (RFC 6750 §3, RFC 9728 §5.1): `error` when

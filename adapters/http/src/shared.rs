@@ -136,6 +136,17 @@ pub trait SharedSessions: Send + Sync + 'static {
     fn beat(&self, worker: u64, ttl: Duration) -> StoreFuture<'_, ()>;
     /// Whether `worker` said it was alive within the `ttl` it gave ([`beat`](Self::beat)).
     fn is_alive(&self, worker: u64) -> StoreFuture<'_, bool>;
+    /// Keeps `key` for `ttl` if no replica keeps it yet: `true` the first time, `false` while it
+    /// is kept (atomically: of two replicas claiming one key at once, one gets `true`). The
+    /// endpoint claims each DPoP proof it accepts ([`VerifiedProof`](crate::VerifiedProof)) under
+    /// `dpop:<key thumbprint>:<jti>`, for as long as the proof could be replayed (at most twice
+    /// [`JwtConfig::dpop_proof_lifetime`](crate::jwt::JwtConfig) with its leeway), so that no
+    /// replica accepts a proof another has. The default keeps nothing (`true` for every key):
+    /// each replica then refuses only the proofs it has seen.
+    fn claim_once(&self, key: String, ttl: Duration) -> StoreFuture<'_, bool> {
+        let _ = (key, ttl);
+        Box::pin(std::future::ready(Ok(true)))
+    }
 }
 
 /// An SSE event of a legacy session's stream, or the stream's end, kept in the shared store so that

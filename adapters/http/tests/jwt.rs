@@ -12,6 +12,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use mcp_sansio::server::{Config, Handler, Tool, ToolCall, ToolReply};
 use mcp_sansio_http::jwt::{JwtConfig, JwtError, JwtValidator};
+use mcp_sansio_http::shared::{EventsRead, StoreFuture};
 use mcp_sansio_http::{HttpConfig, McpHttp, serve};
 use ring::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair, Ed25519KeyPair, KeyPair};
 use serde_json::{Value, json};
@@ -582,4 +583,115 @@ async fn a_dpop_bound_token_needs_a_fresh_proof_by_its_key() {
     // The metadata lists the proof algorithms.
     let metadata: Value = serde_json::from_str(&s.validator.resource_metadata()).unwrap();
     assert!(metadata["dpop_signing_alg_values_supported"].as_array().unwrap().contains(&json!("ES256")));
+}
+
+/// A shared store that keeps only claimed keys (the DPoP proofs the replicas accepted), or, while
+/// `down`, answers nothing in time.
+#[derive(Clone, Default)]
+struct Claims {
+    keys: Arc<Mutex<std::collections::HashMap<String, Duration>>>,
+    down: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl mcp_sansio_http::SharedSessions for Claims {
+    fn load(&self, _: mcp_sansio::http::SessionId, _: Duration) -> StoreFuture<'_, Option<Vec<u8>>> {
+        Box::pin(std::future::ready(Ok(None)))
+    }
+    fn save(&self, _: mcp_sansio::http::SessionId, _: Vec<u8>, _: Duration) -> StoreFuture<'_, ()> {
+        Box::pin(std::future::ready(Ok(())))
+    }
+    fn remove(&self, _: mcp_sansio::http::SessionId) -> StoreFuture<'_, ()> {
+        Box::pin(std::future::ready(Ok(())))
+    }
+    fn publish(&self, _: Vec<u8>) -> StoreFuture<'_, ()> {
+        Box::pin(std::future::ready(Ok(())))
+    }
+    fn subscribe(&self, _: tokio::sync::mpsc::Sender<Vec<u8>>) {}
+    fn append_events(&self, _: Vec<mcp_sansio_http::shared::SharedEvent>, _: Duration) -> StoreFuture<'_, ()> {
+        Box::pin(std::future::ready(Ok(())))
+    }
+    fn read_events(&self, _: mcp_sansio::http::SessionId, _: u32, _: u64, _: Duration) -> StoreFuture<'_, EventsRead> {
+        Box::pin(std::future::ready(Ok(EventsRead::default())))
+    }
+    fn save_task(&self, _: String, _: Vec<u8>, _: Duration) -> StoreFuture<'_, ()> {
+        Box::pin(std::future::ready(Ok(())))
+    }
+    fn load_task(&self, _: String) -> StoreFuture<'_, Option<Vec<u8>>> {
+        Box::pin(std::future::ready(Ok(None)))
+    }
+    fn beat(&self, _: u64, _: Duration) -> StoreFuture<'_, ()> {
+        Box::pin(std::future::ready(Ok(())))
+    }
+    fn is_alive(&self, _: u64) -> StoreFuture<'_, bool> {
+        Box::pin(std::future::ready(Ok(true)))
+    }
+    fn claim_once(&self, key: String, ttl: Duration) -> StoreFuture<'_, bool> {
+        if self.down.load(Ordering::SeqCst) {
+            return Box::pin(std::future::pending());
+        }
+        let fresh = self.keys.lock().unwrap().insert(key, ttl).is_none();
+        Box::pin(std::future::ready(Ok(fresh)))
+    }
+}
+
+/// Replicas behind one URL (`audience`: the first one's), each with its own validator, sharing
+/// `store`.
+async fn replicas(s: &Setup, store: &Claims, count: usize) -> Vec<(SocketAddr, tokio::sync::oneshot::Sender<()>)> {
+    let mut replicas = Vec::new();
+    for number in 0..count {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let jwks_url = s.jwks.start().await;
+        let validator =
+            JwtValidator::new(JwtConfig::new(ISSUER, &s.audience, jwks_url).require_scope(SCOPE)).await.unwrap();
+        let mut http = HttpConfig::new(Config::new("jwt", "1.0.0"), addr);
+        http.auth = Some(validator.bearer_auth());
+        http.replica = number as u8 + 1;
+        http.store_timeout = Duration::from_millis(300);
+        let endpoint = McpHttp::new(Echo::default(), http).with_shared_sessions(store.clone());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(serve(listener, endpoint, async move {
+            let _ = stopped.await;
+        }));
+        replicas.push((addr, stop));
+    }
+    replicas
+}
+
+#[tokio::test]
+async fn a_dpop_proof_one_replica_accepted_is_refused_by_the_others() {
+    let s = setup(|c| c).await;
+    let store = Claims::default();
+    let replicas = replicas(&s, &store, 2).await;
+    let (a, b) = (replicas[0].0, replicas[1].0);
+    let client = Prover::new();
+    let mut bound = claims(&s.audience);
+    bound["cnf"] = json!({"jkt": client.thumbprint()});
+    let token = s.signer.sign(&bound);
+    let dpop = |proof: &str| format!("Authorization: DPoP {token}\r\nDPoP: {proof}\r\n");
+    let params = json!({"name":"echo","arguments":{"text":"secret"}});
+    let send = |addr: SocketAddr, auth: String| {
+        let params = params.clone();
+        async move { request_with(addr, &auth, "tools/call", "echo", params).await }
+    };
+    let proof = client.proof("POST", &s.audience, &token, "j1", now());
+    let (status, _, body) = send(a, dpop(&proof)).await;
+    assert_eq!(status, 200, "{body}");
+    // Replayed to the other replica, which never saw it: refused through the store.
+    let (status, challenges, _) = send(b, dpop(&proof)).await;
+    assert_eq!(status, 401);
+    let expected = format!(r#"DPoP error="invalid_token", resource_metadata="{}""#, metadata_url(s.addr));
+    assert!(challenges.contains(&expected), "{challenges:?}");
+    // Claimed for as long as it could be replayed: its lifetime and the leeway, twice at most.
+    let kept = store.keys.lock().unwrap().get(&format!("dpop:{}:j1", client.thumbprint())).copied();
+    let window = mcp_sansio_http::jwt::DEFAULT_DPOP_PROOF_LIFETIME + mcp_sansio_http::jwt::DEFAULT_LEEWAY;
+    assert!(kept.is_some_and(|ttl| ttl >= window - Duration::from_secs(2) && ttl <= 2 * window), "{kept:?}");
+    // A fresh proof passes on either replica.
+    assert_eq!(send(b, dpop(&client.proof("POST", &s.audience, &token, "j2", now()))).await.0, 200);
+    // A store that does not answer: 503 within the store timeout, not a proof accepted unclaimed.
+    store.down.store(true, Ordering::SeqCst);
+    let (status, _, body) = send(a, dpop(&client.proof("POST", &s.audience, &token, "j3", now()))).await;
+    assert_eq!(status, 503, "{body}");
+    // A bearer token carries no proof: nothing to claim.
+    assert_eq!(call(a, Some(&s.signer.sign(&claims(&s.audience)))).await.0, 200);
 }

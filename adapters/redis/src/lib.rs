@@ -10,6 +10,8 @@
 //! the pub/sub channel `<prefix>bus`. A 2026-07-28 task is recorded under `<prefix>task:<id>` (the
 //! process running it and its `TaskRecord`) for its time to live, and each replica's process that
 //! runs tasks says it is alive under `<prefix>worker:<its random number>` every second (for 3 s).
+//! Each DPoP proof a replica accepts is claimed under `<prefix>dpop:<key thumbprint>:<jti>` for as
+//! long as it could be replayed, so that no other replica accepts it again.
 //!
 //! ```no_run
 //! # use mcp_sansio::server::{Config, Handler};
@@ -185,6 +187,16 @@ impl SharedSessions for RedisSessions {
         Box::pin(
             async move { run::<u64>(&redis::cmd("EXISTS").arg(&key).to_owned(), &mut connection).await.map(|n| n > 0) },
         )
+    }
+
+    fn claim_once(&self, key: String, ttl: Duration) -> StoreFuture<'_, bool> {
+        let mut connection = self.connection.clone();
+        let key = format!("{}{key}", self.prefix);
+        Box::pin(async move {
+            // SET NX: "OK" for the first claim, nil while the key is kept.
+            let command = redis::cmd("SET").arg(&key).arg(1).arg("NX").arg("PX").arg(millis(ttl)).to_owned();
+            run::<Option<String>>(&command, &mut connection).await.map(|set| set.is_some())
+        })
     }
 
     fn publish(&self, message: Vec<u8>) -> StoreFuture<'_, ()> {

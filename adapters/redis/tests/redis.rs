@@ -285,3 +285,30 @@ async fn a_task_whose_replica_stopped_ends_failed_through_redis_within_seconds()
     }
     redis.stop().await;
 }
+
+#[tokio::test]
+#[ignore = "needs redis-server: scripts/test-replicas"]
+async fn a_key_is_claimed_once_by_all_replicas_for_its_time() {
+    use mcp_sansio_http::SharedSessions;
+    let redis = Redis::start(free_port()).await;
+    let one = RedisSessions::open(&redis.url()).unwrap().with_prefix("test:");
+    let other = RedisSessions::open(&redis.url()).unwrap().with_prefix("test:");
+    let ttl = Duration::from_secs(120);
+    assert!(one.claim_once("dpop:key:j1".into(), ttl).await.unwrap(), "the first claim");
+    assert!(!other.claim_once("dpop:key:j1".into(), ttl).await.unwrap(), "another replica's claim of the same key");
+    assert!(!one.claim_once("dpop:key:j1".into(), ttl).await.unwrap(), "the same replica's, again");
+    assert!(other.claim_once("dpop:key:j2".into(), ttl).await.unwrap(), "another key");
+    let kept = redis.integer("PTTL test:dpop:key:j1").await;
+    assert!((110_000..=120_000).contains(&kept), "kept for its time: {kept} ms");
+    // Many replicas claiming one key at once: exactly one gets it.
+    let claims = (0..16).map(|_| {
+        let store = RedisSessions::open(&redis.url()).unwrap().with_prefix("test:");
+        tokio::spawn(async move { store.claim_once("dpop:key:race".into(), ttl).await.unwrap() })
+    });
+    let mut won = 0;
+    for claim in claims.collect::<Vec<_>>() {
+        won += usize::from(claim.await.unwrap());
+    }
+    assert_eq!(won, 1);
+    redis.stop().await;
+}

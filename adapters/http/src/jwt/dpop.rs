@@ -11,7 +11,7 @@
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::{Mutex, PoisonError};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -19,7 +19,7 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use super::{JwtAlgorithm, JwtConfig, JwtError};
-use crate::config::ProofRequest;
+use crate::config::{ProofRequest, VerifiedProof};
 
 /// Longest `jti` remembered.
 const MAX_JTI_LEN: usize = 256;
@@ -62,8 +62,9 @@ impl ProofChecker {
         }
     }
 
-    /// Checks `request`'s proof (see the module docs); the thumbprint of its key.
-    pub(super) fn check(&self, request: &ProofRequest<'_>) -> Result<String, JwtError> {
+    /// Checks `request`'s proof (see the module docs): the thumbprint of its key, its `jti`, and
+    /// how long a replay of it would pass these checks.
+    pub(super) fn check(&self, request: &ProofRequest<'_>) -> Result<VerifiedProof, JwtError> {
         let proof = request.proof;
         if proof.len() > self.max_bytes {
             return Err(JwtError::TooLarge);
@@ -103,8 +104,10 @@ impl ProofChecker {
         if let Some(claim) = wrong {
             return Err(JwtError::DpopProof(claim));
         }
-        self.remember(claims.jti, now)?;
-        Ok(thumbprint)
+        self.remember(claims.jti.clone(), now)?;
+        // Accepted while |iat - now| <= window: until iat + window, at most 2 windows from now.
+        let replayable_for = Duration::from_secs(claims.iat.saturating_add(self.window).saturating_sub(now));
+        Ok(VerifiedProof::new(thumbprint, claims.jti, replayable_for))
     }
 
     /// Remembers `jti` until the window has passed; refuses one seen within it, or any while

@@ -54,7 +54,9 @@ pub use config::{
 };
 use keys::KeySet;
 
-use crate::config::{BearerAuth, ProofRequest, ProofVerifier, TokenGrant, TokenRejection, TokenValidator};
+use crate::config::{
+    BearerAuth, ProofRequest, ProofVerifier, TokenGrant, TokenRejection, TokenValidator, VerifiedProof,
+};
 
 /// Why a token was refused, in more detail than the [`TokenRejection`] a client gets.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -270,8 +272,9 @@ impl JwtValidator {
         Arc::new(move |token: &str| validator.validate(token))
     }
 
-    /// Checks the DPoP proof of `request` (see the module docs); the thumbprint of its key.
-    pub fn check_proof(&self, request: &ProofRequest<'_>) -> Result<String, JwtError> {
+    /// Checks the DPoP proof of `request` (see the module docs): the thumbprint of its key, its
+    /// `jti`, how long a replay of it would pass.
+    pub fn check_proof(&self, request: &ProofRequest<'_>) -> Result<VerifiedProof, JwtError> {
         self.inner.proofs.check(request)
     }
 

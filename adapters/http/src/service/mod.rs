@@ -342,7 +342,14 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 // The request's authorization context (0: none), which owns the tasks it creates.
                 let owner = match &config.auth {
                     Some(auth) => match authorize(auth, parts.method.as_str(), parts.uri.path(), &parts.headers) {
-                        Ok(owner) => owner,
+                        Ok((owner, proof)) => {
+                            if let Some(proof) = proof
+                                && let Err(response) = Box::pin(self.claim_proof(auth, proof)).await
+                            {
+                                break 'answer *response;
+                            }
+                            owner
+                        }
                         Err(response) => break 'answer *response,
                     },
                     None => 0,

@@ -17,7 +17,8 @@ use mcp_sansio::server::{Handler, SessionState};
 
 use super::McpHttp;
 use crate::body::ResponseBody;
-use crate::response::{rejection_response, sse_response, status_only};
+use crate::config::{BearerAuth, TokenRejection, VerifiedProof};
+use crate::response::{refused, rejection_response, sse_response, status_only};
 use crate::shared::{Notice, Relayed, SharedSessions, StoreError, within};
 use crate::state::LegacySession;
 
@@ -63,6 +64,34 @@ impl<H: Handler + Send + 'static> McpHttp<H> {
                 Box::pin(self.restore(id, Arc::clone(shared))).await
             }
             _ => Ok(()),
+        }
+    }
+
+    /// Claims the request's DPoP proof in the shared store, if there is one
+    /// ([`SharedSessions::claim_once`]): a 401 (`invalid_token`) if a replica accepted the proof
+    /// already, a 503 if the store does not answer within [`HttpConfig::store_timeout`].
+    ///
+    /// [`HttpConfig::store_timeout`]: crate::HttpConfig::store_timeout
+    pub(super) async fn claim_proof(
+        &self,
+        auth: &BearerAuth,
+        proof: VerifiedProof,
+    ) -> Result<(), Box<Response<ResponseBody>>> {
+        let Some(shared) = self.inner.shared.get() else {
+            return Ok(());
+        };
+        let key = format!("dpop:{}:{}", proof.jkt, proof.jti);
+        let ttl = proof.replayable_for.max(Duration::from_secs(1));
+        match within(self.inner.config.store_timeout, shared.claim_once(key, ttl)).await {
+            Ok(true) => Ok(()),
+            Ok(false) => {
+                tracing::debug!("DPoP proof refused: another replica accepted it");
+                Err(refused(auth, Some(TokenRejection::Invalid)))
+            }
+            Err(error) => {
+                tracing::warn!(%error, "DPoP proof not claimed in the shared store");
+                Err(Box::new(rejection_response(&Rejection::session_store_unavailable())))
+            }
         }
     }
 
