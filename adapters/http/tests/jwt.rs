@@ -533,19 +533,30 @@ impl Prover {
     }
 }
 
+/// A token for `s`'s audience bound to `client`'s key (`cnf.jkt`).
+fn bound_token(s: &Setup, client: &Prover) -> String {
+    let mut bound = claims(&s.audience);
+    bound["cnf"] = json!({"jkt": client.thumbprint()});
+    s.signer.sign(&bound)
+}
+
+/// The header lines presenting `token` as a DPoP token with `proof`.
+fn dpop_auth(token: &str, proof: &str) -> String {
+    format!("Authorization: DPoP {token}\r\nDPoP: {proof}\r\n")
+}
+
+/// [`request_with`]: a call of `echo` with `auth`.
+async fn echo_with(addr: SocketAddr, auth: &str) -> (u16, Vec<String>, String) {
+    request_with(addr, auth, "tools/call", "echo", json!({"name":"echo","arguments":{"text":"secret"}})).await
+}
+
 #[tokio::test]
 async fn a_dpop_bound_token_needs_a_fresh_proof_by_its_key() {
     let s = setup(|c| c).await;
     let client = Prover::new();
-    let mut bound = claims(&s.audience);
-    bound["cnf"] = json!({"jkt": client.thumbprint()});
-    let token = s.signer.sign(&bound);
-    let dpop = |proof: &str| format!("Authorization: DPoP {token}\r\nDPoP: {proof}\r\n");
-    let params = json!({"name":"echo","arguments":{"text":"secret"}});
-    let send = |auth: String| {
-        let params = params.clone();
-        async move { request_with(s.addr, &auth, "tools/call", "echo", params).await }
-    };
+    let token = bound_token(&s, &client);
+    let dpop = |proof: &str| dpop_auth(&token, proof);
+    let send = |auth: String| async move { echo_with(s.addr, &auth).await };
     let url = s.audience.clone();
     let good = client.proof("POST", &url, &token, "j1", now());
     let (status, _, body) = send(dpop(&good)).await;
@@ -665,15 +676,9 @@ async fn a_dpop_proof_one_replica_accepted_is_refused_by_the_others() {
     let replicas = replicas(&s, &store, 2).await;
     let (a, b) = (replicas[0].0, replicas[1].0);
     let client = Prover::new();
-    let mut bound = claims(&s.audience);
-    bound["cnf"] = json!({"jkt": client.thumbprint()});
-    let token = s.signer.sign(&bound);
-    let dpop = |proof: &str| format!("Authorization: DPoP {token}\r\nDPoP: {proof}\r\n");
-    let params = json!({"name":"echo","arguments":{"text":"secret"}});
-    let send = |addr: SocketAddr, auth: String| {
-        let params = params.clone();
-        async move { request_with(addr, &auth, "tools/call", "echo", params).await }
-    };
+    let token = bound_token(&s, &client);
+    let dpop = |proof: &str| dpop_auth(&token, proof);
+    let send = |addr: SocketAddr, auth: String| async move { echo_with(addr, &auth).await };
     let proof = client.proof("POST", &s.audience, &token, "j1", now());
     let (status, _, body) = send(a, dpop(&proof)).await;
     assert_eq!(status, 200, "{body}");

@@ -281,6 +281,14 @@ async fn start(script: Shared) -> String {
     base
 }
 
+/// A script whose servers bind tokens to DPoP proofs (`Script::dpop`), started: it and its base URL.
+async fn start_dpop() -> (Shared, String) {
+    let script = Shared::default();
+    script.lock().unwrap().dpop = true;
+    let base = start(script.clone()).await;
+    (script, base)
+}
+
 fn oauth() -> Arc<OAuth> {
     Arc::new(OAuth::new(OAuthConfig::new("oauth-test", "http://127.0.0.1:1/callback").with_client("client-1", None)))
 }
@@ -416,9 +424,7 @@ impl CredentialStore for SharedStore {
 
 #[tokio::test]
 async fn a_dpop_bound_token_goes_with_a_fresh_proof_and_each_servers_nonce() {
-    let script = Shared::default();
-    script.lock().unwrap().dpop = true;
-    let base = start(script.clone()).await;
+    let (script, base) = start_dpop().await;
     let (url, oauth) = (format!("{base}/a"), oauth());
     ping(&url, &oauth).await.unwrap();
     ping(&url, &oauth).await.unwrap();
@@ -460,9 +466,7 @@ async fn a_dpop_bound_token_goes_with_a_fresh_proof_and_each_servers_nonce() {
 
 #[tokio::test]
 async fn a_token_bound_to_another_key_is_not_sent() {
-    let script = Shared::default();
-    script.lock().unwrap().dpop = true;
-    let base = start(script.clone()).await;
+    let (script, base) = start_dpop().await;
     let url = format!("{base}/a");
     let store = SharedStore::default();
     let config = || OAuthConfig::new("oauth-test", "http://127.0.0.1:1/callback").with_client("client-1", None);
@@ -486,9 +490,7 @@ async fn a_token_bound_to_another_key_is_not_sent() {
 
 #[tokio::test]
 async fn a_file_store_keeps_the_key_its_tokens_are_bound_to() {
-    let script = Shared::default();
-    script.lock().unwrap().dpop = true;
-    let base = start(script.clone()).await;
+    let (script, base) = start_dpop().await;
     let url = format!("{base}/a");
     let dir = std::env::temp_dir().join(format!("mcp-sansio-dpop-store-{}", std::process::id()));
     let path = dir.join("credentials.json");
@@ -514,9 +516,7 @@ async fn a_file_store_keeps_the_key_its_tokens_are_bound_to() {
 
 #[tokio::test]
 async fn without_dpop_the_same_server_gets_bearer_tokens() {
-    let script = Shared::default();
-    script.lock().unwrap().dpop = true;
-    let base = start(script.clone()).await;
+    let (script, base) = start_dpop().await;
     let url = format!("{base}/a");
     let config = OAuthConfig::new("oauth-test", "http://127.0.0.1:1/callback").with_client("client-1", None);
     let oauth = Arc::new(OAuth::new(config.with_dpop(false)));
