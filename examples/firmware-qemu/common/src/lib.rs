@@ -31,5 +31,6 @@ pub mod uart;
 pub mod waker;
 
 pub use serve::{
-    DeviceServer, IN_FLIGHT, Logged, OUTBOUND, Served, Storage, serve, serve_handler, serve_handler_in, serve_in,
+    DeviceServer, IN_FLIGHT, INPUT_BYTES, Logged, OUTBOUND, RX_BYTES, Served, Storage, TX_BYTES, serve, serve_handler,
+    serve_handler_in, serve_in,
 };

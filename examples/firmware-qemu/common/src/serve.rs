@@ -14,7 +14,8 @@ use mcp_sansio::time::Instant;
 use crate::clock::TickClock;
 use crate::{executor, stack};
 
-/// The board's buffers, statics of the board crate (their sizes are its choice).
+/// The board's buffers, statics of the board crate ([`RX_BYTES`], [`TX_BYTES`], [`INPUT_BYTES`] for
+/// the example device).
 pub struct Storage {
     /// Receive buffer: the longest message accepted (longer lines are answered with an error and
     /// skipped).
@@ -34,6 +35,19 @@ pub const IN_FLIGHT: usize = if cfg!(feature = "modern") { 1 } else { 0 };
 /// roots; one at a time) when the build serves input from the client (the `input` feature), none
 /// otherwise: a tool that would ask fails.
 pub const OUTBOUND: usize = if cfg!(feature = "input") { 1 } else { 0 };
+
+/// Receive buffer of the example device: the longest message accepted (longer lines are answered
+/// with an error and skipped). The official SDK clients' largest request is 542 bytes (a
+/// 2026-07-28 `tools/call` carrying input responses and a request state); 768 keeps the full
+/// build's statics within 6 KiB. A legacy-only build (legacy requests, no input responses) takes 512.
+pub const RX_BYTES: usize = if cfg!(feature = "modern") { 768 } else { 512 };
+/// Transmit buffer of the example device: the largest answer. The SDK clients' largest is 3,708
+/// bytes (the legacy `tools/list` once `enable_blink` added its tool). A legacy-only build's 1 KiB
+/// holds its largest tool entry; its tool list comes in pages.
+pub const TX_BYTES: usize = if cfg!(feature = "modern") { 4096 } else { 1024 };
+/// Input the example device waits for in a legacy session (the factory reset's confirmation):
+/// none unless the build serves input from the client.
+pub const INPUT_BYTES: usize = if cfg!(feature = "input") { 1024 } else { 0 };
 
 /// The example device's server on board `B`, with the slots its build serves.
 pub type DeviceServer<B> = Served<Device<B>, IN_FLIGHT, OUTBOUND>;

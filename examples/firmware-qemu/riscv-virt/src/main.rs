@@ -19,21 +19,9 @@ mod uart;
 use core::mem::MaybeUninit;
 use core::ptr::addr_of_mut;
 
-use firmware_common::{DeviceServer, Storage, log};
+use firmware_common::{DeviceServer, INPUT_BYTES, RX_BYTES, Storage, TX_BYTES, log};
 use mcp_example_device::SimulatedBoard;
 use riscv::register::{mcause, mepc};
-
-/// Receive buffer: the longest message accepted (longer lines are answered with an error and
-/// skipped). The official SDK clients' largest request is 542 bytes (a modern-era `tools/call`
-/// carrying input responses and a request state); 768 keeps the statics within 6 KiB. The minimal
-/// profile (legacy requests, no input responses) takes 512.
-pub const RX_BYTES: usize = if cfg!(feature = "typical") { 768 } else { 512 };
-/// Transmit buffer: the largest answer (the modern-era `tools/list` is about 3.3 KB). The minimal
-/// profile's 1 KiB holds its largest tool entry; its tool list comes in pages.
-pub const TX_BYTES: usize = if cfg!(feature = "typical") { 4096 } else { 1024 };
-/// Input the device waits for in a legacy session (the factory reset's confirmation): none unless
-/// the build serves input from the client.
-pub const INPUT_BYTES: usize = if cfg!(feature = "full") { 1024 } else { 0 };
 
 static mut RX: [u8; RX_BYTES] = [0; RX_BYTES];
 static mut TX: [u8; TX_BYTES] = [0; TX_BYTES];
