@@ -158,6 +158,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
 
     /// Writes one page of a list. The page ends at `page_size` items, or earlier when the next item
     /// would not leave room for the end of the message; `nextCursor` then points at that item.
+    #[inline(never)] // Off the request path's frame (see docs/firmware.md, "Stack").
     fn list(&mut self, id: Id<'_>, params: &Params<'_>, version: ProtocolVersion, kind: ListKind) {
         let Some(start) = self.cursor(id, params) else { return };
         let (handler, config, mut out) = self.reply_parts(id, version, false);
