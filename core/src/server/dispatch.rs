@@ -51,6 +51,11 @@ pub(crate) fn served_capabilities<H: Handler + ?Sized>(config: &Config<'_>, hand
     config.capabilities.unwrap_or_else(|| handler.capabilities()).served_by_build()
 }
 
+/// The longest name of a method a server answers (`resources/templates/list`). A request's method
+/// name with escapes is unescaped into a buffer of this size on the request path; a longer one is
+/// no method served here (it is answered `-32601` with its name unescaped as it is written out).
+const MAX_METHOD_LEN: usize = 24;
+
 /// A method name, unescaped into a small buffer when it has escapes.
 pub(crate) fn plain_or_unescaped<'b>(s: JsonStr<'b>, buf: &'b mut [u8]) -> Option<&'b str> {
     match s.as_plain() {
@@ -256,7 +261,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         spans: &'v Spans,
         picked: Option<&Picked<'v>>,
     ) {
-        let mut method_buf = [0u8; 64];
+        let raw_method = method;
+        let mut method_buf = [0u8; MAX_METHOD_LEN];
         let method = plain_or_unescaped(method, &mut method_buf).unwrap_or("");
         if let Some(params) = params.filter(|p| p.kind() != Kind::Object) {
             let _ = params;
@@ -330,7 +336,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             log_level: picked.log_level,
             spans,
         };
-        self.dispatch(id, method, &params, context);
+        self.dispatch(id, method, raw_method, &params, context);
     }
 
     /// Validates modern `_meta`; answers and returns `None` when it is invalid or unsupported.
@@ -410,15 +416,21 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         );
     }
 
-    fn method_not_found(&mut self, id: Id<'_>, method: &str, version: ProtocolVersion) {
-        self.reject(
-            Some(&id),
-            code::METHOD_NOT_FOUND,
-            format_args!("{method} (protocol version {version})", method = Plain(method)),
-        );
+    /// `method`: as the request wrote it (shown unescaped).
+    fn method_not_found(&mut self, id: Id<'_>, method: JsonStr<'_>, version: ProtocolVersion) {
+        self.reject(Some(&id), code::METHOD_NOT_FOUND, format_args!("{method} (protocol version {version})"));
     }
 
-    fn dispatch(&mut self, id: Id<'_>, method: &str, params: &Params<'_>, context: RequestContext<'_>) {
+    /// `method`: the method's name unescaped (empty if it is longer than any served), `raw_method`
+    /// as the request wrote it.
+    fn dispatch(
+        &mut self,
+        id: Id<'_>,
+        method: &str,
+        raw_method: JsonStr<'_>,
+        params: &Params<'_>,
+        context: RequestContext<'_>,
+    ) {
         let version = context.version;
         let modern = version.served_era() == Era::Modern;
         let capabilities = self.capabilities();
@@ -470,7 +482,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             {
                 self.tasks_request(id, method, params, context)
             }
-            _ => self.method_not_found(id, method, version),
+            _ => self.method_not_found(id, raw_method, version),
         }
     }
 }

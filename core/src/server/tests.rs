@@ -249,6 +249,39 @@ fn methods_removed_in_2026_are_not_found() {
 }
 
 #[test]
+fn escaped_method_names_are_the_methods() {
+    let mut h = Harness::new();
+    h.initialize("2025-11-25");
+    // Every method a legacy session serves here (the longest name a server answers among them),
+    // each name with its first character escaped: answered as the name unescaped is.
+    let methods = [
+        ("ping", ""),
+        ("tools/list", ""),
+        ("tools/call", r#""name":"echo","arguments":{"text":"x"}"#),
+        ("resources/list", ""),
+        ("resources/templates/list", ""),
+        ("resources/read", r#""uri":"test://text""#),
+        ("prompts/list", ""),
+        ("prompts/get", r#""name":"talk","arguments":{"topic":"t"}"#),
+    ];
+    for (method, params) in methods {
+        let plain = h.request(&legacy(1, method, params));
+        assert!(plain.get("result").is_some(), "{method}: {plain}");
+        let first = method.chars().next().unwrap();
+        let escaped = std::format!("\\u{:04x}{}", u32::from(first), &method[1..]);
+        assert_eq!(h.request(&legacy(1, &escaped, params)), plain, "{escaped}");
+    }
+    // Escaped names not served, up to longer than any served: not found, named as they read unescaped.
+    let long = std::format!("a/{}", "x".repeat(200));
+    for name in ["no/such/method", "no/such/method/with/a/long/name", &long] {
+        let answer = h.request(&legacy(2, &name.replace('/', r"\/"), ""));
+        assert_eq!(error_code(&answer), code::METHOD_NOT_FOUND as i64);
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.ends_with(&std::format!(": {name} (protocol version 2025-11-25)")), "{message}");
+    }
+}
+
+#[test]
 fn pagination_walks_every_item_once() {
     let mut h = Harness::with(4096, 4096, Limits { page_size: 2, ..Limits::default() });
     let first = h.request(&modern(1, "tools/list", ""));
