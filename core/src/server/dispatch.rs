@@ -92,9 +92,10 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         answer_unparsable(error, text, max_depth, |id, code, message| self.reject_with_data(id, code, message, None));
     }
 
-    /// Opens a result for `id` in the transmit window.
-    pub(crate) fn open<'x>(&'x mut self, id: Id<'x>, version: ProtocolVersion) -> Outgoing<'x> {
-        self.reply_parts(id, version, false).2
+    /// Answers `id` with an empty result (`ping`, `logging/setLevel`, a subscription, …).
+    #[inline(never)] // Its reply off the request path's frame (see docs/firmware.md, "Stack").
+    pub(crate) fn empty_result(&mut self, id: Id<'_>, version: ProtocolVersion) {
+        self.reply_parts(id, version, false).2.finish(None);
     }
 
     /// Opens a result for `id` and hands back the task table beside it.
@@ -445,10 +446,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         // serving it is not in the build.
         match method {
             "server/discover" if modern => self.discover(id),
-            "ping" if !modern => {
-                let mut out = self.open(id, version);
-                out.finish(None);
-            }
+            "ping" if !modern => self.empty_result(id, version),
             #[cfg(feature = "completion")]
             "completion/complete" if capabilities.completions => self.complete(id, params, context),
             #[cfg(feature = "logging")]

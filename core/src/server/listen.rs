@@ -33,8 +33,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         if !subscribe {
             subscriptions.remove(uri);
         }
-        let mut out = self.open(id, context.version);
-        out.finish(None);
+        self.empty_result(id, context.version);
     }
 
     /// `subscriptions/listen` (2026-07-28): acknowledges what the server honours, then keeps the

@@ -64,8 +64,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         if let Session::Legacy { log_level, .. } = self.session {
             *log_level = level;
         }
-        let mut out = self.open(id, context.version);
-        out.finish(None);
+        self.empty_result(id, context.version);
     }
 }
 

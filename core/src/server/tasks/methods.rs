@@ -131,7 +131,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                     // answer is still free (the task's answer is kept, not sent).
                     self.rerun_task(slot);
                 }
-                self.open(id, context.version).finish(None);
+                self.empty_result(id, context.version);
             }
             (true, "tasks/result") => self.legacy_task_result(id, slot, context),
             (_, "tasks/cancel") => {
