@@ -243,6 +243,7 @@ impl<'a> Value<'a> {
     }
 
     /// `Some(true)` / `Some(false)` for the literals, `None` otherwise.
+    #[inline(never)] // Read in many places: one copy of it (about 100 B of Thumb-2 each).
     pub fn as_bool(&self) -> Option<bool> {
         match self.bytes {
             b"true" => Some(true),
