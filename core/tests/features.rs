@@ -254,6 +254,18 @@ fn a_method_is_served_exactly_when_its_feature_is_on() {
     check_progress(&mut server);
 }
 
+#[test]
+fn a_request_outside_a_session_is_told_what_the_build_serves() {
+    let mut peer = Peer::new();
+    let mut server = peer.server();
+    let answer = &exchange(&mut server, &request(1, "tools/list", "", false))[0];
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap();
+    // `initialize` where the build has the legacy era, per-request `_meta` where it has the modern.
+    assert_eq!(message.contains("initialize"), cfg!(feature = "legacy") || !cfg!(feature = "modern"), "{message}");
+    assert_eq!(message.contains("_meta"), cfg!(feature = "modern") || !cfg!(feature = "legacy"), "{message}");
+}
+
 /// A request's `progressToken` (in `_meta`, in either era) is honoured in every build.
 fn check_progress(server: &mut Server<'_, Everything>) {
     let eras: &[bool] = match (cfg!(feature = "legacy"), cfg!(feature = "modern")) {

@@ -310,15 +310,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             match *self.session {
                 Session::Legacy { version, .. } => version,
                 Session::None if method == "ping" => ProtocolVersion::LATEST_LEGACY,
-                Session::None => {
-                    return self.reject(
-                        Some(&id),
-                        code::INVALID_PARAMS,
-                        format_args!(
-                            "missing _meta \"{META_PROTOCOL_VERSION}\". Send initialize first (protocol 2025-11-25 and earlier), or add per-request _meta (2026-07-28)", META_PROTOCOL_VERSION = Plain(META_PROTOCOL_VERSION)
-                        ),
-                    );
-                }
+                Session::None => return self.no_session(id),
             }
         };
         let client = match (is_modern, *self.session) {
@@ -338,6 +330,20 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             spans,
         };
         self.dispatch(id, method, raw_method, &params, context);
+    }
+
+    /// Refuses a request that is neither in a legacy session nor a modern one, pointing at what the
+    /// build serves: `initialize` (legacy), per-request `_meta` (modern), or either.
+    fn no_session(&mut self, id: Id<'_>) {
+        let version = Plain(META_PROTOCOL_VERSION);
+        let detail = match (cfg!(feature = "legacy"), cfg!(feature = "modern")) {
+            (true, false) => format_args!("no session: send initialize first"),
+            (false, true) => format_args!("missing _meta \"{version}\" (protocol 2026-07-28)"),
+            _ => format_args!(
+                "missing _meta \"{version}\". Send initialize first (protocol 2025-11-25 and earlier), or add per-request _meta (2026-07-28)"
+            ),
+        };
+        self.reject(Some(&id), code::INVALID_PARAMS, detail)
     }
 
     /// Validates modern `_meta`; answers and returns `None` when it is invalid or unsupported.
