@@ -9,13 +9,34 @@
 use crate::json::{Kind, Spans, Value};
 use crate::mcp::meta::Meta;
 
-/// The members found by the one walk, in this order.
-#[cfg(not(feature = "tasks"))]
-const PICKED: [&str; 7] = ["_meta", "name", "arguments", "uri", "inputResponses", "requestState", "cursor"];
-/// The members found by the one walk, in this order; with tasks also `task` (2025-11-25's task
-/// augmentation), read for every `tools/call` of a 2025-11-25 session.
-#[cfg(feature = "tasks")]
-const PICKED: [&str; 8] = ["_meta", "name", "arguments", "uri", "inputResponses", "requestState", "cursor", "task"];
+/// The members found by the one walk, in this order: those the build's methods read (another is
+/// found when it is asked for). With tasks also `task` (2025-11-25's task augmentation), read for
+/// every `tools/call` of a 2025-11-25 session.
+const PICKED_NAMES: &[&str] = &[
+    "_meta",
+    "name",
+    "arguments",
+    "cursor",
+    #[cfg(feature = "resources")]
+    "uri",
+    #[cfg(feature = "input")]
+    "inputResponses",
+    #[cfg(feature = "input")]
+    "requestState",
+    #[cfg(feature = "tasks")]
+    "task",
+];
+
+/// [`PICKED_NAMES`] as an array, as [`Value::find_all`] takes them.
+const PICKED: [&str; PICKED_NAMES.len()] = {
+    let mut names = [""; PICKED_NAMES.len()];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = PICKED_NAMES[i];
+        i += 1;
+    }
+    names
+};
 
 /// `params` (an object, or absent) and its members named in [`PICKED`].
 #[derive(Clone, Copy, Debug)]
