@@ -451,6 +451,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         // A method whose cargo feature is off has no arm: it is answered -32601, and the code
         // serving it is not in the build.
         match method {
+            #[cfg(feature = "modern")]
             "server/discover" if modern => self.discover(id),
             "ping" if !modern => self.empty_result(id, version),
             #[cfg(feature = "completion")]

@@ -96,6 +96,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     }
 
     /// `server/discover` (2026-07-28).
+    #[cfg(feature = "modern")]
     #[inline(never)] // Off the request path's frame (see docs/firmware.md, "Stack").
     pub(crate) fn discover(&mut self, id: Id<'_>) {
         let capabilities = self.capabilities();
