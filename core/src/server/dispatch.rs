@@ -54,6 +54,7 @@ pub(crate) fn served_capabilities<H: Handler + ?Sized>(config: &Config<'_>, hand
 /// The longest name of a method a server answers (`resources/templates/list`). A request's method
 /// name with escapes is unescaped into a buffer of this size on the request path; a longer one is
 /// no method served here (it is answered `-32601` with its name unescaped as it is written out).
+/// `core/tests/features.rs` sends every method with its name escaped, in each feature set.
 const MAX_METHOD_LEN: usize = 24;
 
 /// A method name, unescaped into a small buffer when it has escapes.
