@@ -75,9 +75,11 @@ class Firmware:
         self.stderr_lines: list[str] = []
         self._lines: queue.Queue[bytes | None] = queue.Queue()
         self._stdout_bytes = b""
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self._readers = [threading.Thread(target=self._read_stderr, daemon=True)]
         if tcp_port is None:
-            threading.Thread(target=self._read_stdout, daemon=True).start()
+            self._readers.append(threading.Thread(target=self._read_stdout, daemon=True))
+        for reader in self._readers:
+            reader.start()
 
     def _read_stderr(self) -> None:
         assert self.proc.stderr is not None
@@ -188,6 +190,12 @@ class Firmware:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        # QEMU is gone, so its pipes reach end of file and the readers return. They are joined
+        # before the pipes close: a reader about to read a closed pipe's descriptor number could
+        # otherwise read the next QEMU's pipe, which the kernel gives the same number, and take
+        # the start of that firmware's output.
+        for reader in self._readers:
+            reader.join(timeout=5)
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
                 if stream is not None:
