@@ -102,10 +102,13 @@ impl Port for Uart0 {
 
 /// UART0's interrupt handler (dispatched from `DefaultHandler`).
 pub fn on_interrupt() {
+    // Acknowledged before the receive register is drained: a byte that arrives after the drain
+    // raises the interrupt again. Acknowledged after, it would be cleared with that byte unread,
+    // and with no wake for the reader the byte would wait for the next one.
+    write_reg(ICR, INT_RX | INT_RT);
     if Uart0::pump_rx() {
         SHARED.rx_ready();
     }
-    write_reg(ICR, INT_RX | INT_RT);
     if read_reg(IMSC) & INT_TX != 0 && read_reg(FR) & FR_TXFF == 0 {
         write_reg(IMSC, read_reg(IMSC) & !INT_TX);
         write_reg(ICR, INT_TX);
