@@ -251,8 +251,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// `prompts/get`. The prompt is found by comparing the request's (possibly escaped) name with
     /// each prompt's, without copying it; the handler is given the name as [`Self::call_tool`]
     /// gives a tool's (the request's text, the static table's, or a cold unescaped copy). The
-    /// lookup is `call_tool`'s written again: one function for both made every firmware build
-    /// larger (docs/firmware.md, "What did not help").
+    /// lookup is `call_tool`'s written again: one function for both made the Cortex-M3 firmware
+    /// larger in each shape tried (docs/firmware.md, "What did not help").
     #[cfg(feature = "prompts")]
     #[inline(never)] // An arm of `dispatch` in a frame of its own (see docs/firmware.md, "Stack").
     pub(crate) fn get_prompt(&mut self, id: Id<'_>, params: &Params<'_>, context: RequestContext<'_>) {
