@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """How many bytes of a firmware's code go to calling the JSON writer and reader. Needs llvm-objdump
-and llvm-objcopy, and an ELF with debug info (the firmware's release profile keeps it).
+and an ELF with debug info (the firmware's release profile keeps it).
 
 Usage: call_sites.py FIRMWARE_ELF [--functions]
 
@@ -30,9 +30,10 @@ import argparse
 import re
 import subprocess
 import sys
-import tempfile
 from collections import Counter
 from dataclasses import dataclass
+
+from footprint import section_data
 
 WRITER_FILES = re.compile(r"core/src/json/write\.rs$")
 READER_FILES = re.compile(r"core/src/json/(value|string)\.rs$")
@@ -105,10 +106,9 @@ def callee(operands: str) -> str:
     return plain(m.group(1)) if m else ""
 
 
-def measure(code: list[Instruction]) -> tuple[Counter[str], Counter[str], Counter[str], Counter[str]]:
-    """Bytes, call sites and pool words by kind ("writer", "reader"), and bytes by function."""
+def measure(code: list[Instruction]) -> tuple[Counter[str], Counter[str], Counter[str]]:
+    """Bytes and pool words by kind ("writer", "reader"), and bytes by function."""
     counted: dict[int, str] = {}  # instruction index -> kind
-    sites: Counter[str] = Counter()
     for i, instruction in enumerate(code):
         if kind_of_function(instruction.function):
             continue
@@ -119,7 +119,6 @@ def measure(code: list[Instruction]) -> tuple[Counter[str], Counter[str], Counte
         kind = counted.get(i) or kind_of_function(callee(instruction.operands))
         if kind is None:
             continue
-        sites[kind] += 1
         counted[i] = kind
         for j in range(i - 1, max(i - 1 - LOOK_BACK, -1), -1):
             before = code[j]
@@ -140,17 +139,12 @@ def measure(code: list[Instruction]) -> tuple[Counter[str], Counter[str], Counte
         words[kind] += 1
         size[kind] += POOL_WORD
         by_function[function] += POOL_WORD
-    return size, sites, words, by_function
+    return size, words, by_function
 
 
 def rodata_text(elf: str) -> int:
     """Bytes of `.rodata` in runs of three or more printable ASCII bytes."""
-    with tempfile.TemporaryDirectory() as directory:
-        path = f"{directory}/rodata.bin"
-        subprocess.run(["llvm-objcopy", "-O", "binary", "--only-section=.rodata", elf, path], check=True)
-        with open(path, "rb") as f:
-            data = f.read()
-    return sum(len(run) for run in re.findall(rb"[\x20-\x7e]{3,}", data))
+    return sum(len(run) for run in re.findall(rb"[\x20-\x7e]{3,}", section_data(elf, ".rodata")))
 
 
 def main() -> int:
@@ -159,12 +153,12 @@ def main() -> int:
     ap.add_argument("--functions", action="store_true", help="also list the functions with the most such code")
     args = ap.parse_args()
     code = disassemble(args.elf)
-    size, sites, words, by_function = measure(code)
-    print("| Calls to | Bytes | Call sites | Pool words |")
-    print("|---|---:|---:|---:|")
+    size, words, by_function = measure(code)
+    print("| Code using | Bytes | Pool words among them (4 B each) |")
+    print("|---|---:|---:|")
     for kind in ("writer", "reader"):
-        print(f"| the JSON {kind} | {size[kind]:,} | {sites[kind]} | {words[kind]} |")
-    print(f"| both | {sum(size.values()):,} | {sum(sites.values())} | {sum(words.values())} |")
+        print(f"| the JSON {kind} | {size[kind]:,} | {words[kind]} |")
+    print(f"| both | {sum(size.values()):,} | {sum(words.values())} |")
     print(f"\nText in .rodata: {rodata_text(args.elf):,} B")
     if args.functions:
         print()

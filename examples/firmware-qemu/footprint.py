@@ -39,31 +39,44 @@ MARKERS = {".stack", ".heap"}
 RAM_MARGIN = 512
 
 
-def sections(path: str) -> list[tuple[str, int, int, int, int]]:
-    """(name, type, flags, address, size) of every section of a 32-bit little-endian ELF."""
+def read_elf(path: str) -> tuple[bytes, list[tuple[int, ...]]]:
+    """The bytes of a 32-bit little-endian ELF and its section headers (each `Elf32_Shdr`'s ten words)."""
     with open(path, "rb") as f:
         data = f.read()
     if data[:4] != b"\x7fELF" or data[4] != 1 or data[5] != 1:
         raise SystemExit(f"{path}: not a 32-bit little-endian ELF")
     shoff, = struct.unpack_from("<I", data, 0x20)
-    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x2E)
-    headers = [struct.unpack_from("<IIIIIIIIII", data, shoff + i * shentsize) for i in range(shnum)]
+    shentsize, shnum = struct.unpack_from("<HH", data, 0x2E)
+    return data, [struct.unpack_from("<IIIIIIIIII", data, shoff + i * shentsize) for i in range(shnum)]
+
+
+def named_sections(path: str) -> tuple[bytes, list[tuple[str, tuple[int, ...]]]]:
+    """The ELF's bytes, and each section's name with its header."""
+    data, headers = read_elf(path)
+    shstrndx, = struct.unpack_from("<H", data, 0x32)
     names_at = headers[shstrndx][4]
 
     def name(offset: int) -> str:
         end = data.index(b"\0", names_at + offset)
         return data[names_at + offset:end].decode()
 
-    return [(name(h[0]), h[1], h[2], h[3], h[5]) for h in headers]
+    return data, [(name(h[0]), h) for h in headers]
+
+
+def sections(path: str) -> list[tuple[str, int, int, int, int]]:
+    """(name, type, flags, address, size) of every section of a 32-bit little-endian ELF."""
+    return [(name, h[1], h[2], h[3], h[5]) for name, h in named_sections(path)[1]]
+
+
+def section_data(path: str, section: str) -> bytes:
+    """The contents of the named section (empty if the ELF has none)."""
+    data, named = named_sections(path)
+    return next((data[h[4]:h[4] + h[5]] for name, h in named if name == section), b"")
 
 
 def symbols(path: str) -> list[str]:
     """The names of every symbol in the ELF's symbol table (mangled, as the linker saw them)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    shoff, = struct.unpack_from("<I", data, 0x20)
-    shentsize, shnum = struct.unpack_from("<HH", data, 0x2E)
-    headers = [struct.unpack_from("<IIIIIIIIII", data, shoff + i * shentsize) for i in range(shnum)]
+    data, headers = read_elf(path)
     names = []
     for h in headers:
         if h[1] != SHT_SYMTAB:
