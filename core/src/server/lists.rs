@@ -127,11 +127,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let Some(cursor) = params.get("cursor").filter(|c| !c.is_null()) else {
             return Some(0);
         };
-        let parsed = cursor
-            .as_str()
-            .and_then(|s| s.as_plain())
-            .filter(|s| !s.is_empty() && s.len() <= 19 && s.bytes().all(|b| b.is_ascii_digit()))
-            .and_then(|s| s.parse::<usize>().ok());
+        let parsed = cursor.as_str().and_then(|s| s.as_plain()).and_then(cursor_index);
         if parsed.is_none() {
             self.reject(Some(&id), code::INVALID_PARAMS, format_args!("invalid cursor"));
         }
@@ -219,6 +215,21 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     }
 }
 
+/// The index a cursor names: its text, decimal digits only (no sign, not empty), within `usize`.
+/// (`str::parse` takes a sign too, and its code is several times this.)
+fn cursor_index(text: &str) -> Option<usize> {
+    if text.is_empty() {
+        return None;
+    }
+    text.bytes().try_fold(0usize, |index, byte| {
+        let digit = byte.wrapping_sub(b'0');
+        if digit > 9 {
+            return None;
+        }
+        index.checked_mul(10)?.checked_add(usize::from(digit))
+    })
+}
+
 fn has_item<H: Handler>(handler: &H, kind: ListKind, index: usize) -> bool {
     match kind {
         ListKind::Tools => handler.tool(index).is_some(),
@@ -277,4 +288,25 @@ fn write_item<'h, H: Handler>(
         }
     };
     Some(result)
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::cursor_index;
+    use std::string::ToString;
+
+    #[test]
+    fn a_cursor_is_decimal_digits_within_usize() {
+        for (text, index) in [("0", Some(0)), ("12", Some(12)), ("007", Some(7)), ("", None), ("+1", None)] {
+            assert_eq!(cursor_index(text), index, "{text:?}");
+        }
+        for bad in ["-1", "1a", " 1", "1 ", "1.0", "1e2", "x"] {
+            assert_eq!(cursor_index(bad), None, "{bad:?}");
+        }
+        assert_eq!(cursor_index(&usize::MAX.to_string()), Some(usize::MAX));
+        assert_eq!(cursor_index(&(u128::from(u64::MAX) + 1).to_string()), None);
+        assert_eq!(cursor_index(&(usize::MAX as u128 + 1).to_string()), None);
+    }
 }
