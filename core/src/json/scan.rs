@@ -479,33 +479,26 @@ impl<'a> Scanner<'a> {
         Ok(unit)
     }
 
-    /// Scans one multi-byte UTF-8 sequence; the cursor is at its lead byte (>= 0x80).
+    /// Scans one multi-byte UTF-8 sequence; the cursor is at its lead byte (>= 0x80). The lead byte
+    /// gives the width; `core::str::from_utf8` checks those bytes (well-formed per Unicode Table 3-7:
+    /// no overlong form, no surrogate, nothing above U+10FFFF), one check shared with the rest of
+    /// the crate instead of a second copy of it here.
     fn scan_utf8_sequence(&mut self) -> Result<(), ScanError> {
-        let invalid = self.error_here(ScanErrorKind::InvalidUtf8);
-        let Some(lead) = self.peek() else {
-            return Err(self.unexpected_end());
+        let rest = self.rest();
+        let width = match rest.first() {
+            Some(0..=0xDF) => 2,
+            Some(0xE0..=0xEF) => 3,
+            _ => 4,
         };
-        // Well-formed sequences per Unicode Table 3-7: width and allowed range of the second byte.
-        let (width, second_min, second_max) = match lead {
-            0xC2..=0xDF => (2, 0x80, 0xBF),
-            0xE0 => (3, 0xA0, 0xBF),
-            0xE1..=0xEC | 0xEE..=0xEF => (3, 0x80, 0xBF),
-            0xED => (3, 0x80, 0x9F),
-            0xF0 => (4, 0x90, 0xBF),
-            0xF1..=0xF3 => (4, 0x80, 0xBF),
-            0xF4 => (4, 0x80, 0x8F),
-            _ => return Err(invalid),
-        };
-        for ahead in 1..width {
-            let (min, max) = if ahead == 1 { (second_min, second_max) } else { (0x80, 0xBF) };
-            match self.byte_at(ahead) {
-                None => return Err(self.unexpected_end()),
-                Some(byte) if (min..=max).contains(&byte) => {}
-                Some(_) => return Err(invalid),
+        match core::str::from_utf8(rest.get(..width).unwrap_or(rest)) {
+            Ok(_) => {
+                self.advance(width);
+                Ok(())
             }
+            // Well-formed so far, but the input ends within the sequence.
+            Err(e) if e.error_len().is_none() => Err(self.unexpected_end()),
+            Err(_) => Err(self.error_here(ScanErrorKind::InvalidUtf8)),
         }
-        self.advance(width);
-        Ok(())
     }
 
     /// Scans a number; the cursor is at `-` or a digit.
@@ -668,6 +661,15 @@ mod tests {
             (b"\"\\ud800", UnexpectedEnd, 7),
             (b"\"\\ud800\\", UnexpectedEnd, 8),
             (b"\"\xe2\x82", UnexpectedEnd, 3),
+            (b"\"\xf0\x9f\x98", UnexpectedEnd, 4),
+            (b"\"\xc3", UnexpectedEnd, 2),
+            // Cut short, but already not UTF-8: the sequence is invalid, not unfinished.
+            (b"\"\xe0\x80", InvalidUtf8, 1),
+            (b"\"\xed\xa0", InvalidUtf8, 1),
+            (b"\"\xf4\x90", InvalidUtf8, 1),
+            (b"\"\xc0", InvalidUtf8, 1),
+            (b"\"\xf5", InvalidUtf8, 1),
+            (b"\"\xc3\x41\"", InvalidUtf8, 1),
             (b"]", Syntax, 0),
             (b"[1 2]", Syntax, 3),
             (b"[1,]", Syntax, 3),
