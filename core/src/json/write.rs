@@ -104,8 +104,12 @@ impl<'a> JsonWriter<'a> {
 
     /// Appends `bytes` verbatim. The caller guarantees they are valid UTF-8, a valid JSON fragment in
     /// context, and contain no raw newline.
+    #[inline(always)] // A one-byte literal becomes a call with the byte itself (see `push_byte`).
     pub fn raw(&mut self, bytes: &[u8]) {
-        self.push_bytes(bytes);
+        match bytes {
+            [byte] => self.push_byte(*byte),
+            _ => self.push_bytes(bytes),
+        }
     }
 
     /// Copies a validated value, replacing its (insignificant) `\n`/`\r` whitespace by spaces so the output
@@ -353,6 +357,15 @@ impl<'a> JsonWriter<'a> {
         };
         self.len = end;
         self.buf.get_mut(start..end)
+    }
+
+    /// One byte: most of the engine's `raw` fragments are one (`{`, `,`, `}`), and a call with the
+    /// byte is smaller than one with the address and length of a literal (docs/firmware.md, "Flash").
+    #[inline(never)]
+    fn push_byte(&mut self, byte: u8) {
+        if let Some([destination]) = self.reserve(1) {
+            *destination = byte;
+        }
     }
 
     fn push_bytes(&mut self, bytes: &[u8]) {
