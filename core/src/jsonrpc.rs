@@ -362,7 +362,7 @@ pub(crate) fn write_call(
         w.raw(b",\"params\":");
         params(w);
     }
-    w.raw(b"}");
+    w.byte(b'}');
 }
 
 /// Writes `{"jsonrpc":"2.0","id":<id>,"result":` (the caller writes the result and the closing `}`).
@@ -406,7 +406,7 @@ pub(crate) fn write_error_head(w: &mut JsonWriter<'_>, id: Option<&dyn WriteId>,
     if let Some(id) = id {
         w.raw(b"\"id\":");
         id.write_id(w);
-        w.raw(b",");
+        w.byte(b',');
     }
     w.raw(b"\"error\":{\"code\":");
     w.i64(i64::from(code));

@@ -313,7 +313,7 @@ impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
                 w.string(argument);
                 w.raw(b",\"value\":");
                 w.string(value);
-                w.raw(b"}");
+                w.byte(b'}');
             }),
         )
     }
@@ -334,7 +334,7 @@ impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
         let members = |w: &mut JsonWriter<'_>| {
             w.raw(b"\"notifications\":{");
             notifications(w);
-            w.raw(b"}");
+            w.byte(b'}');
         };
         send(&mut self.ep.out, &self.config, version, "subscriptions/listen", Some(&members), None, None)
     }
@@ -481,7 +481,7 @@ impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
 /// Writes `"<key>":<name>` and, if given, `,"arguments":<arguments>`.
 pub(crate) fn write_named(w: &mut JsonWriter<'_>, key: &str, name: &str, arguments: Option<Value<'_>>) {
     w.string(key);
-    w.raw(b":");
+    w.byte(b':');
     w.string(name);
     if let Some(arguments) = arguments {
         w.raw(b",\"arguments\":");
@@ -506,14 +506,14 @@ pub(crate) fn send<const OUTBOUND: usize>(
     }
     let (info, capabilities) = (config.client_info, config.capabilities);
     let write = |w: &mut JsonWriter<'_>| {
-        w.raw(b"{");
+        w.byte(b'{');
         let start = w.len();
         if let Some(params) = params {
             params(w);
         }
         let comma = |w: &mut JsonWriter<'_>| {
             if w.len() > start {
-                w.raw(b",");
+                w.byte(b',');
             }
         };
         if modern {
@@ -524,9 +524,9 @@ pub(crate) fn send<const OUTBOUND: usize>(
             comma(w);
             w.raw(b"\"_meta\":{\"progressToken\":");
             w.i64(token);
-            w.raw(b"}");
+            w.byte(b'}');
         }
-        w.raw(b"}");
+        w.byte(b'}');
     };
     out.request(Route::BYTE_STREAM, method, Some(&write), deadline)
 }

@@ -193,7 +193,7 @@ impl<const OUTBOUND: usize> Parts<'_, '_, OUTBOUND> {
             if write_input_answers(w, entries, now, &mut **handler.borrow_mut()).is_some() {
                 refused.set(true);
             }
-            w.raw(b"}");
+            w.byte(b'}');
         };
         let method = RETRYABLE[usize::from(record.method)];
         let deadline = self.config.request_timeout.map(|timeout| now + timeout);
@@ -279,7 +279,7 @@ impl<const OUTBOUND: usize> Parts<'_, '_, OUTBOUND> {
             capabilities.write(w);
             w.raw(b",\"clientInfo\":");
             info.write(w, version);
-            w.raw(b"}");
+            w.byte(b'}');
         };
         let deadline = Some(now + self.config.connect_timeout);
         let key = self.out.request(Route::BYTE_STREAM, "initialize", Some(&params), deadline)?;
@@ -317,7 +317,7 @@ impl<const OUTBOUND: usize> Parts<'_, '_, OUTBOUND> {
                 let written = self.out.write(Route::BYTE_STREAM, |w| {
                     jsonrpc::write_result_head(w, &id);
                     answer = handler.on_input(now, input, w);
-                    w.raw(b"}");
+                    w.byte(b'}');
                     if answer != InputAnswer::Written {
                         // Nothing of a refused answer is written.
                         w.set_overflowed();
@@ -396,10 +396,10 @@ pub(crate) fn write_input_answers<'v, H: Handler>(
     let mut refused = None;
     for (i, (key, entry)) in entries.enumerate() {
         if i > 0 {
-            w.raw(b",");
+            w.byte(b',');
         }
         w.json_str(key);
-        w.raw(b":");
+        w.byte(b':');
         let Some(input) = ReceivedInput::from_entry(entry) else { continue };
         if handler.on_input(now, input, w) != InputAnswer::Written {
             refused = Some(input.method());

@@ -248,7 +248,7 @@ impl<const OUTBOUND: usize> Engine<'_, OUTBOUND> {
                     w.raw(b"\"ttl\":");
                     w.u64(ttl.as_millis());
                 }
-                w.raw(b"}");
+                w.byte(b'}');
             }),
         )
     }
@@ -369,7 +369,7 @@ impl<const OUTBOUND: usize> Engine<'_, OUTBOUND> {
             if let Some(responses) = responses {
                 w.raw(b",\"inputResponses\":{");
                 responses(w);
-                w.raw(b"}");
+                w.byte(b'}');
             }
         };
         self.request(now, method, Some(&members))

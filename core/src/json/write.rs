@@ -30,7 +30,7 @@ const FLOAT_TEXT_CAPACITY: usize = 32;
 /// out.i64(7);
 /// out.raw(b",\"note\":");
 /// out.string("two\nlines");
-/// out.raw(b"}");
+/// out.byte(b'}');
 /// if out.is_overflowed() {
 ///     out.truncate(start);
 /// }
@@ -104,11 +104,18 @@ impl<'a> JsonWriter<'a> {
 
     /// Appends `bytes` verbatim. The caller guarantees they are valid UTF-8, a valid JSON fragment in
     /// context, and contain no raw newline.
-    #[inline(always)] // A one-byte literal becomes a call with the byte itself (see `push_byte`).
     pub fn raw(&mut self, bytes: &[u8]) {
-        match bytes {
-            [byte] => self.push_byte(*byte),
-            _ => self.push_bytes(bytes),
+        self.push_bytes(bytes);
+    }
+
+    /// Appends one byte verbatim, as [`raw`](Self::raw) would `&[byte]`: an ASCII byte that is a
+    /// valid JSON fragment in context (`{`, `,`, `"`, …). Smaller code than `raw` of a one-byte
+    /// literal, whose address and length each call loads (see docs/firmware.md, "Flash").
+    #[inline(never)]
+    pub fn byte(&mut self, byte: u8) {
+        debug_assert!(byte.is_ascii() && byte != b'\n' && byte != b'\r');
+        if let Some([destination]) = self.reserve(1) {
+            *destination = byte;
         }
     }
 
@@ -128,9 +135,9 @@ impl<'a> JsonWriter<'a> {
     /// Writes `s` as a quoted JSON string, escaping `"`, `\` and every control character below 0x20.
     pub fn string(&mut self, s: &str) {
         self.all_or_nothing(|out| {
-            out.push_bytes(b"\"");
+            out.byte(b'"');
             out.escape(s);
-            out.push_bytes(b"\"");
+            out.byte(b'"');
         });
     }
 
@@ -143,9 +150,9 @@ impl<'a> JsonWriter<'a> {
     /// Writes a string that is already escaped (for example a key taken from the input), with quotes.
     pub fn json_str(&mut self, s: JsonStr<'_>) {
         self.all_or_nothing(|out| {
-            out.push_bytes(b"\"");
+            out.byte(b'"');
             out.push_bytes(s.raw());
-            out.push_bytes(b"\"");
+            out.byte(b'"');
         });
     }
 
@@ -156,11 +163,11 @@ impl<'a> JsonWriter<'a> {
     /// so the message is discarded like one that did not fit.
     pub fn string_fmt(&mut self, args: fmt::Arguments<'_>) {
         self.all_or_nothing(|out| {
-            out.push_bytes(b"\"");
+            out.byte(b'"');
             if fmt::write(&mut EscapingWriter { out: &mut *out }, args).is_err() {
                 out.overflowed = true;
             }
-            out.push_bytes(b"\"");
+            out.byte(b'"');
         });
     }
 
@@ -308,7 +315,7 @@ impl<'a> JsonWriter<'a> {
     /// [`serialize_as_string`](Self::serialize_as_string); `None` if it does not fit (nothing written).
     fn try_serialize_as_string<T: serde::Serialize + ?Sized>(&mut self, v: &T) -> Option<()> {
         let open_quote = self.len;
-        self.push_bytes(b"\"");
+        self.byte(b'"');
         let serialized = super::ser::to_writer(self, v).is_ok() && !self.overflowed;
         let text_len = self.len.saturating_sub(open_quote).saturating_sub(1);
         self.len = open_quote;
@@ -357,15 +364,6 @@ impl<'a> JsonWriter<'a> {
         };
         self.len = end;
         self.buf.get_mut(start..end)
-    }
-
-    /// One byte: most of the engine's `raw` fragments are one (`{`, `,`, `}`), and a call with the
-    /// byte is smaller than one with the address and length of a literal (docs/firmware.md, "Flash").
-    #[inline(never)]
-    fn push_byte(&mut self, byte: u8) {
-        if let Some([destination]) = self.reserve(1) {
-            *destination = byte;
-        }
     }
 
     fn push_bytes(&mut self, bytes: &[u8]) {
@@ -647,10 +645,10 @@ mod tests {
             assert!(!overflowed);
             assert_eq!(parsed_string(&written), text);
             let (fragment, _) = with_writer(256, |out| {
-                out.raw(b"\"");
+                out.byte(b'"');
                 out.string_fragment(&text);
                 out.string_fragment("|");
-                out.raw(b"\"");
+                out.byte(b'"');
             });
             assert_eq!(parsed_string(&fragment), std::format!("{text}|"));
         }
@@ -686,7 +684,7 @@ mod tests {
     #[test]
     fn string_fmt_with_a_failing_display_writes_nothing_and_overflows() {
         let (written, overflowed) = with_writer(64, |out| {
-            out.raw(b"[");
+            out.byte(b'[');
             out.string_fmt(format_args!("{Failing}"));
         });
         assert_eq!((written.as_slice(), overflowed), (&b"["[..], true));
@@ -744,11 +742,11 @@ mod tests {
     fn integers() {
         let (written, _) = with_writer(64, |out| {
             out.i64(i64::MIN);
-            out.raw(b",");
+            out.byte(b',');
             out.i64(i64::MAX);
-            out.raw(b",");
+            out.byte(b',');
             out.i64(0);
-            out.raw(b",");
+            out.byte(b',');
             out.u64(u64::MAX);
         });
         assert_eq!(written, b"-9223372036854775808,9223372036854775807,0,18446744073709551615");
@@ -818,7 +816,7 @@ mod tests {
         let write = |object_only: bool, args: fmt::Arguments<'_>| {
             let mut buf = [0u8; 64];
             let mut out = JsonWriter::new(&mut buf);
-            out.raw(b"[");
+            out.byte(b'[');
             let valid = out.json_fmt(args, object_only);
             assert!(!out.is_overflowed());
             (valid, String::from_utf8(out.written().to_vec()).unwrap())
@@ -848,7 +846,7 @@ mod tests {
         out.string("too long");
         assert!(out.is_overflowed());
         assert_eq!(out.written(), b"[1,");
-        out.raw(b"2");
+        out.byte(b'2');
         assert_eq!(out.written(), b"[1,", "writes after an overflow are no-ops");
         out.truncate(mark);
         assert!(!out.is_overflowed());
@@ -901,7 +899,7 @@ mod tests {
             for capacity in 1..full.len() + 2 {
                 let mut buf = vec![0xAA; capacity + 1];
                 let mut out = JsonWriter::new(&mut buf[..capacity]);
-                out.raw(b"[");
+                out.byte(b'[');
                 write(&mut out);
                 if capacity > full.len() {
                     assert!(!out.is_overflowed(), "{name} at capacity {capacity}");
@@ -929,7 +927,7 @@ mod tests {
         let (written, overflowed) = with_writer(128, |out| {
             out.raw(b"{\"tool\":");
             out.serialize(&tool);
-            out.raw(b"}");
+            out.byte(b'}');
         });
         assert!(!overflowed);
         assert_eq!(

@@ -266,14 +266,14 @@ impl ClientCapabilities {
         }
         if self.elicitation_form || self.elicitation_url {
             let w = object.member("elicitation").w;
-            w.raw(b"{");
+            w.byte(b'{');
             if self.elicitation_form {
                 w.raw(b"\"form\":{}");
             }
             if self.elicitation_url {
                 w.raw(if self.elicitation_form { b",\"url\":{}" } else { b"\"url\":{}" });
             }
-            w.raw(b"}");
+            w.byte(b'}');
         }
         if self.tasks {
             object.member("extensions").w.raw(b"{\"io.modelcontextprotocol/tasks\":{}}");
@@ -309,39 +309,39 @@ struct MemberWriter<'m, 'b> {
 
 impl<'w, 'b> ObjectWriter<'w, 'b> {
     fn open(w: &'w mut JsonWriter<'b>) -> Self {
-        w.raw(b"{");
+        w.byte(b'{');
         ObjectWriter { w, first: true }
     }
 
     fn member(&mut self, name: &str) -> MemberWriter<'_, 'b> {
         if !self.first {
-            self.w.raw(b",");
+            self.w.byte(b',');
         }
         self.first = false;
         self.w.string(name);
-        self.w.raw(b":");
+        self.w.byte(b':');
         MemberWriter { w: self.w }
     }
 
     fn close(self) {
-        self.w.raw(b"}");
+        self.w.byte(b'}');
     }
 }
 
 impl MemberWriter<'_, '_> {
     /// Writes an object of the flags that are `true` (`{}` when none is).
     fn flags(self, flags: &[(&str, bool)]) {
-        self.w.raw(b"{");
+        self.w.byte(b'{');
         let mut first = true;
         for (name, _) in flags.iter().filter(|(_, on)| *on) {
             if !first {
-                self.w.raw(b",");
+                self.w.byte(b',');
             }
             first = false;
             self.w.string(name);
             self.w.raw(b":true");
         }
-        self.w.raw(b"}");
+        self.w.byte(b'}');
     }
 }
 

@@ -56,8 +56,8 @@ impl Priority {
     /// Writes the number with up to three decimals (`0`, `0.25`, `1`).
     fn write(self, w: &mut JsonWriter<'_>) {
         match self.0 {
-            0 => w.raw(b"0"),
-            1000.. => w.raw(b"1"),
+            0 => w.byte(b'0'),
+            1000.. => w.byte(b'1'),
             n => {
                 let digits = [b'0' + (n / 100) as u8, b'0' + (n / 10 % 10) as u8, b'0' + (n % 10) as u8];
                 let len = if digits[2] != b'0' {
@@ -141,7 +141,7 @@ impl<'a> Annotations<'a> {
         let mut first = true;
         let mut key = |w: &mut JsonWriter<'_>, name: &[u8]| {
             if !first {
-                w.raw(b",");
+                w.byte(b',');
             }
             first = false;
             w.raw(name);
@@ -150,11 +150,11 @@ impl<'a> Annotations<'a> {
             key(w, b"\"audience\":[");
             for (i, role) in self.audience.iter().enumerate() {
                 if i > 0 {
-                    w.raw(b",");
+                    w.byte(b',');
                 }
                 w.string(role.as_str());
             }
-            w.raw(b"]");
+            w.byte(b']');
         }
         if let Some(priority) = self.priority {
             key(w, b"\"priority\":");
@@ -164,7 +164,7 @@ impl<'a> Annotations<'a> {
             key(w, b"\"lastModified\":");
             w.string(at);
         }
-        w.raw(b"}");
+        w.byte(b'}');
     }
 }
 
@@ -237,7 +237,7 @@ pub(crate) fn write_icons(w: &mut JsonWriter<'_>, icons: &[Icon<'_>], version: P
     w.raw(b",\"icons\":[");
     for (i, icon) in icons.iter().enumerate() {
         if i > 0 {
-            w.raw(b",");
+            w.byte(b',');
         }
         w.raw(b"{\"src\":");
         w.string(icon.src);
@@ -249,11 +249,11 @@ pub(crate) fn write_icons(w: &mut JsonWriter<'_>, icons: &[Icon<'_>], version: P
             w.raw(b",\"sizes\":[");
             for (j, size) in icon.sizes.iter().enumerate() {
                 if j > 0 {
-                    w.raw(b",");
+                    w.byte(b',');
                 }
                 w.string(size);
             }
-            w.raw(b"]");
+            w.byte(b']');
         }
         if let Some(theme) = icon.theme {
             w.raw(match theme {
@@ -261,9 +261,9 @@ pub(crate) fn write_icons(w: &mut JsonWriter<'_>, icons: &[Icon<'_>], version: P
                 Theme::Dark => b",\"theme\":\"dark\"",
             });
         }
-        w.raw(b"}");
+        w.byte(b'}');
     }
-    w.raw(b"]");
+    w.byte(b']');
 }
 
 #[cfg(test)]

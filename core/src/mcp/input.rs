@@ -78,7 +78,7 @@ impl InputRequest<'_> {
         w.string(self.method());
         w.raw(b",\"params\":");
         let ok = self.write_params(w, version);
-        w.raw(b"}");
+        w.byte(b'}');
         ok
     }
 
@@ -105,7 +105,7 @@ impl InputRequest<'_> {
                 w.string(message);
                 w.raw(b",\"requestedSchema\":");
                 w.value(schema);
-                w.raw(b"}");
+                w.byte(b'}');
                 true
             }
             InputRequest::ElicitUrl { message, url, elicitation_id } => {
@@ -117,7 +117,7 @@ impl InputRequest<'_> {
                     w.raw(b",\"elicitationId\":");
                     w.string(elicitation_id);
                 }
-                w.raw(b"}");
+                w.byte(b'}');
                 true
             }
             InputRequest::Sample { params } => match json::parse(params.as_bytes(), json::MAX_DEPTH_LIMIT) {
@@ -224,11 +224,11 @@ pub fn write_accepted_form(w: &mut JsonWriter<'_>, requested_schema: Value<'_>, 
     let mut first = true;
     for (key, value) in content.into_iter().flat_map(|c| c.members()) {
         if !first {
-            w.raw(b",");
+            w.byte(b',');
         }
         first = false;
         w.json_str(key);
-        w.raw(b":");
+        w.byte(b':');
         w.value(value);
     }
     let properties = requested_schema.get("properties").filter(|p| p.kind() == Kind::Object);
@@ -236,11 +236,11 @@ pub fn write_accepted_form(w: &mut JsonWriter<'_>, requested_schema: Value<'_>, 
         let given = content.into_iter().flat_map(|c| c.members()).any(|(name, _)| name.raw() == key.raw());
         let Some(default) = property.get("default").filter(|_| !given) else { continue };
         if !first {
-            w.raw(b",");
+            w.byte(b',');
         }
         first = false;
         w.json_str(key);
-        w.raw(b":");
+        w.byte(b':');
         w.value(default);
     }
     w.raw(b"}}");
@@ -252,12 +252,12 @@ pub fn write_accepted_form(w: &mut JsonWriter<'_>, requested_schema: Value<'_>, 
 /// `"requestState":<request_state>` if the server sent one, each member followed by a comma.
 /// Close it with `"inputResponses":{…}}` ([`write_retry_params`] does the whole).
 pub fn write_retry_params_head(w: &mut JsonWriter<'_>, params: Option<Value<'_>>, request_state: Option<Value<'_>>) {
-    w.raw(b"{");
+    w.byte(b'{');
     write_members_but_input(w, params);
     if let Some(state) = request_state {
         w.raw(b"\"requestState\":");
         w.value(state);
-        w.raw(b",");
+        w.byte(b',');
     }
 }
 
@@ -269,9 +269,9 @@ pub(crate) fn write_members_but_input(w: &mut JsonWriter<'_>, params: Option<Val
             continue;
         }
         w.json_str(key);
-        w.raw(b":");
+        w.byte(b':');
         w.value(value);
-        w.raw(b",");
+        w.byte(b',');
     }
 }
 

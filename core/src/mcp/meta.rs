@@ -86,29 +86,29 @@ pub fn write_request_meta(
     log_level: Option<LoggingLevel>,
     progress_token: Option<i64>,
 ) {
-    w.raw(b"{");
+    w.byte(b'{');
     w.string(META_PROTOCOL_VERSION);
-    w.raw(b":");
+    w.byte(b':');
     w.string(version.as_str());
-    w.raw(b",");
+    w.byte(b',');
     w.string(META_CLIENT_CAPABILITIES);
-    w.raw(b":");
+    w.byte(b':');
     capabilities.write(w);
-    w.raw(b",");
+    w.byte(b',');
     w.string(META_CLIENT_INFO);
-    w.raw(b":");
+    w.byte(b':');
     info.write(w, version);
     if let Some(level) = log_level {
-        w.raw(b",");
+        w.byte(b',');
         w.string(META_LOG_LEVEL);
-        w.raw(b":");
+        w.byte(b':');
         w.string(level.as_str());
     }
     if let Some(token) = progress_token {
         w.raw(b",\"progressToken\":");
         w.i64(token);
     }
-    w.raw(b"}");
+    w.byte(b'}');
 }
 
 #[cfg(all(test, feature = "modern"))]

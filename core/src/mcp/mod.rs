@@ -136,7 +136,7 @@ impl<'a> Implementation<'a> {
             }
             write_icons(w, self.icons, version);
         }
-        w.raw(b"}");
+        w.byte(b'}');
     }
 }
 

@@ -390,14 +390,14 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     fn reject_version(&mut self, id: Id<'_>, requested: Option<JsonStr<'_>>) {
         let data = |w: &mut JsonWriter<'_>| {
             let versions = |w: &mut JsonWriter<'_>, era: Era| {
-                w.raw(b"[");
+                w.byte(b'[');
                 for (i, v) in ProtocolVersion::ALL.iter().rev().filter(|v| v.era() == era).enumerate() {
                     if i > 0 {
-                        w.raw(b",");
+                        w.byte(b',');
                     }
                     w.string(v.as_str());
                 }
-                w.raw(b"]");
+                w.byte(b']');
             };
             w.raw(b"{\"supported\":");
             if cfg!(feature = "modern") {
@@ -412,9 +412,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             if cfg!(feature = "legacy") {
                 w.raw(b",\"legacy\":{\"method\":\"initialize\",\"versions\":");
                 versions(w, Era::Legacy);
-                w.raw(b"}");
+                w.byte(b'}');
             }
-            w.raw(b"}");
+            w.byte(b'}');
         };
         self.reject_with_data(
             Some(&id),

@@ -133,7 +133,7 @@ impl<'a> InputReply<'a> {
             request.add_needs(&mut self.needs);
             self.missing = true;
         }
-        self.out.writer().raw(b"}");
+        self.out.writer().byte(b'}');
     }
 
     /// The capabilities of the client being asked (none when input is not available here).
@@ -154,13 +154,13 @@ impl<'a> InputReply<'a> {
         }
         if self.requests == 0 {
             self.out.field("inputRequests");
-            self.out.writer().raw(b"{");
+            self.out.writer().byte(b'{');
         } else {
-            self.out.writer().raw(b",");
+            self.out.writer().byte(b',');
         }
         let w = self.out.writer();
         w.string(key);
-        w.raw(b":");
+        w.byte(b':');
         self.requests += 1;
         true
     }
@@ -206,7 +206,7 @@ impl<'a> InputReply<'a> {
     /// Closes the `inputRequests` object (once; later requests are refused).
     fn close_requests(&mut self) {
         if self.requests > 0 && !self.requests_closed {
-            self.out.writer().raw(b"}");
+            self.out.writer().byte(b'}');
         }
         self.requests_closed = true;
     }
@@ -233,7 +233,7 @@ impl<'a> InputReply<'a> {
             let data = |w: &mut JsonWriter<'_>| {
                 w.raw(b"{\"requiredCapabilities\":");
                 needs.write(w);
-                w.raw(b"}");
+                w.byte(b'}');
             };
             return match self.out.version().served_era() {
                 Era::Modern => self.out.fail(

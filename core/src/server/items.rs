@@ -62,22 +62,22 @@ pub(crate) fn write_tool<'t>(
         for (key, value) in hints {
             if let Some(value) = value {
                 if !first {
-                    w.raw(b",");
+                    w.byte(b',');
                 }
                 first = false;
                 w.string(key);
-                w.raw(b":");
+                w.byte(b':');
                 w.bool(value);
             }
         }
-        w.raw(b"}");
+        w.byte(b'}');
     }
     // 2025-11-25 lists a tool's task support (`execution.taskSupport`; 2026-07-28 does not).
     #[cfg(feature = "tasks")]
     if version == ProtocolVersion::V2025_11_25 && tool.task_support != crate::mcp::TaskSupport::Forbidden {
         w.raw(b",\"execution\":{\"taskSupport\":");
         w.string(tool.task_support.as_str());
-        w.raw(b"}");
+        w.byte(b'}');
     }
     write_icons(w, tool.icons, version);
     if let (Some(meta), true) = (tool.meta, version.has_resource_links()) {
@@ -85,7 +85,7 @@ pub(crate) fn write_tool<'t>(
         w.raw(b",\"_meta\":");
         w.value(meta);
     }
-    w.raw(b"}");
+    w.byte(b'}');
     Ok(())
 }
 
@@ -112,9 +112,9 @@ pub(crate) fn write_resource_fields(
 
 #[cfg(feature = "resources")]
 pub(crate) fn write_resource(w: &mut JsonWriter<'_>, resource: &Resource<'_>, version: ProtocolVersion) {
-    w.raw(b"{");
+    w.byte(b'{');
     write_resource_fields(w, resource, version, true);
-    w.raw(b"}");
+    w.byte(b'}');
 }
 
 #[cfg(feature = "resources")]
@@ -127,7 +127,7 @@ pub(crate) fn write_template(w: &mut JsonWriter<'_>, template: &ResourceTemplate
     optional_string(w, b",\"mimeType\":", template.mime_type);
     template.annotations.write_member(w, version);
     write_icons(w, template.icons, version);
-    w.raw(b"}");
+    w.byte(b'}');
 }
 
 #[cfg(feature = "prompts")]
@@ -138,18 +138,18 @@ pub(crate) fn write_prompt(w: &mut JsonWriter<'_>, prompt: &Prompt<'_>, version:
     w.raw(b",\"arguments\":[");
     for (i, arg) in prompt.arguments.iter().enumerate() {
         if i > 0 {
-            w.raw(b",");
+            w.byte(b',');
         }
         w.raw(b"{\"name\":");
         w.string(arg.name);
         title_and_description(w, arg.title, arg.description, version);
         w.raw(b",\"required\":");
         w.bool(arg.required);
-        w.raw(b"}");
+        w.byte(b'}');
     }
-    w.raw(b"]");
+    w.byte(b']');
     write_icons(w, prompt.icons, version);
-    w.raw(b"}");
+    w.byte(b'}');
 }
 
 #[cfg(all(test, feature = "prompts"))]

@@ -335,7 +335,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                     w.raw(b",\"params\":");
                     w.value(params);
                 }
-                w.raw(b"}");
+                w.byte(b'}');
                 w.raw(commit.suffix());
                 if w.is_overflowed() {
                     break 'ask Some("the input requests do not fit the transmit window");
@@ -387,11 +387,11 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let Some(pending) = pending.as_mut() else { return true };
         let (answers, tail) = record_mut(record).split_at_mut(pending.tail);
         let mut w = JsonWriter::new(answers.get_mut(pending.answers..).unwrap_or_default());
-        w.raw(b"\"");
+        w.byte(b'"');
         w.raw(entry(tail, 1 + index));
         w.raw(b"\":");
         w.value(answer);
-        w.raw(b",");
+        w.byte(b',');
         if w.is_overflowed() {
             self.fail_pending("the client's answers do not fit the input buffer");
             return true;

@@ -103,7 +103,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             ] {
                 if on {
                     if !first {
-                        w.raw(b",");
+                        w.byte(b',');
                     }
                     first = false;
                     w.string(name);
@@ -120,13 +120,13 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 for_each_string(task_ids, &mut buf, |text, raw| {
                     if listen.tasks.contains(text) && !written.contains(text) && written.insert(text) {
                         if !first_id {
-                            w.raw(b",");
+                            w.byte(b',');
                         }
                         first_id = false;
                         w.json_str(raw);
                     }
                 });
-                w.raw(b"]");
+                w.byte(b']');
             }
             if subscribe && filter.uris.is_some() {
                 w.raw(if first { b"\"resourceSubscriptions\":[" } else { b",\"resourceSubscriptions\":[" });
@@ -134,13 +134,13 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 filter.for_each_uri(&mut uri_buf, |text, raw| {
                     if listen.uris.insert(text) {
                         if !first_uri {
-                            w.raw(b",");
+                            w.byte(b',');
                         }
                         first_uri = false;
                         w.json_str(raw);
                     }
                 });
-                w.raw(b"]");
+                w.byte(b']');
             }
             w.raw(b"}}}");
         });

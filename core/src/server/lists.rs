@@ -102,16 +102,16 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let capabilities = self.capabilities();
         let (_, config, mut out) = self.reply_parts(id, ProtocolVersion::LATEST, false);
         out.field("supportedVersions");
-        out.writer().raw(b"[");
+        out.writer().byte(b'[');
         let mut first = true;
         for version in ProtocolVersion::ALL.iter().rev().filter(|v| v.era() == Era::Modern) {
             if !first {
-                out.writer().raw(b",");
+                out.writer().byte(b',');
             }
             first = false;
             out.writer().string(version.as_str());
         }
-        out.writer().raw(b"]");
+        out.writer().byte(b']');
         out.field("capabilities");
         capabilities.write(out.writer(), ProtocolVersion::LATEST);
         if let Some(instructions) = config.instructions {
@@ -164,7 +164,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let reserve =
             PAGE_TAIL_RESERVE.saturating_add(written_len(out.writer(), |w| config.server_info.write(w, version)));
         out.field(kind.field());
-        out.writer().raw(b"[");
+        out.writer().byte(b'[');
         if start > 0 && !has_item(&*handler, kind, start) {
             // Cursors point at existing items; this one was not handed out by this server.
             return out.fail(code::INVALID_PARAMS, ErrorMessage::Named(format_args!("invalid cursor")), None);
@@ -206,7 +206,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 break;
             }
         }
-        out.writer().raw(b"]");
+        out.writer().byte(b']');
         if let Some(cursor) = next_cursor {
             out.field("nextCursor");
             out.writer().string_fmt(format_args!("{}", Decimal(cursor as u64)));
@@ -255,7 +255,7 @@ fn write_item<'h, H: Handler>(
         ListKind::Tools => {
             let tool = handler.tool(index)?;
             if comma {
-                w.raw(b",");
+                w.byte(b',');
             }
             write_tool(w, &tool, version)
         }
@@ -263,7 +263,7 @@ fn write_item<'h, H: Handler>(
         ListKind::Resources => {
             let resource = handler.resource(index)?;
             if comma {
-                w.raw(b",");
+                w.byte(b',');
             }
             write_resource(w, &resource, version);
             Ok(())
@@ -272,7 +272,7 @@ fn write_item<'h, H: Handler>(
         ListKind::ResourceTemplates => {
             let template = handler.resource_template(index)?;
             if comma {
-                w.raw(b",");
+                w.byte(b',');
             }
             write_template(w, &template, version);
             Ok(())
@@ -281,7 +281,7 @@ fn write_item<'h, H: Handler>(
         ListKind::Prompts => {
             let prompt = handler.prompt(index)?;
             if comma {
-                w.raw(b",");
+                w.byte(b',');
             }
             write_prompt(w, &prompt, version);
             Ok(())

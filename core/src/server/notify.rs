@@ -199,7 +199,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                 Some(&|w: &mut JsonWriter<'_>| {
                     w.raw(b"{\"uri\":");
                     w.string(uri);
-                    w.raw(b"}");
+                    w.byte(b'}');
                 }),
             )?;
             sent += 1;
@@ -335,7 +335,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                     jsonrpc::write_notification_head(w);
                     w.raw(b"\"notifications/tasks\",\"params\":{");
                     write_subscription_meta(w, &entry.id);
-                    w.raw(b",");
+                    w.byte(b',');
                     table.write_task(slot, w, TaskWire::Detailed);
                     w.raw(b"}}");
                 });

@@ -142,7 +142,7 @@ impl Listen {
 pub(crate) fn write_subscription_meta(w: &mut JsonWriter<'_>, id: &OwnedId) {
     w.raw(b"\"_meta\":{\"io.modelcontextprotocol/subscriptionId\":");
     id.write(w);
-    w.raw(b"}");
+    w.byte(b'}');
 }
 
 #[cfg(all(test, feature = "resources", feature = "subscriptions"))]

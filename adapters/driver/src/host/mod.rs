@@ -466,10 +466,10 @@ fn object(text: &str) -> Result<json::Value<'_>, SendError> {
 fn write_members(w: &mut JsonWriter<'_>, object: json::Value<'_>) {
     for (i, (key, value)) in object.members().enumerate() {
         if i > 0 {
-            w.raw(b",");
+            w.byte(b',');
         }
         w.json_str(key);
-        w.raw(b":");
+        w.byte(b':');
         w.value(value);
     }
 }

@@ -16,9 +16,9 @@ impl KeySerializer<'_, '_> {
     /// `text` between quotes (it needs no escaping: digits, a sign, a point, an exponent, `true`,
     /// `false`).
     fn quoted(self, write: impl FnOnce(&mut JsonWriter<'_>)) -> Result {
-        self.out.raw(b"\"");
+        self.out.byte(b'"');
         write(self.out);
-        self.out.raw(b"\"");
+        self.out.byte(b'"');
         Serializer { out: self.out }.done()
     }
 

@@ -91,9 +91,9 @@ impl<'w, 'b> Serializer<'w, 'b> {
     fn open(self, variant: Option<&str>, bracket: &[u8]) -> Result<Compound<'w, 'b>> {
         let Serializer { out } = self;
         if let Some(variant) = variant {
-            out.raw(b"{");
+            out.byte(b'{');
             out.string(variant);
-            out.raw(b":");
+            out.byte(b':');
         }
         out.raw(bracket);
         let close: &'static [u8] = match (bracket, variant.is_some()) {
@@ -142,7 +142,7 @@ pub(super) fn write_i128(out: &mut JsonWriter<'_>, v: i128) {
         return;
     }
     if v < 0 {
-        out.raw(b"-");
+        out.byte(b'-');
     }
     write_u128(out, v.unsigned_abs());
 }
@@ -257,11 +257,11 @@ impl<'w, 'b> ser::Serializer for Serializer<'w, 'b> {
         value: &T,
     ) -> Result {
         let out = self.out;
-        out.raw(b"{");
+        out.byte(b'{');
         out.string(variant);
-        out.raw(b":");
+        out.byte(b':');
         value.serialize(Serializer { out: &mut *out })?;
-        out.raw(b"}");
+        out.byte(b'}');
         Serializer { out }.done()
     }
 
@@ -322,7 +322,7 @@ impl<'b> Compound<'_, 'b> {
     /// The comma before every element but the first.
     fn separate(&mut self) {
         if !core::mem::take(&mut self.first) {
-            self.out.raw(b",");
+            self.out.byte(b',');
         }
     }
 
@@ -334,7 +334,7 @@ impl<'b> Compound<'_, 'b> {
     fn member<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result {
         self.separate();
         self.out.string(key);
-        self.out.raw(b":");
+        self.out.byte(b':');
         value.serialize(Serializer { out: &mut *self.out })
     }
 
@@ -403,7 +403,7 @@ impl ser::SerializeMap for Compound<'_, '_> {
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result {
         self.separate();
         key.serialize(KeySerializer { out: &mut *self.out })?;
-        self.out.raw(b":");
+        self.out.byte(b':');
         Ok(())
     }
 

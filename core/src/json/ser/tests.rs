@@ -138,7 +138,7 @@ fn what_cannot_be_written_writes_nothing_and_overflows() {
     for as_string in [false, true] {
         let mut buf = [0u8; 256];
         let mut out = JsonWriter::new(&mut buf);
-        out.raw(b"[");
+        out.byte(b'[');
         out.serialize_as_string_or_not(&Outer { fine: 1, failing: Failing }, as_string);
         assert!(out.is_overflowed());
         assert_eq!(out.written(), b"[");
@@ -173,7 +173,7 @@ fn a_value_that_does_not_fit_writes_nothing_at_every_capacity() {
         for capacity in 0..full.len() + 2 {
             let mut buf = vec![0xAA; capacity + 2];
             let mut out = JsonWriter::new(&mut buf[..capacity + 1]);
-            out.raw(b"[");
+            out.byte(b'[');
             out.serialize_as_string_or_not(&value, as_string);
             if capacity >= full.len() {
                 assert!(!out.is_overflowed(), "capacity {capacity}");

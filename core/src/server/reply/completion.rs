@@ -38,7 +38,7 @@ impl<'a> CompletionReply<'a> {
         if self.values < MAX_COMPLETION_VALUES {
             let w = self.out.writer();
             if self.values > 0 {
-                w.raw(b",");
+                w.byte(b',');
             }
             w.string(value);
         }
@@ -73,7 +73,7 @@ impl<'a> CompletionReply<'a> {
             (None, false) => None,
         };
         let w = self.out.writer();
-        w.raw(b"]");
+        w.byte(b']');
         if let Some(total) = total {
             w.raw(b",\"total\":");
             w.u64(total);
@@ -83,7 +83,7 @@ impl<'a> CompletionReply<'a> {
             (Some(false), false) => w.raw(b",\"hasMore\":false"),
             (None, false) => {}
         }
-        w.raw(b"}");
+        w.byte(b'}');
         self.out.finish(None);
     }
 

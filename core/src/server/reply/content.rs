@@ -83,7 +83,7 @@ impl ResourceContents<'_> {
                 w.base64_string(data);
             }
         }
-        w.raw(b"}");
+        w.byte(b'}');
     }
 }
 
@@ -121,7 +121,7 @@ pub(crate) fn write_block(
         }
     }
     annotations.write_member(w, version);
-    w.raw(b"}");
+    w.byte(b'}');
 }
 
 fn binary(w: &mut JsonWriter<'_>, head: &[u8], data: &[u8], mime_type: &str) {

@@ -143,7 +143,7 @@ impl<'a> Outgoing<'a> {
             done: false,
         };
         write_result_head(&mut out.w, &out.id);
-        out.w.raw(b"{");
+        out.w.byte(b'{');
         out
     }
 
@@ -169,9 +169,9 @@ impl<'a> Outgoing<'a> {
         let Ok(object) = crate::json::parse(meta.as_bytes(), crate::json::MAX_DEPTH_LIMIT) else { return };
         for (key, value) in object.members() {
             self.w.json_str(key);
-            self.w.raw(b":");
+            self.w.byte(b':');
             self.w.value(value);
-            self.w.raw(b",");
+            self.w.byte(b',');
         }
     }
 
@@ -244,12 +244,12 @@ impl<'a> Outgoing<'a> {
         self.w.truncate(0);
         write_result_head(&mut self.w, &self.id);
         if self.version.served_era() == Era::Modern {
-            self.w.raw(b"{");
+            self.w.byte(b'{');
             table.write_task(slot, &mut self.w, TaskWire::Created);
         } else {
             self.w.raw(b"{\"task\":{");
             table.write_task(slot, &mut self.w, TaskWire::Legacy);
-            self.w.raw(b"}");
+            self.w.byte(b'}');
         }
         self.first_field = false;
         self.result_type = ResultType::Task;
@@ -293,8 +293,11 @@ impl<'a> Outgoing<'a> {
     /// Starts the member `name` (a name that needs no escaping) of the result object.
     pub(crate) fn field(&mut self, name: &'static str) {
         debug_assert!(name.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\'));
-        self.w.raw(if self.first_field { b"\"" } else { b",\"" });
+        if !self.first_field {
+            self.w.byte(b',');
+        }
         self.first_field = false;
+        self.w.byte(b'"');
         self.w.raw(name.as_bytes());
         self.w.raw(b"\":");
     }
@@ -304,9 +307,9 @@ impl<'a> Outgoing<'a> {
     pub(crate) fn finish(&mut self, cache: Option<CacheHints>) {
         if self.version.served_era() == Era::Modern {
             self.field("resultType");
-            self.w.raw(b"\"");
+            self.w.byte(b'"');
             self.w.raw(self.result_type.as_str().as_bytes());
-            self.w.raw(b"\"");
+            self.w.byte(b'"');
             if let Some(cache) = cache {
                 self.field("ttlMs");
                 self.w.u64(cache.ttl_ms);
@@ -314,18 +317,18 @@ impl<'a> Outgoing<'a> {
                 self.w.string(cache.scope.as_str());
             }
             self.field("_meta");
-            self.w.raw(b"{");
+            self.w.byte(b'{');
             self.write_meta_members();
             self.w.raw(b"\"io.modelcontextprotocol/serverInfo\":");
             self.server_info.write(&mut self.w, self.version);
-            self.w.raw(b"}");
+            self.w.byte(b'}');
         } else if cfg!(feature = "tasks") && self.result_type == ResultType::InputRequired {
             // A 2025-11-25 task's questions, for the task table only (`tasks::ask`): never sent.
             self.field("resultType");
             self.w.raw(b"\"input_required\"");
         } else if self.meta.is_some() {
             self.field("_meta");
-            self.w.raw(b"{");
+            self.w.byte(b'{');
             let end = self.w.len();
             self.write_meta_members();
             // Drop the comma after the last member.
@@ -333,7 +336,7 @@ impl<'a> Outgoing<'a> {
                 let len = self.w.len();
                 self.w.truncate(len - 1);
             }
-            self.w.raw(b"}");
+            self.w.byte(b'}');
         }
         // The framing suffix is part of the message: a result that fits only without it does not fit.
         self.w.raw(b"}}");

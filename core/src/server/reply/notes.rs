@@ -211,7 +211,7 @@ impl<'a> Outgoing<'a> {
         };
         self.w = JsonWriter::new(window);
         write_result_head(&mut self.w, &self.id);
-        self.w.raw(b"{");
+        self.w.byte(b'{');
         result
     }
 }

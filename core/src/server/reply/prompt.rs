@@ -39,10 +39,10 @@ impl<'a> PromptReply<'a> {
     /// Opens a message: `{"role":…,"content":`.
     fn open_message(&mut self, role: Role) -> &mut JsonWriter<'a> {
         if self.messages_open {
-            self.out.writer().raw(b",");
+            self.out.writer().byte(b',');
         } else {
             self.out.field("messages");
-            self.out.writer().raw(b"[");
+            self.out.writer().byte(b'[');
             self.messages_open = true;
         }
         let w = self.out.writer();
@@ -70,7 +70,7 @@ impl<'a> PromptReply<'a> {
         let version = self.out.version();
         let w = self.open_message(role);
         write_block(w, &content, annotations, version);
-        w.raw(b"}");
+        w.byte(b'}');
         self
     }
 
@@ -96,9 +96,9 @@ impl<'a> PromptReply<'a> {
     pub fn finish(mut self) {
         if !self.messages_open {
             self.out.field("messages");
-            self.out.writer().raw(b"[");
+            self.out.writer().byte(b'[');
         }
-        self.out.writer().raw(b"]");
+        self.out.writer().byte(b']');
         self.out.finish(None);
     }
 

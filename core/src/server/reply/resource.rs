@@ -30,10 +30,10 @@ impl<'a> ResourceReply<'a> {
 
     fn next_contents(&mut self, uri: &str, mime_type: Option<&str>) -> &mut JsonWriter<'a> {
         if self.contents_open {
-            self.out.writer().raw(b",");
+            self.out.writer().byte(b',');
         } else {
             self.out.field("contents");
-            self.out.writer().raw(b"[");
+            self.out.writer().byte(b'[');
             self.contents_open = true;
         }
         let w = self.out.writer();
@@ -51,7 +51,7 @@ impl<'a> ResourceReply<'a> {
         let w = self.next_contents(uri, mime_type);
         w.raw(b",\"text\":");
         w.string(text);
-        w.raw(b"}");
+        w.byte(b'}');
         self
     }
 
@@ -60,7 +60,7 @@ impl<'a> ResourceReply<'a> {
         let w = self.next_contents(uri, mime_type);
         w.raw(b",\"text\":");
         w.string_fmt(text);
-        w.raw(b"}");
+        w.byte(b'}');
         self
     }
 
@@ -70,7 +70,7 @@ impl<'a> ResourceReply<'a> {
         let w = self.next_contents(uri, Some("application/json"));
         w.raw(b",\"text\":");
         w.serialize_as_string(value);
-        w.raw(b"}");
+        w.byte(b'}');
         self
     }
 
@@ -79,7 +79,7 @@ impl<'a> ResourceReply<'a> {
         let w = self.next_contents(uri, mime_type);
         w.raw(b",\"blob\":");
         w.base64_string(data);
-        w.raw(b"}");
+        w.byte(b'}');
         self
     }
 
@@ -97,7 +97,7 @@ impl<'a> ResourceReply<'a> {
             self.out.fail(code::INTERNAL_ERROR, ErrorMessage::Named(format_args!("empty resource contents")), None);
             return;
         }
-        self.out.writer().raw(b"]");
+        self.out.writer().byte(b']');
         let cache = self.cache;
         self.out.finish(Some(cache));
     }
@@ -112,7 +112,7 @@ impl<'a> ResourceReply<'a> {
         let data = |w: &mut JsonWriter<'_>| {
             w.raw(b"{\"uri\":");
             w.string(uri);
-            w.raw(b"}");
+            w.byte(b'}');
         };
         self.out.fail(
             code,

@@ -97,10 +97,10 @@ impl<'a> ToolReply<'a> {
 
     fn next_block(&mut self) -> &mut JsonWriter<'a> {
         if self.content_open {
-            self.out.writer().raw(b",");
+            self.out.writer().byte(b',');
         } else {
             self.out.field("content");
-            self.out.writer().raw(b"[");
+            self.out.writer().byte(b'[');
             self.content_open = true;
         }
         self.out.writer()
@@ -117,7 +117,7 @@ impl<'a> ToolReply<'a> {
         let w = self.next_block();
         w.raw(b"{\"type\":\"text\",\"text\":");
         w.string(text);
-        w.raw(b"}");
+        w.byte(b'}');
     }
 
     /// Adds a text content block formatted in place (`format_args!`), without a buffer.
@@ -131,7 +131,7 @@ impl<'a> ToolReply<'a> {
         let w = self.next_block();
         w.raw(b"{\"type\":\"text\",\"text\":");
         w.string_fmt(text);
-        w.raw(b"}");
+        w.byte(b'}');
     }
 
     /// Adds a text content block copied from a string of the request, still escaped (zero copy).
@@ -145,7 +145,7 @@ impl<'a> ToolReply<'a> {
         let w = self.next_block();
         w.raw(b"{\"type\":\"text\",\"text\":");
         w.json_str(text);
-        w.raw(b"}");
+        w.byte(b'}');
     }
 
     /// Adds an image content block; `data` is base64-encoded on the fly.
@@ -248,7 +248,7 @@ impl<'a> ToolReply<'a> {
         let w = self.next_block();
         w.raw(b"{\"type\":\"text\",\"text\":");
         write(w, true);
-        w.raw(b"}");
+        w.byte(b'}');
     }
 
     fn close(&mut self, is_error: bool) {
@@ -272,7 +272,7 @@ impl<'a> ToolReply<'a> {
         if !self.content_open {
             self.next_block();
         }
-        self.out.writer().raw(b"]");
+        self.out.writer().byte(b']');
         if is_error {
             self.out.field("isError");
             self.out.writer().bool(true);

@@ -209,7 +209,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         w.raw(&key);
         w.raw(b"\":");
         w.value(answer);
-        w.raw(b"}");
+        w.byte(b'}');
         let len = (!w.is_overflowed()).then(|| w.len());
         let all = match len.and_then(|len| json::parse(scratch.get(..len).unwrap_or_default(), MAX_DEPTH).ok()) {
             Some(responses) => table.answer(slot, now, responses),

@@ -34,13 +34,13 @@ pub(crate) fn write_outcome(w: &mut JsonWriter<'_>, id: &dyn WriteId, table: &mu
     if task.is_error() {
         jsonrpc::write_error_object_head(w, id);
         w.raw(if payload.is_empty() { b"{\"code\":-32603,\"message\":\"task failed\"}" } else { payload });
-        w.raw(b"}");
+        w.byte(b'}');
         return;
     }
     jsonrpc::write_result_head(w, id);
     let result = json::parse(payload, json::MAX_DEPTH_LIMIT).ok().filter(|r| r.kind() == json::Kind::Object);
     super::wire::write_naming_task(w, result, task.id().as_bytes());
-    w.raw(b"}");
+    w.byte(b'}');
 }
 
 impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
@@ -116,15 +116,15 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let (mut next, mut written) = (table.next_live(now, from), 0);
         while let Some(slot) = next.filter(|_| written < page) {
             if written > 0 {
-                w.raw(b",");
+                w.byte(b',');
             }
-            w.raw(b"{");
+            w.byte(b'{');
             table.write_task(slot, w, TaskWire::Legacy);
-            w.raw(b"}");
+            w.byte(b'}');
             written += 1;
             next = table.next_live(now, slot + 1);
         }
-        w.raw(b"]");
+        w.byte(b']');
         if let Some(slot) = next {
             w.raw(b",\"nextCursor\":");
             w.string_fmt(format_args!("{slot}"));

@@ -42,7 +42,7 @@ impl TaskTable<'_> {
         if let Some(state) = state {
             w.raw(b"\"requestState\":");
             w.value(state);
-            w.raw(b",");
+            w.byte(b',');
         }
         let state_len = w.len();
         w.value(payload);
@@ -70,7 +70,7 @@ impl TaskTable<'_> {
         let mut w = JsonWriter::new(rest);
         w.raw(b"{\"code\":-32603,\"message\":");
         w.string(message);
-        w.raw(b"}");
+        w.byte(b'}');
         let len = if w.is_overflowed() { 0 } else { w.len() };
         if let Some(slot) = self.slots.get().get_mut(i) {
             slot.state = 0;
@@ -118,12 +118,12 @@ impl TaskTable<'_> {
             let Some(rest) = tail.get_mut(len - 1..) else { break };
             let mut w = JsonWriter::new(rest);
             if len > 2 {
-                w.raw(b",");
+                w.byte(b',');
             }
             w.json_str(asked);
-            w.raw(b":");
+            w.byte(b':');
             w.value(value);
-            w.raw(b"}");
+            w.byte(b'}');
             if w.is_overflowed() {
                 // Does not fit: the answer is dropped, the `}` it overwrote put back.
                 if let Some(end) = tail.get_mut(len - 1) {

@@ -27,19 +27,19 @@ pub(crate) fn write_naming_task(w: &mut JsonWriter<'_>, object: Option<Value<'_>
     let meta = object.and_then(|o| o.get("_meta")).filter(|m| m.kind() == Kind::Object);
     let own = |(key, _): &(json::JsonStr<'_>, Value<'_>)| !key.eq_str("io.modelcontextprotocol/related-task");
     for (key, value) in meta.iter().flat_map(|m| m.members()).filter(own) {
-        w.raw(b",");
+        w.byte(b',');
         w.json_str(key);
-        w.raw(b":");
+        w.byte(b':');
         w.value(value);
     }
-    w.raw(b"}");
+    w.byte(b'}');
     for (key, value) in object.iter().flat_map(|o| o.members()).filter(|(k, _)| k.raw() != b"_meta") {
-        w.raw(b",");
+        w.byte(b',');
         w.json_str(key);
-        w.raw(b":");
+        w.byte(b':');
         w.value(value);
     }
-    w.raw(b"}");
+    w.byte(b'}');
 }
 
 impl TaskTable<'_> {
@@ -56,7 +56,7 @@ impl TaskTable<'_> {
         w.raw(&slot.id);
         w.raw(b"\",\"status\":\"");
         w.raw(slot.status.as_str().as_bytes());
-        w.raw(b"\"");
+        w.byte(b'"');
         if legacy && slot.status == TaskStatus::Failed {
             self.write_legacy_status_message(i, &slot, w);
         }
@@ -117,14 +117,14 @@ impl TaskTable<'_> {
                         continue;
                     }
                     if !first {
-                        w.raw(b",");
+                        w.byte(b',');
                     }
                     first = false;
                     w.json_str(key);
-                    w.raw(b":");
+                    w.byte(b':');
                     w.raw(request.as_bytes());
                 }
-                w.raw(b"}");
+                w.byte(b'}');
             }
             TaskStatus::Working | TaskStatus::Cancelled => {}
         }
