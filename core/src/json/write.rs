@@ -858,6 +858,16 @@ mod tests {
         assert!(out.is_empty());
         out.null();
         assert_eq!(out.into_written(), b"null");
+
+        // One byte takes the last free byte, and the next one overflows.
+        let mut buf = [0u8; 2];
+        let mut out = JsonWriter::new(&mut buf);
+        out.byte(b'[');
+        out.byte(b']');
+        assert!(!out.is_overflowed());
+        out.byte(b',');
+        assert!(out.is_overflowed());
+        assert_eq!(out.written(), b"[]");
     }
 
     /// One writer call under test.
