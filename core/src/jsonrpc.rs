@@ -222,7 +222,7 @@ fn classify_members<'a, 'm>(
     while let Some((key, member, plain)) = members.next_entry() {
         // A key without escapes is its raw bytes (no UTF-8 check needed to compare them).
         let raw = key.raw();
-        let escaped = !plain && raw.contains(&b'\\');
+        let escaped = !plain && key.has_escape();
         let at = NAMES.iter().position(|name| if escaped { key.eq_str(name) } else { raw == name.as_bytes() });
         if let Some(slot) = at.and_then(|at| found.get_mut(at)) {
             slot.get_or_insert_with(|| settle(member));

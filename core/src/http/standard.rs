@@ -43,7 +43,7 @@ pub fn standard_header_values<'b>(message: &ParsedMessage<'b>) -> StandardHeader
         _ => (None, None),
     };
     let spans = message.spans();
-    let plain = method.is_some_and(|m| !m.raw().contains(&b'\\'));
+    let plain = method.is_some_and(|m| !m.has_escape());
     let is_task =
         method.is_some_and(|m| m.is(plain, "tasks/get") || m.is(plain, "tasks/update") || m.is(plain, "tasks/cancel"));
     let (protocol_version, name_param, uri_param) = match message.picked() {

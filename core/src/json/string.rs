@@ -31,10 +31,16 @@ impl<'a> JsonStr<'a> {
     /// The text without copying, when the string contains no backslash escape; `None` otherwise
     /// (then use [`chars`](Self::chars), [`unescape_into`](Self::unescape_into) or `Display`).
     pub fn as_plain(&self) -> Option<&'a str> {
-        if self.raw.contains(&b'\\') {
+        if self.has_escape() {
             return None;
         }
         str::from_utf8(self.raw).ok()
+    }
+
+    /// Whether the string has a backslash escape (its raw bytes, validated, hold no bare `"`: the
+    /// scan for either is the crate's own, as the scanner's, not `core`'s `memchr`).
+    pub(crate) fn has_escape(&self) -> bool {
+        crate::swar::unquoted_len(self.raw) < self.raw.len()
     }
 
     /// [`eq_str`](Self::eq_str); `plain`: the string is known to have no escape.
@@ -51,7 +57,7 @@ impl<'a> JsonStr<'a> {
     /// [`JsonStr::eq_str`] of UTF-8 text given as bytes (bytes that are not UTF-8 never match).
     pub(crate) fn eq_bytes(&self, s: &[u8]) -> bool {
         // Without escapes the text is the raw bytes (the common case: member names, methods).
-        if !self.raw.contains(&b'\\') {
+        if !self.has_escape() {
             return self.raw == s;
         }
         let mut expected = s;

@@ -144,7 +144,7 @@ fn may_name_headers<A: ToolSchemas + ?Sized>(parsed: &ParsedMessage<'_>, handler
     }
     let name = parsed.picked().and_then(|p| p.params.get("name")).and_then(|n| n.as_str());
     let Some(name) = name else { return false };
-    let plain = !name.raw().contains(&b'\\');
+    let plain = !name.has_escape();
     let tool = (0..).map_while(|i| handler.tool_schema(i)).find(|(tool, _)| name.is(plain, tool));
     tool.is_some_and(|(_, schema)| schema.contains("x-mcp-header") || schema.contains('\\'))
 }

@@ -284,7 +284,7 @@ pub fn plan_post_parsed<'b, H: Headers + ?Sized>(
     };
     let is_request = id.is_some() || message.is_none();
     // The method is compared several times: whether it has an escape is looked up once.
-    let plain = method.is_some_and(|m| !m.raw().contains(&b'\\'));
+    let plain = method.is_some_and(|m| !m.has_escape());
     // What the engine reads of `params` and `_meta` was found once, when the body was validated.
     let picked = body.picked();
     let meta = match picked {

@@ -149,5 +149,5 @@ impl TaskTable<'_> {
 /// Whether two JSON strings hold the same text (an escape compares as what it stands for: a key
 /// or an id may be written either way).
 pub(super) fn same_text(a: JsonStr<'_>, b: JsonStr<'_>) -> bool {
-    a.raw() == b.raw() || ((a.raw().contains(&b'\\') || b.raw().contains(&b'\\')) && a.chars().eq(b.chars()))
+    a.raw() == b.raw() || ((a.has_escape() || b.has_escape()) && a.chars().eq(b.chars()))
 }
