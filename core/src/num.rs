@@ -16,17 +16,19 @@ pub const fn div_rem(n: u64, d: u16) -> (u64, u16) {
     if cfg!(target_pointer_width = "64") { (n / d as u64, (n % d as u64) as u16) } else { long_div_rem(n, d) }
 }
 
-/// [`div_rem`] with 32-bit divisions (`d > 0`).
+/// [`div_rem`] with 32-bit divisions (`d > 0`), over the dividend's four 16-bit digits, most
+/// significant first (taken by constant shifts: no call to a 64-bit shift routine).
 const fn long_div_rem(n: u64, d: u16) -> (u64, u16) {
     let d = d as u32;
+    let digits = [(n >> 48) as u32, (n >> 32) as u32 & 0xffff, (n >> 16) as u32 & 0xffff, n as u32 & 0xffff];
     let (mut quotient, mut remainder) = (0u64, 0u32);
-    let mut shift = 64;
-    while shift > 0 {
-        shift -= 16;
+    let mut i = 0;
+    while i < digits.len() {
         // `remainder < d < 2^16`, so the partial dividend fits 32 bits.
-        let partial = (remainder << 16) | ((n >> shift) as u32 & 0xffff);
-        quotient |= ((partial / d) as u64) << shift;
+        let partial = (remainder << 16) | digits[i];
+        quotient = (quotient << 16) | (partial / d) as u64;
         remainder = partial % d;
+        i += 1;
     }
     (quotient, remainder as u16)
 }
