@@ -222,7 +222,7 @@ pub fn write_accepted_form(w: &mut JsonWriter<'_>, requested_schema: Value<'_>, 
     let content = content.filter(|c| c.kind() == Kind::Object);
     w.raw(b"{\"action\":\"accept\",\"content\":{");
     let mut first = true;
-    for (key, value) in content.into_iter().flat_map(|c| c.members()) {
+    let mut member = |w: &mut JsonWriter<'_>, key: JsonStr<'_>, value: Value<'_>| {
         if !first {
             w.byte(b',');
         }
@@ -230,18 +230,18 @@ pub fn write_accepted_form(w: &mut JsonWriter<'_>, requested_schema: Value<'_>, 
         w.json_str(key);
         w.byte(b':');
         w.value(value);
+    };
+    if let Some(content) = content {
+        content.members().for_each(|(key, value)| member(w, key, value));
     }
     let properties = requested_schema.get("properties").filter(|p| p.kind() == Kind::Object);
-    for (key, property) in properties.into_iter().flat_map(|p| p.members()) {
-        let given = content.into_iter().flat_map(|c| c.members()).any(|(name, _)| name.raw() == key.raw());
-        let Some(default) = property.get("default").filter(|_| !given) else { continue };
-        if !first {
-            w.byte(b',');
+    if let Some(properties) = properties {
+        for (key, property) in properties.members() {
+            let given = content.is_some_and(|c| c.members().any(|(name, _)| name.raw() == key.raw()));
+            if let Some(default) = property.get("default").filter(|_| !given) {
+                member(w, key, default);
+            }
         }
-        first = false;
-        w.json_str(key);
-        w.byte(b':');
-        w.value(default);
     }
     w.raw(b"}}");
 }
@@ -264,7 +264,8 @@ pub fn write_retry_params_head(w: &mut JsonWriter<'_>, params: Option<Value<'_>>
 /// Writes every member of `params` but a round's `inputResponses` and `requestState`, each followed
 /// by a comma: what a request keeps from one round to the next.
 pub(crate) fn write_members_but_input(w: &mut JsonWriter<'_>, params: Option<Value<'_>>) {
-    for (key, value) in params.into_iter().flat_map(|p| p.members()) {
+    let Some(params) = params else { return };
+    for (key, value) in params.members() {
         if key.eq_str("inputResponses") || key.eq_str("requestState") {
             continue;
         }
@@ -314,6 +315,13 @@ mod tests {
         let mut w = JsonWriter::new(&mut buf);
         write_accepted_form(&mut w, parse(br#"{"type":"object"}"#, 8).unwrap(), None);
         assert_eq!(w.written(), br#"{"action":"accept","content":{}}"#);
+        // No content at all: every default.
+        let mut w = JsonWriter::new(&mut buf);
+        write_accepted_form(&mut w, schema, None);
+        assert_eq!(
+            core::str::from_utf8(w.written()).unwrap(),
+            r#"{"action":"accept","content":{"name":"Ada","age":36,"score":0.5,"color":"blue","ok":true}}"#
+        );
     }
 
     fn round_trip(request: InputRequest<'_>, version: ProtocolVersion, check: impl Fn(ReceivedInput<'_>)) {

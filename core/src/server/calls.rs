@@ -309,8 +309,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         name: &str,
     ) {
         let Ok(arguments) = self.object_param(id, params, "arguments") else { return };
-        if let Some((key, _)) = arguments.into_iter().flat_map(|a| a.members()).find(|(_, v)| v.kind() != Kind::String)
-        {
+        if let Some((key, _)) = arguments.and_then(|a| a.members().find(|(_, v)| v.kind() != Kind::String)) {
             return self.reject(
                 Some(&id),
                 code::INVALID_PARAMS,

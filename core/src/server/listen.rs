@@ -204,7 +204,8 @@ impl<'v> Filter<'v> {
 /// The strings of the array `list`, unescaped into `buf` one at a time (those longer than the
 /// buffer after unescaping, and the elements that are not strings, are skipped).
 fn for_each_string<'v>(list: Option<Value<'v>>, buf: &mut [u8], mut f: impl FnMut(&str, JsonStr<'v>)) {
-    for item in list.into_iter().flat_map(|list| list.elements()).filter_map(|v| v.as_str()) {
+    let Some(list) = list else { return };
+    for item in list.elements().filter_map(|v| v.as_str()) {
         let text = match item.as_plain() {
             Some(plain) => Some(plain),
             None => item.unescape_into(buf),
