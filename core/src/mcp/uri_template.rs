@@ -187,17 +187,20 @@ impl<'t> UriTemplate<'t> {
             return false;
         }
         let mut rest = uri;
-        let mut parts = self.parts().map_while(Result::ok).peekable();
-        while let Some(part) = parts.next() {
+        // Each part with the one after it (a variable's value ends where that literal starts).
+        let mut parts = self.parts().map_while(Result::ok);
+        let mut next = parts.next();
+        while let Some(part) = next {
+            next = parts.next();
             match part {
                 Part::Literal(literal) => match rest.strip_prefix(literal) {
                     Some(after) => rest = after,
                     None => return false,
                 },
                 Part::Variable { name, reserved } => {
-                    let value = match parts.peek() {
+                    let value = match next {
                         None => Some(rest),
-                        Some(Part::Literal(next)) => find(rest, next, reserved).and_then(|end| rest.get(..end)),
+                        Some(Part::Literal(after)) => find(rest, after, reserved).and_then(|end| rest.get(..end)),
                         Some(Part::Variable { .. }) => None,
                     };
                     let Some(value) = value else { return false };
