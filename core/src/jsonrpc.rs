@@ -417,6 +417,37 @@ pub(crate) fn write_error_head(w: &mut JsonWriter<'_>, id: Option<&dyn WriteId>,
     }
 }
 
+/// Writes a whole error response from `w`'s current length: [`write_error_head`], `,"data":…` (the
+/// closure) if there is `data`, the end and `suffix` (the framing). An error that does not fit is
+/// written again shorter, as the same code with the message "error response too large" and no
+/// data, keeping the id if at all possible (an answer without its id answers no request); if even
+/// that does not fit, `w` is left overflowed.
+pub(crate) fn write_error(
+    w: &mut JsonWriter<'_>,
+    id: Option<&dyn WriteId>,
+    code: i32,
+    message: ErrorMessage<'_>,
+    data: Option<&dyn Fn(&mut JsonWriter<'_>)>,
+    suffix: &[u8],
+) {
+    let start = w.len();
+    write_error_head(w, id, code, message);
+    if let Some(data) = data {
+        w.raw(b",\"data\":");
+        data(w);
+    }
+    w.raw(b"}}");
+    w.raw(suffix);
+    for fallback_id in [id, None] {
+        if w.is_overflowed() {
+            w.truncate(start);
+            write_error_head(w, fallback_id, code, ErrorMessage::Whole(format_args!("error response too large")));
+            w.raw(b"}}");
+            w.raw(suffix);
+        }
+    }
+}
+
 /// Anything that can be written as a request id.
 pub(crate) trait WriteId {
     fn write_id(&self, w: &mut JsonWriter<'_>);
@@ -549,5 +580,27 @@ mod tests {
         write_error_head(&mut w, None, code::PARSE_ERROR, ErrorMessage::Whole(format_args!("Parse error")));
         w.raw(b"}}");
         assert_eq!(w.written(), br#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#);
+    }
+
+    #[test]
+    fn an_error_that_does_not_fit_is_shortened_keeping_its_code_and_if_possible_its_id() {
+        let data = |w: &mut JsonWriter<'_>| w.raw(b"{\"detail\":\"a long explanation\"}");
+        let write = |size: usize, id: &dyn WriteId| {
+            let mut buf = [0u8; 256];
+            let mut w = JsonWriter::new(&mut buf[..size]);
+            let message = ErrorMessage::Named(format_args!("\"name\" must be a string"));
+            write_error(&mut w, Some(id), code::INVALID_PARAMS, message, Some(&data), b"\n");
+            (!w.is_overflowed()).then(|| std::string::String::from_utf8(w.written().to_vec()).unwrap())
+        };
+        let whole = r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Invalid params: \"name\" must be a string","data":{"detail":"a long explanation"}}}"#;
+        assert_eq!(write(256, &7).as_deref(), Some(std::format!("{whole}\n").as_str()));
+        let short =
+            "{\"jsonrpc\":\"2.0\",\"id\":7,\"error\":{\"code\":-32602,\"message\":\"error response too large\"}}\n";
+        assert_eq!(write(whole.len(), &7).as_deref(), Some(short));
+        assert_eq!(write(short.len(), &7).as_deref(), Some(short));
+        // Without the id when even the short one does not fit with it; nothing when nothing fits.
+        let without_id = "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32602,\"message\":\"error response too large\"}}\n";
+        assert_eq!(write(short.len() - 1, &7).as_deref(), Some(without_id));
+        assert_eq!(write(without_id.len() - 1, &7), None);
     }
 }

@@ -7,7 +7,7 @@ use crate::endpoint::{
     Event, Framing, Limits, MIN_RESPONSE_WINDOW, OutboundKey, OutboundTable, Route, SendError, TxQueue,
 };
 use crate::json::{self, JsonWriter, ScanError, ScanErrorKind};
-use crate::jsonrpc::{self, ErrorMessage, Id, WriteId, code, write_error_head};
+use crate::jsonrpc::{self, ErrorMessage, Id, WriteId, code};
 use crate::num::Decimal;
 use crate::time::Instant;
 
@@ -173,9 +173,8 @@ impl<'a, const OUTBOUND: usize> Outbox<'a, OUTBOUND> {
     }
 
     /// Answers a message on `route` with the error `code` and `message` (and `data`, written by the
-    /// closure). An error that does not fit the window is shortened to "error response too large",
-    /// keeping the id if at all possible (an answer without its id answers no request); if even that
-    /// does not fit, nothing is written. Returns the [`Event::Rejected`] to report, whose reason is
+    /// closure), shortened if it does not fit the window as [`jsonrpc::write_error`] says; if even
+    /// that does not fit, nothing is written. Returns the [`Event::Rejected`] to report, whose reason is
     /// the message's fixed text or the code's name ([`code::name`]).
     pub(crate) fn reject(
         &mut self,
@@ -187,28 +186,8 @@ impl<'a, const OUTBOUND: usize> Outbox<'a, OUTBOUND> {
     ) -> Event {
         let window = self.window_len();
         if let Some((window, commit)) = self.tx.open(route, window) {
-            let suffix = commit.suffix();
             let mut w = JsonWriter::new(window);
-            write_error_head(&mut w, id, code, message);
-            if let Some(data) = data {
-                w.raw(b",\"data\":");
-                data(&mut w);
-            }
-            w.raw(b"}}");
-            w.raw(suffix);
-            for fallback_id in [id, None] {
-                if w.is_overflowed() {
-                    w.truncate(0);
-                    write_error_head(
-                        &mut w,
-                        fallback_id,
-                        code,
-                        ErrorMessage::Whole(format_args!("error response too large")),
-                    );
-                    w.raw(b"}}");
-                    w.raw(suffix);
-                }
-            }
+            jsonrpc::write_error(&mut w, id, code, message, data, commit.suffix());
             if !w.is_overflowed() {
                 commit.commit(w.len(), route.ends_with_response);
             }

@@ -172,12 +172,15 @@ fn a_result_that_fills_the_window_but_its_newline_is_still_answered() {
             assert_eq!(answer["id"], id, "window {window}, text {len}: {answer}");
         }
     }
-    // Errors with a long message keep their id too (here `data.uri` and the message hold the URI).
+    // Errors with a long message keep their id too (here `data.uri` and the message hold the URI),
+    // and their code: only the message is shortened (`jsonrpc::write_error`).
     let mut h = Harness::with(8192, 256, Limits::default());
     let uri = "u".repeat(300);
     let missing = h.request(&modern(1, "resources/read", &std::format!(r#""uri":"{uri}""#)));
     assert_eq!(missing["id"], 1);
-    assert_eq!(error_code(&missing), code::INTERNAL_ERROR as i64);
+    assert_eq!(error_code(&missing), code::INVALID_PARAMS as i64);
+    assert_eq!(missing["error"]["message"], "error response too large");
+    assert!(missing["error"].get("data").is_none());
 }
 
 #[test]

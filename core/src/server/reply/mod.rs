@@ -8,7 +8,7 @@
 
 use crate::endpoint::{Commit, Route};
 use crate::json::JsonWriter;
-use crate::jsonrpc::{ErrorMessage, Id, MAX_ID_LEN, OwnedId, WriteId, code, write_error_head, write_result_head};
+use crate::jsonrpc::{ErrorMessage, Id, MAX_ID_LEN, OwnedId, WriteId, code, write_error, write_result_head};
 use crate::num::Decimal;
 use crate::server::server_info::ServerInfo;
 use crate::version::{Era, ProtocolVersion};
@@ -370,32 +370,12 @@ impl<'a> Outgoing<'a> {
         true
     }
 
-    /// Replaces whatever was written by an error response and commits it.
+    /// Replaces whatever was written by an error response (shortened if it does not fit, as
+    /// [`write_error`] says) and commits it.
     pub(crate) fn fail(&mut self, code: i32, message: ErrorMessage<'_>, data: Option<&dyn Fn(&mut JsonWriter<'_>)>) {
         self.w.truncate(0);
-        write_error_head(&mut self.w, Some(&self.id), code, message);
-        if let Some(data) = data {
-            self.w.raw(b",\"data\":");
-            data(&mut self.w);
-        }
-        self.w.raw(b"}}");
-        self.w.raw(self.suffix());
-        // The error does not fit: a short one with the id, or, if not even that fits (a huge id in a
-        // tiny window), without the id.
-        let id: &dyn WriteId = &self.id;
-        for fallback_id in [Some(id), None] {
-            if self.w.is_overflowed() {
-                self.w.truncate(0);
-                write_error_head(
-                    &mut self.w,
-                    fallback_id,
-                    code::INTERNAL_ERROR,
-                    ErrorMessage::Named(format_args!("response too large")),
-                );
-                self.w.raw(b"}}");
-                self.w.raw(self.suffix());
-            }
-        }
+        let suffix = self.suffix();
+        write_error(&mut self.w, Some(&self.id), code, message, data, suffix);
         self.commit();
     }
 
