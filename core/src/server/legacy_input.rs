@@ -14,6 +14,8 @@
 //! done. A client error or a timeout on an input request answers the original request with
 //! `-32603`.
 
+use core::fmt;
+
 use crate::endpoint::{Framing, OutboundKey, Route};
 use crate::json::{self, JsonWriter, Kind, Value};
 use crate::jsonrpc::{self, ErrorMessage, Id, WriteId, code};
@@ -193,16 +195,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             }
         }
         // Written now, or lost if the transmit buffer is full: the client is not answering anyway.
-        let id = pending_id(&self.input.record, &pending);
-        let _ = self.ep.out.write_ending(pending.route, |w| {
-            crate::jsonrpc::write_error_head(
-                w,
-                Some(&id),
-                code::INTERNAL_ERROR,
-                ErrorMessage::Named(format_args!("the client did not answer an input request in time")),
-            );
-            w.raw(b"}}");
-        });
+        self.fail_waiting(&pending, format_args!("the client did not answer an input request in time"));
         true
     }
 
@@ -213,14 +206,14 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             return;
         }
         let Some(pending) = self.input.pending.take() else { return };
-        let id = pending_id(&self.input.record, &pending);
+        self.fail_waiting(&pending, format_args!("the input ended while waiting for the client's input"));
+    }
+
+    /// Answers the request that waited for input `-32603` with `detail`, if there is room.
+    fn fail_waiting(&mut self, pending: &Pending, detail: fmt::Arguments<'_>) {
+        let id = pending_id(&self.input.record, pending);
         let _ = self.ep.out.write_ending(pending.route, |w| {
-            crate::jsonrpc::write_error_head(
-                w,
-                Some(&id),
-                code::INTERNAL_ERROR,
-                ErrorMessage::Named(format_args!("the input ended while waiting for the client's input")),
-            );
+            jsonrpc::write_error_head(w, Some(&id), code::INTERNAL_ERROR, ErrorMessage::Named(detail));
             w.raw(b"}}");
         });
     }
