@@ -290,16 +290,14 @@ impl<'a> Outgoing<'a> {
         self.first_field = false;
     }
 
-    /// Starts the member `name` (a name that needs no escaping) of the result object.
+    /// Starts the member `name` of the result object.
     pub(crate) fn field(&mut self, name: &'static str) {
-        debug_assert!(name.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\'));
         if !self.first_field {
             self.w.byte(b',');
         }
         self.first_field = false;
-        self.w.byte(b'"');
-        self.w.raw(name.as_bytes());
-        self.w.raw(b"\":");
+        self.w.string(name);
+        self.w.byte(b':');
     }
 
     /// Closes the result (adding the modern era's `resultType`, cache hints and `_meta.serverInfo`) and
@@ -307,9 +305,7 @@ impl<'a> Outgoing<'a> {
     pub(crate) fn finish(&mut self, cache: Option<CacheHints>) {
         if self.version.served_era() == Era::Modern {
             self.field("resultType");
-            self.w.byte(b'"');
-            self.w.raw(self.result_type.as_str().as_bytes());
-            self.w.byte(b'"');
+            self.w.string(self.result_type.as_str());
             if let Some(cache) = cache {
                 self.field("ttlMs");
                 self.w.u64(cache.ttl_ms);
