@@ -37,8 +37,9 @@ impl<'a> JsonStr<'a> {
         str::from_utf8(self.raw).ok()
     }
 
-    /// Whether the string has a backslash escape (its raw bytes, validated, hold no bare `"`: the
-    /// scan for either is the crate's own, as the scanner's, not `core`'s `memchr`).
+    /// Whether the string has a backslash escape. The search stops at the first `\` or `"` (its
+    /// validated bytes hold no bare `"`), with the crate's own run search instead of `core`'s
+    /// `memchr` (smaller code in a firmware; see docs/firmware.md, "Flash").
     pub(crate) fn has_escape(&self) -> bool {
         crate::swar::unquoted_len(self.raw) < self.raw.len()
     }
