@@ -188,10 +188,11 @@ impl<'t> UriTemplate<'t> {
             return false;
         }
         let mut rest = uri;
-        // Each part with the one after it (a variable's value ends where that literal starts).
-        let mut parts = self.parts().map_while(Result::ok);
+        // Each part with the one after it (a variable's value ends where that literal starts);
+        // `is_supported` saw no malformed part.
+        let mut parts = self.parts();
         let mut next = parts.next();
-        while let Some(part) = next {
+        while let Some(Ok(part)) = next {
             next = parts.next();
             match part {
                 Part::Literal(literal) => match rest.strip_prefix(literal) {
@@ -201,8 +202,8 @@ impl<'t> UriTemplate<'t> {
                 Part::Variable { name, reserved } => {
                     let value = match next {
                         None => Some(rest),
-                        Some(Part::Literal(after)) => find(rest, after, reserved).and_then(|end| rest.get(..end)),
-                        Some(Part::Variable { .. }) => None,
+                        Some(Ok(Part::Literal(after))) => find(rest, after, reserved).and_then(|end| rest.get(..end)),
+                        Some(Ok(Part::Variable { .. }) | Err(())) => None,
                     };
                     let Some(value) = value else { return false };
                     if value.is_empty() || (!reserved && value.bytes().any(|b| matches!(b, b'/' | b'?' | b'#'))) {
