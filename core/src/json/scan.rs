@@ -479,25 +479,23 @@ impl<'a> Scanner<'a> {
         Ok(unit)
     }
 
-    /// Scans one multi-byte UTF-8 sequence; the cursor is at its lead byte (>= 0x80). The lead byte
-    /// gives the width; `core::str::from_utf8` checks those bytes (well-formed per Unicode Table 3-7:
-    /// no overlong form, no surrogate, nothing above U+10FFFF), one check shared with the rest of
-    /// the crate instead of a second copy of it here.
+    /// Scans a run of multi-byte UTF-8 sequences (the bytes up to the next ASCII one); the cursor
+    /// is at its first lead byte (>= 0x80). `core::str::from_utf8` checks the whole run (well-formed
+    /// per Unicode Table 3-7: no overlong form, no surrogate, nothing above U+10FFFF): one check
+    /// shared with the rest of the crate instead of a second copy of it here, and one call for a
+    /// run of non-ASCII text rather than one a character.
     fn scan_utf8_sequence(&mut self) -> Result<(), ScanError> {
         let rest = self.rest();
-        let width = match rest.first() {
-            Some(0..=0xDF) => 2,
-            Some(0xE0..=0xEF) => 3,
-            _ => 4,
-        };
-        match core::str::from_utf8(rest.get(..width).unwrap_or(rest)) {
+        let run = rest.iter().position(|&byte| byte < 0x80).unwrap_or(rest.len());
+        match core::str::from_utf8(rest.get(..run).unwrap_or(rest)) {
             Ok(_) => {
-                self.advance(width);
+                self.advance(run);
                 Ok(())
             }
-            // Well-formed so far, but the input ends within the sequence.
-            Err(e) if e.error_len().is_none() => Err(self.unexpected_end()),
-            Err(_) => Err(self.error_here(ScanErrorKind::InvalidUtf8)),
+            // Well-formed so far, but the input ends within the last sequence.
+            Err(e) if e.error_len().is_none() && run == rest.len() => Err(self.unexpected_end()),
+            // At the sequence that is not UTF-8 (or that an ASCII byte cuts short).
+            Err(e) => Err(ScanError::new(ScanErrorKind::InvalidUtf8, self.pos + e.valid_up_to())),
         }
     }
 
@@ -670,6 +668,11 @@ mod tests {
             (b"\"\xc0", InvalidUtf8, 1),
             (b"\"\xf5", InvalidUtf8, 1),
             (b"\"\xc3\x41\"", InvalidUtf8, 1),
+            // After valid non-ASCII text: the offset is the bad sequence's own.
+            (b"\"\xc3\xa9\xff\"", InvalidUtf8, 3),
+            (b"\"\xc3\xa9\xe2\x82a\"", InvalidUtf8, 3),
+            (b"\"\xe6\x96\x87\xed\xa0\x80\"", InvalidUtf8, 4),
+            (b"\"\xc3\xa9\xe2\x82", UnexpectedEnd, 5),
             (b"]", Syntax, 0),
             (b"[1 2]", Syntax, 3),
             (b"[1,]", Syntax, 3),
