@@ -142,7 +142,7 @@ impl<'a> JsonWriter<'a> {
     }
 
     /// Writes `s` escaped as by [`string`](Self::string) but without quotes, to build one string from
-    /// several parts between two `raw(b"\"")` calls.
+    /// several parts between two `byte(b'"')` calls.
     pub fn string_fragment(&mut self, s: &str) {
         self.all_or_nothing(|out| out.escape(s));
     }
