@@ -57,7 +57,10 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             server_info: crate::server::server_info::ServerInfoText::new(&config.server_info),
             config,
             session: Session::None,
-            in_flight: [const { None }; IN_FLIGHT],
+            // Built at run time: `[const { None }; IN_FLIGHT]` is a constant, which rustc copies from
+            // an image of every slot in flash (232 B in the Cortex-M3 firmware; docs/firmware.md,
+            // "Flash: no constant images").
+            in_flight: core::array::from_fn(|_| None),
             next_generation: 0,
             batch: None,
             pending_changes: crate::server::ListChanges::NONE,
