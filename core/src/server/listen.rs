@@ -160,7 +160,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             route,
             generation,
             cancelled: false,
-            notes: Notes::NONE,
+            notes: Notes::none(),
             listen: Some(listen),
             client: context.client,
             #[cfg(feature = "tasks")]

@@ -134,7 +134,7 @@ impl<'a> Outgoing<'a> {
             version,
             server_info,
             defer_slots,
-            notes: Notes::NONE,
+            notes: Notes::none(),
             input: None,
             meta: None,
             #[cfg(feature = "tasks")]
@@ -206,7 +206,7 @@ impl<'a> Outgoing<'a> {
     #[cfg(feature = "tasks")]
     pub(crate) fn with_task(mut self, task: Option<crate::server::tasks::TaskScope<'a>>) -> Self {
         if task.as_ref().is_some_and(|t| t.slot.is_some()) {
-            self.notes = Notes::NONE;
+            self.notes = Notes::none();
         }
         self.task = task;
         self
@@ -231,7 +231,7 @@ impl<'a> Outgoing<'a> {
         let task = self.task.as_mut().ok_or(NoTask::Unavailable)?;
         if task.slot.is_none() {
             task.slot = Some(task.table.create(task.now, task.params, task.legacy).ok_or(NoTask::Full)?);
-            self.notes = Notes::NONE;
+            self.notes = Notes::none();
         }
         Ok(())
     }

@@ -23,7 +23,12 @@ pub(crate) struct Notes<T> {
 }
 
 impl<T> Notes<T> {
-    pub(crate) const NONE: Notes<T> = Notes { progress_token: None, last_progress: None, log_level: None };
+    /// No progress token, no progress sent, no log messages. A function, not an associated
+    /// constant: a constant is copied from an image of it in flash wherever it is used (see
+    /// docs/firmware.md, "Flash: no constant images").
+    pub(crate) fn none() -> Self {
+        Notes { progress_token: None, last_progress: None, log_level: None }
+    }
 }
 
 impl<T: WriteId> Notes<T> {
@@ -129,7 +134,7 @@ impl<'a> Outgoing<'a> {
         total: Option<u64>,
         message: Option<&str>,
     ) -> Result<(), SendError> {
-        let mut notes = core::mem::replace(&mut self.notes, Notes::NONE);
+        let mut notes = core::mem::replace(&mut self.notes, Notes::none());
         let result = self.interpose(&mut |w| notes.write_progress(w, progress, total, message));
         if result.is_ok() {
             notes.sent_progress(progress);

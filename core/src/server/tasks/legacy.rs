@@ -90,7 +90,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             route: self.route,
             generation,
             cancelled: false,
-            notes: Notes::NONE,
+            notes: Notes::none(),
             listen: None,
             client: context.client,
             task: Some(waits),
