@@ -419,8 +419,9 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         let mut sent = 0;
         for slot in 0..IN_FLIGHT {
             let Some(entry) = self.in_flight[slot].as_ref() else { continue };
-            let Some(listen) = entry.listen.filter(|l| wants(l, entry.version.served_era())) else { continue };
-            let _ = listen;
+            if !entry.listen.as_ref().is_some_and(|l| wants(l, entry.version.served_era())) {
+                continue;
+            }
             let (route, id) = (entry.route, entry.id.clone());
             self.write(route, |w| body(w, &id))?;
             sent += 1;
