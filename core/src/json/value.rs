@@ -321,7 +321,7 @@ impl<'a> Members<'a> {
     }
 
     /// [`find_all`](Self::find_all) into `found` (one copy of the code for every number of keys).
-    fn find_into(mut self, keys: &[&str], found: &mut [Option<Value<'a>>]) {
+    pub(crate) fn find_into(mut self, keys: &[&str], found: &mut [Option<Value<'a>>]) {
         let mut missing = found.len().min(keys.len());
         while let Some((name, value, plain)) = self.next_entry() {
             for (slot, key) in found.iter_mut().zip(keys.iter().copied()) {

@@ -49,8 +49,11 @@ impl<'a> Params<'a> {
     /// Walks `value` once (skipping the containers `spans` recorded). `None` (no `params`) reads as
     /// an empty object.
     pub(crate) fn new(value: Option<Value<'a>>, spans: &'a Spans) -> Self {
-        let picked = value.map_or([None; PICKED.len()], |v| v.members_spanned(spans).find_all(PICKED));
-        Params { value, picked }
+        let mut params = Params { value, picked: [None; PICKED.len()] };
+        if let Some(value) = value {
+            value.members_spanned(spans).find_into(&PICKED, &mut params.picked);
+        }
+        params
     }
 
     /// [`Params::new`] with a record that does not live as long as `value`: what it keeps borrows
