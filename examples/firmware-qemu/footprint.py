@@ -74,20 +74,41 @@ def section_data(path: str, section: str) -> bytes:
     return next((data[h[4]:h[4] + h[5]] for name, h in named if name == section), b"")
 
 
-def symbols(path: str) -> list[str]:
-    """The names of every symbol in the ELF's symbol table (mangled, as the linker saw them)."""
+def sized_symbols(path: str) -> list[tuple[str, int]]:
+    """Every symbol in the ELF's symbol table (mangled, as the linker saw it) with its size."""
     data, headers = read_elf(path)
-    names = []
+    found = []
     for h in headers:
         if h[1] != SHT_SYMTAB:
             continue
         strtab = headers[h[6]][4]  # sh_link: the string table's section; [4]: its offset
-        for at in range(h[4], h[4] + h[5], 16):  # Elf32_Sym entries
-            name_at, = struct.unpack_from("<I", data, at)
+        for at in range(h[4], h[4] + h[5], 16):  # Elf32_Sym entries: name, value, size, ...
+            name_at, _, size = struct.unpack_from("<III", data, at)
             if name_at:
                 end = data.index(b"\0", strtab + name_at)
-                names.append(data[strtab + name_at:end].decode(errors="replace"))
-    return names
+                found.append((data[strtab + name_at:end].decode(errors="replace"), size))
+    return found
+
+
+def symbols(path: str) -> list[str]:
+    """The names of every symbol in the ELF's symbol table (mangled, as the linker saw them)."""
+    return [name for name, _ in sized_symbols(path)]
+
+
+def buffer_caption(path: str, specs: list[str]) -> str:
+    """`Buffers: receive 768 B, …` from the sizes of the statics each `LABEL=NAME` names (a
+    static whose path ends in `NAME`, as `main`'s `RX`): what the build holds, whatever the
+    source's constants say. Fails if one is not in the ELF."""
+    sizes = sized_symbols(path)
+    parts = []
+    for spec in specs:
+        label, _, name = spec.partition("=")
+        pattern = re.compile(rf"(?<![0-9]){len(name)}{re.escape(name)}17h[0-9a-f]{{16}}E$")
+        matches = [size for symbol, size in sizes if pattern.search(symbol)]
+        if len(matches) != 1:
+            raise SystemExit(f"{path}: {len(matches)} statics named {name} (for {label!r}), not one")
+        parts.append(f"{label} {matches[0]:,} B")
+    return "Buffers: " + ", ".join(parts) + "."
 
 
 def measure(path: str, ram_start: int = RAM_START) -> dict:
@@ -127,7 +148,9 @@ def main() -> int:
                     f"leave less than {RAM_MARGIN} B of it")
     ap.add_argument("--title", help="a heading for the table (the board)")
     ap.add_argument("--markdown")
-    ap.add_argument("--buffers", default="", help="buffer sizes, for the table's caption")
+    ap.add_argument("--buffers", default="", help="text after the table (more buffer sizes)")
+    ap.add_argument("--buffer", action="append", default=[], metavar="LABEL=NAME",
+                    help="a static buffer for the table's caption, by its name (as RX in main), sized from the ELF")
     ap.add_argument("--measured-at", default="", help="the commit measured, for the table's caption")
     ap.add_argument("--absent", action="append", default=[], metavar="WHAT=REGEX",
                     help="fail if a symbol matches REGEX (code that must not be linked, e.g. core's padding)")
@@ -171,8 +194,9 @@ def main() -> int:
     table += ["| | Measured | Budget | Detail |", "|---|---|---|---|"]
     table += [f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} |" for r in rows]
     text = "\n".join(table) + "\n"
-    if a.buffers:
-        text += f"\n{a.buffers}\n"
+    caption = " ".join(t for t in (buffer_caption(a.elf, a.buffer) if a.buffer else "", a.buffers) if t)
+    if caption:
+        text += f"\n{caption}\n"
     if a.measured_at:
         text += f"\nMeasured at commit {a.measured_at}.\n"
     print(text)
