@@ -96,7 +96,9 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// Answers `id` with an empty result (`ping`, `logging/setLevel`, a subscription, …).
     #[inline(never)] // Its reply off the request path's frame (see docs/firmware.md, "Stack").
     pub(crate) fn empty_result(&mut self, id: Id<'_>, version: ProtocolVersion) {
-        self.reply_parts(id, version, false).2.finish(None);
+        let (_, _, mut out) = self.reply_parts(id, version, false);
+        out.finish(None);
+        out.answered();
     }
 
     /// Opens a result for `id` and hands back the task table beside it.

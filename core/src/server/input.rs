@@ -216,8 +216,11 @@ impl<'a> InputReply<'a> {
     /// build has no input from the client (the core's cargo feature `input`).
     #[inline(always)]
     pub fn finish(mut self) {
-        self.send()
+        self.send();
+        self.answered();
     }
+
+    answered_method!();
 
     /// [`finish`](Self::finish), in place.
     fn send(&mut self) {

@@ -84,7 +84,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             out.writer().string(instructions);
         }
         out.finish(None);
-        drop(out);
+        out.answered();
         *self.session = Session::Legacy {
             version,
             ready: false,
@@ -119,6 +119,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             out.writer().string(instructions);
         }
         out.finish(Some(config.list_cache));
+        out.answered();
     }
 
     /// Reads `params.cursor`: a decimal item index this server handed out. Answers `-32602` and returns

@@ -284,6 +284,19 @@ impl<'a> Outgoing<'a> {
         &mut self.w
     }
 
+    /// Whether the answer is written (or the request deferred): `Drop` has nothing left to do.
+    pub(crate) fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// Ends a reply the engine wrote itself, its answer written (as `answered_method!` ends a
+    /// handler's reply): no call to `Drop`, which would do nothing.
+    #[inline(always)]
+    pub(crate) fn answered(self) {
+        debug_assert!(self.done, "a reply ended before its answer was written");
+        core::mem::forget(self);
+    }
+
     /// Members were written into the result object directly: the next field needs a comma.
     #[cfg(feature = "tasks")]
     pub(crate) fn members_written(&mut self) {

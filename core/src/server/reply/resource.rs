@@ -84,6 +84,7 @@ impl<'a> ResourceReply<'a> {
     }
 
     note_methods!();
+    answered_method!();
 
     /// Sets the cache hints of this result (2026-07-28); the server's default applies otherwise.
     pub fn cache(mut self, cache: CacheHints) -> Self {
@@ -93,13 +94,14 @@ impl<'a> ResourceReply<'a> {
 
     /// Sends the result.
     pub fn finish(mut self) {
-        if !self.contents_open {
+        if self.contents_open {
+            self.out.writer().byte(b']');
+            let cache = self.cache;
+            self.out.finish(Some(cache));
+        } else {
             self.out.fail(code::INTERNAL_ERROR, ErrorMessage::Named(format_args!("empty resource contents")), None);
-            return;
         }
-        self.out.writer().byte(b']');
-        let cache = self.cache;
-        self.out.finish(Some(cache));
+        self.answered();
     }
 
     /// Answers that `uri` does not exist: `-32002` in the legacy era, `-32602` with `data.uri` in
@@ -119,11 +121,13 @@ impl<'a> ResourceReply<'a> {
             ErrorMessage::Whole(format_args!("Resource not found: {uri}", uri = Plain(uri))),
             Some(&data),
         );
+        self.answered();
     }
 
     /// Answers with a JSON-RPC error.
     pub fn fail(mut self, code: i32, message: &str) {
-        self.out.fail(code, ErrorMessage::Whole(format_args!("{message}", message = Plain(message))), None)
+        self.out.fail(code, ErrorMessage::Whole(format_args!("{message}", message = Plain(message))), None);
+        self.answered();
     }
 
     /// Keeps the request open to answer it later with `Server::reply_resource`.

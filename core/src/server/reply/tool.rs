@@ -79,20 +79,18 @@ impl<'a> ToolReply<'a> {
     pub fn missing_tasks(mut self) {
         if self.out.version().served_era() == crate::version::Era::Legacy {
             let why = crate::server::tasks::TASK_PARAM_REQUIRED;
-            return self.out.fail(
-                code::METHOD_NOT_FOUND,
-                ErrorMessage::Named(format_args!("{why}", why = Plain(why))),
-                None,
+            self.out.fail(code::METHOD_NOT_FOUND, ErrorMessage::Named(format_args!("{why}", why = Plain(why))), None);
+        } else {
+            self.out.fail(
+                code::MISSING_CLIENT_CAPABILITY,
+                ErrorMessage::Whole(format_args!(
+                    "Missing required client capability: the {} extension",
+                    crate::mcp::TASKS_EXTENSION
+                )),
+                Some(&crate::mcp::task::write_requires_tasks),
             );
         }
-        self.out.fail(
-            code::MISSING_CLIENT_CAPABILITY,
-            ErrorMessage::Whole(format_args!(
-                "Missing required client capability: the {} extension",
-                crate::mcp::TASKS_EXTENSION
-            )),
-            Some(&crate::mcp::task::write_requires_tasks),
-        );
+        self.answered();
     }
 
     fn next_block(&mut self) -> &mut JsonWriter<'a> {
@@ -182,6 +180,7 @@ impl<'a> ToolReply<'a> {
     }
 
     note_methods!();
+    answered_method!();
 
     /// Sets the structured result, serialized as JSON
     /// ([`JsonWriter::serialize`](crate::json::JsonWriter::serialize)), and adds its JSON text as a
@@ -283,21 +282,24 @@ impl<'a> ToolReply<'a> {
     /// Sends the result.
     #[inline(always)]
     pub fn finish(mut self) {
-        self.close(false)
+        self.close(false);
+        self.answered();
     }
 
     /// Sends the result marked `isError: true`: the tool ran and failed (bad arguments, a device
     /// error). The model sees it and can correct itself.
     #[inline(always)]
     pub fn finish_error(mut self) {
-        self.close(true)
+        self.close(true);
+        self.answered();
     }
 
     /// Sends an `isError` result with one text block.
     #[inline(always)]
     pub fn finish_error_text(mut self, message: &str) {
         self.push_text(message);
-        self.close(true)
+        self.close(true);
+        self.answered();
     }
 
     /// Answers a call whose arguments do not match the tool's input schema
@@ -308,16 +310,19 @@ impl<'a> ToolReply<'a> {
     /// ([`reports_invalid_arguments_in_results`](ProtocolVersion::reports_invalid_arguments_in_results)).
     pub fn invalid_arguments(mut self, error: &dyn fmt::Display) {
         if self.version().reports_invalid_arguments_in_results() {
-            self.text_fmt(format_args!("Invalid arguments: {error}")).close(true)
+            self.push_text_fmt(format_args!("Invalid arguments: {error}"));
+            self.close(true);
         } else {
             let message = ErrorMessage::Whole(format_args!("Invalid arguments: {error}"));
-            self.out.fail(code::INVALID_PARAMS, message, None)
+            self.out.fail(code::INVALID_PARAMS, message, None);
         }
+        self.answered();
     }
 
     /// Answers with a JSON-RPC error instead of a result (for protocol-level failures only).
     pub fn fail(mut self, code: i32, message: &str) {
-        self.out.fail(code, ErrorMessage::Whole(format_args!("{message}", message = Plain(message))), None)
+        self.out.fail(code, ErrorMessage::Whole(format_args!("{message}", message = Plain(message))), None);
+        self.answered();
     }
 
     /// Keeps the request open to answer it later with `Server::reply_tool`. On error the request has
