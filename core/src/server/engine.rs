@@ -59,7 +59,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             session: Session::None,
             // Built at run time: `[const { None }; IN_FLIGHT]` is a constant, which rustc copies from
             // an image of every slot in flash (232 B in the Cortex-M3 firmware; docs/firmware.md,
-            // "Flash: no constant images").
+            // "Flash: constant images and finished replies").
             in_flight: core::array::from_fn(|_| None),
             next_generation: 0,
             batch: None,

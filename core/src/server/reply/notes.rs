@@ -25,7 +25,7 @@ pub(crate) struct Notes<T> {
 impl<T> Notes<T> {
     /// No progress token, no progress sent, no log messages. A function, not an associated
     /// constant: a constant is copied from an image of it in flash wherever it is used (see
-    /// docs/firmware.md, "Flash: no constant images").
+    /// docs/firmware.md, "Flash: constant images and finished replies").
     pub(crate) fn none() -> Self {
         Notes { progress_token: None, last_progress: None, log_level: None }
     }
