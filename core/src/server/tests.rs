@@ -48,6 +48,7 @@ impl Handler for TestHandler {
             "echo" if call.argument("structured").is_some() => {
                 reply.structured_fmt(format_args!("{{\"v\":1}}")).finish();
             }
+            "echo" if call.argument("finish_text").is_some() => reply.finish_text("done"),
             "echo" => match call.argument("text").and_then(|v| v.as_str()) {
                 Some(text) => reply.text_json(text).finish(),
                 None => reply.finish_error_text("missing text"),

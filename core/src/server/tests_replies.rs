@@ -30,6 +30,16 @@ fn tool_errors_follow_the_spec() {
 }
 
 #[test]
+fn finish_text_answers_as_text_then_finish_does() {
+    let mut h = Harness::new();
+    let one_call = h.request(&modern(1, "tools/call", r#""name":"echo","arguments":{"finish_text":true}"#));
+    let chained = h.request(&modern(1, "tools/call", r#""name":"echo","arguments":{"text":"done"}"#));
+    assert_eq!(one_call["result"]["content"], json!([{"type": "text", "text": "done"}]));
+    assert_eq!(one_call["result"].get("isError"), None);
+    assert_eq!(one_call, chained);
+}
+
+#[test]
 fn a_rejection_is_reported_with_its_fixed_message_or_its_code_name() {
     let mut h = Harness::new();
     h.initialize("2025-11-25");

@@ -234,10 +234,11 @@ impl<B: Board> Device<B> {
             Some(on) => {
                 self.board.set_led(on);
                 self.changes.updated |= STATUS_UPDATED;
-                reply
-                    .structured_fmt(format_args!(r#"{{"on":{}}}"#, Plain::bool(on)))
-                    .text(if on { "LED on" } else { "LED off" })
-                    .finish()
+                reply.structured_fmt(format_args!(r#"{{"on":{}}}"#, Plain::bool(on))).finish_text(if on {
+                    "LED on"
+                } else {
+                    "LED off"
+                })
             }
             None => reply.finish_error_text("\"on\" must be a boolean"),
         }
@@ -253,8 +254,7 @@ impl<B: Board> Device<B> {
         }
         reply
             .structured_fmt(format_args!(r#"{{"steps":{}}}"#, Decimal(CALIBRATION_STEPS)))
-            .text("calibration done")
-            .finish()
+            .finish_text("calibration done")
     }
 
     #[inline(never)]
@@ -262,7 +262,7 @@ impl<B: Board> Device<B> {
         match call.argument("enabled").and_then(|v| v.as_bool()) {
             Some(enabled) => {
                 self.set_blink_enabled(enabled);
-                reply.text(if enabled { "blink_led is offered" } else { "blink_led is withdrawn" }).finish()
+                reply.finish_text(if enabled { "blink_led is offered" } else { "blink_led is withdrawn" })
             }
             None => reply.finish_error_text("\"enabled\" must be a boolean"),
         }
@@ -304,9 +304,9 @@ impl<B: Board> Device<B> {
             self.board.factory_reset();
             self.changes.updated |= STATUS_UPDATED;
             self.set_blink_enabled(false);
-            reply.text("factory settings restored").finish()
+            reply.finish_text("factory settings restored")
         } else {
-            reply.text("factory reset cancelled; nothing changed").finish()
+            reply.finish_text("factory reset cancelled; nothing changed")
         }
     }
 

@@ -297,9 +297,24 @@ impl<'a> ToolReply<'a> {
     /// Sends an `isError` result with one text block.
     #[inline(always)]
     pub fn finish_error_text(mut self, message: &str) {
-        self.push_text(message);
-        self.close(true);
+        self.close_with_text(message, true);
         self.answered();
+    }
+
+    /// Adds a text content block and sends the result: `reply.text(text).finish()` in one call,
+    /// which is less code at each place a handler answers (see docs/firmware.md, "Flash: constant
+    /// images and finished replies").
+    #[inline(always)]
+    pub fn finish_text(mut self, text: &str) {
+        self.close_with_text(text, false);
+        self.answered();
+    }
+
+    /// [`finish_text`](Self::finish_text) and [`finish_error_text`](Self::finish_error_text) in
+    /// place: one call where a handler answers.
+    fn close_with_text(&mut self, text: &str, is_error: bool) {
+        self.push_text(text);
+        self.close(is_error);
     }
 
     /// Answers a call whose arguments do not match the tool's input schema

@@ -62,11 +62,11 @@ impl Handler for Small {
             "set_led" => match call.argument("on").and_then(|v| v.as_bool()) {
                 Some(on) => {
                     self.led = on;
-                    reply.text(on_off(on)).finish()
+                    reply.finish_text(on_off(on))
                 }
                 None => reply.finish_error_text("\"on\" must be a boolean"),
             },
-            "get_led" => reply.text(on_off(self.led)).finish(),
+            "get_led" => reply.finish_text(on_off(self.led)),
             // The table's last tool: the engine answers an unknown name before calling this.
             _ => {
                 self.calls = self.calls.wrapping_add(1);
