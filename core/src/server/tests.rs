@@ -49,6 +49,7 @@ impl Handler for TestHandler {
                 reply.structured_fmt(format_args!("{{\"v\":1}}")).finish();
             }
             "echo" if call.argument("finish_text").is_some() => reply.finish_text("done"),
+            "echo" if call.argument("finish_text_fmt").is_some() => reply.finish_text_fmt(format_args!("do{}", "ne")),
             "echo" => match call.argument("text").and_then(|v| v.as_str()) {
                 Some(text) => reply.text_json(text).finish(),
                 None => reply.finish_error_text("missing text"),

@@ -30,13 +30,16 @@ fn tool_errors_follow_the_spec() {
 }
 
 #[test]
-fn finish_text_answers_as_text_then_finish_does() {
+fn finish_text_answers_as_a_text_block_then_finish_does() {
     let mut h = Harness::new();
-    let one_call = h.request(&modern(1, "tools/call", r#""name":"echo","arguments":{"finish_text":true}"#));
     let chained = h.request(&modern(1, "tools/call", r#""name":"echo","arguments":{"text":"done"}"#));
-    assert_eq!(one_call["result"]["content"], json!([{"type": "text", "text": "done"}]));
-    assert_eq!(one_call["result"].get("isError"), None);
-    assert_eq!(one_call, chained);
+    for argument in ["finish_text", "finish_text_fmt"] {
+        let one_call =
+            h.request(&modern(1, "tools/call", &std::format!(r#""name":"echo","arguments":{{"{argument}":true}}"#)));
+        assert_eq!(one_call["result"]["content"], json!([{"type": "text", "text": "done"}]), "{argument}");
+        assert_eq!(one_call["result"].get("isError"), None, "{argument}");
+        assert_eq!(one_call, chained, "{argument}");
+    }
 }
 
 #[test]

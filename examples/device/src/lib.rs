@@ -210,8 +210,7 @@ impl<B: Board> Device<B> {
         match reading {
             Some(celsius) => reply
                 .structured_fmt(format_args!("{}", TemperatureJson { sensor, reading: celsius }))
-                .text_fmt(format_args!("{}: {celsius} °C", Plain(sensor.name())))
-                .finish(),
+                .finish_text_fmt(format_args!("{}: {celsius} °C", Plain(sensor.name()))),
             None => reply.finish_error_text("the sensor did not answer"),
         }
     }
@@ -224,8 +223,7 @@ impl<B: Board> Device<B> {
             .structured_fmt(format_args!(r#"{{"uptimeMs":{}}}"#, Decimal(uptime_ms)))
             // `Decimal` for the milliseconds too: a `u16`'s own `Display` would link core's
             // integer formatting and its digit table (362 B of firmware flash) for this alone.
-            .text_fmt(format_args!("uptime {}.{:03} s", Decimal(seconds), Decimal(u64::from(millis))))
-            .finish()
+            .finish_text_fmt(format_args!("uptime {}.{:03} s", Decimal(seconds), Decimal(u64::from(millis))))
     }
 
     #[inline(never)]
@@ -278,7 +276,7 @@ impl<B: Board> Device<B> {
                     self.board.set_led(was);
                 }
                 self.changes.updated |= STATUS_UPDATED;
-                reply.text_fmt(format_args!("blinked {} times", Decimal(times))).finish()
+                reply.finish_text_fmt(format_args!("blinked {} times", Decimal(times)))
             }
             None => reply.finish_error_text("\"times\" must be an integer from 1 to 10"),
         }
@@ -315,7 +313,7 @@ impl<B: Board> Device<B> {
     fn explain_status(&mut self, call: &ToolCall<'_>, reply: ToolReply<'_>) {
         if let Some(answer) = call.context.input("explanation") {
             return match answer.get("content").and_then(|c| c.get("text")).and_then(|t| t.as_str()) {
-                Some(text) => reply.text_fmt(format_args!("the model says: {text}")).finish(),
+                Some(text) => reply.finish_text_fmt(format_args!("the model says: {text}")),
                 None => reply.finish_error_text("the model gave no text"),
             };
         }
@@ -344,7 +342,7 @@ impl<B: Board> Device<B> {
         };
         let first = answer.get("roots").and_then(|r| r.elements().next()).and_then(|r| r.get("uri"));
         match first.and_then(|uri| uri.as_str()) {
-            Some(uri) => reply.text_fmt(format_args!("the calibration would be exported under {uri}")).finish(),
+            Some(uri) => reply.finish_text_fmt(format_args!("the calibration would be exported under {uri}")),
             None => reply.finish_error_text("the host shares no roots"),
         }
     }

@@ -310,6 +310,20 @@ impl<'a> ToolReply<'a> {
         self.answered();
     }
 
+    /// Adds a text content block formatted in place and sends the result:
+    /// `reply.text_fmt(text).finish()` in one call, as [`finish_text`](Self::finish_text).
+    #[inline(always)]
+    pub fn finish_text_fmt(mut self, text: fmt::Arguments<'_>) {
+        self.close_with_text_fmt(text);
+        self.answered();
+    }
+
+    /// [`finish_text_fmt`](Self::finish_text_fmt) in place.
+    fn close_with_text_fmt(&mut self, text: fmt::Arguments<'_>) {
+        self.push_text_fmt(text);
+        self.close(false);
+    }
+
     /// [`finish_text`](Self::finish_text) and [`finish_error_text`](Self::finish_error_text) in
     /// place: one call where a handler answers.
     fn close_with_text(&mut self, text: &str, is_error: bool) {
