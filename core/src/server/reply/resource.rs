@@ -47,21 +47,31 @@ impl<'a> ResourceReply<'a> {
     }
 
     /// Adds text contents.
+    #[inline(always)] // By value in the API, in place here: no copy of the reply per step.
     pub fn text(mut self, uri: &str, mime_type: Option<&str>, text: &str) -> Self {
+        self.push_text(uri, mime_type, text);
+        self
+    }
+
+    fn push_text(&mut self, uri: &str, mime_type: Option<&str>, text: &str) {
         let w = self.next_contents(uri, mime_type);
         w.raw(b",\"text\":");
         w.string(text);
         w.byte(b'}');
-        self
     }
 
     /// Adds text contents formatted in place (`format_args!`).
+    #[inline(always)]
     pub fn text_fmt(mut self, uri: &str, mime_type: Option<&str>, text: fmt::Arguments<'_>) -> Self {
+        self.push_text_fmt(uri, mime_type, text);
+        self
+    }
+
+    fn push_text_fmt(&mut self, uri: &str, mime_type: Option<&str>, text: fmt::Arguments<'_>) {
         let w = self.next_contents(uri, mime_type);
         w.raw(b",\"text\":");
         w.string_fmt(text);
         w.byte(b'}');
-        self
     }
 
     /// Adds text contents holding a value serialized as JSON
@@ -75,12 +85,17 @@ impl<'a> ResourceReply<'a> {
     }
 
     /// Adds binary contents, base64-encoded on the fly.
+    #[inline(always)]
     pub fn blob(mut self, uri: &str, mime_type: Option<&str>, data: &[u8]) -> Self {
+        self.push_blob(uri, mime_type, data);
+        self
+    }
+
+    fn push_blob(&mut self, uri: &str, mime_type: Option<&str>, data: &[u8]) {
         let w = self.next_contents(uri, mime_type);
         w.raw(b",\"blob\":");
         w.base64_string(data);
         w.byte(b'}');
-        self
     }
 
     note_methods!();
