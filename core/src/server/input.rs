@@ -238,18 +238,13 @@ impl<'a> InputReply<'a> {
                 needs.write(w);
                 w.byte(b'}');
             };
-            return match self.out.version().served_era() {
-                Era::Modern => self.out.fail(
-                    code::MISSING_CLIENT_CAPABILITY,
-                    ErrorMessage::Whole(format_args!("The client did not declare a capability this request needs")),
-                    Some(&data),
-                ),
-                _ => self.out.fail(
-                    code::INTERNAL_ERROR,
-                    ErrorMessage::Named(format_args!("the client did not declare a capability this request needs")),
-                    Some(&data),
-                ),
+            // -32021 in 2026-07-28; a legacy session has no such code.
+            let code = match self.out.version().served_era() {
+                Era::Modern => code::MISSING_CLIENT_CAPABILITY,
+                _ => code::INTERNAL_ERROR,
             };
+            let message = format_args!("the request needs a capability the client did not declare");
+            return self.out.fail(code, ErrorMessage::Named(message), Some(&data));
         }
         if self.requests == 0 && !self.state_written {
             self.invalid = Some("an input-required answer needs input requests or state");
