@@ -105,6 +105,38 @@ pub static BLINK_TOOL: Tool<'static> =
         .with_title("Blink LED")
         .with_annotations(SETS_STATE.with_idempotent(false));
 
+/// Where each tool is in [`TOOLS`] (and [`BLINK_TOOL`] right after them), which
+/// [`Handler::call_tool`] matches the engine's index against: a jump on the index is less flash
+/// than a comparison with each name (docs/firmware.md, "Flash: a tool found by its index"). Each
+/// is checked against its entry's name when the crate compiles, so the table cannot be reordered
+/// without them.
+mod tool_index {
+    use super::{BLINK_TOOL, TOOLS};
+
+    /// `index`, after checking that the tool there is `name`.
+    const fn at(index: usize, name: &str) -> usize {
+        let tool = if index == TOOLS.len() { BLINK_TOOL.name } else { TOOLS[index].name };
+        assert!(tool.len() == name.len(), "a tool index names another tool");
+        let mut i = 0;
+        while i < name.len() {
+            assert!(tool.as_bytes()[i] == name.as_bytes()[i], "a tool index names another tool");
+            i += 1;
+        }
+        index
+    }
+
+    pub(super) const ECHO: usize = at(0, "echo");
+    pub(super) const READ_TEMPERATURE: usize = at(1, "read_temperature");
+    pub(super) const SET_LED: usize = at(2, "set_led");
+    pub(super) const GET_UPTIME: usize = at(3, "get_uptime");
+    pub(super) const CALIBRATE: usize = at(4, "calibrate");
+    pub(super) const ENABLE_BLINK: usize = at(5, "enable_blink");
+    pub(super) const FACTORY_RESET: usize = at(6, "factory_reset");
+    pub(super) const EXPLAIN_STATUS: usize = at(7, "explain_status");
+    pub(super) const EXPORT_TARGET: usize = at(8, "export_target");
+    pub(super) const BLINK_LED: usize = at(TOOLS.len(), "blink_led");
+}
+
 const SENSOR_TEMPLATE: &str = "device://sensor/{name}";
 
 /// The device's resource templates.
@@ -396,21 +428,20 @@ impl<B: Board> Handler for Device<B> {
 
     #[inline(never)]
     fn call_tool(&mut self, call: ToolCall<'_>, reply: ToolReply<'_>) {
-        match call.name {
-            "echo" => match call.argument("message").and_then(|v| v.as_str()) {
+        match call.index {
+            tool_index::ECHO => match call.argument("message").and_then(|v| v.as_str()) {
                 Some(message) => reply.text_json(message).finish(),
                 None => reply.finish_error_text("\"message\" must be a string"),
             },
-            "read_temperature" => self.read_temperature(&call, reply),
-            "set_led" => self.set_led(&call, reply),
-            "calibrate" => self.calibrate(reply),
-            "enable_blink" => self.enable_blink(&call, reply),
-            "blink_led" => self.blink(&call, reply),
-            "factory_reset" => self.factory_reset(&call, reply),
-            "explain_status" => self.explain_status(&call, reply),
-            "export_target" => self.export_target(&call, reply),
-            "get_uptime" => self.get_uptime(&call, reply),
-            // The engine only calls with names from `TOOLS`.
+            tool_index::READ_TEMPERATURE => self.read_temperature(&call, reply),
+            tool_index::SET_LED => self.set_led(&call, reply),
+            tool_index::CALIBRATE => self.calibrate(reply),
+            tool_index::ENABLE_BLINK => self.enable_blink(&call, reply),
+            tool_index::BLINK_LED => self.blink(&call, reply),
+            tool_index::FACTORY_RESET => self.factory_reset(&call, reply),
+            tool_index::EXPLAIN_STATUS => self.explain_status(&call, reply),
+            tool_index::EXPORT_TARGET => self.export_target(&call, reply),
+            tool_index::GET_UPTIME => self.get_uptime(&call, reply),
             _ => reply.finish_error_text("unknown tool"),
         }
     }
