@@ -62,7 +62,7 @@ impl ProtocolVersion {
 
     /// Parses a wire name; `None` for a version this crate does not implement.
     pub fn from_wire(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|v| v.as_str() == name)
+        Self::ALL.iter().copied().find(|v| v.as_str() == name)
     }
 
     /// The version's era.

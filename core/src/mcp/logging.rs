@@ -52,7 +52,7 @@ impl LoggingLevel {
 
     /// Parses a wire name.
     pub fn from_wire(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|level| level.as_str() == name)
+        Self::ALL.iter().copied().find(|level| level.as_str() == name)
     }
 }
 

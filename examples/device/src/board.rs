@@ -24,7 +24,7 @@ impl Sensor {
     }
 
     pub(crate) fn from_name(name: JsonStr<'_>) -> Option<Self> {
-        Sensor::ALL.into_iter().find(|s| name.eq_str(s.name()))
+        Sensor::ALL.iter().copied().find(|s| name.eq_str(s.name()))
     }
 
     pub(crate) const ALL: [Sensor; 2] = [Sensor::Board, Sensor::Cpu];

@@ -382,7 +382,7 @@ impl<B: Board> Device<B> {
     fn read_sensor(&mut self, read: &ResourceRead<'_>, reply: ResourceReply<'_>) {
         let sensor = read
             .variable(&RESOURCE_TEMPLATES[0], "name")
-            .and_then(|name| Sensor::ALL.into_iter().find(|s| s.name() == name));
+            .and_then(|name| Sensor::ALL.iter().copied().find(|s| s.name() == name));
         let Some(sensor) = sensor else { return reply.not_found(read.uri) };
         match self.board.temperature(sensor, read.context.now) {
             Some(reading) => reply
