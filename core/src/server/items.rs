@@ -59,7 +59,7 @@ pub(crate) fn write_tool<'t>(
     if version.has_tool_annotations() && hints.iter().any(|(_, v)| v.is_some()) {
         w.raw(b",\"annotations\":{");
         let mut first = true;
-        for (key, value) in hints {
+        for &(key, value) in &hints {
             if let Some(value) = value {
                 if !first {
                     w.byte(b',');
