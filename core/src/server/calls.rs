@@ -421,7 +421,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
 
     /// After the handler answered: a legacy input-required answer becomes requests to the client.
     fn after_reply(&mut self, id: Id<'_>, method: &'static str, params: &Params<'_>) {
-        if cfg!(feature = "input")
+        if crate::server::legacy_input::LEGACY_INPUT
             && let Some(len) = self.input.signal.take()
         {
             self.begin_legacy_input(id, method, params.value(), len);

@@ -21,6 +21,7 @@ use crate::json::JsonWriter;
 use crate::jsonrpc::{ErrorMessage, code};
 use crate::mcp::ClientCapabilities;
 pub use crate::mcp::input::InputRequest;
+use crate::server::legacy_input::LEGACY_INPUT;
 use crate::server::reply::{Outgoing, ReplyKind, ResultType};
 use crate::server::seal::{MAX_REQUEST_STATE, MAX_SEALED_STATE, StateBinding};
 use crate::server::{Deferred, Engine, ReplyError, Session};
@@ -267,8 +268,9 @@ impl<'a> InputReply<'a> {
             return self.out.finish(None);
         }
         if self.out.version().served_era() == Era::Legacy {
-            // The engine asks the client itself (see `legacy_input`).
-            if !self.out.finish_for_legacy_input() {
+            // The engine asks the client itself (see `legacy_input`). A build without the legacy
+            // era serves no legacy session, and links none of that.
+            if !LEGACY_INPUT || !self.out.finish_for_legacy_input() {
                 self.out.fail(
                     code::INTERNAL_ERROR,
                     ErrorMessage::Named(format_args!("a deferred answer cannot ask for input in a legacy session")),
@@ -330,7 +332,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         let Some(entry) = self.in_flight[slot].as_ref() else { return Err(SendError::NotAvailable) };
         let version = entry.version;
         let legacy = matches!(self.session, Session::Legacy { .. });
-        if !cfg!(feature = "input") || version.served_era() != Era::Legacy || !legacy {
+        if !LEGACY_INPUT || version.served_era() != Era::Legacy || !legacy {
             return Err(SendError::NotAvailable);
         }
         // A 2025-11-25 task would ask through `tasks/result` (not served yet).

@@ -26,14 +26,19 @@ use crate::server::{Engine, Handler};
 use crate::storage::Storage;
 use crate::text::Plain;
 
+/// Whether the build asks a legacy session's client for input: the `input` feature with the
+/// `legacy` era. Without the era no request is served in a legacy session, and the code of this
+/// module is left out (a 2026-07-28-only build with input pays for none of it).
+pub(crate) const LEGACY_INPUT: bool = cfg!(all(feature = "input", feature = "legacy"));
+
 /// Longest key of an input request kept for a legacy session (a legacy task's too).
 pub(crate) const MAX_KEY_LEN: usize = 32;
 
 const UNREADABLE: &str = "unreadable input-required answer";
 
-/// Input requests one waiting request may have sent: none without the `input` feature, which no
-/// handler's reply can ask for then.
-const KEY_SLOTS: usize = if cfg!(feature = "input") { MAX_INPUT_REQUESTS } else { 0 };
+/// Input requests one waiting request may have sent: none without legacy input ([`LEGACY_INPUT`]),
+/// which no handler's reply can ask for then.
+const KEY_SLOTS: usize = if LEGACY_INPUT { MAX_INPUT_REQUESTS } else { 0 };
 
 /// The caller's buffer for legacy input, and the request waiting in it.
 pub(crate) struct InputArea<'a> {
@@ -182,7 +187,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// An input request timed out: the waiting request is answered `-32603`. `false` if `key` is not
     /// an input request.
     pub(crate) fn input_timed_out(&mut self, key: OutboundKey) -> bool {
-        if !cfg!(feature = "input") {
+        if !LEGACY_INPUT {
             return false;
         }
         if !self.input.pending.as_ref().is_some_and(|p| p.asked.iter().any(|(k, _)| *k == key)) {
@@ -202,7 +207,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// The input has ended: nobody is left to answer the input requests, so the waiting request is
     /// answered `-32603` (written if there is room: the client may still read).
     pub(crate) fn drop_pending_input(&mut self) {
-        if !cfg!(feature = "input") {
+        if !LEGACY_INPUT {
             return;
         }
         let Some(pending) = self.input.pending.take() else { return };
@@ -363,7 +368,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// waiting request is due to be served again ([`Parts::retry_due_input`], which the caller runs
     /// after this message). `false` if `id` is not an input request.
     pub(crate) fn legacy_input_answer(&mut self, id: Option<Id<'_>>, result: Result<Value<'_>, ()>) -> bool {
-        if !cfg!(feature = "input") {
+        if !LEGACY_INPUT {
             return false;
         }
         let Some(Id::Number(number)) = id else { return false };
@@ -417,7 +422,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
 
     /// Forgets the waiting request if it is `id` (the client cancelled it).
     pub(crate) fn cancel_pending_input(&mut self, id: Id<'_>) -> bool {
-        if !cfg!(feature = "input") {
+        if !LEGACY_INPUT {
             return false;
         }
         if !self.input.pending.as_ref().is_some_and(|p| pending_id(&self.input.record, p).matches(id)) {
@@ -438,7 +443,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// handled). Every caller of [`Parts::handle_message`] and [`Parts::handle_classified`] runs it
     /// right after, so the retry is answered where it always was: just after the last answer.
     pub(crate) fn retry_due_input(&mut self, spans: &mut json::Spans) {
-        if !cfg!(feature = "input") {
+        if !LEGACY_INPUT {
             return;
         }
         if core::mem::take(&mut self.input.retry_due) {
@@ -449,7 +454,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     /// [`Parts::retry_due_input`] with a record of its own, for a caller whose record is not its to
     /// reuse (a body validated by the HTTP layer).
     pub(crate) fn retry_due_input_with_own_record(&mut self) {
-        if !cfg!(feature = "input") {
+        if !LEGACY_INPUT {
             return;
         }
         if self.input.retry_due {
