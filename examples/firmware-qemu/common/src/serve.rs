@@ -32,9 +32,10 @@ pub struct Storage {
 /// turns on the core's), none otherwise: the device answers every request at once.
 pub const IN_FLIGHT: usize = if cfg!(feature = "modern") { 1 } else { 0 };
 /// Engine slots for requests to the host: one (the legacy factory-reset confirmation, sampling,
-/// roots; one at a time) when the build serves input from the client (the `input` feature), none
-/// otherwise: a tool that would ask fails.
-pub const OUTBOUND: usize = if cfg!(feature = "input") { 1 } else { 0 };
+/// roots; one at a time) when the build serves input from the client in legacy sessions (the
+/// `input` and `legacy` features), none otherwise: a legacy tool that would ask fails, and a
+/// 2026-07-28 one asks in its answer (the client keeps the state).
+pub const OUTBOUND: usize = if cfg!(all(feature = "input", feature = "legacy")) { 1 } else { 0 };
 
 /// Receive buffer of the example device: the longest message accepted (longer lines are answered
 /// with an error and skipped). The official SDK clients' largest request is 542 bytes (a
@@ -46,8 +47,8 @@ pub const RX_BYTES: usize = if cfg!(feature = "modern") { 768 } else { 512 };
 /// holds its largest tool entry; its tool list comes in pages.
 pub const TX_BYTES: usize = if cfg!(feature = "modern") { 4096 } else { 1024 };
 /// Input the example device waits for in a legacy session (the factory reset's confirmation):
-/// none unless the build serves input from the client.
-pub const INPUT_BYTES: usize = if cfg!(feature = "input") { 1024 } else { 0 };
+/// none unless the build serves input from the client in legacy sessions (as [`OUTBOUND`]).
+pub const INPUT_BYTES: usize = if cfg!(all(feature = "input", feature = "legacy")) { 1024 } else { 0 };
 
 /// The example device's server on board `B`, with the slots its build serves.
 pub type DeviceServer<B> = Served<Device<B>, IN_FLIGHT, OUTBOUND>;
