@@ -217,10 +217,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
     /// Answers the request that waited for input `-32603` with `detail`, if there is room.
     fn fail_waiting(&mut self, pending: &Pending, detail: fmt::Arguments<'_>) {
         let id = pending_id(&self.input.record, pending);
-        let _ = self.ep.out.write_ending(pending.route, |w| {
-            jsonrpc::write_error_head(w, Some(&id), code::INTERNAL_ERROR, ErrorMessage::Named(detail));
-            w.raw(b"}}");
-        });
+        let _ = self.ep.out.reject(pending.route, Some(&id), code::INTERNAL_ERROR, ErrorMessage::Named(detail), None);
     }
 }
 
