@@ -354,7 +354,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             return Err(reason);
         }
         if asked.is_empty() {
-            return Err("an input-required answer without input requests");
+            // `InputReply` sends no legacy answer without requests; an empty one is not readable.
+            return Err(UNREADABLE);
         }
         self.input.pending =
             Some(Pending { method, route, state: state_len, answers: state_len, tail: tail_at, asked });
