@@ -16,7 +16,7 @@
 
 use core::fmt;
 
-use crate::endpoint::{Framing, OutboundKey, Route};
+use crate::endpoint::{Framing, OutboundKey, OutboundTable, Route};
 use crate::json::{self, JsonWriter, Kind, Value};
 use crate::jsonrpc::{self, ErrorMessage, Id, WriteId, code};
 use crate::mcp::input::write_retry_params_head;
@@ -73,6 +73,18 @@ struct Pending {
     tail: usize,
     /// Each input request sent, and whether it has been answered.
     asked: heapless::Vec<(OutboundKey, bool), KEY_SLOTS>,
+}
+
+impl Pending {
+    /// Gives up the input requests not answered yet: their cancellations are written, and late
+    /// answers ignored.
+    fn cancel_unanswered<const N: usize>(&self, outbound: &mut OutboundTable<N>) {
+        for (key, answered) in &self.asked {
+            if !answered {
+                outbound.cancel(*key);
+            }
+        }
+    }
 }
 
 /// Entry `index` of `tail` (a waiting request's record from [`Pending::tail`] on): 0 is the
@@ -194,11 +206,8 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             return false;
         }
         let Some(pending) = self.input.pending.take() else { return false };
-        for (other, answered) in &pending.asked {
-            if !answered && *other != key {
-                self.ep.out.outbound.cancel(*other);
-            }
-        }
+        // (The one that timed out is cancelled already.)
+        pending.cancel_unanswered(&mut self.ep.out.outbound);
         // Written now, or lost if the transmit buffer is full: the client is not answering anyway.
         self.fail_waiting(&pending, format_args!("the client did not answer an input request in time"));
         true
@@ -406,11 +415,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     #[inline(never)]
     pub(crate) fn fail_pending(&mut self, reason: &'static str) {
         let Some(pending) = self.input.pending.take() else { return };
-        for (key, answered) in &pending.asked {
-            if !answered {
-                self.out.outbound.cancel(*key);
-            }
-        }
+        pending.cancel_unanswered(&mut self.out.outbound);
         let Parts { out, input, handler, now, .. } = self;
         let id = pending_id(&input.record, &pending);
         let message = ErrorMessage::Named(format_args!("{reason}", reason = Plain(reason)));
@@ -427,11 +432,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             return false;
         }
         if let Some(pending) = self.input.pending.take() {
-            for (key, answered) in &pending.asked {
-                if !answered {
-                    self.out.outbound.cancel(*key);
-                }
-            }
+            pending.cancel_unanswered(&mut self.out.outbound);
         }
         true
     }
