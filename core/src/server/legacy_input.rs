@@ -16,7 +16,7 @@
 
 use core::fmt;
 
-use crate::endpoint::{Framing, OutboundKey, OutboundTable, Route};
+use crate::endpoint::{Event, Framing, OutboundKey, OutboundTable, Outbox, Route};
 use crate::json::{self, JsonWriter, Kind, Value};
 use crate::jsonrpc::{self, ErrorMessage, Id, WriteId, code};
 use crate::mcp::input::write_retry_params_head;
@@ -205,11 +205,10 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         if !self.input.pending.as_ref().is_some_and(|p| p.asked.iter().any(|(k, _)| *k == key)) {
             return false;
         }
-        let Some(pending) = self.input.pending.take() else { return false };
-        // (The one that timed out is cancelled already.)
-        pending.cancel_unanswered(&mut self.ep.out.outbound);
         // Written now, or lost if the transmit buffer is full: the client is not answering anyway.
-        self.fail_waiting(&pending, format_args!("the client did not answer an input request in time"));
+        // (The request that timed out is cancelled already, the others now.)
+        let detail = format_args!("the client did not answer an input request in time");
+        let _ = answer_waiting(&mut self.ep.out, &mut self.input, detail, true);
         true
     }
 
@@ -219,15 +218,27 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         if !LEGACY_INPUT {
             return;
         }
-        let Some(pending) = self.input.pending.take() else { return };
-        self.fail_waiting(&pending, format_args!("the input ended while waiting for the client's input"));
+        // Its requests stay in the table, which the end of the input empties.
+        let detail = format_args!("the input ended while waiting for the client's input");
+        let _ = answer_waiting(&mut self.ep.out, &mut self.input, detail, false);
     }
+}
 
-    /// Answers the request that waited for input `-32603` with `detail`, if there is room.
-    fn fail_waiting(&mut self, pending: &Pending, detail: fmt::Arguments<'_>) {
-        let id = pending_id(&self.input.record, pending);
-        let _ = self.ep.out.reject(pending.route, Some(&id), code::INTERNAL_ERROR, ErrorMessage::Named(detail), None);
+/// Answers the request waiting for input `-32603` with `detail` (if there is room) and forgets it,
+/// giving up its unanswered input requests if `cancel`; the event to report, `None` if no request
+/// was waiting.
+fn answer_waiting<const OUTBOUND: usize>(
+    out: &mut Outbox<'_, OUTBOUND>,
+    input: &mut InputArea<'_>,
+    detail: fmt::Arguments<'_>,
+    cancel: bool,
+) -> Option<Event> {
+    let pending = input.pending.take()?;
+    if cancel {
+        pending.cancel_unanswered(&mut out.outbound);
     }
+    let id = pending_id(&input.record, &pending);
+    Some(out.reject(pending.route, Some(&id), code::INTERNAL_ERROR, ErrorMessage::Named(detail), None))
 }
 
 impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
@@ -414,13 +425,10 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
     #[cold]
     #[inline(never)]
     pub(crate) fn fail_pending(&mut self, reason: &'static str) {
-        let Some(pending) = self.input.pending.take() else { return };
-        pending.cancel_unanswered(&mut self.out.outbound);
-        let Parts { out, input, handler, now, .. } = self;
-        let id = pending_id(&input.record, &pending);
-        let message = ErrorMessage::Named(format_args!("{reason}", reason = Plain(reason)));
-        let event = out.reject(pending.route, Some(&id), code::INTERNAL_ERROR, message, None);
-        handler.on_event(*now, event.into());
+        let detail = format_args!("{reason}", reason = Plain(reason));
+        if let Some(event) = answer_waiting(self.out, self.input, detail, true) {
+            self.handler.on_event(self.now, event.into());
+        }
     }
 
     /// Forgets the waiting request if it is `id` (the client cancelled it).
