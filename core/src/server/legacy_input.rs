@@ -35,6 +35,8 @@ pub(crate) const LEGACY_INPUT: bool = cfg!(all(feature = "input", feature = "leg
 pub(crate) const MAX_KEY_LEN: usize = 32;
 
 const UNREADABLE: &str = "unreadable input-required answer";
+const NO_ROOM: &str = "the request does not fit the input buffer";
+const NO_ROOM_FOR_ANSWERS: &str = "the client's answers do not fit the input buffer";
 
 /// Input requests one waiting request may have sent: none without legacy input ([`LEGACY_INPUT`]),
 /// which no handler's reply can ask for then.
@@ -287,12 +289,10 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         // The id for now after the requests; moved to the tail below.
         id.write_id(&mut w);
         let id_end = w.len();
-        if w.is_overflowed() {
-            return Err("the request does not fit the input buffer");
-        }
-        let id_len = id_end - requests_end;
-        if id_len > usize::from(u8::MAX) {
-            return Err("the request id is too long to be kept");
+        let id_len = id_end.saturating_sub(requests_end);
+        // (An id is kept after a byte of its length.)
+        if w.is_overflowed() || id_len > usize::from(u8::MAX) {
+            return Err(NO_ROOM);
         }
         let requests = record(&self.input.record).get(state_len..requests_end).unwrap_or_default();
         let requests = json::parse(requests, json::MAX_DEPTH_LIMIT).map_err(|_| UNREADABLE)?;
@@ -314,7 +314,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         // The id and the keys go at the end of the record, behind the room for the answers.
         let stored = record_mut(&mut self.input.record);
         let tail_at = stored.len().checked_sub(1 + id_len + keys_len).filter(|at| *at >= requests_end);
-        let Some(tail_at) = tail_at else { return Err("the request does not fit the input buffer") };
+        let Some(tail_at) = tail_at else { return Err(NO_ROOM) };
         stored.copy_within(requests_end..id_end, tail_at + 1);
         stored[tail_at] = id_len as u8; // checked above
         let (head, tail) = stored.split_at_mut(tail_at);
@@ -409,7 +409,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         w.value(answer);
         w.byte(b',');
         if w.is_overflowed() {
-            self.fail_pending("the client's answers do not fit the input buffer");
+            self.fail_pending(NO_ROOM_FOR_ANSWERS);
             return true;
         }
         pending.answers += w.len();
@@ -501,7 +501,8 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 self.input.pending = None;
                 self.handle_message(value, false, spans);
             }
-            None => self.fail_pending("the retried request does not fit the input buffer"),
+            // (The answers make the retry longer than the request.)
+            None => self.fail_pending(NO_ROOM_FOR_ANSWERS),
         }
         self.route = route;
         self.input.retry = Some(retry);
