@@ -37,6 +37,8 @@ pub(crate) const MAX_KEY_LEN: usize = 32;
 const UNREADABLE: &str = "unreadable input-required answer";
 const NO_ROOM: &str = "the request does not fit the input buffer";
 const NO_ROOM_FOR_ANSWERS: &str = "the client's answers do not fit the input buffer";
+/// No window to write the input requests in, or one they do not fit.
+const NO_TRANSMIT_ROOM: &str = "the input requests do not fit the transmit window";
 
 /// Input requests one waiting request may have sent: none without legacy input ([`LEGACY_INPUT`]),
 /// which no handler's reply can ask for then.
@@ -336,7 +338,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let ask_route = if route.framing == Framing::Body { self.out.notify_route } else { route };
         let mut asked = heapless::Vec::new();
         let Some((mut window, mut commit)) = self.out.tx.open(ask_route, self.out.window_len()) else {
-            return Err("the transmit buffer is full");
+            return Err(NO_TRANSMIT_ROOM);
         };
         let failure = 'ask: {
             for (_, request) in requests.members() {
@@ -353,7 +355,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 w.byte(b'}');
                 w.raw(commit.suffix());
                 if w.is_overflowed() {
-                    break 'ask Some("the input requests do not fit the transmit window");
+                    break 'ask Some(NO_TRANSMIT_ROOM);
                 }
                 let written = w.len();
                 let Some(key) = self.out.outbound.insert(deadline, ask_route) else {
