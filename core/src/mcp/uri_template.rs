@@ -152,7 +152,7 @@ impl<'t> UriTemplate<'t> {
     /// the longest.
     pub fn matches<'u>(&self, uri: &'u str) -> Option<Variables<'t, 'u>> {
         let mut vars = Variables::EMPTY;
-        let matched = self.walk(uri, |name, value| match vars.pairs.get_mut(vars.len) {
+        let matched = self.walk(uri, &mut |name, value| match vars.pairs.get_mut(vars.len) {
             Some(slot) => {
                 *slot = (name, value);
                 vars.len += 1;
@@ -167,7 +167,7 @@ impl<'t> UriTemplate<'t> {
     /// finds it, without keeping the others).
     pub fn variable<'u>(&self, uri: &'u str, name: &str) -> Option<&'u str> {
         let mut found = None;
-        let matched = self.walk(uri, |variable, value| {
+        let matched = self.walk(uri, &mut |variable, value| {
             if variable == name && found.is_none() {
                 found = Some(value);
             }
@@ -178,12 +178,13 @@ impl<'t> UriTemplate<'t> {
 
     /// Whether `uri` matches the template (as [`matches`](Self::matches) would).
     pub fn is_match(&self, uri: &str) -> bool {
-        self.walk(uri, |_, _| true)
+        self.walk(uri, &mut |_, _| true)
     }
 
     /// Matches `uri`, handing each variable's name and value to `each` in order (`false` from it
-    /// stops the match); whether it matched.
-    fn walk<'u>(&self, uri: &'u str, mut each: impl FnMut(&'t str, &'u str) -> bool) -> bool {
+    /// stops the match); whether it matched. Not generic over `each`: one copy in flash for every
+    /// kind of match (see docs/firmware.md, "Flash: code for what a build serves").
+    fn walk<'u>(&self, uri: &'u str, each: &mut dyn FnMut(&'t str, &'u str) -> bool) -> bool {
         if !self.is_supported() {
             return false;
         }
