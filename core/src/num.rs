@@ -17,7 +17,9 @@ pub const fn div_rem(n: u64, d: u16) -> (u64, u16) {
 }
 
 /// [`div_rem`] with 32-bit divisions (`d > 0`), over the dividend's four 16-bit digits, most
-/// significant first (taken by constant shifts: no call to a 64-bit shift routine).
+/// significant first (taken by constant shifts: no call to a 64-bit shift routine). Out of line:
+/// one copy in flash for every caller (docs/firmware.md, "Flash: code for what a build serves").
+#[inline(never)]
 const fn long_div_rem(n: u64, d: u16) -> (u64, u16) {
     let d = d as u32;
     let digits = [(n >> 48) as u32, (n >> 32) as u32 & 0xffff, (n >> 16) as u32 & 0xffff, n as u32 & 0xffff];
