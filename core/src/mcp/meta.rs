@@ -28,6 +28,8 @@ pub(crate) struct Meta<'a> {
 }
 
 impl<'a> Meta<'a> {
+    // Out of line where it reads the modern members: the caller had two copies of it.
+    #[cfg_attr(any(feature = "modern", feature = "http"), inline(never))]
     pub(crate) fn new(meta: Option<Value<'a>>, spans: &'a Spans) -> Self {
         let Some(meta) = meta else { return Meta::default() };
         Self::read(meta, spans)
