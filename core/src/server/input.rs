@@ -249,11 +249,8 @@ impl<'a> InputReply<'a> {
             let message = format_args!("the request needs a capability the client did not declare");
             return self.out.fail(code, ErrorMessage::Named(message), Some(&data));
         }
-        if self.requests == 0 && !self.state_written {
-            self.invalid = Some("an input-required answer needs input requests or state");
-        }
-        if self.out.version().served_era() == Era::Legacy && self.requests == 0 {
-            self.invalid = Some("an input-required answer in a legacy session needs input requests");
+        if self.requests == 0 && (!self.state_written || self.out.version().served_era() == Era::Legacy) {
+            self.invalid = Some("an input-required answer needs input requests (or, in 2026-07-28, state)");
         }
         if let Some(reason) = self.invalid {
             return self.out.fail(
