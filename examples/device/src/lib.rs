@@ -107,7 +107,7 @@ pub static BLINK_TOOL: Tool<'static> =
 
 /// Where each tool is in [`TOOLS`] (and [`BLINK_TOOL`] right after them), which
 /// [`Handler::call_tool`] matches the engine's index against: a jump on the index is less flash
-/// than a comparison with each name (docs/firmware.md, "Flash: a tool found by its index"). Each
+/// than a comparison with each name (docs/firmware.md, "Flash: code for what a build serves"). Each
 /// is checked against its entry's name when the crate compiles, so the table cannot be reordered
 /// without them.
 mod tool_index {
