@@ -21,7 +21,7 @@ use crate::json::JsonWriter;
 use crate::jsonrpc::{ErrorMessage, code};
 use crate::mcp::ClientCapabilities;
 pub use crate::mcp::input::InputRequest;
-use crate::server::legacy_input::LEGACY_INPUT;
+use crate::server::legacy_input::{LEGACY_INPUT, MAX_KEY_LEN};
 use crate::server::reply::{Outgoing, ReplyKind, ResultType};
 use crate::server::seal::{MAX_REQUEST_STATE, MAX_SEALED_STATE, StateBinding};
 use crate::server::{Deferred, Engine, ReplyError, Session};
@@ -155,6 +155,11 @@ impl<'a> InputReply<'a> {
             self.invalid = Some("too many input requests in one answer");
             return false;
         }
+        // A legacy session keeps each key until its answer comes (2026-07-28 keeps none).
+        if self.out.version().served_era() == Era::Legacy && key.len() > MAX_KEY_LEN {
+            self.invalid = Some("an input request key is too long");
+            return false;
+        }
         if self.requests == 0 {
             self.out.field("inputRequests");
             self.out.writer().byte(b'{');
@@ -249,8 +254,10 @@ impl<'a> InputReply<'a> {
             let message = format_args!("the request needs a capability the client did not declare");
             return self.out.fail(code, ErrorMessage::Named(message), Some(&data));
         }
+        // (The first problem found is the one told.)
         if self.requests == 0 && (!self.state_written || self.out.version().served_era() == Era::Legacy) {
-            self.invalid = Some("an input-required answer needs input requests (or, in 2026-07-28, state)");
+            self.invalid =
+                self.invalid.or(Some("an input-required answer needs input requests (or, in 2026-07-28, state)"));
         }
         if let Some(reason) = self.invalid {
             return self.out.fail(

@@ -13,7 +13,7 @@ use super::*;
 use crate::connection::Connection;
 use crate::time::{Duration, Instant};
 
-static TOOLS: [Tool<'static>; 8] = [
+static TOOLS: [Tool<'static>; 9] = [
     Tool::new("confirm", "Asks the user", "{}"),
     Tool::new("sample", "Asks the model, with tools", "{}"),
     Tool::new("sample_fmt", "Asks the model with the message `n` (and tools if `tools`), formatted", "{}"),
@@ -21,6 +21,7 @@ static TOOLS: [Tool<'static>; 8] = [
     Tool::new("quoted", "Asks for the roots twice, under keys that need escapes", "{}"),
     Tool::new("roots", "Lists roots", "{}"),
     Tool::new("many", "Asks for the roots `n` times at once", "{}"),
+    Tool::new("key", "Asks for the roots under a key of `len` bytes", "{}"),
     Tool::new(
         "state",
         "Keeps `len` bytes of state (twice if `twice`, none if `bare`), asking nothing unless `ask`",
@@ -116,6 +117,10 @@ impl Handler for Asker {
                     .request("back\\slash", InputRequest::ListRoots)
                     .finish(),
             },
+            "key" => {
+                let len = call.argument("len").and_then(|v| v.as_i64()).unwrap_or(1) as usize;
+                reply.input_required().request(&"k".repeat(len), InputRequest::ListRoots).finish()
+            }
             "roots" => match ctx.input("r") {
                 Some(roots) => reply.text(&text_of(roots.get("roots"))).finish(),
                 None => reply.input_required().request("r", InputRequest::ListRoots).finish(),

@@ -233,3 +233,12 @@ fn prompts_and_resources_ask_too_and_bad_input_fields_are_refused() {
         h.call("tools/call", json!({"name":"rounds","requestState":"Mg==","inputResponses":{"b":{}}}), ALL_CAPS);
     assert_eq!(forged["result"]["content"][0]["text"], "three rounds");
 }
+
+#[test]
+fn a_modern_answer_keeps_no_key_and_takes_a_long_one() {
+    let mut h = Harness::new(false);
+    let len = crate::server::legacy_input::MAX_KEY_LEN + 1;
+    let answer = h.call("tools/call", json!({"name":"key","arguments":{"len":len}}), ALL_CAPS);
+    assert_eq!(answer["result"]["resultType"], "input_required", "{answer}");
+    assert!(answer["result"]["inputRequests"]["k".repeat(len)].is_object(), "{answer}");
+}
