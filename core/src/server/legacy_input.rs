@@ -284,21 +284,6 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let answer = json::parse(self.out.tx.uncommitted(len), json::MAX_DEPTH_LIMIT).map_err(|_| UNREADABLE)?;
         let result = answer.get("result").ok_or(UNREADABLE)?;
         let requests = result.get("inputRequests").filter(|r| r.kind() == Kind::Object).ok_or(UNREADABLE)?;
-        let mut w = JsonWriter::new(record_mut(&mut self.input.record));
-        write_retry_params_head(&mut w, params, result.get("requestState"));
-        let state_len = w.len();
-        w.value(requests);
-        let requests_end = w.len();
-        // The id for now after the requests; moved to the tail below.
-        id.write_id(&mut w);
-        let id_end = w.len();
-        let id_len = id_end.saturating_sub(requests_end);
-        // (An id is kept after a byte of its length.)
-        if w.is_overflowed() || id_len > usize::from(u8::MAX) {
-            return Err(NO_ROOM);
-        }
-        let requests = record(&self.input.record).get(state_len..requests_end).unwrap_or_default();
-        let requests = json::parse(requests, json::MAX_DEPTH_LIMIT).map_err(|_| UNREADABLE)?;
         // Everything that can be checked before the first request is sent, so that a refusal sends
         // nothing to the client.
         let mut count = 0;
@@ -311,6 +296,19 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         }
         if count > self.out.outbound.free() || count > KEY_SLOTS {
             return Err("too many requests to the client await answers");
+        }
+        let mut w = JsonWriter::new(record_mut(&mut self.input.record));
+        write_retry_params_head(&mut w, params, result.get("requestState"));
+        let state_len = w.len();
+        w.value(requests);
+        let requests_end = w.len();
+        // The id for now after the requests; moved to the tail below.
+        id.write_id(&mut w);
+        let id_end = w.len();
+        let id_len = id_end.saturating_sub(requests_end);
+        // (An id is kept after a byte of its length.)
+        if w.is_overflowed() || id_len > usize::from(u8::MAX) {
+            return Err(NO_ROOM);
         }
         // The id and the keys go at the end of the record, behind the room for the answers.
         let stored = record_mut(&mut self.input.record);
