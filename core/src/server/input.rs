@@ -225,10 +225,8 @@ impl<'a> InputReply<'a> {
     #[inline(always)]
     pub fn finish(mut self) {
         self.send();
-        self.answered();
+        self.out.answered();
     }
-
-    answered_method!();
 
     /// [`finish`](Self::finish), in place.
     fn send(&mut self) {

@@ -11,23 +11,6 @@
 //! Protocol methods are answered by the engine; the handler only sees tool calls, resource reads and
 //! prompt requests, already validated, and the answers to requests it sent.
 
-/// `fn answered(self)` for a reply type (a [`ToolReply`](reply::ToolReply) and the others, which
-/// hold an `Outgoing` as `out` and nothing else that needs dropping): ends a reply whose answer is
-/// written. Its finishing methods (`finish`, `fail`, …) leave the `Outgoing` done, so the `Drop`
-/// that answers a reply the handler dropped would do nothing; `answered` forgets the reply instead,
-/// and a handler that finishes one has no call to that `Drop` (see docs/firmware.md, "Flash:
-/// constant images and finished replies").
-macro_rules! answered_method {
-    () => {
-        /// Ends this reply, its answer written (see `answered_method!`).
-        #[inline(always)]
-        fn answered(self) {
-            debug_assert!(self.out.is_done(), "a reply ended before its answer was written");
-            core::mem::forget(self);
-        }
-    };
-}
-
 mod calls;
 #[cfg(feature = "completion")]
 mod complete;

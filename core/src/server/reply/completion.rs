@@ -64,8 +64,6 @@ impl<'a> CompletionReply<'a> {
         self
     }
 
-    answered_method!();
-
     /// Sends the result.
     pub fn finish(mut self) {
         let overflow = self.values > MAX_COMPLETION_VALUES;
@@ -87,13 +85,13 @@ impl<'a> CompletionReply<'a> {
         }
         w.byte(b'}');
         self.out.finish(None);
-        self.answered();
+        self.out.answered();
     }
 
     /// Answers with a JSON-RPC error (e.g. `-32602` for an unknown argument).
     pub fn fail(mut self, code: i32, message: &str) {
         self.out.fail(code, ErrorMessage::Whole(format_args!("{message}", message = Plain(message))), None);
-        self.answered();
+        self.out.answered();
     }
 
     /// Keeps the request open to answer it later with `Server::reply_completion` (values looked up

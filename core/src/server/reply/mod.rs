@@ -284,13 +284,10 @@ impl<'a> Outgoing<'a> {
         &mut self.w
     }
 
-    /// Whether the answer is written (or the request deferred): `Drop` has nothing left to do.
-    pub(crate) fn is_done(&self) -> bool {
-        self.done
-    }
-
-    /// Ends a reply the engine wrote itself, its answer written (as `answered_method!` ends a
-    /// handler's reply): no call to `Drop`, which would do nothing.
+    /// Ends a reply whose answer is written (a handler's reply through its finishing methods, or
+    /// one the engine wrote itself): the reply is forgotten, not dropped, so the place that
+    /// finished it has no call to `Drop`, which would do nothing (see docs/firmware.md, "Flash:
+    /// constant images and finished replies").
     #[inline(always)]
     pub(crate) fn answered(self) {
         debug_assert!(self.done, "a reply ended before its answer was written");

@@ -75,7 +75,6 @@ impl<'a> PromptReply<'a> {
     }
 
     note_methods!();
-    answered_method!();
 
     /// Adds a text message.
     pub fn text(mut self, role: Role, text: &str) -> Self {
@@ -101,13 +100,13 @@ impl<'a> PromptReply<'a> {
         }
         self.out.writer().byte(b']');
         self.out.finish(None);
-        self.answered();
+        self.out.answered();
     }
 
     /// Answers with a JSON-RPC error.
     pub fn fail(mut self, code: i32, message: &str) {
         self.out.fail(code, ErrorMessage::Whole(format_args!("{message}", message = Plain(message))), None);
-        self.answered();
+        self.out.answered();
     }
 
     /// Keeps the request open to answer it later with `Server::reply_prompt`.

@@ -99,7 +99,6 @@ impl<'a> ResourceReply<'a> {
     }
 
     note_methods!();
-    answered_method!();
 
     /// Sets the cache hints of this result (2026-07-28); the server's default applies otherwise.
     pub fn cache(mut self, cache: CacheHints) -> Self {
@@ -116,7 +115,7 @@ impl<'a> ResourceReply<'a> {
         } else {
             self.out.fail(code::INTERNAL_ERROR, ErrorMessage::Named(format_args!("empty resource contents")), None);
         }
-        self.answered();
+        self.out.answered();
     }
 
     /// Answers that `uri` does not exist: `-32002` in the legacy era, `-32602` with `data.uri` in
@@ -136,13 +135,13 @@ impl<'a> ResourceReply<'a> {
             ErrorMessage::Whole(format_args!("Resource not found: {uri}", uri = Plain(uri))),
             Some(&data),
         );
-        self.answered();
+        self.out.answered();
     }
 
     /// Answers with a JSON-RPC error.
     pub fn fail(mut self, code: i32, message: &str) {
         self.out.fail(code, ErrorMessage::Whole(format_args!("{message}", message = Plain(message))), None);
-        self.answered();
+        self.out.answered();
     }
 
     /// Keeps the request open to answer it later with `Server::reply_resource`.

@@ -90,7 +90,7 @@ impl<'a> ToolReply<'a> {
                 Some(&crate::mcp::task::write_requires_tasks),
             );
         }
-        self.answered();
+        self.out.answered();
     }
 
     fn next_block(&mut self) -> &mut JsonWriter<'a> {
@@ -180,7 +180,6 @@ impl<'a> ToolReply<'a> {
     }
 
     note_methods!();
-    answered_method!();
 
     /// Sets the structured result, serialized as JSON
     /// ([`JsonWriter::serialize`](crate::json::JsonWriter::serialize)), and adds its JSON text as a
@@ -283,7 +282,7 @@ impl<'a> ToolReply<'a> {
     #[inline(always)]
     pub fn finish(mut self) {
         self.close(false);
-        self.answered();
+        self.out.answered();
     }
 
     /// Sends the result marked `isError: true`: the tool ran and failed (bad arguments, a device
@@ -291,14 +290,14 @@ impl<'a> ToolReply<'a> {
     #[inline(always)]
     pub fn finish_error(mut self) {
         self.close(true);
-        self.answered();
+        self.out.answered();
     }
 
     /// Sends an `isError` result with one text block.
     #[inline(always)]
     pub fn finish_error_text(mut self, message: &str) {
         self.close_with_text(message, true);
-        self.answered();
+        self.out.answered();
     }
 
     /// Adds a text content block and sends the result: `reply.text(text).finish()` in one call,
@@ -307,7 +306,7 @@ impl<'a> ToolReply<'a> {
     #[inline(always)]
     pub fn finish_text(mut self, text: &str) {
         self.close_with_text(text, false);
-        self.answered();
+        self.out.answered();
     }
 
     /// Adds a text content block formatted in place and sends the result:
@@ -315,7 +314,7 @@ impl<'a> ToolReply<'a> {
     #[inline(always)]
     pub fn finish_text_fmt(mut self, text: fmt::Arguments<'_>) {
         self.close_with_text_fmt(text);
-        self.answered();
+        self.out.answered();
     }
 
     /// [`finish_text_fmt`](Self::finish_text_fmt) in place.
@@ -345,13 +344,13 @@ impl<'a> ToolReply<'a> {
             let message = ErrorMessage::Whole(format_args!("Invalid arguments: {error}"));
             self.out.fail(code::INVALID_PARAMS, message, None);
         }
-        self.answered();
+        self.out.answered();
     }
 
     /// Answers with a JSON-RPC error instead of a result (for protocol-level failures only).
     pub fn fail(mut self, code: i32, message: &str) {
         self.out.fail(code, ErrorMessage::Whole(format_args!("{message}", message = Plain(message))), None);
-        self.answered();
+        self.out.answered();
     }
 
     /// Keeps the request open to answer it later with `Server::reply_tool`. On error the request has
