@@ -21,7 +21,7 @@ use crate::json::JsonWriter;
 use crate::jsonrpc::{ErrorMessage, code};
 use crate::mcp::ClientCapabilities;
 pub use crate::mcp::input::InputRequest;
-use crate::server::legacy_input::{LEGACY_INPUT, MAX_KEY_LEN};
+use crate::server::legacy_input::LEGACY_INPUT;
 use crate::server::reply::{Outgoing, ReplyKind, ResultType};
 use crate::server::seal::{MAX_REQUEST_STATE, MAX_SEALED_STATE, StateBinding};
 use crate::server::{Deferred, Engine, ReplyError, Session};
@@ -31,6 +31,11 @@ use crate::version::Era;
 
 /// Most input requests one answer may carry.
 pub const MAX_INPUT_REQUESTS: usize = 4;
+
+/// Longest key of an input request in a legacy session, in bytes: the engine keeps each key until
+/// its answer comes (a 2026-07-28 answer keeps none, and takes any key). A longer one fails the
+/// answer with `-32603`.
+pub const MAX_INPUT_KEY_LEN: usize = 32;
 
 const NOT_AN_OBJECT: &str = "an input request's params are not a JSON object";
 
@@ -71,7 +76,8 @@ impl<'a> InputReply<'a> {
         }
     }
 
-    /// Asks the client for `request`, its answer to come back under `key`.
+    /// Asks the client for `request`, its answer to come back under `key` (in a legacy session at
+    /// most [`MAX_INPUT_KEY_LEN`] bytes).
     #[inline(always)] // By value in the API, in place here: no copy of the reply per step.
     pub fn request(mut self, key: &str, request: InputRequest<'_>) -> Self {
         self.push_request(key, request);
@@ -156,7 +162,7 @@ impl<'a> InputReply<'a> {
             return false;
         }
         // A legacy session keeps each key until its answer comes (2026-07-28 keeps none).
-        if self.out.version().served_era() == Era::Legacy && key.len() > MAX_KEY_LEN {
+        if self.out.version().served_era() == Era::Legacy && key.len() > MAX_INPUT_KEY_LEN {
             self.invalid = Some("an input request key is too long");
             return false;
         }

@@ -31,10 +31,6 @@ use crate::text::Plain;
 /// module is left out (a 2026-07-28-only build with input pays for none of it).
 pub(crate) const LEGACY_INPUT: bool = cfg!(all(feature = "input", feature = "legacy"));
 
-/// Longest key of an input request kept for a legacy session (a legacy task's too), in bytes:
-/// `InputReply` refuses a longer one there.
-pub(crate) const MAX_KEY_LEN: usize = 32;
-
 const UNREADABLE: &str = "unreadable input-required answer";
 const NO_ROOM: &str = "the request does not fit the input buffer";
 const NO_ROOM_FOR_ANSWERS: &str = "the client's answers do not fit the input buffer";
@@ -289,7 +285,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let mut count = 0;
         let mut keys_len = 0;
         for (key, request) in requests.members() {
-            // (`InputReply` refused a key longer than `MAX_KEY_LEN`.)
+            // (`InputReply` refused a key longer than `MAX_INPUT_KEY_LEN`.)
             request.get("method").ok_or(UNREADABLE)?;
             count += 1;
             keys_len += 1 + key.raw().len();
@@ -323,7 +319,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         for (key, _) in requests.members() {
             let raw = key.raw();
             let Some(room) = tail.get_mut(at..at + 1 + raw.len()) else { break };
-            room[0] = raw.len() as u8; // at most 6 x MAX_KEY_LEN (escapes): `InputReply` checked it
+            room[0] = raw.len() as u8; // at most 6 x MAX_INPUT_KEY_LEN (escapes): `InputReply` checked it
             room[1..].copy_from_slice(raw);
             at += room.len();
         }

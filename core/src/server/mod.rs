@@ -95,7 +95,7 @@ pub use handler::{
     CompletionRef, CompletionRequest, Handler, Implementation, Prompt, PromptArgument, PromptGet, RequestContext,
     Resource, ResourceRead, ResourceTemplate, Tool, ToolAnnotations, ToolCall, table_capabilities,
 };
-pub use input::{InputReply, InputRequest, MAX_INPUT_REQUESTS};
+pub use input::{InputReply, InputRequest, MAX_INPUT_KEY_LEN, MAX_INPUT_REQUESTS};
 #[cfg(feature = "alloc")]
 pub use registry::{PromptInfo, Registry, ResourceInfo, TemplateInfo, ToolInfo};
 pub use reply::{

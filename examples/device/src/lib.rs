@@ -444,6 +444,7 @@ impl<B: Board> Handler for Device<B> {
             tool_index::EXPLAIN_STATUS => self.explain_status(&call, reply),
             tool_index::EXPORT_TARGET => self.export_target(&call, reply),
             tool_index::GET_UPTIME => self.get_uptime(&call, reply),
+            // The engine only calls with the index of a tool `tool` lists.
             _ => reply.finish_error_text("unknown tool"),
         }
     }

@@ -23,8 +23,7 @@ use crate::jsonrpc::Id;
 use crate::mcp::TaskStatus;
 use crate::server::Handler;
 use crate::server::dispatch::{Parts, plain_or_unescaped};
-use crate::server::input::MAX_INPUT_REQUESTS;
-use crate::server::legacy_input::MAX_KEY_LEN;
+use crate::server::input::{MAX_INPUT_KEY_LEN, MAX_INPUT_REQUESTS};
 use crate::time::Instant;
 
 use super::table::MAX_DEPTH;
@@ -35,7 +34,7 @@ pub(crate) struct Asking {
     slot: usize,
     task: [u8; TASK_ID_LEN],
     /// Each question's key (its JSON text), the request that asks it, and whether it was answered.
-    keys: heapless::Vec<(heapless::Vec<u8, MAX_KEY_LEN>, OutboundKey, bool), MAX_INPUT_REQUESTS>,
+    keys: heapless::Vec<(heapless::Vec<u8, MAX_INPUT_KEY_LEN>, OutboundKey, bool), MAX_INPUT_REQUESTS>,
 }
 
 /// Sends the questions of task `slot`, if it is a legacy task waiting for input and no task's

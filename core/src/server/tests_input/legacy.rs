@@ -343,11 +343,11 @@ fn sampling_params_formatted_into_the_answer_are_checked_as_written_ones() {
 fn a_legacy_session_keeps_keys_of_at_most_max_key_len_bytes() {
     let key_call = |len: usize| json!({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"key","arguments":{"len":len}}});
     let mut s = Legacy::new(2048, false);
-    let out = s.send(&key_call(crate::server::legacy_input::MAX_KEY_LEN));
+    let out = s.send(&key_call(crate::server::MAX_INPUT_KEY_LEN));
     assert_eq!(out.len(), 1, "{out:?}");
     assert_eq!(out[0]["method"], "roots/list", "{out:?}");
     let mut s = Legacy::new(2048, false);
-    let out = s.send(&key_call(crate::server::legacy_input::MAX_KEY_LEN + 1));
+    let out = s.send(&key_call(crate::server::MAX_INPUT_KEY_LEN + 1));
     assert_eq!(out.len(), 1, "{out:?}");
     assert_eq!(out[0]["id"], 5);
     assert_eq!(out[0]["error"]["code"], -32603);

@@ -237,7 +237,7 @@ fn prompts_and_resources_ask_too_and_bad_input_fields_are_refused() {
 #[test]
 fn a_modern_answer_keeps_no_key_and_takes_a_long_one() {
     let mut h = Harness::new(false);
-    let len = crate::server::legacy_input::MAX_KEY_LEN + 1;
+    let len = crate::server::MAX_INPUT_KEY_LEN + 1;
     let answer = h.call("tools/call", json!({"name":"key","arguments":{"len":len}}), ALL_CAPS);
     assert_eq!(answer["result"]["resultType"], "input_required", "{answer}");
     assert!(answer["result"]["inputRequests"]["k".repeat(len)].is_object(), "{answer}");
