@@ -166,21 +166,30 @@ impl<'a> TxQueue<'a> {
         {
             return false;
         }
-        let Some(region) = self.buf.get(start..end) else { return false };
-        let Some((b'\n', content)) = region.split_last() else { return false };
-        if !content.split(|&b| b == b'\n').all(&keep) {
+        // The lines and the two free bytes after them.
+        let Some(region) = self.buf.get_mut(start..end + 2) else { return false };
+        let Some((b'\n', content)) = region.get(..end - start).and_then(|lines| lines.split_last()) else {
             return false;
+        };
+        let mut rest = content;
+        loop {
+            let (line, tail) = rest.split_at(rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len()));
+            if !keep(line) {
+                return false;
+            }
+            let Some((_, tail)) = tail.split_first() else { break };
+            rest = tail;
         }
         // `[`, the lines with commas between them, `]`, the newline.
-        self.buf.copy_within(start..end - 1, start + 1);
-        self.buf[start] = b'[';
-        for byte in &mut self.buf[start + 1..end] {
-            if *byte == b'\n' {
+        region.copy_within(..end - start - 1, 1);
+        if let [open, lines @ .., close, newline] = region {
+            *open = b'[';
+            for byte in lines.iter_mut().filter(|b| **b == b'\n') {
                 *byte = b',';
             }
+            *close = b']';
+            *newline = b'\n';
         }
-        self.buf[end] = b']';
-        self.buf[end + 1] = b'\n';
         self.tail = end + 2;
         if let Some(last) = self.records.back_mut() {
             last.len += 2;
