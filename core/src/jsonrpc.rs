@@ -336,7 +336,7 @@ impl<'a> ParsedMessage<'a> {
 pub(crate) fn write_request_head(w: &mut JsonWriter<'_>, id: &dyn WriteId) {
     w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
     id.write_id(w);
-    w.raw(b",\"method\":");
+    w.member("method");
 }
 
 /// Writes `{"jsonrpc":"2.0","method":` (the caller writes the method name, the optional
@@ -359,7 +359,7 @@ pub(crate) fn write_call(
     }
     w.string(method);
     if let Some(params) = params {
-        w.raw(b",\"params\":");
+        w.member("params");
         params(w);
     }
     w.byte(b'}');
@@ -369,7 +369,7 @@ pub(crate) fn write_call(
 pub(crate) fn write_result_head(w: &mut JsonWriter<'_>, id: &dyn WriteId) {
     w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
     id.write_id(w);
-    w.raw(b",\"result\":");
+    w.member("result");
 }
 
 /// Writes `{"jsonrpc":"2.0","id":<id>,"error":` (an error object the caller has, and `}`, follow).
@@ -377,7 +377,7 @@ pub(crate) fn write_result_head(w: &mut JsonWriter<'_>, id: &dyn WriteId) {
 pub(crate) fn write_error_object_head(w: &mut JsonWriter<'_>, id: &dyn WriteId) {
     w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
     id.write_id(w);
-    w.raw(b",\"error\":");
+    w.member("error");
 }
 
 /// The message of an error the engine writes.
@@ -404,13 +404,13 @@ impl ErrorMessage<'_> {
 pub(crate) fn write_error_head(w: &mut JsonWriter<'_>, id: Option<&dyn WriteId>, code: i32, message: ErrorMessage<'_>) {
     w.raw(b"{\"jsonrpc\":\"2.0\",");
     if let Some(id) = id {
-        w.raw(b"\"id\":");
+        w.key("id");
         id.write_id(w);
         w.byte(b',');
     }
     w.raw(b"\"error\":{\"code\":");
     w.i64(i64::from(code));
-    w.raw(b",\"message\":");
+    w.member("message");
     match message {
         ErrorMessage::Named(detail) => w.string_fmt(format_args!("{}: {detail}", Plain(code::name(code)))),
         ErrorMessage::Whole(text) => w.string_fmt(text),
@@ -433,7 +433,7 @@ pub(crate) fn write_error(
     let start = w.len();
     write_error_head(w, id, code, message);
     if let Some(data) = data {
-        w.raw(b",\"data\":");
+        w.member("data");
         data(w);
     }
     w.raw(b"}}");

@@ -238,7 +238,7 @@ impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
                 now,
                 method,
                 Some(&|w: &mut JsonWriter<'_>| {
-                    w.raw(b"\"cursor\":");
+                    w.key("cursor");
                     w.value(cursor);
                 }),
             ),
@@ -288,7 +288,7 @@ impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
             now,
             "logging/setLevel",
             Some(&|w: &mut JsonWriter<'_>| {
-                w.raw(b"\"level\":");
+                w.key("level");
                 w.string(level.as_str());
             }),
         )
@@ -307,11 +307,11 @@ impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
             now,
             "completion/complete",
             Some(&|w: &mut JsonWriter<'_>| {
-                w.raw(b"\"ref\":");
+                w.key("ref");
                 w.value(reference);
                 w.raw(b",\"argument\":{\"name\":");
                 w.string(argument);
-                w.raw(b",\"value\":");
+                w.member("value");
                 w.string(value);
                 w.byte(b'}');
             }),
@@ -480,11 +480,10 @@ impl<'a, const OUTBOUND: usize> Engine<'a, OUTBOUND> {
 
 /// Writes `"<key>":<name>` and, if given, `,"arguments":<arguments>`.
 pub(crate) fn write_named(w: &mut JsonWriter<'_>, key: &str, name: &str, arguments: Option<Value<'_>>) {
-    w.string(key);
-    w.byte(b':');
+    w.key(key);
     w.string(name);
     if let Some(arguments) = arguments {
-        w.raw(b",\"arguments\":");
+        w.member("arguments");
         w.value(arguments);
     }
 }
@@ -518,7 +517,7 @@ pub(crate) fn send<const OUTBOUND: usize>(
         };
         if modern {
             comma(w);
-            w.raw(b"\"_meta\":");
+            w.key("_meta");
             meta::write_request_meta(w, version, &capabilities, &info, config.log_level, progress_token);
         } else if let Some(token) = progress_token {
             comma(w);

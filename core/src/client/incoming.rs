@@ -184,7 +184,11 @@ impl<const OUTBOUND: usize> Parts<'_, '_, OUTBOUND> {
             w.raw(kept);
             let mut comma = !kept.is_empty();
             if let Some(state) = request_state {
-                w.raw(if comma { b",\"requestState\":" } else { b"\"requestState\":" });
+                if comma {
+                    w.member("requestState");
+                } else {
+                    w.key("requestState");
+                }
                 w.value(state);
                 comma = true;
             }
@@ -275,9 +279,9 @@ impl<const OUTBOUND: usize> Parts<'_, '_, OUTBOUND> {
         let params = |w: &mut JsonWriter<'_>| {
             w.raw(b"{\"protocolVersion\":");
             w.string(version.as_str());
-            w.raw(b",\"capabilities\":");
+            w.member("capabilities");
             capabilities.write(w);
-            w.raw(b",\"clientInfo\":");
+            w.member("clientInfo");
             info.write(w, version);
             w.byte(b'}');
         };

@@ -245,7 +245,7 @@ impl<const OUTBOUND: usize> Engine<'_, OUTBOUND> {
                 write_named(w, "name", name, arguments);
                 w.raw(b",\"task\":{");
                 if let Some(ttl) = ttl {
-                    w.raw(b"\"ttl\":");
+                    w.key("ttl");
                     w.u64(ttl.as_millis());
                 }
                 w.byte(b'}');
@@ -364,7 +364,7 @@ impl<const OUTBOUND: usize> Engine<'_, OUTBOUND> {
     ) -> Result<OutboundKey, SendError> {
         self.task_era()?;
         let members = |w: &mut JsonWriter<'_>| {
-            w.raw(b"\"taskId\":");
+            w.key("taskId");
             w.string(id);
             if let Some(responses) = responses {
                 w.raw(b",\"inputResponses\":{");

@@ -399,7 +399,7 @@ pub fn write_anonymous_error(w: &mut JsonWriter<'_>, message: &ParsedMessage<'_>
     let (Some(code), Some(text)) = (code, error.get("message").and_then(|m| m.as_str())) else { return false };
     jsonrpc::write_error_head(w, Some(&request), code, ErrorMessage::Whole(format_args!("{text}")));
     if let Some(data) = error.get("data") {
-        w.raw(b",\"data\":");
+        w.member("data");
         w.raw(data.as_bytes());
     }
     w.raw(b"}}");

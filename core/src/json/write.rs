@@ -119,6 +119,24 @@ impl<'a> JsonWriter<'a> {
         }
     }
 
+    /// Writes `"name":`, the start of an object member whose name needs no escapes (one of the
+    /// protocol's own). The name's text is then kept once in the build, however many places write
+    /// or read it: a literal `,"uri":` was a copy of its own (see docs/firmware.md, "Flash").
+    #[inline(never)]
+    pub(crate) fn key(&mut self, name: &str) {
+        debug_assert!(name.bytes().all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\'));
+        self.byte(b'"');
+        self.push_bytes(name.as_bytes());
+        self.push_bytes(b"\":");
+    }
+
+    /// Writes `,"name":`: [`key`](Self::key) after a comma, for a member that follows another.
+    #[inline(never)]
+    pub(crate) fn member(&mut self, name: &str) {
+        self.byte(b',');
+        self.key(name);
+    }
+
     /// Copies a validated value, replacing its (insignificant) `\n`/`\r` whitespace by spaces so the output
     /// never contains a raw newline. (Inside a valid JSON string those bytes cannot appear raw, so every
     /// `\n`/`\r` byte of a [`Value`] is whitespace.)

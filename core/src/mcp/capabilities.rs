@@ -314,12 +314,12 @@ impl<'w, 'b> ObjectWriter<'w, 'b> {
     }
 
     fn member(&mut self, name: &str) -> MemberWriter<'_, 'b> {
-        if !self.first {
-            self.w.byte(b',');
+        if self.first {
+            self.w.key(name);
+        } else {
+            self.w.member(name);
         }
         self.first = false;
-        self.w.string(name);
-        self.w.byte(b':');
         MemberWriter { w: self.w }
     }
 

@@ -139,15 +139,17 @@ impl<'a> Annotations<'a> {
         }
         w.raw(b",\"annotations\":{");
         let mut first = true;
-        let mut key = |w: &mut JsonWriter<'_>, name: &[u8]| {
-            if !first {
-                w.byte(b',');
+        let mut key = |w: &mut JsonWriter<'_>, name: &str| {
+            if first {
+                w.key(name);
+            } else {
+                w.member(name);
             }
             first = false;
-            w.raw(name);
         };
         if !self.audience.is_empty() {
-            key(w, b"\"audience\":[");
+            key(w, "audience");
+            w.byte(b'[');
             for (i, role) in self.audience.iter().enumerate() {
                 if i > 0 {
                     w.byte(b',');
@@ -157,11 +159,11 @@ impl<'a> Annotations<'a> {
             w.byte(b']');
         }
         if let Some(priority) = self.priority {
-            key(w, b"\"priority\":");
+            key(w, "priority");
             priority.write(w);
         }
         if let (Some(at), true) = (self.last_modified, version.has_structured_content()) {
-            key(w, b"\"lastModified\":");
+            key(w, "lastModified");
             w.string(at);
         }
         w.byte(b'}');
@@ -242,7 +244,7 @@ pub(crate) fn write_icons(w: &mut JsonWriter<'_>, icons: &[Icon<'_>], version: P
         w.raw(b"{\"src\":");
         w.string(icon.src);
         if let Some(mime_type) = icon.mime_type {
-            w.raw(b",\"mimeType\":");
+            w.member("mimeType");
             w.string(mime_type);
         }
         if !icon.sizes.is_empty() {

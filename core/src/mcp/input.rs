@@ -76,7 +76,7 @@ impl InputRequest<'_> {
     pub(crate) fn write(&self, w: &mut JsonWriter<'_>, version: ProtocolVersion) -> bool {
         w.raw(b"{\"method\":");
         w.string(self.method());
-        w.raw(b",\"params\":");
+        w.member("params");
         let ok = self.write_params(w, version);
         w.byte(b'}');
         ok
@@ -103,7 +103,7 @@ impl InputRequest<'_> {
                 let Ok(schema) = json::parse(requested_schema.as_bytes(), json::MAX_DEPTH_LIMIT) else { return false };
                 w.raw(if version.has_icons() { b"{\"mode\":\"form\",\"message\":" } else { b"{\"message\":" });
                 w.string(message);
-                w.raw(b",\"requestedSchema\":");
+                w.member("requestedSchema");
                 w.value(schema);
                 w.byte(b'}');
                 true
@@ -111,10 +111,10 @@ impl InputRequest<'_> {
             InputRequest::ElicitUrl { message, url, elicitation_id } => {
                 w.raw(b"{\"mode\":\"url\",\"message\":");
                 w.string(message);
-                w.raw(b",\"url\":");
+                w.member("url");
                 w.string(url);
                 if version.era() == Era::Legacy {
-                    w.raw(b",\"elicitationId\":");
+                    w.member("elicitationId");
                     w.string(elicitation_id);
                 }
                 w.byte(b'}');
@@ -255,7 +255,7 @@ pub fn write_retry_params_head(w: &mut JsonWriter<'_>, params: Option<Value<'_>>
     w.byte(b'{');
     write_members_but_input(w, params);
     if let Some(state) = request_state {
-        w.raw(b"\"requestState\":");
+        w.key("requestState");
         w.value(state);
         w.byte(b',');
     }

@@ -89,25 +89,18 @@ pub fn write_request_meta(
     progress_token: Option<i64>,
 ) {
     w.byte(b'{');
-    w.string(META_PROTOCOL_VERSION);
-    w.byte(b':');
+    w.key(META_PROTOCOL_VERSION);
     w.string(version.as_str());
-    w.byte(b',');
-    w.string(META_CLIENT_CAPABILITIES);
-    w.byte(b':');
+    w.member(META_CLIENT_CAPABILITIES);
     capabilities.write(w);
-    w.byte(b',');
-    w.string(META_CLIENT_INFO);
-    w.byte(b':');
+    w.member(META_CLIENT_INFO);
     info.write(w, version);
     if let Some(level) = log_level {
-        w.byte(b',');
-        w.string(META_LOG_LEVEL);
-        w.byte(b':');
+        w.member(META_LOG_LEVEL);
         w.string(level.as_str());
     }
     if let Some(token) = progress_token {
-        w.raw(b",\"progressToken\":");
+        w.member("progressToken");
         w.i64(token);
     }
     w.byte(b'}');

@@ -120,17 +120,16 @@ impl<'a> Implementation<'a> {
     pub(crate) fn write(&self, w: &mut JsonWriter<'_>, version: ProtocolVersion) {
         w.raw(b"{\"name\":");
         w.string(self.name);
-        w.raw(b",\"version\":");
+        w.member("version");
         w.string(self.version);
         if let (Some(title), true) = (self.title, version.has_titles()) {
-            w.raw(b",\"title\":");
+            w.member("title");
             w.string(title);
         }
         if version.has_icons() {
-            for (key, value) in [(&b",\"description\":"[..], self.description), (b",\"websiteUrl\":", self.website_url)]
-            {
+            for (name, value) in [("description", self.description), ("websiteUrl", self.website_url)] {
                 if let Some(value) = value {
-                    w.raw(key);
+                    w.member(name);
                     w.string(value);
                 }
             }

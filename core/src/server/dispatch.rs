@@ -408,7 +408,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 w.raw(b"[]");
             }
             if let Some(requested) = requested {
-                w.raw(b",\"requested\":");
+                w.member("requested");
                 w.json_str(requested);
             }
             if cfg!(feature = "legacy") {

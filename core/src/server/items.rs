@@ -15,9 +15,9 @@ pub(crate) enum ItemError<'n> {
     InvalidSchema(&'n str),
 }
 
-fn optional_string(w: &mut JsonWriter<'_>, key: &[u8], value: Option<&str>) {
+fn optional_string(w: &mut JsonWriter<'_>, name: &str, value: Option<&str>) {
     if let Some(value) = value {
-        w.raw(key);
+        w.member(name);
         w.string(value);
     }
 }
@@ -25,9 +25,9 @@ fn optional_string(w: &mut JsonWriter<'_>, key: &[u8], value: Option<&str>) {
 /// `,"title":…` where the version has titles, then `,"description":…`.
 fn title_and_description(w: &mut JsonWriter<'_>, title: Option<&str>, description: Option<&str>, v: ProtocolVersion) {
     if v.has_titles() {
-        optional_string(w, b",\"title\":", title);
+        optional_string(w, "title", title);
     }
-    optional_string(w, b",\"description\":", description);
+    optional_string(w, "description", description);
 }
 
 pub(crate) fn write_tool<'t>(
@@ -42,11 +42,11 @@ pub(crate) fn write_tool<'t>(
     w.raw(b"{\"name\":");
     w.string(tool.name);
     title_and_description(w, tool.title, tool.description, version);
-    w.raw(b",\"inputSchema\":");
+    w.member("inputSchema");
     w.value(input_schema);
     if let (Some(schema), true) = (tool.output_schema, version.has_structured_content()) {
         let schema = parse(schema, tool.name)?;
-        w.raw(b",\"outputSchema\":");
+        w.member("outputSchema");
         w.value(schema);
     }
     let a = tool.annotations;
@@ -61,12 +61,12 @@ pub(crate) fn write_tool<'t>(
         let mut first = true;
         for &(key, value) in &hints {
             if let Some(value) = value {
-                if !first {
-                    w.byte(b',');
+                if first {
+                    w.key(key);
+                } else {
+                    w.member(key);
                 }
                 first = false;
-                w.string(key);
-                w.byte(b':');
                 w.bool(value);
             }
         }
@@ -82,7 +82,7 @@ pub(crate) fn write_tool<'t>(
     write_icons(w, tool.icons, version);
     if let (Some(meta), true) = (tool.meta, version.has_resource_links()) {
         let meta = parse(meta, tool.name)?;
-        w.raw(b",\"_meta\":");
+        w.member("_meta");
         w.value(meta);
     }
     w.byte(b'}');
@@ -96,14 +96,18 @@ pub(crate) fn write_resource_fields(
     version: ProtocolVersion,
     first: bool,
 ) {
-    w.raw(if first { b"\"uri\":" } else { b",\"uri\":" });
+    if first {
+        w.key("uri");
+    } else {
+        w.member("uri");
+    }
     w.string(resource.uri);
-    w.raw(b",\"name\":");
+    w.member("name");
     w.string(resource.name);
     title_and_description(w, resource.title, resource.description, version);
-    optional_string(w, b",\"mimeType\":", resource.mime_type);
+    optional_string(w, "mimeType", resource.mime_type);
     if let Some(size) = resource.size {
-        w.raw(b",\"size\":");
+        w.member("size");
         w.u64(size);
     }
     resource.annotations.write_member(w, version);
@@ -121,10 +125,10 @@ pub(crate) fn write_resource(w: &mut JsonWriter<'_>, resource: &Resource<'_>, ve
 pub(crate) fn write_template(w: &mut JsonWriter<'_>, template: &ResourceTemplate<'_>, version: ProtocolVersion) {
     w.raw(b"{\"uriTemplate\":");
     w.string(template.uri_template);
-    w.raw(b",\"name\":");
+    w.member("name");
     w.string(template.name);
     title_and_description(w, template.title, template.description, version);
-    optional_string(w, b",\"mimeType\":", template.mime_type);
+    optional_string(w, "mimeType", template.mime_type);
     template.annotations.write_member(w, version);
     write_icons(w, template.icons, version);
     w.byte(b'}');
@@ -143,7 +147,7 @@ pub(crate) fn write_prompt(w: &mut JsonWriter<'_>, prompt: &Prompt<'_>, version:
         w.raw(b"{\"name\":");
         w.string(arg.name);
         title_and_description(w, arg.title, arg.description, version);
-        w.raw(b",\"required\":");
+        w.member("required");
         w.bool(arg.required);
         w.byte(b'}');
     }

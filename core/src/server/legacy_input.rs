@@ -342,7 +342,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                     w.value(method);
                 }
                 if let Some(params) = request.get("params") {
-                    w.raw(b",\"params\":");
+                    w.member("params");
                     w.value(params);
                 }
                 w.byte(b'}');
@@ -480,7 +480,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let mut w = JsonWriter::new(&mut retry);
         jsonrpc::write_request_head(&mut w, &pending_id(&self.input.record, pending));
         w.string(pending.method);
-        w.raw(b",\"params\":");
+        w.member("params");
         w.raw(record.get(..pending.state).unwrap_or_default());
         w.raw(b"\"inputResponses\":{");
         let answers = record.get(pending.state..pending.answers).unwrap_or_default();

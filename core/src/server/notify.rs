@@ -210,7 +210,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
                 jsonrpc::write_notification_head(w);
                 w.raw(b"\"notifications/resources/updated\",\"params\":{");
                 write_subscription_meta(w, id);
-                w.raw(b",\"uri\":");
+                w.member("uri");
                 w.string(uri);
                 w.raw(b"}}");
             },

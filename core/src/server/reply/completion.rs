@@ -75,7 +75,7 @@ impl<'a> CompletionReply<'a> {
         let w = self.out.writer();
         w.byte(b']');
         if let Some(total) = total {
-            w.raw(b",\"total\":");
+            w.member("total");
             w.u64(total);
         }
         match (self.has_more, overflow) {

@@ -70,16 +70,16 @@ impl ResourceContents<'_> {
         w.raw(b"{\"uri\":");
         w.string(uri);
         if let Some(mime_type) = mime_type {
-            w.raw(b",\"mimeType\":");
+            w.member("mimeType");
             w.string(mime_type);
         }
         match *self {
             ResourceContents::Text { text, .. } => {
-                w.raw(b",\"text\":");
+                w.member("text");
                 w.string(text);
             }
             ResourceContents::Blob { data, .. } => {
-                w.raw(b",\"blob\":");
+                w.member("blob");
                 w.base64_string(data);
             }
         }
@@ -127,7 +127,7 @@ pub(crate) fn write_block(
 fn binary(w: &mut JsonWriter<'_>, head: &[u8], data: &[u8], mime_type: &str) {
     w.raw(head);
     w.base64_string(data);
-    w.raw(b",\"mimeType\":");
+    w.member("mimeType");
     w.string(mime_type);
 }
 

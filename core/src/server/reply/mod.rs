@@ -302,12 +302,12 @@ impl<'a> Outgoing<'a> {
 
     /// Starts the member `name` of the result object.
     pub(crate) fn field(&mut self, name: &'static str) {
-        if !self.first_field {
-            self.w.byte(b',');
+        if self.first_field {
+            self.w.key(name);
+        } else {
+            self.w.member(name);
         }
         self.first_field = false;
-        self.w.string(name);
-        self.w.byte(b':');
     }
 
     /// Closes the result (adding the modern era's `resultType`, cache hints and `_meta.serverInfo`) and
@@ -325,7 +325,7 @@ impl<'a> Outgoing<'a> {
             self.field("_meta");
             self.w.byte(b'{');
             self.write_meta_members();
-            self.w.raw(b"\"io.modelcontextprotocol/serverInfo\":");
+            self.w.key("io.modelcontextprotocol/serverInfo");
             self.server_info.write(&mut self.w, self.version);
             self.w.byte(b'}');
         } else if cfg!(feature = "tasks") && self.result_type == ResultType::InputRequired {

@@ -48,14 +48,14 @@ impl<T: WriteId> Notes<T> {
         jsonrpc::write_notification_head(w);
         w.raw(b"\"notifications/progress\",\"params\":{\"progressToken\":");
         token.write_id(w);
-        w.raw(b",\"progress\":");
+        w.member("progress");
         w.u64(progress);
         if let Some(total) = total {
-            w.raw(b",\"total\":");
+            w.member("total");
             w.u64(total);
         }
         if let Some(message) = message {
-            w.raw(b",\"message\":");
+            w.member("message");
             w.string(message);
         }
         w.raw(b"}}");
@@ -99,10 +99,10 @@ fn write_log_head(w: &mut JsonWriter<'_>, level: LoggingLevel, logger: Option<&s
     w.raw(b"\"notifications/message\",\"params\":{\"level\":");
     w.string(level.as_str());
     if let Some(logger) = logger {
-        w.raw(b",\"logger\":");
+        w.member("logger");
         w.string(logger);
     }
-    w.raw(b",\"data\":");
+    w.member("data");
 }
 
 /// An id-shaped value that can be kept past its frame.

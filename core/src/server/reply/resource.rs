@@ -40,7 +40,7 @@ impl<'a> ResourceReply<'a> {
         w.raw(b"{\"uri\":");
         w.string(uri);
         if let Some(mime_type) = mime_type {
-            w.raw(b",\"mimeType\":");
+            w.member("mimeType");
             w.string(mime_type);
         }
         w
@@ -55,7 +55,7 @@ impl<'a> ResourceReply<'a> {
 
     fn push_text(&mut self, uri: &str, mime_type: Option<&str>, text: &str) {
         let w = self.next_contents(uri, mime_type);
-        w.raw(b",\"text\":");
+        w.member("text");
         w.string(text);
         w.byte(b'}');
     }
@@ -69,7 +69,7 @@ impl<'a> ResourceReply<'a> {
 
     fn push_text_fmt(&mut self, uri: &str, mime_type: Option<&str>, text: fmt::Arguments<'_>) {
         let w = self.next_contents(uri, mime_type);
-        w.raw(b",\"text\":");
+        w.member("text");
         w.string_fmt(text);
         w.byte(b'}');
     }
@@ -78,7 +78,7 @@ impl<'a> ResourceReply<'a> {
     /// ([`JsonWriter::serialize`](crate::json::JsonWriter::serialize)).
     pub fn json<T: Serialize + ?Sized>(mut self, uri: &str, value: &T) -> Self {
         let w = self.next_contents(uri, Some("application/json"));
-        w.raw(b",\"text\":");
+        w.member("text");
         w.serialize_as_string(value);
         w.byte(b'}');
         self
@@ -93,7 +93,7 @@ impl<'a> ResourceReply<'a> {
 
     fn push_blob(&mut self, uri: &str, mime_type: Option<&str>, data: &[u8]) {
         let w = self.next_contents(uri, mime_type);
-        w.raw(b",\"blob\":");
+        w.member("blob");
         w.base64_string(data);
         w.byte(b'}');
     }

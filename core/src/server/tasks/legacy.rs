@@ -126,7 +126,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         }
         w.byte(b']');
         if let Some(slot) = next {
-            w.raw(b",\"nextCursor\":");
+            w.member("nextCursor");
             w.string_fmt(format_args!("{slot}"));
         }
         out.members_written();

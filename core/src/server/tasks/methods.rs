@@ -192,7 +192,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         let mut w = JsonWriter::new(&mut buf);
         write_error_head(&mut w, id, code, message);
         if let Some(data) = data {
-            w.raw(b",\"data\":");
+            w.member("data");
             data(&mut w);
         }
         w.raw(b"}}");
@@ -219,7 +219,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         w.raw(b"\"tools/call\",\"params\":{");
         w.raw(request);
         w.raw(state);
-        w.raw(b"\"inputResponses\":");
+        w.key("inputResponses");
         w.raw(if answers.is_empty() { b"{}" } else { answers });
         w.raw(b"}}");
         let len = if w.is_overflowed() { None } else { Some(w.len()) };

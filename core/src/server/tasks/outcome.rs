@@ -40,7 +40,7 @@ impl TaskTable<'_> {
         let (_, rest) = area.split_at_mut(request.min(area.len()));
         let mut w = JsonWriter::new(rest);
         if let Some(state) = state {
-            w.raw(b"\"requestState\":");
+            w.key("requestState");
             w.value(state);
             w.byte(b',');
         }

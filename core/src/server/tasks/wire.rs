@@ -68,7 +68,7 @@ impl TaskTable<'_> {
         w.raw(&stamp);
         w.raw(if legacy { b"\",\"ttl\":" } else { b"\",\"ttlMs\":" });
         w.u64(slot.ttl_ms);
-        w.raw(if legacy { b",\"pollInterval\":" } else { b",\"pollIntervalMs\":" });
+        w.member(if legacy { "pollInterval" } else { "pollIntervalMs" });
         w.u64(self.poll_interval.as_millis().max(1));
         if wire == TaskWire::Detailed {
             self.write_outcome_members(i, slot.status, w);
@@ -83,7 +83,7 @@ impl TaskTable<'_> {
             true => outcome.and_then(|e| e.get("message")).filter(|m| m.kind() == Kind::String),
             false => None,
         };
-        w.raw(b",\"statusMessage\":");
+        w.member("statusMessage");
         match message {
             Some(message) => w.raw(message.as_bytes()),
             None => w.string(if slot.error { "task failed" } else { "the tool reported an error" }),
@@ -96,16 +96,16 @@ impl TaskTable<'_> {
         let [_, _, payload, answers] = self.texts(i);
         match status {
             TaskStatus::Completed => {
-                w.raw(b",\"result\":");
+                w.member("result");
                 w.raw(payload);
             }
             TaskStatus::Failed => {
                 let error = json::parse(payload, MAX_DEPTH).ok();
                 if let Some(message) = error.and_then(|e| e.get("message")).filter(|m| m.kind() == Kind::String) {
-                    w.raw(b",\"statusMessage\":");
+                    w.member("statusMessage");
                     w.raw(message.as_bytes());
                 }
-                w.raw(b",\"error\":");
+                w.member("error");
                 w.raw(if payload.is_empty() { b"{\"code\":-32603,\"message\":\"task failed\"}" } else { payload });
             }
             TaskStatus::InputRequired => {
