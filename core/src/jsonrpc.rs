@@ -334,15 +334,37 @@ impl<'a> ParsedMessage<'a> {
 /// Writes `{"jsonrpc":"2.0","id":<id>,"method":` (the caller writes the method name, the optional
 /// `,"params":…` and the closing `}`).
 pub(crate) fn write_request_head(w: &mut JsonWriter<'_>, id: &dyn WriteId) {
-    w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    write_id_head(w, id, "method");
+}
+
+/// What every message starts with.
+const VERSION_HEAD: &[u8] = b"{\"jsonrpc\":\"2.0\",";
+
+/// Writes `{"jsonrpc":"2.0","id":<id>,"<member>":`, the head of a request, a result or an error
+/// object.
+#[inline(never)]
+fn write_id_head(w: &mut JsonWriter<'_>, id: &dyn WriteId, member: &str) {
+    w.raw(VERSION_HEAD);
+    w.key("id");
     id.write_id(w);
-    w.member("method");
+    w.member(member);
 }
 
 /// Writes `{"jsonrpc":"2.0","method":` (the caller writes the method name, the optional
 /// `,"params":…` and the closing `}`).
 pub(crate) fn write_notification_head(w: &mut JsonWriter<'_>) {
-    w.raw(b"{\"jsonrpc\":\"2.0\",\"method\":");
+    w.raw(VERSION_HEAD);
+    w.key("method");
+}
+
+/// Writes `{"jsonrpc":"2.0","method":"<method>","params":{`: a notification up to its params'
+/// members (the caller writes them and the closing `}}`).
+#[inline(never)]
+pub(crate) fn write_notification_params_head(w: &mut JsonWriter<'_>, method: &str) {
+    write_notification_head(w);
+    w.string(method);
+    w.member("params");
+    w.byte(b'{');
 }
 
 /// Writes a whole request or notification: the head, `method`, `,"params":` and what `params`
@@ -367,17 +389,13 @@ pub(crate) fn write_call(
 
 /// Writes `{"jsonrpc":"2.0","id":<id>,"result":` (the caller writes the result and the closing `}`).
 pub(crate) fn write_result_head(w: &mut JsonWriter<'_>, id: &dyn WriteId) {
-    w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    id.write_id(w);
-    w.member("result");
+    write_id_head(w, id, "result");
 }
 
 /// Writes `{"jsonrpc":"2.0","id":<id>,"error":` (an error object the caller has, and `}`, follow).
 #[cfg(feature = "tasks")]
 pub(crate) fn write_error_object_head(w: &mut JsonWriter<'_>, id: &dyn WriteId) {
-    w.raw(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    id.write_id(w);
-    w.member("error");
+    write_id_head(w, id, "error");
 }
 
 /// The message of an error the engine writes.
@@ -402,7 +420,7 @@ impl ErrorMessage<'_> {
 /// Writes `{"jsonrpc":"2.0",["id":<id>,]"error":{"code":<code>,"message":<message>` and leaves the error
 /// object open so the caller may add `,"data":…`; close it with `}}`.
 pub(crate) fn write_error_head(w: &mut JsonWriter<'_>, id: Option<&dyn WriteId>, code: i32, message: ErrorMessage<'_>) {
-    w.raw(b"{\"jsonrpc\":\"2.0\",");
+    w.raw(VERSION_HEAD);
     if let Some(id) = id {
         w.key("id");
         id.write_id(w);

@@ -160,8 +160,8 @@ impl<'a, const OUTBOUND: usize> Outbox<'a, OUTBOUND> {
     pub(crate) fn flush_cancellations(&mut self) {
         while let Some(entry) = self.outbound.cancel_pending() {
             let written = self.write(entry.route, |w| {
-                jsonrpc::write_notification_head(w);
-                w.raw(b"\"notifications/cancelled\",\"params\":{\"requestId\":");
+                jsonrpc::write_notification_params_head(w, "notifications/cancelled");
+                w.key("requestId");
                 w.i64(entry.key.id());
                 w.raw(b"}}");
             });

@@ -91,8 +91,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         // The acknowledgement: the honoured subset of the filter.
         let mut uri_buf = [0u8; MAX_ESCAPED_NAME_LEN];
         let written = self.write_notification(|w: &mut JsonWriter<'_>| {
-            jsonrpc::write_notification_head(w);
-            w.raw(b"\"notifications/subscriptions/acknowledged\",\"params\":{");
+            jsonrpc::write_notification_params_head(w, "notifications/subscriptions/acknowledged");
             write_subscription_meta(w, &owned);
             w.raw(b",\"notifications\":{");
             let mut first = true;

@@ -172,9 +172,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         sent += self.send_to_listens(
             |listen, _| listen.wants(list),
             |w, id| {
-                jsonrpc::write_notification_head(w);
-                w.string(list.method());
-                w.raw(b",\"params\":{");
+                jsonrpc::write_notification_params_head(w, list.method());
                 write_subscription_meta(w, id);
                 w.raw(b"}}");
             },
@@ -207,8 +205,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
         sent += self.send_to_listens(
             |listen, _| listen.uris.contains(uri),
             |w, id| {
-                jsonrpc::write_notification_head(w);
-                w.raw(b"\"notifications/resources/updated\",\"params\":{");
+                jsonrpc::write_notification_params_head(w, "notifications/resources/updated");
                 write_subscription_meta(w, id);
                 w.member("uri");
                 w.string(uri);
@@ -315,8 +312,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             if task.is_legacy() && legacy::tells_status(session) {
                 let route = ep.out.notify_route;
                 let written = ep.out.write(route, |w| {
-                    jsonrpc::write_notification_head(w);
-                    w.raw(b"\"notifications/tasks/status\",\"params\":{");
+                    jsonrpc::write_notification_params_head(w, "notifications/tasks/status");
                     table.write_task(slot, w, TaskWire::Legacy);
                     w.raw(b"}}");
                 });
@@ -332,8 +328,7 @@ impl<'a, const IN_FLIGHT: usize, const OUTBOUND: usize> Engine<'a, IN_FLIGHT, OU
             #[cfg(feature = "subscriptions")]
             for entry in in_flight.iter().flatten().filter(follows) {
                 let written = ep.out.write(entry.route, |w| {
-                    jsonrpc::write_notification_head(w);
-                    w.raw(b"\"notifications/tasks\",\"params\":{");
+                    jsonrpc::write_notification_params_head(w, "notifications/tasks");
                     write_subscription_meta(w, &entry.id);
                     w.byte(b',');
                     table.write_task(slot, w, TaskWire::Detailed);

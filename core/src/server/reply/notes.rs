@@ -45,8 +45,8 @@ impl<T: WriteId> Notes<T> {
         if self.last_progress.is_some_and(|last| progress <= last) {
             return Err(SendError::NotIncreasing);
         }
-        jsonrpc::write_notification_head(w);
-        w.raw(b"\"notifications/progress\",\"params\":{\"progressToken\":");
+        jsonrpc::write_notification_params_head(w, "notifications/progress");
+        w.key("progressToken");
         token.write_id(w);
         w.member("progress");
         w.u64(progress);
@@ -95,8 +95,8 @@ pub(crate) fn write_log(w: &mut JsonWriter<'_>, level: LoggingLevel, logger: Opt
 
 /// Writes a `notifications/message` up to its data.
 fn write_log_head(w: &mut JsonWriter<'_>, level: LoggingLevel, logger: Option<&str>) {
-    jsonrpc::write_notification_head(w);
-    w.raw(b"\"notifications/message\",\"params\":{\"level\":");
+    jsonrpc::write_notification_params_head(w, "notifications/message");
+    w.key("level");
     w.string(level.as_str());
     if let Some(logger) = logger {
         w.member("logger");
