@@ -137,6 +137,22 @@ impl<'a> JsonWriter<'a> {
         self.key(name);
     }
 
+    /// Writes the comma between two elements of an array or members of an object, unless this is
+    /// the first (`*first`, which it clears).
+    #[inline(never)]
+    pub(crate) fn comma(&mut self, first: &mut bool) {
+        if !core::mem::take(first) {
+            self.byte(b',');
+        }
+    }
+
+    /// [`comma`](Self::comma), then [`key`](Self::key): the name of an object's next member.
+    #[inline(never)]
+    pub(crate) fn next_key(&mut self, first: &mut bool, name: &str) {
+        self.comma(first);
+        self.key(name);
+    }
+
     /// Copies a validated value, replacing its (insignificant) `\n`/`\r` whitespace by spaces so the output
     /// never contains a raw newline. (Inside a valid JSON string those bytes cannot appear raw, so every
     /// `\n`/`\r` byte of a [`Value`] is whitespace.)

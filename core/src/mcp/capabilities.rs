@@ -314,12 +314,7 @@ impl<'w, 'b> ObjectWriter<'w, 'b> {
     }
 
     fn member(&mut self, name: &str) -> MemberWriter<'_, 'b> {
-        if self.first {
-            self.w.key(name);
-        } else {
-            self.w.member(name);
-        }
-        self.first = false;
+        self.w.next_key(&mut self.first, name);
         MemberWriter { w: self.w }
     }
 
@@ -334,12 +329,8 @@ impl MemberWriter<'_, '_> {
         self.w.byte(b'{');
         let mut first = true;
         for (name, _) in flags.iter().filter(|(_, on)| *on) {
-            if !first {
-                self.w.byte(b',');
-            }
-            first = false;
-            self.w.string(name);
-            self.w.raw(b":true");
+            self.w.next_key(&mut first, name);
+            self.w.raw(b"true");
         }
         self.w.byte(b'}');
     }

@@ -139,16 +139,8 @@ impl<'a> Annotations<'a> {
         }
         w.raw(b",\"annotations\":{");
         let mut first = true;
-        let mut key = |w: &mut JsonWriter<'_>, name: &str| {
-            if first {
-                w.key(name);
-            } else {
-                w.member(name);
-            }
-            first = false;
-        };
         if !self.audience.is_empty() {
-            key(w, "audience");
+            w.next_key(&mut first, "audience");
             w.byte(b'[');
             for (i, role) in self.audience.iter().enumerate() {
                 if i > 0 {
@@ -159,11 +151,11 @@ impl<'a> Annotations<'a> {
             w.byte(b']');
         }
         if let Some(priority) = self.priority {
-            key(w, "priority");
+            w.next_key(&mut first, "priority");
             priority.write(w);
         }
         if let (Some(at), true) = (self.last_modified, version.has_structured_content()) {
-            key(w, "lastModified");
+            w.next_key(&mut first, "lastModified");
             w.string(at);
         }
         w.byte(b'}');

@@ -223,10 +223,7 @@ pub fn write_accepted_form(w: &mut JsonWriter<'_>, requested_schema: Value<'_>, 
     w.raw(b"{\"action\":\"accept\",\"content\":{");
     let mut first = true;
     let mut member = |w: &mut JsonWriter<'_>, key: JsonStr<'_>, value: Value<'_>| {
-        if !first {
-            w.byte(b',');
-        }
-        first = false;
+        w.comma(&mut first);
         w.json_str(key);
         w.byte(b':');
         w.value(value);

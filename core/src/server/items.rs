@@ -61,12 +61,7 @@ pub(crate) fn write_tool<'t>(
         let mut first = true;
         for &(key, value) in &hints {
             if let Some(value) = value {
-                if first {
-                    w.key(key);
-                } else {
-                    w.member(key);
-                }
-                first = false;
+                w.next_key(&mut first, key);
                 w.bool(value);
             }
         }

@@ -101,41 +101,32 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
                 ("resourcesListChanged", listen.resources),
             ] {
                 if on {
-                    if !first {
-                        w.byte(b',');
-                    }
-                    first = false;
-                    w.string(name);
-                    w.raw(b":true");
+                    w.next_key(&mut first, name);
+                    w.raw(b"true");
                 }
             }
             #[cfg(feature = "tasks")]
             if task_ids.is_some() {
-                w.raw(if first { b"\"taskIds\":[" } else { b",\"taskIds\":[" });
-                first = false;
+                w.next_key(&mut first, "taskIds");
+                w.byte(b'[');
                 let mut written = crate::server::subscriptions::UriSet::EMPTY;
                 let mut buf = [0u8; crate::server::tasks::TASK_ID_LEN];
                 let mut first_id = true;
                 for_each_string(task_ids, &mut buf, |text, raw| {
                     if listen.tasks.contains(text) && !written.contains(text) && written.insert(text) {
-                        if !first_id {
-                            w.byte(b',');
-                        }
-                        first_id = false;
+                        w.comma(&mut first_id);
                         w.json_str(raw);
                     }
                 });
                 w.byte(b']');
             }
             if subscribe && filter.uris.is_some() {
-                w.raw(if first { b"\"resourceSubscriptions\":[" } else { b",\"resourceSubscriptions\":[" });
+                w.next_key(&mut first, "resourceSubscriptions");
+                w.byte(b'[');
                 let mut first_uri = true;
                 filter.for_each_uri(&mut uri_buf, |text, raw| {
                     if listen.uris.insert(text) {
-                        if !first_uri {
-                            w.byte(b',');
-                        }
-                        first_uri = false;
+                        w.comma(&mut first_uri);
                         w.json_str(raw);
                     }
                 });

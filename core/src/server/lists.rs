@@ -105,10 +105,7 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
         out.writer().byte(b'[');
         let mut first = true;
         for version in ProtocolVersion::ALL.iter().rev().filter(|v| v.era() == Era::Modern) {
-            if !first {
-                out.writer().byte(b',');
-            }
-            first = false;
+            out.writer().comma(&mut first);
             out.writer().string(version.as_str());
         }
         out.writer().byte(b']');

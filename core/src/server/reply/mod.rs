@@ -302,12 +302,7 @@ impl<'a> Outgoing<'a> {
 
     /// Starts the member `name` of the result object.
     pub(crate) fn field(&mut self, name: &'static str) {
-        if self.first_field {
-            self.w.key(name);
-        } else {
-            self.w.member(name);
-        }
-        self.first_field = false;
+        self.w.next_key(&mut self.first_field, name);
     }
 
     /// Closes the result (adding the modern era's `resultType`, cache hints and `_meta.serverInfo`) and

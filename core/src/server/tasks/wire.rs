@@ -116,10 +116,7 @@ impl TaskTable<'_> {
                     if answered.is_some_and(|a| a.members().any(|(k, _)| same_text(k, key))) {
                         continue;
                     }
-                    if !first {
-                        w.byte(b',');
-                    }
-                    first = false;
+                    w.comma(&mut first);
                     w.json_str(key);
                     w.byte(b':');
                     w.raw(request.as_bytes());
