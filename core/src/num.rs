@@ -65,59 +65,51 @@ pub fn digits(mut n: u64, text: &mut [u8; U64_DIGITS]) -> usize {
 }
 
 /// A `u64` shown in decimal without 64-bit division: `format_args!("up {} ms", Decimal(ms))`.
-/// Width, fill and alignment apply as for an integer.
+/// The digits are written as they are: width, fill, alignment and `+` do not apply (as for
+/// [`Plain`](crate::text::Plain)), so no padding code is linked (about 440 B of flash in a
+/// firmware). [`ZeroPadded`] writes a fixed number of digits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Decimal(pub u64);
 
 impl fmt::Display for Decimal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        pad(f, true, self.0)
+        show(f, false, self.0, 0)
     }
 }
 
 /// An `i64` shown in decimal as [`Decimal`] shows a `u64`, with a `-` before a negative value (so
 /// that a firmware's logs of signed values, a JSON-RPC error code say, link no integer formatting
-/// of `core`'s).
+/// of `core`'s). Width, fill, alignment and `+` do not apply.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SignedDecimal(pub i64);
 
 impl fmt::Display for SignedDecimal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        pad(f, self.0 >= 0, self.0.unsigned_abs())
+        show(f, self.0 < 0, self.0.unsigned_abs(), 0)
     }
 }
 
-/// Writes `magnitude` (negative unless `non_negative`) as an integer's `Display` does: width, fill,
-/// alignment, `+` and `0` as the formatter says. Written here rather than through
-/// `Formatter::pad_integral`, which links about 480 B of flash into a firmware.
-fn pad(f: &mut fmt::Formatter<'_>, non_negative: bool, magnitude: u64) -> fmt::Result {
-    let mut text = [0u8; U64_DIGITS];
-    let start = digits(magnitude, &mut text);
-    // Digits are ASCII.
-    let digits = core::str::from_utf8(text.get(start..).unwrap_or_default()).unwrap_or_default();
-    let sign = match (non_negative, f.sign_plus()) {
-        (false, _) => "-",
-        (true, true) => "+",
-        (true, false) => "",
-    };
-    let padding = f.width().unwrap_or(0).saturating_sub(sign.len() + digits.len());
-    // `{:0N}`: zeros between the sign and the digits, whatever the fill and alignment.
-    let (zeros, before) = match f.align() {
-        _ if f.sign_aware_zero_pad() => (padding, 0),
-        Some(fmt::Alignment::Left) => (0, 0),
-        Some(fmt::Alignment::Center) => (0, padding / 2),
-        Some(fmt::Alignment::Right) | None => (0, padding),
-    };
-    let (fill, after) = (f.fill(), padding - zeros - before);
-    repeat(f, fill, before)?;
-    f.write_str(sign)?;
-    repeat(f, '0', zeros)?;
-    f.write_str(digits)?;
-    repeat(f, fill, after)
+/// A `u64` shown in decimal with leading zeros to at least `.1` digits (at most [`U64_DIGITS`]), as
+/// `{:03}` shows an integer: `format_args!("{}.{} s", Decimal(s), ZeroPadded(ms, 3))`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ZeroPadded(pub u64, pub usize);
+
+impl fmt::Display for ZeroPadded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        show(f, false, self.0, self.1)
+    }
 }
 
-fn repeat(f: &mut fmt::Formatter<'_>, c: char, count: usize) -> fmt::Result {
-    (0..count).try_for_each(|_| fmt::Write::write_char(f, c))
+/// Writes `magnitude` in decimal, with a `-` before it if `negative` and zeros before its digits
+/// up to `width` digits.
+fn show(f: &mut fmt::Formatter<'_>, negative: bool, magnitude: u64, width: usize) -> fmt::Result {
+    let mut text = [b'0'; U64_DIGITS];
+    let start = digits(magnitude, &mut text).min(U64_DIGITS.saturating_sub(width));
+    if negative {
+        f.write_str("-")?;
+    }
+    // Digits are ASCII.
+    f.write_str(core::str::from_utf8(text.get(start..).unwrap_or_default()).unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -146,19 +138,23 @@ mod tests {
     }
 
     #[test]
-    fn digits_and_padding() {
+    fn digits_without_padding() {
         for n in [0, 5, 10, 4_294_967_295, 4_294_967_296, 10_000_000_000_000, u64::MAX] {
             let mut text = [0u8; U64_DIGITS];
             let start = digits(n, &mut text);
             assert_eq!(&text[start..], n.to_string().as_bytes());
         }
-        assert_eq!(format!("{:>6}|{:<4}|{:04}", Decimal(42), Decimal(7), Decimal(3)), "    42|7   |0003");
+        // Width, fill, alignment and `+` do not apply.
+        assert_eq!(format!("{:>6}|{:<4}|{:04}|{:+}", Decimal(42), Decimal(7), Decimal(3), Decimal(9)), "42|7|3|9");
+    }
+
+    #[test]
+    fn zero_padded_shows_as_an_integer_with_a_zero_width() {
         for n in [0u64, 7, 12_345, u64::MAX] {
-            let d = Decimal(n);
-            assert_eq!(
-                format!("{d:*^9}|{d:_<7}|{d:>3}|{d:+}|{d:+06}|{d:#>05}|{d:<05}"),
-                format!("{n:*^9}|{n:_<7}|{n:>3}|{n:+}|{n:+06}|{n:#>05}|{n:<05}")
-            );
+            for width in [0, 1, 3, 6, 20] {
+                assert_eq!(ZeroPadded(n, width).to_string(), format!("{n:0width$}"), "{n} {width}");
+            }
+            assert_eq!(ZeroPadded(n, 99).to_string(), format!("{n:020}"), "at most 20 digits");
         }
     }
 
@@ -166,15 +162,7 @@ mod tests {
     fn signed_values_show_as_integers_do() {
         for n in [0, 7, -7, -32_601, i64::from(i32::MIN), i64::MAX, i64::MIN] {
             assert_eq!(SignedDecimal(n).to_string(), n.to_string());
-            assert_eq!(
-                format!("{:06}|{:>5}|{:+}", SignedDecimal(n), SignedDecimal(n), SignedDecimal(n)),
-                format!("{n:06}|{n:>5}|{n:+}")
-            );
-            let d = SignedDecimal(n);
-            assert_eq!(
-                format!("{d:*^9}|{d:_<8}|{d:+07}|{d:^+8}|{d:<06}"),
-                format!("{n:*^9}|{n:_<8}|{n:+07}|{n:^+8}|{n:<06}")
-            );
+            assert_eq!(format!("{:06}|{:+}", SignedDecimal(n), SignedDecimal(n)), format!("{n}|{n}"));
         }
     }
 }

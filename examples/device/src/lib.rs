@@ -14,7 +14,7 @@
 //! and sensors. Uptime is the engine's injected time, so the caller's clock epoch is "boot".
 
 use mcp_sansio::mcp::{ListCapability, LoggingLevel, ResourceCapability, ServerCapabilities};
-use mcp_sansio::num::{Decimal, div_rem};
+use mcp_sansio::num::{Decimal, ZeroPadded, div_rem};
 use mcp_sansio::server::{
     CompletionRef, CompletionReply, CompletionRequest, Handler, InputRequest, ListChanges, Prompt, PromptArgument,
     PromptGet, PromptReply, Resource, ResourceRead, ResourceReply, ResourceTemplate, Role, Tool, ToolAnnotations,
@@ -255,7 +255,7 @@ impl<B: Board> Device<B> {
             .structured_fmt(format_args!(r#"{{"uptimeMs":{}}}"#, Decimal(uptime_ms)))
             // `Decimal` for the milliseconds too: a `u16`'s own `Display` would link core's
             // integer formatting and its digit table (362 B of firmware flash) for this alone.
-            .finish_text_fmt(format_args!("uptime {}.{:03} s", Decimal(seconds), Decimal(u64::from(millis))))
+            .finish_text_fmt(format_args!("uptime {}.{} s", Decimal(seconds), ZeroPadded(u64::from(millis), 3)))
     }
 
     #[inline(never)]
