@@ -198,7 +198,7 @@ impl<'a> JsonWriter<'a> {
     pub fn string_fmt(&mut self, args: fmt::Arguments<'_>) {
         self.all_or_nothing(|out| {
             out.byte(b'"');
-            if fmt::write(&mut EscapingWriter { out: &mut *out }, args).is_err() {
+            if fmt::write(&mut FmtWriter { out: &mut *out, escape: true }, args).is_err() {
                 out.overflowed = true;
             }
             out.byte(b'"');
@@ -218,7 +218,7 @@ impl<'a> JsonWriter<'a> {
         }
         let start = self.len;
         let mut formatted = false;
-        self.all_or_nothing(|out| formatted = fmt::write(&mut RawWriter { out }, args).is_ok());
+        self.all_or_nothing(|out| formatted = fmt::write(&mut FmtWriter { out, escape: false }, args).is_ok());
         if self.overflowed {
             return true;
         }
@@ -538,26 +538,20 @@ fn base64_digit(sextet: u32) -> u8 {
     }
 }
 
-/// Escapes formatted text straight into the writer.
-struct EscapingWriter<'w, 'a> {
+/// Formatted text straight into the writer: escaped as a JSON string's contents (`escape`), or
+/// verbatim. One type for both, so that a firmware holds one `fmt::Write` vtable for them.
+struct FmtWriter<'w, 'a> {
     out: &'w mut JsonWriter<'a>,
+    escape: bool,
 }
 
-impl fmt::Write for EscapingWriter<'_, '_> {
+impl fmt::Write for FmtWriter<'_, '_> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.out.escape(s);
-        if self.out.overflowed { Err(fmt::Error) } else { Ok(()) }
-    }
-}
-
-/// Formatted text into the writer, verbatim.
-struct RawWriter<'w, 'a> {
-    out: &'w mut JsonWriter<'a>,
-}
-
-impl fmt::Write for RawWriter<'_, '_> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.out.push_bytes(s.as_bytes());
+        if self.escape {
+            self.out.escape(s);
+        } else {
+            self.out.push_bytes(s.as_bytes());
+        }
         if self.out.overflowed { Err(fmt::Error) } else { Ok(()) }
     }
 }
