@@ -55,12 +55,13 @@ pub struct Hex(pub u32);
 
 impl fmt::Display for Hex {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut text = *b"0x00000000";
-        for (i, digit) in text[2..].iter_mut().enumerate() {
-            *digit = b"0123456789abcdef"[(self.0 >> (28 - 4 * i) & 0xf) as usize];
+        f.write_str("0x")?;
+        for shift in (0..8).rev() {
+            let nibble = (self.0 >> (4 * shift) & 0xf) as u8;
+            let digit = if nibble < 10 { b'0' + nibble } else { b'a' - 10 + nibble };
+            fmt::Write::write_char(f, char::from(digit))?;
         }
-        // ASCII throughout.
-        f.write_str(core::str::from_utf8(&text).unwrap_or_default())
+        Ok(())
     }
 }
 
