@@ -2,7 +2,7 @@
 //! the boards without hardware (fixed answers for tests, a simulation for the host binary).
 
 use mcp_sansio::json::JsonStr;
-use mcp_sansio::num::div_rem;
+use mcp_sansio::num::{Decimal, ZeroPadded, div_rem};
 use mcp_sansio::text::Plain;
 use mcp_sansio::time::Instant;
 
@@ -36,32 +36,23 @@ impl Sensor {
 pub struct Centidegrees(pub i32);
 
 impl Centidegrees {
-    /// The digits, `-` and `.`, with two decimals: at most 12 bytes (`-21474836.48`).
-    pub(crate) fn write(self, buf: &mut [u8; 12]) -> &str {
-        let mut abs = self.0.unsigned_abs();
-        let mut at = buf.len();
-        for place in 0.. {
-            at -= 1;
-            buf[at] = if place == 2 { b'.' } else { b'0' + (abs % 10) as u8 };
-            if place != 2 {
-                abs /= 10;
-            }
-            if place >= 3 && abs == 0 {
-                break;
-            }
+    /// Writes the degrees with two decimals (`21.50`), or with one when the second is a zero and
+    /// `trim` (`21.5`, `41.0`).
+    fn show(self, f: &mut core::fmt::Formatter<'_>, trim: bool) -> core::fmt::Result {
+        let (degrees, hundredths) = (self.0.unsigned_abs() / 100, self.0.unsigned_abs() % 100);
+        let sign = Plain(if self.0 < 0 { "-" } else { "" });
+        let degrees = Decimal(u64::from(degrees));
+        match trim && hundredths % 10 == 0 {
+            true => write!(f, "{sign}{degrees}.{}", Decimal(u64::from(hundredths / 10))),
+            false => write!(f, "{sign}{degrees}.{}", ZeroPadded(u64::from(hundredths), 2)),
         }
-        if self.0 < 0 {
-            at -= 1;
-            buf[at] = b'-';
-        }
-        core::str::from_utf8(&buf[at..]).unwrap_or("0.00")
     }
 }
 
 /// Two decimals, as the text content shows a reading: `21.50`.
 impl core::fmt::Display for Centidegrees {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(self.write(&mut [0; 12]))
+        self.show(f, false)
     }
 }
 
@@ -71,10 +62,10 @@ pub(crate) struct CelsiusJson(pub(crate) Option<Centidegrees>);
 
 impl core::fmt::Display for CelsiusJson {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let Some(reading) = self.0 else { return f.write_str("null") };
-        let mut buf = [0; 12];
-        let digits = reading.write(&mut buf);
-        f.write_str(digits.strip_suffix('0').filter(|d| !d.ends_with('.')).unwrap_or(digits))
+        match self.0 {
+            Some(reading) => reading.show(f, true),
+            None => f.write_str("null"),
+        }
     }
 }
 
