@@ -44,14 +44,10 @@ pub fn digits(mut n: u64, text: &mut [u8; U64_DIGITS]) -> usize {
             *slot = b'0' + digit as u8;
         }
     };
-    // Four digits at a time while the value needs 64 bits, then 32-bit arithmetic.
+    // A digit at a time by long division while the value needs 64 bits, then 32-bit arithmetic.
     while n > u64::from(u32::MAX) {
-        let (quotient, low) = div_rem(n, 10_000);
-        let mut low = u32::from(low);
-        for _ in 0..4 {
-            push(low % 10);
-            low /= 10;
-        }
+        let (quotient, digit) = div_rem(n, 10);
+        push(u32::from(digit));
         n = quotient;
     }
     let mut small = n as u32;
