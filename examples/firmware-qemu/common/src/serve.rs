@@ -189,21 +189,13 @@ impl<H: Handler> Wrapper for Logged<H> {
         &mut self.0
     }
     fn on_event(&mut self, now: Instant, event: Event<'_>) {
+        let ms = Decimal(now.as_millis());
         match event {
             Event::Endpoint(endpoint::Event::Rejected { code, reason }) => {
-                crate::log!(
-                    "[{} ms] rejected ({}): {}",
-                    Decimal(now.as_millis()),
-                    SignedDecimal(i64::from(code)),
-                    Plain(reason)
-                )
+                crate::log!("[{ms} ms] rejected ({}): {}", SignedDecimal(i64::from(code)), Plain(reason))
             }
-            Event::Endpoint(endpoint::Event::FrameDropped(error)) => {
-                crate::log!("[{} ms] frame dropped: {error}", Decimal(now.as_millis()))
-            }
-            Event::SessionStarted { version, .. } => {
-                crate::log!("[{} ms] session started: {}", Decimal(now.as_millis()), version)
-            }
+            Event::Endpoint(endpoint::Event::FrameDropped(error)) => crate::log!("[{ms} ms] frame dropped: {error}"),
+            Event::SessionStarted { version, .. } => crate::log!("[{ms} ms] session started: {version}"),
             _ => {}
         }
         self.0.on_event(now, event);
