@@ -46,7 +46,9 @@ pub(crate) struct Parts<'s, 'a, H, const OUTBOUND: usize> {
 }
 
 /// The capabilities `config` and `handler` declare (the configured ones, or those derived from the
-/// handler's tables) that this build serves ([`ServerCapabilities::served_by_build`]).
+/// handler's tables) that this build serves ([`ServerCapabilities::served_by_build`]). Out of line:
+/// the engine asks in three places.
+#[inline(never)]
 pub(crate) fn served_capabilities<H: Handler + ?Sized>(config: &Config<'_>, handler: &H) -> ServerCapabilities {
     config.capabilities.unwrap_or_else(|| handler.capabilities()).served_by_build()
 }
