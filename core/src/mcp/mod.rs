@@ -127,11 +127,13 @@ impl<'a> Implementation<'a> {
             w.string(title);
         }
         if version.has_icons() {
-            for (name, value) in [("description", self.description), ("websiteUrl", self.website_url)] {
-                if let Some(value) = value {
-                    w.member(name);
-                    w.string(value);
-                }
+            if let Some(description) = self.description {
+                w.member("description");
+                w.string(description);
+            }
+            if let Some(url) = self.website_url {
+                w.member("websiteUrl");
+                w.string(url);
             }
             write_icons(w, self.icons, version);
         }
