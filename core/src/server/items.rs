@@ -50,21 +50,20 @@ pub(crate) fn write_tool<'t>(
         w.value(schema);
     }
     let a = tool.annotations;
-    let hints = [
-        ("readOnlyHint", a.read_only),
-        ("destructiveHint", a.destructive),
-        ("idempotentHint", a.idempotent),
-        ("openWorldHint", a.open_world),
-    ];
-    if version.has_tool_annotations() && hints.iter().any(|(_, v)| v.is_some()) {
+    let any_hint = a.read_only.or(a.destructive).or(a.idempotent).or(a.open_world).is_some();
+    if version.has_tool_annotations() && any_hint {
         w.raw(b",\"annotations\":{");
         let mut first = true;
-        for &(key, value) in &hints {
+        let mut hint = |w: &mut JsonWriter<'_>, key: &str, value: Option<bool>| {
             if let Some(value) = value {
                 w.next_key(&mut first, key);
                 w.bool(value);
             }
-        }
+        };
+        hint(w, "readOnlyHint", a.read_only);
+        hint(w, "destructiveHint", a.destructive);
+        hint(w, "idempotentHint", a.idempotent);
+        hint(w, "openWorldHint", a.open_world);
         w.byte(b'}');
     }
     // 2025-11-25 lists a tool's task support (`execution.taskSupport`; 2026-07-28 does not).
