@@ -95,16 +95,15 @@ impl<'s, 'a, H: Handler, const OUTBOUND: usize> Parts<'s, 'a, H, OUTBOUND> {
             write_subscription_meta(w, &owned);
             w.raw(b",\"notifications\":{");
             let mut first = true;
-            for (name, on) in [
-                ("toolsListChanged", listen.tools),
-                ("promptsListChanged", listen.prompts),
-                ("resourcesListChanged", listen.resources),
-            ] {
+            let mut flag = |w: &mut JsonWriter<'_>, name: &str, on: bool| {
                 if on {
                     w.next_key(&mut first, name);
                     w.raw(b"true");
                 }
-            }
+            };
+            flag(w, "toolsListChanged", listen.tools);
+            flag(w, "promptsListChanged", listen.prompts);
+            flag(w, "resourcesListChanged", listen.resources);
             #[cfg(feature = "tasks")]
             if task_ids.is_some() {
                 w.next_key(&mut first, "taskIds");
