@@ -39,12 +39,15 @@ impl Centidegrees {
     /// Writes the degrees with two decimals (`21.50`), or with one when the second is a zero and
     /// `trim` (`21.5`, `41.0`).
     fn show(self, f: &mut core::fmt::Formatter<'_>, trim: bool) -> core::fmt::Result {
+        use core::fmt::Display;
         let (degrees, hundredths) = (self.0.unsigned_abs() / 100, self.0.unsigned_abs() % 100);
-        let sign = Plain(if self.0 < 0 { "-" } else { "" });
-        let degrees = Decimal(u64::from(degrees));
+        f.write_str(if self.0 < 0 { "-" } else { "" })?;
+        Decimal(u64::from(degrees)).fmt(f)?;
+        f.write_str(".")?;
+        // (Straight to the formatter: a `write!` here would nest a formatting run in the caller's.)
         match trim && hundredths % 10 == 0 {
-            true => write!(f, "{sign}{degrees}.{}", Decimal(u64::from(hundredths / 10))),
-            false => write!(f, "{sign}{degrees}.{}", ZeroPadded(u64::from(hundredths), 2)),
+            true => Decimal(u64::from(hundredths / 10)).fmt(f),
+            false => ZeroPadded(u64::from(hundredths), 2).fmt(f),
         }
     }
 }
