@@ -3,7 +3,6 @@
 
 use mcp_sansio::json::JsonStr;
 use mcp_sansio::num::{Decimal, ZeroPadded, div_rem};
-use mcp_sansio::text::Plain;
 use mcp_sansio::time::Instant;
 
 /// A temperature sensor on the board.
@@ -81,7 +80,12 @@ pub(crate) struct TemperatureJson {
 
 impl core::fmt::Display for TemperatureJson {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, r#"{{"sensor":"{}","celsius":{}}}"#, Plain(self.sensor.name()), CelsiusJson(Some(self.reading)))
+        // Straight to the formatter, as `Centidegrees::show`: no formatting run nested in the caller's.
+        f.write_str(r#"{"sensor":""#)?;
+        f.write_str(self.sensor.name())?;
+        f.write_str(r#"","celsius":"#)?;
+        self.reading.show(f, true)?;
+        f.write_str("}")
     }
 }
 
