@@ -692,6 +692,32 @@ mod tests {
     }
 
     #[test]
+    fn members_and_elements_are_separated_once() {
+        let (written, overflowed) = with_writer(64, |out| {
+            out.byte(b'{');
+            let mut first = true;
+            out.next_key(&mut first, "a");
+            out.u64(1);
+            out.next_key(&mut first, "io.example/b");
+            out.byte(b'[');
+            let mut first_element = true;
+            for n in [1, 2, 3] {
+                out.comma(&mut first_element);
+                out.u64(n);
+            }
+            out.byte(b']');
+            out.member("c");
+            out.bool(true);
+            out.byte(b'}');
+        });
+        assert!(!overflowed);
+        assert_eq!(written, br#"{"a":1,"io.example/b":[1,2,3],"c":true}"#);
+        // A name that does not fit overflows the writer, as any other write.
+        let (_, overflowed) = with_writer(8, |out| out.member("longer_than_eight"));
+        assert!(overflowed);
+    }
+
+    #[test]
     fn string_fmt_escapes_formatted_text() {
         let (written, overflowed) =
             with_writer(64, |out| out.string_fmt(format_args!("{}: {:?} {}", "tool\n\"x\"", "q", -3)));
