@@ -119,6 +119,19 @@ impl SessionState {
         }
     }
 
+    /// The id the engine resumed from this state gives its next request to the client.
+    pub fn next_request_id(&self) -> i64 {
+        self.next_request_id
+    }
+
+    /// This state with `next` as the id of the next request to the client (positive; ids count
+    /// up from it). The replicas sharing a session each give out ids of a range of their own
+    /// (mcp-sansio-http's `HttpConfig::replica`): their counters are not shared, so two of them
+    /// could otherwise wait for an answer under the same id, and take each other's.
+    pub fn with_next_request_id(self, next: i64) -> SessionState {
+        SessionState { next_request_id: next.max(1), ..self }
+    }
+
     /// The negotiated protocol version (`None` before `initialize`).
     pub fn version(&self) -> Option<ProtocolVersion> {
         match self.session {

@@ -203,6 +203,22 @@ fn event_ids_and_request_ids_continue_across_resumed_engines() {
 }
 
 #[test]
+fn a_state_given_a_next_request_id_resumes_an_engine_that_asks_from_it() {
+    let mut app = App::default();
+    let state = set_up(&mut app).suspend().expect("quiescent");
+    let base = (3i64 << 40) | 1;
+    let moved = state.with_next_request_id(base);
+    assert_eq!((moved.next_request_id(), moved.same_session(&state)), (base, true));
+    assert_eq!(state.with_next_request_id(0).next_request_id(), 1, "ids stay positive");
+    let mut resumed = engine();
+    resumed.resume(moved);
+    resumed.set_notification_route(ROUTE);
+    let key = resumed.send_request(Instant::ZERO, "ping", None).expect("sent");
+    assert_eq!(key.id(), base);
+    assert_eq!(resumed.session_state().next_request_id(), base + 1);
+}
+
+#[test]
 fn an_encoded_state_decodes_to_the_same_session_on_another_engine() {
     let mut app = App::default();
     let mut first = set_up(&mut app);
