@@ -368,6 +368,17 @@ pub struct LegacySession {
     pub(crate) confirmed: Option<StdInstant>,
     pub(crate) streams: Streams,
     pub(crate) last_used: StdInstant,
+    /// The id this replica gives the session's next request to the client: its own counter, in
+    /// a range of its own (the replica's number in bits 40 to 47, [`first_request_id`]), not the
+    /// shared state's. Replicas that shared one counter could each give out the same id, and one
+    /// could take an answer relayed for the other's request.
+    request_ids: i64,
+}
+
+/// The first request id a replica gives out in a session: its number in bits 40 to 47 (2⁴⁰ ids
+/// a session on each replica), 1 on replica 0, as an engine of its own starts.
+fn first_request_id(replica: u8) -> i64 {
+    (i64::from(replica) << 40) | 1
 }
 
 impl LegacySession {
@@ -381,6 +392,7 @@ impl LegacySession {
             confirmed: None,
             streams: Streams::for_replica(config.replica, config.sse_buffer_messages),
             last_used: StdInstant::now(),
+            request_ids: first_request_id(config.replica),
         }
     }
 
@@ -461,13 +473,12 @@ impl LegacySession {
     ) -> R {
         let (config, pool, events, id) = context;
         let suspended = self.suspended;
-        let standalone = self.streams.standalone();
+        let (standalone, request_ids) = (self.streams.standalone(), self.request_ids);
         let live = self.live.get_or_insert_with(|| {
             let mut engine = pool.take(config.engine, session_buffers(config), now);
             engine.get().set_notification_route(Route::new(standalone, Framing::Sse));
-            if let Some(state) = suspended {
-                engine.get().resume(state);
-            }
+            let state = suspended.unwrap_or_else(|| engine.get().session_state());
+            engine.get().resume(state.with_next_request_id(request_ids));
             engine
         });
         if let Some(tasks) = live.get().task_table() {
@@ -484,6 +495,7 @@ impl LegacySession {
     fn rest(&mut self, config: &HttpConfig, pool: &mut BufferPool) {
         let Some(state) = self.live.as_mut().and_then(|live| live.get().suspend()) else { return };
         if let Some(live) = self.live.take() {
+            self.request_ids = state.next_request_id();
             self.suspended = Some(state);
             pool.give(session_buffers(config), live);
         }

@@ -305,6 +305,35 @@ async fn an_answer_to_the_servers_request_reaching_another_replica_is_relayed_to
 }
 
 #[tokio::test]
+async fn replicas_waiting_at_once_ask_under_ids_of_their_own_and_each_takes_only_its_answer() {
+    // Two calls of one session wait on two replicas at once for the client's answers. The answers
+    // reach every replica; each must take only its own (replicas counting their request ids from
+    // the same shared state asked both questions under one id, and the first answer went to both).
+    let store = Store::default();
+    let replicas = [replica(1, &store).await, replica(2, &store).await, replica(3, &store).await];
+    let sid = support::open_asking_session(replicas[0]).await;
+    let session = [JSON, BOTH, ("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    let greet = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet"}});
+    let mut waiting = Vec::new();
+    for asked in [1, 2] {
+        let mut stream = post_kept_open(replicas[asked], &session, &greet.to_string()).await;
+        let mut raw = Vec::new();
+        let body = read_events(&mut stream, &mut raw, 1).await;
+        let question: Value = serde_json::from_str(&support::sse_data(&body)[0]).unwrap();
+        assert_eq!(question["method"], "elicitation/create");
+        waiting.push((stream, raw, question["id"].clone()));
+    }
+    assert_ne!(waiting[0].2, waiting[1].2, "two replicas asked under one id");
+    for ((stream, raw, id), name) in waiting.iter_mut().zip(["Ada", "Bob"]) {
+        let answer = json!({"jsonrpc":"2.0","id":id,"result":{"action":"accept","content":{"name":name}}});
+        assert_eq!(send(replicas[0], "POST", &session, &answer.to_string()).await.status, 202);
+        let body = read_events(stream, raw, 2).await;
+        let result: Value = serde_json::from_str(&support::sse_data(&body)[1]).unwrap();
+        assert_eq!(result["result"]["content"][0]["text"], name, "{result}");
+    }
+}
+
+#[tokio::test]
 async fn a_change_announced_on_one_replica_reaches_the_streams_every_replica_holds() {
     let store = Store::default();
     let (one, announcer) = replica_endpoint(1, &store).await;
