@@ -269,39 +269,61 @@ async fn a_failing_or_stalled_store_is_a_clear_503_and_the_replica_recovers_when
     assert_eq!(reply.events().last().unwrap()["result"]["content"][0]["text"], "back");
 }
 
+/// Three replicas sharing `store`, and a session (2025-11-25, taking elicitation) opened on the
+/// first: its id.
+async fn three_asking(store: &Store) -> ([SocketAddr; 3], String) {
+    let replicas = [replica(1, store).await, replica(2, store).await, replica(3, store).await];
+    let sid = support::open_asking_session(replicas[0]).await;
+    (replicas, sid)
+}
+
+/// Calls `greet` in session `sid` on `addr`, which asks the client for a name: the call's stream
+/// kept open, what was read of it, and the question's id.
+async fn greet_asking(addr: SocketAddr, sid: &str) -> (tokio::net::TcpStream, Vec<u8>, Value) {
+    let greet = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet"}});
+    let mut stream = post_kept_open(addr, &session_headers(sid), &greet.to_string()).await;
+    let mut raw = Vec::new();
+    let body = read_events(&mut stream, &mut raw, 1).await;
+    let question: Value = serde_json::from_str(&support::sse_data(&body)[0]).unwrap();
+    assert_eq!(question["method"], "elicitation/create");
+    (stream, raw, question["id"].clone())
+}
+
+/// The client's answer `name` to question `id`, POSTed to `addr`: its status.
+async fn answer_name(addr: SocketAddr, sid: &str, id: &Value, name: &str) -> Reply {
+    let answer = json!({"jsonrpc":"2.0","id":id,"result":{"action":"accept","content":{"name":name}}});
+    send(addr, "POST", &session_headers(sid), &answer.to_string()).await
+}
+
+/// The result a `greet` call's stream ends with.
+async fn greeting(stream: &mut tokio::net::TcpStream, raw: &mut Vec<u8>) -> Value {
+    let body = read_events(stream, raw, 2).await;
+    serde_json::from_str(&support::sse_data(&body)[1]).unwrap()
+}
+
+fn session_headers(sid: &str) -> [(&str, &str); 4] {
+    [JSON, BOTH, ("Mcp-Session-Id", sid), ("MCP-Protocol-Version", "2025-11-25")]
+}
+
 #[tokio::test]
 async fn an_answer_to_the_servers_request_reaching_another_replica_is_relayed_to_the_waiting_one() {
     let store = Store::default();
-    let replicas = [replica(1, &store).await, replica(2, &store).await, replica(3, &store).await];
-    let sid = support::open_asking_session(replicas[0]).await;
-    let session = [JSON, BOTH, ("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
-    let greet = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet"}});
+    let (replicas, sid) = three_asking(&store).await;
     // Each call waits on its replica for the client's answer, which comes through another one.
     for (asked, answered) in [(1, 2), (2, 0)] {
-        let mut stream = post_kept_open(replicas[asked], &session, &greet.to_string()).await;
-        let mut raw = Vec::new();
-        let body = read_events(&mut stream, &mut raw, 1).await;
-        let question: Value = serde_json::from_str(&support::sse_data(&body)[0]).unwrap();
-        assert_eq!(question["method"], "elicitation/create");
-        let answer = json!({"jsonrpc":"2.0","id":question["id"],"result":{"action":"accept","content":{"name":"Ada"}}});
-        let relayed = send(replicas[answered], "POST", &session, &answer.to_string()).await;
+        let (mut stream, mut raw, id) = greet_asking(replicas[asked], &sid).await;
+        let relayed = answer_name(replicas[answered], &sid, &id, "Ada").await;
         assert_eq!(relayed.status, 202, "{:?}", String::from_utf8_lossy(&relayed.body));
-        let body = read_events(&mut stream, &mut raw, 2).await;
-        let result: Value = serde_json::from_str(&support::sse_data(&body)[1]).unwrap();
+        let result = greeting(&mut stream, &mut raw).await;
         assert_eq!(result["id"], 1);
-        assert_eq!(
-            result["result"]["content"][0]["text"],
-            "Ada",
-            "replica {} asked, {} answered",
-            asked + 1,
-            answered + 1
-        );
+        let (asked, answered) = (asked + 1, answered + 1);
+        assert_eq!(result["result"]["content"][0]["text"], "Ada", "replica {asked} asked, {answered} answered");
     }
     // An answer no replica waits for is accepted and dropped; with the bus down it is a clear 503.
     let stray = json!({"jsonrpc":"2.0","id":77,"result":{}}).to_string();
-    assert_eq!(send(replicas[1], "POST", &session, &stray).await.status, 202);
+    assert_eq!(send(replicas[1], "POST", &session_headers(&sid), &stray).await.status, 202);
     store.mode.store(1, Ordering::SeqCst);
-    assert_eq!(send(replicas[1], "POST", &session, &stray).await.status, 503);
+    assert_eq!(send(replicas[1], "POST", &session_headers(&sid), &stray).await.status, 503);
 }
 
 #[tokio::test]
@@ -310,25 +332,12 @@ async fn replicas_waiting_at_once_ask_under_ids_of_their_own_and_each_takes_only
     // reach every replica; each must take only its own (replicas counting their request ids from
     // the same shared state asked both questions under one id, and the first answer went to both).
     let store = Store::default();
-    let replicas = [replica(1, &store).await, replica(2, &store).await, replica(3, &store).await];
-    let sid = support::open_asking_session(replicas[0]).await;
-    let session = [JSON, BOTH, ("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
-    let greet = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet"}});
-    let mut waiting = Vec::new();
-    for asked in [1, 2] {
-        let mut stream = post_kept_open(replicas[asked], &session, &greet.to_string()).await;
-        let mut raw = Vec::new();
-        let body = read_events(&mut stream, &mut raw, 1).await;
-        let question: Value = serde_json::from_str(&support::sse_data(&body)[0]).unwrap();
-        assert_eq!(question["method"], "elicitation/create");
-        waiting.push((stream, raw, question["id"].clone()));
-    }
+    let (replicas, sid) = three_asking(&store).await;
+    let mut waiting = [greet_asking(replicas[1], &sid).await, greet_asking(replicas[2], &sid).await];
     assert_ne!(waiting[0].2, waiting[1].2, "two replicas asked under one id");
     for ((stream, raw, id), name) in waiting.iter_mut().zip(["Ada", "Bob"]) {
-        let answer = json!({"jsonrpc":"2.0","id":id,"result":{"action":"accept","content":{"name":name}}});
-        assert_eq!(send(replicas[0], "POST", &session, &answer.to_string()).await.status, 202);
-        let body = read_events(stream, raw, 2).await;
-        let result: Value = serde_json::from_str(&support::sse_data(&body)[1]).unwrap();
+        assert_eq!(answer_name(replicas[0], &sid, id, name).await.status, 202);
+        let result = greeting(stream, raw).await;
         assert_eq!(result["result"]["content"][0]["text"], name, "{result}");
     }
 }
