@@ -182,17 +182,13 @@ impl<const OUTBOUND: usize> Parts<'_, '_, OUTBOUND> {
         let refused = core::cell::Cell::new(false);
         let members = |w: &mut JsonWriter<'_>| {
             w.raw(kept);
-            let mut comma = !kept.is_empty();
+            let mut first = kept.is_empty();
             if let Some(state) = request_state {
-                if comma {
-                    w.member("requestState");
-                } else {
-                    w.key("requestState");
-                }
+                w.next_key(&mut first, "requestState");
                 w.value(state);
-                comma = true;
             }
-            w.raw(if comma { b",\"inputResponses\":{" } else { b"\"inputResponses\":{" });
+            w.next_key(&mut first, "inputResponses");
+            w.byte(b'{');
             let entries = requests.into_iter().flat_map(|r| r.members());
             if write_input_answers(w, entries, now, &mut **handler.borrow_mut()).is_some() {
                 refused.set(true);
