@@ -36,14 +36,14 @@ pub struct Centidegrees(pub i32);
 
 impl Centidegrees {
     /// Writes the degrees with two decimals (`21.50`), or with one when the second is a zero and
-    /// `trim` (`21.5`, `41.0`).
+    /// `trim` (`21.5`, `41.0`). Each part goes straight to the formatter: a `write!` here would
+    /// nest a formatting run in the caller's, deeper on the stack.
     fn show(self, f: &mut core::fmt::Formatter<'_>, trim: bool) -> core::fmt::Result {
         use core::fmt::Display;
         let (degrees, hundredths) = (self.0.unsigned_abs() / 100, self.0.unsigned_abs() % 100);
         f.write_str(if self.0 < 0 { "-" } else { "" })?;
         Decimal(u64::from(degrees)).fmt(f)?;
         f.write_str(".")?;
-        // (Straight to the formatter: a `write!` here would nest a formatting run in the caller's.)
         match trim && hundredths % 10 == 0 {
             true => Decimal(u64::from(hundredths / 10)).fmt(f),
             false => ZeroPadded(u64::from(hundredths), 2).fmt(f),

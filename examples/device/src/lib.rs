@@ -253,8 +253,8 @@ impl<B: Board> Device<B> {
         let (seconds, millis) = div_rem(uptime_ms, 1000);
         reply
             .structured_fmt(format_args!(r#"{{"uptimeMs":{}}}"#, Decimal(uptime_ms)))
-            // `Decimal` for the milliseconds too: a `u16`'s own `Display` would link core's
-            // integer formatting and its digit table (362 B of firmware flash) for this alone.
+            // `ZeroPadded` for the milliseconds: a `u16`'s own `Display` (and `{:03}`) would link
+            // core's integer formatting and its digit table (362 B of firmware flash) for this alone.
             .finish_text_fmt(format_args!("uptime {}.{} s", Decimal(seconds), ZeroPadded(u64::from(millis), 3)))
     }
 
