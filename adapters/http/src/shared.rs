@@ -140,8 +140,9 @@ pub trait SharedSessions: Send + Sync + 'static {
     /// is kept (atomically: of two replicas claiming one key at once, one gets `true`). The
     /// endpoint claims each DPoP proof it accepts ([`VerifiedProof`](crate::VerifiedProof)) under
     /// `dpop:<key thumbprint>:<jti>`, for as long as the proof could be replayed (at most twice
-    /// [`JwtConfig::dpop_proof_lifetime`](crate::jwt::JwtConfig) with its leeway), so that no
-    /// replica accepts a proof another has. The default keeps nothing (`true` for every key):
+    #[cfg_attr(feature = "jwt", doc = "[`JwtConfig::dpop_proof_lifetime`](crate::jwt::JwtConfig)")]
+    #[cfg_attr(not(feature = "jwt"), doc = "`JwtConfig::dpop_proof_lifetime` (the `jwt` feature's)")]
+    /// with its leeway), so that no replica accepts a proof another has. The default keeps nothing (`true` for every key):
     /// each replica then refuses only the proofs it has seen.
     fn claim_once(&self, key: String, ttl: Duration) -> StoreFuture<'_, bool> {
         let _ = (key, ttl);
