@@ -182,15 +182,17 @@ mod tests {
     #[test]
     fn clock_waits_until_the_deadline_and_not_for_past_ones() {
         smol::block_on(async {
+            // Margins wide enough for a loaded machine: a past deadline waited as a relative time
+            // would take 200 ms, four times the bound below.
             let mut clock = AsyncIoClock::start();
-            assert!(clock.now() < Instant::from_millis(30));
-            clock.wait_until(Instant::from_millis(30)).await;
+            assert!(clock.now() < Instant::from_millis(300));
+            clock.wait_until(Instant::from_millis(300)).await;
             let woke = clock.now();
-            assert!(woke >= Instant::from_millis(30), "woke early, at {woke:?}");
-            assert!(clock.epoch.elapsed() >= Duration::from_millis(30));
+            assert!(woke >= Instant::from_millis(300), "woke early, at {woke:?}");
+            assert!(clock.epoch.elapsed() >= Duration::from_millis(300));
             let before = std::time::Instant::now();
-            clock.wait_until(Instant::from_millis(10)).await;
-            assert!(before.elapsed() < Duration::from_millis(10), "a past deadline does not wait");
+            clock.wait_until(Instant::from_millis(200)).await;
+            assert!(before.elapsed() < Duration::from_millis(50), "a past deadline does not wait");
         });
     }
 
