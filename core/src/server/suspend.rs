@@ -128,6 +128,7 @@ impl SessionState {
     /// up from it). The replicas sharing a session each give out ids of a range of their own
     /// (mcp-sansio-http's `HttpConfig::replica`): their counters are not shared, so two of them
     /// could otherwise wait for an answer under the same id, and take each other's.
+    #[must_use]
     pub fn with_next_request_id(self, next: i64) -> SessionState {
         SessionState { next_request_id: next.max(1), ..self }
     }
